@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Install the Debian 12 packages guestrelay needs, only those missing.
+# Idempotent: runs `apt-get update` at most once, and only when something
+# has to be installed. Usage: scripts/deps.sh [GROUP...]
+#   build   compilers, liburing, CUnit, kernel headers, checkpatch source
+#   guest   QEMU, the guest kernel, busybox initramfs tools
+#   trace   babeltrace2 and its Python bindings (trace readers)
+#   all     every group (default)
+set -euo pipefail
+
+declare -A group
+group[build]="build-essential pkg-config liburing-dev libcunit1-dev linux-headers-amd64 linux-source-6.1 xz-utils kmod"
+group[guest]="qemu-system-x86 linux-image-amd64 busybox-static cpio"
+group[trace]="babeltrace2 python3-bt2"
+
+want=()
+[ $# -eq 0 ] && set -- all
+for g in "$@"; do
+	if [ "$g" = all ]; then
+		for k in build guest trace; do want+=(${group[$k]}); done
+	elif [ -n "${group[$g]:-}" ]; then
+		want+=(${group[$g]})
+	else
+		echo "deps.sh: unknown group '$g' (build, guest, trace, all)" >&2
+		exit 2
+	fi
+done
+
+missing=()
+for p in "${want[@]}"; do
+	st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+	[ "$st" = installed ] || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps.sh: missing packages: ${missing[*]}" >&2
+	echo "deps.sh: run as root (or: sudo apt-get install ${missing[*]})" >&2
+	exit 1
+fi
+stamp=/var/lib/apt/periodic/guestrelay-update-stamp
+if [ ! -e "$stamp" ] || [ -n "$(find "$stamp" -mmin +1440 2>/dev/null)" ]; then
+	echo "deps.sh: apt-get update" >&2
+	apt-get update -qq
+	mkdir -p "$(dirname "$stamp")" && touch "$stamp"
+fi
+echo "deps.sh: installing ${missing[*]}" >&2
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	"${missing[@]}" >/dev/null

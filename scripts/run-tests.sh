@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Build and run guestrelay's test tiers and print one closing line for CI:
+#   N passed, N failed, N skipped
+# Usage: scripts/run-tests.sh TIER...   (style unit integration e2e libvirt)
+#
+# A CUnit program counts as its CUnit test results; any other test program
+# counts as one test. Exit status 77 means "skipped" (the program prints why);
+# a skip is never a pass. Each program runs under a time limit
+# (GR_TEST_TIMEOUT seconds, default 600).
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+build=${BUILD:-$top/build}
+logs="$build/test-logs"
+mkdir -p "$logs"
+limit=${GR_TEST_TIMEOUT:-600}
+passed=0
+failed=0
+skipped=0
+failures=()
+
+# run_prog NAME CMD...: run one test program, account for its results.
+run_prog() {
+	local name=$1; shift
+	local log="$logs/$name.log" rc t0 t1 line ran pass fail
+	t0=$(date +%s)
+	timeout --kill-after=15 "$limit" "$@" >"$log" 2>&1 </dev/null
+	rc=$?
+	t1=$(date +%s)
+	line=$(grep -E '^[[:space:]]+tests[[:space:]]+[0-9]+' "$log" | tail -n1)
+	if [ "$rc" -eq 77 ]; then
+		skipped=$((skipped + 1))
+		echo "SKIP $name ($((t1 - t0))s): $(grep -i 'skip' "$log" | tail -n1)"
+		return
+	fi
+	if [ -n "$line" ]; then
+		read -r _ _ ran pass fail _ <<<"$line"
+		passed=$((passed + pass))
+		failed=$((failed + fail))
+		if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then
+			failed=$((failed + 1))	# crashed or failed outside CUnit
+		fi
+	elif [ "$rc" -eq 0 ]; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+	fi
+	if [ "$rc" -eq 0 ]; then
+		echo "PASS $name ($((t1 - t0))s)${line:+: ${ran} tests}"
+	else
+		[ "$rc" -eq 124 ] && echo "     $name: timed out after ${limit}s" >>"$log"
+		echo "FAIL $name (exit $rc, $((t1 - t0))s); log $log:"
+		tail -n 60 "$log" | sed 's/^/    | /'
+		failures+=("$name")
+	fi
+}
+
+tier_style() {
+	local f
+	while IFS= read -r f; do
+		run_prog "checkpatch-$(basename "$f")" scripts/checkpatch.sh "$f"
+	done < <(find guest-module spec -name '*.[ch]' -not -name '*.mod.c' | sort)
+}
+
+tier_unit() {
+	run_prog module-build make -s -C guest-module KDIR="$KDIR"
+	if ! make -s -C tests unit >"$logs/build-unit.log" 2>&1; then
+		failed=$((failed + 1)); failures+=(build-unit)
+		echo "FAIL build-unit:"; tail -n 40 "$logs/build-unit.log" | sed 's/^/    | /'
+		return
+	fi
+	local t
+	for t in "$build"/tests/unit/test_*; do
+		[ -x "$t" ] && run_prog "unit-$(basename "$t")" "$t"
+	done
+}
+
+tier_integration() {
+	if ! make -s -C tests integration >"$logs/build-integration.log" 2>&1; then
+		failed=$((failed + 1)); failures+=(build-integration)
+		echo "FAIL build-integration:"
+		tail -n 40 "$logs/build-integration.log" | sed 's/^/    | /'
+		return
+	fi
+	local t n=0
+	for t in "$build"/tests/integration/test_*; do
+		[ -x "$t" ] || continue
+		run_prog "integration-$(basename "$t")" "$t"
+		n=$((n + 1))
+	done
+	[ "$n" -gt 0 ] || echo "integration: no tests in this tier yet"
+}
+
+tier_e2e() {
+	echo "e2e: no tests in this tier yet (they need the guest module's PCI driver and probes)"
+}
+
+tier_libvirt() {
+	echo "libvirt: no tests in this tier yet (they need the libvirt hook)"
+}
+
+export KDIR=${KDIR:-/lib/modules/$(scripts/guest-kver.sh)/build}
+for tier in "$@"; do
+	case "$tier" in
+	style|unit|integration|e2e|libvirt)
+		echo "== $tier"
+		"tier_$tier" ;;
+	*)
+		echo "run-tests.sh: unknown tier '$tier'" >&2
+		exit 2 ;;
+	esac
+done
+
+[ ${#failures[@]} -eq 0 ] || echo "failed: ${failures[*]}"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,402 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * guestrelay_abi.h - the shared region between a traced guest and its host
+ *
+ * This header is the only definition of the guestrelay shared region. The
+ * guest kernel module, the host agent and the tests include it; nothing
+ * redefines it. The normative text is spec/guestrelay.md; the two are kept
+ * in step and carry the same version.
+ *
+ * Do not change the layout of anything here: it breaks existing guests and
+ * hosts. The ABI grows only by appending fields into reserved space behind a
+ * new feature bit, and by bumping GR_ABI_MINOR. Readers skip what they do
+ * not know using the size fields (hdr_size, ctrl_size, desc_stride).
+ *
+ * All multi-byte fields are little-endian. There are no pointers, bool,
+ * size_t or enums in shared structures. "guest writes" and "host writes"
+ * name the one side allowed to store to a field; the other side only reads
+ * it, and treats what it reads as hostile: read once, check, then use.
+ *
+ * Region (BAR2 of the ivshmem device; a power-of-two size):
+ *
+ *   0x0000  struct gr_region_hdr     guest writes  identity, geometry, layout
+ *   0x0200  struct gr_guest_status   guest writes  acks, state, counters
+ *   0x1000  struct gr_host_ctrl      host writes   requests to the guest
+ *   desc_offset         desc_count * struct gr_event_desc    guest writes
+ *   ring_offset         nr_rings * struct gr_ring            both (split)
+ *   subbuf_rec_offset   nr_rings * n_subbufs * gr_subbuf_rec guest writes
+ *   data_offset         nr_rings * n_subbufs * subbuf_size   guest writes
+ *
+ * Sub-buffer i of ring r lives at
+ *   data_offset + (r * n_subbufs + i) * subbuf_size
+ * and starts with a struct gr_packet_header (a CTF 1.8 packet header and
+ * context) followed by event records (struct gr_event_header + payload).
+ */
+#ifndef _GUESTRELAY_ABI_H
+#define _GUESTRELAY_ABI_H
+
+#include <linux/const.h>
+#include <linux/types.h>
+#ifdef __KERNEL__
+#include <linux/build_bug.h>
+#include <linux/stddef.h>
+#else
+#include <assert.h>
+#include <stddef.h>
+#endif
+
+#define GR_ABI_MAJOR		1	/* incompatible layout changes */
+#define GR_ABI_MINOR		0	/* compatible additions */
+
+#define GR_REGION_MAGIC		0x3159414c45525247ULL	/* "GRRELAY1" */
+#define GR_CTRL_MAGIC		0x313054534f485247ULL	/* "GRHOST01" */
+
+#define GR_PAGE_SIZE		4096	/* layout unit, independent of CPU */
+#define GR_HDR_OFFSET		0x0000	/* struct gr_region_hdr */
+#define GR_STATUS_OFFSET	0x0200	/* struct gr_guest_status */
+#define GR_CTRL_OFFSET		0x1000	/* struct gr_host_ctrl */
+#define GR_LAYOUT_START		0x2000	/* first byte the guest may lay out */
+
+#define GR_MIN_REGION_SIZE	_BITULL(16)	/* 64 KiB */
+#define GR_MAX_REGION_SIZE	_BITULL(40)	/* 1 TiB */
+#define GR_MIN_SUBBUF_SIZE	4096		/* bytes, power of two */
+#define GR_MAX_SUBBUF_SIZE	_BITUL(24)	/* 16 MiB */
+#define GR_MIN_SUBBUFS		2
+#define GR_MAX_SUBBUFS		65536
+#define GR_MAX_RINGS		1024
+#define GR_MAX_EVENTS		256
+#define GR_MAX_FIELDS		16
+#define GR_NAME_LEN		32
+#define GR_SYSTEM_LEN		16
+#define GR_FIELD_NAME_LEN	24
+#define GR_CLOCK_NAME_LEN	32
+#define GR_RELEASE_LEN		64
+#define GR_NODENAME_LEN		64
+
+/*
+ * Feature bits. The guest publishes what it implements in
+ * gr_region_hdr.guest_features, the host what it implements in
+ * gr_host_ctrl.host_features. A feature is in use only when both set it.
+ */
+#define GR_F_EVENT_IDX		_BITULL(0)	/* doorbell suppression */
+#define GR_F_FLIGHT		_BITULL(1)	/* flight-recorder mode */
+#define GR_F_CLOCK_SYNC		_BITULL(2)	/* sync_req / sync_ack */
+#define GR_F_SWITCH_TIMER	_BITULL(3)	/* partial sub-buffer delivery */
+#define GR_F_DOORBELL		_BITULL(4)	/* interrupts wired (not plain) */
+#define GR_F_KNOWN		0x1fULL		/* all bits defined in v1.0 */
+
+/**
+ * struct gr_region_hdr - identity, geometry and layout of the region
+ *
+ * Guest writes, once per publication; host reads. The guest writes every
+ * other field first and @magic last, with release semantics (pairs with the
+ * host's acquire load of @magic). To withdraw a layout (module unload or
+ * re-initialization) the guest stores 0 to @magic first.
+ */
+struct gr_region_hdr {
+	__le64 magic;			/* GR_REGION_MAGIC when published, else 0 */
+	__le16 abi_major;		/* GR_ABI_MAJOR of the guest */
+	__le16 abi_minor;		/* GR_ABI_MINOR of the guest */
+	__le32 hdr_size;		/* sizeof(struct gr_region_hdr): 512 */
+	__le64 region_size;		/* region size as the guest sees it */
+	__le64 guest_features;		/* GR_F_* the guest implements */
+	__le64 instance_id;		/* new value on every publication */
+	__le32 nr_rings;		/* per-CPU rings, or 1 if GR_HDR_GLOBAL */
+	__le32 subbuf_size;		/* bytes per sub-buffer, power of two */
+	__le32 n_subbufs;		/* sub-buffers per ring */
+	__le32 flags;			/* GR_HDR_* */
+#define GR_HDR_GLOBAL		_BITUL(0)	/* one ring shared by all CPUs */
+	__le64 desc_offset;		/* event descriptor table */
+	__le32 desc_count;		/* number of event descriptors */
+	__le32 desc_stride;		/* bytes per descriptor (>= 576) */
+	__le64 ring_offset;		/* nr_rings * struct gr_ring */
+	__le64 subbuf_rec_offset;	/* nr_rings * n_subbufs records */
+	__le64 data_offset;		/* sub-buffer data, GR_PAGE_SIZE aligned */
+	__le32 packet_header_size;	/* bytes reserved per sub-buffer: 72 */
+	__le32 max_event_size;		/* largest record the guest writes */
+	__le64 clock_freq;		/* event clock ticks per second */
+	char clock_name[GR_CLOCK_NAME_LEN];	/* e.g. "mono_fast", NUL-padded */
+	char kernel_release[GR_RELEASE_LEN];	/* uname -r, NUL-padded */
+	char nodename[GR_NODENAME_LEN];	/* uname -n, NUL-padded */
+	__u8 boot_id[16];		/* kernel random boot_id (UUID) */
+	__le32 nr_cpus;			/* CPUs the guest may run (nr_cpu_ids) */
+	__le32 reserved0;		/* 0 */
+	__u8 reserved[216];		/* 0; grows behind feature bits */
+};
+
+static_assert(sizeof(struct gr_region_hdr) == 512, "gr_region_hdr size");
+static_assert(offsetof(struct gr_region_hdr, instance_id) == 32, "instance_id");
+static_assert(offsetof(struct gr_region_hdr, nr_rings) == 40, "nr_rings");
+static_assert(offsetof(struct gr_region_hdr, desc_offset) == 56, "desc_offset");
+static_assert(offsetof(struct gr_region_hdr, data_offset) == 88, "data_offset");
+static_assert(offsetof(struct gr_region_hdr, clock_freq) == 104, "clock_freq");
+static_assert(offsetof(struct gr_region_hdr, clock_name) == 112, "clock_name");
+static_assert(offsetof(struct gr_region_hdr, boot_id) == 272, "boot_id");
+static_assert(offsetof(struct gr_region_hdr, reserved) == 296, "hdr reserved");
+
+/* Values of gr_guest_status.state */
+#define GR_STATE_ABSENT		0	/* no guest driver has published */
+#define GR_STATE_IDLE		1	/* published, not recording */
+#define GR_STATE_TRACING	2	/* recording enabled events */
+#define GR_STATE_STOPPED	3	/* driver unbound; rings closed */
+#define GR_STATE_PANIC		4	/* guest panicked; rings closed */
+
+/* Values of gr_host_ctrl.mode and gr_guest_status.mode */
+#define GR_MODE_STREAM		0	/* no-overwrite: drop and count when full */
+#define GR_MODE_FLIGHT		1	/* overwrite oldest (flight recorder) */
+
+/**
+ * struct gr_guest_status - the guest's answers and running state
+ *
+ * Guest writes; host reads. Each *_ack field is stored with release
+ * semantics after the work it acknowledges is visible (pairs with the
+ * host's acquire load of that field).
+ */
+struct gr_guest_status {
+	__le32 state;			/* GR_STATE_* */
+	__le32 mode;			/* GR_MODE_* in effect */
+	__le64 ctrl_ack;		/* last gr_host_ctrl.seq applied */
+	__le64 flush_ack;		/* last flush_req completed */
+	__le64 reset_ack;		/* last reset_req completed */
+	__le64 sync_ack;		/* last sync_req answered */
+	__le64 sync_guest_time;		/* event clock when sync_ack was set */
+	__le64 session_id;		/* gr_host_ctrl.session_id in effect */
+	__le64 enabled[GR_MAX_EVENTS / 64];	/* events being recorded */
+	__le32 switch_timer_us;		/* switch timer in effect, 0 = off */
+	__le32 ctrl_errors;		/* control requests rejected */
+	__le32 last_ctrl_error;		/* errno of the last rejection */
+	__le32 peer_id;			/* guest's ivshmem IVPosition */
+	__le64 consumed_errors;		/* invalid consumed values ignored */
+	__le64 heartbeat;		/* event clock at the last timer tick */
+	__u8 reserved[392];		/* 0 */
+};
+
+static_assert(sizeof(struct gr_guest_status) == 512, "gr_guest_status size");
+static_assert(offsetof(struct gr_guest_status, sync_guest_time) == 40, "sync");
+static_assert(offsetof(struct gr_guest_status, enabled) == 56, "enabled");
+static_assert(offsetof(struct gr_guest_status, switch_timer_us) == 88, "timer");
+static_assert(offsetof(struct gr_guest_status, consumed_errors) == 104, "cerr");
+static_assert(sizeof(struct gr_region_hdr) + GR_HDR_OFFSET == GR_STATUS_OFFSET,
+	      "status follows header");
+
+/**
+ * struct gr_host_ctrl - the host's requests
+ *
+ * Host writes; guest reads. The host updates any request field and then
+ * increments @seq with release semantics (pairs with the guest's acquire
+ * load of @seq); the guest applies all fields and stores @seq into
+ * gr_guest_status.ctrl_ack. The *_req fields are counters: the guest acts
+ * when one differs from the matching *_ack, so a lost doorbell or a
+ * repeated one does no harm. All zero means "no host": the guest records
+ * with its own defaults.
+ */
+struct gr_host_ctrl {
+	__le64 magic;			/* GR_CTRL_MAGIC while a host is attached */
+	__le16 abi_major;		/* GR_ABI_MAJOR of the host */
+	__le16 abi_minor;		/* GR_ABI_MINOR of the host */
+	__le32 ctrl_size;		/* sizeof(struct gr_host_ctrl): 512 */
+	__le64 host_features;		/* GR_F_* the host implements */
+	__le64 seq;			/* bumped after any field below changed */
+	__le64 session_id;		/* host's session, echoed in status */
+	__le32 tracing;			/* 1: record enabled events, 0: pause */
+	__le32 mode;			/* GR_MODE_* wanted */
+	__le64 enable[GR_MAX_EVENTS / 64];	/* bit n: record event id n */
+	__le32 subbuf_size;		/* wanted at publication, 0 = default */
+	__le32 n_subbufs;		/* wanted at publication, 0 = default */
+	__le32 switch_timer_us;		/* wanted switch timer, 0 = off */
+	__le32 host_peer_id;		/* doorbell target, GR_NO_PEER if none */
+#define GR_NO_PEER		0xffffffffU
+	__le64 flush_req;		/* counter: close partial sub-buffers */
+	__le64 reset_req;		/* counter: discard partial sub-buffers */
+	__le64 sync_req;		/* counter: answer with sync_guest_time */
+	__u8 reserved[392];		/* 0 */
+};
+
+static_assert(sizeof(struct gr_host_ctrl) == 512, "gr_host_ctrl size");
+static_assert(offsetof(struct gr_host_ctrl, seq) == 24, "ctrl seq");
+static_assert(offsetof(struct gr_host_ctrl, enable) == 48, "ctrl enable");
+static_assert(offsetof(struct gr_host_ctrl, host_peer_id) == 92, "peer");
+static_assert(offsetof(struct gr_host_ctrl, flush_req) == 96, "flush_req");
+static_assert(offsetof(struct gr_host_ctrl, reserved) == 120, "ctrl reserved");
+
+/* Field types of struct gr_field_desc */
+#define GR_FIELD_INTEGER	1	/* size 1, 2, 4 or 8; see flags */
+#define GR_FIELD_CHARS		2	/* char[size], NUL-padded text */
+#define GR_FIELD_STRING		3	/* NUL-terminated, last field only */
+
+/**
+ * struct gr_field_desc - one field of an event payload
+ *
+ * Guest writes (at publication); host reads. Offsets count from the first
+ * byte after struct gr_event_header, like a tracepoint format file.
+ */
+struct gr_field_desc {
+	char name[GR_FIELD_NAME_LEN];	/* [a-z_][a-z0-9_]*, NUL-terminated */
+	__le16 offset;			/* byte offset in the payload */
+	__le16 size;			/* bytes (STRING: maximum incl. NUL) */
+	__u8 type;			/* GR_FIELD_* */
+	__u8 flags;			/* GR_FIELD_F_* */
+#define GR_FIELD_F_SIGNED	_BITUL(0)	/* two's complement integer */
+#define GR_FIELD_F_HEX		_BITUL(1)	/* display in base 16 */
+	__le16 reserved;		/* 0 */
+};
+
+static_assert(sizeof(struct gr_field_desc) == 32, "gr_field_desc size");
+
+/**
+ * struct gr_event_desc - one event the guest can record
+ *
+ * Guest writes (at publication); host reads. Descriptor i describes event
+ * id i, so the host can decode records and write CTF metadata without any
+ * file from the guest.
+ */
+struct gr_event_desc {
+	char name[GR_NAME_LEN];		/* e.g. "sched_switch", NUL-terminated */
+	__le16 id;			/* equals the descriptor's index */
+	__le16 nr_fields;		/* used entries of @fields */
+	__le16 payload_size;		/* fixed payload bytes (max if VARLEN) */
+	__le16 flags;			/* GR_EVENT_F_* */
+#define GR_EVENT_F_VARLEN	_BITUL(0)	/* last field is a STRING */
+	char system[GR_SYSTEM_LEN];	/* tracepoint system, e.g. "sched" */
+	__le64 reserved;		/* 0 */
+	struct gr_field_desc fields[GR_MAX_FIELDS];
+};
+
+static_assert(sizeof(struct gr_event_desc) == 576, "gr_event_desc size");
+static_assert(offsetof(struct gr_event_desc, fields) == 64, "fields");
+
+/**
+ * struct gr_ring_prod - producer half of a ring's counters
+ *
+ * Guest writes; host reads. 64 bytes, one cache line of its own.
+ */
+struct gr_ring_prod {
+	__le64 produced;		/* finished sub-buffers, free-running */
+	__le64 lost_full;		/* events dropped: no free sub-buffer */
+	__le64 lost_too_big;		/* events dropped: larger than a sub-buffer */
+	__le64 lost_nested;		/* events dropped: nested on this CPU */
+	__le64 overwritten;		/* sub-buffers overwritten unconsumed */
+	__le64 cons_event;		/* ring GR_VEC_CONSUMED past this index */
+	__le64 events;			/* events written, free-running */
+	__le32 flags;			/* GR_RING_F_* */
+#define GR_RING_F_ONLINE	_BITUL(0)	/* CPU online, may produce */
+	__le32 reserved;		/* 0 */
+};
+
+/**
+ * struct gr_ring_cons - consumer half of a ring's counters
+ *
+ * Host writes; guest reads. 64 bytes, one cache line of its own.
+ */
+struct gr_ring_cons {
+	__le64 consumed;		/* sub-buffers consumed, free-running */
+	__le64 prod_event;		/* ring GR_VEC_DATA past this index */
+	__u8 reserved[48];		/* 0 */
+};
+
+/**
+ * struct gr_ring - the counters of one ring (one per CPU, or one global)
+ */
+struct gr_ring {
+	struct gr_ring_prod prod;	/* guest writes */
+	struct gr_ring_cons cons;	/* host writes */
+};
+
+static_assert(sizeof(struct gr_ring_prod) == 64, "gr_ring_prod size");
+static_assert(sizeof(struct gr_ring_cons) == 64, "gr_ring_cons size");
+static_assert(sizeof(struct gr_ring) == 128, "gr_ring size");
+static_assert(offsetof(struct gr_ring, cons) == 64, "cons line");
+
+/**
+ * struct gr_subbuf_rec - commit record of one sub-buffer
+ *
+ * Guest writes; host reads. @seq is GR_SEQ_BUSY while the guest writes the
+ * sub-buffer, and the sub-buffer's packet_seq_num once it is finished;
+ * @bytes is stored before @seq, which is stored with release semantics
+ * (pairs with the host's acquire load of @seq). A reader that loads the
+ * same finished @seq before and after reading the sub-buffer has read a
+ * consistent sub-buffer (a seqlock; needed in flight-recorder mode).
+ */
+struct gr_subbuf_rec {
+	__le64 seq;			/* packet_seq_num, or GR_SEQ_BUSY */
+#define GR_SEQ_BUSY		0xffffffffffffffffULL
+	__le32 bytes;			/* content bytes, packet header included */
+	__le32 reserved;		/* 0 */
+};
+
+static_assert(sizeof(struct gr_subbuf_rec) == 16, "gr_subbuf_rec size");
+
+#define GR_CTF_MAGIC		0xc1fc1fc1U
+
+/**
+ * struct gr_packet_header - start of every sub-buffer: CTF packet
+ * header and packet context
+ *
+ * Guest writes; host reads a private copy, checks it and writes that copy
+ * to disk. The CTF metadata the host generates declares exactly these
+ * fields, little-endian, in this order.
+ */
+struct gr_packet_header {
+	__le32 magic;			/* GR_CTF_MAGIC */
+	__le32 stream_id;		/* 0: the only stream class */
+	__le64 stream_instance_id;	/* ring index */
+	__le64 timestamp_begin;		/* event clock at the first event slot */
+	__le64 timestamp_end;		/* event clock when the packet closed */
+	__le64 content_size;		/* bits of header + events */
+	__le64 packet_size;		/* bits: subbuf_size * 8 */
+	__le64 packet_seq_num;		/* index of this sub-buffer in its ring */
+	__le64 events_discarded;	/* lost events of the ring so far */
+	__le32 cpu_id;			/* CPU of the ring (0 if global) */
+	__le32 reserved;		/* 0 */
+};
+
+static_assert(sizeof(struct gr_packet_header) == 72, "gr_packet_header size");
+static_assert(offsetof(struct gr_packet_header, content_size) == 32, "content");
+static_assert(offsetof(struct gr_packet_header, cpu_id) == 64, "cpu_id");
+
+/**
+ * struct gr_event_header - start of every event record
+ *
+ * Records are 8-byte aligned and never cross a sub-buffer. @size is the
+ * record length (header, payload and tail padding), a multiple of 8.
+ */
+struct gr_event_header {
+	__le16 id;			/* event id (descriptor index) */
+	__le16 size;			/* record bytes, multiple of 8, >= 16 */
+	__le32 tid;			/* current thread id when recorded */
+	__le64 timestamp;		/* event clock */
+};
+
+static_assert(sizeof(struct gr_event_header) == 16, "gr_event_header size");
+
+#define GR_RECORD_ALIGN		8
+
+/*
+ * Doorbell vectors. Guest to host: the guest writes
+ * (host_peer_id << 16) | vector to the ivshmem Doorbell register.
+ * Host to guest: the host signals the guest's eventfd for the vector,
+ * which raises that MSI-X vector.
+ */
+#define GR_VEC_DATA		0	/* guest->host: sub-buffers produced */
+#define GR_VEC_STATUS		1	/* guest->host: status changed */
+#define GR_VEC_CTRL		0	/* host->guest: ctrl.seq or a req changed */
+#define GR_VEC_CONSUMED		1	/* host->guest: consumed passed cons_event */
+#define GR_NR_VECTORS		2
+
+/**
+ * gr_need_event() - should a side ring the doorbell?
+ * @event: the index the other side asked to be woken past
+ * @new_idx: the counter after this update
+ * @old: the counter before this update
+ *
+ * An optimization only, as virtio's vring_need_event(): the other side
+ * MUST tolerate spurious and missed doorbells and re-check the counters.
+ *
+ * Return: non-zero if @event lies in [@old, @new_idx).
+ */
+static inline int gr_need_event(__u64 event, __u64 new_idx, __u64 old)
+{
+	return (__u64)(new_idx - event - 1) < (__u64)(new_idx - old);
+}
+
+#endif /* _GUESTRELAY_ABI_H */
