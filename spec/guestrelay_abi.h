@@ -43,6 +43,11 @@
 #else
 #include <assert.h>
 #include <stddef.h>
+#if !defined(__cplusplus) && \
+	(!defined(__STDC_VERSION__) || __STDC_VERSION__ < 201112L)
+/* C99 and older have no static_assert: a negative array size fails */
+#define static_assert(expr, msg) extern int gr_static_assert_[(expr) ? 1 : -1]
+#endif
 #endif
 
 #define GR_ABI_MAJOR		1	/* incompatible layout changes */

@@ -1,0 +1,879 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * validate.c - the host's checks of everything a guest publishes
+ *
+ * Each check works on a host-private copy of a shared structure and sees
+ * the guest as hostile: every length, offset and count is bounded before
+ * it is used, all arithmetic on guest values is done in uint64_t with
+ * overflow checks, and no loop runs longer than an ABI constant. Rejects
+ * return a negative errno and set *why (when @why is not NULL) to a static
+ * string naming the first rule that failed.
+ *
+ * Reserved fields: a guest of our minor or older (abi_minor <=
+ * GR_ABI_MINOR) must leave every reserved field zero, so that a later minor
+ * can give them meaning; reserved fields of a newer guest are ignored, as
+ * are bits of guest_features this host does not know. Unknown bits in
+ * gr_region_hdr.flags, gr_event_desc.flags and gr_field_desc.flags are
+ * always rejected: they change how the layout or a record is read.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "validate.h"
+
+#define ALIGN8(x)	(((x) + 7ULL) & ~7ULL)
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+static int reject(const char **why, const char *msg, int err)
+{
+	if (why)
+		*why = msg;
+	return err;
+}
+
+static int bad(const char **why, const char *msg)
+{
+	return reject(why, msg, -EINVAL);
+}
+
+static int is_pow2(uint64_t x)
+{
+	return x && !(x & (x - 1));
+}
+
+static int all_zero(const void *p, size_t len)
+{
+	const uint8_t *b = p;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (b[i])
+			return 0;
+	return 1;
+}
+
+/* identifiers: [a-z_][a-z0-9_]* */
+enum { ID_OK, ID_UNTERMINATED, ID_EMPTY, ID_BAD_CHAR };
+
+static int ident_check(const char *s, size_t cap)
+{
+	size_t n = strnlen(s, cap), i;
+
+	if (n == cap)
+		return ID_UNTERMINATED;
+	if (!n)
+		return ID_EMPTY;
+	for (i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (c == '_' || (c >= 'a' && c <= 'z'))
+			continue;
+		if (i && c >= '0' && c <= '9')
+			continue;
+		return ID_BAD_CHAR;
+	}
+	return ID_OK;
+}
+
+/**
+ * gr_is_identifier() - is @s a guestrelay identifier?
+ * @s: characters to check; only the first @cap are read
+ * @cap: size of the array holding @s
+ *
+ * A guestrelay identifier is non-empty, NUL-terminated within @cap bytes
+ * and matches [a-z_][a-z0-9_]*. Such a string cannot end or escape a TSDL
+ * token or string literal.
+ *
+ * Context: any; does not sleep.
+ * Return: 1 if it is, 0 otherwise.
+ */
+int gr_is_identifier(const char *s, unsigned int cap)
+{
+	return ident_check(s, cap) == ID_OK;
+}
+
+/*
+ * TSDL keywords of CTF 1.8 that babeltrace2 2.0 refuses as a bare field or
+ * clock name (checked one by one with babeltrace2 from Debian 12). The
+ * capitalized ones (_Bool, _Complex, _Imaginary) cannot match an
+ * identifier, which is lower case. Names of the writer's own typealiases
+ * (uint32_t ...) also collide when emitted bare; the CTF writer avoids all
+ * of this by emitting every field name with a '_' prefix, which
+ * babeltrace2 strips when it reads the trace.
+ */
+static const char *const tsdl_keywords[] = {
+	"align", "callsite", "char", "clock", "const", "double", "enum",
+	"env", "event", "float", "floating_point", "int", "integer", "long",
+	"short", "signed", "stream", "string", "struct", "trace",
+	"typealias", "typedef", "unsigned", "variant", "void",
+};
+
+/**
+ * gr_is_tsdl_keyword() - is @s a reserved word of CTF 1.8 metadata?
+ * @s: NUL-terminated name
+ *
+ * Context: any; does not sleep.
+ * Return: 1 if @s cannot be used as a bare TSDL identifier, 0 otherwise.
+ */
+int gr_is_tsdl_keyword(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(tsdl_keywords); i++)
+		if (!strcmp(s, tsdl_keywords[i]))
+			return 1;
+	return 0;
+}
+
+/**
+ * gr_mode_name() - printable name of a GR_MODE_* value
+ * @mode: value of gr_host_ctrl.mode or gr_guest_status.mode
+ *
+ * Context: any; does not sleep.
+ * Return: a static string, "unknown" for values outside the ABI.
+ */
+const char *gr_mode_name(uint32_t mode)
+{
+	switch (mode) {
+	case GR_MODE_STREAM:
+		return "stream";
+	case GR_MODE_FLIGHT:
+		return "flight";
+	default:
+		return "unknown";
+	}
+}
+
+/**
+ * gr_state_name() - printable name of a GR_STATE_* value
+ * @state: value of gr_guest_status.state
+ *
+ * Context: any; does not sleep.
+ * Return: a static string, "unknown" for values outside the ABI.
+ */
+const char *gr_state_name(uint32_t state)
+{
+	switch (state) {
+	case GR_STATE_ABSENT:
+		return "absent";
+	case GR_STATE_IDLE:
+		return "idle";
+	case GR_STATE_TRACING:
+		return "tracing";
+	case GR_STATE_STOPPED:
+		return "stopped";
+	case GR_STATE_PANIC:
+		return "panic";
+	default:
+		return "unknown";
+	}
+}
+
+/**
+ * gr_read_region_hdr() - take a private copy of a published region header
+ * @region: start of the host's mapping of the region
+ * @region_size: bytes mapped at @region
+ * @copy: receives the copy
+ *
+ * Loads magic with acquire semantics (pairs with the guest's
+ * smp_store_release() of magic at publication) and, if the header is
+ * published, copies it with one plain memcpy(). The shared bytes may change
+ * under the copy; that is harmless because every later decision uses only
+ * @copy, and only after gr_check_region_hdr() accepted it. To catch a
+ * re-publication racing the copy (magic cleared, layout rewritten, magic
+ * set again) magic and instance_id are re-read after an acquire fence, like
+ * the read side of a seqlock, and compared with the copy.
+ *
+ * Context: process; does not sleep.
+ * Return: 0 on success, -EAGAIN if no header is published or it changed
+ * during the copy (try again later), -EINVAL if @region_size cannot hold a
+ * header.
+ */
+int gr_read_region_hdr(const void *region, uint64_t region_size,
+		       struct gr_region_hdr *copy)
+{
+	const struct gr_region_hdr *shared;
+	uint64_t magic;
+
+	if (region_size < GR_HDR_OFFSET + sizeof(*copy))
+		return -EINVAL;
+	shared = (const void *)((const uint8_t *)region + GR_HDR_OFFSET);
+	magic = __atomic_load_n(&shared->magic, __ATOMIC_ACQUIRE);
+	if (le64toh(magic) != GR_REGION_MAGIC)
+		return -EAGAIN;
+	memcpy(copy, shared, sizeof(*copy));
+	/* order the copy before the re-reads below */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (copy->magic != magic ||
+	    __atomic_load_n(&shared->magic, __ATOMIC_RELAXED) != magic ||
+	    __atomic_load_n(&shared->instance_id, __ATOMIC_RELAXED) !=
+	    copy->instance_id)
+		return -EAGAIN;
+	return 0;
+}
+
+static int check_geometry(const struct gr_region_hdr *h, struct gr_view *v,
+			  const char **why)
+{
+	uint32_t room;
+
+	v->flags = le32toh(h->flags);
+	if (v->flags & ~(uint32_t)GR_HDR_KNOWN_FLAGS)
+		return bad(why, "unknown bits in flags");
+
+	v->nr_cpus = le32toh(h->nr_cpus);
+	if (!v->nr_cpus)
+		return bad(why, "nr_cpus is 0");
+	if (v->nr_cpus > GR_MAX_NR_CPUS)
+		return bad(why, "nr_cpus is larger than GR_MAX_NR_CPUS");
+
+	v->nr_rings = le32toh(h->nr_rings);
+	if (!v->nr_rings)
+		return bad(why, "nr_rings is 0");
+	if (v->nr_rings > GR_MAX_RINGS)
+		return bad(why, "nr_rings is larger than GR_MAX_RINGS");
+	if (gr_view_is_global(v) && v->nr_rings != 1)
+		return bad(why, "GR_HDR_GLOBAL set but nr_rings is not 1");
+	if (!gr_view_is_global(v) && v->nr_rings != v->nr_cpus)
+		return bad(why, "per-CPU rings but nr_rings differs from nr_cpus");
+
+	v->subbuf_size = le32toh(h->subbuf_size);
+	if (!is_pow2(v->subbuf_size))
+		return bad(why, "subbuf_size is not a power of two");
+	if (v->subbuf_size < GR_MIN_SUBBUF_SIZE)
+		return bad(why, "subbuf_size is below GR_MIN_SUBBUF_SIZE");
+	if (v->subbuf_size > GR_MAX_SUBBUF_SIZE)
+		return bad(why, "subbuf_size is above GR_MAX_SUBBUF_SIZE");
+	v->subbuf_shift = (uint32_t)__builtin_ctz(v->subbuf_size);
+
+	v->n_subbufs = le32toh(h->n_subbufs);
+	if (v->n_subbufs < GR_MIN_SUBBUFS)
+		return bad(why, "n_subbufs is below GR_MIN_SUBBUFS");
+	if (v->n_subbufs > GR_MAX_SUBBUFS)
+		return bad(why, "n_subbufs is above GR_MAX_SUBBUFS");
+
+	v->packet_header_size = le32toh(h->packet_header_size);
+	if (v->packet_header_size != sizeof(struct gr_packet_header))
+		return bad(why, "packet_header_size is not 72");
+
+	/* a record fits in a sub-buffer and its size fits in a u16 */
+	room = v->subbuf_size - v->packet_header_size;
+	if (room > GR_MAX_RECORD_SIZE)
+		room = GR_MAX_RECORD_SIZE;
+	v->max_event_size = le32toh(h->max_event_size);
+	if (v->max_event_size < sizeof(struct gr_event_header))
+		return bad(why, "max_event_size is below 16");
+	if (v->max_event_size > room)
+		return bad(why, "max_event_size exceeds the sub-buffer room");
+	if (v->max_event_size % GR_RECORD_ALIGN)
+		return bad(why, "max_event_size is not a multiple of 8");
+
+	v->desc_count = le32toh(h->desc_count);
+	if (v->desc_count > GR_MAX_EVENTS)
+		return bad(why, "desc_count is above GR_MAX_EVENTS");
+	v->desc_stride = le32toh(h->desc_stride);
+	if (v->desc_stride < sizeof(struct gr_event_desc))
+		return bad(why, "desc_stride is smaller than gr_event_desc");
+	if (v->desc_stride % 8)
+		return bad(why, "desc_stride is not a multiple of 8");
+
+	v->clock_freq = le64toh(h->clock_freq);
+	if (!v->clock_freq)
+		return bad(why, "clock_freq is 0");
+	if (v->clock_freq > GR_MAX_CLOCK_FREQ)
+		return bad(why, "clock_freq is above 10 GHz");
+	return 0;
+}
+
+/* One area of the guest's layout: [off, off + count * elem) */
+struct area {
+	uint64_t off;
+	uint64_t count;
+	uint64_t elem;
+	uint64_t align;
+	uint64_t end;			/* computed */
+	const char *e_align;
+	const char *e_start;
+	const char *e_end;
+};
+
+static int check_area(struct area *a, uint64_t region_size, const char **why)
+{
+	uint64_t len;
+
+	if (a->off % a->align)
+		return bad(why, a->e_align);
+	if (a->off < GR_LAYOUT_START)
+		return bad(why, a->e_start);
+	if (__builtin_mul_overflow(a->count, a->elem, &len) ||
+	    __builtin_add_overflow(a->off, len, &a->end) ||
+	    a->end > region_size)
+		return bad(why, a->e_end);
+	return 0;
+}
+
+static int areas_overlap(const struct area *a, const struct area *b)
+{
+	if (a->end == a->off || b->end == b->off)
+		return 0;		/* an empty area overlaps nothing */
+	return a->off < b->end && b->off < a->end;
+}
+
+enum { A_DESC, A_RING, A_REC, A_DATA, NR_AREAS };
+
+/* overlap_msg[i][j], i < j */
+static const char *const overlap_msg[NR_AREAS][NR_AREAS] = {
+	[A_DESC][A_RING] = "descriptor table overlaps the rings",
+	[A_DESC][A_REC] = "descriptor table overlaps the commit records",
+	[A_DESC][A_DATA] = "descriptor table overlaps the sub-buffer data",
+	[A_RING][A_REC] = "rings overlap the commit records",
+	[A_RING][A_DATA] = "rings overlap the sub-buffer data",
+	[A_REC][A_DATA] = "commit records overlap the sub-buffer data",
+};
+
+static int check_layout(const struct gr_region_hdr *h, struct gr_view *v,
+			const char **why)
+{
+	struct area a[NR_AREAS] = {
+		[A_DESC] = {
+			.e_align = "desc_offset is not 8-byte aligned",
+			.e_start = "desc_offset is below GR_LAYOUT_START",
+			.e_end = "descriptor table ends beyond the region",
+		},
+		[A_RING] = {
+			.e_align = "ring_offset is not 64-byte aligned",
+			.e_start = "ring_offset is below GR_LAYOUT_START",
+			.e_end = "rings end beyond the region",
+		},
+		[A_REC] = {
+			.e_align = "subbuf_rec_offset is not 16-byte aligned",
+			.e_start = "subbuf_rec_offset is below GR_LAYOUT_START",
+			.e_end = "commit records end beyond the region",
+		},
+		[A_DATA] = {
+			.e_align = "data_offset is not GR_PAGE_SIZE aligned",
+			.e_start = "data_offset is below GR_LAYOUT_START",
+			.e_end = "sub-buffer data ends beyond the region",
+		},
+	};
+	uint64_t slots = (uint64_t)v->nr_rings * v->n_subbufs;
+	int i, j, ret;
+
+	v->desc_offset = le64toh(h->desc_offset);
+	v->ring_offset = le64toh(h->ring_offset);
+	v->subbuf_rec_offset = le64toh(h->subbuf_rec_offset);
+	v->data_offset = le64toh(h->data_offset);
+
+	a[A_DESC].off = v->desc_offset;
+	a[A_DESC].count = v->desc_count;
+	a[A_DESC].elem = v->desc_stride;
+	a[A_DESC].align = 8;
+	a[A_RING].off = v->ring_offset;
+	a[A_RING].count = v->nr_rings;
+	a[A_RING].elem = sizeof(struct gr_ring);
+	a[A_RING].align = 64;
+	a[A_REC].off = v->subbuf_rec_offset;
+	a[A_REC].count = slots;
+	a[A_REC].elem = sizeof(struct gr_subbuf_rec);
+	a[A_REC].align = 16;
+	a[A_DATA].off = v->data_offset;
+	a[A_DATA].count = slots;
+	a[A_DATA].elem = v->subbuf_size;
+	a[A_DATA].align = GR_PAGE_SIZE;
+
+	for (i = 0; i < NR_AREAS; i++) {
+		ret = check_area(&a[i], v->region_size, why);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < NR_AREAS; i++)
+		for (j = i + 1; j < NR_AREAS; j++)
+			if (areas_overlap(&a[i], &a[j]))
+				return bad(why, overlap_msg[i][j]);
+	return 0;
+}
+
+/* copy a NUL-terminated string, replacing what is unsafe in a literal */
+static void sanitize(char *dst, const char *src, size_t cap)
+{
+	size_t i;
+
+	for (i = 0; i < cap - 1 && src[i]; i++) {
+		unsigned char c = (unsigned char)src[i];
+
+		if (c < 0x20 || c > 0x7e || c == '"' || c == '\\')
+			c = '?';
+		dst[i] = (char)c;
+	}
+	memset(dst + i, 0, cap - i);
+}
+
+static int check_strings(const struct gr_region_hdr *h, struct gr_view *v,
+			 const char **why)
+{
+	switch (ident_check(h->clock_name, sizeof(h->clock_name))) {
+	case ID_UNTERMINATED:
+		return bad(why, "clock_name is not NUL-terminated");
+	case ID_EMPTY:
+		return bad(why, "clock_name is empty");
+	case ID_BAD_CHAR:
+		return bad(why, "clock_name is not an identifier [a-z_][a-z0-9_]*");
+	}
+	if (gr_is_tsdl_keyword(h->clock_name))
+		return bad(why, "clock_name is a TSDL keyword");
+	if (strnlen(h->kernel_release, sizeof(h->kernel_release)) ==
+	    sizeof(h->kernel_release))
+		return bad(why, "kernel_release is not NUL-terminated");
+	if (strnlen(h->nodename, sizeof(h->nodename)) == sizeof(h->nodename))
+		return bad(why, "nodename is not NUL-terminated");
+
+	memset(v->clock_name, 0, sizeof(v->clock_name));
+	strcpy(v->clock_name, h->clock_name);
+	sanitize(v->kernel_release, h->kernel_release,
+		 sizeof(v->kernel_release));
+	sanitize(v->nodename, h->nodename, sizeof(v->nodename));
+	memcpy(v->boot_id, h->boot_id, sizeof(v->boot_id));
+	return 0;
+}
+
+/**
+ * gr_check_region_hdr() - validate a private copy of the region header
+ * @copy: host-private copy (see gr_read_region_hdr())
+ * @real_region_size: size of the host's mapping, from the shm fd
+ * @out: receives the CPU-endian view; written only on success
+ * @why: receives a static reason on failure; may be NULL
+ *
+ * Checks, in this order: magic, abi_major, hdr_size, the real and the
+ * published region size, flags, geometry (nr_cpus, nr_rings, subbuf_size,
+ * n_subbufs, packet_header_size, max_event_size, desc_count, desc_stride,
+ * clock_freq), the four areas (each aligned, at or after GR_LAYOUT_START,
+ * inside the region, overflow-safe; pairwise disjoint), the strings and the
+ * reserved fields. hdr_size must lie in [GR_HDR_SIZE_MIN, GR_HDR_SIZE_MAX],
+ * i.e. be 512: the header may not reach into the status block.
+ *
+ * Context: any; does not sleep.
+ * Return: 0 if @copy is acceptable, -EAGAIN if magic is 0 (not published
+ * yet, or withdrawn), -EPROTONOSUPPORT if abi_major is not GR_ABI_MAJOR,
+ * -EINVAL for anything else.
+ */
+int gr_check_region_hdr(const struct gr_region_hdr *copy,
+			uint64_t real_region_size, struct gr_view *out,
+			const char **why)
+{
+	struct gr_view v;
+	uint64_t magic = le64toh(copy->magic);
+	uint32_t hdr_size;
+	int ret;
+
+	if (!magic)
+		return reject(why, "region header not published", -EAGAIN);
+	if (magic != GR_REGION_MAGIC)
+		return bad(why, "bad region magic");
+	if (le16toh(copy->abi_major) != GR_ABI_MAJOR)
+		return reject(why, "unsupported abi_major", -EPROTONOSUPPORT);
+
+	memset(&v, 0, sizeof(v));
+	v.abi_minor = le16toh(copy->abi_minor);
+	hdr_size = le32toh(copy->hdr_size);
+	if (hdr_size < GR_HDR_SIZE_MIN)
+		return bad(why, "hdr_size is smaller than gr_region_hdr");
+	if (hdr_size > GR_HDR_SIZE_MAX)
+		return bad(why, "hdr_size reaches into the status block");
+
+	if (!is_pow2(real_region_size) ||
+	    real_region_size < GR_MIN_REGION_SIZE ||
+	    real_region_size > GR_MAX_REGION_SIZE)
+		return bad(why, "real region size is not a power of two in range");
+	v.region_size = le64toh(copy->region_size);
+	if (v.region_size != real_region_size)
+		return bad(why, "region_size differs from the real region size");
+
+	v.features = le64toh(copy->guest_features);
+	v.instance_id = le64toh(copy->instance_id);
+
+	ret = check_geometry(copy, &v, why);
+	if (ret)
+		return ret;
+	ret = check_layout(copy, &v, why);
+	if (ret)
+		return ret;
+	ret = check_strings(copy, &v, why);
+	if (ret)
+		return ret;
+
+	if (v.abi_minor <= GR_ABI_MINOR &&
+	    (copy->reserved0 || !all_zero(copy->reserved,
+					  sizeof(copy->reserved))))
+		return bad(why, "reserved header bytes are not zero");
+
+	*out = v;
+	return 0;
+}
+
+static int check_field(const struct gr_field_desc *f, struct gr_field_view *fv,
+		       uint16_t payload_size, int last, int varlen,
+		       int zero_reserved, const char **why)
+{
+	uint32_t end;
+
+	switch (ident_check(f->name, sizeof(f->name))) {
+	case ID_UNTERMINATED:
+		return bad(why, "field name is not NUL-terminated");
+	case ID_EMPTY:
+		return bad(why, "field name is empty");
+	case ID_BAD_CHAR:
+		return bad(why, "field name is not an identifier [a-z_][a-z0-9_]*");
+	}
+	if (!strcmp(f->name, "_"))
+		return bad(why, "field name \"_\" is empty once its '_' is stripped");
+	if (gr_is_tsdl_keyword(f->name))
+		return bad(why, "field name is a TSDL keyword");
+
+	fv->offset = le16toh(f->offset);
+	fv->size = le16toh(f->size);
+	fv->type = f->type;
+	fv->flags = f->flags;
+
+	switch (fv->type) {
+	case GR_FIELD_INTEGER:
+		if (fv->size != 1 && fv->size != 2 && fv->size != 4 &&
+		    fv->size != 8)
+			return bad(why, "integer field size is not 1, 2, 4 or 8");
+		if (fv->flags & ~(uint8_t)GR_FIELD_KNOWN_FLAGS)
+			return bad(why, "unknown bits in field flags");
+		break;
+	case GR_FIELD_CHARS:
+		if (!fv->size)
+			return bad(why, "chars field has size 0");
+		if (fv->flags)
+			return bad(why, "flags set on a non-integer field");
+		break;
+	case GR_FIELD_STRING:
+		if (!last)
+			return bad(why, "string field is not the last field");
+		if (!varlen)
+			return bad(why, "string field in an event without VARLEN");
+		if (!fv->size)
+			return bad(why, "string field has size 0");
+		if (fv->flags)
+			return bad(why, "flags set on a non-integer field");
+		break;
+	default:
+		return bad(why, "unknown field type");
+	}
+
+	end = (uint32_t)fv->offset + fv->size;	/* u16 + u16: no overflow */
+	if (end > payload_size)
+		return bad(why, "field extends beyond payload_size");
+	if (zero_reserved && f->reserved)
+		return bad(why, "reserved field bytes are not zero");
+
+	memset(fv->name, 0, sizeof(fv->name));
+	strcpy(fv->name, f->name);
+	return 0;
+}
+
+/* names equal once one leading '_' (stripped by CTF readers) is ignored */
+static int names_clash(const char *a, const char *b)
+{
+	if (*a == '_')
+		a++;
+	if (*b == '_')
+		b++;
+	return !strcmp(a, b);
+}
+
+/**
+ * gr_check_event_desc() - validate a private copy of an event descriptor
+ * @v: view of the region header, from gr_check_region_hdr()
+ * @copy: host-private copy of descriptor @index (sizeof(struct
+ *	gr_event_desc) bytes read at gr_view_desc_off(@v, @index); bytes past
+ *	that, up to desc_stride, belong to a newer minor and are ignored)
+ * @index: the descriptor's index in the table
+ * @out: receives the CPU-endian view; written only on success
+ * @why: receives a static reason on failure; may be NULL
+ *
+ * Checks: id == @index; name and system are identifiers (see
+ * gr_is_identifier()); flags known; nr_fields <= GR_MAX_FIELDS;
+ * 16 + payload_size <= max_event_size; each used field has an identifier
+ * name that is not a TSDL keyword and is unique in the event (also once one
+ * leading '_' is ignored, as CTF readers strip it), a known type, an
+ * integer size of 1, 2, 4 or 8, a non-zero CHARS or STRING size, flags only
+ * on integers, and lies inside payload_size; fields do not overlap; a STRING
+ * field is the last one and only in a VARLEN event, and a VARLEN event ends
+ * with one. Entries of @copy->fields past nr_fields are ignored. Reserved
+ * fields must be zero for a guest of our minor or older.
+ *
+ * Event and system names are not checked against TSDL keywords: the CTF
+ * writer emits them inside string literals, where identifiers are safe.
+ *
+ * Context: any; does not sleep.
+ * Return: 0 if @copy is acceptable, -EINVAL otherwise.
+ */
+int gr_check_event_desc(const struct gr_view *v,
+			const struct gr_event_desc *copy, unsigned int index,
+			struct gr_event_view *out, const char **why)
+{
+	struct gr_event_view ev;
+	int zero_reserved = v->abi_minor <= GR_ABI_MINOR;
+	int varlen, ret;
+	unsigned int i, j;
+
+	if (index >= GR_MAX_EVENTS || index >= v->desc_count)
+		return bad(why, "descriptor index out of range");
+	memset(&ev, 0, sizeof(ev));
+	ev.id = le16toh(copy->id);
+	if (ev.id != index)
+		return bad(why, "descriptor id differs from its index");
+
+	switch (ident_check(copy->name, sizeof(copy->name))) {
+	case ID_UNTERMINATED:
+		return bad(why, "event name is not NUL-terminated");
+	case ID_EMPTY:
+		return bad(why, "event name is empty");
+	case ID_BAD_CHAR:
+		return bad(why, "event name is not an identifier [a-z_][a-z0-9_]*");
+	}
+	switch (ident_check(copy->system, sizeof(copy->system))) {
+	case ID_UNTERMINATED:
+		return bad(why, "event system is not NUL-terminated");
+	case ID_EMPTY:
+		return bad(why, "event system is empty");
+	case ID_BAD_CHAR:
+		return bad(why, "event system is not an identifier [a-z_][a-z0-9_]*");
+	}
+
+	ev.flags = le16toh(copy->flags);
+	if (ev.flags & ~(uint16_t)GR_EVENT_KNOWN_FLAGS)
+		return bad(why, "unknown bits in event flags");
+	varlen = !!(ev.flags & GR_EVENT_F_VARLEN);
+	if (zero_reserved && copy->reserved)
+		return bad(why, "reserved event descriptor bytes are not zero");
+
+	ev.payload_size = le16toh(copy->payload_size);
+	if ((uint32_t)ev.payload_size + sizeof(struct gr_event_header) >
+	    v->max_event_size)
+		return bad(why, "payload_size + 16 exceeds max_event_size");
+
+	ev.nr_fields = le16toh(copy->nr_fields);
+	if (ev.nr_fields > GR_MAX_FIELDS)
+		return bad(why, "nr_fields is above GR_MAX_FIELDS");
+	if (varlen && (!ev.nr_fields ||
+		       copy->fields[ev.nr_fields - 1].type != GR_FIELD_STRING))
+		return bad(why, "VARLEN event does not end with a string field");
+
+	for (i = 0; i < ev.nr_fields; i++) {
+		struct gr_field_view *fv = &ev.fields[i];
+
+		ret = check_field(&copy->fields[i], fv, ev.payload_size,
+				  i + 1 == ev.nr_fields, varlen, zero_reserved,
+				  why);
+		if (ret)
+			return ret;
+		for (j = 0; j < i; j++) {
+			const struct gr_field_view *o = &ev.fields[j];
+
+			if (names_clash(fv->name, o->name))
+				return bad(why, "duplicate field name");
+			if (fv->offset < o->offset + o->size &&
+			    o->offset < fv->offset + fv->size)
+				return bad(why, "fields overlap");
+		}
+	}
+
+	memcpy(ev.name, copy->name, strlen(copy->name));
+	memcpy(ev.system, copy->system, strlen(copy->system));
+	ev.max_record = (uint16_t)ALIGN8(sizeof(struct gr_event_header) +
+					 ev.payload_size);
+	if (varlen)
+		ev.min_record = (uint16_t)ALIGN8(sizeof(struct gr_event_header) +
+			ev.fields[ev.nr_fields - 1].offset + 1);
+	else
+		ev.min_record = ev.max_record;
+	*out = ev;
+	return 0;
+}
+
+/**
+ * gr_check_counters() - validate a ring's counters and say what to read
+ * @v: view of the region header
+ * @produced: prod.produced, read once from the ring (acquire)
+ * @consumed: the host's own consumed count for the ring
+ * @flight_mode: non-zero if the ring runs in GR_MODE_FLIGHT
+ * @first: receives the sequence number of the first sub-buffer to read
+ * @ready: receives how many sub-buffers from @first on are finished
+ * @why: receives a static reason on failure; may be NULL
+ *
+ * Counters are free-running u64 values; their difference d = produced -
+ * consumed is taken modulo 2^64.
+ *
+ * Stream mode: the guest never overwrites, so d <= n_subbufs; then
+ * @first = @consumed and @ready = d.
+ *
+ * Flight mode: the guest overwrites the oldest sub-buffers, and the slot
+ * it is filling, produced % n_subbufs, is that of sequence number
+ * produced - n_subbufs; so at most n_subbufs - 1 finished sub-buffers are
+ * intact. @ready = min(d, n_subbufs - 1) and @first = produced - @ready; the
+ * sub-buffers in [@consumed, @first) were overwritten. A d of 2^63 or more
+ * would be a produced count behind consumed (the guest restarts produced
+ * at consumed, never below), and is rejected so the host never goes back to
+ * sequence numbers it already stored. The seq of each commit record is
+ * still checked (gr_check_packet()), as the guest may overwrite a
+ * sub-buffer while the host reads it.
+ *
+ * Context: any; does not sleep.
+ * Return: 0 with @first and @ready set, or -EINVAL.
+ */
+int gr_check_counters(const struct gr_view *v, uint64_t produced,
+		      uint64_t consumed, int flight_mode, uint64_t *first,
+		      uint64_t *ready, const char **why)
+{
+	uint64_t d = produced - consumed;
+
+	if (!flight_mode) {
+		if (d > v->n_subbufs)
+			return bad(why, "produced is more than n_subbufs ahead of consumed");
+		*first = consumed;
+		*ready = d;
+		return 0;
+	}
+	if (d >> 63)
+		return bad(why, "produced is behind consumed");
+	if (d > v->n_subbufs - 1)
+		d = v->n_subbufs - 1;
+	*first = produced - d;
+	*ready = d;
+	return 0;
+}
+
+/**
+ * gr_check_packet() - validate a finished sub-buffer before storing it
+ * @v: view of the region header
+ * @ring: ring index, < nr_rings
+ * @expected_seq: sequence number the host expects in this slot
+ * @rec_copy: host-private copy of the slot's commit record, taken after an
+ *	acquire load of its seq
+ * @hdr_copy: host-private copy of the sub-buffer's packet header
+ * @content_bytes: receives content_size / 8 (header and events)
+ * @why: receives a static reason on failure; may be NULL
+ *
+ * Checks the commit record (seq == @expected_seq, not GR_SEQ_BUSY) and the
+ * packet header: magic, stream_id 0, stream_instance_id == @ring, cpu_id
+ * (== @ring for per-CPU rings, < nr_cpus for a global ring), packet_size ==
+ * subbuf_size * 8, content_size a multiple of 64 bits (records are 8-byte
+ * aligned and the header is 72 bytes, so content is whole 8-byte words), in
+ * [packet_header_size * 8, packet_size] and == rec.bytes * 8, packet_seq_num
+ * == @expected_seq, timestamp_begin <= timestamp_end, reserved fields zero
+ * for a guest of our minor or older. events_discarded may hold any value.
+ *
+ * Context: any; does not sleep.
+ * Return: 0 if the sub-buffer may be stored; -EBUSY if the guest is writing
+ * the slot; -ESTALE if the slot already holds a later sub-buffer of the same
+ * slot (overwritten, flight mode); -EINVAL otherwise.
+ */
+int gr_check_packet(const struct gr_view *v, unsigned int ring,
+		    uint64_t expected_seq, const struct gr_subbuf_rec *rec_copy,
+		    const struct gr_packet_header *hdr_copy,
+		    uint64_t *content_bytes, const char **why)
+{
+	uint64_t seq = le64toh(rec_copy->seq);
+	uint64_t content = le64toh(hdr_copy->content_size);
+	uint64_t packet = le64toh(hdr_copy->packet_size);
+	uint32_t cpu = le32toh(hdr_copy->cpu_id);
+	int zero_reserved = v->abi_minor <= GR_ABI_MINOR;
+	uint64_t ahead;
+
+	if (ring >= v->nr_rings)
+		return bad(why, "ring index out of range");
+	if (seq == GR_SEQ_BUSY)
+		return reject(why, "sub-buffer is being written", -EBUSY);
+	if (seq != expected_seq) {
+		ahead = seq - expected_seq;
+		if (!(ahead >> 63) && !(ahead % v->n_subbufs))
+			return reject(why, "sub-buffer was overwritten", -ESTALE);
+		return bad(why, "commit record seq is not the expected one");
+	}
+	if (zero_reserved && rec_copy->reserved)
+		return bad(why, "reserved commit record bytes are not zero");
+
+	if (le32toh(hdr_copy->magic) != GR_CTF_MAGIC)
+		return bad(why, "bad packet magic");
+	if (hdr_copy->stream_id)
+		return bad(why, "stream_id is not 0");
+	if (le64toh(hdr_copy->stream_instance_id) != ring)
+		return bad(why, "stream_instance_id is not the ring index");
+	if (gr_view_is_global(v) ? cpu >= v->nr_cpus : cpu != ring)
+		return bad(why, "cpu_id does not match the ring");
+	if (packet != (uint64_t)v->subbuf_size * 8)
+		return bad(why, "packet_size is not subbuf_size * 8");
+	if (content % 64)
+		return bad(why, "content_size is not a multiple of 64 bits");
+	if (content < (uint64_t)v->packet_header_size * 8)
+		return bad(why, "content_size is smaller than the packet header");
+	if (content > packet)
+		return bad(why, "content_size exceeds packet_size");
+	if (content != (uint64_t)le32toh(rec_copy->bytes) * 8)
+		return bad(why, "content_size differs from the commit record");
+	if (le64toh(hdr_copy->packet_seq_num) != expected_seq)
+		return bad(why, "packet_seq_num is not the expected one");
+	if (le64toh(hdr_copy->timestamp_begin) >
+	    le64toh(hdr_copy->timestamp_end))
+		return bad(why, "timestamp_begin is after timestamp_end");
+	if (zero_reserved && hdr_copy->reserved)
+		return bad(why, "reserved packet header bytes are not zero");
+
+	*content_bytes = content / 8;
+	return 0;
+}
+
+/**
+ * gr_check_event_header() - validate one record while walking a packet
+ * @copy: host-private copy of the record's struct gr_event_header
+ * @events: validated descriptors, @events[i] describing event id i
+ * @nr_events: entries in @events
+ * @remaining: content bytes from the record's start to the packet's end
+ * @out: receives the CPU-endian record header; written only on success
+ * @why: receives a static reason on failure; may be NULL
+ *
+ * Checks: id < @nr_events; size a multiple of 8, >= 16 and <= @remaining;
+ * for a fixed-size event size == ALIGN(16 + payload_size, 8), for a VARLEN
+ * one size in [ALIGN(16 + string offset + 1, 8), ALIGN(16 + payload_size,
+ * 8)]. The terminating NUL of a VARLEN string is not checked here: a reader
+ * looks for it within the record only.
+ *
+ * Context: any; does not sleep.
+ * Return: 0 if the record may be decoded, -EINVAL otherwise.
+ */
+int gr_check_event_header(const struct gr_event_header *copy,
+			  const struct gr_event_view *events,
+			  unsigned int nr_events, uint64_t remaining,
+			  struct gr_record_view *out, const char **why)
+{
+	struct gr_record_view r;
+	const struct gr_event_view *ev;
+
+	r.id = le16toh(copy->id);
+	r.size = le16toh(copy->size);
+	r.tid = le32toh(copy->tid);
+	r.timestamp = le64toh(copy->timestamp);
+
+	if (r.id >= nr_events)
+		return bad(why, "unknown event id");
+	if (r.size % GR_RECORD_ALIGN)
+		return bad(why, "record size is not a multiple of 8");
+	if (r.size < sizeof(struct gr_event_header))
+		return bad(why, "record size is below 16");
+	if (r.size > remaining)
+		return bad(why, "record extends beyond the packet content");
+	ev = &events[r.id];
+	if (!(ev->flags & GR_EVENT_F_VARLEN)) {
+		if (r.size != ev->max_record)
+			return bad(why, "record size does not match the event");
+	} else if (r.size < ev->min_record || r.size > ev->max_record) {
+		return bad(why, "record size outside the event's range");
+	}
+	*out = r;
+	return 0;
+}

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * validate.h - the host's checks of everything a guest publishes
+ *
+ * The host never trusts the guest. Every structure the host uses is first
+ * copied once from the shared region into host-private memory; the
+ * functions here take such a private copy and either accept it, filling a
+ * CPU-endian "view" that later code uses instead of the copy, or reject it
+ * with a negative errno and a static, precise reason in *why. Nothing here
+ * logs: the caller logs once, at the edge, with the VM's name.
+ *
+ * Order of use by a consumer:
+ *
+ *   gr_read_region_hdr()    copy the header out of the mapping
+ *   gr_check_region_hdr()   -> struct gr_view (geometry and layout)
+ *   gr_check_event_desc()   for i < desc_count, on a copy of descriptor i
+ *                           read at gr_view_desc_off(v, i) -> gr_event_view
+ *   gr_check_counters()     on produced (guest) and consumed (host)
+ *   gr_check_packet()       on copies of a commit record and packet header
+ *   gr_check_event_header() when walking the records of a packet
+ *
+ * Every accepted view satisfies the invariants documented on its fields,
+ * so offsets computed from it with the gr_view_*() helpers below stay
+ * inside the region and cannot overflow.
+ */
+#ifndef GR_VALIDATE_H
+#define GR_VALIDATE_H
+
+#include <stdint.h>
+
+#include "guestrelay_abi.h"
+
+/* Limits the host applies on top of the ABI's own */
+#define GR_MAX_CLOCK_FREQ	10000000000ULL	/* 10 GHz */
+#define GR_MAX_NR_CPUS		65536		/* bound on gr_region_hdr.nr_cpus */
+#define GR_MAX_RECORD_SIZE	65528		/* largest u16 multiple of 8 */
+#define GR_HDR_KNOWN_FLAGS	GR_HDR_GLOBAL
+#define GR_EVENT_KNOWN_FLAGS	GR_EVENT_F_VARLEN
+#define GR_FIELD_KNOWN_FLAGS	(GR_FIELD_F_SIGNED | GR_FIELD_F_HEX)
+
+/*
+ * hdr_size: the status block follows the header at GR_STATUS_OFFSET, so a
+ * header can never be longer than GR_STATUS_OFFSET - GR_HDR_OFFSET (512)
+ * bytes, and never shorter than struct gr_region_hdr. A newer minor grows
+ * the header into its reserved[] tail, not past it.
+ */
+#define GR_HDR_SIZE_MIN		(sizeof(struct gr_region_hdr))
+#define GR_HDR_SIZE_MAX		(GR_STATUS_OFFSET - GR_HDR_OFFSET)
+
+/**
+ * struct gr_view - validated, CPU-endian view of a region header
+ * @region_size: equals the real size of the mapping
+ * @features: guest_features as published, bits unknown to this host kept;
+ *	a feature is in use only if the host's gr_host_ctrl sets it too
+ * @instance_id: any value; a new one means a new publication
+ * @abi_minor: the guest's minor; any value
+ * @nr_rings: 1..GR_MAX_RINGS; 1 if GR_HDR_GLOBAL, else equal to @nr_cpus
+ * @nr_cpus: 1..GR_MAX_NR_CPUS
+ * @subbuf_size: a power of two in [GR_MIN_SUBBUF_SIZE, GR_MAX_SUBBUF_SIZE]
+ * @subbuf_shift: log2(@subbuf_size)
+ * @n_subbufs: GR_MIN_SUBBUFS..GR_MAX_SUBBUFS, not necessarily a power of two
+ * @flags: GR_HDR_* bits known to this host only
+ * @desc_count: 0..GR_MAX_EVENTS
+ * @desc_stride: at least sizeof(struct gr_event_desc), a multiple of 8
+ * @packet_header_size: sizeof(struct gr_packet_header)
+ * @max_event_size: a multiple of 8 in [16, min(@subbuf_size -
+ *	@packet_header_size, GR_MAX_RECORD_SIZE)]
+ * @desc_offset: descriptor table, 8-byte aligned
+ * @ring_offset: struct gr_ring array, 64-byte aligned
+ * @subbuf_rec_offset: commit records, 16-byte aligned
+ * @data_offset: sub-buffers, GR_PAGE_SIZE aligned
+ * @clock_freq: 1..GR_MAX_CLOCK_FREQ
+ * @clock_name: an identifier [a-z_][a-z0-9_]* that is not a TSDL keyword,
+ *	so usable bare as a TSDL clock name
+ * @kernel_release: sanitized copy, see below
+ * @nodename: sanitized copy, see below
+ * @boot_id: as published
+ *
+ * Filled only by gr_check_region_hdr(); every statement above holds for a
+ * view it accepted. The four areas (descriptors, rings, commit records,
+ * data) each lie in [GR_LAYOUT_START, @region_size] and do not overlap.
+ *
+ * @kernel_release and @nodename are NUL-terminated and hold only printable
+ * ASCII (0x20..0x7e) other than '"' and '\\'; any other byte the guest
+ * published is replaced by '?'. They are safe inside a TSDL, JSON or C
+ * string literal and on a terminal. They are NOT file names: never build a
+ * path from them.
+ */
+struct gr_view {
+	uint64_t region_size;
+	uint64_t features;
+	uint64_t instance_id;
+	uint32_t abi_minor;
+	uint32_t nr_rings;
+	uint32_t nr_cpus;
+	uint32_t subbuf_size;
+	uint32_t subbuf_shift;
+	uint32_t n_subbufs;
+	uint32_t flags;
+	uint32_t desc_count;
+	uint32_t desc_stride;
+	uint32_t packet_header_size;
+	uint32_t max_event_size;
+	uint64_t desc_offset;
+	uint64_t ring_offset;
+	uint64_t subbuf_rec_offset;
+	uint64_t data_offset;
+	uint64_t clock_freq;
+	char clock_name[GR_CLOCK_NAME_LEN];
+	char kernel_release[GR_RELEASE_LEN];
+	char nodename[GR_NODENAME_LEN];
+	uint8_t boot_id[16];
+};
+
+/**
+ * struct gr_field_view - validated, CPU-endian copy of one field descriptor
+ */
+struct gr_field_view {
+	char name[GR_FIELD_NAME_LEN];	/* identifier, unique, not a keyword */
+	uint16_t offset;		/* offset + size <= payload_size */
+	uint16_t size;			/* INTEGER: 1, 2, 4, 8; else >= 1 */
+	uint8_t type;			/* GR_FIELD_INTEGER, _CHARS or _STRING */
+	uint8_t flags;			/* GR_FIELD_F_*, INTEGER only */
+};
+
+/**
+ * struct gr_event_view - validated, CPU-endian copy of an event descriptor
+ *
+ * Fields are in the guest's order; they do not overlap, and a STRING field
+ * can only be the last one, in a GR_EVENT_F_VARLEN event. Fields need not
+ * be naturally aligned, and gaps between them are allowed.
+ */
+struct gr_event_view {
+	char name[GR_NAME_LEN];		/* identifier [a-z_][a-z0-9_]* */
+	char system[GR_SYSTEM_LEN];	/* identifier [a-z_][a-z0-9_]* */
+	uint16_t id;			/* == descriptor index */
+	uint16_t nr_fields;		/* 0..GR_MAX_FIELDS */
+	uint16_t payload_size;		/* 16 + payload_size <= max_event_size */
+	uint16_t flags;			/* GR_EVENT_F_* known bits only */
+	uint16_t min_record;		/* smallest valid gr_event_header.size */
+	uint16_t max_record;		/* largest valid gr_event_header.size */
+	struct gr_field_view fields[GR_MAX_FIELDS];
+};
+
+/**
+ * struct gr_record_view - validated, CPU-endian copy of an event header
+ */
+struct gr_record_view {
+	uint16_t id;			/* < nr_events of the check */
+	uint16_t size;			/* in [min_record, max_record] of @id */
+	uint32_t tid;			/* any value */
+	uint64_t timestamp;		/* any value */
+};
+
+int gr_read_region_hdr(const void *region, uint64_t region_size,
+		       struct gr_region_hdr *copy);
+int gr_check_region_hdr(const struct gr_region_hdr *copy,
+			uint64_t real_region_size, struct gr_view *out,
+			const char **why);
+int gr_check_event_desc(const struct gr_view *v,
+			const struct gr_event_desc *copy, unsigned int index,
+			struct gr_event_view *out, const char **why);
+int gr_check_counters(const struct gr_view *v, uint64_t produced,
+		      uint64_t consumed, int flight_mode, uint64_t *first,
+		      uint64_t *ready, const char **why);
+int gr_check_packet(const struct gr_view *v, unsigned int ring,
+		    uint64_t expected_seq, const struct gr_subbuf_rec *rec_copy,
+		    const struct gr_packet_header *hdr_copy,
+		    uint64_t *content_bytes, const char **why);
+int gr_check_event_header(const struct gr_event_header *copy,
+			  const struct gr_event_view *events,
+			  unsigned int nr_events, uint64_t remaining,
+			  struct gr_record_view *out, const char **why);
+
+int gr_is_identifier(const char *s, unsigned int cap);
+int gr_is_tsdl_keyword(const char *s);
+const char *gr_mode_name(uint32_t mode);
+const char *gr_state_name(uint32_t state);
+
+/*
+ * Offsets in the region, for a view accepted by gr_check_region_hdr() and
+ * arguments in range (i < desc_count, ring < nr_rings, slot < n_subbufs).
+ * They cannot overflow: the checked areas end inside the region.
+ */
+
+/* gr_view_is_global() - one ring shared by all CPUs? */
+static inline int gr_view_is_global(const struct gr_view *v)
+{
+	return (v->flags & GR_HDR_GLOBAL) != 0;
+}
+
+/* gr_view_slot() - where sub-buffer number @seq of a ring lives */
+static inline uint32_t gr_view_slot(const struct gr_view *v, uint64_t seq)
+{
+	return (uint32_t)(seq % v->n_subbufs);
+}
+
+/* gr_view_desc_off() - region offset of event descriptor @i */
+static inline uint64_t gr_view_desc_off(const struct gr_view *v,
+					unsigned int i)
+{
+	return v->desc_offset + (uint64_t)i * v->desc_stride;
+}
+
+/* gr_view_ring_off() - region offset of struct gr_ring of @ring */
+static inline uint64_t gr_view_ring_off(const struct gr_view *v,
+					unsigned int ring)
+{
+	return v->ring_offset + (uint64_t)ring * sizeof(struct gr_ring);
+}
+
+/* gr_view_rec_off() - region offset of the commit record of a slot */
+static inline uint64_t gr_view_rec_off(const struct gr_view *v,
+				       unsigned int ring, uint32_t slot)
+{
+	return v->subbuf_rec_offset +
+	       ((uint64_t)ring * v->n_subbufs + slot) *
+	       sizeof(struct gr_subbuf_rec);
+}
+
+/* gr_view_subbuf_off() - region offset of the sub-buffer in a slot */
+static inline uint64_t gr_view_subbuf_off(const struct gr_view *v,
+					  unsigned int ring, uint32_t slot)
+{
+	return v->data_offset +
+	       (((uint64_t)ring * v->n_subbufs + slot) << v->subbuf_shift);
+}
+
+#endif /* GR_VALIDATE_H */

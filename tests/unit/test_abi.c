@@ -1,0 +1,684 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_abi.c - pins the layout of spec/guestrelay_abi.h
+ *
+ * Every shared structure's size and the offset and size of each of its
+ * fields, every constant, and gr_need_event()'s truth table are written
+ * out here a second time, by hand. A change to the ABI header that moves
+ * a byte fails this test: such a change breaks existing guests and hosts,
+ * and must be a deliberate new ABI version, not an accident.
+ *
+ * The header must also compile as strict C99 and C11 (other consumers'
+ * toolchains), which this test checks by running the C compiler ($CC, or
+ * cc) on a small program; the header is found through $GR_SPEC_DIR, the
+ * GR_SPEC_DIR macro, or by walking up from the current directory and from
+ * this executable's directory to a folder holding spec/guestrelay_abi.h.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CUnit/Basic.h>
+
+#include "guestrelay_abi.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/*
+ * PIN(type, member, offset, size): the member lies at @offset and is @size
+ * bytes, and starts where the previous PIN of the same structure ended, so
+ * a table of PINs that ends at sizeof(type) (END_PINS) accounts for every
+ * byte: no hidden padding, no forgotten field.
+ */
+#define BEGIN_PINS()	size_t next_off = 0
+#define PIN(type, member, off, sz) do {					\
+	CU_ASSERT_EQUAL(offsetof(type, member), off);			\
+	CU_ASSERT_EQUAL(sizeof(((type *)0)->member), sz);		\
+	CU_ASSERT_EQUAL(next_off, off);					\
+	next_off = (size_t)(off) + (sz);				\
+} while (0)
+#define END_PINS(type, total) do {					\
+	CU_ASSERT_EQUAL(sizeof(type), total);				\
+	CU_ASSERT_EQUAL(next_off, total);				\
+} while (0)
+
+static void test_region_hdr_layout(void)
+{
+	BEGIN_PINS();
+
+	PIN(struct gr_region_hdr, magic, 0, 8);
+	PIN(struct gr_region_hdr, abi_major, 8, 2);
+	PIN(struct gr_region_hdr, abi_minor, 10, 2);
+	PIN(struct gr_region_hdr, hdr_size, 12, 4);
+	PIN(struct gr_region_hdr, region_size, 16, 8);
+	PIN(struct gr_region_hdr, guest_features, 24, 8);
+	PIN(struct gr_region_hdr, instance_id, 32, 8);
+	PIN(struct gr_region_hdr, nr_rings, 40, 4);
+	PIN(struct gr_region_hdr, subbuf_size, 44, 4);
+	PIN(struct gr_region_hdr, n_subbufs, 48, 4);
+	PIN(struct gr_region_hdr, flags, 52, 4);
+	PIN(struct gr_region_hdr, desc_offset, 56, 8);
+	PIN(struct gr_region_hdr, desc_count, 64, 4);
+	PIN(struct gr_region_hdr, desc_stride, 68, 4);
+	PIN(struct gr_region_hdr, ring_offset, 72, 8);
+	PIN(struct gr_region_hdr, subbuf_rec_offset, 80, 8);
+	PIN(struct gr_region_hdr, data_offset, 88, 8);
+	PIN(struct gr_region_hdr, packet_header_size, 96, 4);
+	PIN(struct gr_region_hdr, max_event_size, 100, 4);
+	PIN(struct gr_region_hdr, clock_freq, 104, 8);
+	PIN(struct gr_region_hdr, clock_name, 112, 32);
+	PIN(struct gr_region_hdr, kernel_release, 144, 64);
+	PIN(struct gr_region_hdr, nodename, 208, 64);
+	PIN(struct gr_region_hdr, boot_id, 272, 16);
+	PIN(struct gr_region_hdr, nr_cpus, 288, 4);
+	PIN(struct gr_region_hdr, reserved0, 292, 4);
+	PIN(struct gr_region_hdr, reserved, 296, 216);
+	END_PINS(struct gr_region_hdr, 512);
+}
+
+static void test_guest_status_layout(void)
+{
+	BEGIN_PINS();
+
+	PIN(struct gr_guest_status, state, 0, 4);
+	PIN(struct gr_guest_status, mode, 4, 4);
+	PIN(struct gr_guest_status, ctrl_ack, 8, 8);
+	PIN(struct gr_guest_status, flush_ack, 16, 8);
+	PIN(struct gr_guest_status, reset_ack, 24, 8);
+	PIN(struct gr_guest_status, sync_ack, 32, 8);
+	PIN(struct gr_guest_status, sync_guest_time, 40, 8);
+	PIN(struct gr_guest_status, session_id, 48, 8);
+	PIN(struct gr_guest_status, enabled, 56, 32);
+	PIN(struct gr_guest_status, switch_timer_us, 88, 4);
+	PIN(struct gr_guest_status, ctrl_errors, 92, 4);
+	PIN(struct gr_guest_status, last_ctrl_error, 96, 4);
+	PIN(struct gr_guest_status, peer_id, 100, 4);
+	PIN(struct gr_guest_status, consumed_errors, 104, 8);
+	PIN(struct gr_guest_status, heartbeat, 112, 8);
+	PIN(struct gr_guest_status, reserved, 120, 392);
+	END_PINS(struct gr_guest_status, 512);
+	CU_ASSERT_EQUAL(offsetof(struct gr_guest_status, enabled[3]), 80);
+}
+
+static void test_host_ctrl_layout(void)
+{
+	BEGIN_PINS();
+
+	PIN(struct gr_host_ctrl, magic, 0, 8);
+	PIN(struct gr_host_ctrl, abi_major, 8, 2);
+	PIN(struct gr_host_ctrl, abi_minor, 10, 2);
+	PIN(struct gr_host_ctrl, ctrl_size, 12, 4);
+	PIN(struct gr_host_ctrl, host_features, 16, 8);
+	PIN(struct gr_host_ctrl, seq, 24, 8);
+	PIN(struct gr_host_ctrl, session_id, 32, 8);
+	PIN(struct gr_host_ctrl, tracing, 40, 4);
+	PIN(struct gr_host_ctrl, mode, 44, 4);
+	PIN(struct gr_host_ctrl, enable, 48, 32);
+	PIN(struct gr_host_ctrl, subbuf_size, 80, 4);
+	PIN(struct gr_host_ctrl, n_subbufs, 84, 4);
+	PIN(struct gr_host_ctrl, switch_timer_us, 88, 4);
+	PIN(struct gr_host_ctrl, host_peer_id, 92, 4);
+	PIN(struct gr_host_ctrl, flush_req, 96, 8);
+	PIN(struct gr_host_ctrl, reset_req, 104, 8);
+	PIN(struct gr_host_ctrl, sync_req, 112, 8);
+	PIN(struct gr_host_ctrl, reserved, 120, 392);
+	END_PINS(struct gr_host_ctrl, 512);
+	CU_ASSERT_EQUAL(offsetof(struct gr_host_ctrl, enable[3]), 72);
+}
+
+static void test_field_desc_layout(void)
+{
+	BEGIN_PINS();
+
+	PIN(struct gr_field_desc, name, 0, 24);
+	PIN(struct gr_field_desc, offset, 24, 2);
+	PIN(struct gr_field_desc, size, 26, 2);
+	PIN(struct gr_field_desc, type, 28, 1);
+	PIN(struct gr_field_desc, flags, 29, 1);
+	PIN(struct gr_field_desc, reserved, 30, 2);
+	END_PINS(struct gr_field_desc, 32);
+}
+
+static void test_event_desc_layout(void)
+{
+	BEGIN_PINS();
+
+	PIN(struct gr_event_desc, name, 0, 32);
+	PIN(struct gr_event_desc, id, 32, 2);
+	PIN(struct gr_event_desc, nr_fields, 34, 2);
+	PIN(struct gr_event_desc, payload_size, 36, 2);
+	PIN(struct gr_event_desc, flags, 38, 2);
+	PIN(struct gr_event_desc, system, 40, 16);
+	PIN(struct gr_event_desc, reserved, 56, 8);
+	PIN(struct gr_event_desc, fields, 64, 512);
+	END_PINS(struct gr_event_desc, 576);
+	CU_ASSERT_EQUAL(offsetof(struct gr_event_desc, fields[1]), 96);
+	CU_ASSERT_EQUAL(offsetof(struct gr_event_desc, fields[15]), 544);
+	CU_ASSERT_EQUAL(offsetof(struct gr_event_desc, fields[15].reserved),
+			574);
+}
+
+static void test_ring_layout(void)
+{
+	{
+		BEGIN_PINS();
+
+		PIN(struct gr_ring_prod, produced, 0, 8);
+		PIN(struct gr_ring_prod, lost_full, 8, 8);
+		PIN(struct gr_ring_prod, lost_too_big, 16, 8);
+		PIN(struct gr_ring_prod, lost_nested, 24, 8);
+		PIN(struct gr_ring_prod, overwritten, 32, 8);
+		PIN(struct gr_ring_prod, cons_event, 40, 8);
+		PIN(struct gr_ring_prod, events, 48, 8);
+		PIN(struct gr_ring_prod, flags, 56, 4);
+		PIN(struct gr_ring_prod, reserved, 60, 4);
+		END_PINS(struct gr_ring_prod, 64);
+	}
+	{
+		BEGIN_PINS();
+
+		PIN(struct gr_ring_cons, consumed, 0, 8);
+		PIN(struct gr_ring_cons, prod_event, 8, 8);
+		PIN(struct gr_ring_cons, reserved, 16, 48);
+		END_PINS(struct gr_ring_cons, 64);
+	}
+	{
+		BEGIN_PINS();
+
+		PIN(struct gr_ring, prod, 0, 64);
+		PIN(struct gr_ring, cons, 64, 64);
+		END_PINS(struct gr_ring, 128);
+	}
+	/* the two halves live on separate 64-byte cache lines */
+	CU_ASSERT_EQUAL(offsetof(struct gr_ring, prod.produced), 0);
+	CU_ASSERT_EQUAL(offsetof(struct gr_ring, cons.consumed), 64);
+	CU_ASSERT_EQUAL(offsetof(struct gr_ring, cons.prod_event), 72);
+	CU_ASSERT_EQUAL(offsetof(struct gr_ring, prod.cons_event), 40);
+}
+
+static void test_subbuf_rec_layout(void)
+{
+	BEGIN_PINS();
+
+	PIN(struct gr_subbuf_rec, seq, 0, 8);
+	PIN(struct gr_subbuf_rec, bytes, 8, 4);
+	PIN(struct gr_subbuf_rec, reserved, 12, 4);
+	END_PINS(struct gr_subbuf_rec, 16);
+}
+
+static void test_packet_header_layout(void)
+{
+	BEGIN_PINS();
+
+	PIN(struct gr_packet_header, magic, 0, 4);
+	PIN(struct gr_packet_header, stream_id, 4, 4);
+	PIN(struct gr_packet_header, stream_instance_id, 8, 8);
+	PIN(struct gr_packet_header, timestamp_begin, 16, 8);
+	PIN(struct gr_packet_header, timestamp_end, 24, 8);
+	PIN(struct gr_packet_header, content_size, 32, 8);
+	PIN(struct gr_packet_header, packet_size, 40, 8);
+	PIN(struct gr_packet_header, packet_seq_num, 48, 8);
+	PIN(struct gr_packet_header, events_discarded, 56, 8);
+	PIN(struct gr_packet_header, cpu_id, 64, 4);
+	PIN(struct gr_packet_header, reserved, 68, 4);
+	END_PINS(struct gr_packet_header, 72);
+	/* records after the header start 8-byte aligned */
+	CU_ASSERT_EQUAL(sizeof(struct gr_packet_header) % GR_RECORD_ALIGN, 0);
+}
+
+static void test_event_header_layout(void)
+{
+	BEGIN_PINS();
+
+	PIN(struct gr_event_header, id, 0, 2);
+	PIN(struct gr_event_header, size, 2, 2);
+	PIN(struct gr_event_header, tid, 4, 4);
+	PIN(struct gr_event_header, timestamp, 8, 8);
+	END_PINS(struct gr_event_header, 16);
+	CU_ASSERT_EQUAL(sizeof(struct gr_event_header) % GR_RECORD_ALIGN, 0);
+}
+
+/* the natural alignment a C compiler gives each shared structure */
+static void test_struct_alignment(void)
+{
+	CU_ASSERT_EQUAL(_Alignof(struct gr_region_hdr), 8);
+	CU_ASSERT_EQUAL(_Alignof(struct gr_guest_status), 8);
+	CU_ASSERT_EQUAL(_Alignof(struct gr_host_ctrl), 8);
+	CU_ASSERT_EQUAL(_Alignof(struct gr_field_desc), 2);
+	CU_ASSERT_EQUAL(_Alignof(struct gr_event_desc), 8);
+	CU_ASSERT_EQUAL(_Alignof(struct gr_ring), 8);
+	CU_ASSERT_EQUAL(_Alignof(struct gr_subbuf_rec), 8);
+	CU_ASSERT_EQUAL(_Alignof(struct gr_packet_header), 8);
+	CU_ASSERT_EQUAL(_Alignof(struct gr_event_header), 8);
+}
+
+static void test_versions_and_magics(void)
+{
+	char text[9] = { 0 };
+	uint64_t m;
+
+	CU_ASSERT_EQUAL(GR_ABI_MAJOR, 1);
+	CU_ASSERT_EQUAL(GR_ABI_MINOR, 0);
+	CU_ASSERT_EQUAL(GR_REGION_MAGIC, 0x3159414c45525247ULL);
+	CU_ASSERT_EQUAL(GR_CTRL_MAGIC, 0x313054534f485247ULL);
+	CU_ASSERT_EQUAL(GR_CTF_MAGIC, 0xc1fc1fc1U);
+	CU_ASSERT_EQUAL(sizeof(GR_CTF_MAGIC), 4);
+	CU_ASSERT_EQUAL(sizeof(GR_REGION_MAGIC), 8);
+
+	/* stored little-endian, the magics read as text in a hex dump */
+	m = htole64(GR_REGION_MAGIC);
+	memcpy(text, &m, 8);
+	CU_ASSERT_STRING_EQUAL(text, "GRRELAY1");
+	m = htole64(GR_CTRL_MAGIC);
+	memcpy(text, &m, 8);
+	CU_ASSERT_STRING_EQUAL(text, "GRHOST01");
+}
+
+static void test_region_map_constants(void)
+{
+	CU_ASSERT_EQUAL(GR_PAGE_SIZE, 4096);
+	CU_ASSERT_EQUAL(GR_HDR_OFFSET, 0x0000);
+	CU_ASSERT_EQUAL(GR_STATUS_OFFSET, 0x0200);
+	CU_ASSERT_EQUAL(GR_CTRL_OFFSET, 0x1000);
+	CU_ASSERT_EQUAL(GR_LAYOUT_START, 0x2000);
+	/* the fixed blocks follow each other without overlapping */
+	CU_ASSERT_EQUAL(GR_HDR_OFFSET + sizeof(struct gr_region_hdr),
+			GR_STATUS_OFFSET);
+	CU_ASSERT_TRUE(GR_STATUS_OFFSET + sizeof(struct gr_guest_status) <=
+		       GR_CTRL_OFFSET);
+	CU_ASSERT_TRUE(GR_CTRL_OFFSET + sizeof(struct gr_host_ctrl) <=
+		       GR_LAYOUT_START);
+	CU_ASSERT_EQUAL(GR_CTRL_OFFSET % GR_PAGE_SIZE, 0);
+	CU_ASSERT_EQUAL(GR_LAYOUT_START % GR_PAGE_SIZE, 0);
+}
+
+static void test_limit_constants(void)
+{
+	CU_ASSERT_EQUAL(GR_MIN_REGION_SIZE, 65536ULL);
+	CU_ASSERT_EQUAL(GR_MAX_REGION_SIZE, 1ULL << 40);
+	CU_ASSERT_EQUAL(GR_MIN_SUBBUF_SIZE, 4096);
+	CU_ASSERT_EQUAL(GR_MAX_SUBBUF_SIZE, 16U << 20);
+	CU_ASSERT_EQUAL(GR_MIN_SUBBUFS, 2);
+	CU_ASSERT_EQUAL(GR_MAX_SUBBUFS, 65536);
+	CU_ASSERT_EQUAL(GR_MAX_RINGS, 1024);
+	CU_ASSERT_EQUAL(GR_MAX_EVENTS, 256);
+	CU_ASSERT_EQUAL(GR_MAX_FIELDS, 16);
+	CU_ASSERT_EQUAL(GR_NAME_LEN, 32);
+	CU_ASSERT_EQUAL(GR_SYSTEM_LEN, 16);
+	CU_ASSERT_EQUAL(GR_FIELD_NAME_LEN, 24);
+	CU_ASSERT_EQUAL(GR_CLOCK_NAME_LEN, 32);
+	CU_ASSERT_EQUAL(GR_RELEASE_LEN, 64);
+	CU_ASSERT_EQUAL(GR_NODENAME_LEN, 64);
+	CU_ASSERT_EQUAL(GR_RECORD_ALIGN, 8);
+	/* limits that other definitions depend on */
+	CU_ASSERT_EQUAL(GR_MAX_EVENTS % 64, 0);	/* enable[] bitmaps */
+	CU_ASSERT_EQUAL(sizeof(((struct gr_host_ctrl *)0)->enable) * 8,
+			GR_MAX_EVENTS);
+	CU_ASSERT_EQUAL(sizeof(((struct gr_guest_status *)0)->enabled) * 8,
+			GR_MAX_EVENTS);
+	CU_ASSERT_TRUE(GR_MAX_EVENTS - 1 <= UINT16_MAX);	/* event ids */
+	CU_ASSERT_TRUE(GR_MAX_SUBBUF_SIZE <= UINT32_MAX);	/* rec.bytes */
+	CU_ASSERT_EQUAL(sizeof(((struct gr_event_desc *)0)->fields) /
+			sizeof(struct gr_field_desc), GR_MAX_FIELDS);
+}
+
+static void test_feature_and_flag_bits(void)
+{
+	CU_ASSERT_EQUAL(GR_F_EVENT_IDX, 1ULL << 0);
+	CU_ASSERT_EQUAL(GR_F_FLIGHT, 1ULL << 1);
+	CU_ASSERT_EQUAL(GR_F_CLOCK_SYNC, 1ULL << 2);
+	CU_ASSERT_EQUAL(GR_F_SWITCH_TIMER, 1ULL << 3);
+	CU_ASSERT_EQUAL(GR_F_DOORBELL, 1ULL << 4);
+	CU_ASSERT_EQUAL(GR_F_KNOWN, 0x1fULL);
+	CU_ASSERT_EQUAL(GR_F_EVENT_IDX | GR_F_FLIGHT | GR_F_CLOCK_SYNC |
+			GR_F_SWITCH_TIMER | GR_F_DOORBELL, GR_F_KNOWN);
+	CU_ASSERT_EQUAL(sizeof(GR_F_EVENT_IDX), 8);
+
+	CU_ASSERT_EQUAL(GR_HDR_GLOBAL, 1);
+	CU_ASSERT_EQUAL(GR_EVENT_F_VARLEN, 1);
+	CU_ASSERT_EQUAL(GR_FIELD_F_SIGNED, 1);
+	CU_ASSERT_EQUAL(GR_FIELD_F_HEX, 2);
+	CU_ASSERT_EQUAL(GR_RING_F_ONLINE, 1);
+	CU_ASSERT_EQUAL(GR_FIELD_INTEGER, 1);
+	CU_ASSERT_EQUAL(GR_FIELD_CHARS, 2);
+	CU_ASSERT_EQUAL(GR_FIELD_STRING, 3);
+}
+
+static void test_state_mode_and_special_values(void)
+{
+	CU_ASSERT_EQUAL(GR_STATE_ABSENT, 0);
+	CU_ASSERT_EQUAL(GR_STATE_IDLE, 1);
+	CU_ASSERT_EQUAL(GR_STATE_TRACING, 2);
+	CU_ASSERT_EQUAL(GR_STATE_STOPPED, 3);
+	CU_ASSERT_EQUAL(GR_STATE_PANIC, 4);
+	CU_ASSERT_EQUAL(GR_MODE_STREAM, 0);
+	CU_ASSERT_EQUAL(GR_MODE_FLIGHT, 1);
+	CU_ASSERT_EQUAL(GR_NO_PEER, 0xffffffffU);
+	CU_ASSERT_EQUAL(GR_SEQ_BUSY, 0xffffffffffffffffULL);
+	CU_ASSERT_EQUAL(GR_SEQ_BUSY, UINT64_MAX);
+}
+
+static void test_doorbell_vectors(void)
+{
+	CU_ASSERT_EQUAL(GR_VEC_DATA, 0);
+	CU_ASSERT_EQUAL(GR_VEC_STATUS, 1);
+	CU_ASSERT_EQUAL(GR_VEC_CTRL, 0);
+	CU_ASSERT_EQUAL(GR_VEC_CONSUMED, 1);
+	CU_ASSERT_EQUAL(GR_NR_VECTORS, 2);
+	/* each direction's vectors are below GR_NR_VECTORS */
+	CU_ASSERT_TRUE(GR_VEC_DATA < GR_NR_VECTORS);
+	CU_ASSERT_TRUE(GR_VEC_STATUS < GR_NR_VECTORS);
+	CU_ASSERT_TRUE(GR_VEC_CTRL < GR_NR_VECTORS);
+	CU_ASSERT_TRUE(GR_VEC_CONSUMED < GR_NR_VECTORS);
+}
+
+/* --- gr_need_event() ----------------------------------------------------- */
+
+/* reference: does event lie in [old, new_idx) on the 2^64 circle? */
+static int in_window(uint64_t event, uint64_t new_idx, uint64_t old)
+{
+	uint64_t n = new_idx - old, k;
+
+	for (k = 0; k < n && k < 64; k++)
+		if (old + k == event)
+			return 1;
+	return 0;
+}
+
+static void test_need_event_truth_table(void)
+{
+	static const struct {
+		uint64_t event, new_idx, old;
+		int ring;
+	} t[] = {
+		{ 0, 1, 0, 1 },		/* the one index passed */
+		{ 1, 1, 0, 0 },		/* not reached yet */
+		{ UINT64_MAX, 1, 0, 0 },	/* passed before old */
+		{ 5, 5, 5, 0 },		/* no progress never rings */
+		{ 4, 5, 5, 0 },
+		{ 4, 10, 5, 0 },
+		{ 5, 10, 5, 1 },
+		{ 7, 10, 5, 1 },
+		{ 9, 10, 5, 1 },
+		{ 10, 10, 5, 0 },
+		{ 11, 10, 5, 0 },
+		/* wrap: old = 2^64 - 2, new = 2 */
+		{ UINT64_MAX - 2, 2, UINT64_MAX - 1, 0 },
+		{ UINT64_MAX - 1, 2, UINT64_MAX - 1, 1 },
+		{ UINT64_MAX, 2, UINT64_MAX - 1, 1 },
+		{ 0, 2, UINT64_MAX - 1, 1 },
+		{ 1, 2, UINT64_MAX - 1, 1 },
+		{ 2, 2, UINT64_MAX - 1, 0 },
+		/* one step across the boundary */
+		{ UINT64_MAX, 0, UINT64_MAX, 1 },
+		{ 0, 0, UINT64_MAX, 0 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		int got = !!gr_need_event(t[i].event, t[i].new_idx, t[i].old);
+
+		CU_ASSERT_EQUAL(got, t[i].ring);
+		if (got != t[i].ring)
+			fprintf(stderr, "\n    gr_need_event(%#llx, %#llx, %#llx) = %d\n",
+				(unsigned long long)t[i].event,
+				(unsigned long long)t[i].new_idx,
+				(unsigned long long)t[i].old, got);
+	}
+}
+
+static void test_need_event_matches_window_everywhere(void)
+{
+	static const uint64_t bases[] = {
+		0, 1000, (1ULL << 32) - 5, (1ULL << 63) - 5, UINT64_MAX - 20,
+		UINT64_MAX - 3,
+	};
+	unsigned int b, mismatches = 0;
+	uint64_t old, d, e;
+
+	for (b = 0; b < ARRAY_SIZE(bases); b++) {
+		old = bases[b];
+		for (d = 0; d <= 12; d++)
+			for (e = old - 6; e != old + 20; e++)
+				if (!!gr_need_event(e, old + d, old) !=
+				    in_window(e, old + d, old))
+					mismatches++;
+	}
+	CU_ASSERT_EQUAL(mismatches, 0);
+}
+
+/*
+ * The virtio-like protocol: the consumer publishes "wake me past the index
+ * I have seen" (event = last seen), the producer rings only when its update
+ * crosses that index, so a batch of updates costs one doorbell.
+ */
+static void test_need_event_virtio_semantics(void)
+{
+	uint64_t seen = UINT64_MAX - 1, produced = seen, old, rings = 0;
+	int i;
+
+	/* the consumer sleeps having seen 'seen'; producer publishes 5 */
+	for (i = 0; i < 5; i++) {
+		old = produced++;
+		rings += !!gr_need_event(seen, produced, old);
+	}
+	CU_ASSERT_EQUAL(rings, 1);		/* only the first rings */
+
+	/* a batched update crossing the index rings once as well */
+	CU_ASSERT_TRUE(gr_need_event(seen, seen + 5, seen));
+	/* a stale event index (far behind) never rings: missed, not spurious */
+	CU_ASSERT_FALSE(gr_need_event(seen - 1, seen + 1, seen));
+	/* consumer caught up (event = produced) and re-armed: next rings */
+	CU_ASSERT_TRUE(gr_need_event(produced, produced + 1, produced));
+	/* an event index ahead of the producer does not ring yet */
+	CU_ASSERT_FALSE(gr_need_event(produced + 3, produced + 1, produced));
+	CU_ASSERT_TRUE(gr_need_event(produced + 3, produced + 4, produced + 3));
+}
+
+/* --- the header compiles as strict C ------------------------------------- */
+
+static int spec_dir_ok(const char *dir)
+{
+	char path[PATH_MAX];
+
+	if (snprintf(path, sizeof(path), "%s/guestrelay_abi.h", dir) >=
+	    (int)sizeof(path))
+		return 0;
+	return access(path, R_OK) == 0;
+}
+
+/* walk up from @start looking for spec/guestrelay_abi.h */
+static int find_up(const char *start, char *out, size_t len)
+{
+	char dir[PATH_MAX], *slash;
+	int depth;
+
+	if (!realpath(start, dir))
+		return 0;
+	for (depth = 0; depth < 8; depth++) {
+		if ((size_t)snprintf(out, len, "%s/spec", dir) < len &&
+		    spec_dir_ok(out))
+			return 1;
+		slash = strrchr(dir, '/');
+		if (!slash || slash == dir)
+			return 0;
+		*slash = 0;
+	}
+	return 0;
+}
+
+static int find_spec_dir(char *out, size_t len)
+{
+	const char *env = getenv("GR_SPEC_DIR");
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (env && spec_dir_ok(env)) {
+		snprintf(out, len, "%s", env);
+		return 1;
+	}
+#ifdef GR_SPEC_DIR
+	if (spec_dir_ok(GR_SPEC_DIR)) {
+		snprintf(out, len, "%s", GR_SPEC_DIR);
+		return 1;
+	}
+#endif
+	if (find_up(".", out, len))
+		return 1;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		*strrchr(exe, '/') = 0;
+		if (find_up(exe, out, len))
+			return 1;
+	}
+	return 0;
+}
+
+static const char strict_program[] =
+	"#include <string.h>\n"
+	"#include \"guestrelay_abi.h\"\n"
+	"int main(void)\n"
+	"{\n"
+	"\tstruct gr_region_hdr h;\n"
+	"\tstruct gr_event_desc d;\n"
+	"\n"
+	"\tmemset(&h, 0, sizeof(h));\n"
+	"\tmemset(&d, 0, sizeof(d));\n"
+	"\th.magic = GR_REGION_MAGIC;\n"
+	"\td.fields[0].type = GR_FIELD_INTEGER;\n"
+	"\treturn !(gr_need_event(0, 1, 0) && h.magic && d.fields[0].type &&\n"
+	"\t\t sizeof(struct gr_ring) == 128 && GR_F_KNOWN);\n"
+	"}\n";
+
+/* compile strict_program with @std; 0 if the compiler accepted it */
+static int compile_strict(const char *dir, const char *std)
+{
+	const char *cc = getenv("CC");
+	char cmd[PATH_MAX + 256];
+	FILE *p;
+	int status;
+
+	if (!cc || !*cc)
+		cc = "cc";
+	snprintf(cmd, sizeof(cmd),
+		 "%s %s -pedantic-errors -Wall -Wextra -Werror -fsyntax-only "
+		 "-I'%s' -x c - 2>&1", cc, std, dir);
+	p = popen(cmd, "w");
+	if (!p)
+		return -errno;
+	fputs(strict_program, p);
+	status = pclose(p);
+	if (status == -1)
+		return -errno;
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "\n    failed: %s\n", cmd);
+		return 1;
+	}
+	return 0;
+}
+
+static char spec_dir[PATH_MAX];
+
+static void test_header_compiles_as_c99_pedantic(void)
+{
+	CU_ASSERT_EQUAL(compile_strict(spec_dir, "-std=c99"), 0);
+}
+
+static void test_header_compiles_as_c11_pedantic(void)
+{
+	CU_ASSERT_EQUAL(compile_strict(spec_dir, "-std=c11"), 0);
+}
+
+static void test_header_compiles_as_gnu11_pedantic(void)
+{
+	CU_ASSERT_EQUAL(compile_strict(spec_dir, "-std=gnu11"), 0);
+}
+
+static int strict_init(void)
+{
+	if (find_spec_dir(spec_dir, sizeof(spec_dir)))
+		return 0;
+	fprintf(stderr, "test_abi: spec/guestrelay_abi.h not found; "
+		"set GR_SPEC_DIR\n");
+	return -1;	/* the suite's tests then count as failed */
+}
+
+/* --- registration -------------------------------------------------------- */
+
+static CU_TestInfo layout_tests[] = {
+	{ "gr_region_hdr layout", test_region_hdr_layout },
+	{ "gr_guest_status layout", test_guest_status_layout },
+	{ "gr_host_ctrl layout", test_host_ctrl_layout },
+	{ "gr_field_desc layout", test_field_desc_layout },
+	{ "gr_event_desc layout", test_event_desc_layout },
+	{ "gr_ring layout", test_ring_layout },
+	{ "gr_subbuf_rec layout", test_subbuf_rec_layout },
+	{ "gr_packet_header layout", test_packet_header_layout },
+	{ "gr_event_header layout", test_event_header_layout },
+	{ "struct alignment", test_struct_alignment },
+	CU_TEST_INFO_NULL,
+};
+
+static CU_TestInfo constant_tests[] = {
+	{ "versions and magics", test_versions_and_magics },
+	{ "region map constants", test_region_map_constants },
+	{ "limit constants", test_limit_constants },
+	{ "feature and flag bits", test_feature_and_flag_bits },
+	{ "state, mode and special values",
+	  test_state_mode_and_special_values },
+	{ "doorbell vectors", test_doorbell_vectors },
+	CU_TEST_INFO_NULL,
+};
+
+static CU_TestInfo need_event_tests[] = {
+	{ "need_event truth table", test_need_event_truth_table },
+	{ "need_event matches the window everywhere",
+	  test_need_event_matches_window_everywhere },
+	{ "need_event virtio semantics", test_need_event_virtio_semantics },
+	CU_TEST_INFO_NULL,
+};
+
+static CU_TestInfo strict_tests[] = {
+	{ "header compiles as c99 -pedantic-errors",
+	  test_header_compiles_as_c99_pedantic },
+	{ "header compiles as c11 -pedantic-errors",
+	  test_header_compiles_as_c11_pedantic },
+	{ "header compiles as gnu11 -pedantic-errors",
+	  test_header_compiles_as_gnu11_pedantic },
+	CU_TEST_INFO_NULL,
+};
+
+static CU_SuiteInfo suites[] = {
+	{ "layout", NULL, NULL, NULL, NULL, layout_tests },
+	{ "constants", NULL, NULL, NULL, NULL, constant_tests },
+	{ "gr_need_event", NULL, NULL, NULL, NULL, need_event_tests },
+	{ "strict C", strict_init, NULL, NULL, NULL, strict_tests },
+	CU_SUITE_INFO_NULL,
+};
+
+int main(void)
+{
+	unsigned int failures;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return CU_get_error();
+	if (CU_register_suites(suites) != CUE_SUCCESS) {
+		fprintf(stderr, "CU_register_suites: %s\n", CU_get_error_msg());
+		CU_cleanup_registry();
+		return 1;
+	}
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failures = CU_get_number_of_failures() +
+		   CU_get_number_of_tests_failed() +
+		   CU_get_number_of_suites_failed();
+	CU_cleanup_registry();
+	return failures ? 1 : 0;
+}

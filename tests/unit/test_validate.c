@@ -1,0 +1,1881 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_validate.c - the host's validators of guest-published structures
+ *
+ * Builds a valid region header, event descriptors, commit records, packet
+ * headers and event headers in memory and checks that they are accepted;
+ * then flips exactly one thing per test and checks the rejection, its
+ * errno and its reason. A randomized part mutates valid structures many
+ * times and re-checks, with independent 128-bit arithmetic, every
+ * invariant of whatever the validators accept. GR_TEST_SEED=N in the
+ * environment replays one random sequence.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/Basic.h>
+
+#include "guestrelay_abi.h"
+#include "validate.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* --- a valid layout ------------------------------------------------------ */
+
+#define T_REGION	(1ULL << 16)	/* 64 KiB */
+#define T_CPUS		2
+#define T_S		4096
+#define T_N		4
+#define T_DESC_OFF	0x2000		/* 3 * 576 = 0x6c0 bytes */
+#define T_NDESC		3
+#define T_RING_OFF	0x3000		/* 2 * 128 bytes */
+#define T_REC_OFF	0x3100		/* 2 * 4 * 16 = 128 bytes */
+#define T_DATA_OFF	0x4000		/* 2 * 4 * 4096 = 32 KiB, ends 0xc000 */
+#define T_MAX_EVENT	1024
+#define T_INSTANCE	0x1122334455667788ULL
+#define T_FEATURES	(GR_F_EVENT_IDX | GR_F_FLIGHT | GR_F_CLOCK_SYNC)
+
+static void make_hdr(struct gr_region_hdr *h)
+{
+	unsigned int i;
+
+	memset(h, 0, sizeof(*h));
+	h->magic = htole64(GR_REGION_MAGIC);
+	h->abi_major = htole16(GR_ABI_MAJOR);
+	h->abi_minor = htole16(GR_ABI_MINOR);
+	h->hdr_size = htole32(sizeof(*h));
+	h->region_size = htole64(T_REGION);
+	h->guest_features = htole64(T_FEATURES);
+	h->instance_id = htole64(T_INSTANCE);
+	h->nr_rings = htole32(T_CPUS);
+	h->subbuf_size = htole32(T_S);
+	h->n_subbufs = htole32(T_N);
+	h->flags = 0;
+	h->desc_offset = htole64(T_DESC_OFF);
+	h->desc_count = htole32(T_NDESC);
+	h->desc_stride = htole32(sizeof(struct gr_event_desc));
+	h->ring_offset = htole64(T_RING_OFF);
+	h->subbuf_rec_offset = htole64(T_REC_OFF);
+	h->data_offset = htole64(T_DATA_OFF);
+	h->packet_header_size = htole32(sizeof(struct gr_packet_header));
+	h->max_event_size = htole32(T_MAX_EVENT);
+	h->clock_freq = htole64(1000000000ULL);
+	strcpy(h->clock_name, "mono_fast");
+	strcpy(h->kernel_release, "6.1.0-56-amd64");
+	strcpy(h->nodename, "guest1");
+	for (i = 0; i < sizeof(h->boot_id); i++)
+		h->boot_id[i] = (uint8_t)(i + 1);
+	h->nr_cpus = htole32(T_CPUS);
+}
+
+/* a header with one global ring for @cpus CPUs */
+static void make_global_hdr(struct gr_region_hdr *h, uint32_t cpus)
+{
+	make_hdr(h);
+	h->flags = htole32(GR_HDR_GLOBAL);
+	h->nr_rings = htole32(1);
+	h->nr_cpus = htole32(cpus);
+}
+
+static void make_view(struct gr_view *v)
+{
+	struct gr_region_hdr h;
+	const char *why = NULL;
+
+	make_hdr(&h);
+	CU_ASSERT_EQUAL_FATAL(gr_check_region_hdr(&h, T_REGION, v, &why), 0);
+}
+
+static void set_field(struct gr_field_desc *f, const char *name,
+		      uint16_t offset, uint16_t size, uint8_t type,
+		      uint8_t flags)
+{
+	memset(f, 0, sizeof(*f));
+	memcpy(f->name, name, strnlen(name, sizeof(f->name)));
+	f->offset = htole16(offset);
+	f->size = htole16(size);
+	f->type = type;
+	f->flags = flags;
+}
+
+static void set_event(struct gr_event_desc *d, uint16_t id, const char *name,
+		      const char *system, uint16_t payload, uint16_t flags)
+{
+	memset(d, 0, sizeof(*d));
+	memcpy(d->name, name, strnlen(name, sizeof(d->name)));
+	memcpy(d->system, system, strnlen(system, sizeof(d->system)));
+	d->id = htole16(id);
+	d->payload_size = htole16(payload);
+	d->flags = htole16(flags);
+}
+
+/*
+ * 0: sched_switch, fixed, 56 bytes (a tracepoint-like C layout)
+ * 1: sys_enter, fixed, 16 bytes; fields named "id" and "timestamp" are
+ *    legal payload names (they are not TSDL keywords)
+ * 2: console, VARLEN: level at 0, a string of up to 200 bytes at 8
+ */
+static void make_descs(struct gr_event_desc d[T_NDESC])
+{
+	struct gr_field_desc *f;
+
+	set_event(&d[0], 0, "sched_switch", "sched", 56, 0);
+	f = d[0].fields;
+	set_field(&f[0], "prev_comm", 0, 16, GR_FIELD_CHARS, 0);
+	set_field(&f[1], "prev_tid", 16, 4, GR_FIELD_INTEGER, GR_FIELD_F_SIGNED);
+	set_field(&f[2], "prev_prio", 20, 4, GR_FIELD_INTEGER, GR_FIELD_F_SIGNED);
+	set_field(&f[3], "prev_state", 24, 8, GR_FIELD_INTEGER, GR_FIELD_F_HEX);
+	set_field(&f[4], "next_comm", 32, 16, GR_FIELD_CHARS, 0);
+	set_field(&f[5], "next_tid", 48, 4, GR_FIELD_INTEGER, GR_FIELD_F_SIGNED);
+	set_field(&f[6], "next_prio", 52, 4, GR_FIELD_INTEGER, GR_FIELD_F_SIGNED);
+	d[0].nr_fields = htole16(7);
+
+	set_event(&d[1], 1, "sys_enter", "raw_syscalls", 16, 0);
+	f = d[1].fields;
+	set_field(&f[0], "id", 0, 8, GR_FIELD_INTEGER, GR_FIELD_F_SIGNED);
+	set_field(&f[1], "timestamp", 8, 8, GR_FIELD_INTEGER, 0);
+	d[1].nr_fields = htole16(2);
+
+	set_event(&d[2], 2, "console", "printk", 208, GR_EVENT_F_VARLEN);
+	f = d[2].fields;
+	set_field(&f[0], "level", 0, 4, GR_FIELD_INTEGER, 0);
+	set_field(&f[1], "msg", 8, 200, GR_FIELD_STRING, 0);
+	d[2].nr_fields = htole16(2);
+}
+
+static void make_event_views(struct gr_event_view ev[T_NDESC])
+{
+	struct gr_event_desc d[T_NDESC];
+	struct gr_view v;
+	const char *why = NULL;
+	unsigned int i;
+
+	make_view(&v);
+	make_descs(d);
+	for (i = 0; i < T_NDESC; i++)
+		CU_ASSERT_EQUAL_FATAL(gr_check_event_desc(&v, &d[i], i, &ev[i],
+							  &why), 0);
+}
+
+#define T_RING		1
+#define T_SEQ		1000ULL		/* slot 0 of ring 1 */
+#define T_CONTENT	(72 + 48)	/* header and three 16-byte records */
+
+static void make_packet(struct gr_subbuf_rec *rec, struct gr_packet_header *ph,
+			unsigned int ring, uint64_t seq)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->seq = htole64(seq);
+	rec->bytes = htole32(T_CONTENT);
+	memset(ph, 0, sizeof(*ph));
+	ph->magic = htole32(GR_CTF_MAGIC);
+	ph->stream_id = 0;
+	ph->stream_instance_id = htole64(ring);
+	ph->timestamp_begin = htole64(10);
+	ph->timestamp_end = htole64(20);
+	ph->content_size = htole64(T_CONTENT * 8);
+	ph->packet_size = htole64(T_S * 8);
+	ph->packet_seq_num = htole64(seq);
+	ph->events_discarded = htole64(5);
+	ph->cpu_id = htole32(ring);
+}
+
+/* --- checking helpers ---------------------------------------------------- */
+
+/* @whyp, not why: the call in @ret sets it, argument order is unspecified */
+static void expect(int ret, const char *const *whyp, int err, const char *msg)
+{
+	const char *why = *whyp;
+
+	CU_ASSERT_EQUAL(ret, err);
+	CU_ASSERT_PTR_NOT_NULL(why);
+	if (!why)
+		return;
+	CU_ASSERT_STRING_EQUAL(why, msg);
+	if (ret != err || strcmp(why, msg))
+		fprintf(stderr, "\n    got %d \"%s\", want %d \"%s\"\n",
+			ret, why, err, msg);
+}
+
+/* --- region header: acceptance ------------------------------------------- */
+
+static void test_hdr_accepts_valid_layout(void)
+{
+	struct gr_region_hdr h;
+	struct gr_view v;
+	const char *why = NULL;
+	unsigned int i;
+
+	make_hdr(&h);
+	CU_ASSERT_EQUAL(gr_check_region_hdr(&h, T_REGION, &v, &why), 0);
+	CU_ASSERT_PTR_NULL(why);
+	CU_ASSERT_EQUAL(v.region_size, T_REGION);
+	CU_ASSERT_EQUAL(v.features, T_FEATURES);
+	CU_ASSERT_EQUAL(v.instance_id, T_INSTANCE);
+	CU_ASSERT_EQUAL(v.abi_minor, GR_ABI_MINOR);
+	CU_ASSERT_EQUAL(v.nr_rings, T_CPUS);
+	CU_ASSERT_EQUAL(v.nr_cpus, T_CPUS);
+	CU_ASSERT_EQUAL(v.subbuf_size, T_S);
+	CU_ASSERT_EQUAL(v.subbuf_shift, 12);
+	CU_ASSERT_EQUAL(v.n_subbufs, T_N);
+	CU_ASSERT_EQUAL(v.flags, 0);
+	CU_ASSERT_EQUAL(v.desc_offset, T_DESC_OFF);
+	CU_ASSERT_EQUAL(v.desc_count, T_NDESC);
+	CU_ASSERT_EQUAL(v.desc_stride, 576);
+	CU_ASSERT_EQUAL(v.ring_offset, T_RING_OFF);
+	CU_ASSERT_EQUAL(v.subbuf_rec_offset, T_REC_OFF);
+	CU_ASSERT_EQUAL(v.data_offset, T_DATA_OFF);
+	CU_ASSERT_EQUAL(v.packet_header_size, 72);
+	CU_ASSERT_EQUAL(v.max_event_size, T_MAX_EVENT);
+	CU_ASSERT_EQUAL(v.clock_freq, 1000000000ULL);
+	CU_ASSERT_STRING_EQUAL(v.clock_name, "mono_fast");
+	CU_ASSERT_STRING_EQUAL(v.kernel_release, "6.1.0-56-amd64");
+	CU_ASSERT_STRING_EQUAL(v.nodename, "guest1");
+	for (i = 0; i < 16; i++)
+		CU_ASSERT_EQUAL(v.boot_id[i], i + 1);
+	CU_ASSERT_FALSE(gr_view_is_global(&v));
+}
+
+static void test_hdr_view_offsets_match_abi_formula(void)
+{
+	struct gr_view v;
+
+	make_view(&v);
+	CU_ASSERT_EQUAL(gr_view_desc_off(&v, 2), T_DESC_OFF + 2 * 576);
+	CU_ASSERT_EQUAL(gr_view_ring_off(&v, 1), T_RING_OFF + 128);
+	CU_ASSERT_EQUAL(gr_view_rec_off(&v, 1, 3), T_REC_OFF + (1 * T_N + 3) * 16);
+	CU_ASSERT_EQUAL(gr_view_subbuf_off(&v, 1, 3),
+			T_DATA_OFF + (1 * T_N + 3) * T_S);
+	CU_ASSERT_EQUAL(gr_view_subbuf_off(&v, 1, 3) + T_S, 0xc000);
+	CU_ASSERT_EQUAL(gr_view_slot(&v, 1000), 0);
+	CU_ASSERT_EQUAL(gr_view_slot(&v, 1003), 3);
+	CU_ASSERT_EQUAL(gr_view_slot(&v, UINT64_MAX), (uint32_t)(UINT64_MAX % T_N));
+}
+
+static void test_hdr_accepts_global_ring_with_many_cpus(void)
+{
+	struct gr_region_hdr h;
+	struct gr_view v;
+	const char *why = NULL;
+
+	make_global_hdr(&h, 4096);
+	CU_ASSERT_EQUAL(gr_check_region_hdr(&h, T_REGION, &v, &why), 0);
+	CU_ASSERT_EQUAL(v.nr_rings, 1);
+	CU_ASSERT_EQUAL(v.nr_cpus, 4096);
+	CU_ASSERT_TRUE(gr_view_is_global(&v));
+}
+
+static void test_hdr_accepts_largest_record_with_big_subbufs(void)
+{
+	struct gr_region_hdr h;
+	struct gr_view v;
+	const char *why = NULL;
+
+	/* 2 rings * 2 * 128 KiB at 0x4000 fit in 1 MiB */
+	make_hdr(&h);
+	h.region_size = htole64(1 << 20);
+	h.subbuf_size = htole32(128 << 10);
+	h.n_subbufs = htole32(2);
+	h.max_event_size = htole32(GR_MAX_RECORD_SIZE);
+	CU_ASSERT_EQUAL(gr_check_region_hdr(&h, 1 << 20, &v, &why), 0);
+	CU_ASSERT_EQUAL(v.max_event_size, 65528);
+	h.max_event_size = htole32(65536);
+	expect(gr_check_region_hdr(&h, 1 << 20, &v, &why), &why, -EINVAL,
+	       "max_event_size exceeds the sub-buffer room");
+}
+
+static void test_hdr_accepts_max_event_size_filling_the_subbuf(void)
+{
+	struct gr_region_hdr h;
+	struct gr_view v;
+	const char *why = NULL;
+
+	make_hdr(&h);
+	h.max_event_size = htole32(T_S - 72);
+	CU_ASSERT_EQUAL(gr_check_region_hdr(&h, T_REGION, &v, &why), 0);
+	h.max_event_size = htole32(16);
+	CU_ASSERT_EQUAL(gr_check_region_hdr(&h, T_REGION, &v, &why), 0);
+}
+
+static void test_hdr_accepts_empty_descriptor_table(void)
+{
+	struct gr_region_hdr h;
+	struct gr_view v;
+	const char *why = NULL;
+
+	make_hdr(&h);
+	h.desc_count = 0;
+	CU_ASSERT_EQUAL(gr_check_region_hdr(&h, T_REGION, &v, &why), 0);
+	/* an empty table overlaps nothing, even where the rings are */
+	h.desc_offset = htole64(T_RING_OFF);
+	CU_ASSERT_EQUAL(gr_check_region_hdr(&h, T_REGION, &v, &why), 0);
+}
+
+static void test_hdr_keeps_unknown_guest_features(void)
+{
+	struct gr_region_hdr h;
+	struct gr_view v;
+	const char *why = NULL;
+
+	make_hdr(&h);
+	h.guest_features = htole64(~0ULL);
+	CU_ASSERT_EQUAL(gr_check_region_hdr(&h, T_REGION, &v, &why), 0);
+	CU_ASSERT_EQUAL(v.features, ~0ULL);
+}
+
+static void test_hdr_sanitizes_release_and_nodename(void)
+{
+	struct gr_region_hdr h;
+	struct gr_view v;
+	const char *why = NULL;
+
+	make_hdr(&h);
+	strcpy(h.nodename, "a\"b\\c\x01" "d\x7f" "e\xff" "f g~");
+	memset(h.kernel_release, 'r', sizeof(h.kernel_release) - 1);
+	h.kernel_release[10] = '\n';
+	CU_ASSERT_EQUAL(gr_check_region_hdr(&h, T_REGION, &v, &why), 0);
+	CU_ASSERT_STRING_EQUAL(v.nodename, "a?b?c?d?e?f g~");
+	CU_ASSERT_EQUAL(strlen(v.kernel_release), sizeof(v.kernel_release) - 1);
+	CU_ASSERT_EQUAL(v.kernel_release[10], '?');
+	CU_ASSERT_EQUAL(v.kernel_release[11], 'r');
+}
+
+static void test_hdr_ignores_reserved_of_newer_minor(void)
+{
+	struct gr_region_hdr h;
+	struct gr_view v;
+	const char *why = NULL;
+
+	make_hdr(&h);
+	h.abi_minor = htole16(GR_ABI_MINOR + 1);
+	h.reserved0 = htole32(7);
+	memset(h.reserved, 0x5a, sizeof(h.reserved));
+	CU_ASSERT_EQUAL(gr_check_region_hdr(&h, T_REGION, &v, &why), 0);
+	CU_ASSERT_EQUAL(v.abi_minor, GR_ABI_MINOR + 1);
+}
+
+static void test_hdr_reject_leaves_view_untouched(void)
+{
+	struct gr_region_hdr h;
+	struct gr_view v, before;
+	const char *why = NULL;
+
+	make_hdr(&h);
+	h.clock_freq = 0;
+	memset(&v, 0xa5, sizeof(v));
+	before = v;
+	CU_ASSERT_NOT_EQUAL(gr_check_region_hdr(&h, T_REGION, &v, &why), 0);
+	CU_ASSERT_EQUAL(memcmp(&v, &before, sizeof(v)), 0);
+	/* why is optional */
+	CU_ASSERT_EQUAL(gr_check_region_hdr(&h, T_REGION, &v, NULL), -EINVAL);
+}
+
+/* --- region header: one rejection per rule ------------------------------- */
+
+/*
+ * X(name, errno, reason, mutation...): the mutation runs on a valid header
+ * h that is checked against the real size real (T_REGION unless changed).
+ */
+#define HDR_REJECTS(X)							\
+	X(magic_zero, -EAGAIN, "region header not published",		\
+	  h.magic = 0)							\
+	X(magic_wrong, -EINVAL, "bad region magic",			\
+	  h.magic = htole64(GR_REGION_MAGIC ^ 1))			\
+	X(magic_byte_swapped, -EINVAL, "bad region magic",		\
+	  h.magic = htobe64(GR_REGION_MAGIC))				\
+	X(abi_major_2, -EPROTONOSUPPORT, "unsupported abi_major",	\
+	  h.abi_major = htole16(2))					\
+	X(abi_major_0, -EPROTONOSUPPORT, "unsupported abi_major",	\
+	  h.abi_major = 0)						\
+	X(hdr_size_511, -EINVAL, "hdr_size is smaller than gr_region_hdr", \
+	  h.hdr_size = htole32(511))					\
+	X(hdr_size_0, -EINVAL, "hdr_size is smaller than gr_region_hdr", \
+	  h.hdr_size = 0)						\
+	X(hdr_size_513, -EINVAL, "hdr_size reaches into the status block", \
+	  h.hdr_size = htole32(513))					\
+	X(hdr_size_ctrl_offset, -EINVAL,				\
+	  "hdr_size reaches into the status block",			\
+	  h.hdr_size = htole32(GR_CTRL_OFFSET))				\
+	X(hdr_size_max, -EINVAL, "hdr_size reaches into the status block", \
+	  h.hdr_size = htole32(UINT32_MAX))				\
+	X(real_size_not_pow2, -EINVAL,					\
+	  "real region size is not a power of two in range",		\
+	  real = 3 * T_REGION; h.region_size = htole64(real))		\
+	X(real_size_too_small, -EINVAL,					\
+	  "real region size is not a power of two in range",		\
+	  real = T_REGION / 2; h.region_size = htole64(real))		\
+	X(real_size_too_big, -EINVAL,					\
+	  "real region size is not a power of two in range",		\
+	  real = GR_MAX_REGION_SIZE * 2; h.region_size = htole64(real))	\
+	X(region_size_differs, -EINVAL,					\
+	  "region_size differs from the real region size",		\
+	  h.region_size = htole64(2 * T_REGION))			\
+	X(region_size_smaller, -EINVAL,					\
+	  "region_size differs from the real region size",		\
+	  real = 2 * T_REGION)						\
+	X(flags_unknown_bit, -EINVAL, "unknown bits in flags",		\
+	  h.flags = htole32(1U << 1))					\
+	X(flags_top_bit, -EINVAL, "unknown bits in flags",		\
+	  h.flags = htole32(1U << 31))					\
+	X(nr_cpus_0, -EINVAL, "nr_cpus is 0", h.nr_cpus = 0)		\
+	X(nr_cpus_too_many, -EINVAL,					\
+	  "nr_cpus is larger than GR_MAX_NR_CPUS",			\
+	  h.nr_cpus = htole32(GR_MAX_NR_CPUS + 1))			\
+	X(nr_rings_0, -EINVAL, "nr_rings is 0", h.nr_rings = 0)	\
+	X(nr_rings_too_many, -EINVAL,					\
+	  "nr_rings is larger than GR_MAX_RINGS",			\
+	  h.nr_rings = htole32(GR_MAX_RINGS + 1))			\
+	X(nr_rings_max_u32, -EINVAL,					\
+	  "nr_rings is larger than GR_MAX_RINGS",			\
+	  h.nr_rings = htole32(UINT32_MAX))				\
+	X(global_with_two_rings, -EINVAL,				\
+	  "GR_HDR_GLOBAL set but nr_rings is not 1",			\
+	  h.flags = htole32(GR_HDR_GLOBAL))				\
+	X(percpu_rings_not_nr_cpus, -EINVAL,				\
+	  "per-CPU rings but nr_rings differs from nr_cpus",		\
+	  h.nr_cpus = htole32(T_CPUS + 1))				\
+	X(subbuf_size_3000, -EINVAL, "subbuf_size is not a power of two", \
+	  h.subbuf_size = htole32(3000))				\
+	X(subbuf_size_0, -EINVAL, "subbuf_size is not a power of two",	\
+	  h.subbuf_size = 0)						\
+	X(subbuf_size_2048, -EINVAL,					\
+	  "subbuf_size is below GR_MIN_SUBBUF_SIZE",			\
+	  h.subbuf_size = htole32(2048))				\
+	X(subbuf_size_32m, -EINVAL,					\
+	  "subbuf_size is above GR_MAX_SUBBUF_SIZE",			\
+	  h.subbuf_size = htole32(32U << 20))				\
+	X(subbuf_size_2g, -EINVAL,					\
+	  "subbuf_size is above GR_MAX_SUBBUF_SIZE",			\
+	  h.subbuf_size = htole32(1U << 31))				\
+	X(n_subbufs_1, -EINVAL, "n_subbufs is below GR_MIN_SUBBUFS",	\
+	  h.n_subbufs = htole32(1))					\
+	X(n_subbufs_0, -EINVAL, "n_subbufs is below GR_MIN_SUBBUFS",	\
+	  h.n_subbufs = 0)						\
+	X(n_subbufs_too_many, -EINVAL,					\
+	  "n_subbufs is above GR_MAX_SUBBUFS",				\
+	  h.n_subbufs = htole32(GR_MAX_SUBBUFS + 1))			\
+	X(packet_header_size_64, -EINVAL, "packet_header_size is not 72", \
+	  h.packet_header_size = htole32(64))				\
+	X(packet_header_size_huge, -EINVAL,				\
+	  "packet_header_size is not 72",				\
+	  h.packet_header_size = htole32(UINT32_MAX))			\
+	X(max_event_size_8, -EINVAL, "max_event_size is below 16",	\
+	  h.max_event_size = htole32(8))				\
+	X(max_event_size_past_subbuf, -EINVAL,				\
+	  "max_event_size exceeds the sub-buffer room",			\
+	  h.max_event_size = htole32(T_S - 72 + 8))			\
+	X(max_event_size_huge, -EINVAL,					\
+	  "max_event_size exceeds the sub-buffer room",			\
+	  h.max_event_size = htole32(UINT32_MAX))			\
+	X(max_event_size_unaligned, -EINVAL,				\
+	  "max_event_size is not a multiple of 8",			\
+	  h.max_event_size = htole32(100))				\
+	X(desc_count_too_many, -EINVAL, "desc_count is above GR_MAX_EVENTS", \
+	  h.desc_count = htole32(GR_MAX_EVENTS + 1))			\
+	X(desc_stride_575, -EINVAL,					\
+	  "desc_stride is smaller than gr_event_desc",			\
+	  h.desc_stride = htole32(575))					\
+	X(desc_stride_0, -EINVAL,					\
+	  "desc_stride is smaller than gr_event_desc",			\
+	  h.desc_stride = 0)						\
+	X(desc_stride_580, -EINVAL, "desc_stride is not a multiple of 8", \
+	  h.desc_stride = htole32(580))					\
+	X(clock_freq_0, -EINVAL, "clock_freq is 0", h.clock_freq = 0)	\
+	X(clock_freq_11ghz, -EINVAL, "clock_freq is above 10 GHz",	\
+	  h.clock_freq = htole64(11000000000ULL))			\
+	X(clock_freq_max, -EINVAL, "clock_freq is above 10 GHz",	\
+	  h.clock_freq = htole64(UINT64_MAX))				\
+	X(desc_misaligned, -EINVAL, "desc_offset is not 8-byte aligned", \
+	  h.desc_offset = htole64(T_DESC_OFF + 4))			\
+	X(desc_below_layout, -EINVAL,					\
+	  "desc_offset is below GR_LAYOUT_START",			\
+	  h.desc_offset = htole64(GR_CTRL_OFFSET))			\
+	X(desc_in_header, -EINVAL, "desc_offset is below GR_LAYOUT_START", \
+	  h.desc_offset = 0)						\
+	X(desc_past_end, -EINVAL, "descriptor table ends beyond the region", \
+	  h.desc_offset = htole64(T_REGION - 576))			\
+	X(desc_offset_wraps, -EINVAL,					\
+	  "descriptor table ends beyond the region",			\
+	  h.desc_offset = htole64(UINT64_MAX - 7))			\
+	X(desc_stride_wraps_u32, -EINVAL,				\
+	  "descriptor table ends beyond the region",			\
+	  h.desc_count = htole32(2);					\
+	  h.desc_stride = htole32(0x80000000U))				\
+	X(ring_misaligned, -EINVAL, "ring_offset is not 64-byte aligned", \
+	  h.ring_offset = htole64(T_RING_OFF + 8))			\
+	X(ring_below_layout, -EINVAL,					\
+	  "ring_offset is below GR_LAYOUT_START",			\
+	  h.ring_offset = htole64(GR_STATUS_OFFSET))			\
+	X(ring_past_end, -EINVAL, "rings end beyond the region",	\
+	  h.ring_offset = htole64(T_REGION - 128))			\
+	X(ring_offset_wraps, -EINVAL, "rings end beyond the region",	\
+	  h.ring_offset = htole64(UINT64_MAX - 63))			\
+	X(rec_misaligned, -EINVAL,					\
+	  "subbuf_rec_offset is not 16-byte aligned",			\
+	  h.subbuf_rec_offset = htole64(T_REC_OFF + 8))			\
+	X(rec_below_layout, -EINVAL,					\
+	  "subbuf_rec_offset is below GR_LAYOUT_START",			\
+	  h.subbuf_rec_offset = htole64(0x1ff0))			\
+	X(rec_past_end, -EINVAL, "commit records end beyond the region", \
+	  h.subbuf_rec_offset = htole64(T_REGION - 64))			\
+	X(rec_offset_wraps, -EINVAL,					\
+	  "commit records end beyond the region",			\
+	  h.subbuf_rec_offset = htole64(UINT64_MAX - 15))		\
+	X(data_misaligned, -EINVAL,					\
+	  "data_offset is not GR_PAGE_SIZE aligned",			\
+	  h.data_offset = htole64(T_DATA_OFF + 2048))			\
+	X(data_below_layout, -EINVAL,					\
+	  "data_offset is below GR_LAYOUT_START",			\
+	  h.data_offset = htole64(GR_CTRL_OFFSET))			\
+	X(data_past_end, -EINVAL,					\
+	  "sub-buffer data ends beyond the region",			\
+	  h.data_offset = htole64(0x9000))				\
+	X(data_offset_wraps, -EINVAL,					\
+	  "sub-buffer data ends beyond the region",			\
+	  h.data_offset = htole64(UINT64_MAX - 4095))			\
+	X(data_size_wraps_u32, -EINVAL,					\
+	  "sub-buffer data ends beyond the region",			\
+	  h.n_subbufs = htole32(128);					\
+	  h.subbuf_size = htole32(GR_MAX_SUBBUF_SIZE))			\
+	X(desc_overlaps_rings, -EINVAL,					\
+	  "descriptor table overlaps the rings",			\
+	  h.ring_offset = htole64(T_DESC_OFF + 0x40))			\
+	X(desc_overlaps_records, -EINVAL,				\
+	  "descriptor table overlaps the commit records",		\
+	  h.subbuf_rec_offset = htole64(T_DESC_OFF + 0x6b0))		\
+	X(desc_overlaps_data, -EINVAL,					\
+	  "descriptor table overlaps the sub-buffer data",		\
+	  h.desc_offset = htole64(T_DATA_OFF + 0x7ff8))			\
+	X(rings_overlap_records, -EINVAL,				\
+	  "rings overlap the commit records",				\
+	  h.subbuf_rec_offset = htole64(T_RING_OFF + 0xf0))		\
+	X(rings_overlap_data, -EINVAL, "rings overlap the sub-buffer data", \
+	  h.ring_offset = htole64(T_DATA_OFF + 0x4000))			\
+	X(records_overlap_data, -EINVAL,				\
+	  "commit records overlap the sub-buffer data",			\
+	  h.subbuf_rec_offset = htole64(0xbf90))			\
+	X(clock_name_unterminated, -EINVAL,				\
+	  "clock_name is not NUL-terminated",				\
+	  memset(h.clock_name, 'a', sizeof(h.clock_name)))		\
+	X(clock_name_empty, -EINVAL, "clock_name is empty",		\
+	  memset(h.clock_name, 0, sizeof(h.clock_name)))		\
+	X(clock_name_dash, -EINVAL,					\
+	  "clock_name is not an identifier [a-z_][a-z0-9_]*",		\
+	  strcpy(h.clock_name, "mono-fast"))				\
+	X(clock_name_injection, -EINVAL,				\
+	  "clock_name is not an identifier [a-z_][a-z0-9_]*",		\
+	  strcpy(h.clock_name, "a; }; trace {"))			\
+	X(clock_name_digit_first, -EINVAL,				\
+	  "clock_name is not an identifier [a-z_][a-z0-9_]*",		\
+	  strcpy(h.clock_name, "1mono"))				\
+	X(clock_name_keyword, -EINVAL, "clock_name is a TSDL keyword",	\
+	  strcpy(h.clock_name, "clock"))				\
+	X(kernel_release_unterminated, -EINVAL,				\
+	  "kernel_release is not NUL-terminated",			\
+	  memset(h.kernel_release, '6', sizeof(h.kernel_release)))	\
+	X(nodename_unterminated, -EINVAL,				\
+	  "nodename is not NUL-terminated",				\
+	  memset(h.nodename, 'n', sizeof(h.nodename)))			\
+	X(reserved0_set, -EINVAL, "reserved header bytes are not zero",	\
+	  h.reserved0 = htole32(1))					\
+	X(reserved_first_byte, -EINVAL,					\
+	  "reserved header bytes are not zero",				\
+	  h.reserved[0] = 1)						\
+	X(reserved_last_byte, -EINVAL,					\
+	  "reserved header bytes are not zero",				\
+	  h.reserved[sizeof(h.reserved) - 1] = 0x80)
+
+#define HDR_REJECT_FN(name, err, msg, ...)				\
+static void test_hdr_rejects_##name(void)				\
+{									\
+	struct gr_region_hdr h;						\
+	struct gr_view v;						\
+	uint64_t real = T_REGION;					\
+	const char *why = NULL;						\
+									\
+	make_hdr(&h);							\
+	__VA_ARGS__;							\
+	expect(gr_check_region_hdr(&h, real, &v, &why), &why, err, msg);	\
+}
+HDR_REJECTS(HDR_REJECT_FN)
+
+/* the geometry of a global ring: cpu count still bounded */
+static void test_hdr_rejects_global_ring_with_no_cpus(void)
+{
+	struct gr_region_hdr h;
+	struct gr_view v;
+	const char *why = NULL;
+
+	make_global_hdr(&h, 0);
+	expect(gr_check_region_hdr(&h, T_REGION, &v, &why), &why, -EINVAL,
+	       "nr_cpus is 0");
+}
+
+/* --- reading the header out of a mapping --------------------------------- */
+
+static void test_read_hdr_copies_published_header(void)
+{
+	uint8_t *region = aligned_alloc(GR_PAGE_SIZE, T_REGION);
+	struct gr_region_hdr copy;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(region);
+	memset(region, 0, T_REGION);
+	make_hdr((struct gr_region_hdr *)region);
+	CU_ASSERT_EQUAL(gr_read_region_hdr(region, T_REGION, &copy), 0);
+	CU_ASSERT_EQUAL(memcmp(&copy, region, sizeof(copy)), 0);
+	free(region);
+}
+
+static void test_read_hdr_unpublished_is_eagain(void)
+{
+	uint8_t *region = aligned_alloc(GR_PAGE_SIZE, T_REGION);
+	struct gr_region_hdr copy;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(region);
+	memset(region, 0, T_REGION);
+	CU_ASSERT_EQUAL(gr_read_region_hdr(region, T_REGION, &copy), -EAGAIN);
+	make_hdr((struct gr_region_hdr *)region);
+	((struct gr_region_hdr *)region)->magic = htole64(GR_CTRL_MAGIC);
+	CU_ASSERT_EQUAL(gr_read_region_hdr(region, T_REGION, &copy), -EAGAIN);
+	free(region);
+}
+
+static void test_read_hdr_rejects_tiny_mapping(void)
+{
+	uint8_t *region = aligned_alloc(GR_PAGE_SIZE, GR_PAGE_SIZE);
+	struct gr_region_hdr copy;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(region);
+	make_hdr((struct gr_region_hdr *)region);
+	CU_ASSERT_EQUAL(gr_read_region_hdr(region, 511, &copy), -EINVAL);
+	free(region);
+}
+
+/* --- event descriptors --------------------------------------------------- */
+
+static void test_desc_accepts_valid_events(void)
+{
+	struct gr_event_view ev[T_NDESC];
+
+	make_event_views(ev);
+	CU_ASSERT_STRING_EQUAL(ev[0].name, "sched_switch");
+	CU_ASSERT_STRING_EQUAL(ev[0].system, "sched");
+	CU_ASSERT_EQUAL(ev[0].id, 0);
+	CU_ASSERT_EQUAL(ev[0].nr_fields, 7);
+	CU_ASSERT_EQUAL(ev[0].payload_size, 56);
+	CU_ASSERT_EQUAL(ev[0].min_record, 72);
+	CU_ASSERT_EQUAL(ev[0].max_record, 72);
+	CU_ASSERT_STRING_EQUAL(ev[0].fields[3].name, "prev_state");
+	CU_ASSERT_EQUAL(ev[0].fields[3].offset, 24);
+	CU_ASSERT_EQUAL(ev[0].fields[3].size, 8);
+	CU_ASSERT_EQUAL(ev[0].fields[3].type, GR_FIELD_INTEGER);
+	CU_ASSERT_EQUAL(ev[0].fields[3].flags, GR_FIELD_F_HEX);
+
+	CU_ASSERT_STRING_EQUAL(ev[1].fields[0].name, "id");
+	CU_ASSERT_STRING_EQUAL(ev[1].fields[1].name, "timestamp");
+	CU_ASSERT_EQUAL(ev[1].min_record, 32);
+	CU_ASSERT_EQUAL(ev[1].max_record, 32);
+
+	CU_ASSERT_EQUAL(ev[2].flags, GR_EVENT_F_VARLEN);
+	CU_ASSERT_EQUAL(ev[2].min_record, 32);	/* ALIGN(16 + 8 + 1, 8) */
+	CU_ASSERT_EQUAL(ev[2].max_record, 224);	/* ALIGN(16 + 208, 8) */
+}
+
+static void test_desc_accepts_event_without_fields(void)
+{
+	struct gr_event_desc d[T_NDESC];
+	struct gr_event_view ev;
+	struct gr_view v;
+	const char *why = NULL;
+
+	make_view(&v);
+	make_descs(d);
+	d[1].nr_fields = 0;
+	d[1].payload_size = 0;
+	CU_ASSERT_EQUAL(gr_check_event_desc(&v, &d[1], 1, &ev, &why), 0);
+	CU_ASSERT_EQUAL(ev.min_record, 16);
+	CU_ASSERT_EQUAL(ev.max_record, 16);
+}
+
+static void test_desc_accepts_payload_filling_max_event_size(void)
+{
+	struct gr_event_desc d[T_NDESC];
+	struct gr_event_view ev;
+	struct gr_view v;
+	const char *why = NULL;
+
+	make_view(&v);
+	make_descs(d);
+	d[0].payload_size = htole16(T_MAX_EVENT - 16);
+	CU_ASSERT_EQUAL(gr_check_event_desc(&v, &d[0], 0, &ev, &why), 0);
+	CU_ASSERT_EQUAL(ev.max_record, T_MAX_EVENT);
+}
+
+static void test_desc_ignores_unused_field_slots(void)
+{
+	struct gr_event_desc d[T_NDESC];
+	struct gr_event_view ev;
+	struct gr_view v;
+	const char *why = NULL;
+
+	make_view(&v);
+	make_descs(d);
+	memset(&d[1].fields[2], 0xff,
+	       sizeof(d[1].fields) - 2 * sizeof(d[1].fields[0]));
+	CU_ASSERT_EQUAL(gr_check_event_desc(&v, &d[1], 1, &ev, &why), 0);
+	CU_ASSERT_EQUAL(ev.fields[2].name[0], 0);
+}
+
+static void test_desc_ignores_reserved_of_newer_minor(void)
+{
+	struct gr_event_desc d[T_NDESC];
+	struct gr_event_view ev;
+	struct gr_view v;
+	const char *why = NULL;
+
+	make_view(&v);
+	v.abi_minor = GR_ABI_MINOR + 1;
+	make_descs(d);
+	d[0].reserved = htole64(1);
+	d[0].fields[0].reserved = htole16(1);
+	CU_ASSERT_EQUAL(gr_check_event_desc(&v, &d[0], 0, &ev, &why), 0);
+}
+
+static void test_desc_rejects_every_tsdl_keyword_as_field_name(void)
+{
+	static const char *const kw[] = {
+		"align", "callsite", "char", "clock", "const", "double",
+		"enum", "env", "event", "float", "floating_point", "int",
+		"integer", "long", "short", "signed", "stream", "string",
+		"struct", "trace", "typealias", "typedef", "unsigned",
+		"variant", "void",
+	};
+	struct gr_event_desc d[T_NDESC];
+	struct gr_event_view ev;
+	struct gr_view v;
+	const char *why;
+	unsigned int i;
+
+	make_view(&v);
+	for (i = 0; i < ARRAY_SIZE(kw); i++) {
+		make_descs(d);
+		set_field(&d[1].fields[1], kw[i], 8, 8, GR_FIELD_INTEGER, 0);
+		why = NULL;
+		expect(gr_check_event_desc(&v, &d[1], 1, &ev, &why), &why,
+		       -EINVAL, "field name is a TSDL keyword");
+		CU_ASSERT_TRUE(gr_is_tsdl_keyword(kw[i]));
+		/* with a '_' prefix (what the CTF writer emits) it is fine */
+		CU_ASSERT_FALSE(gr_is_tsdl_keyword("_struct"));
+	}
+}
+
+static void test_desc_accepts_names_that_are_not_keywords(void)
+{
+	static const char *const ok[] = {
+		"id", "timestamp", "packet", "fields", "header", "context",
+		"true", "false", "_x", "x_", "a0", "__", "uint32_t_val",
+	};
+	struct gr_event_desc d[T_NDESC];
+	struct gr_event_view ev;
+	struct gr_view v;
+	const char *why = NULL;
+	unsigned int i;
+
+	make_view(&v);
+	for (i = 0; i < ARRAY_SIZE(ok); i++) {
+		make_descs(d);
+		strcpy(d[1].fields[0].name, "nr");
+		set_field(&d[1].fields[1], ok[i], 8, 8, GR_FIELD_INTEGER, 0);
+		CU_ASSERT_EQUAL(gr_check_event_desc(&v, &d[1], 1, &ev, &why), 0);
+		CU_ASSERT_STRING_EQUAL(ev.fields[1].name, ok[i]);
+	}
+}
+
+static void test_desc_rejects_tsdl_injection_in_every_name(void)
+{
+	static const char *const evil[] = {
+		"a;}", "x\" ", "a b", "a\n", "}", "a/*", "a.b", "a:b",
+		"A", "sched_Switch", "\xc3\xa9t\xc3\xa9", "a\\", "0a", "a-b",
+	};
+	struct gr_event_desc d[T_NDESC];
+	struct gr_event_view ev;
+	struct gr_view v;
+	const char *why;
+	unsigned int i;
+
+	make_view(&v);
+	for (i = 0; i < ARRAY_SIZE(evil); i++) {
+		CU_ASSERT_FALSE(gr_is_identifier(evil[i], 32));
+
+		make_descs(d);
+		strcpy(d[0].name, evil[i]);
+		why = NULL;
+		expect(gr_check_event_desc(&v, &d[0], 0, &ev, &why), &why,
+		       -EINVAL,
+		       "event name is not an identifier [a-z_][a-z0-9_]*");
+
+		make_descs(d);
+		strcpy(d[0].system, evil[i]);
+		why = NULL;
+		expect(gr_check_event_desc(&v, &d[0], 0, &ev, &why), &why,
+		       -EINVAL,
+		       "event system is not an identifier [a-z_][a-z0-9_]*");
+
+		make_descs(d);
+		strcpy(d[0].fields[2].name, evil[i]);
+		why = NULL;
+		expect(gr_check_event_desc(&v, &d[0], 0, &ev, &why), &why,
+		       -EINVAL,
+		       "field name is not an identifier [a-z_][a-z0-9_]*");
+	}
+}
+
+static void test_desc_bytes_after_nul_do_not_matter(void)
+{
+	struct gr_event_desc d[T_NDESC];
+	struct gr_event_view ev;
+	struct gr_view v;
+	const char *why = NULL;
+
+	make_view(&v);
+	make_descs(d);
+	/* NUL-padding is expected, garbage after the NUL is ignored */
+	d[0].name[sizeof(d[0].name) - 1] = '"';
+	d[0].fields[0].name[sizeof(d[0].fields[0].name) - 1] = '}';
+	CU_ASSERT_EQUAL(gr_check_event_desc(&v, &d[0], 0, &ev, &why), 0);
+	CU_ASSERT_STRING_EQUAL(ev.name, "sched_switch");
+	CU_ASSERT_EQUAL(ev.name[sizeof(ev.name) - 1], 0);
+	CU_ASSERT_EQUAL(ev.fields[0].name[sizeof(ev.fields[0].name) - 1], 0);
+}
+
+/*
+ * X(name, reason, mutation...): the mutation runs on valid descriptors
+ * d[] and may change idx (the descriptor checked, 0 by default) or the
+ * view v; the check must fail with -EINVAL and the reason.
+ */
+#define DESC_REJECTS(X)							\
+	X(index_out_of_table, "descriptor index out of range",		\
+	  idx = T_NDESC; d[idx % T_NDESC].id = htole16(T_NDESC))	\
+	X(index_past_max_events, "descriptor index out of range",	\
+	  v.desc_count = GR_MAX_EVENTS + 1; idx = GR_MAX_EVENTS)	\
+	X(id_not_index, "descriptor id differs from its index",		\
+	  d[0].id = htole16(1))						\
+	X(id_high_byte, "descriptor id differs from its index",		\
+	  d[0].id = htole16(0x100))					\
+	X(name_unterminated, "event name is not NUL-terminated",	\
+	  memset(d[0].name, 'a', sizeof(d[0].name)))			\
+	X(name_empty, "event name is empty", d[0].name[0] = 0)		\
+	X(name_bad_char, "event name is not an identifier [a-z_][a-z0-9_]*", \
+	  d[0].name[5] = '-')						\
+	X(system_unterminated, "event system is not NUL-terminated",	\
+	  memset(d[0].system, 's', sizeof(d[0].system)))		\
+	X(system_empty, "event system is empty", d[0].system[0] = 0)	\
+	X(system_bad_char,						\
+	  "event system is not an identifier [a-z_][a-z0-9_]*",		\
+	  d[0].system[0] = '9')						\
+	X(flags_unknown_bit, "unknown bits in event flags",		\
+	  d[0].flags = htole16(1U << 1))				\
+	X(flags_top_bit, "unknown bits in event flags",			\
+	  d[0].flags = htole16(0x8000))					\
+	X(reserved_set, "reserved event descriptor bytes are not zero",	\
+	  d[0].reserved = htole64(1ULL << 63))				\
+	X(payload_past_max_event_size,					\
+	  "payload_size + 16 exceeds max_event_size",			\
+	  d[0].payload_size = htole16(T_MAX_EVENT - 15))		\
+	X(payload_max_u16, "payload_size + 16 exceeds max_event_size",	\
+	  d[0].payload_size = htole16(UINT16_MAX))			\
+	X(nr_fields_17, "nr_fields is above GR_MAX_FIELDS",		\
+	  d[0].nr_fields = htole16(GR_MAX_FIELDS + 1))			\
+	X(nr_fields_max_u16, "nr_fields is above GR_MAX_FIELDS",	\
+	  d[0].nr_fields = htole16(UINT16_MAX))				\
+	X(varlen_without_string,					\
+	  "VARLEN event does not end with a string field",		\
+	  d[0].flags = htole16(GR_EVENT_F_VARLEN))			\
+	X(varlen_without_fields,					\
+	  "VARLEN event does not end with a string field",		\
+	  idx = 2; d[2].nr_fields = 0)					\
+	X(field_name_unterminated, "field name is not NUL-terminated",	\
+	  memset(d[0].fields[6].name, 'f', GR_FIELD_NAME_LEN))		\
+	X(field_name_empty, "field name is empty",			\
+	  d[0].fields[6].name[0] = 0)					\
+	X(field_name_upper,						\
+	  "field name is not an identifier [a-z_][a-z0-9_]*",		\
+	  d[0].fields[6].name[0] = 'N')					\
+	X(field_name_underscore_only,					\
+	  "field name \"_\" is empty once its '_' is stripped",		\
+	  strcpy(d[0].fields[6].name, "_"))				\
+	X(field_name_keyword, "field name is a TSDL keyword",		\
+	  strcpy(d[0].fields[6].name, "integer"))			\
+	X(field_name_duplicate, "duplicate field name",			\
+	  strcpy(d[0].fields[6].name, "prev_prio"))			\
+	X(field_name_duplicate_after_strip, "duplicate field name",	\
+	  strcpy(d[0].fields[6].name, "_prev_prio"))			\
+	X(integer_size_3, "integer field size is not 1, 2, 4 or 8",	\
+	  d[0].fields[1].size = htole16(3))				\
+	X(integer_size_0, "integer field size is not 1, 2, 4 or 8",	\
+	  d[0].fields[1].size = 0)					\
+	X(integer_size_16, "integer field size is not 1, 2, 4 or 8",	\
+	  d[0].fields[3].size = htole16(16))				\
+	X(integer_unknown_flag, "unknown bits in field flags",		\
+	  d[0].fields[1].flags = 1U << 2)				\
+	X(chars_size_0, "chars field has size 0",			\
+	  d[0].fields[0].size = 0)					\
+	X(chars_signed, "flags set on a non-integer field",		\
+	  d[0].fields[0].flags = GR_FIELD_F_SIGNED)			\
+	X(string_not_last, "string field is not the last field",	\
+	  idx = 2; d[2].fields[0].type = GR_FIELD_STRING)		\
+	X(string_without_varlen,					\
+	  "string field in an event without VARLEN",			\
+	  idx = 2; d[2].flags = 0)					\
+	X(string_size_0, "string field has size 0",			\
+	  idx = 2; d[2].fields[1].size = 0)				\
+	X(string_flags, "flags set on a non-integer field",		\
+	  idx = 2; d[2].fields[1].flags = GR_FIELD_F_HEX)		\
+	X(type_0, "unknown field type", d[0].fields[2].type = 0)	\
+	X(type_4, "unknown field type", d[0].fields[2].type = 4)	\
+	X(type_255, "unknown field type", d[0].fields[2].type = 255)	\
+	X(field_past_payload, "field extends beyond payload_size",	\
+	  d[0].fields[6].offset = htole16(53))				\
+	X(field_offset_wraps_u16, "field extends beyond payload_size",	\
+	  d[0].fields[6].offset = htole16(UINT16_MAX))			\
+	X(chars_size_wraps_u16, "field extends beyond payload_size",	\
+	  d[0].fields[4].size = htole16(UINT16_MAX))			\
+	X(string_past_payload, "field extends beyond payload_size",	\
+	  idx = 2; d[2].fields[1].size = htole16(201))			\
+	X(fields_overlap, "fields overlap",				\
+	  d[0].fields[5].offset = htole16(50))				\
+	X(fields_overlap_same_offset, "fields overlap",			\
+	  d[0].fields[6].offset = htole16(48))				\
+	X(fields_overlap_inside_chars, "fields overlap",		\
+	  d[0].fields[6].offset = htole16(36))				\
+	X(field_reserved_set, "reserved field bytes are not zero",	\
+	  d[0].fields[2].reserved = htole16(0x100))
+
+#define DESC_REJECT_FN(name, msg, ...)					\
+static void test_desc_rejects_##name(void)				\
+{									\
+	struct gr_event_desc d[T_NDESC];				\
+	struct gr_event_view ev;					\
+	struct gr_view v;						\
+	unsigned int idx = 0;						\
+	const char *why = NULL;						\
+									\
+	make_view(&v);							\
+	make_descs(d);							\
+	__VA_ARGS__;							\
+	expect(gr_check_event_desc(&v, &d[idx % T_NDESC], idx, &ev, &why), \
+	       &why, -EINVAL, msg);					\
+}
+DESC_REJECTS(DESC_REJECT_FN)
+
+/* --- counters ------------------------------------------------------------ */
+
+static int counters(int flight, uint64_t produced, uint64_t consumed,
+		    uint64_t *first, uint64_t *ready, const char **why)
+{
+	struct gr_view v;
+
+	make_view(&v);
+	*first = *ready = 0xdead;
+	return gr_check_counters(&v, produced, consumed, flight, first, ready,
+				 why);
+}
+
+static void test_counters_stream_accepts_zero_to_n_ready(void)
+{
+	uint64_t first, ready, d;
+	const char *why = NULL;
+
+	for (d = 0; d <= T_N; d++) {
+		CU_ASSERT_EQUAL(counters(0, 100 + d, 100, &first, &ready, &why), 0);
+		CU_ASSERT_EQUAL(first, 100);
+		CU_ASSERT_EQUAL(ready, d);
+	}
+}
+
+static void test_counters_stream_rejects_more_than_n_ahead(void)
+{
+	uint64_t first, ready;
+	const char *why = NULL;
+
+	expect(counters(0, 100 + T_N + 1, 100, &first, &ready, &why), &why,
+	       -EINVAL, "produced is more than n_subbufs ahead of consumed");
+	CU_ASSERT_EQUAL(first, 0xdead);
+	why = NULL;
+	expect(counters(0, UINT64_MAX, 0, &first, &ready, &why), &why,
+	       -EINVAL, "produced is more than n_subbufs ahead of consumed");
+}
+
+static void test_counters_stream_rejects_produced_behind(void)
+{
+	uint64_t first, ready;
+	const char *why = NULL;
+
+	expect(counters(0, 99, 100, &first, &ready, &why), &why, -EINVAL,
+	       "produced is more than n_subbufs ahead of consumed");
+	why = NULL;
+	expect(counters(0, 0, 1, &first, &ready, &why), &why, -EINVAL,
+	       "produced is more than n_subbufs ahead of consumed");
+}
+
+static void test_counters_stream_wraps_at_2_64(void)
+{
+	uint64_t first, ready;
+	const char *why = NULL;
+
+	/* consumed 2^64 - 2, produced 2 (mod 2^64): 4 ready */
+	CU_ASSERT_EQUAL(counters(0, 2, UINT64_MAX - 1, &first, &ready, &why), 0);
+	CU_ASSERT_EQUAL(first, UINT64_MAX - 1);
+	CU_ASSERT_EQUAL(ready, 4);
+	CU_ASSERT_EQUAL(counters(0, 0, UINT64_MAX, &first, &ready, &why), 0);
+	CU_ASSERT_EQUAL(ready, 1);
+	why = NULL;
+	expect(counters(0, 3, UINT64_MAX - 1, &first, &ready, &why), &why,
+	       -EINVAL, "produced is more than n_subbufs ahead of consumed");
+}
+
+static void test_counters_flight_caps_at_n_minus_1(void)
+{
+	uint64_t first, ready;
+	const char *why = NULL;
+
+	CU_ASSERT_EQUAL(counters(1, 100, 100, &first, &ready, &why), 0);
+	CU_ASSERT_EQUAL(ready, 0);
+	CU_ASSERT_EQUAL(first, 100);
+	CU_ASSERT_EQUAL(counters(1, 102, 100, &first, &ready, &why), 0);
+	CU_ASSERT_EQUAL(ready, 2);
+	CU_ASSERT_EQUAL(first, 100);
+	/* slot of produced - n is being overwritten: n - 1 are intact */
+	CU_ASSERT_EQUAL(counters(1, 100 + T_N, 100, &first, &ready, &why), 0);
+	CU_ASSERT_EQUAL(ready, T_N - 1);
+	CU_ASSERT_EQUAL(first, 101);
+	CU_ASSERT_EQUAL(counters(1, 1000000, 100, &first, &ready, &why), 0);
+	CU_ASSERT_EQUAL(ready, T_N - 1);
+	CU_ASSERT_EQUAL(first, 1000000 - (T_N - 1));
+}
+
+static void test_counters_flight_wraps_at_2_64(void)
+{
+	uint64_t first, ready;
+	const char *why = NULL;
+
+	CU_ASSERT_EQUAL(counters(1, 1, UINT64_MAX - 9, &first, &ready, &why), 0);
+	CU_ASSERT_EQUAL(ready, T_N - 1);
+	CU_ASSERT_EQUAL(first, UINT64_MAX - 1);	/* 1 - 3 mod 2^64 */
+	CU_ASSERT_EQUAL(counters(1, 1ULL << 62, 0, &first, &ready, &why), 0);
+	CU_ASSERT_EQUAL(counters(1, (1ULL << 63) - 1, 0, &first, &ready,
+				 &why), 0);
+}
+
+static void test_counters_flight_rejects_produced_behind(void)
+{
+	uint64_t first, ready;
+	const char *why = NULL;
+
+	expect(counters(1, 99, 100, &first, &ready, &why), &why, -EINVAL,
+	       "produced is behind consumed");
+	why = NULL;
+	expect(counters(1, 1ULL << 63, 0, &first, &ready, &why), &why,
+	       -EINVAL, "produced is behind consumed");
+	CU_ASSERT_EQUAL(first, 0xdead);
+	CU_ASSERT_EQUAL(ready, 0xdead);
+}
+
+/* --- packets ------------------------------------------------------------- */
+
+static void test_packet_accepts_valid_subbuf(void)
+{
+	struct gr_subbuf_rec rec;
+	struct gr_packet_header ph;
+	struct gr_view v;
+	uint64_t bytes = 0;
+	const char *why = NULL;
+
+	make_view(&v);
+	make_packet(&rec, &ph, T_RING, T_SEQ);
+	CU_ASSERT_EQUAL(gr_check_packet(&v, T_RING, T_SEQ, &rec, &ph, &bytes,
+					&why), 0);
+	CU_ASSERT_EQUAL(bytes, T_CONTENT);
+}
+
+static void test_packet_accepts_empty_and_full_subbuf(void)
+{
+	struct gr_subbuf_rec rec;
+	struct gr_packet_header ph;
+	struct gr_view v;
+	uint64_t bytes = 0;
+	const char *why = NULL;
+
+	make_view(&v);
+	make_packet(&rec, &ph, 0, 7);
+	rec.bytes = htole32(72);
+	ph.content_size = htole64(72 * 8);
+	ph.timestamp_end = ph.timestamp_begin;
+	CU_ASSERT_EQUAL(gr_check_packet(&v, 0, 7, &rec, &ph, &bytes, &why), 0);
+	CU_ASSERT_EQUAL(bytes, 72);
+	rec.bytes = htole32(T_S);
+	ph.content_size = htole64(T_S * 8);
+	CU_ASSERT_EQUAL(gr_check_packet(&v, 0, 7, &rec, &ph, &bytes, &why), 0);
+	CU_ASSERT_EQUAL(bytes, T_S);
+}
+
+static void test_packet_accepts_seq_near_2_64(void)
+{
+	struct gr_subbuf_rec rec;
+	struct gr_packet_header ph;
+	struct gr_view v;
+	uint64_t bytes = 0;
+	const char *why = NULL;
+
+	make_view(&v);
+	make_packet(&rec, &ph, T_RING, UINT64_MAX - 1);
+	CU_ASSERT_EQUAL(gr_check_packet(&v, T_RING, UINT64_MAX - 1, &rec, &ph,
+					&bytes, &why), 0);
+	make_packet(&rec, &ph, T_RING, 0);
+	CU_ASSERT_EQUAL(gr_check_packet(&v, T_RING, 0, &rec, &ph, &bytes,
+					&why), 0);
+}
+
+static void test_packet_global_ring_takes_any_cpu_below_nr_cpus(void)
+{
+	struct gr_region_hdr h;
+	struct gr_subbuf_rec rec;
+	struct gr_packet_header ph;
+	struct gr_view v;
+	uint64_t bytes = 0;
+	const char *why = NULL;
+
+	make_global_hdr(&h, 8);
+	CU_ASSERT_EQUAL_FATAL(gr_check_region_hdr(&h, T_REGION, &v, &why), 0);
+	make_packet(&rec, &ph, 0, T_SEQ);
+	ph.cpu_id = htole32(7);
+	CU_ASSERT_EQUAL(gr_check_packet(&v, 0, T_SEQ, &rec, &ph, &bytes,
+					&why), 0);
+	ph.cpu_id = 0;
+	CU_ASSERT_EQUAL(gr_check_packet(&v, 0, T_SEQ, &rec, &ph, &bytes,
+					&why), 0);
+	ph.cpu_id = htole32(8);
+	expect(gr_check_packet(&v, 0, T_SEQ, &rec, &ph, &bytes, &why), &why,
+	       -EINVAL, "cpu_id does not match the ring");
+	why = NULL;
+	ph.cpu_id = 0;
+	expect(gr_check_packet(&v, 1, T_SEQ, &rec, &ph, &bytes, &why), &why,
+	       -EINVAL, "ring index out of range");
+}
+
+static void test_packet_ignores_reserved_of_newer_minor(void)
+{
+	struct gr_subbuf_rec rec;
+	struct gr_packet_header ph;
+	struct gr_view v;
+	uint64_t bytes = 0;
+	const char *why = NULL;
+
+	make_view(&v);
+	v.abi_minor = GR_ABI_MINOR + 1;
+	make_packet(&rec, &ph, T_RING, T_SEQ);
+	rec.reserved = htole32(1);
+	ph.reserved = htole32(1);
+	CU_ASSERT_EQUAL(gr_check_packet(&v, T_RING, T_SEQ, &rec, &ph, &bytes,
+					&why), 0);
+}
+
+/*
+ * X(name, errno, reason, mutation...): the mutation runs on a valid record
+ * rec and header ph of ring T_RING, expected sequence number seq.
+ */
+#define PACKET_REJECTS(X)						\
+	X(ring_out_of_range, -EINVAL, "ring index out of range",	\
+	  ring = T_CPUS)						\
+	X(ring_huge, -EINVAL, "ring index out of range", ring = ~0U)	\
+	X(seq_busy, -EBUSY, "sub-buffer is being written",		\
+	  rec.seq = htole64(GR_SEQ_BUSY))				\
+	X(seq_other, -EINVAL, "commit record seq is not the expected one", \
+	  rec.seq = htole64(T_SEQ + 1))					\
+	X(seq_older_lap, -EINVAL,					\
+	  "commit record seq is not the expected one",			\
+	  rec.seq = htole64(T_SEQ - T_N))				\
+	X(seq_zero, -EINVAL, "commit record seq is not the expected one", \
+	  rec.seq = 0)							\
+	X(seq_next_lap, -ESTALE, "sub-buffer was overwritten",		\
+	  rec.seq = htole64(T_SEQ + T_N))				\
+	X(seq_later_lap, -ESTALE, "sub-buffer was overwritten",		\
+	  rec.seq = htole64(T_SEQ + 1000 * T_N))			\
+	X(rec_reserved, -EINVAL,					\
+	  "reserved commit record bytes are not zero",			\
+	  rec.reserved = htole32(1))					\
+	X(magic, -EINVAL, "bad packet magic",				\
+	  ph.magic = htole32(GR_CTF_MAGIC ^ 0x100))			\
+	X(magic_byte_swapped, -EINVAL, "bad packet magic",		\
+	  ph.magic = htobe32(GR_CTF_MAGIC))				\
+	X(stream_id, -EINVAL, "stream_id is not 0",			\
+	  ph.stream_id = htole32(1))					\
+	X(stream_instance_id, -EINVAL,					\
+	  "stream_instance_id is not the ring index",			\
+	  ph.stream_instance_id = htole64(0))				\
+	X(stream_instance_id_high, -EINVAL,				\
+	  "stream_instance_id is not the ring index",			\
+	  ph.stream_instance_id = htole64((1ULL << 32) | T_RING))	\
+	X(cpu_id, -EINVAL, "cpu_id does not match the ring",		\
+	  ph.cpu_id = htole32(0))					\
+	X(packet_size_small, -EINVAL, "packet_size is not subbuf_size * 8", \
+	  ph.packet_size = htole64(T_S * 8 - 64))			\
+	X(packet_size_bytes, -EINVAL, "packet_size is not subbuf_size * 8", \
+	  ph.packet_size = htole64(T_S))				\
+	X(content_not_whole_words, -EINVAL,				\
+	  "content_size is not a multiple of 64 bits",			\
+	  ph.content_size = htole64(T_CONTENT * 8 + 8))			\
+	X(content_odd_bits, -EINVAL,					\
+	  "content_size is not a multiple of 64 bits",			\
+	  ph.content_size = htole64(T_CONTENT * 8 + 1))			\
+	X(content_below_header, -EINVAL,				\
+	  "content_size is smaller than the packet header",		\
+	  rec.bytes = htole32(64); ph.content_size = htole64(64 * 8))	\
+	X(content_zero, -EINVAL,					\
+	  "content_size is smaller than the packet header",		\
+	  rec.bytes = 0; ph.content_size = 0)				\
+	X(content_past_packet, -EINVAL, "content_size exceeds packet_size", \
+	  rec.bytes = htole32(T_S + 8);					\
+	  ph.content_size = htole64((T_S + 8) * 8))			\
+	X(content_near_2_64, -EINVAL, "content_size exceeds packet_size", \
+	  ph.content_size = htole64(UINT64_MAX - 63))			\
+	X(content_not_rec_bytes, -EINVAL,				\
+	  "content_size differs from the commit record",		\
+	  rec.bytes = htole32(T_CONTENT + 8))				\
+	X(rec_bytes_wraps, -EINVAL,					\
+	  "content_size differs from the commit record",		\
+	  rec.bytes = htole32((uint32_t)(T_CONTENT + (1ULL << 29))))	\
+	X(packet_seq_num, -EINVAL, "packet_seq_num is not the expected one", \
+	  ph.packet_seq_num = htole64(T_SEQ + T_N))			\
+	X(timestamps_reversed, -EINVAL,					\
+	  "timestamp_begin is after timestamp_end",			\
+	  ph.timestamp_begin = htole64(21))				\
+	X(timestamp_end_zero, -EINVAL,					\
+	  "timestamp_begin is after timestamp_end",			\
+	  ph.timestamp_end = 0)						\
+	X(header_reserved, -EINVAL,					\
+	  "reserved packet header bytes are not zero",			\
+	  ph.reserved = htole32(0x80000000U))
+
+#define PACKET_REJECT_FN(name, err, msg, ...)				\
+static void test_packet_rejects_##name(void)				\
+{									\
+	struct gr_subbuf_rec rec;					\
+	struct gr_packet_header ph;					\
+	struct gr_view v;						\
+	unsigned int ring = T_RING;					\
+	uint64_t bytes = 0xdead;					\
+	const char *why = NULL;						\
+									\
+	make_view(&v);							\
+	make_packet(&rec, &ph, T_RING, T_SEQ);				\
+	__VA_ARGS__;							\
+	expect(gr_check_packet(&v, ring, T_SEQ, &rec, &ph, &bytes, &why), \
+	       &why, err, msg);						\
+	CU_ASSERT_EQUAL(bytes, 0xdead);					\
+}
+PACKET_REJECTS(PACKET_REJECT_FN)
+
+/* --- event records ------------------------------------------------------- */
+
+static void make_evh(struct gr_event_header *e, uint16_t id, uint16_t size)
+{
+	e->id = htole16(id);
+	e->size = htole16(size);
+	e->tid = htole32(4242);
+	e->timestamp = htole64(123456789ULL);
+}
+
+static void test_evh_accepts_valid_records(void)
+{
+	struct gr_event_view ev[T_NDESC];
+	struct gr_event_header e;
+	struct gr_record_view r;
+	const char *why = NULL;
+	uint16_t size;
+
+	make_event_views(ev);
+	make_evh(&e, 0, 72);
+	CU_ASSERT_EQUAL(gr_check_event_header(&e, ev, T_NDESC, 72, &r, &why), 0);
+	CU_ASSERT_EQUAL(r.id, 0);
+	CU_ASSERT_EQUAL(r.size, 72);
+	CU_ASSERT_EQUAL(r.tid, 4242);
+	CU_ASSERT_EQUAL(r.timestamp, 123456789ULL);
+	make_evh(&e, 1, 32);
+	CU_ASSERT_EQUAL(gr_check_event_header(&e, ev, T_NDESC, 4000, &r, &why), 0);
+	for (size = 32; size <= 224; size += 8) {
+		make_evh(&e, 2, size);
+		CU_ASSERT_EQUAL(gr_check_event_header(&e, ev, T_NDESC, 224,
+						      &r, &why), 0);
+	}
+}
+
+#define EVH_REJECTS(X)							\
+	X(unknown_id, "unknown event id", make_evh(&e, T_NDESC, 72))	\
+	X(id_max, "unknown event id", make_evh(&e, UINT16_MAX, 72))	\
+	X(size_unaligned, "record size is not a multiple of 8",		\
+	  make_evh(&e, 0, 73))						\
+	X(size_zero, "record size is below 16", make_evh(&e, 0, 0))	\
+	X(size_8, "record size is below 16", make_evh(&e, 0, 8))	\
+	X(size_past_content, "record extends beyond the packet content", \
+	  remaining = 64)						\
+	X(size_max, "record extends beyond the packet content",		\
+	  make_evh(&e, 0, 65528))					\
+	X(fixed_size_short, "record size does not match the event",	\
+	  make_evh(&e, 0, 64))						\
+	X(fixed_size_long, "record size does not match the event",	\
+	  make_evh(&e, 0, 80))						\
+	X(varlen_too_short, "record size outside the event's range",	\
+	  make_evh(&e, 2, 24))						\
+	X(varlen_too_long, "record size outside the event's range",	\
+	  make_evh(&e, 2, 232))
+
+#define EVH_REJECT_FN(name, msg, ...)					\
+static void test_evh_rejects_##name(void)				\
+{									\
+	struct gr_event_view ev[T_NDESC];				\
+	struct gr_event_header e;					\
+	struct gr_record_view r;					\
+	uint64_t remaining = T_S - 72;					\
+	const char *why = NULL;						\
+									\
+	make_event_views(ev);						\
+	make_evh(&e, 0, 72);						\
+	__VA_ARGS__;							\
+	expect(gr_check_event_header(&e, ev, T_NDESC, remaining, &r, &why), \
+	       &why, -EINVAL, msg);					\
+}
+EVH_REJECTS(EVH_REJECT_FN)
+
+/* --- names --------------------------------------------------------------- */
+
+static void test_mode_and_state_names(void)
+{
+	CU_ASSERT_STRING_EQUAL(gr_mode_name(GR_MODE_STREAM), "stream");
+	CU_ASSERT_STRING_EQUAL(gr_mode_name(GR_MODE_FLIGHT), "flight");
+	CU_ASSERT_STRING_EQUAL(gr_mode_name(2), "unknown");
+	CU_ASSERT_STRING_EQUAL(gr_mode_name(UINT32_MAX), "unknown");
+	CU_ASSERT_STRING_EQUAL(gr_state_name(GR_STATE_ABSENT), "absent");
+	CU_ASSERT_STRING_EQUAL(gr_state_name(GR_STATE_IDLE), "idle");
+	CU_ASSERT_STRING_EQUAL(gr_state_name(GR_STATE_TRACING), "tracing");
+	CU_ASSERT_STRING_EQUAL(gr_state_name(GR_STATE_STOPPED), "stopped");
+	CU_ASSERT_STRING_EQUAL(gr_state_name(GR_STATE_PANIC), "panic");
+	CU_ASSERT_STRING_EQUAL(gr_state_name(5), "unknown");
+}
+
+static void test_identifier_rules(void)
+{
+	char full[8];
+
+	CU_ASSERT_TRUE(gr_is_identifier("a", 2));
+	CU_ASSERT_TRUE(gr_is_identifier("_", 2));
+	CU_ASSERT_TRUE(gr_is_identifier("a_9", 4));
+	CU_ASSERT_FALSE(gr_is_identifier("", 1));
+	CU_ASSERT_FALSE(gr_is_identifier("9a", 3));
+	memset(full, 'a', sizeof(full));
+	CU_ASSERT_FALSE(gr_is_identifier(full, sizeof(full)));
+	full[7] = 0;
+	CU_ASSERT_TRUE(gr_is_identifier(full, sizeof(full)));
+}
+
+/* --- randomized ---------------------------------------------------------- */
+
+#define RANDOM_ROUNDS	100000
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	/* xorshift64* */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545f4914f6cdd1dULL;
+}
+
+static uint64_t interesting(void)
+{
+	static const uint64_t vals[] = {
+		0, 1, 2, 3, 7, 8, 16, 64, 72, 127, 128, 255, 256, 511, 512,
+		513, 575, 576, 4095, 4096, 4097, 0x2000, 0x3000, 0x4000,
+		0x7fff, 0x8000, 0xc000, 0xffff, 0x10000, 0x10001, 65528,
+		1 << 20, 1 << 24, 0x7fffffff, 0x80000000ULL, 0xffffffffULL,
+		1ULL << 32, 1ULL << 40, 1ULL << 63, UINT64_MAX,
+		UINT64_MAX - 7, UINT64_MAX - 4095, UINT64_MAX - 0xbfff,
+		GR_REGION_MAGIC, GR_CTF_MAGIC, GR_SEQ_BUSY,
+	};
+
+	if (rnd() % 4 == 0)
+		return rnd();
+	return vals[rnd() % ARRAY_SIZE(vals)];
+}
+
+/* flip bytes, or store an interesting value into an aligned word */
+static void mutate(void *obj, size_t len, size_t word_limit)
+{
+	uint8_t *p = obj;
+	unsigned int n = 1 + rnd() % 4, i;
+	uint64_t val;
+	size_t off;
+
+	for (i = 0; i < n; i++) {
+		switch (rnd() % 4) {
+		case 0:
+			p[rnd() % len] ^= (uint8_t)(1u << (rnd() % 8));
+			break;
+		case 1:
+			p[rnd() % len] = (uint8_t)rnd();
+			break;
+		case 2:
+			off = (rnd() % (word_limit / 4)) * 4;
+			val = htole64(interesting());
+			memcpy(p + off, &val, 4);	/* low half, LE */
+			break;
+		default:
+			off = (rnd() % (word_limit / 8)) * 8;
+			val = htole64(interesting());
+			memcpy(p + off, &val, 8);
+			break;
+		}
+	}
+}
+
+static int str_ok(const char *s, size_t cap, int ident)
+{
+	size_t n = strnlen(s, cap), i;
+
+	if (n == cap)
+		return 0;
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (ident ? !((c >= 'a' && c <= 'z') || c == '_' ||
+			      (i && c >= '0' && c <= '9')) :
+			    (c < 0x20 || c > 0x7e || c == '"' || c == '\\'))
+			return 0;
+	}
+	return !ident || n;
+}
+
+/* re-derive, independently, what an accepted header must satisfy */
+static int hdr_invariants(const struct gr_region_hdr *h, uint64_t real,
+			  const struct gr_view *v)
+{
+	unsigned __int128 start[4], end[4];
+	uint64_t align[4] = { 8, 64, 16, GR_PAGE_SIZE };
+	unsigned __int128 slots = (unsigned __int128)v->nr_rings * v->n_subbufs;
+	int i, j;
+
+	if (le64toh(h->magic) != GR_REGION_MAGIC ||
+	    le16toh(h->abi_major) != GR_ABI_MAJOR ||
+	    le32toh(h->hdr_size) != 512 || v->region_size != real ||
+	    le64toh(h->region_size) != real)
+		return 0;
+	if (v->nr_rings < 1 || v->nr_rings > GR_MAX_RINGS ||
+	    v->nr_cpus < 1 || v->nr_cpus > GR_MAX_NR_CPUS ||
+	    (v->flags & ~1U) ||
+	    (v->flags ? v->nr_rings != 1 : v->nr_rings != v->nr_cpus))
+		return 0;
+	if (v->subbuf_size < 4096 || v->subbuf_size > (1U << 24) ||
+	    (v->subbuf_size & (v->subbuf_size - 1)) ||
+	    (1U << v->subbuf_shift) != v->subbuf_size ||
+	    v->n_subbufs < 2 || v->n_subbufs > 65536)
+		return 0;
+	if (v->packet_header_size != 72 || v->max_event_size < 16 ||
+	    v->max_event_size % 8 || v->max_event_size > 65528 ||
+	    v->max_event_size > v->subbuf_size - 72)
+		return 0;
+	if (v->desc_count > 256 || v->desc_stride < 576 || v->desc_stride % 8 ||
+	    !v->clock_freq || v->clock_freq > 10000000000ULL)
+		return 0;
+
+	start[0] = v->desc_offset;
+	end[0] = start[0] + (unsigned __int128)v->desc_count * v->desc_stride;
+	start[1] = v->ring_offset;
+	end[1] = start[1] + (unsigned __int128)v->nr_rings * 128;
+	start[2] = v->subbuf_rec_offset;
+	end[2] = start[2] + slots * 16;
+	start[3] = v->data_offset;
+	end[3] = start[3] + slots * v->subbuf_size;
+	for (i = 0; i < 4; i++) {
+		if (start[i] < GR_LAYOUT_START || end[i] > real ||
+		    (uint64_t)start[i] % align[i])
+			return 0;
+		for (j = 0; j < i; j++)
+			if (start[i] < end[j] && start[j] < end[i] &&
+			    start[i] != end[i] && start[j] != end[j])
+				return 0;
+	}
+	/* the helpers' last byte of each area is inside the region */
+	if (v->desc_count &&
+	    gr_view_desc_off(v, v->desc_count - 1) + 576 > real)
+		return 0;
+	if (gr_view_ring_off(v, v->nr_rings - 1) + 128 > real ||
+	    gr_view_rec_off(v, v->nr_rings - 1, v->n_subbufs - 1) + 16 > real ||
+	    gr_view_subbuf_off(v, v->nr_rings - 1, v->n_subbufs - 1) +
+	    v->subbuf_size > real)
+		return 0;
+
+	return str_ok(v->clock_name, sizeof(v->clock_name), 1) &&
+	       !gr_is_tsdl_keyword(v->clock_name) &&
+	       str_ok(v->kernel_release, sizeof(v->kernel_release), 0) &&
+	       str_ok(v->nodename, sizeof(v->nodename), 0);
+}
+
+static void test_random_header_mutations(void)
+{
+	struct gr_region_hdr h;
+	struct gr_view v;
+	const char *why;
+	unsigned long accepted = 0, bad_invariant = 0, no_reason = 0;
+	uint64_t real;
+	int i, ret;
+
+	for (i = 0; i < RANDOM_ROUNDS; i++) {
+		make_hdr(&h);
+		if (rnd() % 8 == 0)
+			make_global_hdr(&h, 1 + rnd() % 16);
+		/* words up to reserved[]; bytes anywhere */
+		mutate(&h, sizeof(h), offsetof(struct gr_region_hdr, reserved));
+		real = T_REGION;
+		if (rnd() % 16 == 0)
+			real = rnd() % 2 ? 1ULL << (rnd() % 64) : rnd();
+		why = NULL;
+		memset(&v, 0, sizeof(v));
+		ret = gr_check_region_hdr(&h, real, &v, &why);
+		if (ret) {
+			if (!why)
+				no_reason++;
+			continue;
+		}
+		accepted++;
+		if (!hdr_invariants(&h, real, &v))
+			bad_invariant++;
+	}
+	printf("\n    header: %lu of %d mutations accepted ", accepted,
+	       RANDOM_ROUNDS);
+	CU_ASSERT_EQUAL(bad_invariant, 0);
+	CU_ASSERT_EQUAL(no_reason, 0);
+	CU_ASSERT_TRUE(accepted > 0);
+	CU_ASSERT_TRUE(accepted < RANDOM_ROUNDS);
+}
+
+static int desc_invariants(const struct gr_view *v,
+			   const struct gr_event_view *ev, unsigned int idx)
+{
+	unsigned int i, j;
+
+	if (ev->id != idx || ev->nr_fields > GR_MAX_FIELDS ||
+	    (ev->flags & ~GR_EVENT_F_VARLEN) ||
+	    16u + ev->payload_size > v->max_event_size ||
+	    ev->min_record < 16 || ev->min_record > ev->max_record ||
+	    ev->max_record > v->max_event_size ||
+	    ev->max_record != ((16u + ev->payload_size + 7) & ~7u) ||
+	    !str_ok(ev->name, sizeof(ev->name), 1) ||
+	    !str_ok(ev->system, sizeof(ev->system), 1))
+		return 0;
+	if ((ev->flags & GR_EVENT_F_VARLEN) &&
+	    (!ev->nr_fields ||
+	     ev->fields[ev->nr_fields - 1].type != GR_FIELD_STRING))
+		return 0;
+	for (i = 0; i < ev->nr_fields; i++) {
+		const struct gr_field_view *f = &ev->fields[i];
+
+		if (!str_ok(f->name, sizeof(f->name), 1) ||
+		    gr_is_tsdl_keyword(f->name) || !f->size ||
+		    (uint32_t)f->offset + f->size > ev->payload_size)
+			return 0;
+		if (f->type == GR_FIELD_STRING && i + 1 != ev->nr_fields)
+			return 0;
+		if (f->type == GR_FIELD_INTEGER &&
+		    (f->size & (f->size - 1) || f->size > 8))
+			return 0;
+		if (f->type != GR_FIELD_INTEGER && f->type != GR_FIELD_CHARS &&
+		    f->type != GR_FIELD_STRING)
+			return 0;
+		for (j = 0; j < i; j++) {
+			const struct gr_field_view *o = &ev->fields[j];
+
+			if (!strcmp(f->name, o->name) ||
+			    (f->offset < o->offset + o->size &&
+			     o->offset < f->offset + f->size))
+				return 0;
+		}
+	}
+	return 1;
+}
+
+static void test_random_descriptor_mutations(void)
+{
+	struct gr_event_desc d[T_NDESC];
+	struct gr_event_view ev;
+	struct gr_view v;
+	const char *why;
+	unsigned long accepted = 0, bad_invariant = 0, no_reason = 0;
+	unsigned int idx;
+	int i, ret;
+
+	make_view(&v);
+	for (i = 0; i < RANDOM_ROUNDS; i++) {
+		make_descs(d);
+		idx = rnd() % T_NDESC;
+		mutate(&d[idx], sizeof(d[idx]), sizeof(d[idx]));
+		why = NULL;
+		ret = gr_check_event_desc(&v, &d[idx], idx, &ev, &why);
+		if (ret) {
+			if (!why)
+				no_reason++;
+			continue;
+		}
+		accepted++;
+		if (!desc_invariants(&v, &ev, idx))
+			bad_invariant++;
+	}
+	printf("\n    descriptor: %lu of %d mutations accepted ", accepted,
+	       RANDOM_ROUNDS);
+	CU_ASSERT_EQUAL(bad_invariant, 0);
+	CU_ASSERT_EQUAL(no_reason, 0);
+	CU_ASSERT_TRUE(accepted > 0);
+}
+
+static void test_random_packet_mutations(void)
+{
+	struct {
+		struct gr_subbuf_rec rec;
+		struct gr_packet_header ph;
+	} p;
+	struct gr_region_hdr h;
+	struct gr_view views[2], *v;
+	const char *why;
+	unsigned long accepted = 0, bad_invariant = 0, no_reason = 0;
+	uint64_t bytes, seq;
+	unsigned int ring;
+	int i, ret;
+
+	make_view(&views[0]);
+	make_global_hdr(&h, 8);
+	CU_ASSERT_EQUAL_FATAL(gr_check_region_hdr(&h, T_REGION, &views[1],
+						  &why), 0);
+	for (i = 0; i < RANDOM_ROUNDS; i++) {
+		v = &views[rnd() % 2];
+		ring = (unsigned int)(rnd() % v->nr_rings);
+		seq = rnd() % 2 ? T_SEQ : rnd();
+		if (seq == GR_SEQ_BUSY)
+			seq = 0;
+		make_packet(&p.rec, &p.ph, ring, seq);
+		if (gr_view_is_global(v))
+			p.ph.cpu_id = htole32((uint32_t)(rnd() % 8));
+		mutate(&p, sizeof(p), sizeof(p));
+		if (rnd() % 16 == 0)
+			ring = (unsigned int)rnd();
+		why = NULL;
+		bytes = 0;
+		ret = gr_check_packet(v, ring, seq, &p.rec, &p.ph, &bytes, &why);
+		if (ret) {
+			if (!why)
+				no_reason++;
+			continue;
+		}
+		accepted++;
+		if (ring >= v->nr_rings ||
+		    le64toh(p.rec.seq) != seq ||
+		    le64toh(p.ph.packet_seq_num) != seq ||
+		    le32toh(p.ph.magic) != GR_CTF_MAGIC || p.ph.stream_id ||
+		    le64toh(p.ph.stream_instance_id) != ring ||
+		    (gr_view_is_global(v) ? le32toh(p.ph.cpu_id) >= v->nr_cpus :
+		     le32toh(p.ph.cpu_id) != ring) ||
+		    le64toh(p.ph.packet_size) != (uint64_t)v->subbuf_size * 8 ||
+		    bytes < 72 || bytes > v->subbuf_size || bytes % 8 ||
+		    bytes * 8 != le64toh(p.ph.content_size) ||
+		    bytes != le32toh(p.rec.bytes) ||
+		    le64toh(p.ph.timestamp_begin) > le64toh(p.ph.timestamp_end) ||
+		    p.ph.reserved || p.rec.reserved)
+			bad_invariant++;
+	}
+	printf("\n    packet: %lu of %d mutations accepted ", accepted,
+	       RANDOM_ROUNDS);
+	CU_ASSERT_EQUAL(bad_invariant, 0);
+	CU_ASSERT_EQUAL(no_reason, 0);
+	CU_ASSERT_TRUE(accepted > 0);
+}
+
+static void test_random_event_headers(void)
+{
+	struct gr_event_view ev[T_NDESC];
+	struct gr_event_header e;
+	struct gr_record_view r;
+	const char *why;
+	unsigned long accepted = 0, bad_invariant = 0;
+	uint64_t remaining;
+	int i;
+
+	make_event_views(ev);
+	for (i = 0; i < RANDOM_ROUNDS; i++) {
+		make_evh(&e, (uint16_t)(rnd() % 4), (uint16_t)(rnd() % 256));
+		if (rnd() % 4 == 0)
+			mutate(&e, sizeof(e), sizeof(e));
+		remaining = rnd() % 2 ? rnd() % 300 : interesting();
+		why = NULL;
+		if (gr_check_event_header(&e, ev, T_NDESC, remaining, &r, &why))
+			continue;
+		accepted++;
+		if (r.id >= T_NDESC || r.size % 8 || r.size < 16 ||
+		    r.size > remaining || r.size < ev[r.id].min_record ||
+		    r.size > ev[r.id].max_record)
+			bad_invariant++;
+	}
+	CU_ASSERT_EQUAL(bad_invariant, 0);
+	CU_ASSERT_TRUE(accepted > 0);
+}
+
+/* --- registration -------------------------------------------------------- */
+
+#define REG_HDR(name, ...)	{ "hdr rejects " #name, test_hdr_rejects_##name },
+#define REG_DESC(name, ...)	{ "desc rejects " #name, test_desc_rejects_##name },
+#define REG_PACKET(name, ...)	{ "packet rejects " #name, test_packet_rejects_##name },
+#define REG_EVH(name, ...)	{ "event header rejects " #name, test_evh_rejects_##name },
+
+static CU_TestInfo hdr_tests[] = {
+	{ "hdr accepts a valid layout", test_hdr_accepts_valid_layout },
+	{ "hdr view offsets match the ABI formula",
+	  test_hdr_view_offsets_match_abi_formula },
+	{ "hdr accepts a global ring with many cpus",
+	  test_hdr_accepts_global_ring_with_many_cpus },
+	{ "hdr accepts the largest record with big sub-buffers",
+	  test_hdr_accepts_largest_record_with_big_subbufs },
+	{ "hdr accepts max_event_size filling the sub-buffer",
+	  test_hdr_accepts_max_event_size_filling_the_subbuf },
+	{ "hdr accepts an empty descriptor table",
+	  test_hdr_accepts_empty_descriptor_table },
+	{ "hdr keeps unknown guest features",
+	  test_hdr_keeps_unknown_guest_features },
+	{ "hdr sanitizes kernel_release and nodename",
+	  test_hdr_sanitizes_release_and_nodename },
+	{ "hdr ignores reserved bytes of a newer minor",
+	  test_hdr_ignores_reserved_of_newer_minor },
+	{ "hdr reject leaves the view untouched",
+	  test_hdr_reject_leaves_view_untouched },
+	{ "hdr rejects a global ring with no cpus",
+	  test_hdr_rejects_global_ring_with_no_cpus },
+	HDR_REJECTS(REG_HDR)
+	{ "read_hdr copies a published header",
+	  test_read_hdr_copies_published_header },
+	{ "read_hdr of an unpublished header is EAGAIN",
+	  test_read_hdr_unpublished_is_eagain },
+	{ "read_hdr rejects a tiny mapping", test_read_hdr_rejects_tiny_mapping },
+	CU_TEST_INFO_NULL,
+};
+
+static CU_TestInfo desc_tests[] = {
+	{ "desc accepts valid events", test_desc_accepts_valid_events },
+	{ "desc accepts an event without fields",
+	  test_desc_accepts_event_without_fields },
+	{ "desc accepts a payload filling max_event_size",
+	  test_desc_accepts_payload_filling_max_event_size },
+	{ "desc ignores unused field slots",
+	  test_desc_ignores_unused_field_slots },
+	{ "desc ignores reserved bytes of a newer minor",
+	  test_desc_ignores_reserved_of_newer_minor },
+	{ "desc rejects every TSDL keyword as a field name",
+	  test_desc_rejects_every_tsdl_keyword_as_field_name },
+	{ "desc accepts names that are not keywords",
+	  test_desc_accepts_names_that_are_not_keywords },
+	{ "desc rejects TSDL injection in every name",
+	  test_desc_rejects_tsdl_injection_in_every_name },
+	{ "desc bytes after the NUL do not matter",
+	  test_desc_bytes_after_nul_do_not_matter },
+	DESC_REJECTS(REG_DESC)
+	CU_TEST_INFO_NULL,
+};
+
+static CU_TestInfo counter_tests[] = {
+	{ "stream accepts 0 to n ready",
+	  test_counters_stream_accepts_zero_to_n_ready },
+	{ "stream rejects more than n ahead",
+	  test_counters_stream_rejects_more_than_n_ahead },
+	{ "stream rejects produced behind consumed",
+	  test_counters_stream_rejects_produced_behind },
+	{ "stream wraps at 2^64", test_counters_stream_wraps_at_2_64 },
+	{ "flight caps ready at n - 1", test_counters_flight_caps_at_n_minus_1 },
+	{ "flight wraps at 2^64", test_counters_flight_wraps_at_2_64 },
+	{ "flight rejects produced behind consumed",
+	  test_counters_flight_rejects_produced_behind },
+	CU_TEST_INFO_NULL,
+};
+
+static CU_TestInfo packet_tests[] = {
+	{ "packet accepts a valid sub-buffer", test_packet_accepts_valid_subbuf },
+	{ "packet accepts empty and full sub-buffers",
+	  test_packet_accepts_empty_and_full_subbuf },
+	{ "packet accepts seq near 2^64", test_packet_accepts_seq_near_2_64 },
+	{ "packet of a global ring takes any cpu below nr_cpus",
+	  test_packet_global_ring_takes_any_cpu_below_nr_cpus },
+	{ "packet ignores reserved bytes of a newer minor",
+	  test_packet_ignores_reserved_of_newer_minor },
+	PACKET_REJECTS(REG_PACKET)
+	CU_TEST_INFO_NULL,
+};
+
+static CU_TestInfo evh_tests[] = {
+	{ "event header accepts valid records", test_evh_accepts_valid_records },
+	EVH_REJECTS(REG_EVH)
+	CU_TEST_INFO_NULL,
+};
+
+static CU_TestInfo misc_tests[] = {
+	{ "mode and state names", test_mode_and_state_names },
+	{ "identifier rules", test_identifier_rules },
+	CU_TEST_INFO_NULL,
+};
+
+static CU_TestInfo random_tests[] = {
+	{ "random header mutations keep invariants",
+	  test_random_header_mutations },
+	{ "random descriptor mutations keep invariants",
+	  test_random_descriptor_mutations },
+	{ "random packet mutations keep invariants",
+	  test_random_packet_mutations },
+	{ "random event headers keep invariants", test_random_event_headers },
+	CU_TEST_INFO_NULL,
+};
+
+static CU_SuiteInfo suites[] = {
+	{ "region header", NULL, NULL, NULL, NULL, hdr_tests },
+	{ "event descriptors", NULL, NULL, NULL, NULL, desc_tests },
+	{ "counters", NULL, NULL, NULL, NULL, counter_tests },
+	{ "packets", NULL, NULL, NULL, NULL, packet_tests },
+	{ "event headers", NULL, NULL, NULL, NULL, evh_tests },
+	{ "names", NULL, NULL, NULL, NULL, misc_tests },
+	{ "randomized", NULL, NULL, NULL, NULL, random_tests },
+	CU_SUITE_INFO_NULL,
+};
+
+int main(void)
+{
+	const char *seed = getenv("GR_TEST_SEED");
+	unsigned int failures;
+
+	rng_state = seed ? strtoull(seed, NULL, 0) : 0x9e3779b97f4a7c15ULL;
+	if (!rng_state)
+		rng_state = 1;
+	printf("test_validate: random seed %#llx (GR_TEST_SEED to replay)\n",
+	       (unsigned long long)rng_state);
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return CU_get_error();
+	if (CU_register_suites(suites) != CUE_SUCCESS) {
+		fprintf(stderr, "CU_register_suites: %s\n", CU_get_error_msg());
+		CU_cleanup_registry();
+		return 1;
+	}
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failures = CU_get_number_of_failures() +
+		   CU_get_number_of_tests_failed();
+	CU_cleanup_registry();
+	return failures ? 1 : 0;
+}
