@@ -9,8 +9,9 @@
  *
  * Do not change the layout of anything here: it breaks existing guests and
  * hosts. The ABI grows only by appending fields into reserved space behind a
- * new feature bit, and by bumping GR_ABI_MINOR. Readers skip what they do
- * not know using the size fields (hdr_size, ctrl_size, desc_stride).
+ * new feature bit, and by bumping GR_ABI_MINOR. gr_region_hdr stays 512
+ * bytes (the status block follows it) and grows into its reserved tail;
+ * readers skip what they do not know using ctrl_size and desc_stride.
  *
  * All multi-byte fields are little-endian. There are no pointers, bool,
  * size_t or enums in shared structures. "guest writes" and "host writes"
@@ -102,7 +103,7 @@ struct gr_region_hdr {
 	__le64 magic;			/* GR_REGION_MAGIC when published, else 0 */
 	__le16 abi_major;		/* GR_ABI_MAJOR of the guest */
 	__le16 abi_minor;		/* GR_ABI_MINOR of the guest */
-	__le32 hdr_size;		/* sizeof(struct gr_region_hdr): 512 */
+	__le32 hdr_size;		/* sizeof(struct gr_region_hdr): always 512 */
 	__le64 region_size;		/* region size as the guest sees it */
 	__le64 guest_features;		/* GR_F_* the guest implements */
 	__le64 instance_id;		/* new value on every publication */
@@ -187,12 +188,13 @@ static_assert(sizeof(struct gr_region_hdr) + GR_HDR_OFFSET == GR_STATUS_OFFSET,
 /**
  * struct gr_host_ctrl - the host's requests
  *
- * Host writes; guest reads. The host updates any request field and then
+ * Host writes; guest reads. The host updates any settings field and then
  * increments @seq with release semantics (pairs with the guest's acquire
  * load of @seq); the guest applies all fields and stores @seq into
- * gr_guest_status.ctrl_ack. The *_req fields are counters: the guest acts
- * when one differs from the matching *_ack, so a lost doorbell or a
- * repeated one does no harm. All zero means "no host": the guest records
+ * gr_guest_status.ctrl_ack. The *_req fields are counters, stored with
+ * release and independent of @seq: the guest checks them on every control
+ * pass and acts when one differs from the matching *_ack, so a lost
+ * doorbell or a repeated one does no harm. All zero means "no host": the guest records
  * with its own defaults.
  */
 struct gr_host_ctrl {
@@ -201,7 +203,7 @@ struct gr_host_ctrl {
 	__le16 abi_minor;		/* GR_ABI_MINOR of the host */
 	__le32 ctrl_size;		/* sizeof(struct gr_host_ctrl): 512 */
 	__le64 host_features;		/* GR_F_* the host implements */
-	__le64 seq;			/* bumped after any field below changed */
+	__le64 seq;			/* bumped after a settings field changed */
 	__le64 session_id;		/* host's session, echoed in status */
 	__le32 tracing;			/* 1: record enabled events, 0: pause */
 	__le32 mode;			/* GR_MODE_* wanted */
