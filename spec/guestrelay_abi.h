@@ -366,15 +366,19 @@ static_assert(offsetof(struct gr_packet_header, cpu_id) == 64, "cpu_id");
  *
  * Records are 8-byte aligned and never cross a sub-buffer. @size is the
  * record length (header, payload and tail padding), a multiple of 8.
+ * In CTF terms @timestamp and @id are the event header and @size and @tid
+ * the stream's event context (CTF readers ignore other header fields).
  */
 struct gr_event_header {
+	__le64 timestamp;		/* event clock */
 	__le16 id;			/* event id (descriptor index) */
 	__le16 size;			/* record bytes, multiple of 8, >= 16 */
 	__le32 tid;			/* current thread id when recorded */
-	__le64 timestamp;		/* event clock */
 };
 
 static_assert(sizeof(struct gr_event_header) == 16, "gr_event_header size");
+static_assert(offsetof(struct gr_event_header, id) == 8, "event id");
+static_assert(offsetof(struct gr_event_header, tid) == 12, "event tid");
 
 #define GR_RECORD_ALIGN		8
 

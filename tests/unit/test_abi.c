@@ -236,10 +236,10 @@ static void test_event_header_layout(void)
 {
 	BEGIN_PINS();
 
-	PIN(struct gr_event_header, id, 0, 2);
-	PIN(struct gr_event_header, size, 2, 2);
-	PIN(struct gr_event_header, tid, 4, 4);
-	PIN(struct gr_event_header, timestamp, 8, 8);
+	PIN(struct gr_event_header, timestamp, 0, 8);
+	PIN(struct gr_event_header, id, 8, 2);
+	PIN(struct gr_event_header, size, 10, 2);
+	PIN(struct gr_event_header, tid, 12, 4);
 	END_PINS(struct gr_event_header, 16);
 	CU_ASSERT_EQUAL(sizeof(struct gr_event_header) % GR_RECORD_ALIGN, 0);
 }
