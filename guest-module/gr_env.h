@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the relay core needs from its environment
+ *
+ * gr_relay.c is kernel code. Built by Kbuild it uses the kernel's own
+ * primitives; built in userspace (unit tests, the fake guest) it gets the
+ * same names from tests/shim/gr_user_env.h. Besides the kernel primitives the
+ * core uses two helpers defined here for both worlds:
+ *
+ *   gr_clock_ns()     the event clock, nanoseconds (NMI safe)
+ *   gr_current_tid()  the thread id recorded in event headers
+ */
+#ifndef _GR_ENV_H
+#define _GR_ENV_H
+
+#ifdef __KERNEL__
+
+#include <linux/types.h>
+#include <linux/align.h>
+#include <linux/atomic.h>
+#include <linux/bug.h>
+#include <linux/cache.h>
+#include <linux/compiler.h>
+#include <linux/errno.h>
+#include <linux/irqflags.h>
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <asm/barrier.h>
+#include <asm/byteorder.h>
+
+/* The event clock: published as clock_name "mono_fast", 1 GHz. */
+static inline u64 gr_clock_ns(void)
+{
+	return ktime_get_mono_fast_ns();
+}
+
+/* In interrupt context this is the interrupted task, as ftrace records. */
+static inline u32 gr_current_tid(void)
+{
+	return task_pid_nr(current);
+}
+
+#else /* !__KERNEL__ */
+
+#include "gr_user_env.h"	/* tests/shim/, on userspace include paths */
+
+#endif /* __KERNEL__ */
+
+#endif /* _GR_ENV_H */

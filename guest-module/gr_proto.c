@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gr_proto.c - the guest's side of the region protocol
+ *
+ * Publication, in this order (spec/guestrelay.md, "Life cycle"):
+ *
+ *   gr_region_withdraw()   hdr.magic = 0          the host stops trusting
+ *   gr_chan_open()         rings and records      (gr_relay.c)
+ *   gr_region_publish()    descriptors, header,   magic last, with release
+ *
+ * Control: the host writes gr_host_ctrl and then store-releases its seq;
+ * gr_ctrl_read() load-acquires seq, reads every other field once into a
+ * private struct gr_ctrl_req and checks it there. If the host rewrites the
+ * block while it is being read, the fields may mix two requests; each is
+ * checked on its own and the newer seq makes the guest read again, so a
+ * mix is never acted on for long and never harmful.
+ *
+ * The status block is written by one guest context at a time (the
+ * driver's control work, or the panic path once everything else stopped).
+ */
+#include "gr_proto.h"
+
+/* NUL-padded copy of @src into the fixed array @dst of @size bytes */
+static void gr_copy_name(char *dst, size_t size, const char *src)
+{
+	size_t len = src ? strnlen(src, size - 1) : 0;
+
+	memset(dst, 0, size);
+	memcpy(dst, src ? src : "", len);
+}
+
+/**
+ * gr_region_withdraw() - tell the host the published layout is gone
+ * @region: the shared region
+ *
+ * Context: process. The caller stops all writers first.
+ */
+void gr_region_withdraw(void *region)
+{
+	struct gr_region_hdr *hdr = gr_hdr(region);
+
+	WRITE_ONCE(hdr->magic, 0);
+	/*
+	 * Order the withdrawal before any store of a new layout; pairs
+	 * with the host's smp_rmb() between its copy of the header and its
+	 * second load of magic.
+	 */
+	smp_wmb();
+}
+
+/**
+ * gr_region_publish() - publish descriptors, identity and layout
+ * @region: the shared region, withdrawn, with the channel already open
+ * @lay: layout the channel was opened with
+ * @ident: who the guest is
+ * @fill: fills descriptor @id (called for every id below lay->desc_count)
+ * @arg: passed to @fill
+ *
+ * Context: process.
+ */
+void gr_region_publish(void *region, const struct gr_layout *lay,
+		       const struct gr_ident *ident, gr_desc_fill_t fill,
+		       void *arg)
+{
+	struct gr_region_hdr *hdr = gr_hdr(region);
+	u8 *descs = (u8 *)region + lay->desc_offset;
+	unsigned int i;
+
+	memset(descs, 0, (size_t)lay->desc_count * lay->desc_stride);
+	for (i = 0; i < lay->desc_count; i++)
+		fill(i, (struct gr_event_desc *)(descs +
+						 (size_t)i * lay->desc_stride),
+		     arg);
+
+	memset((u8 *)hdr + sizeof(hdr->magic), 0,
+	       sizeof(*hdr) - sizeof(hdr->magic));
+	gr_layout_write_hdr(hdr, lay);
+	hdr->guest_features = cpu_to_le64(ident->features);
+	hdr->instance_id = cpu_to_le64(ident->instance_id);
+	hdr->clock_freq = cpu_to_le64(ident->clock_freq);
+	gr_copy_name(hdr->clock_name, sizeof(hdr->clock_name),
+		     ident->clock_name);
+	gr_copy_name(hdr->kernel_release, sizeof(hdr->kernel_release),
+		     ident->release);
+	gr_copy_name(hdr->nodename, sizeof(hdr->nodename), ident->nodename);
+	memcpy(hdr->boot_id, ident->boot_id, sizeof(hdr->boot_id));
+
+	/*
+	 * Everything above, the descriptors and the rings written by
+	 * gr_chan_open(), before the magic; pairs with the host's
+	 * smp_load_acquire() of magic.
+	 */
+	smp_store_release(&hdr->magic, cpu_to_le64(GR_REGION_MAGIC));
+}
+
+/* The host's block, if one is attached with our major version */
+static int gr_ctrl_attached(struct gr_host_ctrl *c)
+{
+	if (le64_to_cpu(READ_ONCE(c->magic)) != GR_CTRL_MAGIC)
+		return -ENODEV;
+	if (le16_to_cpu(READ_ONCE(c->abi_major)) != GR_ABI_MAJOR)
+		return -EPROTONOSUPPORT;
+	return 0;
+}
+
+/**
+ * gr_ctrl_read() - read the host's requests once and check them
+ * @region: the shared region
+ * @nr_events: events this guest describes
+ * @req: receives the requests, host byte order
+ *
+ * Every field is read exactly once; what is checked is the private copy.
+ *
+ * Context: any; does not sleep.
+ * Return: 0 if @req is valid; -ENODEV if no host is attached,
+ * -EPROTONOSUPPORT if the host speaks another major version (nothing
+ * filled in either case); -EINVAL if a request is invalid: @req->seq
+ * and the counters are filled so the guest can acknowledge the
+ * rejection, the other fields must not be used.
+ */
+int gr_ctrl_read(void *region, unsigned int nr_events,
+		 struct gr_ctrl_req *req)
+{
+	struct gr_host_ctrl *c = gr_ctrl(region);
+	unsigned int i;
+	int ret;
+
+	ret = gr_ctrl_attached(c);
+	if (ret)
+		return ret;
+
+	/* Pairs with the host's smp_store_release() of seq. */
+	req->seq = le64_to_cpu(smp_load_acquire(&c->seq));
+	req->features = le64_to_cpu(READ_ONCE(c->host_features));
+	req->session_id = le64_to_cpu(READ_ONCE(c->session_id));
+	req->tracing = le32_to_cpu(READ_ONCE(c->tracing));
+	req->mode = le32_to_cpu(READ_ONCE(c->mode));
+	for (i = 0; i < ARRAY_SIZE(req->enable); i++)
+		req->enable[i] = le64_to_cpu(READ_ONCE(c->enable[i]));
+	req->subbuf_size = le32_to_cpu(READ_ONCE(c->subbuf_size));
+	req->n_subbufs = le32_to_cpu(READ_ONCE(c->n_subbufs));
+	req->switch_timer_us = le32_to_cpu(READ_ONCE(c->switch_timer_us));
+	req->host_peer_id = le32_to_cpu(READ_ONCE(c->host_peer_id));
+	req->flush_req = le64_to_cpu(READ_ONCE(c->flush_req));
+	req->reset_req = le64_to_cpu(READ_ONCE(c->reset_req));
+	req->sync_req = le64_to_cpu(READ_ONCE(c->sync_req));
+
+	if (req->tracing > 1)
+		return -EINVAL;
+	if (req->mode != GR_MODE_STREAM && req->mode != GR_MODE_FLIGHT)
+		return -EINVAL;
+	if (req->mode == GR_MODE_FLIGHT && !(req->features & GR_F_FLIGHT))
+		return -EINVAL;
+	if (req->switch_timer_us > GR_MAX_SWITCH_TIMER_US)
+		return -EINVAL;
+	if (req->host_peer_id > 0xffff && req->host_peer_id != GR_NO_PEER)
+		return -EINVAL;
+	for (i = 0; i < GR_MAX_EVENTS; i++) {
+		if (i >= nr_events && (req->enable[i / 64] >> (i % 64)) & 1)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * gr_ctrl_geometry() - the host's geometry wish, if it is usable
+ * @region: the shared region
+ * @subbuf_size: receives the wished sub-buffer size, or 0
+ * @n_subbufs: receives the wished number of sub-buffers, or 0
+ *
+ * A wish outside the limits of the ABI reads as no wish (0).
+ *
+ * Context: any.
+ * Return: 0, or -ENODEV / -EPROTONOSUPPORT as gr_ctrl_read().
+ */
+int gr_ctrl_geometry(void *region, u32 *subbuf_size, u32 *n_subbufs)
+{
+	struct gr_host_ctrl *c = gr_ctrl(region);
+	u32 size, n;
+	int ret;
+
+	*subbuf_size = 0;
+	*n_subbufs = 0;
+	ret = gr_ctrl_attached(c);
+	if (ret)
+		return ret;
+	size = le32_to_cpu(READ_ONCE(c->subbuf_size));
+	n = le32_to_cpu(READ_ONCE(c->n_subbufs));
+	if (is_power_of_2(size) && size >= GR_MIN_SUBBUF_SIZE &&
+	    size <= GR_MAX_SUBBUF_SIZE)
+		*subbuf_size = size;
+	if (n >= GR_MIN_SUBBUFS && n <= GR_MAX_SUBBUFS)
+		*n_subbufs = n;
+	return 0;
+}
+
+/**
+ * gr_status_set_state() - publish the guest's state
+ * @region: the shared region
+ * @state: GR_STATE_*
+ *
+ * Context: any.
+ */
+void gr_status_set_state(void *region, u32 state)
+{
+	/*
+	 * What led to the state (closed rings, for STOPPED and PANIC) is
+	 * visible first; pairs with the host's smp_load_acquire() of state.
+	 */
+	smp_store_release(&gr_status(region)->state, cpu_to_le32(state));
+}
+
+/**
+ * gr_status_applied() - acknowledge an applied control request
+ * @region: the shared region
+ * @req: the request, as read by gr_ctrl_read()
+ * @enabled: events now recorded (GR_MAX_EVENTS bits)
+ * @mode: mode now in effect
+ * @switch_timer_us: switch timer now in effect
+ *
+ * Context: process or softirq; one caller at a time.
+ */
+void gr_status_applied(void *region, const struct gr_ctrl_req *req,
+		       const u64 *enabled, u32 mode, u32 switch_timer_us)
+{
+	struct gr_guest_status *st = gr_status(region);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(st->enabled); i++)
+		WRITE_ONCE(st->enabled[i], cpu_to_le64(enabled[i]));
+	WRITE_ONCE(st->mode, cpu_to_le32(mode));
+	WRITE_ONCE(st->session_id, cpu_to_le64(req->session_id));
+	WRITE_ONCE(st->switch_timer_us, cpu_to_le32(switch_timer_us));
+	/* Pairs with the host's smp_load_acquire() of ctrl_ack. */
+	smp_store_release(&st->ctrl_ack, cpu_to_le64(req->seq));
+}
+
+/**
+ * gr_status_rejected() - acknowledge a rejected control request
+ * @region: the shared region
+ * @seq: gr_host_ctrl.seq of the request
+ * @err: negative errno of the rejection
+ *
+ * The previous settings stay in effect.
+ *
+ * Context: process or softirq; one caller at a time.
+ */
+void gr_status_rejected(void *region, u64 seq, int err)
+{
+	struct gr_guest_status *st = gr_status(region);
+	u32 errors = le32_to_cpu(READ_ONCE(st->ctrl_errors));
+
+	WRITE_ONCE(st->ctrl_errors, cpu_to_le32(errors + 1));
+	WRITE_ONCE(st->last_ctrl_error, cpu_to_le32((u32)-err));
+	/* Pairs with the host's smp_load_acquire() of ctrl_ack. */
+	smp_store_release(&st->ctrl_ack, cpu_to_le64(seq));
+}
+
+/**
+ * gr_status_ack_flush() - acknowledge flush request @req
+ * @region: the shared region
+ * @req: the flush_req value acted on
+ *
+ * Call after every ring's partial sub-buffer was produced.
+ *
+ * Context: any; one caller at a time.
+ */
+void gr_status_ack_flush(void *region, u64 req)
+{
+	/* The flushed produced counters first; pairs with the host's
+	 * smp_load_acquire() of flush_ack.
+	 */
+	smp_store_release(&gr_status(region)->flush_ack, cpu_to_le64(req));
+}
+
+/**
+ * gr_status_ack_reset() - acknowledge reset request @req
+ * @region: the shared region
+ * @req: the reset_req value acted on
+ *
+ * Context: any; one caller at a time.
+ */
+void gr_status_ack_reset(void *region, u64 req)
+{
+	/* Pairs with the host's smp_load_acquire() of reset_ack. */
+	smp_store_release(&gr_status(region)->reset_ack, cpu_to_le64(req));
+}
+
+/**
+ * gr_status_ack_sync() - answer clock-sync request @req with the time now
+ * @region: the shared region
+ * @req: the sync_req value answered
+ *
+ * Context: any; one caller at a time. Call it as soon as the request is
+ * seen: the delay widens the host's error bound.
+ */
+void gr_status_ack_sync(void *region, u64 req)
+{
+	struct gr_guest_status *st = gr_status(region);
+
+	WRITE_ONCE(st->sync_guest_time, cpu_to_le64(gr_clock_ns()));
+	/* The time before the ack; pairs with the host's smp_load_acquire()
+	 * of sync_ack.
+	 */
+	smp_store_release(&st->sync_ack, cpu_to_le64(req));
+}
+
+/**
+ * gr_status_heartbeat() - record that the guest is alive
+ * @region: the shared region
+ *
+ * Context: any.
+ */
+void gr_status_heartbeat(void *region)
+{
+	WRITE_ONCE(gr_status(region)->heartbeat, cpu_to_le64(gr_clock_ns()));
+}
+
+/**
+ * gr_status_set_peer() - publish the guest's ivshmem IVPosition
+ * @region: the shared region
+ * @peer_id: IVPosition, or GR_NO_PEER for the plain device
+ *
+ * Context: any.
+ */
+void gr_status_set_peer(void *region, u32 peer_id)
+{
+	WRITE_ONCE(gr_status(region)->peer_id, cpu_to_le32(peer_id));
+}
+
+/**
+ * gr_status_set_consumed_errors() - publish the invalid consumed values seen
+ * @region: the shared region
+ * @errors: total over all rings
+ *
+ * Context: any.
+ */
+void gr_status_set_consumed_errors(void *region, u64 errors)
+{
+	WRITE_ONCE(gr_status(region)->consumed_errors, cpu_to_le64(errors));
+}

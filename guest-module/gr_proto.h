@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gr_proto.h - the guest's side of the region protocol
+ *
+ * Publication of the region (identity, descriptors, layout, magic last),
+ * the host's control block read once and checked, and the guest's answers
+ * in the status block. Like gr_relay.c, gr_proto.c is kernel code that
+ * also builds in userspace, where it serves the fake guest of the tests.
+ */
+#ifndef _GR_PROTO_H
+#define _GR_PROTO_H
+
+#include "gr_env.h"
+#include "gr_relay.h"
+#include "guestrelay_abi.h"
+
+/* Features this guest implementation supports (GR_F_DOORBELL is added
+ * by the driver when interrupts are wired).
+ */
+#define GR_GUEST_FEATURES	(GR_F_EVENT_IDX | GR_F_FLIGHT | \
+				 GR_F_CLOCK_SYNC | GR_F_SWITCH_TIMER)
+
+/* Longest switch timer a host may ask for: 10 s */
+#define GR_MAX_SWITCH_TIMER_US	10000000U
+
+/**
+ * struct gr_ident - who the guest is, as published in the region header
+ * @release: kernel release (uname -r)
+ * @nodename: host name of the guest (uname -n)
+ * @clock_name: name of the event clock
+ * @clock_freq: event clock ticks per second
+ * @boot_id: the kernel's boot id (all zero if unknown)
+ * @nr_cpus: CPUs the guest may run
+ * @features: GR_F_* implemented by this guest
+ * @instance_id: differs on every publication
+ */
+struct gr_ident {
+	const char *release;
+	const char *nodename;
+	const char *clock_name;
+	u64 clock_freq;
+	u8 boot_id[16];
+	u32 nr_cpus;
+	u64 features;
+	u64 instance_id;
+};
+
+/**
+ * typedef gr_desc_fill_t - fill the descriptor of event @id
+ * @id: event id, the descriptor's index
+ * @desc: zeroed descriptor in the region, to be filled little-endian
+ * @arg: the caller's argument
+ */
+typedef void (*gr_desc_fill_t)(unsigned int id, struct gr_event_desc *desc,
+			       void *arg);
+
+/**
+ * struct gr_ctrl_req - the host's control block, read once and checked
+ * @seq: value of gr_host_ctrl.seq the fields were read under
+ * @features: GR_F_* the host implements
+ * @session_id: the host's session
+ * @enable: bit n: record event n
+ * @tracing: 1 to record, 0 to pause
+ * @mode: GR_MODE_*
+ * @subbuf_size: geometry wish, 0 = none
+ * @n_subbufs: geometry wish, 0 = none
+ * @switch_timer_us: switch timer, 0 = off
+ * @host_peer_id: doorbell target, GR_NO_PEER if none
+ * @flush_req: flush request counter
+ * @reset_req: reset request counter
+ * @sync_req: clock-sync request counter
+ */
+struct gr_ctrl_req {
+	u64 seq;
+	u64 features;
+	u64 session_id;
+	u64 enable[GR_MAX_EVENTS / 64];
+	u32 tracing;
+	u32 mode;
+	u32 subbuf_size;
+	u32 n_subbufs;
+	u32 switch_timer_us;
+	u32 host_peer_id;
+	u64 flush_req;
+	u64 reset_req;
+	u64 sync_req;
+};
+
+static inline struct gr_region_hdr *gr_hdr(void *region)
+{
+	return (struct gr_region_hdr *)((u8 *)region + GR_HDR_OFFSET);
+}
+
+static inline struct gr_guest_status *gr_status(void *region)
+{
+	return (struct gr_guest_status *)((u8 *)region + GR_STATUS_OFFSET);
+}
+
+static inline struct gr_host_ctrl *gr_ctrl(void *region)
+{
+	return (struct gr_host_ctrl *)((u8 *)region + GR_CTRL_OFFSET);
+}
+
+void gr_region_withdraw(void *region);
+void gr_region_publish(void *region, const struct gr_layout *lay,
+		       const struct gr_ident *ident, gr_desc_fill_t fill,
+		       void *arg);
+int gr_ctrl_read(void *region, unsigned int nr_events,
+		 struct gr_ctrl_req *req);
+int gr_ctrl_geometry(void *region, u32 *subbuf_size, u32 *n_subbufs);
+
+void gr_status_set_state(void *region, u32 state);
+void gr_status_applied(void *region, const struct gr_ctrl_req *req,
+		       const u64 *enabled, u32 mode, u32 switch_timer_us);
+void gr_status_rejected(void *region, u64 seq, int err);
+void gr_status_ack_flush(void *region, u64 req);
+void gr_status_ack_reset(void *region, u64 req);
+void gr_status_ack_sync(void *region, u64 req);
+void gr_status_heartbeat(void *region);
+void gr_status_set_peer(void *region, u32 peer_id);
+void gr_status_set_consumed_errors(void *region, u64 errors);
+
+#endif /* _GR_PROTO_H */

@@ -1,0 +1,1422 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Relay channels over the guestrelay shared region
+ *
+ * A ring is n sub-buffers. The sub-buffer numbered k (k = the value of
+ * produced when it was started; CTF's packet_seq_num) lives in slot
+ * k % n, and its commit record says what state it is in:
+ *
+ *                guest: subbuf_start accepts
+ *                the switch: rec.seq = BUSY,
+ *   +--------+   smp_wmb(), header reserved,      +---------+
+ *   |  FREE  | ---------------------------------> | FILLING | writers
+ *   +--------+   timestamp_begin                  +---------+ reserve
+ *       ^                                           |     ^   records;
+ *       |        guest: switch or flush:            |     |   reset
+ *       |        header finalized, rec.bytes,       |     |   restarts
+ *       |        release of rec.seq = k, then       |     |   it
+ *       |        release of produced = k + 1        v     |
+ *       |                                         +---------+ flight mode:
+ *       |                                         |  READY  | the next
+ *       |                                         +---------+ switch, unread
+ *       |        host: acquire produced,            |         (overwritten)
+ *       |        acquire rec.seq == k, check        |
+ *       |        a private copy of the header       v
+ *   host: written out,                            +---------+
+ *   then release of <---------------------------- |  READ   |
+ *   consumed = k + 1                              +---------+
+ *
+ * Stream mode (no overwrite): the guest starts slot (produced % n) only if
+ * produced - consumed < n. Otherwise the switch is refused: the ring has
+ * no FILLING sub-buffer, every write is dropped and counted in lost_full,
+ * and every later write tries the switch again, reading cons.consumed
+ * once - never a loop.
+ *
+ * Flight mode (overwrite): the switch always happens; a READY sub-buffer
+ * the host did not consume goes straight back to FILLING and counts in
+ * prod.overwritten. A host snapshotting such a ring reads rec.seq, copies,
+ * smp_rmb(), reads rec.seq again: the BUSY marking tells the host it raced.
+ *
+ * Only the guest moves a sub-buffer out of FREE or FILLING, only the host
+ * moves it out of READY (stream mode), and each side trusts nothing the
+ * other wrote: slot numbers come from guest-private counters, and a
+ * consumed value outside [consumed mirror, produced] is ignored and
+ * counted.
+ *
+ * Writers of a per-CPU ring are the code running on that CPU: process
+ * context, interrupts and NMIs nest on it. A per-CPU nesting guard drops
+ * (and counts) a write that interrupts another one, so the ring's private
+ * state has a single writer at any time. The global ring adds a spinlock,
+ * taken with interrupts off, after the guard: an NMI never spins on a lock
+ * its own CPU holds.
+ */
+
+#include "gr_relay.h"
+
+/* ---------------------------------------------------------------------- */
+/* Geometry and layout                                                    */
+
+static bool gr_subbuf_size_valid(u64 size)
+{
+	return size >= GR_MIN_SUBBUF_SIZE && size <= GR_MAX_SUBBUF_SIZE &&
+	       is_power_of_2(size);
+}
+
+static u64 gr_layout_end(const struct gr_layout *lay)
+{
+	return lay->data_offset +
+	       (u64)lay->nr_rings * lay->n_subbufs * lay->subbuf_size;
+}
+
+/* Place @n sub-buffers per ring; return the end of the data area. */
+static u64 gr_layout_place(struct gr_layout *lay, u32 n)
+{
+	u64 subbufs = (u64)lay->nr_rings * n;
+
+	lay->n_subbufs = n;
+	lay->data_offset = ALIGN(lay->subbuf_rec_offset +
+				 subbufs * sizeof(struct gr_subbuf_rec),
+				 (u64)GR_PAGE_SIZE);
+	return gr_layout_end(lay);
+}
+
+/* Most sub-buffers per ring that fit, at most GR_MAX_SUBBUFS. */
+static u32 gr_layout_max_subbufs(struct gr_layout *lay)
+{
+	u64 per_subbuf = (u64)lay->nr_rings *
+			 (lay->subbuf_size + sizeof(struct gr_subbuf_rec));
+	u64 n = div64_u64(lay->region_size - lay->subbuf_rec_offset,
+			  per_subbuf);
+
+	n = min_t(u64, n, GR_MAX_SUBBUFS);
+	/*
+	 * Page-aligning data_offset costs less than a page; one sub-buffer
+	 * less per ring frees more than a page (subbuf_size >= 4 KiB), so
+	 * one step back always fits.
+	 */
+	if (n && gr_layout_place(lay, n) > lay->region_size)
+		n--;
+	return n;
+}
+
+/**
+ * gr_layout_compute() - choose the geometry and layout of a region
+ * @geo: the region, the CPUs, the host's wish and the module's defaults
+ * @lay: filled with the result
+ *
+ * The layout starts at GR_LAYOUT_START: descriptors, then the rings (page
+ * aligned), the commit records (64-byte aligned), the sub-buffers (page
+ * aligned). The sub-buffer size is the host's wish if it is a power of
+ * two in [GR_MIN_SUBBUF_SIZE, GR_MAX_SUBBUF_SIZE], else the module's. The
+ * number of sub-buffers is the host's wish if it fits, else the most that
+ * fit (at most GR_MAX_SUBBUFS). Below GR_MIN_SUBBUFS the size is halved,
+ * down to GR_MIN_SUBBUF_SIZE.
+ *
+ * Context: any; does not sleep.
+ * Return: 0; -EINVAL if @geo is impossible (region size not a power of two
+ * in [GR_MIN_REGION_SIZE, GR_MAX_REGION_SIZE], no CPU, more per-CPU rings
+ * than GR_MAX_RINGS, more than GR_MAX_EVENTS descriptors, an invalid
+ * default sub-buffer size); -ENOSPC if two sub-buffers per ring do not fit.
+ * @lay is written only on success.
+ */
+int gr_layout_compute(const struct gr_geometry *geo, struct gr_layout *lay)
+{
+	u32 size = geo->default_subbuf_size ?: GR_DEFAULT_SUBBUF_SIZE;
+	u32 wish_n = geo->n_subbufs;
+	struct gr_layout l = { 0 };
+	u32 n;
+
+	if (geo->region_size < GR_MIN_REGION_SIZE ||
+	    geo->region_size > GR_MAX_REGION_SIZE ||
+	    !is_power_of_2(geo->region_size))
+		return -EINVAL;
+	if (!geo->nr_cpus || (!geo->global && geo->nr_cpus > GR_MAX_RINGS) ||
+	    geo->desc_count > GR_MAX_EVENTS || !gr_subbuf_size_valid(size))
+		return -EINVAL;
+
+	l.region_size = geo->region_size;
+	l.nr_cpus = geo->nr_cpus;
+	l.nr_rings = geo->global ? 1 : geo->nr_cpus;
+	l.flags = geo->global ? GR_HDR_GLOBAL : 0;
+	l.desc_count = geo->desc_count;
+	l.desc_stride = sizeof(struct gr_event_desc);
+	l.packet_header_size = sizeof(struct gr_packet_header);
+	l.desc_offset = GR_LAYOUT_START;
+	l.ring_offset = ALIGN(l.desc_offset + (u64)l.desc_count * l.desc_stride,
+			      (u64)GR_PAGE_SIZE);
+	l.subbuf_rec_offset = ALIGN(l.ring_offset +
+				    (u64)l.nr_rings * sizeof(struct gr_ring),
+				    (u64)64);
+	if (l.subbuf_rec_offset >= l.region_size)
+		return -ENOSPC;
+
+	if (gr_subbuf_size_valid(geo->subbuf_size))
+		size = geo->subbuf_size;
+	if (wish_n < GR_MIN_SUBBUFS || wish_n > GR_MAX_SUBBUFS)
+		wish_n = 0;
+
+	/* At most log2(GR_MAX_SUBBUF_SIZE / GR_MIN_SUBBUF_SIZE) + 1 rounds */
+	for (;;) {
+		l.subbuf_size = size;
+		if (wish_n && gr_layout_place(&l, wish_n) <= l.region_size)
+			n = wish_n;
+		else
+			n = gr_layout_max_subbufs(&l);
+		if (n >= GR_MIN_SUBBUFS)
+			break;
+		if (size <= GR_MIN_SUBBUF_SIZE)
+			return -ENOSPC;
+		size /= 2;
+	}
+	gr_layout_place(&l, n);
+	l.max_event_size = min_t(u32, size - l.packet_header_size,
+				 GR_MAX_RECORD_SIZE);
+	*lay = l;
+	return 0;
+}
+
+/**
+ * gr_layout_write_hdr() - write the geometry and layout into a header
+ * @hdr: the region header
+ * @lay: a layout from gr_layout_compute()
+ *
+ * Writes abi_major, abi_minor, hdr_size, region_size, nr_rings,
+ * subbuf_size, n_subbufs, flags, desc_offset, desc_count, desc_stride,
+ * ring_offset, subbuf_rec_offset, data_offset, packet_header_size,
+ * max_event_size and nr_cpus. The caller writes the rest (identity, clock,
+ * features, instance_id) and publishes with the release store of magic.
+ *
+ * Context: any; does not sleep.
+ */
+void gr_layout_write_hdr(struct gr_region_hdr *hdr,
+			 const struct gr_layout *lay)
+{
+	hdr->abi_major = cpu_to_le16(GR_ABI_MAJOR);
+	hdr->abi_minor = cpu_to_le16(GR_ABI_MINOR);
+	hdr->hdr_size = cpu_to_le32(sizeof(*hdr));
+	hdr->region_size = cpu_to_le64(lay->region_size);
+	hdr->nr_rings = cpu_to_le32(lay->nr_rings);
+	hdr->subbuf_size = cpu_to_le32(lay->subbuf_size);
+	hdr->n_subbufs = cpu_to_le32(lay->n_subbufs);
+	hdr->flags = cpu_to_le32(lay->flags);
+	hdr->desc_offset = cpu_to_le64(lay->desc_offset);
+	hdr->desc_count = cpu_to_le32(lay->desc_count);
+	hdr->desc_stride = cpu_to_le32(lay->desc_stride);
+	hdr->ring_offset = cpu_to_le64(lay->ring_offset);
+	hdr->subbuf_rec_offset = cpu_to_le64(lay->subbuf_rec_offset);
+	hdr->data_offset = cpu_to_le64(lay->data_offset);
+	hdr->packet_header_size = cpu_to_le32(lay->packet_header_size);
+	hdr->max_event_size = cpu_to_le32(lay->max_event_size);
+	hdr->nr_cpus = cpu_to_le32(lay->nr_cpus);
+}
+
+/* What the channel relies on; a layout from gr_layout_compute() passes. */
+static int gr_layout_check(const struct gr_layout *lay)
+{
+	u64 subbufs = (u64)lay->nr_rings * lay->n_subbufs;
+	bool global = lay->flags & GR_HDR_GLOBAL;
+
+	if (!lay->nr_cpus || !lay->nr_rings || lay->nr_rings > GR_MAX_RINGS ||
+	    lay->nr_rings != (global ? 1 : lay->nr_cpus))
+		return -EINVAL;
+	if (!gr_subbuf_size_valid(lay->subbuf_size) ||
+	    lay->n_subbufs < GR_MIN_SUBBUFS || lay->n_subbufs > GR_MAX_SUBBUFS)
+		return -EINVAL;
+	if (lay->packet_header_size != sizeof(struct gr_packet_header) ||
+	    lay->max_event_size < sizeof(struct gr_event_header) ||
+	    lay->max_event_size % GR_RECORD_ALIGN ||
+	    lay->max_event_size > min_t(u32, GR_MAX_RECORD_SIZE,
+					lay->subbuf_size -
+					lay->packet_header_size))
+		return -EINVAL;
+	/* Bounded offsets first: the sums below cannot overflow */
+	if (lay->region_size > GR_MAX_REGION_SIZE ||
+	    lay->ring_offset >= lay->region_size ||
+	    lay->subbuf_rec_offset >= lay->region_size ||
+	    lay->data_offset >= lay->region_size)
+		return -EINVAL;
+	if (lay->ring_offset < GR_LAYOUT_START || lay->ring_offset % 64 ||
+	    lay->subbuf_rec_offset % 64 ||
+	    lay->subbuf_rec_offset < lay->ring_offset +
+				     lay->nr_rings * sizeof(struct gr_ring) ||
+	    lay->data_offset % GR_PAGE_SIZE ||
+	    lay->data_offset < lay->subbuf_rec_offset +
+			       subbufs * sizeof(struct gr_subbuf_rec) ||
+	    gr_layout_end(lay) > lay->region_size)
+		return -EINVAL;
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Ring helpers                                                           */
+
+static void *gr_mem(const struct gr_chan *chan, u64 off)
+{
+	return chan->mem + (off - chan->mem_off);
+}
+
+/* Point @buf at its ring, commit records and sub-buffers in chan->mem. */
+static void gr_buf_bind(struct gr_buf *buf)
+{
+	const struct gr_chan *chan = buf->chan;
+	const struct gr_layout *lay = &chan->layout;
+	u64 first = (u64)buf->index * lay->n_subbufs;
+
+	buf->ring = gr_mem(chan, lay->ring_offset +
+			   (u64)buf->index * sizeof(struct gr_ring));
+	buf->recs = gr_mem(chan, lay->subbuf_rec_offset +
+			   first * sizeof(struct gr_subbuf_rec));
+	buf->data = gr_mem(chan, lay->data_offset + first * lay->subbuf_size);
+}
+
+static u32 gr_slot(const struct gr_buf *buf, u64 counter)
+{
+	u32 slot;
+
+	div_u64_rem(counter, buf->chan->layout.n_subbufs, &slot);
+	return slot;
+}
+
+static u8 *gr_subbuf(const struct gr_buf *buf, u32 slot)
+{
+	return buf->data + (size_t)slot * buf->chan->layout.subbuf_size;
+}
+
+static void gr_put64(__le64 *field, u64 val)
+{
+	WRITE_ONCE(*field, cpu_to_le64(val));
+}
+
+/* Events lost so far, never reset: CTF's events_discarded. */
+static u64 gr_buf_discarded(struct gr_buf *buf)
+{
+	return buf->lost_full + buf->lost_too_big +
+	       (u64)atomic64_read(&buf->lost_nested);
+}
+
+static void gr_put_lost_nested(struct gr_buf *buf)
+{
+	u64 lost = (u64)atomic64_read(&buf->lost_nested);
+
+	gr_put64(&buf->ring->prod.lost_nested,
+		 lost - READ_ONCE(buf->lost_nested_base));
+}
+
+static void gr_buf_publish_counters(struct gr_buf *buf)
+{
+	struct gr_ring_prod *prod = &buf->ring->prod;
+
+	gr_put64(&prod->lost_full, buf->lost_full - buf->lost_full_base);
+	gr_put64(&prod->lost_too_big,
+		 buf->lost_too_big - buf->lost_too_big_base);
+	gr_put_lost_nested(buf);
+	gr_put64(&prod->overwritten, buf->overwritten - buf->overwritten_base);
+	gr_put64(&prod->events, buf->events);
+	gr_put64(&prod->cons_event, buf->cons_event);
+}
+
+static void gr_buf_lost_too_big(struct gr_buf *buf)
+{
+	buf->lost_too_big++;
+	gr_put64(&buf->ring->prod.lost_too_big,
+		 buf->lost_too_big - buf->lost_too_big_base);
+}
+
+static void gr_buf_lost_full(struct gr_buf *buf)
+{
+	buf->lost_full++;
+	gr_put64(&buf->ring->prod.lost_full,
+		 buf->lost_full - buf->lost_full_base);
+	/* Ask for GR_VEC_CONSUMED once the host frees the oldest sub-buffer */
+	if (buf->cons_event != buf->consumed) {
+		buf->cons_event = buf->consumed;
+		gr_put64(&buf->ring->prod.cons_event, buf->cons_event);
+	}
+}
+
+/* Atomic: NMIs on several CPUs may drop events of the global ring at once */
+static void gr_buf_lost_nested(struct gr_buf *buf)
+{
+	atomic64_inc(&buf->lost_nested);
+	gr_put_lost_nested(buf);
+}
+
+/*
+ * Read the host's consumed once and keep it if it lies in
+ * [consumed mirror, published produced]: the host cannot have consumed
+ * what it was not shown. Otherwise keep the mirror and count the error.
+ */
+static int gr_buf_read_consumed(struct gr_buf *buf)
+{
+	u64 c;
+
+	/*
+	 * Pairs with the host's smp_store_release() of consumed, made after
+	 * it finished reading those sub-buffers: our later writes into the
+	 * freed slots cannot pass this load.
+	 */
+	c = le64_to_cpu(smp_load_acquire(&buf->ring->cons.consumed));
+	if (buf->published - c > buf->published - buf->consumed) {
+		WRITE_ONCE(buf->consumed_errors, buf->consumed_errors + 1);
+		return -EINVAL;
+	}
+	buf->consumed = c;
+	return 0;
+}
+
+/**
+ * gr_buf_need_doorbell() - must the guest ring GR_VEC_DATA?
+ * @buf: the ring whose produced just moved
+ * @old: produced before
+ * @new_idx: produced after, already stored with release semantics
+ *
+ * Without GR_F_EVENT_IDX every move of produced rings. With it, the host
+ * asks through cons.prod_event (read once) to be woken past an index, as
+ * virtio's used_event; a wrong value from the host only costs or saves a
+ * doorbell, and the host tolerates both.
+ *
+ * Context: the ring's writer context (see gr_relay_reserve()).
+ * Return: true if the doorbell should ring.
+ */
+bool gr_buf_need_doorbell(struct gr_buf *buf, u64 old, u64 new_idx)
+{
+	u64 event;
+
+	if (!READ_ONCE(buf->chan->event_idx))
+		return new_idx != old;
+	/*
+	 * Orders our store of produced before our load of prod_event; pairs
+	 * with the host's smp_mb() between its store of prod_event and its
+	 * re-read of produced: either it sees the new produced or we see its
+	 * new prod_event.
+	 */
+	smp_mb();
+	event = le64_to_cpu(READ_ONCE(buf->ring->cons.prod_event));
+	return gr_need_event(event, new_idx, old);
+}
+
+static void gr_buf_publish_produced(struct gr_buf *buf)
+{
+	struct gr_chan *chan = buf->chan;
+	u64 old = buf->published;
+
+	buf->published = buf->produced;
+	/*
+	 * Pairs with the host's smp_load_acquire() of produced: the commit
+	 * record and the packet are visible before the sub-buffer is.
+	 */
+	smp_store_release(&buf->ring->prod.produced,
+			  cpu_to_le64(buf->produced));
+	if (gr_buf_need_doorbell(buf, old, buf->produced)) {
+		buf->doorbells++;
+		if (chan->cb.doorbell)
+			chan->cb.doorbell(buf);
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* Sub-buffer switch                                                      */
+
+static void gr_buf_mark_busy(struct gr_buf *buf)
+{
+	WRITE_ONCE(buf->recs[buf->new_idx].seq, cpu_to_le64(GR_SEQ_BUSY));
+	/*
+	 * BUSY is visible before any byte of the sub-buffer changes; pairs
+	 * with the host's smp_rmb() between copying a sub-buffer and
+	 * re-reading its rec.seq (the flight-recorder seqlock).
+	 */
+	smp_wmb();
+	buf->new_busy = true;
+}
+
+/**
+ * gr_buf_full() - are all sub-buffers of the ring unconsumed?
+ * @buf: the ring
+ *
+ * Uses the consumed mirror, which the core refreshes from cons.consumed
+ * just before it calls subbuf_start.
+ *
+ * Context: the ring's writer context; normally subbuf_start.
+ * Return: 1 if produced - consumed >= n_subbufs, else 0.
+ */
+int gr_buf_full(struct gr_buf *buf)
+{
+	return buf->produced - buf->consumed >= buf->chan->layout.n_subbufs;
+}
+
+/**
+ * gr_subbuf_start_reserve() - reserve the header of the new sub-buffer
+ * @buf: the ring
+ * @length: bytes to reserve at the start of the new sub-buffer
+ *
+ * Call it from subbuf_start once the switch is decided, before writing
+ * into the new sub-buffer: it first marks the sub-buffer's commit record
+ * GR_SEQ_BUSY. @length is rounded up to GR_RECORD_ALIGN.
+ *
+ * Context: subbuf_start only.
+ */
+void gr_subbuf_start_reserve(struct gr_buf *buf, size_t length)
+{
+	size_t len = ALIGN(length, (size_t)GR_RECORD_ALIGN);
+
+	if (WARN_ON_ONCE(!buf->in_switch || len < length ||
+			 len > buf->chan->layout.subbuf_size - GR_RECORD_ALIGN))
+		return;
+	if (!buf->new_busy)
+		gr_buf_mark_busy(buf);
+	buf->new_reserve = len;
+}
+
+/**
+ * gr_subbuf_commit() - publish the sub-buffer just finished
+ * @buf: the ring
+ *
+ * Writes the commit record (bytes, then seq = packet_seq_num with release
+ * semantics), moves prod.produced with release semantics and calls the
+ * doorbell callback if gr_buf_need_doorbell() says so. subbuf_start calls
+ * it once it has finalized prev_subbuf; if it does not, the core does it
+ * when subbuf_start returns. A second call does nothing.
+ *
+ * Context: subbuf_start only.
+ */
+void gr_subbuf_commit(struct gr_buf *buf)
+{
+	struct gr_subbuf_rec *rec;
+	u64 seq;
+
+	if (!buf->commit_pending)
+		return;
+	buf->commit_pending = false;
+	seq = buf->produced - 1;
+	rec = &buf->recs[gr_slot(buf, seq)];
+	WRITE_ONCE(rec->bytes, cpu_to_le32(buf->commit_bytes));
+	/*
+	 * Pairs with the host's smp_load_acquire() of rec.seq: the packet
+	 * and rec.bytes are visible before the record says "finished".
+	 */
+	smp_store_release(&rec->seq, cpu_to_le64(seq));
+	gr_buf_publish_produced(buf);
+}
+
+/*
+ * Offer sub-buffer number buf->produced to subbuf_start. @prev and
+ * @padding describe the sub-buffer just finished, if any. @restart: the
+ * offered sub-buffer is the one being filled (reset), not a new one.
+ * Return: true if a sub-buffer is being filled afterwards.
+ */
+static bool gr_buf_start(struct gr_buf *buf, u8 *prev, size_t padding,
+			 bool restart)
+{
+	struct gr_chan *chan = buf->chan;
+	const struct gr_layout *lay = &chan->layout;
+	int ok;
+
+	gr_buf_read_consumed(buf);
+	buf->new_idx = gr_slot(buf, buf->produced);
+	buf->new_subbuf = gr_subbuf(buf, buf->new_idx);
+	buf->new_reserve = 0;
+	buf->new_busy = false;
+	buf->in_switch = true;
+	ok = chan->cb.subbuf_start(buf, buf->new_subbuf, prev, padding);
+	buf->in_switch = false;
+	gr_subbuf_commit(buf);
+	if (!ok) {
+		buf->offset = lay->subbuf_size + 1;
+		return false;
+	}
+	if (!buf->new_busy)
+		gr_buf_mark_busy(buf);
+	if (!restart && buf->produced - buf->consumed >= lay->n_subbufs) {
+		buf->overwritten++;
+		gr_put64(&buf->ring->prod.overwritten,
+			 buf->overwritten - buf->overwritten_base);
+	}
+	buf->start = buf->new_subbuf;
+	buf->hdr_reserved = buf->new_reserve;
+	buf->offset = buf->new_reserve;
+	return true;
+}
+
+/*
+ * Finish the sub-buffer being filled, if any, and start the next one.
+ * While the ring waits for a free sub-buffer (offset > subbuf_size) there
+ * is nothing to finish and subbuf_start gets prev_subbuf NULL.
+ */
+static bool gr_buf_switch(struct gr_buf *buf)
+{
+	size_t size = buf->chan->layout.subbuf_size;
+	u8 *prev = NULL;
+	size_t padding = 0;
+
+	if (buf->offset <= size) {
+		prev = buf->start;
+		padding = size - buf->offset;
+		buf->commit_bytes = buf->offset;
+		buf->commit_pending = true;
+		buf->produced++;
+	}
+	return gr_buf_start(buf, prev, padding, false);
+}
+
+/* Reserve @length bytes (rounded up to GR_RECORD_ALIGN) in @buf. */
+static int gr_buf_alloc(struct gr_buf *buf, size_t length, u8 **slot)
+{
+	const struct gr_layout *lay = &buf->chan->layout;
+	size_t len;
+	u8 *p;
+
+	if (unlikely(!length))
+		return -EINVAL;
+	if (unlikely(length > lay->max_event_size))
+		goto too_big;
+	len = ALIGN(length, (size_t)GR_RECORD_ALIGN);
+	if (unlikely(buf->offset + len > lay->subbuf_size)) {
+		if (!gr_buf_switch(buf)) {
+			gr_buf_lost_full(buf);
+			return -ENOSPC;
+		}
+		/* Only if subbuf_start reserved more than a packet header */
+		if (unlikely(buf->offset + len > lay->subbuf_size))
+			goto too_big;
+	}
+	p = buf->start + buf->offset;
+	buf->offset += len;
+	/* Zero the tail padding; the caller fills the first @length bytes */
+	memset(p + len - GR_RECORD_ALIGN, 0, GR_RECORD_ALIGN);
+	buf->events++;
+	gr_put64(&buf->ring->prod.events, buf->events);
+	*slot = p;
+	return 0;
+
+too_big:
+	gr_buf_lost_too_big(buf);
+	return -E2BIG;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Writing                                                                */
+
+static struct gr_buf *__gr_buf_enter(struct gr_chan *chan, bool count)
+{
+	u32 cpu = smp_processor_id();
+	struct gr_cpu *guard;
+	struct gr_buf *buf;
+	unsigned long flags;
+
+	if (WARN_ON_ONCE(cpu >= chan->layout.nr_cpus))
+		return NULL;
+	guard = &chan->cpus[cpu];
+	buf = chan->global ? chan->bufs : &chan->bufs[cpu];
+	if (READ_ONCE(guard->nesting)) {
+		if (count)
+			gr_buf_lost_nested(buf);
+		return NULL;
+	}
+	WRITE_ONCE(guard->nesting, 1);
+	/*
+	 * The guard is up before the ring is touched. Only code that runs on
+	 * this CPU (an interrupt or NMI nesting here) reads it: a compiler
+	 * barrier is enough, and it pairs with the one in gr_buf_exit().
+	 */
+	barrier();
+	if (chan->global) {
+		raw_spin_lock_irqsave(&chan->lock, flags);
+		chan->lock_flags = flags;
+	}
+	return buf;
+}
+
+/**
+ * gr_buf_enter() - enter this CPU's ring for writing
+ * @chan: the channel
+ *
+ * Raises this CPU's nesting guard and, for a global channel, takes the
+ * channel's lock (interrupts off while it is held). A probe writes in
+ * place with:
+ *
+ *	local_irq_save(flags);
+ *	buf = gr_buf_enter(chan);
+ *	if (buf) {
+ *		p = gr_event_reserve(buf, id, sizeof(*p));
+ *		if (p)
+ *			p->field = value;	(every payload byte)
+ *		gr_buf_exit(buf);
+ *	}
+ *	local_irq_restore(flags);
+ *
+ * Context: interrupts (or at least preemption) disabled by the caller; any
+ * context including NMI.
+ * Return: the ring to write to, or NULL if this CPU is already inside the
+ * channel (an interrupt or NMI nesting on a writer): the event is dropped
+ * and counted in prod.lost_nested.
+ */
+struct gr_buf *gr_buf_enter(struct gr_chan *chan)
+{
+	return __gr_buf_enter(chan, true);
+}
+
+/**
+ * gr_buf_exit() - leave the ring entered with gr_buf_enter()
+ * @buf: what gr_buf_enter() returned
+ *
+ * Context: the context of the matching gr_buf_enter(), same CPU.
+ */
+void gr_buf_exit(struct gr_buf *buf)
+{
+	struct gr_chan *chan = buf->chan;
+	unsigned long flags;
+
+	if (chan->global) {
+		flags = chan->lock_flags;
+		raw_spin_unlock_irqrestore(&chan->lock, flags);
+	}
+	/* Pairs with the compiler barrier in __gr_buf_enter() */
+	barrier();
+	WRITE_ONCE(chan->cpus[smp_processor_id()].nesting, 0);
+}
+
+static int gr_write(struct gr_chan *chan, const void *data, size_t length)
+{
+	struct gr_buf *buf = __gr_buf_enter(chan, true);
+	u8 *slot;
+	int ret;
+
+	if (!buf)
+		return -EBUSY;
+	ret = gr_buf_alloc(buf, length, &slot);
+	if (!ret)
+		memcpy(slot, data, length);
+	gr_buf_exit(buf);
+	return ret;
+}
+
+/**
+ * gr_relay_write() - write a message to this CPU's ring
+ * @chan: the channel
+ * @data: the message
+ * @length: its bytes; the record takes @length rounded up to 8
+ *
+ * The message is never split: if it does not fit in the current
+ * sub-buffer the core switches to the next one first. For a global
+ * channel the write holds the channel's spinlock (taken irqsave).
+ *
+ * Context: any, including hard irq and NMI; disables local interrupts.
+ * Return: 0; -ENOSPC if no sub-buffer is free (stream mode; counted in
+ * lost_full); -E2BIG if @length exceeds max_event_size (counted in
+ * lost_too_big); -EBUSY if nested on this CPU (counted in lost_nested);
+ * -EINVAL if @length is 0.
+ */
+int gr_relay_write(struct gr_chan *chan, const void *data, size_t length)
+{
+	unsigned long flags;
+	int ret;
+
+	local_irq_save(flags);
+	ret = gr_write(chan, data, length);
+	local_irq_restore(flags);
+	return ret;
+}
+
+/**
+ * __gr_relay_write() - gr_relay_write() for callers that never race an
+ * interrupt handler writing to the same channel
+ * @chan: the channel
+ * @data: the message
+ * @length: its bytes
+ *
+ * Only disables preemption. A writer in an interrupt that does arrive
+ * meanwhile finds the nesting guard up and drops its event.
+ *
+ * Context: process or softirq context.
+ * Return: as gr_relay_write().
+ */
+int __gr_relay_write(struct gr_chan *chan, const void *data, size_t length)
+{
+	int ret;
+
+	preempt_disable();
+	ret = gr_write(chan, data, length);
+	preempt_enable();
+	return ret;
+}
+
+/**
+ * gr_relay_reserve() - reserve a slot in this CPU's ring
+ * @chan: the channel
+ * @length: bytes; the slot is @length rounded up to 8, its tail zeroed
+ *
+ * No protection at all: the caller keeps other writers of the ring (and
+ * the nesting guard's users) away, and fills the slot before anything
+ * else can finish the sub-buffer.
+ *
+ * Context: the ring's writer context, provided by the caller: on this
+ * CPU with interrupts off for a per-CPU ring, under its own lock for a
+ * global one.
+ * Return: the slot, or NULL (dropped and counted as gr_relay_write()).
+ */
+void *gr_relay_reserve(struct gr_chan *chan, size_t length)
+{
+	u32 cpu = smp_processor_id();
+	struct gr_buf *buf;
+	u8 *slot;
+
+	if (WARN_ON_ONCE(cpu >= chan->layout.nr_cpus))
+		return NULL;
+	buf = chan->global ? chan->bufs : &chan->bufs[cpu];
+	if (gr_buf_alloc(buf, length, &slot))
+		return NULL;
+	return slot;
+}
+
+static int __gr_event_reserve(struct gr_buf *buf, u16 id,
+			      size_t payload_len, void **payload)
+{
+	struct gr_event_header *eh;
+	size_t len;
+	u8 *slot;
+	int ret;
+
+	if (unlikely(payload_len >
+		     buf->chan->layout.max_event_size - sizeof(*eh))) {
+		gr_buf_lost_too_big(buf);
+		return -E2BIG;
+	}
+	len = sizeof(*eh) + payload_len;
+	ret = gr_buf_alloc(buf, len, &slot);
+	if (ret)
+		return ret;
+	eh = (struct gr_event_header *)slot;
+	eh->id = cpu_to_le16(id);
+	eh->size = cpu_to_le16((u16)ALIGN(len, (size_t)GR_RECORD_ALIGN));
+	eh->tid = cpu_to_le32(gr_current_tid());
+	eh->timestamp = cpu_to_le64(gr_clock_ns());
+	*payload = eh + 1;
+	return 0;
+}
+
+/**
+ * gr_event_reserve() - reserve an event record in an entered ring
+ * @buf: from gr_buf_enter()
+ * @id: event id (descriptor index)
+ * @payload_len: payload bytes after struct gr_event_header
+ *
+ * Fills the struct gr_event_header (id, size = ALIGN(16 + @payload_len,
+ * 8), tid, timestamp from the event clock) and zeroes the tail padding.
+ *
+ * Context: between gr_buf_enter() and gr_buf_exit().
+ * Return: the payload, which the caller fills completely before
+ * gr_buf_exit(); NULL if dropped (counted in lost_full or lost_too_big).
+ */
+void *gr_event_reserve(struct gr_buf *buf, u16 id, size_t payload_len)
+{
+	void *payload;
+
+	if (__gr_event_reserve(buf, id, payload_len, &payload))
+		return NULL;
+	return payload;
+}
+
+/**
+ * gr_event_write() - record an event from a payload in memory
+ * @chan: the channel
+ * @id: event id
+ * @payload: the payload
+ * @payload_len: its bytes
+ *
+ * Context: any, including hard irq and NMI; disables local interrupts.
+ * Return: as gr_relay_write().
+ */
+int gr_event_write(struct gr_chan *chan, u16 id, const void *payload,
+		   size_t payload_len)
+{
+	struct gr_buf *buf;
+	unsigned long flags;
+	void *p;
+	int ret = -EBUSY;
+
+	local_irq_save(flags);
+	buf = __gr_buf_enter(chan, true);
+	if (buf) {
+		ret = __gr_event_reserve(buf, id, payload_len, &p);
+		if (!ret && payload_len)
+			memcpy(p, payload, payload_len);
+		gr_buf_exit(buf);
+	}
+	local_irq_restore(flags);
+	return ret;
+}
+
+/* ---------------------------------------------------------------------- */
+/* CTF packets                                                            */
+
+static void gr_ctf_packet_begin(struct gr_buf *buf, void *subbuf)
+{
+	const struct gr_chan *chan = buf->chan;
+	struct gr_packet_header *ph = subbuf;
+	u64 now;
+
+	gr_subbuf_start_reserve(buf, sizeof(*ph));
+	now = gr_clock_ns();
+	ph->magic = cpu_to_le32(GR_CTF_MAGIC);
+	ph->stream_id = cpu_to_le32(0);
+	ph->stream_instance_id = cpu_to_le64(buf->index);
+	ph->timestamp_begin = cpu_to_le64(now);
+	ph->timestamp_end = cpu_to_le64(now);
+	ph->content_size = cpu_to_le64(sizeof(*ph) * 8);
+	ph->packet_size = cpu_to_le64((u64)chan->layout.subbuf_size * 8);
+	ph->packet_seq_num = cpu_to_le64(buf->produced);
+	ph->events_discarded = cpu_to_le64(gr_buf_discarded(buf));
+	ph->cpu_id = cpu_to_le32(chan->global ? 0 : buf->index);
+	ph->reserved = cpu_to_le32(0);
+}
+
+static void gr_ctf_packet_finish(struct gr_buf *buf, void *subbuf,
+				 size_t padding)
+{
+	struct gr_packet_header *ph = subbuf;
+	u64 content = buf->chan->layout.subbuf_size - padding;
+
+	ph->timestamp_end = cpu_to_le64(gr_clock_ns());
+	ph->content_size = cpu_to_le64(content * 8);
+	ph->events_discarded = cpu_to_le64(gr_buf_discarded(buf));
+}
+
+/**
+ * gr_ctf_subbuf_start_stream() - subbuf_start of a no-overwrite channel
+ * @buf: the ring
+ * @subbuf: the sub-buffer to start
+ * @prev_subbuf: the sub-buffer just finished, NULL if none (at open, at
+ *	reset, and when retrying a switch refused earlier)
+ * @prev_padding: unused bytes at the end of @prev_subbuf
+ *
+ * Finalizes the CTF packet of @prev_subbuf (timestamp_end, content_size =
+ * (subbuf_size - @prev_padding) * 8, events_discarded) and commits it,
+ * then refuses the switch if every sub-buffer is unconsumed, else starts
+ * the packet of @subbuf (magic, stream_id 0, stream_instance_id, cpu_id,
+ * packet_size, packet_seq_num, timestamp_begin).
+ *
+ * Context: called by the core from the ring's writer context.
+ * Return: 1 to switch, 0 to refuse.
+ */
+int gr_ctf_subbuf_start_stream(struct gr_buf *buf, void *subbuf,
+			       void *prev_subbuf, size_t prev_padding)
+{
+	if (prev_subbuf) {
+		gr_ctf_packet_finish(buf, prev_subbuf, prev_padding);
+		gr_subbuf_commit(buf);
+	}
+	if (gr_buf_full(buf))
+		return 0;
+	gr_ctf_packet_begin(buf, subbuf);
+	return 1;
+}
+
+/**
+ * gr_ctf_subbuf_start_flight() - subbuf_start of an overwrite channel
+ * @buf: the ring
+ * @subbuf: the sub-buffer to start
+ * @prev_subbuf: the sub-buffer just finished, or NULL
+ * @prev_padding: unused bytes at the end of @prev_subbuf
+ *
+ * As gr_ctf_subbuf_start_stream() but never refuses; the core counts
+ * prod.overwritten when @subbuf was still unconsumed.
+ *
+ * Context: called by the core from the ring's writer context.
+ * Return: 1.
+ */
+int gr_ctf_subbuf_start_flight(struct gr_buf *buf, void *subbuf,
+			       void *prev_subbuf, size_t prev_padding)
+{
+	if (prev_subbuf) {
+		gr_ctf_packet_finish(buf, prev_subbuf, prev_padding);
+		gr_subbuf_commit(buf);
+	}
+	gr_ctf_packet_begin(buf, subbuf);
+	return 1;
+}
+
+/**
+ * gr_ctf_subbuf_start() - subbuf_start following the channel's mode
+ * @buf: the ring
+ * @subbuf: the sub-buffer to start
+ * @prev_subbuf: the sub-buffer just finished, or NULL
+ * @prev_padding: unused bytes at the end of @prev_subbuf
+ *
+ * Reads the channel's mode (gr_chan_set_mode()) at every switch. The
+ * default when a channel is opened without a subbuf_start.
+ *
+ * Context: called by the core from the ring's writer context.
+ * Return: 1 to switch, 0 to refuse.
+ */
+int gr_ctf_subbuf_start(struct gr_buf *buf, void *subbuf,
+			void *prev_subbuf, size_t prev_padding)
+{
+	if (READ_ONCE(buf->chan->mode) == GR_MODE_FLIGHT)
+		return gr_ctf_subbuf_start_flight(buf, subbuf, prev_subbuf,
+						  prev_padding);
+	return gr_ctf_subbuf_start_stream(buf, subbuf, prev_subbuf,
+					  prev_padding);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Channel management                                                     */
+
+static void gr_buf_init_recs(struct gr_buf *buf)
+{
+	u32 i;
+
+	for (i = 0; i < buf->chan->layout.n_subbufs; i++) {
+		WRITE_ONCE(buf->recs[i].seq, cpu_to_le64(GR_SEQ_BUSY));
+		WRITE_ONCE(buf->recs[i].bytes, cpu_to_le32(0));
+		WRITE_ONCE(buf->recs[i].reserved, cpu_to_le32(0));
+	}
+}
+
+/*
+ * Counters never restart: they continue from the host's consumed, whatever
+ * its value. No sub-buffer is finished yet in this instance, so every
+ * commit record says BUSY.
+ */
+static void gr_buf_init(struct gr_chan *chan, u32 index)
+{
+	struct gr_buf *buf = &chan->bufs[index];
+	struct gr_ring_prod *prod;
+	u64 c;
+
+	buf->chan = chan;
+	buf->index = index;
+	gr_buf_bind(buf);
+	gr_buf_init_recs(buf);
+	prod = &buf->ring->prod;
+	/* Pairs with the host's smp_store_release() of consumed */
+	c = le64_to_cpu(smp_load_acquire(&buf->ring->cons.consumed));
+	buf->produced = c;
+	buf->consumed = c;
+	buf->published = c;
+	/* No GR_VEC_CONSUMED until the ring fills up */
+	buf->cons_event = c - 1;
+	gr_put64(&prod->produced, c);
+	gr_buf_publish_counters(buf);
+	WRITE_ONCE(prod->flags, cpu_to_le32(GR_RING_F_ONLINE));
+	WRITE_ONCE(prod->reserved, cpu_to_le32(0));
+	buf->offset = chan->layout.subbuf_size + 1;
+	gr_buf_start(buf, NULL, 0, false);
+}
+
+/**
+ * gr_chan_open() - create a channel over a region
+ * @chanp: receives the channel
+ * @region: the region's first byte (its header), laid out as @layout; NULL
+ *	for a buffer-only channel, whose rings live in private memory until
+ *	gr_chan_late_setup()
+ * @layout: from gr_layout_compute(); copied
+ * @cb: callbacks (copied; NULL or a NULL member for the defaults)
+ * @private_data: the caller's, in chan->private_data
+ *
+ * Initializes every ring: commit records BUSY, produced and the consumed
+ * mirror set to the host's cons.consumed, lost counters 0, flags ONLINE,
+ * and subbuf_start called for the first sub-buffer with prev_subbuf NULL.
+ * The channel starts in GR_MODE_STREAM without event index. The caller
+ * publishes the region header afterwards.
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -EINVAL if @layout is inconsistent; -ENOMEM.
+ */
+int gr_chan_open(struct gr_chan **chanp, void *region,
+		 const struct gr_layout *layout,
+		 const struct gr_callbacks *cb, void *private_data)
+{
+	struct gr_chan *chan;
+	u32 i;
+	int ret;
+
+	ret = gr_layout_check(layout);
+	if (ret)
+		return ret;
+	chan = kzalloc(sizeof(*chan), GFP_KERNEL);
+	if (!chan)
+		return -ENOMEM;
+	chan->layout = *layout;
+	if (cb)
+		chan->cb = *cb;
+	if (!chan->cb.subbuf_start)
+		chan->cb.subbuf_start = gr_ctf_subbuf_start;
+	chan->private_data = private_data;
+	chan->mode = GR_MODE_STREAM;
+	chan->global = layout->flags & GR_HDR_GLOBAL;
+	raw_spin_lock_init(&chan->lock);
+
+	ret = -ENOMEM;
+	chan->bufs = kvcalloc(layout->nr_rings, sizeof(*chan->bufs),
+			      GFP_KERNEL);
+	if (!chan->bufs)
+		goto out_free_chan;
+	chan->cpus = kvcalloc(layout->nr_cpus, sizeof(*chan->cpus),
+			      GFP_KERNEL);
+	if (!chan->cpus)
+		goto out_free_bufs;
+	if (region) {
+		chan->mem = region;
+		chan->mem_off = 0;
+	} else {
+		chan->priv_mem = kvzalloc(gr_layout_end(layout) -
+					  layout->ring_offset, GFP_KERNEL);
+		if (!chan->priv_mem)
+			goto out_free_cpus;
+		chan->mem = chan->priv_mem;
+		chan->mem_off = layout->ring_offset;
+	}
+
+	for (i = 0; i < layout->nr_rings; i++)
+		gr_buf_init(chan, i);
+	*chanp = chan;
+	return 0;
+
+out_free_cpus:
+	kvfree(chan->cpus);
+out_free_bufs:
+	kvfree(chan->bufs);
+out_free_chan:
+	kfree(chan);
+	return ret;
+}
+
+/*
+ * Copy the sub-buffer numbered @k from private memory to the region, where
+ * it becomes number @k + @delta; a CTF packet header gets the new number.
+ */
+static u8 *gr_buf_move_subbuf(struct gr_buf *buf, const u8 *old_data,
+			      u64 k, u64 delta)
+{
+	size_t size = buf->chan->layout.subbuf_size;
+	const u8 *src = old_data + (size_t)gr_slot(buf, k) * size;
+	const struct gr_packet_header *sph = (const void *)src;
+	u8 *dst = gr_subbuf(buf, gr_slot(buf, k + delta));
+	struct gr_packet_header *dph = (void *)dst;
+
+	memcpy(dst, src, size);
+	if (le32_to_cpu(sph->magic) == GR_CTF_MAGIC)
+		dph->packet_seq_num = cpu_to_le64(k + delta);
+	return dst;
+}
+
+/*
+ * Move a ring from private memory into the region (chan->mem now points
+ * at it). The region's counters continue from its cons.consumed, so every
+ * number shifts by delta = that consumed - our consumed mirror, and
+ * sub-buffers move to the slot of their new number.
+ */
+static void gr_buf_move(struct gr_buf *buf)
+{
+	struct gr_chan *chan = buf->chan;
+	const struct gr_layout *lay = &chan->layout;
+	struct gr_subbuf_rec *old_recs = buf->recs;
+	struct gr_ring *old_ring = buf->ring;
+	bool filling = buf->offset <= lay->subbuf_size;
+	u8 *old_data = buf->data;
+	struct gr_subbuf_rec *rec;
+	u64 c, delta, k, nfin;
+
+	gr_buf_bind(buf);
+	gr_buf_init_recs(buf);
+	/* Pairs with the host's smp_store_release() of consumed */
+	c = le64_to_cpu(smp_load_acquire(&buf->ring->cons.consumed));
+	delta = c - buf->consumed;
+	/* Finished sub-buffers still held; one slot is the filling one */
+	nfin = min_t(u64, buf->produced - buf->consumed,
+		     lay->n_subbufs - (filling ? 1 : 0));
+	for (k = buf->produced - nfin; k != buf->produced; k++) {
+		gr_buf_move_subbuf(buf, old_data, k, delta);
+		rec = &buf->recs[gr_slot(buf, k + delta)];
+		WRITE_ONCE(rec->bytes, old_recs[gr_slot(buf, k)].bytes);
+		/* Pairs with the host's smp_load_acquire() of rec.seq */
+		smp_store_release(&rec->seq, cpu_to_le64(k + delta));
+	}
+	/* While waiting for a free sub-buffer there is nothing being filled */
+	buf->start = NULL;
+	if (filling)
+		buf->start = gr_buf_move_subbuf(buf, old_data, buf->produced,
+						delta);
+
+	buf->produced += delta;
+	buf->consumed = c;
+	buf->published = c;
+	buf->cons_event += delta;
+	gr_buf_publish_counters(buf);
+	WRITE_ONCE(buf->ring->prod.flags, READ_ONCE(old_ring->prod.flags));
+	WRITE_ONCE(buf->ring->prod.reserved, cpu_to_le32(0));
+	gr_buf_publish_produced(buf);
+}
+
+/**
+ * gr_chan_late_setup() - move a buffer-only channel into its region
+ * @chan: a channel opened with a NULL region
+ * @region: the region, laid out as the channel's layout
+ *
+ * Copies the rings' state and every sub-buffer still held (finished and
+ * unconsumed, and the one being filled) into @region, then frees the
+ * private memory; writers continue in @region. As at open, the counters
+ * continue from the region's cons.consumed: sub-buffer numbers (commit
+ * records and CTF packet_seq_num) shift accordingly.
+ *
+ * Context: process context; no writer may run on the channel meanwhile.
+ * Return: 0; -EINVAL if @region is NULL or @chan is not buffer-only.
+ */
+int gr_chan_late_setup(struct gr_chan *chan, void *region)
+{
+	u32 i;
+
+	if (!region || !chan->priv_mem)
+		return -EINVAL;
+	chan->mem = region;
+	chan->mem_off = 0;
+	for (i = 0; i < chan->layout.nr_rings; i++)
+		gr_buf_move(&chan->bufs[i]);
+	kvfree(chan->priv_mem);
+	chan->priv_mem = NULL;
+	return 0;
+}
+
+/* Deliver the sub-buffer being filled if it holds anything. */
+static void gr_buf_flush(struct gr_buf *buf)
+{
+	if (buf->offset > buf->chan->layout.subbuf_size ||
+	    buf->offset <= buf->hdr_reserved)
+		return;
+	gr_buf_switch(buf);
+}
+
+/**
+ * gr_chan_flush() - deliver every partly filled sub-buffer
+ * @chan: the channel
+ *
+ * Forces a switch on every ring whose current sub-buffer holds at least
+ * one record; an empty one is not delivered.
+ *
+ * Context: any; no writer may run on the channel meanwhile (see
+ * gr_chan_flush_this_cpu() for a channel in use).
+ */
+void gr_chan_flush(struct gr_chan *chan)
+{
+	u32 i;
+
+	for (i = 0; i < chan->layout.nr_rings; i++)
+		gr_buf_flush(&chan->bufs[i]);
+}
+
+/**
+ * gr_chan_flush_this_cpu() - deliver this CPU's partly filled sub-buffer
+ * @chan: the channel
+ *
+ * Safe against writers: takes the nesting guard (and the lock of a global
+ * channel) like one. For a switch timer: run it on every CPU.
+ *
+ * Context: any; disables local interrupts.
+ * Return: 0; -EBUSY if it interrupted a writer on this CPU (try later).
+ */
+int gr_chan_flush_this_cpu(struct gr_chan *chan)
+{
+	struct gr_buf *buf;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	buf = __gr_buf_enter(chan, false);
+	if (buf) {
+		gr_buf_flush(buf);
+		gr_buf_exit(buf);
+	}
+	local_irq_restore(flags);
+	return buf ? 0 : -EBUSY;
+}
+
+/**
+ * gr_chan_reset() - discard what is being written, zero the lost counters
+ * @chan: the channel
+ *
+ * Restarts each ring's current sub-buffer empty (subbuf_start called with
+ * prev_subbuf NULL) and zeroes prod.lost_full, lost_too_big, lost_nested
+ * and overwritten. Sub-buffers already produced belong to the host, which
+ * discards them by advancing consumed. CTF events_discarded stays
+ * cumulative, as a trace reader requires.
+ *
+ * Context: any; no writer may run on the channel meanwhile.
+ */
+void gr_chan_reset(struct gr_chan *chan)
+{
+	struct gr_buf *buf;
+	u32 i;
+
+	for (i = 0; i < chan->layout.nr_rings; i++) {
+		buf = &chan->bufs[i];
+		buf->lost_full_base = buf->lost_full;
+		buf->lost_too_big_base = buf->lost_too_big;
+		WRITE_ONCE(buf->lost_nested_base,
+			   (u64)atomic64_read(&buf->lost_nested));
+		buf->overwritten_base = buf->overwritten;
+		gr_buf_publish_counters(buf);
+		gr_buf_start(buf, NULL, 0,
+			     buf->offset <= chan->layout.subbuf_size);
+	}
+}
+
+/**
+ * gr_chan_close() - finish and free a channel
+ * @chan: the channel, or NULL
+ *
+ * Delivers partly filled sub-buffers as gr_chan_flush(), clears
+ * GR_RING_F_ONLINE of every ring, calls buf_unmapped if the host is
+ * attached, and frees the channel. The region itself is the caller's.
+ *
+ * Context: process context; no writer may run on the channel any more
+ * (probes unregistered and synchronized).
+ */
+void gr_chan_close(struct gr_chan *chan)
+{
+	u32 i;
+
+	if (!chan)
+		return;
+	gr_chan_flush(chan);
+	for (i = 0; i < chan->layout.nr_rings; i++)
+		WRITE_ONCE(chan->bufs[i].ring->prod.flags, cpu_to_le32(0));
+	if (chan->mapped)
+		gr_buf_unmapped(chan);
+	kvfree(chan->priv_mem);
+	kvfree(chan->cpus);
+	kvfree(chan->bufs);
+	kfree(chan);
+}
+
+/**
+ * gr_chan_set_mode() - choose no-overwrite or flight-recorder mode
+ * @chan: the channel
+ * @mode: GR_MODE_STREAM or GR_MODE_FLIGHT
+ *
+ * Takes effect at each ring's next switch (gr_ctf_subbuf_start()).
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL for an unknown mode.
+ */
+int gr_chan_set_mode(struct gr_chan *chan, u32 mode)
+{
+	if (mode != GR_MODE_STREAM && mode != GR_MODE_FLIGHT)
+		return -EINVAL;
+	WRITE_ONCE(chan->mode, mode);
+	return 0;
+}
+
+/**
+ * gr_chan_set_event_idx() - use cons.prod_event to suppress doorbells
+ * @chan: the channel
+ * @on: true once both sides set GR_F_EVENT_IDX
+ *
+ * Context: any.
+ */
+void gr_chan_set_event_idx(struct gr_chan *chan, bool on)
+{
+	WRITE_ONCE(chan->event_idx, on);
+}
+
+/**
+ * gr_chan_set_online() - publish whether a ring's CPU may produce
+ * @chan: the channel
+ * @ring: ring index
+ * @online: value of GR_RING_F_ONLINE
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL if @ring does not exist.
+ */
+int gr_chan_set_online(struct gr_chan *chan, u32 ring, bool online)
+{
+	if (ring >= chan->layout.nr_rings)
+		return -EINVAL;
+	WRITE_ONCE(chan->bufs[ring].ring->prod.flags,
+		   cpu_to_le32(online ? GR_RING_F_ONLINE : 0));
+	return 0;
+}
+
+/**
+ * gr_chan_consumed_errors() - invalid consumed values ignored so far
+ * @chan: the channel
+ *
+ * What the module publishes as status.consumed_errors.
+ *
+ * Context: any.
+ * Return: the sum over all rings.
+ */
+u64 gr_chan_consumed_errors(struct gr_chan *chan)
+{
+	u64 sum = 0;
+	u32 i;
+
+	for (i = 0; i < chan->layout.nr_rings; i++)
+		sum += READ_ONCE(chan->bufs[i].consumed_errors);
+	return sum;
+}
+
+/**
+ * gr_subbufs_consumed() - take note of the host's consumed count
+ * @chan: the channel
+ * @ring: ring index
+ *
+ * Reads cons.consumed of @ring once and accepts it only if it lies
+ * between the consumed mirror and the published produced (modulo 2^64);
+ * otherwise the mirror stays and the error is counted (see
+ * gr_chan_consumed_errors()). Writers do this themselves at every switch
+ * attempt, so a host never needs the guest to call it.
+ *
+ * Context: the ring's writer context (see gr_relay_reserve()), or no
+ * writer running on the channel.
+ * Return: 0, or -EINVAL if the value was rejected or @ring does not
+ * exist.
+ */
+int gr_subbufs_consumed(struct gr_chan *chan, u32 ring)
+{
+	if (ring >= chan->layout.nr_rings)
+		return -EINVAL;
+	return gr_buf_read_consumed(&chan->bufs[ring]);
+}
+
+/**
+ * gr_buf_mapped() - the host attached: call buf_mapped for every ring
+ * @chan: the channel
+ *
+ * Does nothing if the host is already attached.
+ *
+ * Context: process context, serialized with gr_buf_unmapped() and
+ * gr_chan_close().
+ */
+void gr_buf_mapped(struct gr_chan *chan)
+{
+	u32 i;
+
+	if (chan->mapped)
+		return;
+	chan->mapped = true;
+	if (!chan->cb.buf_mapped)
+		return;
+	for (i = 0; i < chan->layout.nr_rings; i++)
+		chan->cb.buf_mapped(&chan->bufs[i]);
+}
+
+/**
+ * gr_buf_unmapped() - the host detached: call buf_unmapped for every ring
+ * @chan: the channel
+ *
+ * Does nothing if the host is not attached.
+ *
+ * Context: process context, serialized with gr_buf_mapped() and
+ * gr_chan_close().
+ */
+void gr_buf_unmapped(struct gr_chan *chan)
+{
+	u32 i;
+
+	if (!chan->mapped)
+		return;
+	chan->mapped = false;
+	if (!chan->cb.buf_unmapped)
+		return;
+	for (i = 0; i < chan->layout.nr_rings; i++)
+		chan->cb.buf_unmapped(&chan->bufs[i]);
+}
