@@ -2,6 +2,7 @@
 # guestrelay: trace Linux guests from the host through ivshmem relay channels.
 #
 #   make            build the guest module, the host tools and the tests
+#   make demo       boot a test guest under QEMU, trace it, show the trace
 #   make check      install what is missing, then run every test tier
 #   make check-unit / check-integration / check-e2e / check-libvirt
 #   make bench      benchmarks (not part of check)
@@ -19,10 +20,10 @@ GUEST_KVER ?= $(shell scripts/guest-kver.sh 2>/dev/null)
 KDIR ?= /lib/modules/$(GUEST_KVER)/build
 export GUEST_KVER KDIR
 
-.PHONY: all deps module host tests check check-style check-unit \
+.PHONY: all deps module host guest tests demo check check-style check-unit \
 	check-integration check-e2e check-libvirt bench install clean
 
-all: module host tests
+all: module host tests guest
 
 deps:
 	scripts/deps.sh
@@ -35,6 +36,13 @@ host: deps
 
 tests: deps
 	$(MAKE) -C tests
+
+# the bootable test guest: Debian's kernel + busybox initramfs + the module
+guest: module
+	scripts/mkguest.sh $(BUILD)/guest $(GUEST_KVER) guest-module/guestrelay.ko
+
+demo: deps module host guest
+	scripts/demo.sh
 
 check: deps
 	scripts/run-tests.sh style unit integration e2e libvirt

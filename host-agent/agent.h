@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * agent.h - the guestrelay host agent: one io_uring loop serving many VMs
+ *
+ *   main.c      arguments, start-up, the loop          (agent_init/finish)
+ *   loop.c      io_uring submissions and completions   (gr_loop_*)
+ *   vm.c        one VM: device, region, control, sync  (vm_*)
+ *   consumer.c  draining rings to disk, zero copy      (cons_*)
+ *   store.c     trace directories, sessions, quota     (store_*)
+ *   ctl.c       control socket of the agent            (ctl_*)
+ *   cli.c       the commands that talk to it           (cli_*)
+ *   ctf.c       CTF metadata; report.c: text output
+ *   validate.c  checks on everything read from a guest
+ *
+ * Everything runs on the loop's thread; nothing here is thread-safe.
+ * Internal functions return 0 or -errno; the edge (main, ctl) logs once.
+ */
+#ifndef GR_AGENT_H
+#define GR_AGENT_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/uio.h>
+#include <liburing.h>
+
+#include "guestrelay_abi.h"
+#include "validate.h"
+#include "ivshmem_server.h"
+#include "shm.h"
+
+#define GR_VM_NAME_MAX		64	/* bytes incl. NUL */
+#define GR_MAX_INFLIGHT		32	/* sub-buffer writes in flight per ring */
+#define GR_DEFAULT_SHM_SIZE	(16ULL << 20)
+#define GR_DEFAULT_RUN_DIR	"/run/guestrelay"
+#define GR_DEFAULT_STORE_DIR	"/var/lib/guestrelay"
+#define GR_CTL_SOCK_NAME	"agent.sock"
+#define GR_SHM_PREFIX		"guestrelay-"	/* /dev/shm/guestrelay-<vm> */
+
+/* ---- loop.c ---------------------------------------------------------- */
+
+/**
+ * struct gr_op - one submission in flight; embed it in the owner
+ * @done: called once with the completion's result and flags
+ * @busy: set while submitted (an op is never submitted twice)
+ */
+struct gr_op {
+	void (*done)(struct gr_op *op, int res, unsigned int flags);
+	bool busy;
+};
+
+struct gr_loop {
+	struct io_uring ring;
+	unsigned int inflight;		/* ops submitted, not completed */
+	bool fixed_ok;			/* registered buffers usable */
+};
+
+int gr_loop_init(struct gr_loop *l, unsigned int depth);
+void gr_loop_finish(struct gr_loop *l);
+struct io_uring_sqe *gr_loop_sqe(struct gr_loop *l, struct gr_op *op);
+int gr_loop_poll(struct gr_loop *l, struct gr_op *op, int fd,
+		 unsigned int events);
+int gr_loop_timeout(struct gr_loop *l, struct gr_op *op, uint64_t ns);
+int gr_loop_cancel(struct gr_loop *l, struct gr_op *op);
+int gr_loop_run_once(struct gr_loop *l, uint64_t max_wait_ns);
+
+/* ---- VM configuration and statistics --------------------------------- */
+
+/**
+ * struct gr_vm_opts - how a VM is traced; what `vm-add` and the libvirt
+ * metadata can set
+ */
+struct gr_vm_opts {
+	char name[GR_VM_NAME_MAX];	/* [A-Za-z0-9_.-], no leading dot */
+	uint64_t shm_size;		/* power of two, 0 = default */
+	bool plain;			/* ivshmem-plain: no doorbells, poll */
+	uint32_t mode;			/* GR_MODE_* */
+	char events[1024];		/* comma list: names, globs, "all" */
+	uint32_t subbuf_size;		/* geometry wish, 0 = guest default */
+	uint32_t n_subbufs;		/* geometry wish, 0 = guest default */
+	uint32_t switch_timer_us;	/* 0 = off */
+	uint64_t quota;			/* bytes for this VM's store, 0 = none */
+	uint32_t uid, gid;		/* owner of shm and socket (QEMU's) */
+	bool own;			/* uid/gid are set */
+};
+
+/* Why a VM's stream stopped (gr_vm.stop_reason) */
+enum gr_stop_reason {
+	GR_STOP_NONE = 0,
+	GR_STOP_QUOTA,			/* the VM's quota is used up */
+	GR_STOP_DISK,			/* ENOSPC / EDQUOT / EIO on write */
+	GR_STOP_USER,			/* `guestrelay stop` */
+	GR_STOP_GUEST,			/* guest stopped, panicked or left */
+};
+
+/**
+ * struct gr_vm_stats - counters of one VM (host-side truths, plus the
+ * guest's own counters, which are marked as such)
+ */
+struct gr_vm_stats {
+	uint64_t packets;		/* sub-buffers stored */
+	uint64_t bytes;			/* bytes stored, this session */
+	uint64_t invalid;		/* sub-buffers dropped as invalid */
+	uint64_t skipped;		/* sub-buffers lost to counter jumps */
+	uint64_t doorbells_in;		/* guest -> host notifications */
+	uint64_t doorbells_out;		/* host -> guest notifications */
+	uint64_t polls;			/* timer wake-ups */
+	uint64_t write_errors;		/* failed or short writes */
+	uint64_t bad_region;		/* rejected region headers */
+	/* the guest's counters, summed over rings (untrusted, informative) */
+	uint64_t guest_events;
+	uint64_t lost_full;
+	uint64_t lost_too_big;
+	uint64_t lost_nested;
+	uint64_t overwritten;
+	uint64_t produced;		/* sub-buffers produced (guest) */
+};
+
+/* ---- vm.c ------------------------------------------------------------ */
+
+enum gr_vm_state {
+	GR_VM_WAITING = 0,		/* no valid publication yet */
+	GR_VM_ATTACHED,			/* layout validated, session open */
+	GR_VM_STOPPED,			/* session closed, waiting for start */
+};
+
+struct gr_agent;
+struct gr_vm;
+struct gr_ring_state;
+
+/**
+ * typedef gr_done_fn - completion of an asynchronous VM command
+ * @arg: the caller's argument
+ * @err: 0 or -errno
+ * @msg: a result (e.g. a trace path) or an error text; may be NULL
+ */
+typedef void (*gr_done_fn)(void *arg, int err, const char *msg);
+
+int vm_add(struct gr_agent *a, const struct gr_vm_opts *o, struct gr_vm **vmp,
+	   char *err, size_t errlen);
+void vm_remove(struct gr_vm *vm);
+struct gr_vm *vm_find(struct gr_agent *a, const char *name);
+const char *vm_name(const struct gr_vm *vm);
+enum gr_vm_state vm_state(const struct gr_vm *vm);
+const char *vm_state_name(const struct gr_vm *vm);
+void vm_get_stats(const struct gr_vm *vm, struct gr_vm_stats *st);
+
+int vm_set_events(struct gr_vm *vm, const char *list, bool on,
+		  char *err, size_t errlen);
+int vm_set_mode(struct gr_vm *vm, uint32_t mode, char *err, size_t errlen);
+int vm_flush(struct gr_vm *vm, gr_done_fn done, void *arg);
+int vm_snapshot(struct gr_vm *vm, gr_done_fn done, void *arg);
+int vm_stop(struct gr_vm *vm, gr_done_fn done, void *arg);
+int vm_start(struct gr_vm *vm, char *err, size_t errlen);
+
+/**
+ * struct gr_vm_info - what `guestrelay status` shows of one VM
+ */
+struct gr_vm_info {
+	char name[GR_VM_NAME_MAX];
+	const char *state;		/* waiting, attached, stopped */
+	const char *guest_state;	/* the guest's GR_STATE_*, by name */
+	bool doorbell;			/* ivshmem-doorbell (else plain) */
+	bool guest_connected;		/* QEMU is connected to our socket */
+	uint32_t mode;			/* GR_MODE_* requested */
+	uint32_t nr_rings, subbuf_size, n_subbufs;
+	char kernel_release[GR_RELEASE_LEN + 1];
+	char nodename[GR_NODENAME_LEN + 1];
+	char session[PATH_MAX];		/* trace directory, "" if none */
+	char events[2048];		/* events the guest records, by name */
+	char pending[64];		/* requests not yet acknowledged */
+	const char *stop_reason;	/* "", "quota", "disk", "user", "guest" */
+	uint64_t quota, usage;		/* bytes */
+	int64_t sync_offset_ns;		/* host realtime - guest clock */
+	uint64_t sync_error_ns;		/* bound of that offset, 0 = unknown */
+	double rate_bps;		/* bytes/s stored, last few seconds */
+	struct gr_vm_stats st;
+};
+
+void vm_get_info(const struct gr_vm *vm, struct gr_vm_info *info);
+
+/* ---- the agent ------------------------------------------------------- */
+
+/**
+ * struct gr_agent - the daemon
+ * @loop: the one io_uring loop
+ * @run_dir: sockets: agent.sock and <vm>.sock
+ * @store_dir: traces: <store>/<vm>/<session>/
+ * @store_fd: @store_dir, opened O_DIRECTORY
+ * @vms: list of VMs (struct gr_vm.next)
+ * @ctl: the control socket (ctl.c)
+ * @sock_gid: group allowed on the control socket, (gid_t)-1 = none
+ * @stopping: SIGTERM/SIGINT seen, finishing
+ */
+struct gr_ctl;
+struct gr_agent {
+	struct gr_loop loop;
+	char run_dir[PATH_MAX];
+	char store_dir[PATH_MAX];
+	int store_fd;
+	struct gr_vm *vms;
+	struct gr_ctl *ctl;
+	unsigned int sock_gid;
+	bool stopping;
+};
+
+struct gr_vm *vm_next(struct gr_agent *a, struct gr_vm *prev);
+
+/* ---- ctl.c / cli.c --------------------------------------------------- */
+
+int ctl_init(struct gr_agent *a);
+void ctl_finish(struct gr_agent *a);
+int cli_main(int argc, char **argv);
+
+/* ---- store.c --------------------------------------------------------- */
+
+int store_open(const char *dir, int *fdp);
+int store_vm_dir(int store_fd, const char *vm, int *fdp);
+int store_new_session(int vm_fd, const char *prefix, char *name, size_t len,
+		      int *fdp);
+int store_last_session(int vm_fd, char *name, size_t len);
+int store_open_stream(int session_fd, unsigned int ring, bool append,
+		      int *fdp, uint64_t *size);
+int store_usage(int vm_fd, uint64_t *bytes);
+
+#endif /* GR_AGENT_H */

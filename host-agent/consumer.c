@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * consumer.c - from a guest's rings to its stream files, without copying
+ *
+ * For each ring, sequence numbers move through three host-private marks:
+ *
+ *      consumed            next               produced (guest's, checked)
+ *         |  in flight      |   ready, not yet  |
+ *  -------+=================+-------------------+----------------
+ *   on disk (or dropped)    examined, written    published by the guest
+ *
+ * A ready sub-buffer is examined once: its commit record and packet
+ * header are copied into host memory and checked there
+ * (gr_check_packet()); a bad one is dropped and counted, never stored.
+ * A good one is written with one writev(): the checked header copy, then
+ * the rest of the sub-buffer straight from the shared mapping. Only when
+ * that write completed does cons.consumed move past it, in order, so the
+ * guest never reuses a sub-buffer still being read. A failed write stops
+ * the VM's stream and the file is cut back to whole packets.
+ *
+ * Doorbells: when caught up, the host asks to be woken only after a
+ * quarter of the ring filled (cons.prod_event); the poll timer bounds the
+ * latency of the rest. Under sustained load almost no doorbell rings.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "vm.h"
+
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+static uint64_t load_produced(struct gr_ring *ring)
+{
+	/* Pairs with the guest's smp_store_release() of produced. */
+	return le64toh(__atomic_load_n(&ring->prod.produced,
+				       __ATOMIC_ACQUIRE));
+}
+
+static void store_consumed(struct gr_ring *ring, uint64_t v)
+{
+	/*
+	 * Our reads of the sub-buffers below @v (completed writes) before
+	 * the guest may reuse them; pairs with the guest's
+	 * smp_load_acquire() of cons.consumed in gr_subbufs_consumed().
+	 */
+	__atomic_store_n(&ring->cons.consumed, htole64(v), __ATOMIC_RELEASE);
+}
+
+static bool vm_streaming(const struct gr_vm *vm)
+{
+	return vm->state == GR_VM_ATTACHED && vm->opts.mode == GR_MODE_STREAM;
+}
+
+static void write_done(struct gr_op *op, int res, unsigned int flags);
+
+/* Read the last whole packet of a stream file we wrote before a restart */
+static int last_packet(struct gr_ring_state *r, uint64_t size)
+{
+	struct gr_vm *vm = r->vm;
+	uint32_t s = vm->view.subbuf_size;
+	struct gr_packet_header h;
+
+	if (pread(r->fd, &h, sizeof(h), (off_t)(size - s)) != sizeof(h))
+		return -EIO;
+	if (le32toh(h.magic) != GR_CTF_MAGIC ||
+	    le64toh(h.stream_instance_id) != r->idx)
+		return -EINVAL;
+	r->next = le64toh(h.packet_seq_num) + 1;
+	r->last_ts_end = le64toh(h.timestamp_end);
+	return 0;
+}
+
+/**
+ * cons_open_rings() - consumer state and stream files for a new session
+ * @vm: an attached VM with a session directory
+ * @resume: continue the session's files after an agent restart
+ *
+ * On resume, the files are cut to whole packets and reading continues
+ * after the last stored packet: what is on disk is the truth, whatever
+ * cons.consumed says (the guest can write that page too).
+ *
+ * Return: 0 or -errno.
+ */
+int cons_open_rings(struct gr_vm *vm, bool resume)
+{
+	const struct gr_view *v = &vm->view;
+	unsigned int i;
+	int ret;
+
+	vm->rings = calloc(v->nr_rings, sizeof(*vm->rings));
+	if (!vm->rings)
+		return -ENOMEM;
+	for (i = 0; i < v->nr_rings; i++) {
+		struct gr_ring_state *r = &vm->rings[i];
+		struct gr_ring *ring = vm_ring(vm, i);
+		uint64_t size = 0, shm_consumed;
+
+		r->vm = vm;
+		r->idx = i;
+		r->fd = -1;
+		r->trunc_at = UINT64_MAX;
+		ret = store_open_stream(vm->session_fd, i, resume, &r->fd,
+					&size);
+		if (ret)
+			return ret;
+		shm_consumed = le64toh(__atomic_load_n(&ring->cons.consumed,
+						       __ATOMIC_RELAXED));
+		r->next = shm_consumed;
+		if (resume && size >= v->subbuf_size) {
+			size -= size % v->subbuf_size;
+			if (ftruncate(r->fd, (off_t)size))
+				return -errno;
+			if (last_packet(r, size))
+				r->next = shm_consumed;
+			else if (r->next - shm_consumed > (1ULL << 63))
+				vm->st.skipped += shm_consumed - r->next;
+		} else if (resume) {
+			size = 0;
+			if (ftruncate(r->fd, 0))
+				return -errno;
+		}
+		/* cons.consumed ahead of the disk: those are gone */
+		if (resume && (int64_t)(shm_consumed - r->next) > 0)
+			r->next = shm_consumed;
+		r->file_off = size;
+		r->consumed = r->next;
+		store_consumed(ring, r->consumed);
+	}
+	return 0;
+}
+
+/**
+ * cons_idle() - no write in flight on any ring
+ * @vm: the VM
+ *
+ * Return: true if the rings may be closed.
+ */
+bool cons_idle(const struct gr_vm *vm)
+{
+	unsigned int i;
+
+	if (!vm->rings)
+		return true;
+	for (i = 0; i < vm->view.nr_rings; i++)
+		if (vm->rings[i].inflight)
+			return false;
+	return true;
+}
+
+/**
+ * cons_close_rings() - close the stream files; call when cons_idle()
+ * @vm: the VM
+ */
+void cons_close_rings(struct gr_vm *vm)
+{
+	unsigned int i;
+
+	if (!vm->rings)
+		return;
+	for (i = 0; i < vm->view.nr_rings; i++)
+		if (vm->rings[i].fd >= 0)
+			close(vm->rings[i].fd);
+	free(vm->rings);
+	vm->rings = NULL;
+}
+
+/* Move consumed over every finished slot, in order, and tell the guest. */
+static void advance(struct gr_ring_state *r)
+{
+	struct gr_vm *vm = r->vm;
+	struct gr_ring *ring = vm_ring(vm, r->idx);
+	uint64_t old = r->consumed, event;
+
+	while (r->consumed != r->next) {
+		struct gr_wslot *s = &r->slots[r->consumed % GR_MAX_INFLIGHT];
+
+		if (s->state != GR_SLOT_DONE || s->seq != r->consumed)
+			break;
+		s->state = GR_SLOT_FREE;
+		r->consumed++;
+	}
+	if (r->consumed == old)
+		return;
+	store_consumed(ring, r->consumed);
+	if (!(vm->view.features & GR_F_EVENT_IDX)) {
+		vm_notify_guest(vm, GR_VEC_CONSUMED);
+		return;
+	}
+	/* Our store of consumed before the load of the guest's wish. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	event = le64toh(__atomic_load_n(&ring->prod.cons_event,
+					__ATOMIC_RELAXED));
+	if (gr_need_event(event, r->consumed, old))
+		vm_notify_guest(vm, GR_VEC_CONSUMED);
+}
+
+static void log_invalid(struct gr_vm *vm, unsigned int ring, uint64_t seq,
+			const char *why)
+{
+	/* once per ten thousand, so a hostile guest cannot flood the log */
+	if (vm->st.invalid % 10000 == 1)
+		syslog(LOG_WARNING,
+		       "%s: dropped invalid sub-buffer %llu of ring %u: %s (%llu so far)",
+		       vm->opts.name, (unsigned long long)seq, ring, why,
+		       (unsigned long long)vm->st.invalid);
+}
+
+/*
+ * Examine sub-buffer @seq: drop it (slot DONE, nothing written) or
+ * submit its write. Return: true if @seq was taken care of.
+ */
+static bool take(struct gr_ring_state *r, uint64_t seq)
+{
+	struct gr_vm *vm = r->vm;
+	const struct gr_view *v = &vm->view;
+	struct gr_wslot *s = &r->slots[seq % GR_MAX_INFLIGHT];
+	uint32_t idx = gr_view_slot(v, seq);
+	uint8_t *sub = vm->region + gr_view_subbuf_off(v, r->idx, idx);
+	struct gr_subbuf_rec rec;
+	struct io_uring_sqe *sqe;
+	const char *why = NULL;
+	uint64_t content;
+	int ret;
+
+	/* one read of each, into host memory; only the copies are used */
+	memcpy(&rec, vm->region + gr_view_rec_off(v, r->idx, idx), sizeof(rec));
+	memcpy(&s->hdr, sub, sizeof(s->hdr));
+	ret = gr_check_packet(v, r->idx, seq, &rec, &s->hdr, &content, &why);
+	if (!ret && le64toh(s->hdr.timestamp_begin) < r->last_ts_end) {
+		ret = -EINVAL;
+		why = "timestamp_begin is before the previous packet's end";
+	}
+	if (ret) {
+		vm->st.invalid++;
+		log_invalid(vm, r->idx, seq, why);
+		s->seq = seq;
+		s->state = GR_SLOT_DONE;
+		return true;
+	}
+	if (vm->opts.quota && vm->usage + v->subbuf_size > vm->opts.quota) {
+		vm_stream_stopped(vm, GR_STOP_QUOTA);
+		return false;
+	}
+	sqe = gr_loop_sqe(&vm->agent->loop, &s->op);
+	if (!sqe)
+		return false;
+
+	s->op.done = write_done;
+	s->r = r;
+	s->seq = seq;
+	s->off = r->file_off;
+	s->len = v->subbuf_size;
+	s->iov[0].iov_base = &s->hdr;
+	s->iov[0].iov_len = sizeof(s->hdr);
+	s->iov[1].iov_base = sub + sizeof(s->hdr);
+	s->iov[1].iov_len = v->subbuf_size - sizeof(s->hdr);
+	io_uring_prep_writev(sqe, r->fd, s->iov, 2, s->off);
+	s->state = GR_SLOT_WRITING;
+	r->inflight++;
+	r->file_off += v->subbuf_size;
+	r->last_ts_end = le64toh(s->hdr.timestamp_end);
+	vm->usage += v->subbuf_size;
+	return true;
+}
+
+static void drain_ring(struct gr_ring_state *r)
+{
+	struct gr_vm *vm = r->vm;
+	struct gr_ring *ring = vm_ring(vm, r->idx);
+	uint64_t produced, ahead, n = vm->view.n_subbufs;
+
+	if (r->stopped || r->fd < 0)
+		return;
+	produced = load_produced(ring);
+	ahead = produced - r->next;
+	if (ahead > n) {
+		/* backwards (or absurdly far): a broken guest; ignore it */
+		if (ahead >> 63) {
+			vm->st.invalid++;
+			log_invalid(vm, r->idx, produced,
+				    "produced went backwards");
+			return;
+		}
+		/* more than a ring holds: the oldest can't be intact */
+		if (r->inflight)
+			return;
+		vm->st.skipped += ahead - n;
+		r->next += ahead - n;
+		r->consumed = r->next;
+		store_consumed(ring, r->consumed);
+	}
+	while (r->next != produced && !r->stopped &&
+	       r->next - r->consumed < GR_MAX_INFLIGHT) {
+		if (!take(r, r->next))
+			break;
+		r->next++;
+	}
+	advance(r);
+}
+
+/**
+ * cons_drain() - examine and write whatever the guest produced
+ * @vm: the VM; nothing happens unless it is attached in stream mode
+ */
+void cons_drain(struct gr_vm *vm)
+{
+	unsigned int i;
+
+	if (!vm_streaming(vm) || !vm->rings)
+		return;
+	for (i = 0; i < vm->view.nr_rings; i++)
+		drain_ring(&vm->rings[i]);
+}
+
+/**
+ * cons_caught_up() - everything produced is on disk
+ * @vm: the VM
+ *
+ * Return: true if no ring has anything ready or in flight.
+ */
+bool cons_caught_up(struct gr_vm *vm)
+{
+	unsigned int i;
+
+	if (!vm->rings)
+		return true;
+	for (i = 0; i < vm->view.nr_rings; i++) {
+		struct gr_ring_state *r = &vm->rings[i];
+
+		if (r->inflight)
+			return false;
+		if (!r->stopped && load_produced(vm_ring(vm, i)) != r->next)
+			return false;
+	}
+	return true;
+}
+
+/**
+ * cons_arm_event_idx() - ask to be woken when a quarter of a ring filled
+ * @vm: the VM
+ *
+ * Then re-reads produced after a full barrier, as virtio does, so a
+ * sub-buffer published meanwhile is not left waiting for a doorbell that
+ * the guest decided not to ring.
+ */
+void cons_arm_event_idx(struct gr_vm *vm)
+{
+	uint64_t batch = vm->view.n_subbufs / 4 ? vm->view.n_subbufs / 4 : 1;
+	unsigned int i, again = 1;
+
+	if (!vm_streaming(vm) || !vm->rings)
+		return;
+	while (again--) {
+		for (i = 0; i < vm->view.nr_rings; i++) {
+			struct gr_ring_state *r = &vm->rings[i];
+			struct gr_ring *ring = vm_ring(vm, i);
+
+			__atomic_store_n(&ring->cons.prod_event,
+					 htole64(r->next + batch - 1),
+					 __ATOMIC_RELAXED);
+		}
+		/* prod_event before re-reading produced; pairs with the
+		 * guest's smp_mb() between produced and prod_event
+		 */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		for (i = 0; i < vm->view.nr_rings; i++) {
+			struct gr_ring_state *r = &vm->rings[i];
+
+			if (!r->stopped && !r->inflight &&
+			    load_produced(vm_ring(vm, i)) != r->next) {
+				cons_drain(vm);
+				break;
+			}
+		}
+	}
+}
+
+static void write_done(struct gr_op *op, int res, unsigned int flags)
+{
+	struct gr_wslot *s = container_of(op, struct gr_wslot, op);
+	struct gr_ring_state *r = s->r;
+	struct gr_vm *vm = r->vm;
+
+	(void)flags;
+	r->inflight--;
+	if (res == (int)s->len) {
+		s->state = GR_SLOT_DONE;
+		vm->st.packets++;
+		vm->st.bytes += s->len;
+	} else {
+		s->state = GR_SLOT_FAILED;
+		vm->st.write_errors++;
+		if (s->off < r->trunc_at)
+			r->trunc_at = s->off;
+		if (vm->stop_reason == GR_STOP_NONE)
+			syslog(LOG_ERR, "%s: write of ring %u failed: %s; stream stopped",
+			       vm->opts.name, r->idx,
+			       res < 0 ? strerror(-res) : "short write");
+		vm_stream_stopped(vm, GR_STOP_DISK);
+	}
+	advance(r);
+	if (r->stopped && !r->inflight && r->trunc_at != UINT64_MAX) {
+		/* whole packets only: cut what follows the first failure */
+		if (ftruncate(r->fd, (off_t)r->trunc_at) == 0) {
+			vm->usage -= r->file_off - r->trunc_at;
+			r->file_off = r->trunc_at;
+		}
+		r->trunc_at = UINT64_MAX;
+	}
+	/* more may have been produced while the writes were in flight */
+	if (!vm->dying) {
+		drain_ring(r);
+		if (!r->inflight)
+			cons_arm_event_idx(vm);
+	}
+	vm_progress(vm);
+}
+
+/**
+ * cons_snapshot() - store the current content of every ring (flight mode)
+ * @vm: an attached VM
+ * @path: receives the snapshot's trace directory
+ * @len: size of @path
+ *
+ * The guest keeps overwriting while this runs, so each sub-buffer is
+ * copied into host memory between two loads of its commit record (a
+ * seqlock read, spec 6.5): a copy whose record changed is dropped. This is
+ * the one place the agent copies payload; snapshots are rare.
+ *
+ * Return: 0 or -errno.
+ */
+int cons_snapshot(struct gr_vm *vm, char *path, size_t len)
+{
+	const struct gr_view *v = &vm->view;
+	char name[128];
+	uint8_t *buf;
+	unsigned int i;
+	int dirfd, ret;
+
+	ret = store_new_session(vm->vm_fd, "snapshot-", name, sizeof(name),
+				&dirfd);
+	if (ret)
+		return ret;
+	ret = vm_write_trace_files(vm, dirfd, name);
+	buf = malloc(v->subbuf_size);
+	if (!ret && !buf)
+		ret = -ENOMEM;
+	for (i = 0; !ret && i < v->nr_rings; i++) {
+		struct gr_ring *ring = vm_ring(vm, i);
+		uint64_t produced = load_produced(ring), first, ready, seq;
+		uint64_t consumed = le64toh(__atomic_load_n(&ring->cons.consumed,
+							    __ATOMIC_RELAXED));
+		uint64_t ts_end = 0, off = 0, content;
+		const char *why;
+		int fd;
+
+		ret = store_open_stream(dirfd, i, false, &fd, &off);
+		if (ret)
+			break;
+		if (gr_check_counters(v, produced, consumed, 1, &first, &ready,
+				      &why)) {
+			close(fd);
+			continue;
+		}
+		for (seq = first; seq != produced; seq++) {
+			uint32_t idx = gr_view_slot(v, seq);
+			struct gr_subbuf_rec *shared = (struct gr_subbuf_rec *)
+				(vm->region + gr_view_rec_off(v, i, idx));
+			struct gr_subbuf_rec rec;
+			uint64_t s1;
+
+			s1 = __atomic_load_n(&shared->seq, __ATOMIC_ACQUIRE);
+			memcpy(&rec, shared, sizeof(rec));
+			memcpy(buf, vm->region + gr_view_subbuf_off(v, i, idx),
+			       v->subbuf_size);
+			/* the copy before the re-check of the record */
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			if (__atomic_load_n(&shared->seq, __ATOMIC_RELAXED) != s1 ||
+			    rec.seq != s1 ||
+			    gr_check_packet(v, i, seq, &rec,
+					    (struct gr_packet_header *)buf,
+					    &content, &why) ||
+			    le64toh(((struct gr_packet_header *)buf)->timestamp_begin) < ts_end) {
+				vm->st.invalid++;
+				continue;
+			}
+			ts_end = le64toh(((struct gr_packet_header *)buf)->timestamp_end);
+			if (pwrite(fd, buf, v->subbuf_size, (off_t)off) !=
+			    (ssize_t)v->subbuf_size) {
+				ret = -EIO;
+				break;
+			}
+			off += v->subbuf_size;
+			vm->usage += v->subbuf_size;
+		}
+		if (fsync(fd) && !ret)
+			ret = -errno;
+		close(fd);
+	}
+	free(buf);
+	close(dirfd);
+	if (!ret)
+		snprintf(path, len, "%s/%s/%s", vm->agent->store_dir,
+			 vm->opts.name, name);
+	return ret;
+}

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vm.h - the agent's state of one VM (private to vm.c and consumer.c)
+ *
+ * Trust: nothing in here points into the shared region except @region and
+ * the pointers computed from a validated struct gr_view. Every value read
+ * through them is read once into a local and checked before use.
+ */
+#ifndef GR_VM_H
+#define GR_VM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "agent.h"
+#include "ctf.h"
+
+enum gr_slot_state {
+	GR_SLOT_FREE = 0,
+	GR_SLOT_WRITING,		/* write submitted */
+	GR_SLOT_DONE,			/* stored, or dropped as invalid */
+	GR_SLOT_FAILED,			/* write failed: never consumed */
+};
+
+/**
+ * struct gr_wslot - one sub-buffer on its way to disk
+ * @op: the write's completion
+ * @r: its ring
+ * @seq: packet_seq_num
+ * @off: offset in the stream file
+ * @len: bytes written (the whole packet)
+ * @state: GR_SLOT_*
+ * @hdr: the host-private, validated copy of the packet header: what is
+ *	written to disk, whatever the guest does to its own copy meanwhile
+ * @iov: @hdr, then the rest of the sub-buffer straight from the region
+ */
+struct gr_wslot {
+	struct gr_op op;
+	struct gr_ring_state *r;
+	uint64_t seq;
+	uint64_t off;
+	uint32_t len;
+	enum gr_slot_state state;
+	struct gr_packet_header hdr;
+	struct iovec iov[2];
+};
+
+/**
+ * struct gr_ring_state - the host's consumer state of one ring
+ * @vm: the VM
+ * @idx: ring index
+ * @fd: stream file, -1 if none
+ * @file_off: bytes in the stream file
+ * @next: next sequence number to examine
+ * @consumed: value last stored to cons.consumed: every sequence below it
+ *	is on disk or was dropped
+ * @last_ts_end: timestamp_end of the last stored packet
+ * @trunc_at: lowest offset of a failed write, UINT64_MAX if none
+ * @inflight: writes submitted, not completed
+ * @stopped: a write failed or the quota is used up: no more writes
+ * @slots: writes in flight, indexed by seq % GR_MAX_INFLIGHT
+ */
+struct gr_ring_state {
+	struct gr_vm *vm;
+	unsigned int idx;
+	int fd;
+	uint64_t file_off;
+	uint64_t next;
+	uint64_t consumed;
+	uint64_t last_ts_end;
+	uint64_t trunc_at;
+	unsigned int inflight;
+	bool stopped;
+	struct gr_wslot slots[GR_MAX_INFLIGHT];
+};
+
+/* A waiter for an asynchronous command (flush, stop, snapshot) */
+struct gr_waiter {
+	gr_done_fn done;
+	void *arg;
+	uint64_t flush_req;		/* complete when flush_ack reaches it */
+	uint64_t deadline_ns;		/* CLOCK_MONOTONIC */
+	int kind;			/* GR_WAIT_* */
+	bool active;
+};
+
+enum { GR_WAIT_FLUSH = 1, GR_WAIT_STOP, GR_WAIT_SNAPSHOT };
+
+/* A client of the VM's ivshmem server (QEMU) */
+struct gr_peer {
+	struct gr_op op;
+	struct gr_vm *vm;
+	struct gr_peer *next;
+	int id;
+	int fd;
+	bool gone;			/* removed; free once @op completed */
+};
+
+struct gr_vm {
+	struct gr_agent *agent;
+	struct gr_vm *next;
+	struct gr_vm_opts opts;
+	enum gr_vm_state state;
+	bool dying;			/* vm_remove(): freed when idle */
+	bool unlink_shm;		/* remove /dev/shm file when freed */
+	bool closing;			/* session ends once writes completed */
+	bool resume_pending;		/* first attach may resume a session */
+	bool saw_panic;			/* the guest reported GR_STATE_PANIC */
+	uint64_t closed_instance;	/* publication whose session ended */
+
+	/* device */
+	struct ivsh_shm shm;
+	uint8_t *region;
+	uint64_t size;
+	bool doorbell;
+	struct ivsh_server srv;
+	struct gr_op listen_op;
+	struct gr_selfwatch {
+		struct gr_op op;
+		struct gr_vm *vm;
+		unsigned int vec;
+	} self[GR_NR_VECTORS];		/* our own eventfds: guest doorbells */
+	struct gr_peer *peers;
+	int guest_peer;			/* QEMU's peer id, -1 if none */
+
+	/* polling */
+	struct gr_op timer_op;
+	uint64_t poll_ns;		/* current interval */
+
+	/* the guest's publication, validated */
+	struct gr_region_hdr hdr_copy;
+	struct gr_view view;
+	struct gr_event_view *events;
+	struct gr_event_desc *desc_copy;
+	uint64_t instance_id;
+	uint64_t rejected_instance;	/* last instance whose header failed */
+	char why[128];			/* last rejection, for status */
+	struct gr_ring_state *rings;
+
+	/* host control block state (what we last wrote) */
+	uint64_t ctrl_seq;
+	uint64_t enable[GR_MAX_EVENTS / 64];
+	uint32_t tracing;
+	uint64_t flush_req;
+	uint64_t sync_req;
+
+	/* session */
+	char session[128];		/* directory name under <store>/<vm> */
+	char session_path[4096];
+	int vm_fd;
+	int session_fd;
+	uint8_t trace_uuid[16];
+	uint64_t usage;			/* bytes of this VM's store */
+	enum gr_stop_reason stop_reason;
+
+	/* clock sync */
+	bool sync_pending;
+	uint64_t sync_t1;		/* CLOCK_MONOTONIC ns */
+	uint64_t sync_best_rtt;
+	unsigned int sync_rounds;
+	int64_t mono_to_real;		/* realtime - monotonic, per session */
+	struct gr_ctf_clock clock;
+	uint64_t next_sync_ns;
+
+	/* commands and statistics */
+	struct gr_waiter waiter;
+	struct gr_vm_stats st;
+	uint64_t rate_t0, rate_bytes0;
+	double rate_bps;
+};
+
+/* consumer.c */
+int cons_open_rings(struct gr_vm *vm, bool resume);
+void cons_close_rings(struct gr_vm *vm);
+void cons_drain(struct gr_vm *vm);
+bool cons_idle(const struct gr_vm *vm);
+bool cons_caught_up(struct gr_vm *vm);
+void cons_arm_event_idx(struct gr_vm *vm);
+int cons_snapshot(struct gr_vm *vm, char *path, size_t len);
+
+/* vm.c, for consumer.c */
+void vm_notify_guest(struct gr_vm *vm, unsigned int vector);
+void vm_progress(struct gr_vm *vm);
+int vm_write_trace_files(struct gr_vm *vm, int dirfd, const char *session);
+void vm_stream_stopped(struct gr_vm *vm, enum gr_stop_reason why);
+uint64_t gr_now_ns(void);
+
+static inline struct gr_ring *vm_ring(struct gr_vm *vm, unsigned int idx)
+{
+	return (struct gr_ring *)(vm->region + gr_view_ring_off(&vm->view, idx));
+}
+
+#endif /* GR_VM_H */
