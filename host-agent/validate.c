@@ -530,6 +530,8 @@ static int check_field(const struct gr_field_desc *f, struct gr_field_view *fv,
 		return bad(why, "field name \"_\" is empty once its '_' is stripped");
 	if (gr_is_tsdl_keyword(f->name))
 		return bad(why, "field name is a TSDL keyword");
+	if (!strncmp(f->name, "_gr_", 4))
+		return bad(why, "field name starts with _gr_ (reserved for the host's padding)");
 
 	fv->offset = le16toh(f->offset);
 	fv->size = le16toh(f->size);
@@ -672,6 +674,8 @@ int gr_check_event_desc(const struct gr_view *v,
 				  why);
 		if (ret)
 			return ret;
+		if (i && fv->offset < ev.fields[i - 1].offset)
+			return bad(why, "fields are not in increasing offset order");
 		for (j = 0; j < i; j++) {
 			const struct gr_field_view *o = &ev.fields[j];
 
@@ -682,6 +686,10 @@ int gr_check_event_desc(const struct gr_view *v,
 				return bad(why, "fields overlap");
 		}
 	}
+
+	if (varlen && ev.fields[ev.nr_fields - 1].offset +
+		      ev.fields[ev.nr_fields - 1].size != ev.payload_size)
+		return bad(why, "VARLEN payload_size is not where the string ends");
 
 	memcpy(ev.name, copy->name, strlen(copy->name));
 	memcpy(ev.system, copy->system, strlen(copy->system));
@@ -812,6 +820,8 @@ int gr_check_packet(const struct gr_view *v, unsigned int ring,
 		return bad(why, "content_size is not a multiple of 64 bits");
 	if (content < (uint64_t)v->packet_header_size * 8)
 		return bad(why, "content_size is smaller than the packet header");
+	if (content == (uint64_t)v->packet_header_size * 8)
+		return bad(why, "content_size holds no event (CTF readers reject such a packet)");
 	if (content > packet)
 		return bad(why, "content_size exceeds packet_size");
 	if (content != (uint64_t)le32toh(rec_copy->bytes) * 8)
@@ -875,5 +885,28 @@ int gr_check_event_header(const struct gr_event_header *copy,
 		return bad(why, "record size outside the event's range");
 	}
 	*out = r;
+	return 0;
+}
+
+/**
+ * gr_check_event_names() - every event name appears once in the table
+ * @events: validated descriptors
+ * @nr: their number
+ * @why: receives the reason of a rejection
+ *
+ * Event names become CTF event class names, which must be unique.
+ *
+ * Context: any; does not sleep.
+ * Return: 0 or -EINVAL.
+ */
+int gr_check_event_names(const struct gr_event_view *events, unsigned int nr,
+			 const char **why)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < nr; i++)
+		for (j = 0; j < i; j++)
+			if (!strcmp(events[i].name, events[j].name))
+				return bad(why, "two events have the same name");
 	return 0;
 }

@@ -167,6 +167,8 @@ int gr_check_packet(const struct gr_view *v, unsigned int ring,
 		    uint64_t expected_seq, const struct gr_subbuf_rec *rec_copy,
 		    const struct gr_packet_header *hdr_copy,
 		    uint64_t *content_bytes, const char **why);
+int gr_check_event_names(const struct gr_event_view *events, unsigned int nr,
+			 const char **why);
 int gr_check_event_header(const struct gr_event_header *copy,
 			  const struct gr_event_view *events,
 			  unsigned int nr_events, uint64_t remaining,

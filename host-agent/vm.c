@@ -517,6 +517,10 @@ static void try_attach(struct gr_vm *vm, bool try_resume)
 			goto fail;
 		}
 	}
+	if (gr_check_event_names(vm->events, vm->view.desc_count, &why)) {
+		reject(vm, instance, "event descriptors", why);
+		goto fail;
+	}
 	vm->instance_id = instance;
 	vm->why[0] = '\0';
 	clock_gettime(CLOCK_REALTIME, &rt);

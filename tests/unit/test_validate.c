@@ -946,11 +946,18 @@ static void test_desc_bytes_after_nul_do_not_matter(void)
 	  d[0].fields[4].size = htole16(UINT16_MAX))			\
 	X(string_past_payload, "field extends beyond payload_size",	\
 	  idx = 2; d[2].fields[1].size = htole16(201))			\
+	X(field_name_gr_prefix,						\
+	  "field name starts with _gr_ (reserved for the host's padding)", \
+	  memcpy(d[0].fields[1].name, "_gr_pad4", 9))			\
+	X(varlen_string_short_of_payload,				\
+	  "VARLEN payload_size is not where the string ends",		\
+	  idx = 2; d[2].fields[1].size = htole16(199))			\
 	X(fields_overlap, "fields overlap",				\
 	  d[0].fields[5].offset = htole16(50))				\
 	X(fields_overlap_same_offset, "fields overlap",			\
 	  d[0].fields[6].offset = htole16(48))				\
-	X(fields_overlap_inside_chars, "fields overlap",		\
+	X(fields_out_of_order_inside_chars,				\
+	  "fields are not in increasing offset order",			\
 	  d[0].fields[6].offset = htole16(36))				\
 	X(field_reserved_set, "reserved field bytes are not zero",	\
 	  d[0].fields[2].reserved = htole16(0x100))
@@ -1102,7 +1109,24 @@ static void test_packet_accepts_valid_subbuf(void)
 	CU_ASSERT_EQUAL(bytes, T_CONTENT);
 }
 
-static void test_packet_accepts_empty_and_full_subbuf(void)
+static void test_event_names_must_be_unique(void)
+{
+	struct gr_event_view ev[3];
+	const char *why = NULL;
+
+	memset(ev, 0, sizeof(ev));
+	strcpy(ev[0].name, "sched_switch");
+	strcpy(ev[1].name, "sched_wakeup");
+	strcpy(ev[2].name, "sched_waking");
+	CU_ASSERT_EQUAL(gr_check_event_names(ev, 3, &why), 0);
+	strcpy(ev[2].name, "sched_switch");
+	CU_ASSERT_EQUAL(gr_check_event_names(ev, 3, &why), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(why, "two events have the same name");
+	CU_ASSERT_EQUAL(gr_check_event_names(ev, 2, &why), 0);
+}
+
+/* babeltrace2 2.0.4 rejects a whole trace over one packet with no event */
+static void test_packet_rejects_empty_accepts_full_subbuf(void)
 {
 	struct gr_subbuf_rec rec;
 	struct gr_packet_header ph;
@@ -1115,8 +1139,9 @@ static void test_packet_accepts_empty_and_full_subbuf(void)
 	rec.bytes = htole32(72);
 	ph.content_size = htole64(72 * 8);
 	ph.timestamp_end = ph.timestamp_begin;
-	CU_ASSERT_EQUAL(gr_check_packet(&v, 0, 7, &rec, &ph, &bytes, &why), 0);
-	CU_ASSERT_EQUAL(bytes, 72);
+	CU_ASSERT_EQUAL(gr_check_packet(&v, 0, 7, &rec, &ph, &bytes, &why),
+			-EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(why && strstr(why, "holds no event"));
 	rec.bytes = htole32(T_S);
 	ph.content_size = htole64(T_S * 8);
 	CU_ASSERT_EQUAL(gr_check_packet(&v, 0, 7, &rec, &ph, &bytes, &why), 0);
@@ -1809,8 +1834,9 @@ static CU_TestInfo counter_tests[] = {
 
 static CU_TestInfo packet_tests[] = {
 	{ "packet accepts a valid sub-buffer", test_packet_accepts_valid_subbuf },
-	{ "packet accepts empty and full sub-buffers",
-	  test_packet_accepts_empty_and_full_subbuf },
+	{ "event names must be unique", test_event_names_must_be_unique },
+	{ "packet rejects an empty sub-buffer, accepts a full one",
+	  test_packet_rejects_empty_accepts_full_subbuf },
 	{ "packet accepts seq near 2^64", test_packet_accepts_seq_near_2_64 },
 	{ "packet of a global ring takes any cpu below nr_cpus",
 	  test_packet_global_ring_takes_any_cpu_below_nr_cpus },

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ctf.h - the on-disk trace: CTF 1.8 metadata and the .guestrelay file
+ *
+ * Storage layout. One directory per VM per session:
+ *
+ *   <store>/<vm>/<session>/
+ *       metadata        plain-text TSDL starting with the CTF 1.8 magic
+ *                       comment, written by gr_ctf_write_metadata(); rewritten
+ *                       (atomically) when the clock offset improves
+ *       stream_<ring>   one CTF stream file per ring (GR_CTF_STREAM_FMT),
+ *                       made only of whole sub-buffers exactly as the guest
+ *                       wrote them: each is a struct gr_packet_header
+ *                       (CTF packet header + packet context) followed by
+ *                       event records; bytes between content_size and
+ *                       packet_size are relay padding, which CTF readers
+ *                       skip. A file always holds a whole number of
+ *                       packets: one that ends mid-packet makes
+ *                       babeltrace2 reject the whole trace. (Spec 6.12
+ *                       also lets the agent store a packet content-only,
+ *                       packet_size = content_size; readers accept both.)
+ *                       A packet without any record (content_size = 72)
+ *                       makes babeltrace2 2.0.4 reject the trace too: the
+ *                       declared packet context ends at byte 68.
+ *       .guestrelay     what `guestrelay report` needs without parsing
+ *                       TSDL: struct gr_info_hdr, then the host's private
+ *                       copies of struct gr_region_hdr and of the struct
+ *                       gr_event_desc table that passed validation
+ *                       (gr_ctf_write_info(), read by gr_ctf_read_info())
+ *
+ * babeltrace2 2.0.4 ignores files whose names start with '.' in a trace
+ * directory ("Ignoring hidden file") and tries to decode every other file
+ * but "metadata" as a stream: a leftover "metadata.tmp" makes it reject
+ * the trace. So every temporary file here is hidden (".metadata.tmp",
+ * ".guestrelay.tmp"), and nothing but metadata and stream files may ever
+ * be visible in the directory. An empty stream file is ignored.
+ */
+#ifndef GR_CTF_H
+#define GR_CTF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "guestrelay_abi.h"
+#include "validate.h"
+
+#define GR_CTF_METADATA		"metadata"
+#define GR_CTF_METADATA_TMP	".metadata.tmp"
+#define GR_CTF_INFO		".guestrelay"
+#define GR_CTF_INFO_TMP		".guestrelay.tmp"
+#define GR_CTF_STREAM_FMT	"stream_%u"	/* ring index */
+#define GR_CTF_STREAM_NAME_MAX	24		/* fits "stream_4294967295" */
+
+/*
+ * Names the metadata gives to fields it adds itself (spec 7.5): gaps in a
+ * payload become byte arrays GR_CTF_PAD_PREFIX<offset>, and every event's
+ * fields end with GR_CTF_TAIL_NAME. Emitted guest field names are "_" +
+ * name, and the spec forbids guest names beginning with "_gr_", so these
+ * cannot clash; gr_ctf_metadata() refuses such a name.
+ */
+#define GR_CTF_RESERVED_PREFIX	"_gr_"
+#define GR_CTF_PAD_PREFIX	"__gr_pad"
+#define GR_CTF_TAIL_NAME	"__gr_tail"
+
+/**
+ * struct gr_ctf_env - who and what a trace describes
+ * @vm_name: the VM's name as the operator knows it (libvirt domain name or
+ *	the agent's --vm argument); env "vm_name". (env "hostname" is the
+ *	guest's nodename, spec 7.5: babeltrace2 prints it on every event line
+ *	and Trace Compass uses it as the host ID.)
+ * @host_name: the host's name (gethostname()); env "host_hostname"
+ * @session: the session's name; env "session"
+ * @trace_uuid: the trace UUID: new for every session of every VM.
+ *	babeltrace2 treats directories with the same trace UUID given in one
+ *	run as parts of one trace, so two VMs must never share one.
+ * @tracer_major: version of guestrelay; env "tracer_major"
+ * @tracer_minor: env "tracer_minor"
+ *
+ * Strings may hold any byte: the metadata escapes them. NULL means "".
+ */
+struct gr_ctf_env {
+	const char *vm_name;
+	const char *host_name;
+	const char *session;
+	uint8_t trace_uuid[16];
+	unsigned int tracer_major;
+	unsigned int tracer_minor;
+};
+
+/**
+ * struct gr_ctf_clock - how the guest's event clock maps to host time
+ * @offset_s: CTF clock offset_s: seconds since the Epoch (host
+ *	CLOCK_REALTIME) at guest clock value 0; may be negative
+ * @offset: CTF clock offset: further clock ticks, < the clock's frequency
+ * @precision: error bound of the mapping, in clock ticks
+ * @error_ns: the same error bound in nanoseconds (for the description)
+ * @synced: 0 if no clock sync completed yet: then the offsets are 0, guest
+ *	time is printed as time since the Epoch and traces of several VMs do
+ *	not line up
+ *
+ * Filled by gr_ctf_clock_from_sync(), or zeroed for "not synchronized".
+ * A CTF reader computes, for a clock value v at frequency f,
+ * ns since the Epoch = offset_s * 10^9 + (offset + v) * 10^9 / f.
+ */
+struct gr_ctf_clock {
+	int64_t offset_s;
+	uint64_t offset;
+	uint64_t precision;
+	uint64_t error_ns;
+	int synced;
+};
+
+/*
+ * .guestrelay: a versioned header, then the region header copy at
+ * hdr_size, then desc_count descriptors of desc_size bytes each. All
+ * fields little-endian. A reader accepts version GR_INFO_VERSION with any
+ * hdr_size in [sizeof(struct gr_info_hdr), GR_INFO_MAX_HDR] and desc_size
+ * in [sizeof(struct gr_event_desc), GR_INFO_MAX_DESC] (a newer writer
+ * appends; the reader skips what it does not know), region_hdr_size ==
+ * sizeof(struct gr_region_hdr) (the ABI fixes it), and re-validates the
+ * copies with the validators: the file may be damaged. The CRC-32 tells
+ * a damaged file from a valid one; a reader still uses what validates.
+ */
+#define GR_INFO_MAGIC		0x31304f464e495247ULL	/* "GRINFO01" */
+#define GR_INFO_VERSION		1
+#define GR_INFO_MAX_HDR		4096		/* bound on hdr_size */
+#define GR_INFO_MAX_DESC	4096		/* bound on desc_size */
+#define GR_INFO_MAX_FILE	(GR_INFO_MAX_HDR + sizeof(struct gr_region_hdr) + \
+				 (size_t)GR_MAX_EVENTS * GR_INFO_MAX_DESC)
+
+/**
+ * struct gr_info_hdr - start of the .guestrelay file
+ */
+struct gr_info_hdr {
+	__le64 magic;			/* GR_INFO_MAGIC */
+	__le32 version;			/* GR_INFO_VERSION */
+	__le32 hdr_size;		/* sizeof(struct gr_info_hdr): 128 */
+	__le32 region_hdr_size;		/* sizeof(struct gr_region_hdr): 512 */
+	__le32 desc_size;		/* sizeof(struct gr_event_desc): 576 */
+	__le32 desc_count;		/* descriptors stored */
+	__le32 flags;			/* GR_INFO_F_* */
+#define GR_INFO_F_CLOCK_SYNCED	0x1U	/* clock_* fields are meaningful */
+	__le64 region_size;		/* real size of the VM's region */
+	__le64 clock_offset_s;		/* struct gr_ctf_clock offset_s (s64) */
+	__le64 clock_offset;		/* struct gr_ctf_clock offset (ticks) */
+	__le64 clock_precision;		/* ticks */
+	__le64 clock_error_ns;		/* ns */
+	__u8 trace_uuid[16];		/* the session's UUID */
+	__le32 crc32;			/* CRC-32 (IEEE) of the file, this 0 */
+	__le32 reserved0;		/* 0 */
+	__u8 reserved[32];		/* 0 */
+};
+
+static_assert(sizeof(struct gr_info_hdr) == 128, "gr_info_hdr size");
+static_assert(offsetof(struct gr_info_hdr, crc32) == 88, "gr_info_hdr crc");
+
+/**
+ * struct gr_ctf_info - a .guestrelay file, read back and re-validated
+ * @view: the region header, accepted by gr_check_region_hdr()
+ * @events: @events[i] describes event id i if @valid[i]
+ * @valid: 1 if descriptor i passed gr_check_event_desc()
+ * @why: for an invalid descriptor, the validator's reason
+ * @nr_events: descriptors in the file that the header covers
+ *	(<= @view.desc_count)
+ * @clock: the clock mapping stored with the trace
+ * @trace_uuid: the session's UUID
+ * @crc_ok: 0 if the file's CRC-32 does not match its contents (damaged;
+ *	the validated parts are still usable)
+ * @stored_desc_count: desc_count as stored in the file
+ */
+struct gr_ctf_info {
+	struct gr_view view;
+	struct gr_event_view events[GR_MAX_EVENTS];
+	uint8_t valid[GR_MAX_EVENTS];
+	const char *why[GR_MAX_EVENTS];
+	unsigned int nr_events;
+	struct gr_ctf_clock clock;
+	uint8_t trace_uuid[16];
+	int crc_ok;
+	uint32_t stored_desc_count;
+};
+
+int gr_ctf_clock_from_sync(uint64_t freq, uint64_t guest_ticks,
+			   int64_t host_ns, uint64_t error_ns,
+			   struct gr_ctf_clock *clock);
+int gr_ctf_metadata(const struct gr_view *v,
+		    const struct gr_event_view *events, unsigned int nr_events,
+		    const struct gr_ctf_env *env,
+		    const struct gr_ctf_clock *clock, char **text, size_t *len);
+int gr_ctf_write_metadata(int dirfd, const char *text, size_t len);
+int gr_ctf_write_info(int dirfd, const struct gr_region_hdr *hdr_copy,
+		      uint64_t region_size, const struct gr_event_desc *descs,
+		      unsigned int nr_descs, const struct gr_ctf_clock *clock,
+		      const uint8_t trace_uuid[16]);
+int gr_ctf_parse_info(const void *buf, size_t len, struct gr_ctf_info *info,
+		      const char **why);
+int gr_ctf_read_info(int dirfd, struct gr_ctf_info *info, const char **why);
+uint32_t gr_crc32(uint32_t crc, const void *buf, size_t len);
+void gr_uuid_str(const uint8_t uuid[16], char out[37]);
+
+#endif /* GR_CTF_H */
