@@ -66,7 +66,7 @@ bench: deps
 	@echo "bench: no benchmarks yet (they arrive with the host agent and the guest module)"
 
 install: all
-	$(MAKE) -C guest-module KDIR=$(KDIR) install
+	$(MAKE) -C guest-module dkms-src DESTDIR=$(DESTDIR)
 	install -d $(DESTDIR)$(PREFIX)/include/guestrelay
 	install -m 0644 spec/guestrelay_abi.h $(DESTDIR)$(PREFIX)/include/guestrelay/
 	$(MAKE) -C host-agent install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)

@@ -93,12 +93,18 @@ void gr_region_publish(void *region, const struct gr_layout *lay,
 	smp_store_release(&hdr->magic, cpu_to_le64(GR_REGION_MAGIC));
 }
 
-/* The host's block, if one is attached with our major version */
+/* The host's block, if present (spec 9.2): our major, a sane ctrl_size */
 static int gr_ctrl_attached(struct gr_host_ctrl *c)
 {
+	u32 size;
+
 	if (le64_to_cpu(READ_ONCE(c->magic)) != GR_CTRL_MAGIC)
 		return -ENODEV;
 	if (le16_to_cpu(READ_ONCE(c->abi_major)) != GR_ABI_MAJOR)
+		return -EPROTONOSUPPORT;
+	size = le32_to_cpu(READ_ONCE(c->ctrl_size));
+	if (size < sizeof(*c) || size > GR_LAYOUT_START - GR_CTRL_OFFSET ||
+	    size % 8)
 		return -EPROTONOSUPPORT;
 	return 0;
 }
@@ -113,8 +119,9 @@ static int gr_ctrl_attached(struct gr_host_ctrl *c)
  *
  * Context: any; does not sleep.
  * Return: 0 if @req is valid; -ENODEV if no host is attached,
- * -EPROTONOSUPPORT if the host speaks another major version (nothing
- * filled in either case); -EINVAL if a request is invalid: @req->seq
+ * -EPROTONOSUPPORT if the host speaks another major version or its
+ * ctrl_size is not a multiple of 8 in [512, 4096] (nothing filled in
+ * either case); -EINVAL if a request is invalid: @req->seq
  * and the counters are filled so the guest can acknowledge the
  * rejection, the other fields must not be used.
  */
@@ -152,6 +159,8 @@ int gr_ctrl_read(void *region, unsigned int nr_events,
 	if (req->mode == GR_MODE_FLIGHT && !(req->features & GR_F_FLIGHT))
 		return -EINVAL;
 	if (req->switch_timer_us > GR_MAX_SWITCH_TIMER_US)
+		return -EINVAL;
+	if (req->switch_timer_us && !(req->features & GR_F_SWITCH_TIMER))
 		return -EINVAL;
 	if (req->host_peer_id > 0xffff && req->host_peer_id != GR_NO_PEER)
 		return -EINVAL;

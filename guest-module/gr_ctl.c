@@ -1,0 +1,671 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gr_ctl.c - control passes, the tick and the switch timers
+ *
+ * A control pass (spec 9.2) runs in process context, from ctl_work, under
+ * gr_dev.ctl_lock:
+ *
+ *   sync      answer a clock-sync request first (also done straight from
+ *             the GR_VEC_CTRL interrupt, for a tight round trip)
+ *   settings  ctrl.seq changed: read the block once (gr_ctrl_read());
+ *             valid -> apply all of it, acknowledge what is in effect;
+ *             invalid -> count the rejection, keep everything;
+ *             no block -> the module-parameter defaults
+ *   reset     reset_req changed: keep writers out, gr_chan_reset(), ack
+ *   flush     flush_req changed: every CPU flushes its own ring, ack
+ *   notify    ring GR_VEC_STATUS once if anything was acknowledged
+ *
+ * Who queues ctl_work: the GR_VEC_CTRL interrupt (gr_ctl_kick()), and the
+ * tick when the control block differs from what the last pass saw. The
+ * tick (a timer, spec 5.7) also stores the heartbeat; it runs every
+ * GR_TICK_POLL_MS without doorbells, GR_TICK_DOORBELL_MS with them.
+ *
+ * Switch timers (spec 6.8): one pinned hrtimer per CPU flushes that CPU's
+ * ring every period, from hard interrupt context, through the relay
+ * core's nesting guard. CPU hotplug starts and stops them; the hotplug
+ * callbacks find the device in gr_hp_dev, which changes only under
+ * cpus_read_lock() while they run under the hotplug lock held for write.
+ *
+ * Probes are attached when their event is first enabled and never
+ * detached before unbind (gr_events.h: registration under load freezes
+ * multi-threaded TCG); disabling an event only clears its bit.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/jiffies.h>
+#include <linux/minmax.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/smp.h>
+
+#include "gr_dev.h"
+#include "gr_events.h"
+
+static DEFINE_PER_CPU(struct hrtimer, gr_switch_timer);
+/* Switch timer period in ns, 0 = off; read by the timers */
+static u64 gr_switch_period_ns;
+/* One ring for all CPUs: only the first online CPU's timer flushes it */
+static bool gr_switch_global;
+/* The device CPU hotplug acts on; written under cpus_read_lock() */
+static struct gr_dev *gr_hp_dev;
+
+/* ---------------------------------------------------------------------- */
+/* Switch timers                                                          */
+
+static enum hrtimer_restart gr_switch_fn(struct hrtimer *timer)
+{
+	u64 period = READ_ONCE(gr_switch_period_ns);
+
+	if (!period)
+		return HRTIMER_NORESTART;
+	/* -EBUSY (a writer was interrupted) is caught up next period */
+	if (!READ_ONCE(gr_switch_global) ||
+	    smp_processor_id() == cpumask_first(cpu_online_mask))
+		gr_trace_flush_this_cpu();
+	hrtimer_forward_now(timer, ns_to_ktime(period));
+	return HRTIMER_RESTART;
+}
+
+/* On the CPU whose timer starts: a pinned timer stays on its CPU. */
+static void gr_switch_start_ipi(void *unused)
+{
+	u64 period = READ_ONCE(gr_switch_period_ns);
+
+	if (period)
+		hrtimer_start(this_cpu_ptr(&gr_switch_timer),
+			      ns_to_ktime(period), HRTIMER_MODE_REL_PINNED);
+}
+
+static void gr_switch_stop_all(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		hrtimer_cancel(per_cpu_ptr(&gr_switch_timer, cpu));
+}
+
+/* Take @us (0 = off) into effect; restarts the timers of a running dev. */
+static void gr_switch_set(struct gr_dev *gd, u32 us)
+{
+	cpus_read_lock();
+	WRITE_ONCE(gr_switch_period_ns, (u64)us * NSEC_PER_USEC);
+	if (gr_hp_dev == gd) {
+		gr_switch_stop_all();
+		if (us)
+			on_each_cpu(gr_switch_start_ipi, NULL, 1);
+	}
+	cpus_read_unlock();
+}
+
+/**
+ * gr_ctl_init() - prepare the per-CPU switch timers
+ *
+ * Context: process context, at module load, before any device binds.
+ */
+void gr_ctl_init(void)
+{
+	struct hrtimer *timer;
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		timer = per_cpu_ptr(&gr_switch_timer, cpu);
+		hrtimer_init(timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED);
+		timer->function = gr_switch_fn;
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* Flush, reset, clock sync                                               */
+
+static void gr_ctl_flush_ipi(void *arg)
+{
+	struct gr_dev *gd = arg;
+
+	if (gr_trace_flush_this_cpu())
+		atomic_long_inc(&gd->flush_busy);
+}
+
+/*
+ * Spec 6.7: each online CPU finishes its own ring, interrupts off, under
+ * the nesting guard; an offline CPU's ring was flushed when it went
+ * down. on_each_cpu() returns after every handler ran, so the caller's
+ * release of flush_ack publishes every produced they stored.
+ */
+static void gr_ctl_flush(struct gr_dev *gd)
+{
+	on_each_cpu(gr_ctl_flush_ipi, gd, 1);
+}
+
+/* Spec 6.13: with every writer kept out, restart the current sub-buffers */
+static void gr_ctl_reset(struct gr_dev *gd)
+{
+	gr_trace_quiesce();
+	gr_chan_reset(gd->chan);
+	gr_trace_activate(gd->chan);
+}
+
+/**
+ * gr_ctl_sync() - answer a pending clock-sync request
+ * @gd: the device
+ *
+ * Only while the host's GR_F_CLOCK_SYNC is in effect (spec 9.4: otherwise
+ * a request is never answered). The clock is read after the request was
+ * loaded and before the ack is stored (G24).
+ *
+ * Context: any except NMI; takes @gd->sync_lock.
+ * Return: true if an answer was stored (ring GR_VEC_STATUS).
+ */
+bool gr_ctl_sync(struct gr_dev *gd)
+{
+	struct gr_host_ctrl *c = gr_ctrl(gd->region);
+	unsigned long flags;
+	bool answered = false;
+	u64 req;
+
+	if (!(READ_ONCE(gd->host_features) & GR_F_CLOCK_SYNC))
+		return false;
+	raw_spin_lock_irqsave(&gd->sync_lock, flags);
+	/* Pairs with the host's smp_store_release() of sync_req */
+	req = le64_to_cpu(smp_load_acquire(&c->sync_req));
+	if (req != gd->sync_ack) {
+		gr_status_ack_sync(gd->region, req);
+		gd->sync_ack = req;
+		answered = true;
+	}
+	raw_spin_unlock_irqrestore(&gd->sync_lock, flags);
+	return answered;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Settings                                                               */
+
+/* The raw counters of the control block; no ordering needed, see users. */
+static void gr_ctl_peek(void *region, struct gr_ctrl_snap *s)
+{
+	struct gr_host_ctrl *c = gr_ctrl(region);
+
+	s->magic = le64_to_cpu(READ_ONCE(c->magic));
+	s->seq = le64_to_cpu(READ_ONCE(c->seq));
+	s->flush_req = le64_to_cpu(READ_ONCE(c->flush_req));
+	s->reset_req = le64_to_cpu(READ_ONCE(c->reset_req));
+	s->sync_req = le64_to_cpu(READ_ONCE(c->sync_req));
+}
+
+static void gr_ctl_remember(struct gr_dev *gd, const struct gr_ctrl_snap *s)
+{
+	WRITE_ONCE(gd->seen.magic, s->magic);
+	WRITE_ONCE(gd->seen.seq, s->seq);
+	WRITE_ONCE(gd->seen.flush_req, s->flush_req);
+	WRITE_ONCE(gd->seen.reset_req, s->reset_req);
+	WRITE_ONCE(gd->seen.sync_req, s->sync_req);
+}
+
+/*
+ * Is a control pass due? Without sleeping: the block changed since the
+ * last pass (a host came or went, seq or a request counter moved), or
+ * consumed_errors has something new to publish. A host that changes a
+ * field between our peek and the pass's read only causes one more pass.
+ */
+static bool gr_ctl_due(struct gr_dev *gd)
+{
+	struct gr_ctrl_snap now;
+
+	if (gr_chan_consumed_errors(gd->chan) != READ_ONCE(gd->cerr))
+		return true;
+	gr_ctl_peek(gd->region, &now);
+	if (now.magic != READ_ONCE(gd->seen.magic))
+		return true;
+	if (now.magic != GR_CTRL_MAGIC)
+		return false;
+	return now.seq != READ_ONCE(gd->seen.seq) ||
+	       now.flush_req != READ_ONCE(gd->seen.flush_req) ||
+	       now.reset_req != READ_ONCE(gd->seen.reset_req) ||
+	       now.sync_req != READ_ONCE(gd->seen.sync_req);
+}
+
+static bool gr_bit(const u64 *words, unsigned int n)
+{
+	return (words[n / 64] >> (n % 64)) & 1;
+}
+
+/*
+ * Make @want the settings in effect. Events are attached as they are
+ * first enabled; one whose probe cannot be attached (no such tracepoint
+ * in this kernel) stays disabled, which status.enabled shows. When
+ * recording narrows (an event off, or tracing off) synchronize_rcu()
+ * waits for the writers that still saw the old value, so the ack that
+ * follows is true (spec 9.2).
+ */
+static void gr_ctl_apply(struct gr_dev *gd, const struct gr_settings *want)
+{
+	struct gr_settings *cur = &gd->cur;
+	u64 enable[GR_ENABLE_WORDS] = { 0 };
+	bool narrowed = false, on;
+	unsigned int id;
+	u32 timer_us, state;
+	int ret;
+
+	lockdep_assert_held(&gd->ctl_lock);
+	for (id = 0; id < gr_nr_event_defs; id++) {
+		on = gr_bit(cur->enable, id);
+		if (!gr_bit(want->enable, id)) {
+			narrowed |= on;
+			continue;
+		}
+		if (!on) {
+			ret = gr_event_attach(id);
+			if (ret) {
+				if (!test_and_set_bit(id, gd->attach_failed))
+					dev_info(&gd->pdev->dev,
+						 "event %s not recorded: attach failed (%d)\n",
+						 gr_event_defs[id].name, ret);
+				continue;
+			}
+		}
+		enable[id / 64] |= BIT_ULL(id % 64);
+	}
+	narrowed |= cur->tracing && !want->tracing;
+
+	gr_trace_set_events(enable);
+	gr_trace_set_recording(want->tracing);
+	if (narrowed)
+		synchronize_rcu();
+
+	/* Validated by gr_ctrl_read() or at module load */
+	WARN_ON_ONCE(gr_chan_set_mode(gd->chan, want->mode));
+	gr_chan_set_event_idx(gd->chan, want->host_features & GR_F_EVENT_IDX);
+	WRITE_ONCE(gd->host_features, want->host_features);
+	WRITE_ONCE(gd->host_peer_id, want->host_peer_id);
+	WRITE_ONCE(gd->doorbell_on, gd->has_irqs &&
+		   (want->host_features & GR_F_DOORBELL) &&
+		   want->host_peer_id <= 0xffff);
+
+	timer_us = want->switch_timer_us ?
+		   max(want->switch_timer_us, GR_MIN_SWITCH_TIMER_US) : 0;
+	if (timer_us != cur->switch_timer_us)
+		gr_switch_set(gd, timer_us);
+
+	*cur = *want;
+	memcpy(cur->enable, enable, sizeof(cur->enable));
+	cur->switch_timer_us = timer_us;
+
+	state = want->tracing ? GR_STATE_TRACING : GR_STATE_IDLE;
+	if (gd->running && state != gd->state)
+		gr_status_set_state(gd->region, state);
+	gd->state = state;
+}
+
+/* Store what is in effect, then ctrl_ack = @seq (release). */
+static void gr_ctl_ack_settings(struct gr_dev *gd, u64 seq)
+{
+	struct gr_ctrl_req r = {
+		.seq = seq,
+		.session_id = gd->cur.session_id,
+	};
+
+	gr_status_applied(gd->region, &r, gd->cur.enable, gd->cur.mode,
+			  gd->cur.switch_timer_us);
+	gd->ctrl_ack = seq;
+}
+
+static void gr_ctl_apply_host(struct gr_dev *gd, const struct gr_ctrl_req *req)
+{
+	struct gr_settings want = {
+		.host_features = req->features,
+		.session_id = req->session_id,
+		.tracing = req->tracing,
+		.mode = req->mode,
+		.switch_timer_us = req->switch_timer_us,
+		.host_peer_id = req->host_peer_id,
+	};
+
+	memcpy(want.enable, req->enable, sizeof(want.enable));
+	gr_ctl_apply(gd, &want);
+	gd->host_present = true;
+	gr_ctl_ack_settings(gd, req->seq);
+}
+
+/* No valid host block: the module parameters; ctrl_ack stays. */
+static void gr_ctl_apply_defaults(struct gr_dev *gd)
+{
+	gr_ctl_apply(gd, &gr_params.defaults);
+	gd->host_present = false;
+	gr_ctl_ack_settings(gd, gd->ctrl_ack);
+}
+
+/**
+ * gr_ctl_prepare() - settings and status block of a new publication
+ * @gd: the device, its channel open, the region withdrawn
+ *
+ * Spec 5.2 steps 4 and 10: reads the control block once; applies valid
+ * settings, or the defaults (counting a rejection of an invalid block);
+ * writes the whole status block but state, its acks set to the values
+ * read (requests made before the publication are void).
+ *
+ * Context: process context (attaches probes); before gr_region_publish().
+ */
+void gr_ctl_prepare(struct gr_dev *gd)
+{
+	struct gr_guest_status *st = gr_status(gd->region);
+	struct gr_ctrl_req req;
+	struct gr_ctrl_snap s;
+	int ret;
+
+	mutex_lock(&gd->ctl_lock);
+	gr_ctl_peek(gd->region, &s);
+	gr_ctl_remember(gd, &s);
+	ret = gr_ctrl_read(gd->region, gr_nr_event_defs, &req);
+	if (ret && ret != -EINVAL) {
+		/* No block: what is there is void, acknowledged as such */
+		req.seq = s.seq;
+		req.flush_req = s.flush_req;
+		req.reset_req = s.reset_req;
+		req.sync_req = s.sync_req;
+	}
+	memset((u8 *)st + sizeof(st->state), 0,
+	       sizeof(*st) - sizeof(st->state));
+	gd->ctrl_ack = req.seq;
+	if (!ret) {
+		gr_ctl_apply_host(gd, &req);
+	} else {
+		gr_ctl_apply_defaults(gd);
+		if (ret == -EINVAL) {
+			dev_info(&gd->pdev->dev,
+				 "host control block invalid: using defaults\n");
+			gr_status_rejected(gd->region, req.seq, ret);
+		}
+	}
+	gd->flush_ack = req.flush_req;
+	gd->reset_ack = req.reset_req;
+	gd->sync_ack = req.sync_req;
+	gr_status_ack_flush(gd->region, req.flush_req);
+	gr_status_ack_reset(gd->region, req.reset_req);
+	/* Not an answer: sync_guest_time stays 0 (published by the magic) */
+	WRITE_ONCE(st->sync_ack, cpu_to_le64(req.sync_req));
+	gr_status_set_peer(gd->region, gd->peer_id);
+	gr_status_heartbeat(gd->region);
+	mutex_unlock(&gd->ctl_lock);
+}
+
+/**
+ * gr_ctl_pass() - one control pass (spec 9.2)
+ * @gd: the device
+ *
+ * Context: process context; may sleep (probe attachment, RCU grace
+ * periods). Serialized by @gd->ctl_lock; does nothing once the device is
+ * stopping.
+ */
+void gr_ctl_pass(struct gr_dev *gd)
+{
+	struct gr_ctrl_req req;
+	struct gr_ctrl_snap s;
+	bool notify;
+	u64 cerr;
+	int ret;
+
+	mutex_lock(&gd->ctl_lock);
+	if (gd->stopping)
+		goto out_unlock;
+	atomic_long_inc(&gd->passes);
+	notify = gr_ctl_sync(gd);
+
+	gr_ctl_peek(gd->region, &s);
+	gr_ctl_remember(gd, &s);
+	ret = gr_ctrl_read(gd->region, gr_nr_event_defs, &req);
+	switch (ret) {
+	case 0:
+		if (req.seq != gd->ctrl_ack || !gd->host_present) {
+			gr_ctl_apply_host(gd, &req);
+			notify = true;
+		}
+		break;
+	case -EINVAL:
+		/* Counters are never rejected (spec 9.4): act on them below */
+		if (req.seq != gd->ctrl_ack) {
+			gr_status_rejected(gd->region, req.seq, ret);
+			gd->ctrl_ack = req.seq;
+			notify = true;
+		}
+		break;
+	default:
+		/* No host block (any more): the defaults */
+		if (gd->host_present) {
+			gr_ctl_apply_defaults(gd);
+			notify = true;
+		}
+		goto out_status;
+	}
+
+	if (req.reset_req != gd->reset_ack) {
+		gr_ctl_reset(gd);
+		gr_status_ack_reset(gd->region, req.reset_req);
+		gd->reset_ack = req.reset_req;
+		notify = true;
+	}
+	if (req.flush_req != gd->flush_ack) {
+		gr_ctl_flush(gd);
+		gr_status_ack_flush(gd->region, req.flush_req);
+		gd->flush_ack = req.flush_req;
+		notify = true;
+	}
+
+out_status:
+	cerr = gr_chan_consumed_errors(gd->chan);
+	if (cerr != gd->cerr) {
+		gr_status_set_consumed_errors(gd->region, cerr);
+		WRITE_ONCE(gd->cerr, cerr);
+	}
+	if (notify)
+		gr_dev_ring(gd, GR_VEC_STATUS);
+out_unlock:
+	mutex_unlock(&gd->ctl_lock);
+}
+
+static void gr_ctl_work(struct work_struct *work)
+{
+	gr_ctl_pass(container_of(work, struct gr_dev, ctl_work));
+}
+
+/**
+ * gr_ctl_kick() - the host rang GR_VEC_CTRL
+ * @gd: the device
+ *
+ * Answers a clock-sync request at once, then queues a control pass. A
+ * storm of interrupts costs one answer check each and at most one queued
+ * pass (G21).
+ *
+ * Context: hard interrupt.
+ */
+void gr_ctl_kick(struct gr_dev *gd)
+{
+	if (!READ_ONCE(gd->running) || READ_ONCE(gd->stopping))
+		return;
+	if (gr_ctl_sync(gd))
+		gr_dev_ring(gd, GR_VEC_STATUS);
+	schedule_work(&gd->ctl_work);
+}
+
+static unsigned long gr_ctl_tick_period(struct gr_dev *gd)
+{
+	return msecs_to_jiffies(READ_ONCE(gd->doorbell_on) ?
+				GR_TICK_DOORBELL_MS : GR_TICK_POLL_MS);
+}
+
+static void gr_ctl_tick(struct timer_list *t)
+{
+	struct gr_dev *gd = from_timer(gd, t, tick);
+
+	if (READ_ONCE(gd->stopping))
+		return;
+	gr_status_heartbeat(gd->region);
+	if (gr_ctl_due(gd))
+		schedule_work(&gd->ctl_work);
+	mod_timer(&gd->tick, jiffies + gr_ctl_tick_period(gd));
+}
+
+/**
+ * gr_ctl_dev_init() - initialize the control state of a new device
+ * @gd: the device, zeroed
+ *
+ * Context: process context.
+ */
+void gr_ctl_dev_init(struct gr_dev *gd)
+{
+	mutex_init(&gd->ctl_lock);
+	raw_spin_lock_init(&gd->sync_lock);
+	INIT_WORK(&gd->ctl_work, gr_ctl_work);
+	timer_setup(&gd->tick, gr_ctl_tick, 0);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Start and stop                                                         */
+
+/**
+ * gr_ctl_start() - start a published device
+ * @gd: the device, its layout just published
+ *
+ * Spec 5.2 steps 12 and 13: stores the state, lets writers in, marks the
+ * rings of offline CPUs, starts switch timers and the tick, rings
+ * GR_VEC_STATUS and runs a control pass at once (a host kick sent before
+ * our vectors were enabled is lost).
+ *
+ * Context: process context; may sleep.
+ */
+void gr_ctl_start(struct gr_dev *gd)
+{
+	struct gr_chan *chan = gd->chan;
+	unsigned int i;
+
+	/* After the magic; pairs with the host's acquire of state */
+	gr_status_set_state(gd->region, gd->state);
+	gr_trace_activate(chan);
+
+	cpus_read_lock();
+	if (!chan->global)
+		for (i = 0; i < chan->layout.nr_rings; i++)
+			gr_chan_set_online(chan, i, cpu_online(i));
+	WRITE_ONCE(gr_switch_global, chan->global);
+	WRITE_ONCE(gr_hp_dev, gd);
+	if (READ_ONCE(gr_switch_period_ns))
+		on_each_cpu(gr_switch_start_ipi, NULL, 1);
+	cpus_read_unlock();
+
+	WRITE_ONCE(gd->running, true);
+	gr_main_set_panic_dev(gd);
+	mod_timer(&gd->tick, jiffies + gr_ctl_tick_period(gd));
+	gr_dev_ring(gd, GR_VEC_STATUS);
+	gr_ctl_pass(gd);
+}
+
+/**
+ * gr_ctl_stop() - stop control, the tick, the timers and recording
+ * @gd: the device
+ *
+ * Afterwards no control pass does anything, no tick or switch timer
+ * runs, CPU hotplug and the panic path no longer see @gd and probes no
+ * longer record. The caller then frees the interrupts and cancels
+ * @gd->ctl_work, which may still be queued (it does nothing).
+ *
+ * Context: process context; may sleep.
+ */
+void gr_ctl_stop(struct gr_dev *gd)
+{
+	mutex_lock(&gd->ctl_lock);
+	WRITE_ONCE(gd->stopping, true);
+	mutex_unlock(&gd->ctl_lock);
+	del_timer_sync(&gd->tick);
+
+	gr_trace_set_recording(false);
+	gr_main_set_panic_dev(NULL);
+
+	cpus_read_lock();
+	WRITE_ONCE(gr_hp_dev, NULL);
+	WRITE_ONCE(gr_switch_period_ns, 0);
+	gr_switch_stop_all();
+	cpus_read_unlock();
+}
+
+/**
+ * gr_ctl_drain_wait() - give the host a moment to consume (spec 5.5)
+ * @gd: the device; no writer may run on its channel any more
+ *
+ * With a host present, waits until every ring's consumed (each load
+ * checked by the core) reaches what was produced, for at most
+ * GR_DRAIN_WAIT_MS.
+ *
+ * Context: process context; sleeps.
+ */
+void gr_ctl_drain_wait(struct gr_dev *gd)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(GR_DRAIN_WAIT_MS);
+	struct gr_chan *chan = gd->chan;
+	struct gr_buf *buf;
+	bool pending;
+	u32 i;
+
+	if (!gd->host_present)
+		return;
+	for (;;) {
+		pending = false;
+		for (i = 0; i < chan->layout.nr_rings; i++) {
+			buf = &chan->bufs[i];
+			gr_subbufs_consumed(chan, i);
+			pending |= buf->consumed != buf->published;
+		}
+		if (!pending || time_after(jiffies, end))
+			return;
+		msleep(20);
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* CPU hotplug                                                            */
+
+/**
+ * gr_ctl_cpu_online() - a CPU came online: its ring may produce
+ * @cpu: the CPU
+ *
+ * Context: CPU hotplug callback (CPUHP_AP_ONLINE_DYN), on @cpu.
+ * Return: 0.
+ */
+int gr_ctl_cpu_online(unsigned int cpu)
+{
+	struct gr_dev *gd = READ_ONCE(gr_hp_dev);
+
+	if (!gd)
+		return 0;
+	if (!gd->chan->global)
+		gr_chan_set_online(gd->chan, cpu, true);
+	if (READ_ONCE(gr_switch_period_ns))
+		smp_call_function_single(cpu, gr_switch_start_ipi, NULL, 1);
+	return 0;
+}
+
+/**
+ * gr_ctl_cpu_offline() - a CPU goes down: deliver what its ring holds
+ * @cpu: the CPU
+ *
+ * Stops @cpu's switch timer, flushes its ring on @cpu itself and marks
+ * the ring offline. Events a CPU still records after this (the idle
+ * task, its last kthreads) wait in its ring until it comes back or the
+ * device is unbound.
+ *
+ * Context: CPU hotplug callback (CPUHP_AP_ONLINE_DYN), on @cpu.
+ * Return: 0.
+ */
+int gr_ctl_cpu_offline(unsigned int cpu)
+{
+	struct gr_dev *gd = READ_ONCE(gr_hp_dev);
+
+	if (!gd)
+		return 0;
+	hrtimer_cancel(per_cpu_ptr(&gr_switch_timer, cpu));
+	smp_call_function_single(cpu, gr_ctl_flush_ipi, gd, 1);
+	if (!gd->chan->global)
+		gr_chan_set_online(gd->chan, cpu, false);
+	return 0;
+}

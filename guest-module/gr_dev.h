@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gr_dev.h - the guestrelay device and the parts of the module around it
+ *
+ *   gr_main.c   module parameters, init/exit, panic notifier, CPU hotplug
+ *   gr_pci.c    the ivshmem PCI driver: BARs, MSI-X, doorbells, publication
+ *   gr_ctl.c    control passes, the tick, the per-CPU switch timers
+ *   gr_trace.c  the record API of gr_trace.h over the active channel
+ *
+ * One device is active at a time (the first ivshmem device whose BAR2
+ * carries a host control block). Locking, outermost first:
+ *
+ *   gr_pci_lock (gr_pci.c)   probe and remove
+ *   gr_dev.ctl_lock          control passes, settings in effect
+ *   cpu_hotplug_lock (read)  starting and stopping switch timers
+ *   gr_dev.sync_lock         clock-sync answers (raw, irq safe)
+ *   per-CPU nesting guard    the relay core's, taken by every writer
+ *
+ * Writers of the channel (probes, switch timers, flush IPIs, the panic
+ * path) reach it only through gr_trace.c's RCU-published pointer, always
+ * with interrupts off; clearing that pointer and synchronize_rcu() leaves
+ * the channel to the caller alone.
+ */
+#ifndef _GR_DEV_H
+#define _GR_DEV_H
+
+#include <linux/atomic.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+#include "gr_proto.h"
+#include "gr_relay.h"
+#include "guestrelay_abi.h"
+
+/* ivshmem BAR0 registers (QEMU docs/specs/ivshmem-spec.rst) */
+#define GR_REG_INTR_MASK	0	/* INTx only, unused with MSI-X */
+#define GR_REG_INTR_STATUS	4	/* INTx only, unused with MSI-X */
+#define GR_REG_IVPOSITION	8	/* our peer id (doorbell device) */
+#define GR_REG_DOORBELL		12	/* write (peer << 16) | vector */
+
+#define GR_PCI_DEVICE_ID	0x1110	/* ivshmem, vendor 0x1af4 */
+
+/* Switch timer: a smaller period asked for is raised to this (spec 6.8) */
+#define GR_MIN_SWITCH_TIMER_US	1000U
+/* Tick (spec 5.7): without doorbells every 100 ms, with them every 1 s */
+#define GR_TICK_POLL_MS		100
+#define GR_TICK_DOORBELL_MS	1000
+/* Unbind waits at most this long for the host to consume (spec 5.5) */
+#define GR_DRAIN_WAIT_MS	1000
+
+#define GR_ENABLE_WORDS		(GR_MAX_EVENTS / 64)
+
+/**
+ * struct gr_settings - what the guest records and how
+ * @host_features: GR_F_* of the host (0 without a host)
+ * @session_id: the host's session, echoed in status
+ * @enable: bit n: event n is wanted (or, in effect: attached and enabled)
+ * @tracing: 1 to record, 0 to pause
+ * @mode: GR_MODE_STREAM or GR_MODE_FLIGHT
+ * @switch_timer_us: switch timer period, 0 = off
+ * @host_peer_id: doorbell target, GR_NO_PEER if none
+ */
+struct gr_settings {
+	u64 host_features;
+	u64 session_id;
+	u64 enable[GR_ENABLE_WORDS];
+	u32 tracing;
+	u32 mode;
+	u32 switch_timer_us;
+	u32 host_peer_id;
+};
+
+/**
+ * struct gr_params - the module parameters, checked and parsed at load
+ * @defaults: settings used while no valid host control block is present
+ * @subbuf_size: sub-buffer size unless the host wishes another
+ * @n_subbufs: sub-buffers per ring unless the host wishes; 0 = most
+ * @global: one ring for all CPUs
+ * @force: bind an ivshmem device without a host control block
+ */
+struct gr_params {
+	struct gr_settings defaults;
+	u32 subbuf_size;
+	u32 n_subbufs;
+	bool global;
+	bool force;
+};
+
+extern struct gr_params gr_params;
+
+/**
+ * struct gr_ctrl_snap - raw values of the host's control block
+ * @magic: gr_host_ctrl.magic
+ * @seq: gr_host_ctrl.seq
+ * @flush_req: gr_host_ctrl.flush_req
+ * @reset_req: gr_host_ctrl.reset_req
+ * @sync_req: gr_host_ctrl.sync_req
+ *
+ * What the last control pass saw; the tick compares the block with it to
+ * decide, without sleeping, whether a pass is due.
+ */
+struct gr_ctrl_snap {
+	u64 magic;
+	u64 seq;
+	u64 flush_req;
+	u64 reset_req;
+	u64 sync_req;
+};
+
+/**
+ * struct gr_dev - the active guestrelay device
+ * @pdev: the ivshmem PCI device
+ * @regs: BAR0, the ivshmem registers
+ * @region: BAR2, the shared region (write-back mapping)
+ * @region_size: bytes of BAR2
+ * @chan: the relay channel over @region
+ * @layout: its layout
+ * @has_irqs: MSI-X vectors are wired (ivshmem-doorbell): GR_F_DOORBELL
+ *	is offered
+ * @peer_id: IVPosition, or GR_NO_PEER for the plain device
+ * @doorbell_on: GR_F_DOORBELL in use and a valid host peer: ring it
+ * @host_peer_id: the peer doorbells go to
+ * @host_features: host features in effect (read by the sync answer)
+ * @cur: settings in effect; @cur.enable holds the events really enabled
+ * @host_present: @cur came from a valid host block, not the defaults
+ * @attach_failed: events whose probe could not be attached (logged once)
+ * @state: GR_STATE_IDLE or GR_STATE_TRACING, as published
+ * @ctrl_ack: private copy of status.ctrl_ack
+ * @flush_ack: private copy of status.flush_ack
+ * @reset_ack: private copy of status.reset_ack
+ * @sync_ack: private copy of status.sync_ack, under @sync_lock
+ * @seen: the control block as the last pass saw it
+ * @cerr: consumed_errors as last published in status
+ * @ctl_lock: serializes control passes and everything in @cur
+ * @sync_lock: serializes clock-sync answers (interrupt and pass)
+ * @ctl_work: runs a control pass in process context
+ * @tick: heartbeat and control-pass check, every GR_TICK_*_MS
+ * @running: published; interrupts and the tick may queue @ctl_work
+ * @stopping: being removed; nothing may queue @ctl_work any more
+ * @ctrl_irqs: GR_VEC_CTRL interrupts taken
+ * @consumed_irqs: GR_VEC_CONSUMED interrupts taken
+ * @passes: control passes run
+ * @flush_busy: per-CPU flushes that found a writer on their CPU
+ *
+ * Fields read without @ctl_lock (from interrupts, timers, probes) are
+ * written with WRITE_ONCE() and read with READ_ONCE().
+ */
+struct gr_dev {
+	struct pci_dev *pdev;
+	void __iomem *regs;
+	void *region;
+	u64 region_size;
+	struct gr_chan *chan;
+	struct gr_layout layout;
+	bool has_irqs;
+	u32 peer_id;
+
+	bool doorbell_on;
+	u32 host_peer_id;
+	u64 host_features;
+
+	struct gr_settings cur;
+	bool host_present;
+	DECLARE_BITMAP(attach_failed, GR_MAX_EVENTS);
+	u32 state;
+	u64 ctrl_ack;
+	u64 flush_ack;
+	u64 reset_ack;
+	u64 sync_ack;
+	struct gr_ctrl_snap seen;
+	u64 cerr;
+
+	struct mutex ctl_lock;		/* passes and settings, see above */
+	raw_spinlock_t sync_lock;
+	struct work_struct ctl_work;
+	struct timer_list tick;
+	bool running;
+	bool stopping;
+
+	atomic_long_t ctrl_irqs;
+	atomic_long_t consumed_irqs;
+	atomic_long_t passes;
+	atomic_long_t flush_busy;
+};
+
+/* gr_pci.c */
+int gr_pci_register(void);
+void gr_pci_unregister(void);
+void gr_dev_ring(struct gr_dev *gd, u32 vector);
+
+/* gr_main.c */
+void gr_main_set_panic_dev(struct gr_dev *gd);
+
+/* gr_ctl.c */
+void gr_ctl_init(void);
+void gr_ctl_dev_init(struct gr_dev *gd);
+void gr_ctl_prepare(struct gr_dev *gd);
+void gr_ctl_start(struct gr_dev *gd);
+void gr_ctl_stop(struct gr_dev *gd);
+void gr_ctl_drain_wait(struct gr_dev *gd);
+void gr_ctl_pass(struct gr_dev *gd);
+bool gr_ctl_sync(struct gr_dev *gd);
+void gr_ctl_kick(struct gr_dev *gd);
+int gr_ctl_cpu_online(unsigned int cpu);
+int gr_ctl_cpu_offline(unsigned int cpu);
+
+/* gr_trace.c */
+void gr_trace_set_events(const u64 *enable);
+void gr_trace_set_recording(bool on);
+void gr_trace_activate(struct gr_chan *chan);
+void gr_trace_quiesce(void);
+struct gr_chan *gr_trace_chan_panic(void);
+int gr_trace_flush_this_cpu(void);
+
+#endif /* _GR_DEV_H */

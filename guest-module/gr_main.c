@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gr_main.c - guestrelay.ko: parameters, load and unload, panic, hotplug
+ *
+ * Load: parameters checked and parsed (a wrong one fails the load), the
+ * event table's tracepoints looked up, switch timers prepared, the CPU
+ * hotplug state and the panic notifier registered, then the PCI driver,
+ * whose probe publishes the region. Unload is the reverse; the PCI
+ * remove does the real work (gr_pci.c).
+ *
+ * The parameters are the settings used while no valid host control block
+ * is present (spec: "all zero means no host") and the geometry unless the
+ * host wishes another. A host block overrides all but the geometry
+ * choice "global".
+ *
+ * Panic (spec 5.6): the notifier runs on the panicking CPU with the other
+ * CPUs already stopped (panic() stops them before calling the notifiers)
+ * and interrupts off. It stops recording, delivers partial sub-buffers,
+ * stores GR_STATE_PANIC and rings the host; no lock, no sleep, no
+ * allocation. A stopped CPU may have been stopped inside a write (only by
+ * the NMI fallback of the stop, since writers keep interrupts off): its
+ * nesting guard is then up and its ring's private state may be half
+ * updated, so when any guard is up only the panicking CPU's own ring is
+ * flushed (through its guard); otherwise every ring is flushed from here,
+ * which is safe because nothing else runs.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpuhotplug.h>
+#include <linux/init.h>
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/notifier.h>
+#include <linux/panic_notifier.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "gr_dev.h"
+#include "gr_events.h"
+
+static bool force;
+module_param(force, bool, 0444);
+MODULE_PARM_DESC(force, "Bind an ivshmem device even without a host control block");
+
+static uint subbuf_size = GR_DEFAULT_SUBBUF_SIZE;
+module_param(subbuf_size, uint, 0444);
+MODULE_PARM_DESC(subbuf_size, "Sub-buffer bytes unless the host wishes (power of two, 4 KiB..16 MiB; default 64 KiB)");
+
+static uint n_subbufs;
+module_param(n_subbufs, uint, 0444);
+MODULE_PARM_DESC(n_subbufs, "Sub-buffers per ring unless the host wishes (0 = as many as fit)");
+
+static bool global;
+module_param(global, bool, 0444);
+MODULE_PARM_DESC(global, "One ring shared by all CPUs instead of one per CPU");
+
+/* The scheduler's view: enough for Trace Compass's kernel analyses */
+#define GR_DEFAULT_EVENTS	"sched_switch,sched_wakeup,sched_wakeup_new," \
+				"sched_process_fork,sched_process_exec," \
+				"sched_process_exit"
+
+static char *events = GR_DEFAULT_EVENTS;
+module_param(events, charp, 0444);
+MODULE_PARM_DESC(events, "Events recorded without a host: names or systems (e.g. sched) separated by ',' or '+', or all");
+
+static char *mode = "stream";
+module_param(mode, charp, 0444);
+MODULE_PARM_DESC(mode, "Mode without a host: stream (drop when full) or flight (overwrite)");
+
+static bool tracing = true;
+module_param(tracing, bool, 0444);
+MODULE_PARM_DESC(tracing, "Record without a host (default 1)");
+
+static uint switch_timer_ms = 100;
+module_param(switch_timer_ms, uint, 0444);
+MODULE_PARM_DESC(switch_timer_ms, "Switch timer without a host, ms (0 = off, at most 10000)");
+
+struct gr_params gr_params;
+
+static int gr_cpuhp_state;
+static struct gr_dev __rcu *gr_panic_dev;
+
+/* Set the bit of every event @name designates; false if none. */
+static bool gr_select_events(const char *name, u64 *enable)
+{
+	bool all = !strcmp(name, "all"), found = false;
+	const struct gr_event_def *def;
+	unsigned int id;
+
+	for (id = 0; id < gr_nr_event_defs; id++) {
+		def = &gr_event_defs[id];
+		if (all || !strcmp(name, def->name) ||
+		    !strcmp(name, def->system)) {
+			enable[id / 64] |= BIT_ULL(id % 64);
+			found = true;
+		}
+	}
+	return found;
+}
+
+static int gr_parse_events(const char *list, u64 *enable)
+{
+	char *copy, *rest, *name;
+	int ret = 0;
+
+	copy = kstrdup(list, GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	rest = copy;
+	while ((name = strsep(&rest, ",+"))) {
+		name = strim(name);
+		if (*name && !gr_select_events(name, enable)) {
+			pr_err("events: no event or system named '%s'\n", name);
+			ret = -EINVAL;
+			break;
+		}
+	}
+	kfree(copy);
+	return ret;
+}
+
+static int gr_parse_params(struct gr_params *p)
+{
+	struct gr_settings *d = &p->defaults;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	if (subbuf_size < GR_MIN_SUBBUF_SIZE ||
+	    subbuf_size > GR_MAX_SUBBUF_SIZE || !is_power_of_2(subbuf_size)) {
+		pr_err("subbuf_size=%u: not a power of two in [4 KiB, 16 MiB]\n",
+		       subbuf_size);
+		return -EINVAL;
+	}
+	if (n_subbufs && (n_subbufs < GR_MIN_SUBBUFS ||
+			  n_subbufs > GR_MAX_SUBBUFS)) {
+		pr_err("n_subbufs=%u: not 0 or in [%u, %u]\n", n_subbufs,
+		       GR_MIN_SUBBUFS, GR_MAX_SUBBUFS);
+		return -EINVAL;
+	}
+	if (switch_timer_ms > GR_MAX_SWITCH_TIMER_US / USEC_PER_MSEC) {
+		pr_err("switch_timer_ms=%u: more than 10 s\n", switch_timer_ms);
+		return -EINVAL;
+	}
+	if (!strcmp(mode, "stream")) {
+		d->mode = GR_MODE_STREAM;
+	} else if (!strcmp(mode, "flight")) {
+		d->mode = GR_MODE_FLIGHT;
+	} else {
+		pr_err("mode=%s: not stream or flight\n", mode);
+		return -EINVAL;
+	}
+	ret = gr_parse_events(events, d->enable);
+	if (ret)
+		return ret;
+	d->tracing = tracing;
+	d->switch_timer_us = switch_timer_ms * USEC_PER_MSEC;
+	d->host_peer_id = GR_NO_PEER;
+	p->subbuf_size = subbuf_size;
+	p->n_subbufs = n_subbufs;
+	p->global = global;
+	p->force = force;
+	return 0;
+}
+
+/**
+ * gr_main_set_panic_dev() - choose the device the panic notifier closes
+ * @gd: the running device, or NULL
+ *
+ * Context: process context; with NULL it waits until a running notifier
+ * is done with the old device (synchronize_rcu()).
+ */
+void gr_main_set_panic_dev(struct gr_dev *gd)
+{
+	rcu_assign_pointer(gr_panic_dev, gd);
+	if (!gd)
+		synchronize_rcu();
+}
+
+static void gr_panic_flush(struct gr_chan *chan)
+{
+	bool busy = false;
+	u32 cpu;
+
+	for (cpu = 0; cpu < chan->layout.nr_cpus; cpu++)
+		busy |= READ_ONCE(chan->cpus[cpu].nesting) != 0;
+	if (!busy) {
+		gr_chan_flush(chan);
+		return;
+	}
+	/* A global ring's lock may be held by a stopped CPU: leave it */
+	if (!chan->global)
+		gr_chan_flush_this_cpu(chan);
+}
+
+static int gr_panic(struct notifier_block *nb, unsigned long action,
+		    void *data)
+{
+	struct gr_chan *chan;
+	struct gr_dev *gd;
+
+	gd = rcu_dereference(gr_panic_dev);
+	if (!gd)
+		return NOTIFY_DONE;
+	gr_trace_set_recording(false);
+	/* NULL while a control pass resets the channel: do not touch it */
+	chan = gr_trace_chan_panic();
+	if (chan)
+		gr_panic_flush(chan);
+	gr_status_set_state(gd->region, GR_STATE_PANIC);
+	gr_dev_ring(gd, GR_VEC_DATA);
+	gr_dev_ring(gd, GR_VEC_STATUS);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block gr_panic_nb = {
+	.notifier_call = gr_panic,
+};
+
+static int __init gr_init(void)
+{
+	int ret;
+
+	ret = gr_parse_params(&gr_params);
+	if (ret)
+		return ret;
+	ret = gr_events_init();
+	if (ret)
+		return ret;
+	gr_ctl_init();
+	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "guestrelay:online",
+				gr_ctl_cpu_online, gr_ctl_cpu_offline);
+	if (ret < 0)
+		return ret;
+	gr_cpuhp_state = ret;
+	atomic_notifier_chain_register(&panic_notifier_list, &gr_panic_nb);
+	ret = gr_pci_register();
+	if (ret)
+		goto out_unregister;
+	return 0;
+
+out_unregister:
+	atomic_notifier_chain_unregister(&panic_notifier_list, &gr_panic_nb);
+	cpuhp_remove_state(gr_cpuhp_state);
+	return ret;
+}
+
+static void __exit gr_exit(void)
+{
+	gr_pci_unregister();
+	atomic_notifier_chain_unregister(&panic_notifier_list, &gr_panic_nb);
+	cpuhp_remove_state(gr_cpuhp_state);
+	/* Probes a shutdown left attached; none after a remove */
+	gr_events_detach_all();
+}
+
+module_init(gr_init);
+module_exit(gr_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("guestrelay: trace this guest from the host through ivshmem relay channels");
+MODULE_VERSION("1.0");
