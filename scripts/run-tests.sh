@@ -23,12 +23,13 @@ failures=()
 # run_prog NAME CMD...: run one test program, account for its results.
 run_prog() {
 	local name=$1; shift
-	local log="$logs/$name.log" rc t0 t1 line ran pass fail
+	local log="$logs/$name.log" rc t0 t1 line plain ran pass fail skip
 	t0=$(date +%s)
 	timeout --kill-after=15 "$limit" "$@" >"$log" 2>&1 </dev/null
 	rc=$?
 	t1=$(date +%s)
 	line=$(grep -E '^[[:space:]]+tests[[:space:]]+[0-9]+' "$log" | tail -n1)
+	plain=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n1)
 	if [ "$rc" -eq 77 ]; then
 		skipped=$((skipped + 1))
 		echo "SKIP $name ($((t1 - t0))s): $(grep -i 'skip' "$log" | tail -n1)"
@@ -41,6 +42,18 @@ run_prog() {
 		if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then
 			failed=$((failed + 1))	# crashed or failed outside CUnit
 		fi
+	elif [ -n "$plain" ]; then
+		# a script's own "N passed, N failed[, N skipped]" line
+		read -r pass _ fail _ <<<"${plain//,/}"
+		skip=$(sed -n 's/.* \([0-9][0-9]*\) skipped.*/\1/p' <<<"$plain")
+		passed=$((passed + pass))
+		failed=$((failed + fail))
+		skipped=$((skipped + ${skip:-0}))
+		if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then
+			failed=$((failed + 1))
+		fi
+		line="$plain"
+		ran=$((pass + fail))
 	elif [ "$rc" -eq 0 ]; then
 		passed=$((passed + 1))
 	else
@@ -76,24 +89,50 @@ tier_unit() {
 	done
 }
 
+# build_step NAME CMD...: a build the following tests need; a failure counts
+build_step() {
+	local name=$1; shift
+	if ! "$@" >"$logs/build-$name.log" 2>&1; then
+		failed=$((failed + 1)); failures+=("build-$name")
+		echo "FAIL build-$name:"
+		tail -n 40 "$logs/build-$name.log" | sed 's/^/    | /'
+		return 1
+	fi
+}
+
+# run_scripts DIR PREFIX: every DIR/test_*.sh, each under the time limit
+run_scripts() {
+	local t n=0
+	for t in "$1"/test_*.sh; do
+		[ -f "$t" ] || continue
+		run_prog "$2-$(basename "$t" .sh)" bash "$t"
+		n=$((n + 1))
+	done
+	return $((n == 0))
+}
+
 tier_integration() {
+	build_step host make -s -C host-agent || return
+	build_step fakeguest make -s -C tests/fakeguest || return
 	if ! make -s -C tests integration >"$logs/build-integration.log" 2>&1; then
 		failed=$((failed + 1)); failures+=(build-integration)
 		echo "FAIL build-integration:"
 		tail -n 40 "$logs/build-integration.log" | sed 's/^/    | /'
 		return
 	fi
-	local t n=0
+	local t
 	for t in "$build"/tests/integration/test_*; do
 		[ -x "$t" ] || continue
 		run_prog "integration-$(basename "$t")" "$t"
-		n=$((n + 1))
 	done
-	[ "$n" -gt 0 ] || echo "integration: no tests in this tier yet"
+	run_scripts tests/integration integration || true
 }
 
 tier_e2e() {
-	echo "e2e: no tests in this tier yet (they need the guest module's PCI driver and probes)"
+	build_step host make -s -C host-agent || return
+	build_step guest make -s guest || return
+	run_scripts tests/e2e e2e ||
+		echo "e2e: no tests in this tier yet"
 }
 
 tier_libvirt() {
