@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fg_control.c - the fake guest's driver half: doorbells and control
+ *
+ * The control thread plays the driver's interrupt handlers and tick: it
+ * waits on the guest's own GR_VEC_CTRL and GR_VEC_CONSUMED eventfds (and
+ * the ivshmem server's socket) for at most --tick-ms, and runs one control
+ * pass per wake-up, exactly as spec section 9.2 orders it. Doorbells to the
+ * host go to duplicates of the host peer's eventfds, replaced atomically
+ * when the peer or its descriptors change, so writers can ring from their
+ * own threads.
+ */
+#include <fcntl.h>
+#include <poll.h>
+#include <syslog.h>
+
+#include "fakeguest.h"
+
+/**
+ * fg_ring_host() - ring one of the host's vectors, if allowed
+ * @fg: the fake guest
+ * @vector: GR_VEC_DATA or GR_VEC_STATUS
+ *
+ * As the driver's write to the Doorbell register: only when GR_F_DOORBELL
+ * is in use and the host's peer id was validated (G23). Safe from any
+ * thread: the descriptor is an atomically replaced duplicate that stays
+ * open until exit.
+ */
+void fg_ring_host(struct fakeguest *fg, unsigned int vector)
+{
+	int fd;
+
+	if (!(__atomic_load_n(&fg->features, __ATOMIC_RELAXED) &
+	      GR_F_DOORBELL))
+		return;
+	fd = __atomic_load_n(&fg->host_fd[vector], __ATOMIC_ACQUIRE);
+	if (fd < 0 || ivsh_eventfd_signal(fd))
+		return;
+	__atomic_fetch_add(vector == GR_VEC_DATA ? &fg->data_rung :
+			   &fg->status_rung, 1, __ATOMIC_RELAXED);
+}
+
+/* A replaced descriptor may still be in a writer's hands: keep it open */
+static void fg_retire_fd(struct fakeguest *fg, int fd)
+{
+	if (fd >= 0 && fg->nr_retired < FG_MAX_RETIRED_FDS)
+		fg->retired[fg->nr_retired++] = fd;
+}
+
+/**
+ * fg_refresh_host_fds() - follow the host peer's eventfds
+ * @fg: the fake guest
+ *
+ * Duplicates the eventfds the ivshmem client knows for the host peer id
+ * in effect (none if the id is GR_NO_PEER or above 65535) and swaps them
+ * in; replaced duplicates stay open until exit (a writer may be using one).
+ *
+ * Context: the thread that owns the ivshmem client: the control thread,
+ * or main before it starts.
+ */
+void fg_refresh_host_fds(struct fakeguest *fg)
+{
+	u32 peer = __atomic_load_n(&fg->host_peer, __ATOMIC_RELAXED);
+	unsigned int v;
+	int src, dup_fd, old;
+
+	for (v = 0; v < GR_NR_VECTORS; v++) {
+		src = -1;
+		if (fg->have_client && peer <= IVSH_MAX_PEER_ID)
+			src = ivsh_client_peer_eventfd(&fg->client, (int)peer,
+						       v);
+		if (src < 0)
+			src = -1;
+		if (src == fg->host_src[v] && !fg->host_fds_dirty)
+			continue;
+		dup_fd = src >= 0 ? fcntl(src, F_DUPFD_CLOEXEC, 0) : -1;
+		old = __atomic_exchange_n(&fg->host_fd[v], dup_fd,
+					  __ATOMIC_ACQ_REL);
+		fg_retire_fd(fg, old);
+		fg->host_src[v] = src;
+	}
+	fg->host_fds_dirty = false;
+}
+
+/**
+ * fg_client_event() - on_event of the ivshmem client: peers changed
+ * @data: the fake guest
+ * @ev: what happened
+ * @peer_id: to which peer
+ * @vector: which vector
+ *
+ * Context: inside ivsh_client_process(), control thread.
+ */
+void fg_client_event(void *data, enum ivsh_client_event ev, int peer_id,
+		     unsigned int vector)
+{
+	struct fakeguest *fg = data;
+
+	(void)ev;
+	(void)peer_id;
+	(void)vector;
+	fg->host_fds_dirty = true;
+}
+
+/**
+ * fg_client_log() - log callback of the ivshmem client: warnings and errors
+ * @data: unused
+ * @prio: syslog priority
+ * @fmt: format
+ * @ap: arguments
+ *
+ * Context: inside the client's calls.
+ */
+void fg_client_log(void *data, int prio, const char *fmt, va_list ap)
+{
+	(void)data;
+	if (prio > LOG_WARNING)
+		return;
+	fputs("fakeguest: ivshmem: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+/**
+ * fg_doorbell() - the channel's doorbell callback: ring GR_VEC_DATA
+ * @buf: the ring that produced
+ *
+ * Context: the ring's writer, inside the core.
+ */
+void fg_doorbell(struct gr_buf *buf)
+{
+	struct fakeguest *fg = buf->chan->private_data;
+	u64 before = __atomic_load_n(&fg->data_rung, __ATOMIC_RELAXED);
+
+	fg_ring_host(fg, GR_VEC_DATA);
+	if (__atomic_load_n(&fg->data_rung, __ATOMIC_RELAXED) != before)
+		__atomic_fetch_add(&fg->rings[buf->index].doorbells_rung, 1,
+				   __ATOMIC_RELAXED);
+}
+
+/**
+ * fg_subbuf_start() - the channel's subbuf_start
+ * @buf: the ring
+ * @subbuf: the sub-buffer to start
+ * @prev_subbuf: the sub-buffer just finished, or NULL
+ * @prev_padding: unused bytes at its end
+ *
+ * gr_ctf_subbuf_start() plus bookkeeping: counts finished sub-buffers for
+ * the switch timer and, with --hostile packets armed, spoils the header of
+ * @prev_subbuf before the core commits it.
+ *
+ * Context: the ring's writer, inside the core.
+ * Return: what gr_ctf_subbuf_start() returns.
+ */
+int fg_subbuf_start(struct gr_buf *buf, void *subbuf, void *prev_subbuf,
+		    size_t prev_padding)
+{
+	struct fakeguest *fg = buf->chan->private_data;
+
+	if (prev_subbuf) {
+		if (fg->opt.hostile == FG_HOSTILE_PACKETS &&
+		    __atomic_load_n(&fg->hostile_armed, __ATOMIC_ACQUIRE))
+			fg_hostile_packet(fg, buf, prev_subbuf);
+		__atomic_fetch_add(&fg->rings[buf->index].finished, 1,
+				   __ATOMIC_RELAXED);
+	}
+	return gr_ctf_subbuf_start(buf, subbuf, prev_subbuf, prev_padding);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Settings and the control pass (spec 9.2)                               */
+
+/**
+ * fg_ctrl_check() - what gr_ctrl_read() leaves to its caller
+ * @fg: the fake guest
+ * @req: a request gr_ctrl_read() accepted
+ *
+ * ctrl_size a multiple of 8 in [512, 4096] (spec 2.4), read once; a
+ * non-zero switch timer only with GR_F_SWITCH_TIMER (spec 9.2).
+ *
+ * Context: control pass, or start-up.
+ * Return: 0 or -EINVAL.
+ */
+int fg_ctrl_check(struct fakeguest *fg, const struct gr_ctrl_req *req)
+{
+	u32 size = le32_to_cpu(READ_ONCE(gr_ctrl(fg->region)->ctrl_size));
+
+	if (size < sizeof(struct gr_host_ctrl) ||
+	    size > GR_LAYOUT_START - GR_CTRL_OFFSET || size % 8)
+		return -EINVAL;
+	if (req->switch_timer_us && !(req->features & GR_F_SWITCH_TIMER))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * fg_timer_us() - the switch timer in effect for a requested period
+ * @us: requested period, 0 = off
+ *
+ * Return: @us raised to FG_MIN_TIMER_US (spec 6.8 allows up to 1000 us).
+ */
+u32 fg_timer_us(u32 us)
+{
+	return us && us < FG_MIN_TIMER_US ? FG_MIN_TIMER_US : us;
+}
+
+/**
+ * fg_apply() - put valid settings into effect
+ * @fg: the fake guest
+ * @req: checked settings (gr_ctrl_read() and fg_ctrl_check(), or defaults)
+ *
+ * What the writers read first (enable bits, tracing, timer, features in
+ * use, host peer), then the core's mode and event index, then the host's
+ * eventfds. Does not touch the status block.
+ *
+ * Context: control pass (under ctl_lock), or start-up.
+ * Return: true if recording was narrowed (an event or tracing turned
+ * off): the caller waits for the writers (fg_quiesce()) before the ack.
+ */
+bool fg_apply(struct fakeguest *fg, const struct gr_ctrl_req *req)
+{
+	u64 in_use = req->features & fg->guest_features;
+	bool narrowed = false;
+	unsigned int i;
+	u64 old;
+
+	for (i = 0; i < GR_MAX_EVENTS / 64; i++) {
+		old = __atomic_exchange_n(&fg->enabled[i], req->enable[i],
+					  __ATOMIC_SEQ_CST);
+		if (old & ~req->enable[i])
+			narrowed = true;
+	}
+	old = __atomic_exchange_n(&fg->tracing, req->tracing,
+				  __ATOMIC_SEQ_CST);
+	if (old && !req->tracing)
+		narrowed = true;
+	__atomic_store_n(&fg->timer_us, fg_timer_us(req->switch_timer_us),
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&fg->features, in_use, __ATOMIC_RELAXED);
+	__atomic_store_n(&fg->host_peer, req->host_peer_id, __ATOMIC_RELAXED);
+	fg->mode = req->mode;
+	gr_chan_set_event_idx(fg->chan, in_use & GR_F_EVENT_IDX);
+	gr_chan_set_mode(fg->chan, req->mode);
+	fg->host_fds_dirty = true;
+	fg_refresh_host_fds(fg);
+	return narrowed;
+}
+
+/* Step 1 of the control pass: the settings under ctrl.seq = @seq */
+static void fg_settings(struct fakeguest *fg, u64 seq)
+{
+	struct gr_ctrl_req req;
+	u32 state;
+	int ret;
+
+	ret = gr_ctrl_read(fg->region, fg->nr_events, &req);
+	if (!ret || ret == -EINVAL)
+		seq = req.seq;
+	if (!ret)
+		ret = fg_ctrl_check(fg, &req);
+	fg->ctrl_ack = seq;
+	if (ret) {
+		/* Not present counts as invalid too; v1.0: always EINVAL */
+		gr_status_rejected(fg->region, seq, -EINVAL);
+		fg->ctl_rejected++;
+		return;
+	}
+	if (fg_apply(fg, &req))
+		fg_quiesce(fg);
+	fg_wake_writers(fg);
+	state = req.tracing ? GR_STATE_TRACING : GR_STATE_IDLE;
+	if (!fg->stopped && state != fg->state) {
+		fg->state = state;
+		gr_status_set_state(fg->region, state);
+	}
+	gr_status_applied(fg->region, &req, req.enable, req.mode,
+			  fg_timer_us(req.switch_timer_us));
+	fg->ctl_applied++;
+}
+
+/**
+ * fg_load_req() - load a counter the host writes, once, with acquire
+ * @field: seq or a *_req counter of the control block, or cons.consumed
+ *
+ * Return: its value.
+ */
+u64 fg_load_req(__le64 *field)
+{
+	/* Pairs with the host's smp_store_release() of the counter */
+	return le64_to_cpu(smp_load_acquire(field));
+}
+
+/*
+ * One control pass, spec 9.2: sync first (it does not interact with the
+ * rest and its delay widens the host's error bound), settings, reset,
+ * flush; then one GR_VEC_STATUS doorbell if anything was acknowledged.
+ */
+static void fg_control_pass(struct fakeguest *fg)
+{
+	struct gr_host_ctrl *c = gr_ctrl(fg->region);
+	bool changed = false;
+	u64 v;
+
+	pthread_mutex_lock(&fg->ctl_lock);
+	fg->ctl_passes++;
+	gr_status_heartbeat(fg->region);
+
+	if (__atomic_load_n(&fg->features, __ATOMIC_RELAXED) &
+	    GR_F_CLOCK_SYNC) {
+		v = fg_load_req(&c->sync_req);
+		if (v != fg->sync_ack) {
+			gr_status_ack_sync(fg->region, v);
+			fg->sync_ack = v;
+			fg->ctl_syncs++;
+			changed = true;
+		}
+	}
+
+	/* Pairs with the host's smp_store_release() of seq */
+	v = le64_to_cpu(smp_load_acquire(&c->seq));
+	if (v != fg->ctrl_ack) {
+		fg_settings(fg, v);
+		changed = true;
+	}
+
+	v = fg_load_req(&c->reset_req);
+	if (v != fg->reset_ack) {
+		fg_reset(fg);
+		gr_status_ack_reset(fg->region, v);
+		fg->reset_ack = v;
+		fg->ctl_resets++;
+		changed = true;
+	}
+
+	v = fg_load_req(&c->flush_req);
+	if (v != fg->flush_ack) {
+		fg_flush_all(fg);
+		gr_status_ack_flush(fg->region, v);
+		fg->flush_ack = v;
+		fg->ctl_flushes++;
+		changed = true;
+	}
+
+	gr_status_set_consumed_errors(fg->region,
+				      gr_chan_consumed_errors(fg->chan));
+	pthread_mutex_unlock(&fg->ctl_lock);
+	if (changed)
+		fg_ring_host(fg, GR_VEC_STATUS);
+}
+
+static void fg_drain_fd(int fd, u64 *counter)
+{
+	uint64_t n;
+
+	if (!ivsh_eventfd_drain(fd, &n) && counter)
+		__atomic_fetch_add(counter, n, __ATOMIC_RELAXED);
+}
+
+/**
+ * fg_ctl_main() - the control thread
+ * @arg: the fake guest
+ *
+ * The driver's interrupt handlers and tick: wakes on GR_VEC_CTRL (or
+ * GR_VEC_CONSUMED, or a message from the ivshmem server), at least every
+ * --tick-ms, and runs one control pass per wake-up (G21: bounded work
+ * whatever the doorbell rate). Stops when ctl_stop is set and wake_fd
+ * signalled.
+ *
+ * Context: its own thread; owns the ivshmem client.
+ * Return: NULL.
+ */
+void *fg_ctl_main(void *arg)
+{
+	struct fakeguest *fg = arg;
+	struct pollfd pfd[2 + GR_NR_VECTORS];
+	unsigned int n, v;
+	int sock, ret;
+
+	/* At once after publication: a kick sent before may be lost (8.6) */
+	fg_control_pass(fg);
+	for (;;) {
+		n = 0;
+		sock = -1;
+		pfd[n].fd = fg->wake_fd;
+		pfd[n++].events = POLLIN;
+		for (v = 0; v < GR_NR_VECTORS; v++) {
+			if (fg->own_fd[v] < 0)
+				continue;
+			pfd[n].fd = fg->own_fd[v];
+			pfd[n++].events = POLLIN;
+		}
+		if (fg->client_alive) {
+			sock = (int)n;
+			pfd[n].fd = ivsh_client_fd(&fg->client);
+			pfd[n++].events = POLLIN;
+		}
+		ret = poll(pfd, n, (int)fg->opt.tick_ms);
+		if (__atomic_load_n(&fg->ctl_stop, __ATOMIC_ACQUIRE))
+			break;
+		if (ret > 0) {
+			if (pfd[0].revents)
+				fg_drain_fd(fg->wake_fd, NULL);
+			for (v = 0; v < GR_NR_VECTORS; v++) {
+				if (fg->own_fd[v] < 0)
+					continue;
+				fg_drain_fd(fg->own_fd[v],
+					    v == GR_VEC_CTRL ?
+					    &fg->ctrl_doorbells :
+					    &fg->consumed_doorbells);
+			}
+			if (sock >= 0 && pfd[sock].revents) {
+				ret = ivsh_client_process(&fg->client, 0);
+				if (ret < 0) {
+					fg_log("ivshmem server connection lost (%s); polling",
+					       strerror(-ret));
+					fg->client_alive = false;
+				}
+			}
+		}
+		if (fg->host_fds_dirty)
+			fg_refresh_host_fds(fg);
+		fg_control_pass(fg);
+	}
+	return NULL;
+}

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fg_writer.c - the fake guest's CPUs
+ *
+ * One thread per CPU writes records into its ring (with --global all of
+ * them into ring 0, serialized by the core's lock), in place as a probe
+ * does, at --rate ticks per second (a token bucket; the thread sleeps on a
+ * futex so that requests wake it) or as fast as it can. Only a ring's own
+ * writer touches it: a flush asked by the control thread is done by the
+ * writer (flush_req / flush_done); a reset pauses every writer and waits
+ * until none is inside its ring (the "inside" counters, odd while a writer
+ * touches its ring), as the driver waits for probes. The switch timer is
+ * per writer: it flushes the ring when no sub-buffer was finished for a
+ * whole period.
+ */
+#include <sched.h>
+
+#include "fakeguest.h"
+
+/* Enter the ring: odd "inside", unless a reset pauses the writers. */
+static bool fg_writer_enter(struct fg_writer *w)
+{
+	__atomic_fetch_add(&w->inside, 1, __ATOMIC_RELAXED);
+	/*
+	 * Pairs with the fence in fg_quiesce(): either the control thread
+	 * sees us inside and waits, or we see what it stored before
+	 * (paused, enabled, tracing).
+	 */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&w->fg->paused, __ATOMIC_RELAXED)) {
+		__atomic_fetch_add(&w->inside, 1, __ATOMIC_RELEASE);
+		return false;
+	}
+	return true;
+}
+
+static void fg_writer_leave(struct fg_writer *w)
+{
+	__atomic_fetch_add(&w->inside, 1, __ATOMIC_RELEASE);
+}
+
+static unsigned int fg_writer_next_other(struct fg_writer *w)
+{
+	struct fakeguest *fg = w->fg;
+	unsigned int i, id, others = fg->nr_events - 1;
+
+	for (i = 0; i < others; i++) {
+		id = 1 + w->rr++ % others;
+		if (fg_event_enabled(fg, id))
+			return id;
+	}
+	return 0;
+}
+
+static void fg_writer_tick(struct fg_writer *w)
+{
+	struct fakeguest *fg = w->fg;
+	unsigned int id;
+	u64 n;
+
+	if (!fg_writer_enter(w))
+		return;
+	if (__atomic_load_n(&fg->tracing, __ATOMIC_RELAXED)) {
+		if (fg_event_enabled(fg, 0)) {
+			n = w->seq_next++;
+			if (!fg_write_event(fg->chan, &fg->events[0], 0,
+					    w->cpu, n)) {
+				if (!w->seq_written++)
+					w->seq_first = n;
+				w->seq_last = n;
+				w->ev_written[0]++;
+			} else {
+				w->seq_dropped++;
+			}
+		}
+		id = fg_writer_next_other(w);
+		if (id) {
+			n = w->other_next++;
+			if (!fg_write_event(fg->chan, &fg->events[id], id,
+					    w->cpu, n)) {
+				w->other_written++;
+				w->ev_written[id]++;
+			} else {
+				w->other_dropped++;
+			}
+		}
+		w->ticks++;
+	}
+	fg_writer_leave(w);
+}
+
+/* Flush this writer's ring; false if a reset holds the writers off. */
+static bool fg_writer_flush(struct fg_writer *w)
+{
+	if (!fg_writer_enter(w))
+		return false;
+	gr_chan_flush_this_cpu(w->fg->chan);
+	fg_writer_leave(w);
+	return true;
+}
+
+/* Requested flushes and the switch timer. */
+static void fg_writer_service(struct fg_writer *w, u64 now)
+{
+	struct fakeguest *fg = w->fg;
+	struct fg_ring_stats *rs = &fg->rings[fg_ring_of(fg, w->cpu)];
+	u64 req, timer_ns, fin;
+
+	/* Pairs with the release of flush_req in fg_flush_all() */
+	req = __atomic_load_n(&w->flush_req, __ATOMIC_ACQUIRE);
+	if (req != w->flush_done && fg_writer_flush(w)) {
+		w->flushes++;
+		/* Pairs with the acquire in fg_flush_all(): our produced */
+		__atomic_store_n(&w->flush_done, req, __ATOMIC_RELEASE);
+	}
+
+	timer_ns = (u64)__atomic_load_n(&fg->timer_us, __ATOMIC_RELAXED) *
+		   1000;
+	if (!timer_ns) {
+		w->timer_next = 0;
+		return;
+	}
+	if (!w->timer_next || w->timer_next > now + timer_ns) {
+		w->timer_next = now + timer_ns;
+		w->timer_seen = __atomic_load_n(&rs->finished,
+						__ATOMIC_RELAXED);
+		return;
+	}
+	if (now < w->timer_next)
+		return;
+	fin = __atomic_load_n(&rs->finished, __ATOMIC_RELAXED);
+	if (fin == w->timer_seen && fg_writer_flush(w))
+		w->timer_flushes++;
+	w->timer_seen = __atomic_load_n(&rs->finished, __ATOMIC_RELAXED);
+	w->timer_next = now + timer_ns;
+}
+
+static bool fg_writer_may_tick(struct fg_writer *w)
+{
+	struct fakeguest *fg = w->fg;
+
+	return !__atomic_load_n(&w->done, __ATOMIC_RELAXED) &&
+	       !__atomic_load_n(&fg->paused, __ATOMIC_RELAXED) &&
+	       __atomic_load_n(&fg->tracing, __ATOMIC_RELAXED);
+}
+
+/**
+ * fg_writer_main() - one CPU
+ * @arg: its struct fg_writer
+ *
+ * Ticks at --rate (or --max) while tracing is on and no reset pauses the
+ * writers, until --count ticks or the end; serves flush requests and the
+ * switch timer meanwhile; at the end flushes its ring and sets exited.
+ *
+ * Context: its own thread, gr_user_set_cpu(cpu).
+ * Return: NULL.
+ */
+void *fg_writer_main(void *arg)
+{
+	struct fg_writer *w = arg;
+	struct fakeguest *fg = w->fg;
+	u64 period = fg->opt.max_rate ? 0 : (u64)(FG_NSEC / fg->opt.rate);
+	u64 burst = period > 10000000 ? period : 10000000;
+	u64 now, next, until, req;
+	u32 wake;
+
+	if (!fg->opt.max_rate && !period)
+		period = 1;
+	gr_user_set_cpu(w->cpu);
+	next = fg_now_ns();
+	for (;;) {
+		wake = __atomic_load_n(&w->wake, __ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&fg->stop, __ATOMIC_ACQUIRE))
+			break;
+		now = fg_now_ns();
+		fg_writer_service(w, now);
+		if (!fg_writer_may_tick(w) || (period && now < next)) {
+			if (!fg_writer_may_tick(w))
+				next = now;
+			until = now + 100000000;
+			if (period && next > now && next < until)
+				until = next;
+			if (w->timer_next && w->timer_next < until)
+				until = w->timer_next;
+			fg_futex_wait(&w->wake, wake, until > now ?
+				      until - now : 1);
+			continue;
+		}
+		fg_writer_tick(w);
+		if (period) {
+			next += period;
+			if (now > next + burst)
+				next = now - burst;
+		}
+		if (fg->opt.count && w->ticks >= fg->opt.count)
+			__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+	}
+
+	/* The end: deliver what the ring holds (spec 5.5 step 2) */
+	req = __atomic_load_n(&w->flush_req, __ATOMIC_ACQUIRE);
+	while (!fg_writer_flush(w))
+		fg_sleep_ns(100000);
+	__atomic_store_n(&w->flush_done, req, __ATOMIC_RELEASE);
+	/* From here on the control thread may flush for us */
+	__atomic_store_n(&w->exited, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/**
+ * fg_wake_writers() - wake every writer to re-read what it depends on
+ * @fg: the fake guest
+ *
+ * Context: any thread.
+ */
+void fg_wake_writers(struct fakeguest *fg)
+{
+	unsigned int i;
+
+	for (i = 0; i < fg->opt.cpus; i++)
+		fg_futex_wake(&fg->writers[i].wake);
+}
+
+/**
+ * fg_quiesce() - wait for the writes that began before a settings change
+ * @fg: the fake guest
+ *
+ * Returns once no writer is inside a write that began before the
+ * caller's last store of paused, enabled or tracing (the fences pair with
+ * fg_writer_enter()). Writers never block inside, so this is short; it is
+ * bounded (5 s) anyway.
+ *
+ * Context: control thread.
+ */
+void fg_quiesce(struct fakeguest *fg)
+{
+	u64 deadline = fg_now_ns() + 5 * FG_NSEC;
+	struct fg_writer *w;
+	unsigned int i;
+	u32 s;
+
+	/* Pairs with the fence in fg_writer_enter() */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (i = 0; i < fg->opt.cpus; i++) {
+		w = &fg->writers[i];
+		s = __atomic_load_n(&w->inside, __ATOMIC_RELAXED);
+		if (!(s & 1))
+			continue;
+		while (__atomic_load_n(&w->inside, __ATOMIC_ACQUIRE) == s &&
+		       !__atomic_load_n(&w->exited, __ATOMIC_ACQUIRE)) {
+			if (fg_now_ns() > deadline) {
+				fg_log("writer %u stuck in a write", i);
+				break;
+			}
+			sched_yield();
+		}
+	}
+}
+
+/* Flush the ring of a writer that has exited, from the control thread */
+static void fg_flush_for(struct fakeguest *fg, struct fg_writer *w)
+{
+	gr_user_set_cpu(w->cpu);
+	gr_chan_flush_this_cpu(fg->chan);
+}
+
+/**
+ * fg_flush_all() - flush every ring (spec 6.7) and wait for it
+ * @fg: the fake guest
+ *
+ * A ring's own writer does it; the ring of a writer that exited is
+ * flushed here (nobody else writes it any more; a global ring is
+ * protected by the core's lock). The acquire of each flush_done orders
+ * the flushed produced counters before the caller's flush_ack (pair 13).
+ *
+ * Context: control thread, under ctl_lock.
+ */
+void fg_flush_all(struct fakeguest *fg)
+{
+	u64 deadline = fg_now_ns() + 5 * FG_NSEC;
+	u64 req[FG_MAX_CPUS];
+	struct fg_writer *w;
+	unsigned int i;
+
+	for (i = 0; i < fg->opt.cpus; i++) {
+		w = &fg->writers[i];
+		req[i] = 0;
+		if (__atomic_load_n(&w->exited, __ATOMIC_ACQUIRE)) {
+			fg_flush_for(fg, w);
+			continue;
+		}
+		req[i] = __atomic_add_fetch(&w->flush_req, 1,
+					    __ATOMIC_RELEASE);
+		fg_futex_wake(&w->wake);
+	}
+	for (i = 0; i < fg->opt.cpus; i++) {
+		w = &fg->writers[i];
+		if (!req[i])
+			continue;
+		while (__atomic_load_n(&w->flush_done, __ATOMIC_ACQUIRE) !=
+		       req[i]) {
+			if (__atomic_load_n(&w->exited, __ATOMIC_ACQUIRE)) {
+				if (__atomic_load_n(&w->flush_done,
+						    __ATOMIC_ACQUIRE) != req[i])
+					fg_flush_for(fg, w);
+				break;
+			}
+			if (fg_now_ns() > deadline) {
+				fg_log("writer %u did not flush", i);
+				break;
+			}
+			fg_sleep_ns(20000);
+		}
+	}
+}
+
+/**
+ * fg_reset() - relay_reset() of every ring (spec 6.13)
+ * @fg: the fake guest
+ *
+ * Pauses the writers, waits until none is inside its ring, resets the
+ * channel and lets them go on. Events of the pause are not written.
+ *
+ * Context: control thread, under ctl_lock.
+ */
+void fg_reset(struct fakeguest *fg)
+{
+	__atomic_store_n(&fg->paused, 1, __ATOMIC_SEQ_CST);
+	fg_quiesce(fg);
+	gr_chan_reset(fg->chan);
+	__atomic_store_n(&fg->paused, 0, __ATOMIC_SEQ_CST);
+	fg_wake_writers(fg);
+}
