@@ -376,7 +376,8 @@ void gr_ctl_prepare(struct gr_dev *gd)
 		if (ret == -EINVAL) {
 			dev_info(&gd->pdev->dev,
 				 "host control block invalid: using defaults\n");
-			gr_status_rejected(gd->region, req.seq, ret);
+			gr_status_rejected(gd->region, req.seq, ret,
+					   ++gd->ctrl_errors);
 		}
 	}
 	gd->flush_ack = req.flush_req;
@@ -426,7 +427,8 @@ void gr_ctl_pass(struct gr_dev *gd)
 	case -EINVAL:
 		/* Counters are never rejected (spec 9.4): act on them below */
 		if (req.seq != gd->ctrl_ack) {
-			gr_status_rejected(gd->region, req.seq, ret);
+			gr_status_rejected(gd->region, req.seq, ret,
+					   ++gd->ctrl_errors);
 			gd->ctrl_ack = req.seq;
 			notify = true;
 		}

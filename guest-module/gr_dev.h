@@ -130,6 +130,7 @@ struct gr_ctrl_snap {
  * @attach_failed: events whose probe could not be attached (logged once)
  * @state: GR_STATE_IDLE or GR_STATE_TRACING, as published
  * @ctrl_ack: private copy of status.ctrl_ack
+ * @ctrl_errors: control requests rejected (published, never read back)
  * @flush_ack: private copy of status.flush_ack
  * @reset_ack: private copy of status.reset_ack
  * @sync_ack: private copy of status.sync_ack, under @sync_lock
@@ -168,6 +169,7 @@ struct gr_dev {
 	DECLARE_BITMAP(attach_failed, GR_MAX_EVENTS);
 	u32 state;
 	u64 ctrl_ack;
+	u32 ctrl_errors;
 	u64 flush_ack;
 	u64 reset_ack;
 	u64 sync_ack;

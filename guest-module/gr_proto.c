@@ -249,17 +249,18 @@ void gr_status_applied(void *region, const struct gr_ctrl_req *req,
  * @region: the shared region
  * @seq: gr_host_ctrl.seq of the request
  * @err: negative errno of the rejection
+ * @errors: requests rejected so far, counted by the caller (the region's
+ *	copy is host-writable memory, never read back)
  *
  * The previous settings stay in effect.
  *
  * Context: process or softirq; one caller at a time.
  */
-void gr_status_rejected(void *region, u64 seq, int err)
+void gr_status_rejected(void *region, u64 seq, int err, u32 errors)
 {
 	struct gr_guest_status *st = gr_status(region);
-	u32 errors = le32_to_cpu(READ_ONCE(st->ctrl_errors));
 
-	WRITE_ONCE(st->ctrl_errors, cpu_to_le32(errors + 1));
+	WRITE_ONCE(st->ctrl_errors, cpu_to_le32(errors));
 	WRITE_ONCE(st->last_ctrl_error, cpu_to_le32((u32)-err));
 	/* Pairs with the host's smp_load_acquire() of ctrl_ack. */
 	smp_store_release(&st->ctrl_ack, cpu_to_le64(seq));
@@ -328,7 +329,7 @@ void gr_status_heartbeat(void *region)
 /**
  * gr_status_set_peer() - publish the guest's ivshmem IVPosition
  * @region: the shared region
- * @peer_id: IVPosition, or GR_NO_PEER for the plain device
+ * @peer_id: IVPosition (0 for the plain device, spec 3.3)
  *
  * Context: any.
  */

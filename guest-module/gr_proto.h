@@ -112,7 +112,7 @@ int gr_ctrl_geometry(void *region, u32 *subbuf_size, u32 *n_subbufs);
 void gr_status_set_state(void *region, u32 state);
 void gr_status_applied(void *region, const struct gr_ctrl_req *req,
 		       const u64 *enabled, u32 mode, u32 switch_timer_us);
-void gr_status_rejected(void *region, u64 seq, int err);
+void gr_status_rejected(void *region, u64 seq, int err, u32 errors);
 void gr_status_ack_flush(void *region, u64 req);
 void gr_status_ack_reset(void *region, u64 req);
 void gr_status_ack_sync(void *region, u64 req);

@@ -768,6 +768,23 @@ void *gr_relay_reserve(struct gr_chan *chan, size_t length)
 	return slot;
 }
 
+/*
+ * The ring's clock: the event clock, but never behind the ring's previous
+ * reading, so records and packets of a ring are in time order even if
+ * ktime_get_mono_fast_ns() steps back a little across a timekeeping
+ * update (CTF readers reject a stream whose time goes backwards).
+ * Called with the ring entered (interrupts off, or the global lock held).
+ */
+static u64 gr_buf_clock(struct gr_buf *buf)
+{
+	u64 now = gr_clock_ns();
+
+	if (unlikely(now < buf->last_ts))
+		now = buf->last_ts;
+	buf->last_ts = now;
+	return now;
+}
+
 static int __gr_event_reserve(struct gr_buf *buf, u16 id,
 			      size_t payload_len, void **payload)
 {
@@ -789,7 +806,7 @@ static int __gr_event_reserve(struct gr_buf *buf, u16 id,
 	eh->id = cpu_to_le16(id);
 	eh->size = cpu_to_le16((u16)ALIGN(len, (size_t)GR_RECORD_ALIGN));
 	eh->tid = cpu_to_le32(gr_current_tid());
-	eh->timestamp = cpu_to_le64(gr_clock_ns());
+	eh->timestamp = cpu_to_le64(gr_buf_clock(buf));
 	*payload = eh + 1;
 	return 0;
 }
@@ -856,7 +873,7 @@ static void gr_ctf_packet_begin(struct gr_buf *buf, void *subbuf)
 	u64 now;
 
 	gr_subbuf_start_reserve(buf, sizeof(*ph));
-	now = gr_clock_ns();
+	now = gr_buf_clock(buf);
 	ph->magic = cpu_to_le32(GR_CTF_MAGIC);
 	ph->stream_id = cpu_to_le32(0);
 	ph->stream_instance_id = cpu_to_le64(buf->index);
@@ -876,7 +893,7 @@ static void gr_ctf_packet_finish(struct gr_buf *buf, void *subbuf,
 	struct gr_packet_header *ph = subbuf;
 	u64 content = buf->chan->layout.subbuf_size - padding;
 
-	ph->timestamp_end = cpu_to_le64(gr_clock_ns());
+	ph->timestamp_end = cpu_to_le64(gr_buf_clock(buf));
 	ph->content_size = cpu_to_le64(content * 8);
 	ph->events_discarded = cpu_to_le64(gr_buf_discarded(buf));
 }

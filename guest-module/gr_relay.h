@@ -108,6 +108,7 @@ struct gr_layout {
  * @consumed: last valid value of the host's cons.consumed
  * @published: value of prod.produced the host may see
  * @events: events written, free-running
+ * @last_ts: the ring's last timestamp; its clock never goes back (spec 6.9)
  * @ring: shared counters
  * @recs: commit records of this ring
  * @data: first sub-buffer of this ring
@@ -140,6 +141,7 @@ struct gr_buf {
 	u64 consumed;
 	u64 published;
 	u64 events;
+	u64 last_ts;
 	struct gr_ring *ring;
 	struct gr_subbuf_rec *recs;
 	u8 *data;

@@ -261,8 +261,9 @@ static void fg_settings(struct fakeguest *fg, u64 seq)
 	fg->ctrl_ack = seq;
 	if (ret) {
 		/* Not present counts as invalid too; v1.0: always EINVAL */
-		gr_status_rejected(fg->region, seq, -EINVAL);
 		fg->ctl_rejected++;
+		gr_status_rejected(fg->region, seq, -EINVAL,
+				   (u32)fg->ctl_rejected);
 		return;
 	}
 	if (fg_apply(fg, &req))

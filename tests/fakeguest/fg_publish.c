@@ -192,7 +192,8 @@ static void fg_status_init(struct fakeguest *fg, const struct gr_ctrl_req *eff,
 	gr_status_applied(fg->region, &ack, eff->enable, eff->mode,
 			  fg_timer_us(eff->switch_timer_us));
 	if (rejected)
-		gr_status_rejected(fg->region, fg->ctrl_ack, -EINVAL);
+		gr_status_rejected(fg->region, fg->ctrl_ack, -EINVAL,
+				   (u32)fg->ctl_rejected);
 }
 
 /**
