@@ -29,6 +29,7 @@
 #include "ivshmem_server.h"
 #include "shm.h"
 
+#define GR_VERSION		"1.0"	/* of the agent and CLI */
 #define GR_VM_NAME_MAX		64	/* bytes incl. NUL */
 #define GR_MAX_INFLIGHT		32	/* sub-buffer writes in flight per ring */
 #define GR_DEFAULT_SHM_SIZE	(16ULL << 20)

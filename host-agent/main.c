@@ -23,8 +23,6 @@
 
 #include "agent.h"
 
-#define GR_VERSION "1.0"
-
 struct sig_watch {
 	struct gr_op op;
 	struct gr_agent *agent;
@@ -217,12 +215,8 @@ static int agent_main(int argc, char **argv)
 		return 1;
 	}
 	gr_loop_poll(&a.loop, &sw.op, sw.fd, POLLIN);
-	ret = ctl_init(&a);
-	if (ret) {
-		syslog(LOG_ERR, "cannot serve the control socket in %s: %s",
-		       a.run_dir, strerror(-ret));
-		return 1;
-	}
+	if (ctl_init(&a))
+		return 1;	/* ctl_init() said why */
 	for (i = 0; i < nvms; i++) {
 		struct gr_vm *vm;
 

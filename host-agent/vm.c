@@ -502,6 +502,8 @@ static void try_attach(struct gr_vm *vm, bool try_resume)
 		return;
 	}
 	vm->hdr_copy = copy;
+	free(vm->events);
+	free(vm->desc_copy);
 	vm->events = calloc(vm->view.desc_count + 1, sizeof(*vm->events));
 	vm->desc_copy = calloc(vm->view.desc_count + 1, sizeof(*vm->desc_copy));
 	if (!vm->events || !vm->desc_copy)
@@ -1028,8 +1030,7 @@ static void vm_maybe_free(struct gr_vm *vm)
 
 	if (!vm_ops_idle(vm))
 		return;
-	if (vm->state == GR_VM_ATTACHED)
-		detach(vm);
+	detach(vm);
 	for (pp = &vm->agent->vms; *pp; pp = &(*pp)->next) {
 		if (*pp == vm) {
 			*pp = vm->next;

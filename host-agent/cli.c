@@ -1,0 +1,931 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cli.c - the guestrelay commands other than `guestrelay agent`
+ *
+ * Most commands send one request over RUN_DIR/agent.sock (ctl_proto.h)
+ * and print the agent's answer as it comes: the agent formats both the
+ * text and the JSON, so every client sees the same output. report,
+ * qemu-args, libvirt-xml and help run locally, without an agent.
+ *
+ * Global options go before or after the command: --run-dir DIR (default
+ * $GUESTRELAY_RUN_DIR, else /run/guestrelay), --json, --timeout SEC.
+ * Exit status: 0 done, 1 failed, 2 bad usage.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "ctl_proto.h"
+#include "ivshmem_proto.h"
+#include "qemu_args.h"
+#include "report.h"
+#include "shm.h"
+
+#define EXIT_USAGE		2
+#define CLI_TIMEOUT_DEFAULT	60	/* seconds to wait for an answer */
+
+struct cli;
+
+/**
+ * struct cli_cmd - one subcommand
+ * @name: as typed
+ * @run: does it; @argv holds its arguments without the global options
+ * @usage: one line, after "guestrelay "
+ * @help: what it does and its options
+ */
+struct cli_cmd {
+	const char *name;
+	int (*run)(struct cli *cli, const struct cli_cmd *cmd, int argc,
+		   char **argv);
+	const char *usage;
+	const char *help;
+};
+
+/**
+ * struct cli - the global options
+ * @run_dir: where agent.sock and the VM sockets are
+ * @json: print JSON
+ * @timeout: seconds to wait for the agent, 0 = forever
+ */
+struct cli {
+	char run_dir[PATH_MAX];
+	bool json;
+	unsigned int timeout;
+};
+
+static void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void cli_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("guestrelay: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static int usage_err(const struct cli_cmd *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int usage_err(const struct cli_cmd *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("guestrelay: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	if (cmd)
+		fprintf(stderr, "usage: guestrelay %s\n(guestrelay help %s "
+			"tells more)\n", cmd->usage, cmd->name);
+	return EXIT_USAGE;
+}
+
+/* ---- option parsing of one command ------------------------------------ */
+
+/**
+ * struct cli_opt - an option of a command
+ * @name: "--size"
+ * @val: receives the value of an option with one (NULL: a flag)
+ * @flag: set by a flag
+ */
+struct cli_opt {
+	const char *name;
+	const char **val;
+	bool *flag;
+};
+
+/*
+ * Sort @argv into options of @opts and positional arguments (at most
+ * @max_pos, into @pos). "--opt VALUE" and "--opt=VALUE" both work; "--"
+ * ends the options.
+ */
+static int parse_args(const struct cli_cmd *cmd, int argc, char **argv,
+		      const struct cli_opt *opts, char **pos, int min_pos,
+		      int max_pos, int *npos)
+{
+	const struct cli_opt *o;
+	bool dashdash = false;
+	const char *eq;
+	size_t len;
+	int i;
+
+	*npos = 0;
+	for (i = 0; i < argc; i++) {
+		char *arg = argv[i];
+
+		if (dashdash || arg[0] != '-' || !arg[1]) {
+			if (*npos == max_pos)
+				return usage_err(cmd, "too many arguments "
+						 "('%s')", arg);
+			pos[(*npos)++] = arg;
+			continue;
+		}
+		if (!strcmp(arg, "--")) {
+			dashdash = true;
+			continue;
+		}
+		eq = strchr(arg, '=');
+		len = eq ? (size_t)(eq - arg) : strlen(arg);
+		for (o = opts; o && o->name; o++)
+			if (strlen(o->name) == len &&
+			    !strncmp(o->name, arg, len))
+				break;
+		if (!o || !o->name)
+			return usage_err(cmd, "%s has no option '%.*s'",
+					 cmd->name, (int)len, arg);
+		if (o->flag) {
+			if (eq)
+				return usage_err(cmd, "%s takes no value",
+						 o->name);
+			*o->flag = true;
+		} else if (eq) {
+			*o->val = eq + 1;
+		} else if (i + 1 < argc) {
+			*o->val = argv[++i];
+		} else {
+			return usage_err(cmd, "%s needs a value", o->name);
+		}
+	}
+	if (*npos < min_pos)
+		return usage_err(cmd, "%s needs more arguments", cmd->name);
+	return 0;
+}
+
+static int check_vm(const struct cli_cmd *cmd, const char *name)
+{
+	char why[128];
+
+	if (ctl_check_vm_name(name, why, sizeof(why)))
+		return usage_err(cmd, "'%s': %s", name, why);
+	return 0;
+}
+
+/* ---- talking to the agent --------------------------------------------- */
+
+static void set_timeouts(int fd, unsigned int sec)
+{
+	struct timeval tv = { .tv_sec = sec };
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
+static int connect_agent(const struct cli *cli, char *path, size_t len)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	const char *hint = "";
+	int fd, err;
+
+	if ((size_t)snprintf(path, len, "%s/%s", cli->run_dir,
+			     GR_CTL_SOCK_NAME) >= len ||
+	    strlen(path) >= sizeof(sun.sun_path)) {
+		cli_err("run directory '%s' is too long for a socket path",
+			cli->run_dir);
+		return -ENAMETOOLONG;
+	}
+	strcpy(sun.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		err = errno;
+		cli_err("cannot create a socket: %s", strerror(err));
+		return -err;
+	}
+	if (!connect(fd, (struct sockaddr *)&sun, sizeof(sun)))
+		return fd;
+	err = errno;
+	close(fd);
+	if (err == ENOENT || err == ECONNREFUSED)
+		hint = " (is `guestrelay agent` running? --run-dir or "
+		       "GUESTRELAY_RUN_DIR name another agent)";
+	else if (err == EACCES || err == EPERM)
+		hint = " (root, the agent's user and the agent's --group "
+		       "may use it)";
+	cli_err("cannot reach the agent at %s: %s%s", path, strerror(err),
+		hint);
+	return -err;
+}
+
+/* send @line (it ends in LF), print the answer; return the exit status */
+static int agent_call(const struct cli *cli, const char *line, size_t len)
+{
+	char path[PATH_MAX + 16], *buf = NULL, *nl, *p;
+	size_t cap = 0, got = 0;
+	ssize_t n;
+	int fd, err = 0;
+
+	if (len > CTL_LINE_MAX) {
+		cli_err("the request is longer than %d bytes; split it "
+			"(fewer events per command)", CTL_LINE_MAX);
+		return 1;
+	}
+	fd = connect_agent(cli, path, sizeof(path));
+	if (fd < 0)
+		return 1;
+	set_timeouts(fd, cli->timeout);
+	for (p = (char *)line; len;) {
+		n = send(fd, p, len, MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			/* the agent may have answered already (refusal) */
+			break;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	for (;;) {
+		if (got == cap) {
+			if (cap >= CTL_RESPONSE_MAX) {
+				cli_err("the agent's answer is larger than "
+					"%u bytes", CTL_RESPONSE_MAX);
+				err = 1;
+				goto out;
+			}
+			cap = cap ? 2 * cap : 4096;
+			p = realloc(buf, cap + 1);
+			if (!p) {
+				cli_err("out of memory");
+				err = 1;
+				goto out;
+			}
+			buf = p;
+		}
+		n = recv(fd, buf + got, cap - got, 0);
+		if (n > 0) {
+			got += (size_t)n;
+			continue;
+		}
+		if (!n)
+			break;
+		if (errno == EINTR)
+			continue;
+		if (errno == ECONNRESET && got)
+			break;	/* it answered, then closed unread input */
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			cli_err("no answer from the agent at %s within %u s "
+				"(--timeout SEC waits longer)", path,
+				cli->timeout);
+		else
+			cli_err("reading the agent's answer: %s",
+				strerror(errno));
+		err = 1;
+		goto out;
+	}
+	if (!got) {
+		cli_err("the agent at %s closed the connection without an "
+			"answer (see its log)", path);
+		err = 1;
+		goto out;
+	}
+	buf[got] = '\0';
+	nl = memchr(buf, '\n', got);
+	if (nl && nl - buf == 2 && !strncmp(buf, "ok", 2)) {
+		fwrite(nl + 1, 1, got - (size_t)(nl + 1 - buf), stdout);
+		if (fflush(stdout) || ferror(stdout)) {
+			cli_err("writing the output: %s", strerror(errno));
+			err = 1;
+		}
+		goto out;
+	}
+	err = 1;
+	if (nl && !strncmp(buf, "error ", 6)) {
+		*nl = '\0';
+		p = strchr(buf + 6, ' ');
+		cli_err("%s", p ? p + 1 : buf + 6);
+		goto out;
+	}
+	if (nl)
+		*nl = '\0';
+	cli_err("unexpected answer from the agent at %s: '%.80s'", path, buf);
+out:
+	free(buf);
+	close(fd);
+	return err;
+}
+
+/* one request: FORMAT COMMAND ARGS..., the arguments percent-encoded */
+static int agent_request(const struct cli *cli, const char *cmd, int argc,
+			 char **argv)
+{
+	char *line = NULL;
+	size_t len = 0;
+	FILE *f;
+	int i, ret;
+
+	f = open_memstream(&line, &len);
+	if (!f) {
+		cli_err("out of memory");
+		return 1;
+	}
+	fprintf(f, "%s %s", cli->json ? "json" : "text", cmd);
+	for (i = 0; i < argc; i++) {
+		fputc(' ', f);
+		ctl_encode_arg(f, argv[i]);
+	}
+	fputc('\n', f);
+	if (fclose(f)) {
+		cli_err("out of memory");
+		return 1;
+	}
+	ret = agent_call(cli, line, len);
+	free(line);
+	return ret;
+}
+
+/* ---- commands that talk to the agent ---------------------------------- */
+
+static int run_ping(struct cli *cli, const struct cli_cmd *cmd, int argc,
+		    char **argv)
+{
+	int n, ret;
+
+	ret = parse_args(cmd, argc, argv, NULL, NULL, 0, 0, &n);
+	return ret ? ret : agent_request(cli, cmd->name, 0, NULL);
+}
+
+static int run_status(struct cli *cli, const struct cli_cmd *cmd, int argc,
+		      char **argv)
+{
+	char *pos[1];
+	int n, ret;
+
+	ret = parse_args(cmd, argc, argv, NULL, pos, 0, 1, &n);
+	if (!ret && n)
+		ret = check_vm(cmd, pos[0]);
+	return ret ? ret : agent_request(cli, cmd->name, n, pos);
+}
+
+/* commands of the form `CMD VM` */
+static int run_vm_cmd(struct cli *cli, const struct cli_cmd *cmd, int argc,
+		      char **argv)
+{
+	char *pos[1];
+	int n, ret;
+
+	ret = parse_args(cmd, argc, argv, NULL, pos, 1, 1, &n);
+	if (!ret)
+		ret = check_vm(cmd, pos[0]);
+	return ret ? ret : agent_request(cli, cmd->name, 1, pos);
+}
+
+static int run_events(struct cli *cli, const struct cli_cmd *cmd, int argc,
+		      char **argv)
+{
+	char **pos;
+	int n, ret;
+
+	pos = calloc((size_t)argc + 1, sizeof(*pos));
+	if (!pos) {
+		cli_err("out of memory");
+		return 1;
+	}
+	ret = parse_args(cmd, argc, argv, NULL, pos, 2, CTL_MAX_ARGS, &n);
+	if (!ret)
+		ret = check_vm(cmd, pos[0]);
+	if (!ret)
+		ret = agent_request(cli, cmd->name, n, pos);
+	free(pos);
+	return ret;
+}
+
+static int run_mode(struct cli *cli, const struct cli_cmd *cmd, int argc,
+		    char **argv)
+{
+	char *pos[2];
+	uint32_t mode;
+	int n, ret;
+
+	ret = parse_args(cmd, argc, argv, NULL, pos, 2, 2, &n);
+	if (!ret)
+		ret = check_vm(cmd, pos[0]);
+	if (!ret && ctl_parse_mode(pos[1], &mode))
+		ret = usage_err(cmd, "mode is stream or flight, not '%s'",
+				pos[1]);
+	return ret ? ret : agent_request(cli, cmd->name, 2, pos);
+}
+
+static int run_vm_add(struct cli *cli, const struct cli_cmd *cmd, int argc,
+		      char **argv)
+{
+	struct gr_vm_opts o;
+	char err[512], *line = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ret;
+
+	if (ctl_parse_vm_add(&o, argc, argv, CTL_OPTS_NAMES, err,
+			     sizeof(err)))
+		return usage_err(cmd, "%s", err);
+	f = open_memstream(&line, &len);
+	if (!f) {
+		cli_err("out of memory");
+		return 1;
+	}
+	fprintf(f, "%s vm-add", cli->json ? "json" : "text");
+	ctl_vm_add_args(f, &o);
+	fputc('\n', f);
+	if (fclose(f)) {
+		cli_err("out of memory");
+		return 1;
+	}
+	ret = agent_call(cli, line, len);
+	free(line);
+	return ret;
+}
+
+/* ---- local commands --------------------------------------------------- */
+
+static int run_report(struct cli *cli, const struct cli_cmd *cmd, int argc,
+		     char **argv)
+{
+	const char *cpu = NULL, *events = NULL;
+	bool host_time = false, summary = false;
+	struct gr_report_opts ro = { .cpu = -1 };
+	const struct cli_opt opts[] = {
+		{ "--cpu", &cpu, NULL },
+		{ "--events", &events, NULL },
+		{ "--host-time", NULL, &host_time },
+		{ "--summary", NULL, &summary },
+		{ NULL, NULL, NULL },
+	};
+	char *pos[1], *end;
+	long v;
+	int n, ret;
+
+	ret = parse_args(cmd, argc, argv, opts, pos, 1, 1, &n);
+	if (ret)
+		return ret;
+	if (cli->json)
+		return usage_err(cmd, "report prints text only; babeltrace2 "
+				 "reads the trace directory for other "
+				 "formats");
+	if (cpu) {
+		errno = 0;
+		v = strtol(cpu, &end, 10);
+		if (errno || *end || end == cpu || v < 0 ||
+		    v >= GR_MAX_RINGS)
+			return usage_err(cmd, "--cpu wants a CPU number from "
+					 "0 to %d, not '%s'",
+					 GR_MAX_RINGS - 1, cpu);
+		ro.cpu = (int)v;
+	}
+	ro.events = events;
+	ro.host_time = host_time;
+	if (summary && (cpu || events || host_time))
+		return usage_err(cmd, "--summary covers the whole trace; it "
+				 "takes no --cpu, --events or --host-time");
+	ret = summary ? gr_report_summary(pos[0], stdout) :
+		gr_report(pos[0], stdout, &ro);
+	if (fflush(stdout) || ferror(stdout)) {
+		cli_err("writing the report: %s", strerror(errno));
+		return 1;
+	}
+	if (ret < 0) {
+		cli_err("cannot report %s: %s%s", pos[0], strerror(-ret),
+			ret == -EINVAL && events ? " (check --events: names, "
+			"systems or system:event)" : "");
+		return 1;
+	}
+	if (ret > 0)
+		cli_err("%s: %d damaged spot%s (the lines with **)", pos[0],
+			ret, ret == 1 ? "" : "s");
+	return 0;
+}
+
+/* the attach arguments of qemu-args and libvirt-xml */
+static int attach_args(struct cli *cli, const struct cli_cmd *cmd, int argc,
+		       char **argv, struct ivsh_attach *at, char *name,
+		       size_t nlen, char *sock, size_t slen)
+{
+	const char *size = NULL, *vectors = NULL, *id = NULL;
+	char dir[PATH_MAX], *pos[1], *end;
+	bool plain = false;
+	const struct cli_opt opts[] = {
+		{ "--plain", NULL, &plain },
+		{ "--size", &size, NULL },
+		{ "--vectors", &vectors, NULL },
+		{ "--id", &id, NULL },
+		{ NULL, NULL, NULL },
+	};
+	unsigned long v;
+	int n, ret;
+
+	ret = parse_args(cmd, argc, argv, opts, pos, 1, 1, &n);
+	if (!ret)
+		ret = check_vm(cmd, pos[0]);
+	if (ret)
+		return ret;
+	memset(at, 0, sizeof(*at));
+	at->id = id;
+	snprintf(name, nlen, "%s%s", GR_SHM_PREFIX, pos[0]);
+	at->name = name;
+	if (plain) {
+		if (vectors)
+			return usage_err(cmd, "--vectors is for the doorbell "
+					 "device, not --plain");
+		at->model = IVSH_MODEL_PLAIN;
+		at->size = GR_DEFAULT_SHM_SIZE;
+		if (size && (ctl_parse_size(size, &at->size) ||
+			     ivsh_shm_check_size(at->size)))
+			return usage_err(cmd, "--size must be a power of two "
+					 "from 64K to 1T (e.g. 16M), not "
+					 "'%s'", size);
+		return 0;
+	}
+	if (size)
+		return usage_err(cmd, "--size is for --plain; QEMU takes the "
+				 "size of a doorbell device from the agent");
+	at->model = IVSH_MODEL_DOORBELL;
+	at->ioeventfd = true;
+	at->vectors = GR_NR_VECTORS;
+	if (vectors) {
+		errno = 0;
+		v = strtoul(vectors, &end, 10);
+		if (errno || *end || end == vectors || v < GR_NR_VECTORS ||
+		    v > IVSH_MAX_VECTORS)
+			return usage_err(cmd, "--vectors must be from %d to "
+					 "%d, not '%s'", GR_NR_VECTORS,
+					 IVSH_MAX_VECTORS, vectors);
+		at->vectors = (unsigned int)v;
+	}
+	/* QEMU and libvirt need an absolute socket path */
+	if (cli->run_dir[0] != '/') {
+		if (!getcwd(dir, sizeof(dir))) {
+			cli_err("cannot get the current directory: %s",
+				strerror(errno));
+			return 1;
+		}
+		if ((size_t)snprintf(sock, slen, "%s/%s/%s.sock", dir,
+				     cli->run_dir, pos[0]) >= slen)
+			goto too_long;
+	} else if ((size_t)snprintf(sock, slen, "%s/%s.sock", cli->run_dir,
+				    pos[0]) >= slen) {
+		goto too_long;
+	}
+	if (strlen(sock) >= sizeof(((struct sockaddr_un *)0)->sun_path))
+		goto too_long;
+	at->sock_path = sock;
+	return 0;
+too_long:
+	cli_err("the socket path of %s under %s is too long for a UNIX "
+		"socket", pos[0], cli->run_dir);
+	return 1;
+}
+
+static int attach_err(const struct cli_cmd *cmd, int ret)
+{
+	if (ret == -EINVAL)
+		return usage_err(cmd, "QEMU would not accept these values "
+				 "(check --id: a letter, then letters, "
+				 "digits, '.', '-', '_')");
+	cli_err("%s failed: %s", cmd->name, strerror(-ret));
+	return 1;
+}
+
+static int run_qemu_args(struct cli *cli, const struct cli_cmd *cmd,
+			 int argc, char **argv)
+{
+	char name[GR_VM_NAME_MAX + 32], sock[PATH_MAX + 128], *line = NULL;
+	char **av = NULL;
+	struct ivsh_attach at;
+	struct ctl_json j;
+	int i, ret;
+
+	ret = attach_args(cli, cmd, argc, argv, &at, name, sizeof(name),
+			  sock, sizeof(sock));
+	if (ret)
+		return ret;
+	ret = ivsh_qemu_cmdline(&at, &line);
+	if (!ret && cli->json)
+		ret = ivsh_qemu_argv(&at, &av) < 0 ? -EINVAL : 0;
+	if (ret) {
+		free(line);
+		return attach_err(cmd, ret);
+	}
+	if (cli->json) {
+		ctl_json_init(&j, stdout);
+		ctl_json_begin_object(&j, NULL);
+		ctl_json_string(&j, "vm", name + strlen(GR_SHM_PREFIX));
+		ctl_json_string(&j, "device", at.model == IVSH_MODEL_PLAIN ?
+				"plain" : "doorbell");
+		ctl_json_begin_array(&j, "args");
+		for (i = 0; av[i]; i++)
+			ctl_json_string(&j, NULL, av[i]);
+		ctl_json_end_array(&j);
+		ctl_json_string(&j, "cmdline", line);
+		ctl_json_end_object(&j);
+		ctl_json_finish(&j);
+	} else {
+		printf("%s\n", line);
+	}
+	ivsh_argv_free(av);
+	free(line);
+	if (fflush(stdout) || ferror(stdout)) {
+		cli_err("writing the output: %s", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+static int run_libvirt_xml(struct cli *cli, const struct cli_cmd *cmd,
+			   int argc, char **argv)
+{
+	char name[GR_VM_NAME_MAX + 32], sock[PATH_MAX + 128], *xml = NULL;
+	struct ivsh_attach at;
+	struct ctl_json j;
+	int ret;
+
+	ret = attach_args(cli, cmd, argc, argv, &at, name, sizeof(name),
+			  sock, sizeof(sock));
+	if (ret)
+		return ret;
+	ret = ivsh_libvirt_xml(&at, &xml);
+	if (ret)
+		return attach_err(cmd, ret);
+	if (cli->json) {
+		ctl_json_init(&j, stdout);
+		ctl_json_begin_object(&j, NULL);
+		ctl_json_string(&j, "vm", name + strlen(GR_SHM_PREFIX));
+		ctl_json_string(&j, "device", at.model == IVSH_MODEL_PLAIN ?
+				"plain" : "doorbell");
+		ctl_json_string(&j, "xml", xml);
+		ctl_json_end_object(&j);
+		ctl_json_finish(&j);
+	} else {
+		fputs(xml, stdout);
+	}
+	free(xml);
+	if (fflush(stdout) || ferror(stdout)) {
+		cli_err("writing the output: %s", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+static int run_help(struct cli *cli, const struct cli_cmd *cmd, int argc,
+		    char **argv);
+
+static const struct cli_cmd cli_cmds[] = {
+	{ "status", run_status, "status [--json] [VM]",
+	  "Show every VM the agent serves, or one: agent and guest state,\n"
+	  "device, buffers, mode, enabled events, events recorded, packets\n"
+	  "and bytes stored, rate, events lost by cause, invalid and skipped\n"
+	  "sub-buffers, doorbells, clock sync error, quota and usage, why the\n"
+	  "stream stopped, and the session's trace directory.\n" },
+	{ "enable", run_events, "enable VM EVENT...",
+	  "Ask the guest to record EVENTs: names (sched_switch), globs\n"
+	  "(sched_*, irq_*) or all. `guestrelay status VM` shows what the\n"
+	  "guest records once it applied the request.\n" },
+	{ "disable", run_events, "disable VM EVENT...",
+	  "Ask the guest to stop recording EVENTs (names, globs or all).\n" },
+	{ "mode", run_mode, "mode VM stream|flight",
+	  "stream: no overwrite, events are dropped and counted when the\n"
+	  "buffers are full. flight: flight recorder, the oldest sub-buffers\n"
+	  "are overwritten; `guestrelay snapshot VM` saves them.\n" },
+	{ "flush", run_vm_cmd, "flush VM",
+	  "Ask the guest to hand over its partly filled sub-buffers and wait\n"
+	  "until they are stored.\n" },
+	{ "snapshot", run_vm_cmd, "snapshot VM",
+	  "Save what the buffers hold now (flight mode) as a trace of its\n"
+	  "own; prints its directory.\n" },
+	{ "stop", run_vm_cmd, "stop VM",
+	  "Stop recording, store what is left and close the session; prints\n"
+	  "the finalized trace directory. `guestrelay start VM` opens a new\n"
+	  "session.\n" },
+	{ "start", run_vm_cmd, "start VM",
+	  "Open a new session (a new trace directory) and record again.\n" },
+	{ "vm-add", run_vm_add, "vm-add VM [OPTION...]",
+	  "Serve a VM: create its shared memory and its device socket\n"
+	  "RUN_DIR/VM.sock. Options:\n"
+	  "  --size BYTES         shared memory, a power of two (default 16M)\n"
+	  "  --plain              ivshmem-plain: no interrupts, the agent polls\n"
+	  "  --mode stream|flight recording mode (default stream)\n"
+	  "  --events LIST        events to record, comma separated (names,\n"
+	  "                       globs, all)\n"
+	  "  --subbuf-size BYTES  sub-buffer size wish, power of two, 4K..16M\n"
+	  "  --subbufs N          sub-buffers per CPU wish, 2..65536\n"
+	  "  --switch-timer-ms MS deliver partly filled sub-buffers every MS\n"
+	  "                       (0 = off, at most 10000)\n"
+	  "  --quota BYTES        disk space for this VM's traces (e.g. 2G)\n"
+	  "  --owner USER[:GROUP] owner of the shared memory and socket (the\n"
+	  "                       user QEMU runs as)\n"
+	  "Then attach QEMU (guestrelay qemu-args VM) or libvirt\n"
+	  "(guestrelay libvirt-xml VM).\n" },
+	{ "vm-remove", run_vm_cmd, "vm-remove VM",
+	  "Stop serving a VM: close its session and remove its socket.\n" },
+	{ "ping", run_ping, "ping",
+	  "Check that the agent answers; prints its version, pid and uptime.\n" },
+	{ "report", run_report,
+	  "report [--cpu N] [--events LIST] [--host-time] [--summary] TRACE_DIR",
+	  "Print a stored trace as text, one line per event, CPUs merged by\n"
+	  "time (no agent needed).\n"
+	  "  --cpu N        only CPU N\n"
+	  "  --events LIST  only these events: names, systems (sched) or\n"
+	  "                 system:event, comma separated\n"
+	  "  --host-time    host wall-clock time instead of guest time\n"
+	  "  --summary      what the trace holds: events per type, packets,\n"
+	  "                 losses and damage per CPU, time span\n" },
+	{ "qemu-args", run_qemu_args,
+	  "qemu-args VM [--plain] [--size BYTES] [--vectors N] [--id ID]",
+	  "Print the QEMU options that attach VM's device (no agent needed):\n"
+	  "by default ivshmem-doorbell on RUN_DIR/VM.sock with 2 vectors;\n"
+	  "with --plain, ivshmem-plain on /dev/shm/guestrelay-VM of --size\n"
+	  "bytes (default 16M). --id sets the QEMU id stem.\n" },
+	{ "libvirt-xml", run_libvirt_xml,
+	  "libvirt-xml VM [--plain] [--size BYTES] [--vectors N]",
+	  "Print the libvirt <shmem> element that attaches VM's device (put\n"
+	  "it under <devices>; no agent needed). Options as for qemu-args.\n" },
+	{ "help", run_help, "help [COMMAND]",
+	  "Show the commands, or what COMMAND does.\n" },
+};
+
+#define NR_CMDS	(sizeof(cli_cmds) / sizeof(cli_cmds[0]))
+
+static void print_usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f,
+		"usage: guestrelay [--run-dir DIR] [--json] [--timeout SEC] "
+		"COMMAND [ARGS]\n"
+		"\n"
+		"  agent [OPTION...]    run the agent (guestrelay agent "
+		"--help)\n");
+	for (i = 0; i < NR_CMDS; i++)
+		fprintf(f, "  %s\n", cli_cmds[i].usage);
+	fprintf(f,
+		"\n"
+		"Global options, before or after the command:\n"
+		"  --run-dir DIR   the agent's run directory (default "
+		"$GUESTRELAY_RUN_DIR,\n"
+		"                  else %s)\n"
+		"  --json          print JSON\n"
+		"  --timeout SEC   wait at most SEC seconds for the agent "
+		"(default %d, 0 = forever)\n"
+		"  --version       print the version\n"
+		"Exit status: 0 done, 1 failed, 2 bad usage.\n",
+		GR_DEFAULT_RUN_DIR, CLI_TIMEOUT_DEFAULT);
+}
+
+static const struct cli_cmd *find_cmd(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NR_CMDS; i++)
+		if (!strcmp(cli_cmds[i].name, name))
+			return &cli_cmds[i];
+	return NULL;
+}
+
+static void print_cmd_help(const struct cli_cmd *cmd)
+{
+	printf("usage: guestrelay %s\n\n%s", cmd->usage, cmd->help);
+}
+
+static int run_help(struct cli *cli, const struct cli_cmd *cmd, int argc,
+		    char **argv)
+{
+	const struct cli_cmd *c;
+	char *pos[1];
+	int n, ret;
+
+	(void)cli;
+	ret = parse_args(cmd, argc, argv, NULL, pos, 0, 1, &n);
+	if (ret)
+		return ret;
+	if (!n) {
+		print_usage(stdout);
+		return 0;
+	}
+	c = find_cmd(pos[0]);
+	if (!c)
+		return usage_err(NULL, "no command '%s' (guestrelay help lists "
+				 "them)", pos[0]);
+	print_cmd_help(c);
+	return 0;
+}
+
+/**
+ * cli_main() - run one guestrelay command other than `agent`
+ * @argc: number of arguments
+ * @argv: the command line without the program name: global options and
+ *	the command in any order (argv[0] is normally the command)
+ *
+ * Context: process; prints to stdout and stderr.
+ * Return: the exit status: 0 done, 1 failed, 2 bad usage.
+ */
+int cli_main(int argc, char **argv)
+{
+	struct cli cli = { .timeout = CLI_TIMEOUT_DEFAULT };
+	const struct cli_cmd *cmd = NULL;
+	const char *name = NULL, *env, *val;
+	bool help = false, dashdash = false;
+	char **rest, *end;
+	int i, n = 0, ret;
+	unsigned long v;
+
+	env = getenv("GUESTRELAY_RUN_DIR");
+	snprintf(cli.run_dir, sizeof(cli.run_dir), "%s",
+		 env && *env ? env : GR_DEFAULT_RUN_DIR);
+	rest = calloc((size_t)argc + 1, sizeof(*rest));
+	if (!rest) {
+		cli_err("out of memory");
+		return 1;
+	}
+	/* global options anywhere before "--"; the first word is the command */
+	for (i = 0; i < argc; i++) {
+		char *arg = argv[i];
+
+		if (dashdash) {
+			rest[n++] = arg;
+			continue;
+		}
+		if (!strcmp(arg, "--json")) {
+			cli.json = true;
+		} else if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+			help = true;
+		} else if (!strcmp(arg, "--version") || !strcmp(arg, "-V")) {
+			printf("guestrelay %s (ABI %d.%d)\n",
+			       GR_VERSION, GR_ABI_MAJOR, GR_ABI_MINOR);
+			ret = 0;
+			goto out;
+		} else if (!strncmp(arg, "--run-dir", 9) &&
+			   (arg[9] == '=' || !arg[9])) {
+			val = arg[9] ? arg + 10 : (i + 1 < argc ? argv[++i] :
+						   NULL);
+			if (!val || !*val ||
+			    strlen(val) >= sizeof(cli.run_dir)) {
+				ret = usage_err(NULL, "--run-dir needs a "
+						"directory");
+				goto out;
+			}
+			strcpy(cli.run_dir, val);
+		} else if (!strncmp(arg, "--timeout", 9) &&
+			   (arg[9] == '=' || !arg[9])) {
+			val = arg[9] ? arg + 10 : (i + 1 < argc ? argv[++i] :
+						   NULL);
+			errno = 0;
+			v = val ? strtoul(val, &end, 10) : 0;
+			if (!val || !*val || *end || errno || v > 86400 ||
+			    *val == '-') {
+				ret = usage_err(NULL, "--timeout needs "
+						"seconds, 0 to 86400");
+				goto out;
+			}
+			cli.timeout = (unsigned int)v;
+		} else if (!name && arg[0] != '-') {
+			name = arg;
+		} else {
+			if (!strcmp(arg, "--"))
+				dashdash = true;
+			rest[n++] = arg;
+		}
+	}
+	if (!name) {
+		if (help) {
+			print_usage(stdout);
+			ret = 0;
+		} else if (n) {
+			ret = usage_err(NULL, "unknown option '%s' "
+					"(guestrelay help lists the commands)",
+					rest[0]);
+		} else {
+			print_usage(stderr);
+			ret = EXIT_USAGE;
+		}
+		goto out;
+	}
+	if (!strcmp(name, "agent")) {
+		ret = usage_err(NULL, "give the agent's options after "
+				"`agent`: guestrelay agent --run-dir DIR ...");
+		goto out;
+	}
+	cmd = find_cmd(name);
+	if (!cmd) {
+		ret = usage_err(NULL, "unknown command '%s' (guestrelay help "
+				"lists them)", name);
+		goto out;
+	}
+	if (help) {
+		print_cmd_help(cmd);
+		ret = 0;
+		goto out;
+	}
+	ret = cmd->run(&cli, cmd, n, rest);
+out:
+	free(rest);
+	return ret;
+}
