@@ -641,8 +641,9 @@ static void print_event(FILE *out, const struct reader *r,
 	const struct gr_event_view *ev = &r->info->events[c->rec.id];
 	unsigned int i;
 
-	fprintf(out, "[%03u] %s: %s: tid=%u", c->cpu, when, ev->name,
-		c->rec.tid);
+	/* like trace-cmd: the task, then the CPU; fields may have a tid too */
+	fprintf(out, "%7u [%03u] %s: %s:", c->rec.tid, c->cpu, when,
+		ev->name);
 	for (i = 0; i < ev->nr_fields; i++)
 		print_field(out, &ev->fields[i],
 			    c->rec_ptr + sizeof(struct gr_event_header),
@@ -819,7 +820,7 @@ int gr_report(const char *dir, FILE *out, const struct gr_report_opts *opts)
 			if (c->kind == ITEM_NOTE) {
 				fmt_time(when, sizeof(when), r.info, c->ts,
 					 host_time);
-				fprintf(out, "[%03u] %s: ** %s\n", c->cpu, when,
+				fprintf(out, "        [%03u] %s: ** %s\n", c->cpu, when,
 					c->note);
 			} else if (sel[c->rec.id]) {
 				fmt_time(when, sizeof(when), r.info, c->ts,

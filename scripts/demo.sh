@@ -43,9 +43,9 @@ echo "== summary"
 "$bin" report --summary "$trace"
 echo
 echo "== first lines of: guestrelay report $trace"
-"$bin" report "$trace" | head -n 25
+{ "$bin" report "$trace" || true; } | head -n 25 || true
 echo
 echo "== babeltrace2 reads it:"
 echo "   babeltrace2 $trace | head"
-babeltrace2 "$trace" 2>&1 | head -n 5
+{ babeltrace2 "$trace" 2>&1 || true; } | head -n 5 || true
 echo "   ($(babeltrace2 "$trace" 2>/dev/null | wc -l) events in total)"

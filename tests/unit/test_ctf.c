@@ -752,12 +752,13 @@ static unsigned int count_lines(const char *text, const char *prefix)
 	unsigned int n = 0;
 	const char *p = text;
 
+	/* lines holding @prefix: event lines start with the tid, then [cpu] */
 	while (p && *p) {
-		if (!strncmp(p, prefix, strlen(prefix)))
+		const char *end = strchr(p, '\n'), *hit = strstr(p, prefix);
+
+		if (hit && (!end || hit < end))
 			n++;
-		p = strchr(p, '\n');
-		if (p)
-			p++;
+		p = end ? end + 1 : NULL;
 	}
 	return n;
 }
@@ -805,21 +806,21 @@ static const char syn_dump[] =
 
 static const char syn_report[] =
 "# guestrelay trace of guest1 (Linux 6.1.0-56-amd64): 2 per-CPU rings, clock mono_fast at 1000000000 Hz, guest time\n"
-"[000]     0.000001000: sched_switch: tid=12 prev_comm=bash prev_tid=12 prev_prio=120 prev_state=0x1 next_comm=swapper/0 next_tid=0 next_prio=120\n"
-"[001]     0.000002000: sched_switch: tid=44 prev_comm=sh prev_tid=44 prev_prio=120 prev_state=0x2 next_comm=kworker/1:1 next_tid=21 next_prio=100\n"
-"[000]     0.000003000: irq_handler_entry: tid=0 irq=11 name=virtio0-input\n"
-"[001]     0.000004000: irq_handler_entry: tid=21 irq=-2 name=\n"
-"[000]     0.000005000: kmalloc: tid=12 call_site=0xffffffff81234567 ptr=0xffff888003c4d000 bytes_req=100 bytes_alloc=128 gfp_flags=0xcc0 node=-1\n"
-"[000]     0.000006000: gaps: tid=7 a=255 b=65535 c=0x12345678 d=-128 e=abc f=18446744073709551615\n"
-"[000]     0.000007000: tick: tid=1\n"
-"[001]     0.000007600: ** 2 events discarded by the guest\n"
-"[001]     0.000008000: kmalloc: tid=44 call_site=0xffffffffc0001234 ptr=0x0 bytes_req=0 bytes_alloc=0 gfp_flags=0x0 node=0\n"
-"[001]     0.000009000: irq_handler_entry: tid=0 irq=5 name=abcdefghijklmnopqrstuvwxyz0\n"
-"[000]     0.000009500: ** lost 1 packet (seq 2)\n"
-"[000]     0.000009500: ** 5 events discarded by the guest\n"
-"[000]     0.000010000: sched_switch: tid=0 prev_comm=swapper/0 prev_tid=0 prev_prio=120 prev_state=0x0 next_comm=abcdefghijklmnop next_tid=33 next_prio=-51\n"
-"[001]     0.000011000: gaps: tid=44 a=0 b=1 c=0xdeadbeef d=127 e=x f=42\n"
-"[000]     0.000012000: blob: tid=7\n";
+"     12 [000]     0.000001000: sched_switch: prev_comm=bash prev_tid=12 prev_prio=120 prev_state=0x1 next_comm=swapper/0 next_tid=0 next_prio=120\n"
+"     44 [001]     0.000002000: sched_switch: prev_comm=sh prev_tid=44 prev_prio=120 prev_state=0x2 next_comm=kworker/1:1 next_tid=21 next_prio=100\n"
+"      0 [000]     0.000003000: irq_handler_entry: irq=11 name=virtio0-input\n"
+"     21 [001]     0.000004000: irq_handler_entry: irq=-2 name=\n"
+"     12 [000]     0.000005000: kmalloc: call_site=0xffffffff81234567 ptr=0xffff888003c4d000 bytes_req=100 bytes_alloc=128 gfp_flags=0xcc0 node=-1\n"
+"      7 [000]     0.000006000: gaps: a=255 b=65535 c=0x12345678 d=-128 e=abc f=18446744073709551615\n"
+"      1 [000]     0.000007000: tick:\n"
+"        [001]     0.000007600: ** 2 events discarded by the guest\n"
+"     44 [001]     0.000008000: kmalloc: call_site=0xffffffffc0001234 ptr=0x0 bytes_req=0 bytes_alloc=0 gfp_flags=0x0 node=0\n"
+"      0 [001]     0.000009000: irq_handler_entry: irq=5 name=abcdefghijklmnopqrstuvwxyz0\n"
+"        [000]     0.000009500: ** lost 1 packet (seq 2)\n"
+"        [000]     0.000009500: ** 5 events discarded by the guest\n"
+"      0 [000]     0.000010000: sched_switch: prev_comm=swapper/0 prev_tid=0 prev_prio=120 prev_state=0x0 next_comm=abcdefghijklmnop next_tid=33 next_prio=-51\n"
+"     44 [001]     0.000011000: gaps: a=0 b=1 c=0xdeadbeef d=127 e=x f=42\n"
+"      7 [000]     0.000012000: blob:\n";
 
 static void test_babeltrace_decodes_every_value_exactly(void)
 {
@@ -1798,11 +1799,11 @@ static void test_report_prints_host_time_through_the_clock_offset(void)
 	CU_ASSERT_EQUAL(report_text(syn.dir, &o, 0, &rep), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(rep, "Hz, host time\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(rep,
-		"\n[000] 1700000000.500001000: sched_switch: tid=12 "));
+		"\n     12 [000] 1700000000.500001000: sched_switch: "));
 	CU_ASSERT_PTR_NOT_NULL(strstr(rep,
-		"\n[000] 1700000000.500009500: ** lost 1 packet (seq 2)\n"));
+		"\n        [000] 1700000000.500009500: ** lost 1 packet (seq 2)\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(rep,
-		"\n[000] 1700000000.500012000: blob: tid=7\n"));
+		"\n      7 [000] 1700000000.500012000: blob:\n"));
 	free(rep);
 }
 
@@ -1913,17 +1914,17 @@ static int report_has(const char *dir, const char *const *want,
 static void test_report_truncated_stream_reports_and_decodes_the_rest(void)
 {
 	static const char *const mid_record[] = {
-		"[000]     0.000005600: ** stream_0 ends inside the packet at "
+		"        [000]     0.000005600: ** stream_0 ends inside the packet at "
 		"offset 4096 (100 of 4096 bytes): decoding what is there\n",
-		"[001]     0.000011000: gaps: tid=44 ",
+		"     44 [001]     0.000011000: gaps: ",
 	};
 	static const char *const after_content[] = {
 		"ends inside the packet at offset 4096 (200 of 4096 bytes)",
-		"[000]     0.000006000: gaps: tid=7 ",
-		"[000]     0.000007000: tick: tid=1\n",
+		"      7 [000]     0.000006000: gaps: ",
+		"      1 [000]     0.000007000: tick:\n",
 	};
 	static const char *const stub[] = {
-		"[000]     0.000005000: ** stream_0 ends with 40 bytes of a "
+		"        [000]     0.000005000: ** stream_0 ends with 40 bytes of a "
 		"packet at offset 4096; ignored\n",
 	};
 	char dir[PATH_MAX], *rep;
@@ -1950,11 +1951,11 @@ static void test_report_truncated_stream_reports_and_decodes_the_rest(void)
 static void test_report_skips_a_garbage_packet_and_goes_on(void)
 {
 	static const char *const want[] = {
-		("[000]     0.000005000: ** stream_0: bad packet at offset 4096: "
+		("        [000]     0.000005000: ** stream_0: bad packet at offset 4096: "
 		 "bad packet magic; next packet at offset 8192\n"),
-		"[000]     0.000009500: ** lost 2 packets (seq 1..2)\n",
-		"[000]     0.000010000: sched_switch: tid=0 ",
-		"[000]     0.000012000: blob: tid=7\n",
+		"        [000]     0.000009500: ** lost 2 packets (seq 1..2)\n",
+		"      0 [000]     0.000010000: sched_switch: ",
+		"      7 [000]     0.000012000: blob:\n",
 	};
 	char dir[PATH_MAX], *rep, junk[T_S];
 	unsigned int i;
@@ -1972,10 +1973,10 @@ static void test_report_skips_a_garbage_packet_and_goes_on(void)
 static void test_report_bad_record_skips_rest_of_packet(void)
 {
 	static const char *const size[] = {
-		"[000]     0.000001000: ** packet seq 0 of stream_0, offset 144: "
+		"        [000]     0.000001000: ** packet seq 0 of stream_0, offset 144: "
 		"bad record (record size is not a multiple of 8, id 1, size "
 		"41); rest of packet skipped\n",
-		"[000]     0.000006000: gaps: tid=7 ",
+		"      7 [000]     0.000006000: gaps: ",
 	};
 	static const char *const id[] = {
 		"packet seq 0 of stream_0, offset 144: bad record (unknown "
@@ -2073,11 +2074,11 @@ static void test_report_damaged_descriptor_skips_only_its_records(void)
 		"using what validates\n",
 		"# warning: event id 2: invalid descriptor (event name is not "
 		"an identifier [a-z_][a-z0-9_]*); its records are skipped\n",
-		"[000]     0.000003000: ** packet seq 0 of stream_0, offset 184: "
+		"        [000]     0.000003000: ** packet seq 0 of stream_0, offset 184: "
 		"event id 2 has no valid descriptor; rest of packet skipped\n",
-		"[001]     0.000007600: ** packet seq 1 of stream_1, offset 72: "
+		"        [001]     0.000007600: ** packet seq 1 of stream_1, offset 72: "
 		"event id 2 has no valid descriptor; rest of packet skipped\n",
-		"[000]     0.000006000: gaps: tid=7 ",
+		"      7 [000]     0.000006000: gaps: ",
 	};
 	char dir[PATH_MAX], *rep;
 
