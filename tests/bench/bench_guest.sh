@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench_guest.sh - per-event cost of guestrelay's probes against ftrace's
+# events on the same tracepoints, measured in ONE guest boot
+#
+#   tests/bench/bench_guest.sh            (or: make bench)
+#
+# 1. builds guestrelay.ko, the agent and the test guest (make module host
+#    guest), and tests/bench/grbench against the guest kernel, in a copy
+#    under build/bench/ so the source tree stays clean;
+# 2. makes build/bench/guest/: the test guest's vmlinux and its initramfs
+#    with a second cpio archive appended that adds
+#    /lib/modules/grbench.ko (the kernel unpacks concatenated archives;
+#    build/guest and scripts/mkguest.sh stay as they are);
+# 3. starts a private agent, boots the guest with scripts/launch-guest.sh
+#    (ivshmem-doorbell, 64 MiB, stream mode, the four benchmarked events
+#    enabled from the host) running /gr/bench-probes with gr.mod=0;
+# 4. when the guest prints "GR: BENCH done", reads guestrelay's counters
+#    from the agent (events written, lost by cause), so drops show;
+# 5. prints the table (tests/bench/guest_table.py), also written to
+#    build/bench/guest.md; the console is kept in build/bench/guest.console.
+#
+# Environment:
+#   BENCH_QUICK=1      20000 calls per run, 3 rounds (under a minute)
+#   BENCH_CALLS=N      calls per run (default 100000)
+#   BENCH_REPS=R       rounds of every variant (default 5)
+#   BENCH_TIMEOUT=S    seconds QEMU may run (default 300; quick 120)
+#   BENCH_CLOCKSOURCE  the guest's clocksource: tsc (default: boots with
+#                      "clocksource=tsc tsc=reliable"), guest (the kernel's
+#                      own choice: hpet under TCG, an emulated MMIO read
+#                      that then dominates every event of both tracers),
+#                      or a name passed as clocksource=NAME
+#   BENCH_APPEND=TEXT  more guest kernel command line
+#   BENCH_NO_BUILD=1   use what is already built
+#   BENCH_KEEP=1       keep the temporary directory (agent log, trace)
+#   GUEST_KVER, KDIR   the guest kernel, as for the top-level Makefile
+# Exit status: 0 the table is written (possibly with warnings: read them);
+# 1 the benchmark failed, or a variant ran with other probes attached than
+# it should (then its numbers mean nothing); 77 QEMU or /dev/shm missing.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${BUILD:-$top/build}
+out=$build/bench
+kver=${GUEST_KVER:-$("$top/scripts/guest-kver.sh")}
+kdir=${KDIR:-/lib/modules/$kver/build}
+gr=$build/host-agent/guestrelay
+events=sched_switch,sys_enter,irq_handler_exit,sched_process_exec
+shm_size=64M
+if [ "${BENCH_QUICK:-0}" = 1 ]; then
+	calls=${BENCH_CALLS:-20000} reps=${BENCH_REPS:-3}
+	qemu_timeout=${BENCH_TIMEOUT:-120}
+else
+	calls=${BENCH_CALLS:-100000} reps=${BENCH_REPS:-5}
+	qemu_timeout=${BENCH_TIMEOUT:-300}
+fi
+case "${BENCH_CLOCKSOURCE:-tsc}" in
+tsc) clock_args="clocksource=tsc tsc=reliable" ;;
+guest) clock_args="" ;;
+*) clock_args="clocksource=$BENCH_CLOCKSOURCE" ;;
+esac
+vm=bench$$
+tmp=""
+agent_pid=""
+launch_pid=""
+t0=$(date +%s)
+
+say() { echo "bench_guest: $*" >&2; }
+die() { say "$*"; exit 1; }
+skip() { say "skipped: $*"; exit 77; }
+
+# shellcheck disable=SC2317 # run by the EXIT trap
+cleanup() {
+	local rc=$? pid
+
+	trap - EXIT INT TERM HUP
+	if [ -n "$launch_pid" ]; then
+		pid=$(cat "$tmp/qemu.pid" 2>/dev/null || true)
+		if [ -n "$pid" ] && grep -qa "$vm" "/proc/$pid/cmdline" 2>/dev/null; then
+			kill "$pid" 2>/dev/null || true
+		fi
+		wait "$launch_pid" 2>/dev/null || true
+	fi
+	if [ -n "$agent_pid" ]; then
+		kill "$agent_pid" 2>/dev/null || true
+		wait "$agent_pid" 2>/dev/null || true
+	fi
+	rm -f "/dev/shm/guestrelay-$vm"
+	if [ -n "$tmp" ] && [ -d "$tmp" ]; then
+		if [ "${BENCH_KEEP:-0}" = 1 ]; then
+			say "kept $tmp"
+		else
+			rm -rf "$tmp"
+		fi
+	fi
+	exit "$rc"
+}
+
+command -v qemu-system-x86_64 >/dev/null ||
+	skip "qemu-system-x86_64 not found (scripts/deps.sh guest)"
+command -v python3 >/dev/null || skip "python3 not found"
+if [ ! -d /dev/shm ] || [ ! -w /dev/shm ]; then
+	skip "/dev/shm is not writable"
+fi
+
+# ---- 1. build --------------------------------------------------------------
+mkdir -p "$out"
+if [ "${BENCH_NO_BUILD:-0}" != 1 ]; then
+	say "building guestrelay.ko, the agent and the test guest"
+	make -C "$top" BUILD="$build" GUEST_KVER="$kver" KDIR="$kdir" \
+		module host guest >"$out/build.log" 2>&1 ||
+		die "make module host guest failed; see $out/build.log"
+	say "building grbench.ko against $kdir"
+	mkdir -p "$out/grbench"
+	cp -p "$top/tests/bench/grbench/grbench.c" \
+		"$top/tests/bench/grbench/Kbuild" "$out/grbench/"
+	make -C "$kdir" M="$out/grbench" modules >>"$out/build.log" 2>&1 ||
+		die "grbench.ko failed to build; see $out/build.log"
+fi
+[ -x "$gr" ] || die "no agent at $gr (make host)"
+[ -s "$out/grbench/grbench.ko" ] || die "no $out/grbench/grbench.ko"
+if [ ! -s "$build/guest/vmlinux" ] || [ ! -s "$build/guest/initrd.cpio.gz" ]; then
+	die "no test guest in $build/guest (make guest)"
+fi
+
+# ---- 2. the guest: build/guest plus an archive holding grbench.ko ------------
+tmp=$(mktemp -d /tmp/gr-bench.XXXXXX)
+trap cleanup EXIT
+trap 'say interrupted; exit 130' INT TERM HUP
+mkdir -p "$tmp/overlay/lib/modules" "$out/guest"
+cp "$out/grbench/grbench.ko" "$tmp/overlay/lib/modules/"
+(cd "$tmp/overlay" && find . | LC_ALL=C sort |
+	cpio -o -H newc --quiet -R 0:0) | gzip -1 >"$tmp/overlay.cpio.gz"
+cat "$build/guest/initrd.cpio.gz" "$tmp/overlay.cpio.gz" \
+	>"$out/guest/initrd.cpio.gz"
+ln -sf "$build/guest/vmlinux" "$out/guest/vmlinux"
+
+# ---- 3. agent and guest --------------------------------------------------------
+mkdir -p "$tmp/run" "$tmp/store"
+"$gr" agent --run-dir "$tmp/run" --store "$tmp/store" \
+	>"$tmp/agent.log" 2>&1 </dev/null &
+agent_pid=$!
+for _ in $(seq 100); do
+	"$gr" --run-dir "$tmp/run" --timeout 5 ping >/dev/null 2>&1 && break
+	kill -0 "$agent_pid" 2>/dev/null || break
+	sleep 0.1
+done
+"$gr" --run-dir "$tmp/run" --timeout 5 ping >/dev/null 2>&1 ||
+	die "the agent did not start: $(tail -n 5 "$tmp/agent.log")"
+
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+say "booting one guest: $calls calls per run, $reps rounds"
+console=$tmp/console.log
+: >"$console"
+timeout -k 5 "$qemu_timeout" "$top/scripts/launch-guest.sh" --name "$vm" \
+	--run-dir "$tmp/run" --store "$tmp/store" --guest "$out/guest" \
+	--no-agent --size "$shm_size" --run bench-probes \
+	--append "gr.mod=0 gr.calls=$calls gr.reps=$reps $clock_args ${BENCH_APPEND:-}" \
+	--vm-args "--events $events --mode stream --switch-timer-ms 100" \
+	--log "$console" -- -pidfile "$tmp/qemu.pid" \
+	>"$tmp/launch.log" 2>&1 </dev/null &
+launch_pid=$!
+
+# ---- 4. guestrelay's counters while the guest lingers ------------------------
+while kill -0 "$launch_pid" 2>/dev/null; do
+	grep -qaE '^GR: BENCH (done|error)' "$console" && break
+	sleep 0.2
+done
+if grep -qa '^GR: BENCH done' "$console"; then
+	"$gr" --run-dir "$tmp/run" --timeout 10 status --json "$vm" \
+		>"$out/guest-status.json" 2>"$tmp/status.err" ||
+		die "guestrelay status failed: $(cat "$tmp/status.err")"
+fi
+rc=0
+wait "$launch_pid" || rc=$?
+launch_pid=""
+cp "$console" "$out/guest.console"
+if ! grep -qa '^GR: BENCH done' "$console"; then
+	grep -a '^GR: BENCH error' "$console" >&2 || true
+	tail -n 20 "$console" >&2
+	die "the guest did not finish (QEMU exit $rc; console in $out/guest.console)"
+fi
+
+# ---- 5. the table ----------------------------------------------------------------
+rc=0
+host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+qemu_ver=$(qemu-system-x86_64 --version | head -n 1)
+python3 "$top/tests/bench/guest_table.py" --console "$out/guest.console" \
+	--status "$out/guest-status.json" --calls "$calls" --reps "$reps" \
+	--shm-size "$shm_size" --host-cpu "$host_cpu" --qemu "$qemu_ver" \
+	--clock-args "${clock_args:-none}" --host-cores "$(nproc)" \
+	--load "$load_before / $(cut -d' ' -f1-3 /proc/loadavg)" \
+	--seconds $(($(date +%s) - t0)) >"$out/guest.md" || rc=$?
+cat "$out/guest.md"
+say "table written to $out/guest.md"
+exit "$rc"
