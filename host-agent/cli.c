@@ -26,6 +26,7 @@
 #include "agent.h"
 #include "ctl_proto.h"
 #include "ivshmem_proto.h"
+#include "libvirt.h"
 #include "qemu_args.h"
 #include "report.h"
 #include "shm.h"
@@ -640,34 +641,99 @@ static int run_qemu_args(struct cli *cli, const struct cli_cmd *cmd,
 	return 0;
 }
 
+/* libvirt-xml and libvirt-define: <shmem> and, with @meta, <metadata> */
+static int libvirt_parts(struct cli *cli, const struct cli_cmd *cmd,
+			 int *argc, char **argv, bool force, const char **uri,
+			 struct gr_libvirt_meta *meta, char *name, bool *plain,
+			 char **xml, char **mxml)
+{
+	char sock[PATH_MAX + 128], err[512];
+	struct ivsh_attach at;
+	bool with_meta;
+	int ret;
+
+	*xml = *mxml = NULL;
+	if (gr_libvirt_take_opts(argc, argv, meta, &with_meta, force, uri,
+				 err, sizeof(err)))
+		return usage_err(cmd, "%s", err);
+	ret = attach_args(cli, cmd, *argc, argv, &at, name,
+			  GR_VM_NAME_MAX + 32, sock, sizeof(sock));
+	if (ret)
+		return ret;
+	*plain = at.model == IVSH_MODEL_PLAIN;
+	if (meta->val[GR_META_SIZE] && *plain)
+		ctl_parse_size(meta->val[GR_META_SIZE], &at.size);
+	ret = ivsh_libvirt_xml(&at, xml);
+	if (ret)
+		return attach_err(cmd, ret);
+	if ((with_meta || force) && gr_libvirt_metadata_xml(meta, mxml)) {
+		cli_err("out of memory");
+		return 1;
+	}
+	return 0;
+}
+
+static int run_libvirt_define(struct cli *cli, const struct cli_cmd *cmd,
+			      int argc, char **argv)
+{
+	char name[GR_VM_NAME_MAX + 32], *xml, *mxml;
+	struct gr_libvirt_meta meta;
+	const char *uri = NULL;
+	bool plain;
+	int ret;
+
+	ret = libvirt_parts(cli, cmd, &argc, argv, true, &uri, &meta, name,
+			    &plain, &xml, &mxml);
+	if (!ret)
+		ret = gr_libvirt_define(uri, name + strlen(GR_SHM_PREFIX),
+					&meta, xml);
+	free(xml);
+	free(mxml);
+	return ret;
+}
+
+static int run_libvirt_hook(struct cli *cli, const struct cli_cmd *cmd,
+			    int argc, char **argv)
+{
+	(void)cmd;
+	return gr_libvirt_hook(cli->run_dir, argc, argv);
+}
+
 static int run_libvirt_xml(struct cli *cli, const struct cli_cmd *cmd,
 			   int argc, char **argv)
 {
-	char name[GR_VM_NAME_MAX + 32], sock[PATH_MAX + 128], *xml = NULL;
-	struct ivsh_attach at;
+	char name[GR_VM_NAME_MAX + 32], *xml = NULL, *mxml = NULL;
+	struct gr_libvirt_meta meta;
 	struct ctl_json j;
+	bool plain;
 	int ret;
 
-	ret = attach_args(cli, cmd, argc, argv, &at, name, sizeof(name),
-			  sock, sizeof(sock));
-	if (ret)
+	ret = libvirt_parts(cli, cmd, &argc, argv, false, NULL, &meta, name,
+			    &plain, &xml, &mxml);
+	if (ret) {
+		free(xml);
+		free(mxml);
 		return ret;
-	ret = ivsh_libvirt_xml(&at, &xml);
-	if (ret)
-		return attach_err(cmd, ret);
+	}
 	if (cli->json) {
 		ctl_json_init(&j, stdout);
 		ctl_json_begin_object(&j, NULL);
 		ctl_json_string(&j, "vm", name + strlen(GR_SHM_PREFIX));
-		ctl_json_string(&j, "device", at.model == IVSH_MODEL_PLAIN ?
+		ctl_json_string(&j, "device", plain ?
 				"plain" : "doorbell");
 		ctl_json_string(&j, "xml", xml);
+		if (mxml)
+			ctl_json_string(&j, "metadata", mxml);
 		ctl_json_end_object(&j);
 		ctl_json_finish(&j);
+	} else if (mxml) {
+		printf("<!-- under <domain>: -->\n%s<!-- under <devices>: -->"
+		       "\n%s", mxml, xml);
 	} else {
 		fputs(xml, stdout);
 	}
 	free(xml);
+	free(mxml);
 	if (fflush(stdout) || ferror(stdout)) {
 		cli_err("writing the output: %s", strerror(errno));
 		return 1;
@@ -745,9 +811,31 @@ static const struct cli_cmd cli_cmds[] = {
 	  "with --plain, ivshmem-plain on /dev/shm/guestrelay-VM of --size\n"
 	  "bytes (default 16M). --id sets the QEMU id stem.\n" },
 	{ "libvirt-xml", run_libvirt_xml,
-	  "libvirt-xml VM [--plain] [--size BYTES] [--vectors N]",
+	  "libvirt-xml VM [--plain] [--size BYTES] [--vectors N] "
+	  "[--metadata [SETTING...]]",
 	  "Print the libvirt <shmem> element that attaches VM's device (put\n"
-	  "it under <devices>; no agent needed). Options as for qemu-args.\n" },
+	  "it under <devices>; no agent needed). Options as for qemu-args.\n"
+	  "--metadata also prints the <metadata> element that opts the\n"
+	  "domain in to the libvirt hook, with these settings (the vm-add\n"
+	  "options of the same name): --events LIST, --mode stream|flight,\n"
+	  "--size BYTES (shared memory, doorbell or plain), --subbuf-size\n"
+	  "BYTES, --subbufs N, --switch-timer-ms MS, --quota BYTES, and\n"
+	  "--required (libvirt refuses to start the domain untraced).\n" },
+	{ "libvirt-define", run_libvirt_define,
+	  "libvirt-define DOMAIN [--connect URI] [--plain] [--vectors N] "
+	  "[SETTING...]",
+	  "Add the <metadata> element and the <shmem> device of DOMAIN to\n"
+	  "its libvirt definition (virsh dumpxml, edit, virsh define); the\n"
+	  "hook traces it from its next start. SETTINGs as for libvirt-xml\n"
+	  "--metadata; --connect URI is virsh's -c; the socket is\n"
+	  "RUN_DIR/DOMAIN.sock.\n" },
+	{ "libvirt-hook", run_libvirt_hook,
+	  "libvirt-hook [--config FILE] DOMAIN OP SUBOP EXTRA",
+	  "The libvirt qemu hook (/etc/libvirt/hooks/qemu.d/guestrelay runs\n"
+	  "it) with the domain XML on standard input. Domains with our\n"
+	  "<metadata> are served from \"prepare begin\" to \"stopped end\".\n"
+	  "FILE (default " GR_HOOK_CONF ") holds KEY = VALUE lines:\n"
+	  "run-dir, required (yes|no), owner, group, log, timeout.\n" },
 	{ "help", run_help, "help [COMMAND]",
 	  "Show the commands, or what COMMAND does.\n" },
 };

@@ -6,13 +6,17 @@
 #   build   compilers, liburing, CUnit, kernel headers, checkpatch source
 #   guest   QEMU, the guest kernel, busybox initramfs tools
 #   trace   babeltrace2 and its Python bindings (trace readers)
+#   libvirt libvirtd, virtlogd, the QEMU driver and virsh, without
+#           libvirt-daemon-system (it needs systemd, polkit and a firewall);
+#           creates the libvirt-qemu account that package would create
 #   all     every group (default)
 set -euo pipefail
 
 declare -A group
-group[build]="build-essential pkg-config liburing-dev libcunit1-dev linux-headers-amd64 linux-source-6.1 xz-utils kmod"
+group[build]="build-essential pkg-config liburing-dev libxml2-dev libcunit1-dev linux-headers-amd64 linux-source-6.1 xz-utils kmod"
 group[guest]="qemu-system-x86 linux-image-amd64 busybox-static cpio"
 group[trace]="babeltrace2 python3-bt2"
+group[libvirt]="libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients adduser"
 
 want=()
 [ $# -eq 0 ] && set -- all
@@ -22,17 +26,37 @@ for g in "$@"; do
 	elif [ -n "${group[$g]:-}" ]; then
 		want+=(${group[$g]})
 	else
-		echo "deps.sh: unknown group '$g' (build, guest, trace, all)" >&2
+		echo "deps.sh: unknown group '$g' (build, guest, trace, libvirt, all)" >&2
 		exit 2
 	fi
 done
+
+# libvirt's QEMU driver runs QEMU as libvirt-qemu (group libvirt-qemu, also
+# in kvm), the account libvirt-daemon-system would have created
+libvirt_account() {
+	[[ " ${want[*]} " == *" libvirt-daemon "* ]] || return 0
+	getent passwd libvirt-qemu >/dev/null && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "deps.sh: no user libvirt-qemu; run as root to create it" >&2
+		exit 1
+	fi
+	getent group kvm >/dev/null || addgroup --system --quiet kvm
+	getent group libvirt-qemu >/dev/null ||
+		addgroup --system --quiet libvirt-qemu
+	adduser --system --ingroup libvirt-qemu --home /var/lib/libvirt \
+		--no-create-home --disabled-password --quiet libvirt-qemu
+	adduser --quiet libvirt-qemu kvm
+}
 
 missing=()
 for p in "${want[@]}"; do
 	st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
 	[ "$st" = installed ] || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -eq 0 ]; then
+	libvirt_account
+	exit 0
+fi
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "deps.sh: missing packages: ${missing[*]}" >&2
@@ -48,3 +72,5 @@ fi
 echo "deps.sh: installing ${missing[*]}" >&2
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 	"${missing[@]}" >/dev/null
+
+libvirt_account
