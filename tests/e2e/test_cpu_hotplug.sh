@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck disable=SC2015,SC2119 # "A && ok || fail": ok always succeeds
+#
+# test_cpu_hotplug.sh - CPU 1 goes offline and online twice while tracing
+#
+# The guest (2 CPUs) runs /gr/e2e-hotplug: /gr/cpu-hotplug under the
+# workload, with a console mark carrying the guest time whenever the set
+# of online CPUs changes. Checks:
+#   - both offline/online cycles happened (console and marks);
+#   - CPU 1 records nothing while it is offline, and events keep arriving
+#     from both CPUs after each return (at least 20 sched_switch each in
+#     the 300 ms after it and until the next change);
+#   - CPU 0 records all along;
+#   - the trace is readable (babeltrace2 = report), lost nothing, one
+#     session; the console is clean.
+
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+e2e_init
+start_agent
+vm=$(vm_name h)
+
+boot_guest "$vm" --run e2e-hotplug --append "gr.secs=6" \
+	--vm-args "--switch-timer-ms 100"
+guest_ran "$vm" e2e-hotplug
+check_console "$vm"
+log=$(console "$vm")
+n=$(grep -acE "GR: cpu1 (offline|online) [12]" "$log")
+[ "$n" -eq 4 ] && ok "CPU 1 went offline and online twice" ||
+	fail "CPU 1 went offline and online twice" "$(grep -a 'GR: ' "$log")"
+
+# the changes, in guest time: "STATE NS" with STATE 0 (CPU 1 offline) or
+# 0-1 (both online)
+sed -n 's/^GR: MARK online=\([0-9-]*\) \([0-9]*\).*/\1 \2/p' "$log" >"$tmp/changes"
+seq=$(awk '{ printf "%s ", $1 }' "$tmp/changes")
+if [ "$seq" = "0-1 0 0-1 0 0-1 " ]; then
+	ok "the guest marked every change of the online CPUs ($seq)"
+else
+	fail "the guest marked every change of the online CPUs" "seen: $seq"
+	finish
+fi
+end=$(mark_time "$vm" end)
+
+dir=$(newest_trace "$vm")
+[ "$(trace_dirs "$vm" | wc -l)" -eq 1 ] && ok "hotplug kept one session" ||
+	fail "hotplug kept one session" "$(trace_dirs "$vm" | tr '\n' ' ')"
+check_trace "$dir" "the trace" || finish
+check_no_loss "$dir" "the trace"
+
+# times CPU: that CPU's sched_switch times (guest ns)
+times() {
+	"$GR" report --cpu "$1" --events sched_switch "$dir" 2>/dev/null |
+		report_ts
+}
+times 0 >"$tmp/cpu0"
+times 1 >"$tmp/cpu1"
+# between FILE A B: how many times in [A, B)
+between() {
+	awk -v a="$2" -v b="$3" '$1 >= a && $1 < b { n++ } END { print n + 0 }' "$1"
+}
+
+# the marks come up to one 20 ms poll (and a fork) after the change
+MARGIN=300000000
+mapfile -t t < <(awk '{ print $2 }' "$tmp/changes")
+t+=("$end")
+for k in 1 3; do
+	off=${t[$k]} on=${t[$((k + 1))]} next=${t[$((k + 2))]}
+	c=$((k / 2 + 1))
+	n1=$(between "$tmp/cpu1" $((off + 50000000)) $((on - MARGIN)))
+	[ "$n1" -eq 0 ] &&
+		ok "cycle $c: CPU 1 recorded nothing while offline ($(((on - off) / 1000000)) ms)" ||
+		fail "cycle $c: CPU 1 recorded nothing while offline" \
+			"$n1 sched_switch between $((off + 50000000)) and $((on - MARGIN))"
+	for cpu in 0 1; do
+		n2=$(between "$tmp/cpu$cpu" "$on" $((on + MARGIN)))
+		n3=$(between "$tmp/cpu$cpu" "$on" "$next")
+		if [ "$n2" -ge 20 ]; then
+			ok "cycle $c: CPU $cpu records after CPU 1 came back ($n2 sched_switch in 300 ms, $n3 until the next change)"
+		else
+			fail "cycle $c: CPU $cpu records after CPU 1 came back" \
+				"$n2 sched_switch in the 300 ms after $on, $n3 until $next"
+		fi
+	done
+	n4=$(between "$tmp/cpu0" "$off" "$on")
+	[ "$n4" -ge 20 ] &&
+		ok "cycle $c: CPU 0 records while CPU 1 is offline ($n4)" ||
+		fail "cycle $c: CPU 0 records while CPU 1 is offline" "$n4 sched_switch"
+done
+finish
