@@ -398,6 +398,9 @@ static void session_close(struct gr_vm *vm)
 
 static void detach(struct gr_vm *vm)
 {
+	/* the guest's own counters of the session, for status afterwards */
+	if (vm->state != GR_VM_WAITING)
+		vm_get_stats(vm, &vm->st);
 	session_close(vm);
 	free(vm->events);
 	free(vm->desc_copy);
@@ -625,8 +628,13 @@ void vm_progress(struct gr_vm *vm)
 	}
 	if (!vm->waiter.active)
 		return;
-	/* pairs with the guest's smp_store_release() of flush_ack */
-	acked = load_acq64(&st->flush_ack) == vm->waiter.flush_req;
+	/* pairs with the guest's smp_store_release() of flush_ack; a
+	 * panicked guest cannot answer, but its panic notifier already
+	 * closed every ring
+	 */
+	acked = load_acq64(&st->flush_ack) == vm->waiter.flush_req ||
+		le32toh(__atomic_load_n(&st->state, __ATOMIC_ACQUIRE)) ==
+		GR_STATE_PANIC;
 	done = acked && (vm->opts.mode == GR_MODE_FLIGHT ||
 			 cons_caught_up(vm));
 	if (!done && gr_now_ns() < vm->waiter.deadline_ns)
@@ -1262,7 +1270,9 @@ void vm_get_stats(const struct gr_vm *vm, struct gr_vm_stats *st)
 
 	*st = vm->st;
 	if (vm->state == GR_VM_WAITING)
-		return;
+		return;		/* the last session's, kept by detach() */
+	st->guest_events = st->lost_full = st->lost_too_big = 0;
+	st->lost_nested = st->overwritten = st->produced = 0;
 	for (i = 0; i < vm->view.nr_rings; i++) {
 		const struct gr_ring *ring = (const struct gr_ring *)
 			(vm->region + gr_view_ring_off(&vm->view, i));
