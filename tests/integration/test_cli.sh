@@ -419,7 +419,7 @@ expect_err "stop of a stopped VM" 1 \
 
 # report, on the finalized trace
 run gr report "$trace"
-if [ "$rc" -eq 0 ] && grep -qE '^\[00[01]\] +[0-9]+\.[0-9]{9}: fake_seq: ' \
+if [ "$rc" -eq 0 ] && grep -qE '^ *[0-9]+ \[00[01]\] +[0-9]+\.[0-9]{9}: fake_seq: ' \
 	<<<"$out"; then
 	ok "report prints events"
 else
@@ -427,12 +427,12 @@ else
 fi
 run gr report --cpu 1 --events fake_seq "$trace"
 if [ "$rc" -eq 0 ] && [ -n "$out" ] &&
-   ! grep -v '^#' <<<"$out" | grep -qvE '^\[001\] .*: fake_seq: '; then
+   ! grep -v '^#' <<<"$out" | grep -qvE '^ *[0-9]+ \[001\] .*: fake_seq: '; then
 	ok "report --cpu --events filters"
 else
 	bad "report --cpu --events filters" "exit $rc" "${out:0:2000}" "$err"
 fi
-expect "report --host-time" 0 '^\[00[01]\] 1[0-9]{9}\.[0-9]{9}: fake_' \
+expect "report --host-time" 0 '^ *[0-9]+ \[00[01]\] 1[0-9]{9}\.[0-9]{9}: fake_' \
 	gr report --host-time "$trace"
 expect "report --summary" 0 "^total: [0-9]+ events in [0-9]+ packets" \
 	gr report --summary "$trace"
