@@ -76,12 +76,40 @@ static int last_packet(struct gr_ring_state *r, uint64_t size)
 	return 0;
 }
 
+/*
+ * The end of the stream file's whole packets. Up to GR_MAX_INFLIGHT
+ * writes were in flight when the agent died and they may have completed
+ * in any order: among the last packets one can be a hole of zeros while
+ * a later one is whole. Keep the packets before the first of the last
+ * GR_MAX_INFLIGHT + 1 that is not ours or does not come after the one
+ * before it (sequence numbers may jump: skipped sub-buffers).
+ */
+static uint64_t whole_packets(struct gr_ring_state *r, uint64_t size)
+{
+	uint32_t s = r->vm->view.subbuf_size;
+	uint64_t n = size / s, first, i, prev = 0;
+	struct gr_packet_header h;
+
+	first = n > GR_MAX_INFLIGHT + 1 ? n - GR_MAX_INFLIGHT - 1 : 0;
+	for (i = first; i < n; i++) {
+		if (pread(r->fd, &h, sizeof(h), (off_t)(i * s)) != sizeof(h) ||
+		    le32toh(h.magic) != GR_CTF_MAGIC ||
+		    le64toh(h.stream_instance_id) != r->idx ||
+		    le64toh(h.packet_size) != (uint64_t)s * 8 ||
+		    (i != first && le64toh(h.packet_seq_num) <= prev))
+			break;
+		prev = le64toh(h.packet_seq_num);
+	}
+	return i * s;
+}
+
 /**
  * cons_open_rings() - consumer state and stream files for a new session
  * @vm: an attached VM with a session directory
  * @resume: continue the session's files after an agent restart
  *
- * On resume, the files are cut to whole packets and reading continues
+ * On resume, the files are cut to whole packets (a crash can leave a
+ * torn or a missing packet among the last ones) and reading continues
  * after the last stored packet: what is on disk is the truth, whatever
  * cons.consumed says (the guest can write that page too).
  *
@@ -113,10 +141,10 @@ int cons_open_rings(struct gr_vm *vm, bool resume)
 						       __ATOMIC_RELAXED));
 		r->next = shm_consumed;
 		if (resume && size >= v->subbuf_size) {
-			size -= size % v->subbuf_size;
+			size = whole_packets(r, size - size % v->subbuf_size);
 			if (ftruncate(r->fd, (off_t)size))
 				return -errno;
-			if (last_packet(r, size))
+			if (!size || last_packet(r, size))
 				r->next = shm_consumed;
 			else if (r->next - shm_consumed > (1ULL << 63))
 				vm->st.skipped += shm_consumed - r->next;
@@ -432,8 +460,10 @@ static void write_done(struct gr_op *op, int res, unsigned int flags)
  * copied into host memory between two loads of its commit record (a
  * seqlock read, spec 6.5): a copy whose record changed is dropped. This is
  * the one place the agent copies payload; snapshots are rare.
+ * Snapshots count against the VM's quota: one that does not fit stops at
+ * the last whole packet that does.
  *
- * Return: 0 or -errno.
+ * Return: 0, -EDQUOT (the quota is reached), or -errno.
  */
 int cons_snapshot(struct gr_vm *vm, char *path, size_t len)
 {
@@ -443,6 +473,9 @@ int cons_snapshot(struct gr_vm *vm, char *path, size_t len)
 	unsigned int i;
 	int dirfd, ret;
 
+	/* snapshots count against the quota as recordings do */
+	if (vm->opts.quota && vm->usage + v->subbuf_size > vm->opts.quota)
+		return -EDQUOT;
 	ret = store_new_session(vm->vm_fd, "snapshot-", name, sizeof(name),
 				&dirfd);
 	if (ret)
@@ -491,6 +524,11 @@ int cons_snapshot(struct gr_vm *vm, char *path, size_t len)
 				continue;
 			}
 			ts_end = le64toh(((struct gr_packet_header *)buf)->timestamp_end);
+			if (vm->opts.quota &&
+			    vm->usage + v->subbuf_size > vm->opts.quota) {
+				ret = -EDQUOT;
+				break;
+			}
 			if (pwrite(fd, buf, v->subbuf_size, (off_t)off) !=
 			    (ssize_t)v->subbuf_size) {
 				ret = -EIO;

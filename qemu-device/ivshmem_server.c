@@ -21,6 +21,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,6 +230,8 @@ static int send_greeting(struct ivsh_server *srv, struct ivsh_peer *p)
 static int clear_stale_socket(const char *path)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct ucred uc = { .pid = 0 };
+	socklen_t len = sizeof(uc);
 	struct stat st;
 	int fd, ret;
 
@@ -241,14 +244,20 @@ static int clear_stale_socket(const char *path)
 	if (fd < 0)
 		return -errno;
 	strcpy(sun.sun_path, path);
-	ret = connect(fd, (struct sockaddr *)&sun, sizeof(sun));
-	if (ret == 0)
-		ret = -EADDRINUSE;
-	else if (errno == ECONNREFUSED)
-		ret = unlink(path) ? -errno : 0;
-	else
-		ret = -errno;
+	ret = connect(fd, (struct sockaddr *)&sun, sizeof(sun)) ? -errno : 0;
+	/*
+	 * A server killed with SIGKILL may go on accepting for a moment
+	 * (its io_uring and sockets are torn down asynchronously): the
+	 * listener's pid tells whether anyone is really there.
+	 */
+	if (!ret && !getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) &&
+	    uc.pid > 0 && kill(uc.pid, 0) && errno == ESRCH)
+		ret = -ECONNREFUSED;
 	close(fd);
+	if (ret == 0)
+		return -EADDRINUSE;
+	if (ret == -ECONNREFUSED)
+		return unlink(path) ? -errno : 0;
 	return ret;
 }
 
