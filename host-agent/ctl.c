@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "ivshmem_server.h"
 #include "ctl_proto.h"
 #include "shm.h"
 
@@ -1948,49 +1949,20 @@ pause:
 
 /* ---- init / finish ---------------------------------------------------- */
 
-/*
- * Remove a socket file nobody listens on; keep anything else. A listener
- * whose process is gone counts as nobody: the io_uring of a killed agent
- * is torn down asynchronously and keeps its listening socket accepting for
- * a moment. SO_PEERCRED of a client names the process that called
- * listen().
- */
+/* Remove a stale agent.sock (ivsh_clear_stale_socket()); say why not */
 static int clear_stale(const char *path)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	struct ucred uc = { .pid = 0 };
-	socklen_t len = sizeof(uc);
-	struct stat st;
-	int fd, ret;
+	int ret = ivsh_clear_stale_socket(path);
 
-	if (lstat(path, &st))
-		return errno == ENOENT ? 0 : -errno;
-	if (!S_ISSOCK(st.st_mode)) {
+	if (ret == -EEXIST)
 		ctl_log("%s exists and is not a socket; move it away", path);
-		return -EEXIST;
-	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	strcpy(sun.sun_path, path);
-	ret = connect(fd, (struct sockaddr *)&sun, sizeof(sun)) ? -errno : 0;
-	if (!ret && !getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) &&
-	    uc.pid > 0 && kill(uc.pid, 0) && errno == ESRCH)
-		ret = -ECONNREFUSED;	/* its agent is dead */
-	close(fd);
-	if (!ret || ret == -EAGAIN) {
+	else if (ret == -EADDRINUSE)
 		ctl_log("another agent is listening on %s; stop it first, or "
 			"use another --run-dir", path);
-		return -EADDRINUSE;
-	}
-	if (ret != -ECONNREFUSED && ret != -ENOENT) {
+	else if (ret)
 		ctl_log("cannot tell whether %s is in use: %s", path,
 			strerror(-ret));
-		return ret;
-	}
-	if (unlink(path) && errno != ENOENT)
-		return -errno;
-	return 0;
+	return ret;
 }
 
 /**

@@ -226,8 +226,20 @@ static int send_greeting(struct ivsh_server *srv, struct ivsh_peer *p)
 	return ret;
 }
 
-/* replace a stale socket at @path; refuse anything else */
-static int clear_stale_socket(const char *path)
+/**
+ * ivsh_clear_stale_socket() - remove a socket file nobody listens on
+ * @path: a socket path about to be bound
+ *
+ * A server killed with SIGKILL may go on accepting for a moment (its
+ * io_uring and sockets are torn down asynchronously), so a connection
+ * that succeeds is checked too: if the listener's pid (SO_PEERCRED) is
+ * dead, the socket is stale.
+ *
+ * Context: process context.
+ * Return: 0 if @path is free now; -EEXIST if it is not a socket;
+ * -EADDRINUSE if a live process listens on it; or another -errno.
+ */
+int ivsh_clear_stale_socket(const char *path)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	struct ucred uc = { .pid = 0 };
@@ -239,26 +251,25 @@ static int clear_stale_socket(const char *path)
 		return errno == ENOENT ? 0 : -errno;
 	if (!S_ISSOCK(st.st_mode))
 		return -EEXIST;
+	if (strlen(path) >= sizeof(sun.sun_path))
+		return -ENAMETOOLONG;
 
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	strcpy(sun.sun_path, path);
 	ret = connect(fd, (struct sockaddr *)&sun, sizeof(sun)) ? -errno : 0;
-	/*
-	 * A server killed with SIGKILL may go on accepting for a moment
-	 * (its io_uring and sockets are torn down asynchronously): the
-	 * listener's pid tells whether anyone is really there.
-	 */
 	if (!ret && !getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) &&
 	    uc.pid > 0 && kill(uc.pid, 0) && errno == ESRCH)
 		ret = -ECONNREFUSED;
 	close(fd);
-	if (ret == 0)
+	if (!ret || ret == -EAGAIN)	/* accepted, or its backlog is full */
 		return -EADDRINUSE;
-	if (ret == -ECONNREFUSED)
-		return unlink(path) ? -errno : 0;
-	return ret;
+	if (ret != -ECONNREFUSED && ret != -ENOENT)
+		return ret;
+	if (unlink(path) && errno != ENOENT)
+		return -errno;
+	return 0;
 }
 
 static int create_listener(struct ivsh_server *srv, const char *path,
@@ -269,7 +280,7 @@ static int create_listener(struct ivsh_server *srv, const char *path,
 	struct stat st;
 	int fd, ret;
 
-	ret = clear_stale_socket(path);
+	ret = ivsh_clear_stale_socket(path);
 	if (ret)
 		return ret;
 

@@ -185,6 +185,7 @@ void ivsh_server_finish(struct ivsh_server *srv);
  * sent (the client was closed); or -errno from accept4(2) or eventfd(2).
  */
 int ivsh_server_accept(struct ivsh_server *srv);
+int ivsh_clear_stale_socket(const char *path);
 
 /**
  * ivsh_server_peer_event() - handle readability or hang-up of a peer socket
