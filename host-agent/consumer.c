@@ -315,11 +315,15 @@ static void drain_ring(struct gr_ring_state *r)
 				    "produced went backwards");
 			return;
 		}
-		/* more than a ring holds: the oldest can't be intact */
+		/*
+		 * More than a ring holds (the guest overwrote, e.g. in flight
+		 * mode): only the last n - 1 can be intact, the slot being
+		 * filled held the one before them.
+		 */
 		if (r->inflight)
 			return;
-		vm->st.skipped += ahead - n;
-		r->next += ahead - n;
+		vm->st.skipped += ahead - (n - 1);
+		r->next += ahead - (n - 1);
 		r->consumed = r->next;
 		store_consumed(ring, r->consumed);
 	}

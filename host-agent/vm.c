@@ -602,7 +602,8 @@ static void guest_gone(struct gr_vm *vm, const char *what)
 		       vm->opts.name, what, path);
 	else
 		syslog(LOG_INFO, "%s: %s", vm->opts.name, what);
-	vm->stop_reason = GR_STOP_GUEST;
+	if (vm->stop_reason == GR_STOP_NONE)	/* keep quota / disk */
+		vm->stop_reason = GR_STOP_GUEST;
 	vm->closing = true;
 }
 
