@@ -67,6 +67,8 @@ check-libvirt: deps
 # times (BENCH_QUICK=1 make bench for a short run; tests/bench/README.md)
 bench: deps
 	tests/bench/bench_guest.sh
+	tests/bench/bench_host.sh
+	BENCH_NO_BUILD=1 tests/bench/bench_workload.sh
 
 # where `make install` puts the systemd unit, the sysusers file, the
 # libvirt hook and its settings (systemd and libvirt read these paths)

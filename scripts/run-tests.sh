@@ -114,6 +114,7 @@ run_scripts() {
 tier_integration() {
 	build_step host make -s -C host-agent || return
 	build_step fakeguest make -s -C tests/fakeguest || return
+	build_step guest make -s guest || return
 	if ! make -s -C tests integration >"$logs/build-integration.log" 2>&1; then
 		failed=$((failed + 1)); failures+=(build-integration)
 		echo "FAIL build-integration:"

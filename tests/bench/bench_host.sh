@@ -1,0 +1,406 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench_host.sh - the host side of guestrelay measured against baselines
+# in the same run: ingest, doorbells, event-to-disk latency, scale, loss
+#
+#   tests/bench/bench_host.sh          (make bench runs it)
+#
+# Everything runs on this machine with the real agent
+# (build/host-agent/guestrelay) and real fake guests (build/tests/fakeguest:
+# the guest's relay core and protocol in userspace) over real shared
+# memory and eventfds; every store is a directory under /dev/shm (tmpfs),
+# so the figures are the consumers' cost, not a disk's.
+#
+# 1. ingest: a fake guest writes as fast as it can (--max, 2 CPUs, 4000-byte
+#    fake_seq events) into the agent (doorbell device, 16 MiB region),
+#    sub-buffers of 64 KiB, 256 KiB and 1 MiB (the host's wish). GB/s =
+#    bytes stored / (guest start .. guest exit, which waits until all it
+#    produced is consumed); CPU s/GB = the agent's utime+stime
+#    (/proc/PID/stat) over the run / GB stored. Baselines, same geometry:
+#    the copying consumer of tests/integration/copy_consumer.c (polls,
+#    memcpy() + write(2) per sub-buffer), and dd of the bytes the agent
+#    stored (tmpfs -> tmpfs, bs = the sub-buffer size, no producer).
+# 2. doorbells per sub-buffer = doorbells_in / packets of the ingest runs
+#    (status --json), and event-to-disk latency of a quiet guest (1 CPU,
+#    100 events/s) with the switch timer at 10 and 100 ms: latwatch.c
+#    polls the stream files every 200 us and, for each event of each
+#    packet that reached the file, takes now - the event's timestamp
+#    (the fake guest stamps CLOCK_MONOTONIC of this machine).
+# 3. scale: 1, 8, 32, 64 fake guests (1 CPU each, 2000 ticks/s of 4000 B,
+#    4 MiB regions) on one fresh agent: aggregate GB/s stored, fairness
+#    (max/min bytes per VM), the agent's VmRSS and RssAnon at the end
+#    (VmRSS includes the pages of the VMs' shared memory it has touched,
+#    RssAnon is its private memory), events kept = written / (written +
+#    lost) over all guests, and stored / produced (every sub-buffer the
+#    guests produced is on disk).
+# 4. loss: default geometry (16 MiB, 64 KiB sub-buffers, 2 CPUs, 48-byte
+#    events): a ladder of --rate per CPU, then bisection: the highest rate
+#    with lost == 0 in one run, then confirmed: every one of CONFIRM runs
+#    must lose nothing, else the rate steps down by a quarter (up to 3
+#    times); next to the fake guest's --max rate (the producer's ceiling).
+#
+# Each figure is the median of REPS runs with [min-max]. Raw rows go to
+# OUT/host-raw/, the tables to OUT/host.md, plots to OUT/*.svg
+# (tests/bench/host_table.py). Exit 0: tables written; 1: a run failed;
+# 77: cannot run here.
+#
+# Environment:
+#   BENCH_QUICK=1     1 s runs, 3 repetitions, fewer steps (under 3 min)
+#   BENCH_REPS=N      repetitions (default 5; quick 3)
+#   BENCH_OUT=DIR     output directory (default build/bench)
+#   BENCH_PARTS=LIST  which of ingest,latency,scale,loss (default all)
+#   BENCH_SCALE=LIST  VM counts (default "1 8 32 64"; quick "1 8 32")
+#   BENCH_TINY=1      smallest sizes (the smoke test): 0.3 s runs, 1 rep
+#
+# shellcheck disable=SC2154 # la_tmp, la_agent_pid, err: set by lib_agent.sh
+
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/integration/lib_agent.sh
+. "$HERE/../integration/lib_agent.sh"
+la_init bench_host
+
+QUICK=${BENCH_QUICK:-0}
+TINY=${BENCH_TINY:-0}
+if [ "$TINY" = 1 ]; then
+	REPS=${BENCH_REPS:-1} SECS=0.3 LAT_SECS=1 SCALE_SECS=0.5
+	SCALE=${BENCH_SCALE:-"1 2"} SBS="65536" LADDER="1000 1000000"
+	BISECT=1 CONFIRM=1 LAT_TIMERS="10"
+elif [ "$QUICK" = 1 ]; then
+	REPS=${BENCH_REPS:-3} SECS=1 LAT_SECS=2 SCALE_SECS=1
+	SCALE=${BENCH_SCALE:-"1 8 32"} SBS="65536 262144 1048576"
+	LADDER="10000 30000 100000 300000 1000000" BISECT=2 CONFIRM=3
+	LAT_TIMERS="10 100"
+else
+	REPS=${BENCH_REPS:-5} SECS=2 LAT_SECS=5 SCALE_SECS=3
+	SCALE=${BENCH_SCALE:-"1 8 32 64"} SBS="65536 262144 1048576"
+	LADDER="10000 20000 50000 100000 200000 500000 1000000 2000000"
+	BISECT=5 CONFIRM=5 LAT_TIMERS="10 100"
+fi
+PARTS=${BENCH_PARTS:-ingest,latency,scale,loss}
+MODE=full
+[ "$QUICK" = 1 ] && MODE=quick
+[ "$TINY" = 1 ] && MODE=tiny
+OUT=${BENCH_OUT:-$BUILD/bench}
+RAW=$OUT/host-raw
+SIZE=4000
+export LA_AGENT_SECS=1800	# the agent's time limit (lib_agent.sh)
+mkdir -p "$RAW"
+rm -f "$RAW"/*.tsv
+
+say() { echo "bench_host: $*" >&2; }
+has() { case ",$PARTS," in *",$1,"*) return 0 ;; esac; return 1; }
+
+[ -x /usr/bin/time ] || la_skip "GNU time (/usr/bin/time) is needed"
+la_shm_dir=$(mktemp -d /dev/shm/bench_host.XXXXXX) || la_skip "no /dev/shm"
+STORE=$la_shm_dir/store
+SCRATCH=$la_shm_dir/scratch
+mkdir -p "$STORE" "$SCRATCH"
+
+CC=${CC:-cc}
+COPY=$la_tmp/copy_consumer
+LATW=$la_tmp/latwatch
+"$CC" -O2 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -I"$LA_TOP/spec" \
+	-I"$LA_TOP/host-agent" -o "$COPY" \
+	"$LA_TOP/tests/integration/copy_consumer.c" \
+	"$LA_TOP/host-agent/validate.c" || { say "copy_consumer: build"; exit 1; }
+"$CC" -O2 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -I"$LA_TOP/spec" \
+	-o "$LATW" "$HERE/latwatch.c" || { say "latwatch: build"; exit 1; }
+
+failed=0
+fail() { say "FAILED: $*"; failed=1; }
+now_ns() { date +%s%N; }
+
+# agent_cpu_ticks: the agent's utime + stime (all threads), clock ticks
+agent_cpu_ticks() {
+	awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$la_agent_pid/stat"
+}
+
+# store_bytes DIR: bytes of the stream files under DIR
+store_bytes() {
+	cat "$1"/stream_* 2>/dev/null | wc -c
+}
+
+# vm_json VM KEY: a top-level or stats.KEY field of the VM's status
+vm_json() {
+	la_field "$1" "$2"
+}
+
+# mkvm VAR BASE: VAR receives the VM name BASE-PID, removed at exit
+mkvm() {
+	la_vms+=("$2-$$")
+	printf -v "$1" '%s' "$2-$$"
+}
+
+# cleanup_vm VM
+cleanup_vm() {
+	gr vm-remove "$1" >/dev/null 2>&1
+	rm -rf "${STORE:?}/$1" "/dev/shm/guestrelay-$1"
+}
+
+conditions() {
+	{
+		echo "date	$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+		echo "nproc	$(nproc)"
+		echo "cpu	$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
+		echo "mem	$(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
+		echo "kernel	$(uname -r)"
+		echo "load_$1	$(cut -d' ' -f1-3 /proc/loadavg)"
+		echo "mode	$MODE"
+		echo "reps	$REPS"
+		echo "secs	$SECS"
+	} >>"$RAW/conditions.tsv"
+}
+
+# ---- 1. ingest (and doorbells per sub-buffer) ------------------------
+
+ingest_agent() {
+	local sb=$1 vm f t0 t1 c0 c1 sess bytes lost pk dbi
+
+	mkvm vm "bi$sb-$rep"
+	if ! gr vm-add "$vm" --events all --subbuf-size "$sb"; then
+		fail "vm-add: $err"
+		return
+	fi
+	c0=$(agent_cpu_ticks)
+	t0=$(now_ns)
+	la_bg f 120 "$la_tmp/fg.log" "$FG" --socket "$RUN/$vm.sock" --cpus 2 \
+		--max --size $SIZE --duration "$SECS" --linger 30 --quiet \
+		--stats "$la_tmp/fg.stats"
+	# the geometry the guest chose (the copy consumer asks for the same)
+	la_wait_status "$vm" "s.get('n_subbufs', 0) > 0" 10
+	NSB=$(vm_json "$vm" n_subbufs)
+	la_wait_fg "$f" 100 || fail "fake guest (agent, $sb): $(tail -n3 "$la_tmp/fg.log")"
+	t1=$(now_ns)
+	la_wait_status "$vm" "s['state'] == 'waiting' or s['guest_state'] == 'stopped'" 10
+	c1=$(agent_cpu_ticks)
+	sess=$(la_sessions "$vm" | tail -n1)
+	bytes=$(store_bytes "$sess")
+	pk=$(vm_json "$vm" stats.packets)
+	dbi=$(vm_json "$vm" stats.doorbells_in)
+	lost=$(la_stat "$la_tmp/fg.stats" total.lost)
+	echo "agent	$sb	$rep	$bytes	$((t1 - t0))	$((c1 - c0))	$lost	$pk	$dbi	$NSB" \
+		>>"$RAW/ingest.tsv"
+	[ "$bytes" -gt 0 ] || fail "agent stored nothing ($sb)"
+	# dd: the same bytes, tmpfs -> tmpfs, one dd per stream file
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	/usr/bin/time -f "%e %U %S" -o "$la_tmp/dd.time" bash -c '
+		for f in "$1"/stream_*; do
+			dd if="$f" of="$2/dd.out" bs="$3" status=none || exit 1
+			rm -f "$2/dd.out"
+		done' _ "$sess" "$SCRATCH" "$sb" || fail "dd"
+	read -r e u s <"$la_tmp/dd.time"
+	echo "dd	$sb	$rep	$bytes	$(awk -v e="$e" 'BEGIN { printf "%d", e * 1e9 }')	$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%d", (u + s) * 100 + 0.5 }')	-	-	-	$NSB" \
+		>>"$RAW/ingest.tsv"
+	cleanup_vm "$vm"
+}
+
+ingest_copy() {
+	local sb=$1 vm shm o c f t0 t1 bytes i u s
+
+	mkvm vm "bc$sb-$rep"
+	shm=guestrelay-$vm
+	o=$SCRATCH/copy
+	mkdir -p "$o"
+	t0=$(now_ns)
+	la_bg c 120 "$la_tmp/copy.log" /usr/bin/time -f "%U %S" \
+		-o "$la_tmp/copy.time" "$COPY" --shm "$shm" --out "$o" \
+		--subbuf-size "$sb" --subbufs "$NSB" --events 4 --seconds 100
+	for i in $(seq 200); do
+		[ -e "/dev/shm/$shm" ] && break
+		sleep 0.01
+	done
+	la_bg f 120 "$la_tmp/fgc.log" "$FG" --shm "$shm" --cpus 2 --max \
+		--size $SIZE --duration "$SECS" --linger 30 --quiet \
+		--stats "$la_tmp/fgc.stats"
+	la_wait_fg "$f" 100 || fail "fake guest (copy, $sb): $(tail -n3 "$la_tmp/fgc.log")"
+	t1=$(now_ns)
+	la_wait_fg "$c" 20 || fail "copy consumer: $(tail -n3 "$la_tmp/copy.log")"
+	bytes=$(store_bytes "$o")
+	read -r u s <"$la_tmp/copy.time"
+	echo "copy	$sb	$rep	$bytes	$((t1 - t0))	$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%d", (u + s) * 100 + 0.5 }')	$(la_stat "$la_tmp/fgc.stats" total.lost)	-	-	$NSB" \
+		>>"$RAW/ingest.tsv"
+	[ "$bytes" -gt 0 ] || fail "copy consumer stored nothing ($sb)"
+	rm -rf "$o" "/dev/shm/$shm"
+}
+
+# ---- 2. latency of a quiet guest with the switch timer --------------
+
+latency_run() {
+	local ms=$1 vm f sess i
+
+	mkvm vm "bl$ms-$rep"
+	if ! gr vm-add "$vm" --events all --size 4M --switch-timer-ms "$ms"; then
+		fail "vm-add: $err"
+		return
+	fi
+	la_bg f 60 "$la_tmp/fgl.log" "$FG" --socket "$RUN/$vm.sock" --cpus 1 \
+		--rate 50 --duration "$LAT_SECS" --linger 10 --quiet \
+		--stats "$la_tmp/fgl.stats"
+	sess=
+	for i in $(seq 300); do
+		sess=$(la_sessions "$vm" | tail -n1)
+		[ -n "$sess" ] && break
+		sleep 0.01
+	done
+	[ -n "$sess" ] || { fail "no session for $vm"; return; }
+	# 50 ticks/s x (fake_seq + one other event) = 100 events/s; the
+	# watcher stops at the guest's end (its last flush is not timed)
+	"$LATW" --session "$sess" --rings 1 --seconds "$LAT_SECS" \
+		>"$la_tmp/lat.out" 2>&1 || fail "latwatch: $(cat "$la_tmp/lat.out")"
+	la_wait_fg "$f" 30 || fail "fake guest (latency)"
+	la_wait_status "$vm" "s['state'] == 'waiting' or s['guest_state'] == 'stopped'" 10
+	echo "$ms	$rep	$(awk '{ printf "%s%s", (NR > 1 ? "\t" : ""), $2 }' "$la_tmp/lat.out")	$(vm_json "$vm" stats.packets)	$(vm_json "$vm" stats.doorbells_in)" \
+		>>"$RAW/latency.tsv"
+	cleanup_vm "$vm"
+}
+
+# ---- 3. scale ---------------------------------------------------------
+
+scale_run() {
+	local n=$1 i vm vms=() fgs=() t0 t1 f sess b rss off=0 pr
+
+	for i in $(seq "$n"); do
+		mkvm vm "bs$n-$rep-$i"
+		vms+=("$vm")
+		gr vm-add "$vm" --events all --size 4M >/dev/null ||
+			{ fail "vm-add $vm: $err"; return; }
+	done
+	t0=$(now_ns)
+	for i in $(seq "$n"); do
+		la_bg f 120 "$la_tmp/fgs.$i.log" "$FG" --socket \
+			"$RUN/${vms[$((i - 1))]}.sock" --cpus 1 --rate 2000 \
+			--size $SIZE --duration "$SCALE_SECS" --linger 30 --quiet \
+			--stats "$la_tmp/fgs.$i.stats"
+		fgs+=("$f")
+	done
+	for f in "${fgs[@]}"; do
+		la_wait_fg "$f" 100 || fail "fake guest (scale $n)"
+	done
+	t1=$(now_ns)
+	rss=$(awk '/^VmRSS/ { r = $2 } /^RssAnon/ { a = $2 } END { print r "\t" a }' \
+		"/proc/$la_agent_pid/status")
+	: >"$la_tmp/per_vm"
+	for i in $(seq "$n"); do
+		vm=${vms[$((i - 1))]}
+		sess=$(la_sessions "$vm" | tail -n1)
+		b=$(store_bytes "$sess")
+		pr=$(la_stat "$la_tmp/fgs.$i.stats" total.produced)
+		off=$((off + ${pr:-0}))
+		echo "$b $(la_stat "$la_tmp/fgs.$i.stats" total.lost) $(la_stat "$la_tmp/fgs.$i.stats" total.written)" \
+			>>"$la_tmp/per_vm"
+	done
+	# per VM: bytes; produced = sub-buffers produced x 64 KiB (default);
+	# events lost and written over all VMs
+	echo "$n	$rep	$((t1 - t0))	$rss	$((off * 65536))	$(awk '{ printf "%s%s", (NR > 1 ? "," : ""), $1 }' "$la_tmp/per_vm")	$(awk '{ s += $2 } END { print s + 0 }' "$la_tmp/per_vm")	$(awk '{ s += $3 } END { print s + 0 }' "$la_tmp/per_vm")" \
+		>>"$RAW/scale.tsv"
+	for vm in "${vms[@]}"; do
+		cleanup_vm "$vm"
+	done
+}
+
+# ---- 4. loss ----------------------------------------------------------
+
+# loss_try RATE: one run at RATE ticks/s per CPU (0: --max); prints
+# "lost events_written elapsed_ns"
+loss_try() {
+	local rate=$1 vm f load=() t0 t1
+
+	mkvm vm "bx$rate-$RANDOM"
+	gr vm-add "$vm" --events all >/dev/null || { fail "vm-add: $err"; return 1; }
+	if [ "$rate" = 0 ]; then load=(--max); else load=(--rate "$rate"); fi
+	t0=$(now_ns)
+	la_bg f 120 "$la_tmp/fgx.log" "$FG" --socket "$RUN/$vm.sock" --cpus 2 \
+		"${load[@]}" --duration "$SECS" --linger 30 --quiet \
+		--stats "$la_tmp/fgx.stats"
+	la_wait_fg "$f" 100 || fail "fake guest (loss $rate)"
+	t1=$(now_ns)
+	echo "$(la_stat "$la_tmp/fgx.stats" total.lost) $(la_stat "$la_tmp/fgx.stats" total.written) $((t1 - t0))"
+	cleanup_vm "$vm"
+}
+
+loss_row() {
+	local kind=$1 rate=$2 r
+
+	r=$(loss_try "$rate") || return 1
+	echo "$kind	$rate	$(tr ' ' '\t' <<<"$r")" >>"$RAW/loss.tsv"
+	[ "${r%% *}" = 0 ]
+}
+
+# ---- run ----------------------------------------------------------------
+
+conditions before
+t_start=$(date +%s)
+la_agent_start || { say "the agent did not start"; la_show_logs; exit 1; }
+
+if has ingest; then
+	say "ingest: sub-buffers $SBS, $REPS x $SECS s each"
+	for rep in $(seq "$REPS"); do
+		for sb in $SBS; do
+			NSB=
+			ingest_agent "$sb"
+			[ -n "$NSB" ] && ingest_copy "$sb"
+		done
+	done
+fi
+
+if has latency; then
+	say "latency: switch timer $LAT_TIMERS ms, $REPS x $LAT_SECS s"
+	for rep in $(seq "$REPS"); do
+		for ms in $LAT_TIMERS; do
+			latency_run "$ms"
+		done
+	done
+fi
+
+if has loss; then
+	say "loss: ladder $LADDER, $BISECT bisection steps, $CONFIRM confirmations"
+	for rep in $(seq "$REPS"); do
+		loss_row max 0
+	done
+	good=0 bad=
+	for r in $LADDER; do
+		if loss_row ladder "$r"; then good=$r; else bad=$r; break; fi
+	done
+	if [ -n "$bad" ]; then
+		for i in $(seq "$BISECT"); do
+			mid=$(((good + bad) / 2))
+			if loss_row bisect "$mid"; then good=$mid; else bad=$mid; fi
+		done
+	fi
+	# the rate found must hold in every confirmation run; if one
+	# loses events, step down by a quarter and confirm again (3 times)
+	for step in 1 2 3 4; do
+		[ "$good" -gt 0 ] || break
+		held=1
+		for i in $(seq "$CONFIRM"); do
+			loss_row "confirm$step" "$good" || held=0
+		done
+		[ "$held" = 1 ] && break
+		bad=$good
+		good=$((good * 3 / 4))
+		[ "$step" = 4 ] && good=0
+	done
+	echo "result	$good	${bad:-none}" >>"$RAW/loss.tsv"
+fi
+
+if has scale; then
+	say "scale: $SCALE VMs, $REPS x $SCALE_SECS s, a fresh agent"
+	la_agent_stop
+	la_agent_start || { say "the agent did not restart"; exit 1; }
+	for rep in $(seq "$REPS"); do
+		for n in $SCALE; do
+			scale_run "$n"
+		done
+	done
+fi
+
+la_agent_alive || fail "the agent died"
+la_agent_stop || fail "the agent's exit status"
+conditions after
+echo "seconds	$(($(date +%s) - t_start))" >>"$RAW/conditions.tsv"
+
+"$PY" "$HERE/host_table.py" "$RAW" "$OUT" || fail "host_table.py"
+[ "$failed" = 0 ] || { la_show_logs; exit 1; }
+exit 0

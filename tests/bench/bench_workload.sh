@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench_workload.sh - what tracing costs a real workload in a real guest:
+# ops/s with no tracer, with ftrace, with guestrelay, in ONE guest boot
+#
+#   tests/bench/bench_workload.sh       (make bench runs it)
+#
+# 1. builds guestrelay.ko, the agent and the test guest (make module host
+#    guest) unless BENCH_NO_BUILD=1, and tests/bench/grwl.c as a static
+#    program (cc -static -O2) under build/bench/workload/;
+# 2. makes build/bench/workload/: the test guest's vmlinux and its
+#    initramfs with a second cpio archive appended holding /bin/grwl and
+#    /gr/bench-workload (tests/bench/guest-workload); build/guest stays
+#    as it is;
+# 3. starts a private agent and boots the guest (scripts/launch-guest.sh,
+#    TCG, 2 CPUs, ivshmem-doorbell, 64 MiB, stream mode, the same events
+#    as ftrace's: sched_switch, sched_wakeup, sched_wakeup_new,
+#    sched_process_fork/exec/exit, sched_migrate_task, sys_enter,
+#    sys_exit) with gr.mod=0; the guest runs the workloads with no tracer,
+#    with ftrace, then loads guestrelay.ko and runs them again;
+# 4. on "GR: WL done" reads guestrelay's counters (events written, lost);
+# 5. prints the table (tests/bench/workload_table.py), also written to
+#    build/bench/workload.md; the console is kept as workload.console.
+#
+# Workloads (grwl.c, pinned to guest CPU 0): pingpong = one byte back and
+# forth between two processes over two pipes (per round trip two context
+# switches, two wakeups, four syscalls); getppid = one syscall per op.
+#
+# Environment: BENCH_QUICK=1 (fewer ops, 3 rounds), BENCH_REPS=R,
+# BENCH_PP=N, BENCH_SC=N (ops per run), BENCH_TIMEOUT=S (QEMU),
+# BENCH_NO_BUILD=1, BENCH_KEEP=1, BENCH_OUT=DIR (default build/bench),
+# GUEST_KVER, KDIR. Exit: 0 table written (read its warnings); 1 failed;
+# 77 QEMU, a static libc or /dev/shm missing.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+here=$top/tests/bench
+build=${BUILD:-$top/build}
+out=${BENCH_OUT:-$build/bench}
+kver=${GUEST_KVER:-$("$top/scripts/guest-kver.sh")}
+kdir=${KDIR:-/lib/modules/$kver/build}
+gr=$build/host-agent/guestrelay
+events=sched_switch,sched_wakeup,sched_wakeup_new,sched_process_fork
+events=$events,sched_process_exec,sched_process_exit,sched_migrate_task
+events=$events,sys_enter,sys_exit
+shm_size=64M
+if [ "${BENCH_QUICK:-0}" = 1 ]; then
+	pp=${BENCH_PP:-4000} sc=${BENCH_SC:-100000} reps=${BENCH_REPS:-3}
+	qemu_timeout=${BENCH_TIMEOUT:-150}
+else
+	pp=${BENCH_PP:-20000} sc=${BENCH_SC:-1000000} reps=${BENCH_REPS:-5}
+	qemu_timeout=${BENCH_TIMEOUT:-400}
+fi
+vm=benchwl$$
+tmp=""
+agent_pid=""
+launch_pid=""
+t0=$(date +%s)
+
+say() { echo "bench_workload: $*" >&2; }
+die() { say "$*"; exit 1; }
+skip() { say "skipped: $*"; exit 77; }
+
+# shellcheck disable=SC2317 # run by the EXIT trap
+cleanup() {
+	local rc=$? pid
+
+	trap - EXIT INT TERM HUP
+	if [ -n "$launch_pid" ]; then
+		pid=$(cat "$tmp/qemu.pid" 2>/dev/null || true)
+		if [ -n "$pid" ] && grep -qa "$vm" "/proc/$pid/cmdline" 2>/dev/null; then
+			kill "$pid" 2>/dev/null || true
+		fi
+		wait "$launch_pid" 2>/dev/null || true
+	fi
+	if [ -n "$agent_pid" ]; then
+		kill "$agent_pid" 2>/dev/null || true
+		wait "$agent_pid" 2>/dev/null || true
+	fi
+	rm -f "/dev/shm/guestrelay-$vm"
+	if [ -n "$tmp" ] && [ -d "$tmp" ]; then
+		if [ "${BENCH_KEEP:-0}" = 1 ]; then
+			say "kept $tmp"
+		else
+			rm -rf "$tmp"
+		fi
+	fi
+	exit "$rc"
+}
+
+command -v qemu-system-x86_64 >/dev/null ||
+	skip "qemu-system-x86_64 not found (scripts/deps.sh guest)"
+command -v python3 >/dev/null || skip "python3 not found"
+if [ ! -d /dev/shm ] || [ ! -w /dev/shm ]; then
+	skip "/dev/shm is not writable"
+fi
+
+# ---- 1. build ----------------------------------------------------------------
+wdir=$out/workload
+mkdir -p "$wdir"
+if [ "${BENCH_NO_BUILD:-0}" != 1 ]; then
+	say "building guestrelay.ko, the agent and the test guest"
+	make -C "$top" BUILD="$build" GUEST_KVER="$kver" KDIR="$kdir" \
+		module host guest >"$wdir/build.log" 2>&1 ||
+		die "make module host guest failed; see $wdir/build.log"
+fi
+${CC:-cc} -static -O2 -Wall -Wextra -o "$wdir/grwl" "$here/grwl.c" \
+	>>"$wdir/build.log" 2>&1 ||
+	skip "cannot build a static program (libc6-dev's libc.a?); see $wdir/build.log"
+[ -x "$gr" ] || die "no agent at $gr (make host)"
+if [ ! -s "$build/guest/vmlinux" ] || [ ! -s "$build/guest/initrd.cpio.gz" ]; then
+	die "no test guest in $build/guest (make guest)"
+fi
+
+# ---- 2. the guest: build/guest plus an archive with grwl and the script ------
+tmp=$(mktemp -d /tmp/gr-benchwl.XXXXXX)
+trap cleanup EXIT
+trap 'say interrupted; exit 130' INT TERM HUP
+mkdir -p "$tmp/overlay/bin" "$tmp/overlay/gr"
+cp "$wdir/grwl" "$tmp/overlay/bin/grwl"
+cp "$here/guest-workload" "$tmp/overlay/gr/bench-workload"
+chmod 755 "$tmp/overlay/bin/grwl" "$tmp/overlay/gr/bench-workload"
+(cd "$tmp/overlay" && find . | LC_ALL=C sort |
+	cpio -o -H newc --quiet -R 0:0) | gzip -1 >"$tmp/overlay.cpio.gz"
+cat "$build/guest/initrd.cpio.gz" "$tmp/overlay.cpio.gz" \
+	>"$wdir/initrd.cpio.gz"
+ln -sf "$build/guest/vmlinux" "$wdir/vmlinux"
+
+# ---- 3. agent and guest ------------------------------------------------------
+mkdir -p "$tmp/run" "$tmp/store"
+"$gr" agent --run-dir "$tmp/run" --store "$tmp/store" \
+	>"$tmp/agent.log" 2>&1 </dev/null &
+agent_pid=$!
+for _ in $(seq 100); do
+	"$gr" --run-dir "$tmp/run" --timeout 5 ping >/dev/null 2>&1 && break
+	kill -0 "$agent_pid" 2>/dev/null || break
+	sleep 0.1
+done
+"$gr" --run-dir "$tmp/run" --timeout 5 ping >/dev/null 2>&1 ||
+	die "the agent did not start: $(tail -n 5 "$tmp/agent.log")"
+
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+say "booting one guest: pingpong $pp, getppid $sc per run, $reps rounds"
+console=$tmp/console.log
+: >"$console"
+timeout -k 5 "$qemu_timeout" "$top/scripts/launch-guest.sh" --name "$vm" \
+	--run-dir "$tmp/run" --store "$tmp/store" --guest "$wdir" \
+	--no-agent --size "$shm_size" --run bench-workload \
+	--append "gr.mod=0 gr.pp=$pp gr.sc=$sc gr.reps=$reps clocksource=tsc tsc=reliable" \
+	--vm-args "--events $events --mode stream --switch-timer-ms 100" \
+	--log "$console" -- -pidfile "$tmp/qemu.pid" \
+	>"$tmp/launch.log" 2>&1 </dev/null &
+launch_pid=$!
+
+# ---- 4. guestrelay's counters while the guest lingers ------------------------
+while kill -0 "$launch_pid" 2>/dev/null; do
+	grep -qaE '^GR: WL (done|error)' "$console" && break
+	sleep 0.2
+done
+if grep -qa '^GR: WL done' "$console"; then
+	"$gr" --run-dir "$tmp/run" --timeout 10 status --json "$vm" \
+		>"$out/workload-status.json" 2>"$tmp/status.err" ||
+		die "guestrelay status failed: $(cat "$tmp/status.err")"
+fi
+rc=0
+wait "$launch_pid" || rc=$?
+launch_pid=""
+cp "$console" "$out/workload.console"
+if ! grep -qa '^GR: WL done' "$console"; then
+	grep -a '^GR: WL error' "$console" >&2 || true
+	tail -n 20 "$console" >&2
+	die "the guest did not finish (QEMU exit $rc; console in $out/workload.console)"
+fi
+
+# ---- 5. the table --------------------------------------------------------------
+rc=0
+python3 "$here/workload_table.py" --console "$out/workload.console" \
+	--status "$out/workload-status.json" --pp "$pp" --sc "$sc" \
+	--reps "$reps" --host-cores "$(nproc)" \
+	--host-cpu "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)" \
+	--qemu "$(qemu-system-x86_64 --version | head -n 1)" \
+	--load "$load_before / $(cut -d' ' -f1-3 /proc/loadavg)" \
+	--seconds $(($(date +%s) - t0)) >"$out/workload.md" || rc=$?
+cat "$out/workload.md"
+say "table written to $out/workload.md"
+exit "$rc"

@@ -1,0 +1,324 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""host_table.py RAW_DIR OUT_DIR: the tables and plots of bench_host.sh
+
+Reads the raw rows bench_host.sh wrote (RAW_DIR/*.tsv), writes
+OUT_DIR/host.md (markdown tables: median [min-max] of the repetitions,
+ratios to the baselines of the same run) and SVG bar charts with min-max
+whiskers (OUT_DIR/ingest.svg, scale_gbps.svg, scale_rss.svg), drawn here
+without plotting libraries. Prints host.md.
+"""
+import os
+import statistics
+import sys
+
+HZ = os.sysconf("SC_CLK_TCK")
+
+
+def rows(path):
+    try:
+        with open(path) as f:
+            return [l.rstrip("\n").split("\t") for l in f if l.strip()]
+    except OSError:
+        return []
+
+
+def fmt(v, nd=2):
+    if v is None:
+        return "-"
+    if v >= 100:
+        return "%.0f" % v
+    if v >= 10:
+        return "%.1f" % v
+    return "%.*f" % (nd, v)
+
+
+def cell(vals, nd=2):
+    if not vals:
+        return "-"
+    return "%s [%s-%s]" % (fmt(statistics.median(vals), nd),
+                           fmt(min(vals), nd), fmt(max(vals), nd))
+
+
+def ratio(a, b):
+    if not a or not b:
+        return "-"
+    mb = statistics.median(b)
+    return "%.2f" % (statistics.median(a) / mb) if mb else "-"
+
+
+def size_name(b):
+    b = int(b)
+    return "%d MiB" % (b >> 20) if b >= 1 << 20 else "%d KiB" % (b >> 10)
+
+
+# ---- SVG ---------------------------------------------------------------
+
+COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"]
+
+
+def svg_bars(path, title, ylabel, groups, series):
+    """groups: x labels; series: [(name, [[values per group]...])]"""
+    w, h, left, right, top, bottom = 640, 380, 70, 20, 40, 70
+    pw, ph = w - left - right, h - top - bottom
+    ymax = 0.0
+    for _, data in series:
+        for vals in data:
+            if vals:
+                ymax = max(ymax, max(vals))
+    ymax = ymax * 1.1 or 1.0
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+           'font-family="sans-serif" font-size="12">' % (w, h),
+           '<rect width="100%" height="100%" fill="white"/>',
+           '<text x="%d" y="22" font-size="14" text-anchor="middle">%s</text>'
+           % (w // 2, title)]
+    for i in range(6):
+        v = ymax * i / 5
+        y = top + ph - ph * i / 5
+        out.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/>'
+                   % (left, left + pw, y, y))
+        out.append('<text x="%d" y="%.1f" text-anchor="end">%s</text>'
+                   % (left - 6, y + 4, fmt(v)))
+    out.append('<text x="16" y="%d" transform="rotate(-90 16 %d)" '
+               'text-anchor="middle">%s</text>'
+               % (top + ph // 2, top + ph // 2, ylabel))
+    ng, ns = len(groups), len(series)
+    gw = pw / max(ng, 1)
+    bw = gw * 0.8 / max(ns, 1)
+    for gi, g in enumerate(groups):
+        x0 = left + gi * gw + gw * 0.1
+        out.append('<text x="%.1f" y="%d" text-anchor="middle">%s</text>'
+                   % (left + gi * gw + gw / 2, top + ph + 18, g))
+        for si, (name, data) in enumerate(series):
+            vals = data[gi]
+            if not vals:
+                continue
+            med = statistics.median(vals)
+            x = x0 + si * bw
+            y = top + ph - ph * med / ymax
+            out.append('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" '
+                       'fill="%s"/>' % (x, y, bw * 0.9, top + ph - y,
+                                        COLORS[si % len(COLORS)]))
+            lo = top + ph - ph * min(vals) / ymax
+            hi = top + ph - ph * max(vals) / ymax
+            cx = x + bw * 0.45
+            out.append('<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" '
+                       'stroke="black"/>' % (cx, cx, lo, hi))
+            for yy in (lo, hi):
+                out.append('<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" '
+                           'stroke="black"/>' % (cx - 4, cx + 4, yy, yy))
+    out.append('<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="black"/>'
+               % (left, left + pw, top + ph, top + ph))
+    for si, (name, _) in enumerate(series):
+        x = left + 10 + si * 240
+        out.append('<rect x="%d" y="%d" width="12" height="12" fill="%s"/>'
+                   % (x, h - 28, COLORS[si % len(COLORS)]))
+        out.append('<text x="%d" y="%d">%s</text>' % (x + 16, h - 18, name))
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+# ---- tables ------------------------------------------------------------
+
+def ingest(raw, out, md):
+    r = rows(os.path.join(raw, "ingest.tsv"))
+    if not r:
+        return
+    sbs = sorted({int(x[1]) for x in r})
+    kinds = [("agent", "guestrelay agent"), ("copy", "copy consumer"),
+             ("dd", "dd tmpfs -> tmpfs")]
+    gbps = {}
+    cpu = {}
+    lost = {}
+    dbs = {}
+    nsb = {}
+    for x in r:
+        k, sb, b, ns, ticks = x[0], int(x[1]), int(x[3]), int(x[4]), x[5]
+        gbps.setdefault((k, sb), []).append(b / ns)
+        if b:
+            cpu.setdefault((k, sb), []).append(int(ticks) / HZ / (b / 1e9))
+        if x[6] not in ("-", ""):
+            lost.setdefault((k, sb), []).append(int(x[6]))
+        if k == "agent" and x[7] not in ("-", "") and int(x[7]):
+            dbs.setdefault(sb, []).append(int(x[8]) / int(x[7]))
+        nsb[sb] = x[9]
+    md.append("## 1. Host ingest\n")
+    md.append("| sub-buffer | consumer | GB/s | CPU s/GB | lost events/run "
+              "| GB/s vs copy | GB/s vs dd | CPU vs copy |")
+    md.append("|---|---|---|---|---|---|---|---|")
+    for sb in sbs:
+        for k, name in kinds:
+            g = gbps.get((k, sb))
+            if not g:
+                continue
+            md.append("| %s x %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                size_name(sb), nsb[sb], name, cell(g), cell(cpu.get((k, sb))),
+                cell(lost.get((k, sb)), 0) if (k, sb) in lost else "-",
+                ratio(g, gbps.get(("copy", sb))),
+                ratio(g, gbps.get(("dd", sb))),
+                ratio(cpu.get((k, sb)), cpu.get(("copy", sb)))))
+    md.append("")
+    md.append("## 2a. Doorbells per sub-buffer (ingest runs, sustained --max)\n")
+    md.append("| sub-buffer | doorbells_in / packets |")
+    md.append("|---|---|")
+    for sb in sbs:
+        md.append("| %s | %s |" % (size_name(sb), cell(dbs.get(sb), 4)))
+    md.append("")
+    svg_bars(os.path.join(out, "ingest.svg"),
+             "Host ingest, store on tmpfs (median, min-max)", "GB/s",
+             [size_name(sb) for sb in sbs],
+             [(name, [gbps.get((k, sb), []) for sb in sbs])
+              for k, name in kinds])
+
+
+def latency(raw, md):
+    r = rows(os.path.join(raw, "latency.tsv"))
+    if not r:
+        return
+    md.append("## 2b. Event-to-disk latency, quiet guest (100 events/s)\n")
+    md.append("| switch timer | events/run | p50 (ms) | p90 (ms) | p99 (ms) "
+              "| max (ms) | first event (ms) | p50 / timer | p99 / timer "
+              "| doorbells / packet |")
+    md.append("|---|---|---|---|---|---|---|---|---|---|")
+    for ms in sorted({int(x[0]) for x in r}):
+        v = [x for x in r if int(x[0]) == ms and len(x) >= 10]
+        ev = [int(x[2]) for x in v]
+        p = {k: [float(x[i]) / 1000 for x in v]
+             for k, i in (("first", 5), ("50", 6), ("90", 7), ("99", 8),
+                          ("max", 9))}
+        db = [int(x[11]) / int(x[10]) for x in v
+              if len(x) >= 12 and x[10].isdigit() and int(x[10])]
+        md.append("| %d ms | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %s |"
+                  % (ms, cell(ev, 0), cell(p["50"]), cell(p["90"]),
+                     cell(p["99"]), cell(p["max"]), cell(p["first"]),
+                     statistics.median(p["50"]) / ms,
+                     statistics.median(p["99"]) / ms, cell(db)))
+    md.append("")
+
+
+def scale(raw, out, md):
+    r = rows(os.path.join(raw, "scale.tsv"))
+    if not r:
+        return
+    ns = sorted({int(x[0]) for x in r})
+    agg, off, fair, rss, ranon, lost, kept = {}, {}, {}, {}, {}, {}, {}
+    for x in r:
+        n, wall, kb, anon = int(x[0]), int(x[2]), int(x[3]), int(x[4])
+        offered = int(x[5])
+        per = [int(b) for b in x[6].split(",") if b]
+        agg.setdefault(n, []).append(sum(per) / wall)
+        off.setdefault(n, []).append(sum(per) / offered if offered else 0)
+        if per and min(per):
+            fair.setdefault(n, []).append(max(per) / min(per))
+        rss.setdefault(n, []).append(kb / 1024)
+        ranon.setdefault(n, []).append(anon / 1024)
+        lost.setdefault(n, []).append(int(x[7]))
+        if len(x) > 8 and int(x[8]) + int(x[7]):
+            kept.setdefault(n, []).append(int(x[8]) /
+                                          (int(x[8]) + int(x[7])))
+    md.append("## 3. Scale: N fake guests on one agent\n")
+    md.append("| VMs | aggregate GB/s | GB/s vs 1 VM | events kept "
+              "| stored / produced | max/min bytes per VM "
+              "| agent VmRSS (MiB) | agent RssAnon (MiB) | RssAnon vs 1 VM "
+              "| lost events/run |")
+    md.append("|---|---|---|---|---|---|---|---|---|---|")
+    a1 = ranon.get(ns[0])
+    for n in ns:
+        md.append("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            n, cell(agg[n], 3), ratio(agg[n], agg[ns[0]]),
+            cell(kept.get(n), 4), cell(off[n], 3), cell(fair.get(n), 3),
+            cell(rss[n], 1), cell(ranon[n], 1), ratio(ranon[n], a1),
+            cell(lost[n], 0)))
+    md.append("")
+    svg_bars(os.path.join(out, "scale_gbps.svg"),
+             "Scale: aggregate ingest (median, min-max)", "GB/s",
+             ["%d VMs" % n for n in ns],
+             [("guestrelay agent", [agg[n] for n in ns])])
+    svg_bars(os.path.join(out, "scale_rss.svg"),
+             "Scale: agent memory after the run (median, min-max)", "MiB",
+             ["%d VMs" % n for n in ns],
+             [("VmRSS (with shared memory)", [rss[n] for n in ns]),
+              ("RssAnon (private)", [ranon[n] for n in ns])])
+
+
+def loss(raw, md):
+    r = rows(os.path.join(raw, "loss.tsv"))
+    if not r:
+        return
+    md.append("## 4. Loss: highest rate with zero lost events (default "
+              "geometry, 2 CPUs)\n")
+    md.append("| run | rate per CPU (ticks/s) | events written/s | lost |")
+    md.append("|---|---|---|---|")
+    mx = []
+    for x in r:
+        if x[0] == "result":
+            continue
+        rate = "max" if x[1] == "0" else x[1]
+        eps = int(x[3]) / (int(x[4]) / 1e9)
+        if x[0] == "max":
+            mx.append(eps)
+        md.append("| %s | %s | %.0f | %s |" % (x[0], rate, eps, x[2]))
+    md.append("")
+    res = [x for x in r if x[0] == "result"]
+    if res:
+        good, bad = res[-1][1], res[-1][2]
+        conf = [x for x in r if x[0].startswith("confirm") and x[1] == good]
+        ok = sum(1 for x in conf if x[2] == "0")
+        ceil_lost = [int(x[2]) for x in r if x[0] == "max"]
+        if good == "0":
+            md.append("No rate held with lost == 0 in every confirmation "
+                      "run.")
+        else:
+            ceps = [int(x[3]) / (int(x[4]) / 1e9) for x in conf]
+            md.append("Highest rate with lost == 0 in one run and in %d of "
+                      "%d confirmation runs: **%s ticks/s per CPU** (2 "
+                      "events per tick, 2 CPUs: %d events/s offered; "
+                      "measured %s events written/s); the next rate tried "
+                      "above it: %s." % (ok, len(conf), good,
+                                        int(good) * 4, cell(ceps, 0), bad))
+            if mx:
+                md.append("Baseline, the fake guest at --max (the "
+                          "producer's ceiling on this machine, events lost "
+                          "there per run: %s): %s events written/s; "
+                          "sustained / ceiling = %.2f (measured rates)." % (
+                              cell(ceil_lost, 0), cell(mx, 0),
+                              statistics.median(ceps) /
+                              statistics.median(mx)))
+        md.append("")
+
+
+def conditions(raw, md):
+    c = {}
+    for x in rows(os.path.join(raw, "conditions.tsv")):
+        c[x[0]] = x[1]
+    md.append("## Conditions\n")
+    md.append("- host: %s CPUs (%s), %s, kernel %s" % (
+        c.get("nproc"), c.get("cpu"), c.get("mem"), c.get("kernel")))
+    md.append("- load average before / after: %s / %s" % (
+        c.get("load_before"), c.get("load_after")))
+    md.append("- run: %s mode, %s repetitions, ingest runs of %s s, %s s in "
+              "all, %s" % (c.get("mode"), c.get("reps"), c.get("secs"),
+                           c.get("seconds"), c.get("date")))
+    md.append("")
+
+
+def main():
+    raw, out = sys.argv[1], sys.argv[2]
+    md = ["# guestrelay host benchmarks\n",
+          "Host only, no emulation: real agent, fake guests (userspace "
+          "relay core), stores on tmpfs. Cells: median [min-max] of the "
+          "repetitions; ratios are of medians from the same run.\n"]
+    ingest(raw, out, md)
+    latency(raw, md)
+    scale(raw, out, md)
+    loss(raw, md)
+    conditions(raw, md)
+    text = "\n".join(md)
+    with open(os.path.join(out, "host.md"), "w") as f:
+        f.write(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,175 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# test_bench_smoke.sh - the benchmark programs run, at the smallest sizes
+#
+# Not a benchmark: no time is judged. It checks that
+#   - tests/bench/grwl.c builds static and both workloads run and report;
+#   - tests/bench/latwatch.c builds and refuses bad usage;
+#   - bench_host.sh (BENCH_TINY=1: 0.3 s runs, one repetition, 1 and 2
+#     VMs) runs every part against the real agent and fake guests and
+#     writes host.md with every table, numbers in them, and the SVG plots;
+#   - bench_workload.sh boots the test guest once with tiny runs and
+#     writes its table (skipped without QEMU or a built test guest).
+# Output goes to a temporary directory (KEEP=1 keeps it).
+# Prints "N passed, N failed"; exit 0 if none failed, 77 if nothing could
+# run here.
+
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$HERE/../.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+BENCH=$TOP/tests/bench
+passed=0 failed=0 skipped=0
+tmp=$(mktemp -d /tmp/test_bench_smoke.XXXXXX) || exit 1
+
+# shellcheck disable=SC2317 # run by the EXIT trap
+cleanup() {
+	if [ "${KEEP:-0}" = 1 ]; then
+		echo "kept $tmp"
+	else
+		rm -rf "$tmp"
+	fi
+}
+trap cleanup EXIT
+
+ok() { echo "ok - $1"; passed=$((passed + 1)); }
+bad() {
+	echo "FAIL - $1: $2"
+	[ -n "${3:-}" ] && tail -n 30 "$3" | sed 's/^/    | /'
+	failed=$((failed + 1))
+}
+skip() { echo "skip - $1: $2"; skipped=$((skipped + 1)); }
+
+CC=${CC:-cc}
+
+# grwl: static, both workloads
+if "$CC" -static -O2 -Wall -Wextra -Werror -o "$tmp/grwl" "$BENCH/grwl.c" \
+	>"$tmp/grwl.log" 2>&1; then
+	ok grwl-builds-static
+	for w in pingpong getppid; do
+		if "$tmp/grwl" "$w" 200 >"$tmp/$w.out" 2>&1 &&
+		   grep -qE "^workload=$w ops=200 ns=[0-9]+ ops_per_s=[0-9.]+$" \
+			"$tmp/$w.out"; then
+			ok "grwl-$w-reports"
+		else
+			bad "grwl-$w-reports" "unexpected output" "$tmp/$w.out"
+		fi
+	done
+	if "$tmp/grwl" nosuch 1 >/dev/null 2>&1; then
+		bad grwl-rejects-unknown-workload "exit 0"
+	else
+		ok grwl-rejects-unknown-workload
+	fi
+else
+	skip grwl-builds-static "no static libc here" 
+fi
+
+# latwatch: builds, usage
+if "$CC" -O2 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror \
+	-I"$TOP/spec" -o "$tmp/latwatch" "$BENCH/latwatch.c" \
+	>"$tmp/latwatch.log" 2>&1; then
+	ok latwatch-builds
+	"$tmp/latwatch" --rings 1 >/dev/null 2>&1
+	[ $? = 2 ] && ok latwatch-needs-session ||
+		bad latwatch-needs-session "not exit 2"
+	mkdir -p "$tmp/empty"
+	if "$tmp/latwatch" --session "$tmp/empty" --rings 1 --seconds 0.1 \
+		>"$tmp/lw.out" 2>&1; then
+		bad latwatch-fails-without-events "exit 0" "$tmp/lw.out"
+	elif grep -q '^events 0$' "$tmp/lw.out"; then
+		ok latwatch-fails-without-events
+	else
+		bad latwatch-fails-without-events "output" "$tmp/lw.out"
+	fi
+else
+	bad latwatch-builds "cc failed" "$tmp/latwatch.log"
+fi
+
+# bench_host.sh, tiny
+if [ ! -x "$BUILD/host-agent/guestrelay" ] || [ ! -x "$BUILD/tests/fakeguest" ]; then
+	skip bench-host-runs "agent or fake guest not built"
+else
+	BENCH_TINY=1 BENCH_OUT="$tmp/host" timeout -k 5 120 \
+		"$BENCH/bench_host.sh" >"$tmp/host.log" 2>&1
+	rc=$?
+	if [ "$rc" = 0 ]; then
+		ok bench-host-runs
+		for s in "## 1. Host ingest" "## 2a. Doorbells" "## 2b. Event-to-disk" \
+			 "## 3. Scale" "## 4. Loss" "## Conditions"; do
+			if grep -qF "$s" "$tmp/host/host.md"; then
+				ok "host-md-has '$s'"
+			else
+				bad "host-md-has '$s'" "missing" "$tmp/host/host.md"
+			fi
+		done
+		for k in "guestrelay agent" "copy consumer" "dd tmpfs -> tmpfs"; do
+			if grep -E "^\| 64 KiB x [0-9]+ \| $k \| [0-9.]+ \[" \
+				"$tmp/host/host.md" >/dev/null; then
+				ok "host-ingest-row '$k'"
+			else
+				bad "host-ingest-row '$k'" "no numbers" "$tmp/host/host.md"
+			fi
+		done
+		if grep -qE '^\| 2 \| [0-9.]+ \[' "$tmp/host/host.md"; then
+			ok host-scale-row-2-vms
+		else
+			bad host-scale-row-2-vms "no row" "$tmp/host/host.md"
+		fi
+		if grep -qE '^\| 10 ms \| [0-9.]+ \[.*\| [0-9.]+ \[' "$tmp/host/host.md"; then
+			ok host-latency-row
+		else
+			bad host-latency-row "no row" "$tmp/host/host.md"
+		fi
+		for p in ingest scale_gbps scale_rss; do
+			if grep -q '<svg' "$tmp/host/$p.svg" 2>/dev/null &&
+			   grep -q '<rect x' "$tmp/host/$p.svg"; then
+				ok "host-plot-$p"
+			else
+				bad "host-plot-$p" "no SVG with bars"
+			fi
+		done
+		if ls /dev/shm/bench_host.* >/dev/null 2>&1 &&
+		   [ -n "$(find /dev/shm -maxdepth 1 -name 'bench_host.*' -newer "$tmp/grwl.log" 2>/dev/null)" ]; then
+			bad host-cleans-dev-shm "a store is left in /dev/shm"
+		else
+			ok host-cleans-dev-shm
+		fi
+	else
+		bad bench-host-runs "exit $rc" "$tmp/host.log"
+	fi
+fi
+
+# bench_workload.sh, tiny, one boot
+if ! command -v qemu-system-x86_64 >/dev/null; then
+	skip bench-workload-runs "no qemu-system-x86_64"
+elif [ ! -s "$BUILD/guest/vmlinux" ] || [ ! -x "$BUILD/host-agent/guestrelay" ]; then
+	skip bench-workload-runs "test guest or agent not built (make guest host)"
+else
+	BENCH_NO_BUILD=1 BENCH_PP=200 BENCH_SC=2000 BENCH_REPS=1 \
+	BENCH_TIMEOUT=90 BENCH_OUT="$tmp/wl" timeout -k 5 120 \
+		"$BENCH/bench_workload.sh" >"$tmp/wl.log" 2>&1
+	rc=$?
+	if [ "$rc" = 77 ]; then
+		skip bench-workload-runs "$(tail -n1 "$tmp/wl.log")"
+	elif [ "$rc" = 0 ]; then
+		ok bench-workload-runs
+		for w in "pipe ping-pong" "getppid()"; do
+			if grep -E "^\| $(sed 's/[()]/\\&/g' <<<"$w").* \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \|$" \
+				"$tmp/wl/workload.md" >/dev/null; then
+				ok "workload-row '$w'"
+			else
+				bad "workload-row '$w'" "no ratios" "$tmp/wl/workload.md"
+			fi
+		done
+	else
+		bad bench-workload-runs "exit $rc" "$tmp/wl.log"
+	fi
+fi
+
+line="$passed passed, $failed failed"
+[ "$skipped" -gt 0 ] && line="$line, $skipped skipped"
+echo "$line"
+[ "$failed" -gt 0 ] && exit 1
+[ "$passed" = 0 ] && exit 77
+exit 0
