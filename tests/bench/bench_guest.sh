@@ -41,6 +41,8 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/bench/lib_bench.sh
+. "$top/tests/bench/lib_bench.sh"
 build=${BUILD:-$top/build}
 out=$build/bench
 kver=${GUEST_KVER:-$("$top/scripts/guest-kver.sh")}
@@ -130,57 +132,15 @@ trap cleanup EXIT
 trap 'say interrupted; exit 130' INT TERM HUP
 mkdir -p "$tmp/overlay/lib/modules" "$out/guest"
 cp "$out/grbench/grbench.ko" "$tmp/overlay/lib/modules/"
-(cd "$tmp/overlay" && find . | LC_ALL=C sort |
-	cpio -o -H newc --quiet -R 0:0) | gzip -1 >"$tmp/overlay.cpio.gz"
-cat "$build/guest/initrd.cpio.gz" "$tmp/overlay.cpio.gz" \
-	>"$out/guest/initrd.cpio.gz"
-ln -sf "$build/guest/vmlinux" "$out/guest/vmlinux"
+bench_guest_image "$tmp/overlay" "$out/guest"
 
 # ---- 3. agent and guest --------------------------------------------------------
-mkdir -p "$tmp/run" "$tmp/store"
-"$gr" agent --run-dir "$tmp/run" --store "$tmp/store" \
-	>"$tmp/agent.log" 2>&1 </dev/null &
-agent_pid=$!
-for _ in $(seq 100); do
-	"$gr" --run-dir "$tmp/run" --timeout 5 ping >/dev/null 2>&1 && break
-	kill -0 "$agent_pid" 2>/dev/null || break
-	sleep 0.1
-done
-"$gr" --run-dir "$tmp/run" --timeout 5 ping >/dev/null 2>&1 ||
-	die "the agent did not start: $(tail -n 5 "$tmp/agent.log")"
-
+bench_start_agent
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 say "booting one guest: $calls calls per run, $reps rounds"
-console=$tmp/console.log
-: >"$console"
-timeout -k 5 "$qemu_timeout" "$top/scripts/launch-guest.sh" --name "$vm" \
-	--run-dir "$tmp/run" --store "$tmp/store" --guest "$out/guest" \
-	--no-agent --size "$shm_size" --run bench-probes \
-	--append "gr.mod=0 gr.calls=$calls gr.reps=$reps $clock_args ${BENCH_APPEND:-}" \
-	--vm-args "--events $events --mode stream --switch-timer-ms 100" \
-	--log "$console" -- -pidfile "$tmp/qemu.pid" \
-	>"$tmp/launch.log" 2>&1 </dev/null &
-launch_pid=$!
-
-# ---- 4. guestrelay's counters while the guest lingers ------------------------
-while kill -0 "$launch_pid" 2>/dev/null; do
-	grep -qaE '^GR: BENCH (done|error)' "$console" && break
-	sleep 0.2
-done
-if grep -qa '^GR: BENCH done' "$console"; then
-	"$gr" --run-dir "$tmp/run" --timeout 10 status --json "$vm" \
-		>"$out/guest-status.json" 2>"$tmp/status.err" ||
-		die "guestrelay status failed: $(cat "$tmp/status.err")"
-fi
-rc=0
-wait "$launch_pid" || rc=$?
-launch_pid=""
-cp "$console" "$out/guest.console"
-if ! grep -qa '^GR: BENCH done' "$console"; then
-	grep -a '^GR: BENCH error' "$console" >&2 || true
-	tail -n 20 "$console" >&2
-	die "the guest did not finish (QEMU exit $rc; console in $out/guest.console)"
-fi
+bench_boot "$out/guest" bench-probes \
+	"gr.mod=0 gr.calls=$calls gr.reps=$reps $clock_args ${BENCH_APPEND:-}" \
+	"$events" BENCH "$out/guest-status.json" "$out/guest.console"
 
 # ---- 5. the table ----------------------------------------------------------------
 rc=0
