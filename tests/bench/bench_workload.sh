@@ -35,6 +35,7 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
+bench_name=bench_workload
 # shellcheck source=tests/bench/lib_bench.sh
 . "$top/tests/bench/lib_bench.sh"
 here=$top/tests/bench
@@ -59,37 +60,6 @@ tmp=""
 agent_pid=""
 launch_pid=""
 t0=$(date +%s)
-
-say() { echo "bench_workload: $*" >&2; }
-die() { say "$*"; exit 1; }
-skip() { say "skipped: $*"; exit 77; }
-
-# shellcheck disable=SC2317 # run by the EXIT trap
-cleanup() {
-	local rc=$? pid
-
-	trap - EXIT INT TERM HUP
-	if [ -n "$launch_pid" ]; then
-		pid=$(cat "$tmp/qemu.pid" 2>/dev/null || true)
-		if [ -n "$pid" ] && grep -qa "$vm" "/proc/$pid/cmdline" 2>/dev/null; then
-			kill "$pid" 2>/dev/null || true
-		fi
-		wait "$launch_pid" 2>/dev/null || true
-	fi
-	if [ -n "$agent_pid" ]; then
-		kill "$agent_pid" 2>/dev/null || true
-		wait "$agent_pid" 2>/dev/null || true
-	fi
-	rm -f "/dev/shm/guestrelay-$vm"
-	if [ -n "$tmp" ] && [ -d "$tmp" ]; then
-		if [ "${BENCH_KEEP:-0}" = 1 ]; then
-			say "kept $tmp"
-		else
-			rm -rf "$tmp"
-		fi
-	fi
-	exit "$rc"
-}
 
 command -v qemu-system-x86_64 >/dev/null ||
 	skip "qemu-system-x86_64 not found (scripts/deps.sh guest)"

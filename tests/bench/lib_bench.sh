@@ -1,8 +1,41 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash disable=SC2154  # globals of the sourcing script
 # Shared by bench_guest.sh and bench_workload.sh (sourced). Uses the
-# caller's top, build, gr, tmp, vm, shm_size, qemu_timeout, say and die;
-# sets agent_pid, launch_pid and console, which the caller's cleanup uses.
+# caller's bench_name, top, build, gr, tmp, vm, shm_size and qemu_timeout;
+# sets agent_pid, launch_pid and console. The caller installs cleanup() as
+# its EXIT trap once tmp exists.
+
+say() { echo "$bench_name: $*" >&2; }
+die() { say "$*"; exit 1; }
+skip() { say "skipped: $*"; exit 77; }
+
+# shellcheck disable=SC2317 # run by the EXIT trap
+cleanup() {
+	local rc=$? pid
+
+	trap - EXIT INT TERM HUP
+	if [ -n "$launch_pid" ]; then
+		pid=$(cat "$tmp/qemu.pid" 2>/dev/null || true)
+		if [ -n "$pid" ] && grep -qa "$vm" "/proc/$pid/cmdline" 2>/dev/null; then
+			kill "$pid" 2>/dev/null || true
+		fi
+		wait "$launch_pid" 2>/dev/null || true
+	fi
+	if [ -n "$agent_pid" ]; then
+		kill "$agent_pid" 2>/dev/null || true
+		wait "$agent_pid" 2>/dev/null || true
+	fi
+	rm -f "/dev/shm/guestrelay-$vm"
+	if [ -n "$tmp" ] && [ -d "$tmp" ]; then
+		if [ "${BENCH_KEEP:-0}" = 1 ]; then
+			say "kept $tmp"
+		else
+			rm -rf "$tmp"
+		fi
+	fi
+	exit "$rc"
+}
+
 
 # bench_guest_image OVERLAY DEST: DEST/vmlinux and DEST/initrd.cpio.gz,
 # the test guest's initramfs with OVERLAY appended as a second cpio
