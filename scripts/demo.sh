@@ -29,6 +29,8 @@ t0=$(date +%s)
 echo "   guest ran and powered off in $(( $(date +%s) - t0 )) s (console: $demo/console.log)"
 
 "$bin" --run-dir "$run_dir" status demo || true
+# the session is closed; remove the VM so its /dev/shm file goes too
+"$bin" --run-dir "$run_dir" vm-remove demo >/dev/null || true
 kill "$agent"
 wait "$agent" || true
 trap - EXIT
