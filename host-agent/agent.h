@@ -53,7 +53,6 @@ struct gr_op {
 struct gr_loop {
 	struct io_uring ring;
 	unsigned int inflight;		/* ops submitted, not completed */
-	bool fixed_ok;			/* registered buffers usable */
 };
 
 int gr_loop_init(struct gr_loop *l, unsigned int depth);
