@@ -18,7 +18,7 @@
 
 LA_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 for LA_TOP in "$LA_HERE/../.." "$LA_HERE/../../.."; do
-	[ -f "$LA_TOP/host-agent/agent.h" ] && break
+	[ -f "$LA_TOP/host-agent/agent/agent.h" ] && break
 done
 LA_TOP=$(cd "$LA_TOP" && pwd)
 BUILD=${BUILD:-$LA_TOP/build}

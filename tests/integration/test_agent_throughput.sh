@@ -54,8 +54,8 @@ CC=${CC:-cc}
 copy=$la_tmp/copy_consumer
 if command -v "$CC" >/dev/null &&
    "$CC" -O2 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror \
-	-I"$LA_TOP/spec" -I"$LA_TOP/host-agent" -o "$copy" \
-	"$LA_HERE/copy_consumer.c" "$LA_TOP/host-agent/validate.c" \
+	-I"$LA_TOP/spec" -I"$LA_TOP/host-agent/region" -o "$copy" \
+	"$LA_HERE/copy_consumer.c" "$LA_TOP/host-agent/region/validate.c" \
 	2>"$la_tmp/cc.log"; then
 	ok "copy-consumer-builds"
 else

@@ -17,7 +17,7 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 for top in "$here/../.." "$here/../../.."; do
-	[ -f "$top/host-agent/agent.h" ] && break
+	[ -f "$top/host-agent/agent/agent.h" ] && break
 done
 top=$(cd "$top" && pwd)
 BUILD=${BUILD:-$top/build}
