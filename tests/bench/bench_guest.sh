@@ -97,9 +97,7 @@ if [ ! -s "$build/guest/vmlinux" ] || [ ! -s "$build/guest/initrd.cpio.gz" ]; th
 fi
 
 # ---- 2. the guest: build/guest plus an archive holding grbench.ko ------------
-tmp=$(mktemp -d /tmp/gr-bench.XXXXXX)
-trap cleanup EXIT
-trap 'say interrupted; exit 130' INT TERM HUP
+bench_init gr-bench
 mkdir -p "$tmp/overlay/lib/modules" "$out/guest"
 cp "$out/grbench/grbench.ko" "$tmp/overlay/lib/modules/"
 bench_guest_image "$tmp/overlay" "$out/guest"

@@ -86,9 +86,7 @@ if [ ! -s "$build/guest/vmlinux" ] || [ ! -s "$build/guest/initrd.cpio.gz" ]; th
 fi
 
 # ---- 2. the guest: build/guest plus an archive with grwl and the script ------
-tmp=$(mktemp -d /tmp/gr-benchwl.XXXXXX)
-trap cleanup EXIT
-trap 'say interrupted; exit 130' INT TERM HUP
+bench_init gr-benchwl
 mkdir -p "$tmp/overlay/bin" "$tmp/overlay/gr"
 cp "$wdir/grwl" "$tmp/overlay/bin/grwl"
 cp "$here/guest-workload" "$tmp/overlay/gr/bench-workload"

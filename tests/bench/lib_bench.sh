@@ -1,19 +1,30 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash disable=SC2154  # globals of the sourcing script
+# shellcheck shell=bash disable=SC2154,SC2034  # globals of the sourcing script and of tests/lib/lib.sh
 # Shared by bench_guest.sh and bench_workload.sh (sourced). Uses the
-# caller's bench_name, top, build, gr, tmp, vm, shm_size and qemu_timeout;
-# sets agent_pid, launch_pid and console. The caller installs cleanup() as
-# its EXIT trap once tmp exists.
+# caller's bench_name, top, build, gr, vm, shm_size and qemu_timeout; sets
+# tmp (bench_init), agent_pid, launch_pid and console.
+
+# shellcheck source=tests/lib/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/lib.sh"
 
 say() { echo "$bench_name: $*" >&2; }
 die() { say "$*"; exit 1; }
-skip() { say "skipped: $*"; exit 77; }
+skip() { t_skip "$@"; }
 
-# shellcheck disable=SC2317 # run by the EXIT trap
-cleanup() {
-	local rc=$? pid
+# bench_init PREFIX: the temporary directory ($tmp, kept with
+# BENCH_KEEP=1), the exit trap that stops the guest and the agent
+bench_init() {
+	t_init "$bench_name"
+	[ "${BENCH_KEEP:-0}" = 1 ] && KEEP=1
+	t_tmpdir "$1"
+	tmp=$T_TMP
+	t_defer bench_cleanup
+}
 
-	trap - EXIT INT TERM HUP
+# shellcheck disable=SC2317 # run at exit (t_defer)
+bench_cleanup() {
+	local pid
+
 	if [ -n "$launch_pid" ]; then
 		pid=$(cat "$tmp/qemu.pid" 2>/dev/null || true)
 		if [ -n "$pid" ] && grep -qa "$vm" "/proc/$pid/cmdline" 2>/dev/null; then
@@ -21,21 +32,9 @@ cleanup() {
 		fi
 		wait "$launch_pid" 2>/dev/null || true
 	fi
-	if [ -n "$agent_pid" ]; then
-		kill "$agent_pid" 2>/dev/null || true
-		wait "$agent_pid" 2>/dev/null || true
-	fi
+	t_agent_stop
 	rm -f "/dev/shm/guestrelay-$vm"
-	if [ -n "$tmp" ] && [ -d "$tmp" ]; then
-		if [ "${BENCH_KEEP:-0}" = 1 ]; then
-			say "kept $tmp"
-		else
-			rm -rf "$tmp"
-		fi
-	fi
-	exit "$rc"
 }
-
 
 # bench_guest_image OVERLAY DEST: DEST/vmlinux and DEST/initrd.cpio.gz,
 # the test guest's initramfs with OVERLAY appended as a second cpio
@@ -49,20 +48,17 @@ bench_guest_image() {
 	ln -sf "$build/guest/vmlinux" "$2/vmlinux"
 }
 
-# bench_start_agent: a private agent, sockets in $tmp/run, traces in
+# bench_start_agent [AGENT OPTIONS]: a private agent, sockets in $tmp/run, traces in
 # $tmp/store
 bench_start_agent() {
-	mkdir -p "$tmp/run" "$tmp/store"
-	"$gr" agent --run-dir "$tmp/run" --store "$tmp/store" \
-		>"$tmp/agent.log" 2>&1 </dev/null &
-	agent_pid=$!
-	for _ in $(seq 100); do
-		"$gr" --run-dir "$tmp/run" --timeout 5 ping >/dev/null 2>&1 && break
-		kill -0 "$agent_pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	"$gr" --run-dir "$tmp/run" --timeout 5 ping >/dev/null 2>&1 ||
+	GR=$gr
+	RUN=$tmp/run
+	STORE=$tmp/store
+	mkdir -p "$RUN" "$STORE"
+	T_AGENT_LOGFILE=$tmp/agent.log
+	t_agent_start "$@" 2>/dev/null ||
 		die "the agent did not start: $(tail -n 5 "$tmp/agent.log")"
+	agent_pid=$T_AGENT_PID
 }
 
 # bench_boot GUEST_DIR SCRIPT APPEND EVENTS MARKER STATUS_JSON CONSOLE_COPY:

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash disable=SC2015 # "A && ok || fail": ok always succeeds
+# shellcheck shell=bash disable=SC2015,SC2034 # "A && ok || fail": ok always succeeds; globals used by tests/lib/lib.sh
 #
 # lib.sh - shared code of guestrelay's end-to-end tests (sourced, not run)
 #
@@ -36,6 +36,9 @@
 
 set -u
 
+# shellcheck source=tests/lib/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/lib.sh"
+
 E2E_NAME=$(basename "$0" .sh)
 E2E_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BUILD=${BUILD:-$E2E_TOP/build}
@@ -44,9 +47,6 @@ GUEST_DIR=${GR_GUEST:-$BUILD/guest}
 LAUNCH=$E2E_TOP/scripts/launch-guest.sh
 QEMU_TIMEOUT=${GR_QEMU_TIMEOUT:-75}
 
-passed=0
-failed=0
-skipped=0
 tmp=""
 RUN=""
 STORE=""
@@ -54,50 +54,9 @@ AGENT_PID=""
 E2E_VMS=()
 declare -A LAUNCH_PID=()
 
-# ---- results ------------------------------------------------------------
-
-ok() {
-	echo "ok - $1"
-	passed=$((passed + 1))
-}
-
-# fail NAME WHY [DETAIL...]: one FAIL line, then the details indented
-fail() {
-	local name=$1 why=$2 l
-
-	shift 2
-	echo "FAIL - $name: $why"
-	for l in "$@"; do
-		printf '%s\n' "$l" | head -n 40 | sed 's/^/    | /'
-	done
-	failed=$((failed + 1))
-}
-
-skip_check() {
-	echo "skip - $1: $2"
-	skipped=$((skipped + 1))
-}
-
-note() {
-	echo "# $*"
-}
-
 # e2e_skip WHY: the whole test cannot run here
 e2e_skip() {
-	echo "$E2E_NAME: skipped: $*"
-	exit 77
-}
-
-finish() {
-	if [ "$skipped" -gt 0 ]; then
-		echo "$passed passed, $failed failed, $skipped skipped"
-	else
-		echo "$passed passed, $failed failed"
-	fi
-	[ "$failed" -gt 0 ] && exit 1
-	[ "$passed" -gt 0 ] && exit 0
-	[ "$skipped" -gt 0 ] && exit 77
-	exit 1
+	t_skip "$@"
 }
 
 # ---- set-up and clean-up -------------------------------------------------
@@ -107,6 +66,7 @@ finish() {
 e2e_init() {
 	local need_bt2=${1:-}
 
+	t_init "$E2E_NAME"
 	command -v qemu-system-x86_64 >/dev/null ||
 		e2e_skip "qemu-system-x86_64 not found (scripts/deps.sh guest)"
 	command -v timeout >/dev/null || e2e_skip "timeout(1) not found"
@@ -121,18 +81,17 @@ e2e_init() {
 		/usr/bin/python3 -c 'import bt2' 2>/dev/null ||
 			e2e_skip "python3-bt2 not installed"
 	fi
-	tmp=$(mktemp -d "/tmp/gr-$E2E_NAME.XXXXXX") ||
-		e2e_skip "cannot create a temporary directory"
+	t_tmpdir "gr-$E2E_NAME"
+	tmp=$T_TMP
 	# the agent and the CLI from a private copy: a rebuild of the tree
 	# while the test runs must not pull the binary away under it
 	cp "$GR" "$tmp/guestrelay" || e2e_skip "cannot copy $GR"
 	GR=$tmp/guestrelay
 	RUN=$tmp/run
 	STORE=$tmp/store
+	T_AGENT_LOGFILE=$tmp/agent.log
 	mkdir -p "$RUN" "$STORE"
-	trap cleanup EXIT
-	trap 'echo "$E2E_NAME: interrupted"; exit 130' INT TERM HUP
-	E2E_T0=$(date +%s)
+	t_defer e2e_cleanup
 }
 
 # is_our_qemu PID VM: PID is a QEMU process serving VM (pids get reused)
@@ -157,23 +116,10 @@ qemu_pid() {
 	return 0
 }
 
-# stop_pid PID [SECONDS]: SIGTERM, then SIGKILL after SECONDS (default 5)
-stop_pid() {
-	local pid=$1
+# shellcheck disable=SC2317 # run at exit (t_defer)
+e2e_cleanup() {
+	local vm pid
 
-	kill "$pid" 2>/dev/null || return 0
-	for _ in $(seq $((${2:-5} * 10))); do
-		kill -0 "$pid" 2>/dev/null || return 0
-		sleep 0.1
-	done
-	kill -9 "$pid" 2>/dev/null
-	return 0
-}
-
-cleanup() {
-	local vm pid rc=$?
-
-	trap - EXIT INT TERM HUP
 	for vm in "${E2E_VMS[@]}"; do
 		pid=$(qemu_pid "$vm")
 		[ -n "$pid" ] && stop_pid "$pid" 3
@@ -183,22 +129,10 @@ cleanup() {
 			wait "$pid" 2>/dev/null
 		fi
 	done
-	if [ -n "$AGENT_PID" ]; then
-		stop_pid "$AGENT_PID" 5
-		wait "$AGENT_PID" 2>/dev/null
-	fi
+	t_agent_stop
 	for vm in "${E2E_VMS[@]}"; do
 		rm -f "/dev/shm/guestrelay-$vm"
 	done
-	if [ -n "$tmp" ] && [ -d "$tmp" ]; then
-		if [ "${GR_KEEP:-0}" = 1 ]; then
-			echo "# kept $tmp"
-		else
-			rm -rf "$tmp"
-		fi
-	fi
-	echo "# $E2E_NAME took $(($(date +%s) - ${E2E_T0:-$(date +%s)})) s"
-	exit "$rc"
 }
 
 # ---- the agent ------------------------------------------------------------
@@ -210,20 +144,16 @@ gr() {
 
 # start_agent [OPTIONS]: start `guestrelay agent` for this test
 start_agent() {
-	"$GR" agent --run-dir "$RUN" --store "$STORE" "$@" \
-		>>"$tmp/agent.log" 2>&1 </dev/null &
-	AGENT_PID=$!
-	for _ in $(seq 100); do
-		gr ping >/dev/null 2>&1 && return 0
-		kill -0 "$AGENT_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	fail "agent starts" "no answer to ping" "$(tail -n 20 "$tmp/agent.log")"
-	finish
+	if ! t_agent_start "$@"; then
+		fail "agent starts" "no answer to ping" \
+			"$(tail -n 20 "$tmp/agent.log")"
+		finish
+	fi
+	AGENT_PID=$T_AGENT_PID
 }
 
 agent_alive() {
-	[ -n "$AGENT_PID" ] && kill -0 "$AGENT_PID" 2>/dev/null
+	t_agent_alive
 }
 
 # vm_name SUFFIX: a name no other test or run uses; registered for clean-up

@@ -41,7 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <CUnit/Basic.h>
+#include "gr_test.h"
 
 #include "ivshmem_client.h"
 #include "ivshmem_server.h"
@@ -915,11 +915,8 @@ static void test_nothing_left_behind(void)
 	CU_ASSERT(dir_empty(tmpdir));
 }
 
-static const struct {
-	const char *name;
-	CU_TestFunc fn;
-} tests[] = {
-#define T(f) { #f, f }
+static const struct gr_test tests[] = {
+#define T(f) GR_TEST(f)
 	T(test_qemu_doorbell_connects_maps_and_disconnects),
 	T(test_qemu_doorbell_restart_gets_fresh_id),
 	T(test_qemu_plain_maps_our_dev_shm_file),
@@ -930,21 +927,16 @@ static const struct {
 
 int main(void)
 {
-	CU_pSuite suite;
-	unsigned int i;
-	int failed;
+	int ret;
 
 	qemu_bin = find_qemu();
-	if (!qemu_bin) {
-		printf("SKIP: qemu-system-x86_64 not found in PATH\n");
-		return 77;
-	}
+	if (!qemu_bin)
+		return gr_test_skip("qemu-system-x86_64 not found in PATH");
 	signal(SIGALRM, on_alarm);
 	signal(SIGPIPE, SIG_IGN);
 	alarm(TOTAL_S);
 
-	strcpy(tmpdir, "/tmp/gr-ivq-XXXXXX");
-	if (!mkdtemp(tmpdir)) {
+	if (gr_test_tmpdir(tmpdir, sizeof(tmpdir), "gr-ivq")) {
 		perror("mkdtemp");
 		return 1;
 	}
@@ -953,21 +945,8 @@ int main(void)
 	snprintf(log_path, sizeof(log_path), "%s/qemu.log", tmpdir);
 	snprintf(shm_name, sizeof(shm_name), "gr-itest-%d", (int)getpid());
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	suite = CU_add_suite("ivshmem_qemu", NULL, NULL);
-	if (!suite)
-		goto out;
-	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-		if (!CU_add_test(suite, tests[i].name, tests[i].fn))
-			goto out;
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-out:
-	failed = CU_get_number_of_failures() != 0 ||
-		 CU_get_number_of_tests_failed() != 0 ||
-		 CU_get_error() != CUE_SUCCESS;
-	CU_cleanup_registry();
+	ret = gr_test_main("ivshmem_qemu", tests, GR_ARRAY_SIZE(tests),
+			   NULL, NULL);
 	/* whatever happened: no QEMU, no files of ours stay behind */
 	if (qemu_pid > 0)
 		qemu_reap(qemu_pid, 0);
@@ -976,5 +955,5 @@ out:
 	unlink(qmp_path);
 	unlink(log_path);
 	rmdir(tmpdir);
-	return failed ? 1 : 0;
+	return ret;
 }

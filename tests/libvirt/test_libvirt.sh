@@ -42,47 +42,16 @@ GR=${GUESTRELAY:-$BUILD/host-agent/guestrelay}
 GUEST_DIR=${GR_GUEST:-$BUILD/guest}
 AGENT_USER=65534		# nobody: the agent is not root, as under systemd
 
-passed=0
-failed=0
-skipped=0
 T=""
-AGENT_PID=""
 DOMS=()
 MADE_DIRS=()
 
-ok() {
-	echo "ok - $1"
-	passed=$((passed + 1))
-}
-
-fail() {
-	local name=$1 why=$2 l
-
-	shift 2
-	echo "FAIL - $name: $why"
-	for l in "$@"; do
-		printf '%s\n' "$l" | head -n 30 | sed 's/^/    | /'
-	done
-	failed=$((failed + 1))
-}
-
-note() {
-	echo "# $*"
-}
+# shellcheck source=tests/lib/lib.sh
+. "$TOP/tests/lib/lib.sh"
+t_init "$NAME"
 
 skip_all() {
-	echo "$NAME: skipped: $*"
-	exit 77
-}
-
-finish() {
-	if [ "$skipped" -gt 0 ]; then
-		echo "$passed passed, $failed failed, $skipped skipped"
-	else
-		echo "$passed passed, $failed failed"
-	fi
-	[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ] && exit 0
-	exit 1
+	t_skip "$@"
 }
 
 # ---- what the test needs ----------------------------------------------------
@@ -103,9 +72,8 @@ KVM_GID=$(getent group kvm | cut -d: -f3)
 unshare --mount --propagation private true 2>/dev/null ||
 	skip_all "cannot create a mount namespace (unshare --mount)"
 
-T=$(mktemp -d /tmp/gr-libvirt.XXXXXX) || skip_all "no temporary directory"
-chmod 0755 "$T"			# QEMU (libvirt-qemu) walks through it
-T0=$(date +%s)
+t_tmpdir gr-libvirt		# 0755: QEMU (libvirt-qemu) walks through it
+T=$T_TMP
 URI="qemu+unix:///system?socket=$T/run/libvirt-sock"
 RUN=$T/agent
 STORE=$T/store
@@ -123,24 +91,10 @@ pid_of() {
 	[ -s "$1" ] && cat "$1" 2>/dev/null
 }
 
-# stop_pid PID [SECONDS]: SIGTERM, SIGKILL after SECONDS (default 5)
-stop_pid() {
-	local pid=$1
+# shellcheck disable=SC2317 # run at exit (t_defer)
+libvirt_cleanup() {
+	local d pid
 
-	[ -n "$pid" ] || return 0
-	kill "$pid" 2>/dev/null || return 0
-	for _ in $(seq $((${2:-5} * 10))); do
-		kill -0 "$pid" 2>/dev/null || return 0
-		sleep 0.1
-	done
-	kill -9 "$pid" 2>/dev/null
-	return 0
-}
-
-cleanup() {
-	local rc=$? d pid
-
-	trap - EXIT INT TERM HUP
 	if [ -n "$(pid_of "$T/libvirtd.pid")" ]; then
 		for d in "${DOMS[@]}"; do
 			virsh_ destroy "$d" >/dev/null 2>&1
@@ -155,23 +109,15 @@ cleanup() {
 			stop_pid "$pid" 3
 		done
 	done
-	stop_pid "$AGENT_PID" 5
+	t_agent_stop
 	for d in "${DOMS[@]}"; do
 		rm -f "/dev/shm/guestrelay-$d"
 	done
 	for d in "${MADE_DIRS[@]}"; do
 		rmdir "$d" 2>/dev/null
 	done
-	if [ "${GR_KEEP:-0}" = 1 ]; then
-		echo "# kept $T"
-	else
-		rm -rf "$T"
-	fi
-	echo "# $NAME took $(($(date +%s) - T0)) s"
-	exit "$rc"
 }
-trap cleanup EXIT
-trap 'echo "$NAME: interrupted"; exit 130' INT TERM HUP
+t_defer libvirt_cleanup
 
 # ---- libvirt in a private mount namespace -------------------------------------
 
@@ -238,22 +184,17 @@ if ! start_libvirtd virtlogd; then
 fi
 ok "libvirtd and virtlogd started by hand (pids $(pid_of "$T/libvirtd.pid"), $(pid_of "$T/virtlogd.pid"))"
 
+# the agent as the systemd unit runs it: unprivileged, kvm group
+T_AGENT_WRAP=(setpriv "--reuid=$AGENT_USER" "--regid=$AGENT_USER"
+	      --groups="$KVM_GID" --inh-caps=-all)
+T_AGENT_LOGFILE=$T/agent.log
+
 start_agent() {
-	setpriv --reuid=$AGENT_USER --regid=$AGENT_USER --groups="$KVM_GID" \
-		--inh-caps=-all "$GR" agent --run-dir "$RUN" --store "$STORE" \
-		>>"$T/agent.log" 2>&1 </dev/null &
-	AGENT_PID=$!
-	for _ in $(seq 100); do
-		gr ping >/dev/null 2>&1 && return 0
-		sleep 0.1
-	done
-	return 1
+	t_agent_start "$@" 2>/dev/null
 }
 
 stop_agent() {
-	stop_pid "$AGENT_PID" 10
-	wait "$AGENT_PID" 2>/dev/null
-	AGENT_PID=""
+	t_agent_stop
 }
 
 # domain_xml NAME [EXTRA_DEVICE_XML]: a guest without our settings

@@ -25,7 +25,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include <CUnit/Basic.h>
+#include "gr_test.h"
 
 #include "ivshmem_client.h"
 #include "ivshmem_proto.h"
@@ -1509,11 +1509,8 @@ static void test_libvirt_xml_plain_has_size_in_largest_unit(void)
 
 /* --- main --------------------------------------------------------------- */
 
-static const struct {
-	const char *name;
-	CU_TestFunc fn;
-} tests[] = {
-#define T(f) { #f, f }
+static const struct gr_test tests[] = {
+#define T(f) GR_TEST(f)
 	T(test_greeting_has_version_id_shm_self_then_own_eventfds),
 	T(test_shm_fd_received_maps_the_same_memory),
 	T(test_client_doorbell_to_self_wakes_server_eventfd),
@@ -1551,39 +1548,22 @@ static const struct {
 
 int main(void)
 {
-	CU_pSuite suite;
 	struct rlimit rl;
-	unsigned int i;
-	int failed;
+	int ret;
 
 	/* the many-clients test holds thousands of descriptors */
 	if (!getrlimit(RLIMIT_NOFILE, &rl)) {
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	strcpy(tmpdir, "/tmp/gr-ivsh-XXXXXX");
-	if (!mkdtemp(tmpdir)) {
+	if (gr_test_tmpdir(tmpdir, sizeof(tmpdir), "gr-ivsh")) {
 		perror("mkdtemp");
 		return 1;
 	}
 	snprintf(sock_path, sizeof(sock_path), "%s/ivsh.sock", tmpdir);
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	suite = CU_add_suite("ivshmem_proto", NULL, NULL);
-	if (!suite)
-		goto out;
-	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-		if (!CU_add_test(suite, tests[i].name, tests[i].fn))
-			goto out;
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-out:
-	failed = CU_get_number_of_failures() != 0 ||
-		 CU_get_number_of_tests_failed() != 0 ||
-		 CU_get_error() != CUE_SUCCESS;
-	CU_cleanup_registry();
-	unlink(sock_path);
-	rmdir(tmpdir);
-	return failed ? 1 : 0;
+	ret = gr_test_main("ivshmem_proto", tests, GR_ARRAY_SIZE(tests),
+			   NULL, NULL);
+	gr_test_rm_tree(tmpdir);
+	return ret;
 }

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gr_test.c - the one CUnit runner of guestrelay's test programs
+ *
+ * See gr_test.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gr_test.h"
+
+int gr_test_main(const char *suite, const struct gr_test *tests, size_t n,
+		 CU_InitializeFunc init, CU_CleanupFunc clean)
+{
+	bool root = geteuid() == 0;
+	unsigned int failed, skipped = 0;
+	CU_pSuite s;
+	size_t i;
+
+	if (CU_initialize_registry() != CUE_SUCCESS) {
+		fprintf(stderr, "%s: CU_initialize_registry: %s\n", suite,
+			CU_get_error_msg());
+		return 1;
+	}
+	s = CU_add_suite(suite, init, clean);
+	if (!s)
+		goto fail;
+	for (i = 0; i < n; i++) {
+		if (tests[i].root_only && !root) {
+			printf("SKIP test %s: needs root\n", tests[i].name);
+			skipped++;
+			continue;
+		}
+		if (!CU_add_test(s, tests[i].name, tests[i].fn))
+			goto fail;
+	}
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed() +
+		 CU_get_number_of_suites_failed();
+	CU_cleanup_registry();
+	if (skipped)
+		printf("%s: %u test(s) skipped, listed above\n", suite, skipped);
+	return failed ? 1 : 0;
+
+fail:
+	fprintf(stderr, "%s: CUnit: %s\n", suite, CU_get_error_msg());
+	CU_cleanup_registry();
+	return 1;
+}
+
+int gr_test_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("SKIP: ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+	return GR_TEST_SKIP_EXIT;
+}
+
+uint64_t gr_test_seed(const char *prog)
+{
+	const char *env = getenv("GR_TEST_SEED");
+	uint64_t seed;
+
+	seed = env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL);
+	if (!seed)
+		seed = 1;
+	printf("%s: random seed %#llx (GR_TEST_SEED to replay)\n", prog,
+	       (unsigned long long)seed);
+	return seed;
+}
+
+uint64_t gr_test_rand(uint64_t *state)
+{
+	uint64_t x = *state;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return x * 0x2545F4914F6CDD1DULL;
+}
+
+bool gr_test_tool_ok(char *const argv[])
+{
+	int status, fd;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return false;
+	if (!pid) {
+		fd = open("/dev/null", O_RDWR);
+		if (fd >= 0) {
+			dup2(fd, 0);
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return false;
+	return WIFEXITED(status) && !WEXITSTATUS(status);
+}
+
+int gr_test_tmpdir(char *buf, size_t len, const char *prog)
+{
+	const char *tmp = getenv("TMPDIR");
+	int n;
+
+	n = snprintf(buf, len, "%s/%s.XXXXXX", tmp && *tmp ? tmp : "/tmp",
+		     prog);
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	return mkdtemp(buf) ? 0 : -errno;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+void gr_test_rm_tree(const char *path)
+{
+	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gr_test.h - the one CUnit runner of guestrelay's test programs
+ *
+ * A test program lists its tests in a table and hands it to
+ * gr_test_main(), which registers, runs and reports them the same way in
+ * every program:
+ *
+ *	static const struct gr_test tests[] = {
+ *		GR_TEST(test_something_behaves),
+ *		...
+ *	};
+ *
+ *	int main(void)
+ *	{
+ *		return gr_test_main("relay", tests, GR_ARRAY_SIZE(tests),
+ *				    NULL, NULL);
+ *	}
+ *
+ * Exit status: 0 when every test passed, 1 when any assertion, test or
+ * suite set-up failed, 77 (gr_test_skip()) when the program cannot run
+ * here; scripts/run-tests.sh counts CUnit's summary lines, and a skip is
+ * never a pass.
+ */
+#ifndef GR_TEST_H
+#define GR_TEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <CUnit/Basic.h>
+
+#define GR_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* exit status of a program that cannot run here (printed reason first) */
+#define GR_TEST_SKIP_EXIT	77
+
+struct gr_test {
+	const char *name;
+	CU_TestFunc fn;
+	bool root_only;		/* registered only when run as root */
+};
+
+#define GR_TEST(fn)		{ #fn, fn, false }
+#define GR_TEST_ROOT(fn)	{ #fn, fn, true }
+
+/**
+ * gr_test_main() - register one suite of @n tests and run it
+ * @suite: the suite's name
+ * @tests: the tests, run in table order
+ * @n: entries in @tests
+ * @init: suite set-up, or NULL
+ * @clean: suite tear-down, or NULL
+ *
+ * A root-only test is not registered when not run as root; it is listed
+ * as "SKIP test NAME: needs root", a line scripts/run-tests.sh counts as
+ * a skipped test, so that a missing test is never a pass.
+ *
+ * Return: the program's exit status (0 or 1).
+ */
+int gr_test_main(const char *suite, const struct gr_test *tests, size_t n,
+		 CU_InitializeFunc init, CU_CleanupFunc clean);
+
+/**
+ * gr_test_skip() - say why this program cannot run here
+ * @fmt: printf format of the reason
+ *
+ * Return: GR_TEST_SKIP_EXIT, for main() to return.
+ */
+int gr_test_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/**
+ * gr_test_seed() - the seed of a program's random tests
+ * @prog: the program's name, printed with the seed
+ *
+ * GR_TEST_SEED replays a run; otherwise the time. Printed, never 0.
+ */
+uint64_t gr_test_seed(const char *prog);
+
+/* xorshift64*: a reproducible stream from *state (never 0) */
+uint64_t gr_test_rand(uint64_t *state);
+
+/**
+ * gr_test_tool_ok() - can this command run here?
+ * @argv: the command, NULL-terminated; run with its output discarded
+ *
+ * Return: true if it ran and exited 0.
+ */
+bool gr_test_tool_ok(char *const argv[]);
+
+/**
+ * gr_test_tmpdir() - a fresh temporary directory under $TMPDIR or /tmp
+ * @buf: receives the path
+ * @len: size of @buf
+ * @prog: the program's name, the directory's prefix
+ *
+ * Return: 0, or -errno.
+ */
+int gr_test_tmpdir(char *buf, size_t len, const char *prog);
+
+/* remove @path and everything below it; errors are ignored */
+void gr_test_rm_tree(const char *path);
+
+#endif /* GR_TEST_H */
