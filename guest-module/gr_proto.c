@@ -132,12 +132,17 @@ int gr_ctrl_read(void *region, unsigned int nr_events,
 	unsigned int i;
 	int ret;
 
+	/*
+	 * seq first: its acquire publishes magic, abi_major, ctrl_size and
+	 * every setting the host wrote before it (spec 10 #10, and #16 for
+	 * a newly attached host, which bumps seq after magic: 5.1 step 2).
+	 * Pairs with the host's __atomic_store_n(RELEASE) of ctrl.seq.
+	 */
+	req->seq = le64_to_cpu(smp_load_acquire(&c->seq));
 	ret = gr_ctrl_attached(c);
 	if (ret)
 		return ret;
 
-	/* Pairs with the host's smp_store_release() of seq. */
-	req->seq = le64_to_cpu(smp_load_acquire(&c->seq));
 	req->features = le64_to_cpu(READ_ONCE(c->host_features));
 	req->session_id = le64_to_cpu(READ_ONCE(c->session_id));
 	req->tracing = le32_to_cpu(READ_ONCE(c->tracing));
@@ -148,9 +153,13 @@ int gr_ctrl_read(void *region, unsigned int nr_events,
 	req->n_subbufs = le32_to_cpu(READ_ONCE(c->n_subbufs));
 	req->switch_timer_us = le32_to_cpu(READ_ONCE(c->switch_timer_us));
 	req->host_peer_id = le32_to_cpu(READ_ONCE(c->host_peer_id));
-	req->flush_req = le64_to_cpu(READ_ONCE(c->flush_req));
-	req->reset_req = le64_to_cpu(READ_ONCE(c->reset_req));
-	req->sync_req = le64_to_cpu(READ_ONCE(c->sync_req));
+	/* Each request is its own publication (spec 10 #11): the acquires */
+	/* pair with the host's release store of flush_req */
+	req->flush_req = le64_to_cpu(smp_load_acquire(&c->flush_req));
+	/* pairs with the host's release store of reset_req */
+	req->reset_req = le64_to_cpu(smp_load_acquire(&c->reset_req));
+	/* pairs with the host's release store of sync_req */
+	req->sync_req = le64_to_cpu(smp_load_acquire(&c->sync_req));
 
 	if (req->tracing > 1)
 		return -EINVAL;

@@ -315,32 +315,6 @@ static void gr_buf_publish_counters(struct gr_buf *buf)
 	gr_put64(&prod->cons_event, buf->cons_event);
 }
 
-static void gr_buf_lost_too_big(struct gr_buf *buf)
-{
-	buf->lost_too_big++;
-	gr_put64(&buf->ring->prod.lost_too_big,
-		 buf->lost_too_big - buf->lost_too_big_base);
-}
-
-static void gr_buf_lost_full(struct gr_buf *buf)
-{
-	buf->lost_full++;
-	gr_put64(&buf->ring->prod.lost_full,
-		 buf->lost_full - buf->lost_full_base);
-	/* Ask for GR_VEC_CONSUMED once the host frees the oldest sub-buffer */
-	if (buf->cons_event != buf->consumed) {
-		buf->cons_event = buf->consumed;
-		gr_put64(&buf->ring->prod.cons_event, buf->cons_event);
-	}
-}
-
-/* Atomic: NMIs on several CPUs may drop events of the global ring at once */
-static void gr_buf_lost_nested(struct gr_buf *buf)
-{
-	atomic64_inc(&buf->lost_nested);
-	gr_put_lost_nested(buf);
-}
-
 /*
  * Read the host's consumed once and keep it if it lies in
  * [consumed mirror, published produced]: the host cannot have consumed
@@ -362,6 +336,42 @@ static int gr_buf_read_consumed(struct gr_buf *buf)
 	}
 	buf->consumed = c;
 	return 0;
+}
+
+static void gr_buf_lost_too_big(struct gr_buf *buf)
+{
+	buf->lost_too_big++;
+	gr_put64(&buf->ring->prod.lost_too_big,
+		 buf->lost_too_big - buf->lost_too_big_base);
+}
+
+static void gr_buf_lost_full(struct gr_buf *buf)
+{
+	buf->lost_full++;
+	gr_put64(&buf->ring->prod.lost_full,
+		 buf->lost_full - buf->lost_full_base);
+	/* Ask for GR_VEC_CONSUMED once the host frees the oldest sub-buffer */
+	if (buf->cons_event != buf->consumed) {
+		buf->cons_event = buf->consumed;
+		gr_put64(&buf->ring->prod.cons_event, buf->cons_event);
+		/*
+		 * Event index, Dekker pattern (spec 10 #9): our store of
+		 * cons_event before our re-load of consumed; pairs with the
+		 * host's smp_mb() between its store of consumed and its load
+		 * of cons_event: either the host sees the new cons_event and
+		 * rings, or we see its new consumed here and the next write
+		 * finds the slot free.
+		 */
+		smp_mb();
+		gr_buf_read_consumed(buf);
+	}
+}
+
+/* Atomic: NMIs on several CPUs may drop events of the global ring at once */
+static void gr_buf_lost_nested(struct gr_buf *buf)
+{
+	atomic64_inc(&buf->lost_nested);
+	gr_put_lost_nested(buf);
 }
 
 /**
