@@ -9,7 +9,6 @@
  * the running guests, and the sockets are removed.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <grp.h>
 #include <poll.h>
 #include <signal.h>
@@ -22,6 +21,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "ctl_proto.h"
 
 struct sig_watch {
 	struct gr_op op;
@@ -66,125 +66,178 @@ static void usage(FILE *f)
 		"  --subbufs N           sub-buffers per CPU wish\n"
 		"  --switch-timer-ms MS  deliver partial sub-buffers after MS\n"
 		"  --quota BYTES         disk quota of the VM\n"
+		"  --verify on|off       check records on a private copy before\n"
+		"                        storing (default on); off: zero copy\n"
+		"  --owner UID[:GID]     owner of the VM's shared memory and socket\n"
+		"VM options are those of vm-add, with the same bounds.\n"
 		"VMs can also be added later: guestrelay vm-add NAME ...\n");
 }
 
-static uint64_t parse_size(const char *s, int *bad)
-{
-	char *end;
-	unsigned long long v = strtoull(s, &end, 0);
+/* the vm-add options given for one VM (or, first, for every VM) */
+struct vm_args {
+	int argc;
+	char **argv;
+};
 
-	switch (*end) {
-	case 'k': case 'K':
-		v <<= 10; end++; break;
-	case 'm': case 'M':
-		v <<= 20; end++; break;
-	case 'g': case 'G':
-		v <<= 30; end++; break;
+static int push_arg(struct vm_args *va, char *arg)
+{
+	char **n = realloc(va->argv, (size_t)(va->argc + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	n[va->argc++] = arg;
+	va->argv = n;
+	return 0;
+}
+
+/*
+ * `--opt VALUE` or `--opt=VALUE` of the agent itself: *val receives the
+ * value, *i moves past it. Return: 1 if @argv[*i] is @opt, 0 if not, -1
+ * if its value is missing.
+ */
+static int agent_opt(int argc, char **argv, int *i, const char *opt,
+		     char **val)
+{
+	size_t len = strlen(opt);
+	char *arg = argv[*i];
+
+	if (strncmp(arg, opt, len) || (arg[len] && arg[len] != '='))
+		return 0;
+	if (arg[len] == '=') {
+		*val = arg + len + 1;
+		return 1;
 	}
-	if (*end || end == s)
-		*bad = 1;
-	return v;
+	if (*i + 1 >= argc)
+		return -1;
+	*val = argv[++*i];
+	return 1;
+}
+
+/*
+ * The options of `agent`: its own, and per --vm the options of vm-add,
+ * checked by the one VM option parser (ctl_parse_vm_add()), as `vm-add`,
+ * the libvirt hook and metadata are. Options before any --vm apply to
+ * every VM. Return: 0, 1 for --help, -1 on an error (said on stderr).
+ */
+static int agent_args(int argc, char **argv, struct gr_agent *a,
+		      struct gr_vm_opts **vms, unsigned int *nvms)
+{
+	struct vm_args all = { 0 }, *per = NULL, *cur = &all;
+	unsigned int n = 0, k;
+	char err[512], *val;
+	struct group *gr;
+	int i, r, ret = 0;
+
+	for (i = 1; i < argc && !ret; i++) {
+		char *arg = argv[i];
+
+		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+			ret = 1;
+			break;
+		}
+		r = agent_opt(argc, argv, &i, "--run-dir", &val);
+		if (r > 0) {
+			snprintf(a->run_dir, sizeof(a->run_dir), "%s", val);
+			continue;
+		}
+		if (!r && (r = agent_opt(argc, argv, &i, "--store", &val)) > 0) {
+			snprintf(a->store_dir, sizeof(a->store_dir), "%s", val);
+			continue;
+		}
+		if (!r && (r = agent_opt(argc, argv, &i, "--group", &val)) > 0) {
+			gr = getgrnam(val);
+			if (!gr) {
+				fprintf(stderr, "guestrelay agent: no group '%s'\n",
+					val);
+				ret = -1;
+			}
+			a->sock_gid = gr ? gr->gr_gid : a->sock_gid;
+			continue;
+		}
+		if (!r && (r = agent_opt(argc, argv, &i, "--vm", &val)) > 0) {
+			struct vm_args *p = realloc(per, (n + 1) * sizeof(*p));
+
+			if (!p) {
+				ret = -1;
+				break;
+			}
+			per = p;
+			cur = &per[n++];
+			memset(cur, 0, sizeof(*cur));
+			ret = push_arg(cur, val) ? -1 : 0;
+			continue;
+		}
+		if (r < 0) {
+			fprintf(stderr, "guestrelay agent: %s needs a value\n",
+				arg);
+			ret = -1;
+			break;
+		}
+		r = ctl_vm_opt_arity(arg);
+		if (r < 0 || (r && i + 1 >= argc)) {
+			fprintf(stderr, "guestrelay agent: %s '%s' (see --help)\n",
+				r < 0 ? "unknown option" : "no value for", arg);
+			ret = -1;
+			break;
+		}
+		if (push_arg(cur, arg) || (r && push_arg(cur, argv[++i])))
+			ret = -1;
+	}
+
+	*vms = ret ? NULL : calloc(n ? n : 1, sizeof(**vms));
+	if (!ret && !*vms)
+		ret = -1;
+	for (k = 0; !ret && k < n; k++) {
+		struct vm_args one = { 0 };
+		int j;
+
+		/* the VM's own options after the common ones: they win */
+		ret = push_arg(&one, per[k].argv[0]) ? -1 : 0;
+		for (j = 0; !ret && j < all.argc; j++)
+			ret = push_arg(&one, all.argv[j]) ? -1 : 0;
+		for (j = 1; !ret && j < per[k].argc; j++)
+			ret = push_arg(&one, per[k].argv[j]) ? -1 : 0;
+		if (!ret && ctl_parse_vm_add(&(*vms)[k], one.argc, one.argv,
+					     CTL_OPTS_NAMES, err, sizeof(err))) {
+			fprintf(stderr, "guestrelay agent: --vm %s: %s\n",
+				per[k].argv[0], err);
+			ret = -1;
+		}
+		free(one.argv);
+	}
+	*nvms = ret ? 0 : n;
+	if (ret) {
+		free(*vms);
+		*vms = NULL;
+	}
+	for (k = 0; k < n; k++)
+		free(per[k].argv);
+	free(per);
+	free(all.argv);
+	return ret;
 }
 
 static int agent_main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "run-dir", required_argument, NULL, 'r' },
-		{ "store", required_argument, NULL, 's' },
-		{ "group", required_argument, NULL, 'g' },
-		{ "vm", required_argument, NULL, 'v' },
-		{ "plain", no_argument, NULL, 'p' },
-		{ "size", required_argument, NULL, 'S' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "events", required_argument, NULL, 'e' },
-		{ "subbuf-size", required_argument, NULL, 'b' },
-		{ "subbufs", required_argument, NULL, 'n' },
-		{ "switch-timer-ms", required_argument, NULL, 't' },
-		{ "quota", required_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static struct gr_agent a;
-	struct gr_vm_opts defaults = { .mode = GR_MODE_STREAM };
-	struct gr_vm_opts *vms = NULL, *o = &defaults;
+	struct gr_vm_opts *vms = NULL;
 	struct sig_watch sw = { .op.done = sig_done, .agent = &a };
 	unsigned int nvms = 0, i;
 	char err[512];
 	sigset_t mask;
-	int c, bad = 0, ret;
-	struct group *gr;
+	int ret;
 
 	snprintf(a.run_dir, sizeof(a.run_dir), "%s", GR_DEFAULT_RUN_DIR);
 	snprintf(a.store_dir, sizeof(a.store_dir), "%s", GR_DEFAULT_STORE_DIR);
 	a.sock_gid = (unsigned int)-1;
 	a.store_fd = -1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			snprintf(a.run_dir, sizeof(a.run_dir), "%s", optarg);
-			break;
-		case 's':
-			snprintf(a.store_dir, sizeof(a.store_dir), "%s", optarg);
-			break;
-		case 'g':
-			gr = getgrnam(optarg);
-			if (!gr) {
-				fprintf(stderr, "guestrelay agent: no group '%s'\n", optarg);
-				return 2;
-			}
-			a.sock_gid = gr->gr_gid;
-			break;
-		case 'v':
-			vms = realloc(vms, (nvms + 1) * sizeof(*vms));
-			if (!vms)
-				return 1;
-			vms[nvms] = defaults;
-			snprintf(vms[nvms].name, sizeof(vms[nvms].name), "%s", optarg);
-			o = &vms[nvms++];
-			break;
-		case 'p':
-			o->plain = true;
-			break;
-		case 'S':
-			o->shm_size = parse_size(optarg, &bad);
-			break;
-		case 'm':
-			if (!strcmp(optarg, "stream"))
-				o->mode = GR_MODE_STREAM;
-			else if (!strcmp(optarg, "flight"))
-				o->mode = GR_MODE_FLIGHT;
-			else
-				bad = 1;
-			break;
-		case 'e':
-			snprintf(o->events, sizeof(o->events), "%s", optarg);
-			break;
-		case 'b':
-			o->subbuf_size = (uint32_t)parse_size(optarg, &bad);
-			break;
-		case 'n':
-			o->n_subbufs = (uint32_t)parse_size(optarg, &bad);
-			break;
-		case 't':
-			o->switch_timer_us = (uint32_t)parse_size(optarg, &bad) * 1000;
-			break;
-		case 'q':
-			o->quota = parse_size(optarg, &bad);
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
+	ret = agent_args(argc, argv, &a, &vms, &nvms);
+	if (ret > 0) {
+		usage(stdout);
+		return 0;
 	}
-	if (bad || optind != argc) {
-		fprintf(stderr, "guestrelay agent: invalid arguments (see --help)\n");
-		free(vms);
+	if (ret)
 		return 2;
-	}
 
 	openlog("guestrelay", LOG_PID | LOG_PERROR, LOG_DAEMON);
 	umask(027);

@@ -82,7 +82,18 @@ struct gr_vm_opts {
 	uint64_t quota;			/* bytes for this VM's store, 0 = none */
 	uint32_t uid, gid;		/* owner of shm and socket (QEMU's) */
 	bool own;			/* uid/gid are set */
+	bool verify;			/* copy and check records (spec H24) */
 };
+
+/*
+ * a + b, or UINT64_MAX if that does not fit: counters a guest can drive
+ * (its own counters, sub-buffers skipped over a counter jump) saturate
+ * instead of wrapping into small, false values
+ */
+static inline uint64_t gr_sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
 
 /* Why a VM's stream stopped (gr_vm.stop_reason) */
 enum gr_stop_reason {
@@ -101,6 +112,7 @@ struct gr_vm_stats {
 	uint64_t packets;		/* sub-buffers stored */
 	uint64_t bytes;			/* bytes stored, this session */
 	uint64_t invalid;		/* sub-buffers dropped as invalid */
+	uint64_t invalid_records;	/* of those, for a record (verify) */
 	uint64_t skipped;		/* sub-buffers lost to counter jumps */
 	uint64_t doorbells_in;		/* guest -> host notifications */
 	uint64_t doorbells_out;		/* host -> guest notifications */
@@ -171,6 +183,7 @@ struct gr_vm_info {
 	char pending[64];		/* requests not yet acknowledged */
 	const char *stop_reason;	/* "", "quota", "disk", "user", "guest" */
 	uint64_t quota, usage;		/* bytes */
+	bool verify;			/* records checked before storing */
 	int64_t sync_offset_ns;		/* host realtime - guest clock */
 	uint64_t sync_error_ns;		/* bound of that offset, 0 = unknown */
 	double rate_bps;		/* bytes/s stored, last few seconds */

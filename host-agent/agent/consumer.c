@@ -12,8 +12,12 @@
  * A ready sub-buffer is examined once: its commit record and packet
  * header are copied into host memory and checked there
  * (gr_check_packet()); a bad one is dropped and counted, never stored.
- * A good one is written with one writev(): the checked header copy, then
- * the rest of the sub-buffer straight from the shared mapping. Only when
+ * In verify mode (the default) the whole sub-buffer is copied into host
+ * memory first and its records are checked on the copy too
+ * (gr_check_records()), so what is stored is exactly what was checked
+ * and babeltrace2 reads it; the copy is written. With verify off, a good
+ * one is written with one writev(): the checked header copy, then the
+ * rest of the sub-buffer straight from the shared mapping. Only when
  * that write completed does cons.consumed move past it, in order, so the
  * guest never reuses a sub-buffer still being read. A failed write stops
  * the VM's stream and the file is cut back to whole packets.
@@ -72,7 +76,7 @@ static int last_packet(struct gr_ring_state *r, uint64_t size)
 	    le64toh(h.stream_instance_id) != r->idx)
 		return -EINVAL;
 	r->next = le64toh(h.packet_seq_num) + 1;
-	r->last_ts_end = le64toh(h.timestamp_end);
+	gr_stream_mark_set(&r->last, &h);
 	return 0;
 }
 
@@ -128,11 +132,18 @@ int cons_open_rings(struct gr_vm *vm, bool resume)
 		struct gr_ring_state *r = &vm->rings[i];
 		struct gr_ring *ring = vm_ring(vm, i);
 		uint64_t size = 0, shm_consumed;
+		unsigned int k;
 
 		r->vm = vm;
 		r->idx = i;
 		r->fd = -1;
 		r->trunc_at = UINT64_MAX;
+		/* at most GR_VERIFY_DEPTH / n_subbufs of the data area */
+		for (k = 0; vm->opts.verify && k < GR_VERIFY_DEPTH; k++) {
+			r->copies[k] = malloc(v->subbuf_size);
+			if (!r->copies[k])
+				return -ENOMEM;
+		}
 		ret = store_open_stream(vm->session_fd, i, resume, &r->fd,
 					&size);
 		if (ret)
@@ -147,7 +158,8 @@ int cons_open_rings(struct gr_vm *vm, bool resume)
 			if (!size || last_packet(r, size))
 				r->next = shm_consumed;
 			else if (r->next - shm_consumed > (1ULL << 63))
-				vm->st.skipped += shm_consumed - r->next;
+				vm->st.skipped = gr_sat_add(vm->st.skipped,
+							    shm_consumed - r->next);
 		} else if (resume) {
 			size = 0;
 			if (ftruncate(r->fd, 0))
@@ -191,9 +203,15 @@ void cons_close_rings(struct gr_vm *vm)
 
 	if (!vm->rings)
 		return;
-	for (i = 0; i < vm->view.nr_rings; i++)
-		if (vm->rings[i].fd >= 0)
-			close(vm->rings[i].fd);
+	for (i = 0; i < vm->view.nr_rings; i++) {
+		struct gr_ring_state *r = &vm->rings[i];
+		unsigned int k;
+
+		if (r->fd >= 0)
+			close(r->fd);
+		for (k = 0; k < GR_VERIFY_DEPTH; k++)
+			free(r->copies[k]);
+	}
 	free(vm->rings);
 	vm->rings = NULL;
 }
@@ -240,6 +258,58 @@ static void log_invalid(struct gr_vm *vm, unsigned int ring, uint64_t seq,
 }
 
 /*
+ * Verify mode: copy sub-buffer @sub into a free copy of @r and check its
+ * records there. The copy is taken between two loads of the commit record
+ * (a seqlock read, spec 6.5, table 10 #4), so a slot the guest restarted
+ * meanwhile (flight mode) is caught. Return: 0 with s->copy set, -EBUSY
+ * if no copy is free (a write must complete first), -ESTALE if the slot
+ * changed under the copy, -EINVAL (*why set) if a record is bad.
+ */
+static int take_copy(struct gr_ring_state *r, struct gr_wslot *s,
+		     const uint8_t *sub, const struct gr_subbuf_rec *shared,
+		     uint64_t rec_seq, uint64_t content, const char **why)
+{
+	struct gr_vm *vm = r->vm;
+	const struct gr_view *v = &vm->view;
+	unsigned int k;
+
+	for (k = 0; k < GR_VERIFY_DEPTH && r->copy_busy[k]; k++)
+		;
+	if (k == GR_VERIFY_DEPTH)
+		return -EBUSY;
+	memcpy(r->copies[k], sub, v->subbuf_size);
+	/* the copy before the re-load of seq: pairs with the guest's
+	 * smp_wmb() after it marked the slot busy (spec 10 #4)
+	 */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (__atomic_load_n(&shared->seq, __ATOMIC_RELAXED) != rec_seq) {
+		*why = "sub-buffer changed while it was copied";
+		return -ESTALE;
+	}
+	/* the header checked is the one in the copy, field for field */
+	if (memcmp(r->copies[k], &s->hdr, sizeof(s->hdr))) {
+		*why = "packet header changed while it was copied";
+		return -ESTALE;
+	}
+	if (gr_check_records(v, vm->events, v->desc_count, r->copies[k],
+			     content, why))
+		return -EINVAL;
+	r->copy_busy[k] = true;
+	s->copy = r->copies[k];
+	return 0;
+}
+
+static void put_copy(struct gr_ring_state *r, struct gr_wslot *s)
+{
+	unsigned int k;
+
+	for (k = 0; s->copy && k < GR_VERIFY_DEPTH; k++)
+		if (r->copies[k] == s->copy)
+			r->copy_busy[k] = false;
+	s->copy = NULL;
+}
+
+/*
  * Examine sub-buffer @seq: drop it (slot DONE, nothing written) or
  * submit its write. Return: true if @seq was taken care of.
  */
@@ -259,10 +329,17 @@ static bool take(struct gr_ring_state *r, uint64_t seq)
 	/* one read of each, into host memory; only the copies are used */
 	memcpy(&rec, vm->region + gr_view_rec_off(v, r->idx, idx), sizeof(rec));
 	memcpy(&s->hdr, sub, sizeof(s->hdr));
-	ret = gr_check_packet(v, r->idx, seq, &rec, &s->hdr, &content, &why);
-	if (!ret && le64toh(s->hdr.timestamp_begin) < r->last_ts_end) {
-		ret = -EINVAL;
-		why = "timestamp_begin is before the previous packet's end";
+	ret = gr_check_packet(v, r->idx, seq, &rec, &s->hdr, &r->last,
+			      &content, &why);
+	s->copy = NULL;
+	if (!ret && vm->opts.verify) {
+		ret = take_copy(r, s, sub, (const struct gr_subbuf_rec *)
+				(vm->region + gr_view_rec_off(v, r->idx, idx)),
+				rec.seq, content, &why);
+		if (ret == -EBUSY)
+			return false;
+		if (ret == -EINVAL)
+			vm->st.invalid_records++;
 	}
 	if (ret) {
 		vm->st.invalid++;
@@ -272,12 +349,15 @@ static bool take(struct gr_ring_state *r, uint64_t seq)
 		return true;
 	}
 	if (vm->opts.quota && vm->usage + v->subbuf_size > vm->opts.quota) {
+		put_copy(r, s);
 		vm_stream_stopped(vm, GR_STOP_QUOTA);
 		return false;
 	}
 	sqe = gr_loop_sqe(&vm->agent->loop, &s->op);
-	if (!sqe)
+	if (!sqe) {
+		put_copy(r, s);
 		return false;
+	}
 
 	s->op.done = write_done;
 	s->r = r;
@@ -286,13 +366,13 @@ static bool take(struct gr_ring_state *r, uint64_t seq)
 	s->len = v->subbuf_size;
 	s->iov[0].iov_base = &s->hdr;
 	s->iov[0].iov_len = sizeof(s->hdr);
-	s->iov[1].iov_base = sub + sizeof(s->hdr);
+	s->iov[1].iov_base = (s->copy ? s->copy : sub) + sizeof(s->hdr);
 	s->iov[1].iov_len = v->subbuf_size - sizeof(s->hdr);
 	io_uring_prep_writev(sqe, r->fd, s->iov, 2, s->off);
 	s->state = GR_SLOT_WRITING;
 	r->inflight++;
 	r->file_off += v->subbuf_size;
-	r->last_ts_end = le64toh(s->hdr.timestamp_end);
+	gr_stream_mark_set(&r->last, &s->hdr);
 	vm->usage += v->subbuf_size;
 	return true;
 }
@@ -322,7 +402,7 @@ static void drain_ring(struct gr_ring_state *r)
 		 */
 		if (r->inflight)
 			return;
-		vm->st.skipped += ahead - (n - 1);
+		vm->st.skipped = gr_sat_add(vm->st.skipped, ahead - (n - 1));
 		r->next += ahead - (n - 1);
 		r->consumed = r->next;
 		store_consumed(ring, r->consumed);
@@ -332,6 +412,7 @@ static void drain_ring(struct gr_ring_state *r)
 		if (!take(r, r->next))
 			break;
 		r->next++;
+		vm->taken++;
 	}
 	advance(r);
 }
@@ -421,6 +502,7 @@ static void write_done(struct gr_op *op, int res, unsigned int flags)
 
 	(void)flags;
 	r->inflight--;
+	put_copy(r, s);
 	if (res == (int)s->len) {
 		s->state = GR_SLOT_DONE;
 		vm->st.packets++;
@@ -493,7 +575,8 @@ int cons_snapshot(struct gr_vm *vm, char *path, size_t len)
 		uint64_t produced = load_produced(ring), first, ready, seq;
 		uint64_t consumed = le64toh(__atomic_load_n(&ring->cons.consumed,
 							    __ATOMIC_RELAXED));
-		uint64_t ts_end = 0, off = 0, content;
+		struct gr_stream_mark last = { 0 };
+		uint64_t off = 0, content;
 		const char *why;
 		int fd;
 
@@ -522,12 +605,14 @@ int cons_snapshot(struct gr_vm *vm, char *path, size_t len)
 			    rec.seq != s1 ||
 			    gr_check_packet(v, i, seq, &rec,
 					    (struct gr_packet_header *)buf,
-					    &content, &why) ||
-			    le64toh(((struct gr_packet_header *)buf)->timestamp_begin) < ts_end) {
+					    &last, &content, &why) ||
+			    (vm->opts.verify &&
+			     gr_check_records(v, vm->events, v->desc_count,
+					      buf, content, &why))) {
 				vm->st.invalid++;
 				continue;
 			}
-			ts_end = le64toh(((struct gr_packet_header *)buf)->timestamp_end);
+			gr_stream_mark_set(&last, (struct gr_packet_header *)buf);
 			if (vm->opts.quota &&
 			    vm->usage + v->subbuf_size > vm->opts.quota) {
 				ret = -EDQUOT;

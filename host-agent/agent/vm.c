@@ -147,10 +147,13 @@ static void ctrl_init(struct gr_vm *vm)
 	vm->ctrl_seq = 0;
 	vm->flush_req = 0;
 	vm->sync_req = 0;
-	/* everything before the magic; pairs with the guest's READ_ONCE of
-	 * magic followed by smp_load_acquire() of seq
-	 */
+	/* everything before the magic (spec 5.1 step 2) */
 	store_rel64(&c->magic, GR_CTRL_MAGIC);
+	/* then seq := seq + 1: the release publishes the whole block and
+	 * the magic; pairs with the guest's smp_load_acquire() of seq,
+	 * which it loads before magic (spec 10 #16)
+	 */
+	store_rel64(&c->seq, ++vm->ctrl_seq);
 }
 
 /* After an agent restart: our own earlier block, read back as counters. */
@@ -662,8 +665,18 @@ void vm_progress(struct gr_vm *vm)
 	}
 }
 
+/*
+ * The storage rate: bytes this agent stored, over its own clock, never a
+ * guest value. A new session restarts st.bytes: the window restarts too.
+ */
 static void update_rate(struct gr_vm *vm, uint64_t now)
 {
+	if (vm->st.bytes < vm->rate_bytes0) {
+		vm->rate_bytes0 = vm->st.bytes;
+		vm->rate_t0 = now;
+		vm->rate_bps = 0;
+		return;
+	}
 	if (now - vm->rate_t0 < 1000 * MS)
 		return;
 	vm->rate_bps = (double)(vm->st.bytes - vm->rate_bytes0) * 1e9 /
@@ -735,16 +748,19 @@ static void arm_timer(struct gr_vm *vm)
 static void timer_done(struct gr_op *op, int res, unsigned int flags)
 {
 	struct gr_vm *vm = container_of(op, struct gr_vm, timer_op);
-	uint64_t before = vm->st.packets + vm->st.invalid;
+	uint64_t before = vm->taken;
 
 	(void)res;
 	(void)flags;
 	vm->st.polls++;
 	vm_tick(vm);
-	/* adaptive interval for polling: shorter while there is work */
-	if (vm->st.packets + vm->st.invalid != before)
-		vm->poll_ns = vm->poll_ns / 2 > GR_POLL_MIN_NS ?
-			      vm->poll_ns / 2 : GR_POLL_MIN_NS;
+	/*
+	 * Adaptive interval (spec 8.5): back to the minimum after a pass
+	 * that found data (examined a sub-buffer; its write completes
+	 * later), doubled after one that found none, up to the maximum.
+	 */
+	if (vm->taken != before)
+		vm->poll_ns = GR_POLL_MIN_NS;
 	else
 		vm->poll_ns = vm->poll_ns * 2 < GR_POLL_MAX_NS ?
 			      vm->poll_ns * 2 : GR_POLL_MAX_NS;
@@ -924,7 +940,7 @@ int vm_add(struct gr_agent *a, const struct gr_vm_opts *o, struct gr_vm **vmp,
 	vm->session_fd = -1;
 	vm->guest_peer = -1;
 	vm->doorbell = !o->plain;
-	vm->poll_ns = GR_POLL_MAX_NS;
+	vm->poll_ns = GR_POLL_MIN_NS;	/* spec 8.5: start at the minimum */
 	vm->timer_op.done = timer_done;
 	vm->listen_op.done = listen_done;
 	for (v = 0; v < GR_NR_VECTORS; v++) {
@@ -1279,12 +1295,18 @@ void vm_get_stats(const struct gr_vm *vm, struct gr_vm_stats *st)
 			(vm->region + gr_view_ring_off(&vm->view, i));
 
 		/* informative only: the guest's own counters */
-		st->guest_events += le64toh(ring->prod.events);
-		st->lost_full += le64toh(ring->prod.lost_full);
-		st->lost_too_big += le64toh(ring->prod.lost_too_big);
-		st->lost_nested += le64toh(ring->prod.lost_nested);
-		st->overwritten += le64toh(ring->prod.overwritten);
-		st->produced += le64toh(ring->prod.produced);
+		st->guest_events = gr_sat_add(st->guest_events,
+					      le64toh(ring->prod.events));
+		st->lost_full = gr_sat_add(st->lost_full,
+					   le64toh(ring->prod.lost_full));
+		st->lost_too_big = gr_sat_add(st->lost_too_big,
+					      le64toh(ring->prod.lost_too_big));
+		st->lost_nested = gr_sat_add(st->lost_nested,
+					     le64toh(ring->prod.lost_nested));
+		st->overwritten = gr_sat_add(st->overwritten,
+					     le64toh(ring->prod.overwritten));
+		st->produced = gr_sat_add(st->produced,
+					  le64toh(ring->prod.produced));
 	}
 }
 
@@ -1308,6 +1330,7 @@ void vm_get_info(const struct gr_vm *vm, struct gr_vm_info *info)
 	info->guest_connected = vm->guest_peer >= 0;
 	info->mode = vm->opts.mode;
 	info->quota = vm->opts.quota;
+	info->verify = vm->opts.verify;
 	info->usage = vm->usage;
 	info->stop_reason = reasons[vm->stop_reason];
 	info->rate_bps = vm->rate_bps;

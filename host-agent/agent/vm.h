@@ -33,7 +33,10 @@ enum gr_slot_state {
  * @state: GR_SLOT_*
  * @hdr: the host-private, validated copy of the packet header: what is
  *	written to disk, whatever the guest does to its own copy meanwhile
- * @iov: @hdr, then the rest of the sub-buffer straight from the region
+ * @iov: @hdr, then the rest of the sub-buffer: straight from the region,
+ *	or, in verify mode, from @copy
+ * @copy: verify mode: the host-private copy being written (one of the
+ *	ring's @copies), NULL otherwise
  */
 struct gr_wslot {
 	struct gr_op op;
@@ -44,7 +47,11 @@ struct gr_wslot {
 	enum gr_slot_state state;
 	struct gr_packet_header hdr;
 	struct iovec iov[2];
+	uint8_t *copy;
 };
+
+/* verify mode: sub-buffer copies per ring, so writes in flight per ring */
+#define GR_VERIFY_DEPTH		2
 
 /**
  * struct gr_ring_state - the host's consumer state of one ring
@@ -55,11 +62,13 @@ struct gr_wslot {
  * @next: next sequence number to examine
  * @consumed: value last stored to cons.consumed: every sequence below it
  *	is on disk or was dropped
- * @last_ts_end: timestamp_end of the last stored packet
+ * @last: the last stored packet (gr_check_packet() checks the next against it)
  * @trunc_at: lowest offset of a failed write, UINT64_MAX if none
  * @inflight: writes submitted, not completed
  * @stopped: a write failed or the quota is used up: no more writes
  * @slots: writes in flight, indexed by seq % GR_MAX_INFLIGHT
+ * @copies: verify mode: GR_VERIFY_DEPTH sub-buffer copies (NULL if off)
+ * @copy_busy: which of @copies a write in flight holds
  */
 struct gr_ring_state {
 	struct gr_vm *vm;
@@ -68,11 +77,13 @@ struct gr_ring_state {
 	uint64_t file_off;
 	uint64_t next;
 	uint64_t consumed;
-	uint64_t last_ts_end;
+	struct gr_stream_mark last;
 	uint64_t trunc_at;
 	unsigned int inflight;
 	bool stopped;
 	struct gr_wslot slots[GR_MAX_INFLIGHT];
+	uint8_t *copies[GR_VERIFY_DEPTH];
+	bool copy_busy[GR_VERIFY_DEPTH];
 };
 
 /* A waiter for an asynchronous command (flush, stop, snapshot) */
@@ -127,6 +138,8 @@ struct gr_vm {
 	/* polling */
 	struct gr_op timer_op;
 	uint64_t poll_ns;		/* current interval */
+	uint64_t taken;			/* sub-buffers examined (stored or
+					 * dropped): did a pass find data? */
 
 	/* the guest's publication, validated */
 	struct gr_region_hdr hdr_copy;

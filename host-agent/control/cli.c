@@ -786,6 +786,8 @@ static const struct cli_cmd cli_cmds[] = {
 	  "  --switch-timer-ms MS deliver partly filled sub-buffers every MS\n"
 	  "                       (0 = off, at most 10000)\n"
 	  "  --quota BYTES        disk space for this VM's traces (e.g. 2G)\n"
+	  "  --verify on|off      check every record on a private copy before\n"
+	  "                       storing it (default on); off = zero copy\n"
 	  "  --owner USER[:GROUP] owner of the shared memory and socket (the\n"
 	  "                       user QEMU runs as)\n"
 	  "Then attach QEMU (guestrelay qemu-args VM) or libvirt\n"
@@ -819,7 +821,8 @@ static const struct cli_cmd cli_cmds[] = {
 	  "domain in to the libvirt hook, with these settings (the vm-add\n"
 	  "options of the same name): --events LIST, --mode stream|flight,\n"
 	  "--size BYTES (shared memory, doorbell or plain), --subbuf-size\n"
-	  "BYTES, --subbufs N, --switch-timer-ms MS, --quota BYTES, and\n"
+	  "BYTES, --subbufs N, --switch-timer-ms MS, --quota BYTES, --verify\n"
+	  "on|off, and "
 	  "--required (libvirt refuses to start the domain untraced).\n" },
 	{ "libvirt-define", run_libvirt_define,
 	  "libvirt-define DOMAIN [--connect URI] [--plain] [--vectors N] "

@@ -286,7 +286,7 @@ bad:
 
 enum {
 	OPT_SIZE, OPT_PLAIN, OPT_MODE, OPT_EVENTS, OPT_SUBBUF_SIZE,
-	OPT_SUBBUFS, OPT_SWITCH_TIMER, OPT_QUOTA, OPT_OWNER,
+	OPT_SUBBUFS, OPT_SWITCH_TIMER, OPT_QUOTA, OPT_OWNER, OPT_VERIFY,
 };
 
 static const struct {
@@ -302,6 +302,7 @@ static const struct {
 	[OPT_SWITCH_TIMER] = { "--switch-timer-ms", true },
 	[OPT_QUOTA] = { "--quota", true },
 	[OPT_OWNER] = { "--owner", true },
+	[OPT_VERIFY] = { "--verify", true },
 };
 
 static int vm_add_opt(struct gr_vm_opts *o, int opt, const char *val,
@@ -372,6 +373,14 @@ static int vm_add_opt(struct gr_vm_opts *o, int opt, const char *val,
 		return 0;
 	case OPT_OWNER:
 		return parse_owner(o, val, flags, err, errlen);
+	case OPT_VERIFY:
+		if (strcmp(val, "on") && strcmp(val, "off")) {
+			set_err(err, errlen, "--verify is on or off, not '%s'",
+				val);
+			return -EINVAL;
+		}
+		o->verify = !strcmp(val, "on");
+		return 0;
 	}
 	set_err(err, errlen, "%s: internal error", name);
 	return -EINVAL;
@@ -381,15 +390,37 @@ bad_size:
 	return -EINVAL;
 }
 
+/* the index of @arg ("--name" or "--name=value") in vm_add_opts, or -1 */
+static int vm_opt_find(const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	size_t n, len = eq ? (size_t)(eq - arg) : strlen(arg);
+
+	for (n = 0; n < sizeof(vm_add_opts) / sizeof(vm_add_opts[0]); n++)
+		if (strlen(vm_add_opts[n].name) == len &&
+		    !strncmp(arg, vm_add_opts[n].name, len))
+			return (int)n;
+	return -1;
+}
+
+int ctl_vm_opt_arity(const char *arg)
+{
+	int n = vm_opt_find(arg);
+
+	if (n < 0)
+		return -1;
+	return vm_add_opts[n].has_arg && !strchr(arg, '=');
+}
+
 int ctl_parse_vm_add(struct gr_vm_opts *o, int argc, char **argv,
 		     unsigned int flags, char *err, size_t errlen)
 {
 	const char *name = NULL, *val, *eq;
-	size_t n, len;
-	int i, ret;
+	int i, n, ret;
 
 	memset(o, 0, sizeof(*o));
 	o->mode = GR_MODE_STREAM;
+	o->verify = true;
 	o->uid = (uint32_t)-1;
 	o->gid = (uint32_t)-1;
 	for (i = 0; i < argc; i++) {
@@ -405,15 +436,11 @@ int ctl_parse_vm_add(struct gr_vm_opts *o, int argc, char **argv,
 			continue;
 		}
 		eq = strchr(arg, '=');
-		len = eq ? (size_t)(eq - arg) : strlen(arg);
-		for (n = 0; n < sizeof(vm_add_opts) / sizeof(vm_add_opts[0]);
-		     n++)
-			if (strlen(vm_add_opts[n].name) == len &&
-			    !strncmp(arg, vm_add_opts[n].name, len))
-				break;
-		if (n == sizeof(vm_add_opts) / sizeof(vm_add_opts[0])) {
+		n = vm_opt_find(arg);
+		if (n < 0) {
 			set_err(err, errlen, "vm-add has no option '%.*s'",
-				(int)len, arg);
+				(int)(eq ? (size_t)(eq - arg) : strlen(arg)),
+				arg);
 			return -EINVAL;
 		}
 		if (!vm_add_opts[n].has_arg) {
@@ -432,7 +459,7 @@ int ctl_parse_vm_add(struct gr_vm_opts *o, int argc, char **argv,
 				vm_add_opts[n].name);
 			return -EINVAL;
 		}
-		ret = vm_add_opt(o, (int)n, val, flags, err, errlen);
+		ret = vm_add_opt(o, n, val, flags, err, errlen);
 		if (ret)
 			return ret;
 	}
@@ -474,6 +501,8 @@ void ctl_vm_add_args(FILE *f, const struct gr_vm_opts *o)
 			o->switch_timer_us / 1000);
 	if (o->quota)
 		fprintf(f, " --quota %" PRIu64, o->quota);
+	if (!o->verify)
+		fputs(" --verify off", f);
 	if (o->own) {
 		fprintf(f, " --owner %" PRIu32, o->uid);
 		if (o->gid != (uint32_t)-1)
@@ -1153,7 +1182,8 @@ static void status_text(FILE *f, const struct gr_vm_info *in)
 	}
 
 	put_row(f, "mode");
-	fprintf(f, "%s\n", ctl_mode_name(in->mode));
+	fprintf(f, "%s, records %s\n", ctl_mode_name(in->mode),
+		in->verify ? "verified (copy)" : "not verified (zero copy)");
 	put_row(f, "events");
 	ctl_put_text(f, in->events[0] ? in->events : "none");
 	fputc('\n', f);
@@ -1175,8 +1205,9 @@ static void status_text(FILE *f, const struct gr_vm_info *in)
 		st->lost_full, st->lost_too_big, st->lost_nested,
 		st->overwritten);
 	put_row(f, "invalid");
-	fprintf(f, "%" PRIu64 " sub-buffers dropped, %" PRIu64 " skipped, %"
-		PRIu64 " write errors, %" PRIu64 " bad headers\n", st->invalid,
+	fprintf(f, "%" PRIu64 " sub-buffers dropped (%" PRIu64 " for a bad "
+		"record), %" PRIu64 " skipped, %" PRIu64 " write errors, %"
+		PRIu64 " bad headers\n", st->invalid, st->invalid_records,
 		st->skipped, st->write_errors, st->bad_region);
 	put_row(f, "doorbells");
 	fprintf(f, "in %" PRIu64 ", out %" PRIu64 ", polls %" PRIu64 "\n",
@@ -1241,6 +1272,7 @@ static void status_json(struct ctl_json *j, const struct gr_vm_info *in)
 	ctl_json_string(j, "device", in->doorbell ? "doorbell" : "plain");
 	ctl_json_bool(j, "connected", in->guest_connected);
 	ctl_json_string(j, "mode", ctl_mode_name(in->mode));
+	ctl_json_bool(j, "verify", in->verify);
 	ctl_json_u64(j, "nr_rings", in->nr_rings);
 	ctl_json_u64(j, "subbuf_size", in->subbuf_size);
 	ctl_json_u64(j, "n_subbufs", in->n_subbufs);
@@ -1261,6 +1293,7 @@ static void status_json(struct ctl_json *j, const struct gr_vm_info *in)
 	ctl_json_u64(j, "packets", st->packets);
 	ctl_json_u64(j, "bytes", st->bytes);
 	ctl_json_u64(j, "invalid", st->invalid);
+	ctl_json_u64(j, "invalid_records", st->invalid_records);
 	ctl_json_u64(j, "skipped", st->skipped);
 	ctl_json_u64(j, "doorbells_in", st->doorbells_in);
 	ctl_json_u64(j, "doorbells_out", st->doorbells_out);

@@ -147,6 +147,17 @@ int ctl_parse_vm_add(struct gr_vm_opts *o, int argc, char **argv,
 		     unsigned int flags, char *err, size_t errlen);
 
 /**
+ * ctl_vm_opt_arity() - is @arg an option of `vm-add`, and does it take a
+ * value in the next argument?
+ * @arg: "--name" or "--name=value"
+ *
+ * Context: any.
+ * Return: -1 if not an option of vm-add; 1 if its value is the next
+ * argument; 0 if it takes none or carries it after '='.
+ */
+int ctl_vm_opt_arity(const char *arg);
+
+/**
  * ctl_vm_add_args() - the canonical request arguments for @o
  * @f: the request being built; each argument is written with a leading
  *	space, percent-encoded

@@ -53,6 +53,7 @@ static const char *const meta_attr[GR_META_NR] = {
 	[GR_META_SUBBUFS] = "subbufs",
 	[GR_META_SWITCH_TIMER] = "switch-timer-ms",
 	[GR_META_QUOTA] = "quota",
+	[GR_META_VERIFY] = "verify",
 };
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -972,7 +973,8 @@ static int parse_ours(xmlNodePtr n, struct hook_dom *d, char *err,
 		if (i == GR_META_NR) {
 			set_err(err, errlen, "unknown attribute '%.64s' "
 				"(events, mode, size, subbuf-size, subbufs, "
-				"switch-timer-ms, quota, required)", name);
+				"switch-timer-ms, quota, verify, required)",
+				name);
 			xmlFree(v);
 			return -EINVAL;
 		}

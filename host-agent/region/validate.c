@@ -9,10 +9,10 @@
  * return a negative errno and set *why (when @why is not NULL) to a static
  * string naming the first rule that failed.
  *
- * Reserved fields: a guest of our minor or older (abi_minor <=
- * GR_ABI_MINOR) must leave every reserved field zero, so that a later minor
- * can give them meaning; reserved fields of a newer guest are ignored, as
- * are bits of guest_features this host does not know. Unknown bits in
+ * Reserved fields are never checked (spec 2.4: a reader MUST NOT reject a
+ * region because a reserved byte is non-zero; a later minor may give them
+ * meaning behind a feature bit), nor are bits of guest_features this host
+ * does not know. Unknown bits in
  * gr_region_hdr.flags, gr_event_desc.flags and gr_field_desc.flags are
  * always rejected: they change how the layout or a record is read.
  */
@@ -38,20 +38,18 @@ static int bad(const char **why, const char *msg)
 	return reject(why, msg, -EINVAL);
 }
 
+/* GR_TS_MAX_NS in ticks of @freq (<= GR_MAX_CLOCK_FREQ: no overflow) */
+static uint64_t ts_max_ticks(uint64_t freq)
+{
+	unsigned __int128 t = (unsigned __int128)GR_TS_MAX_NS * freq /
+			      1000000000U;
+
+	return t >= UINT64_MAX ? UINT64_MAX - 1 : (uint64_t)t;
+}
+
 static int is_pow2(uint64_t x)
 {
 	return x && !(x & (x - 1));
-}
-
-static int all_zero(const void *p, size_t len)
-{
-	const uint8_t *b = p;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (b[i])
-			return 0;
-	return 1;
 }
 
 /* identifiers: [a-z_][a-z0-9_]* */
@@ -271,6 +269,8 @@ static int check_geometry(const struct gr_region_hdr *h, struct gr_view *v,
 		return bad(why, "max_event_size is not a multiple of 8");
 
 	v->desc_count = le32toh(h->desc_count);
+	if (!v->desc_count)		/* H3: [1, GR_MAX_EVENTS] */
+		return bad(why, "desc_count is 0 (no event to describe)");
 	if (v->desc_count > GR_MAX_EVENTS)
 		return bad(why, "desc_count is above GR_MAX_EVENTS");
 	v->desc_stride = le32toh(h->desc_stride);
@@ -284,6 +284,7 @@ static int check_geometry(const struct gr_region_hdr *h, struct gr_view *v,
 		return bad(why, "clock_freq is 0");
 	if (v->clock_freq > GR_MAX_CLOCK_FREQ)
 		return bad(why, "clock_freq is above 10 GHz");
+	v->ts_max = ts_max_ticks(v->clock_freq);
 	return 0;
 }
 
@@ -503,18 +504,13 @@ int gr_check_region_hdr(const struct gr_region_hdr *copy,
 	if (ret)
 		return ret;
 
-	if (v.abi_minor <= GR_ABI_MINOR &&
-	    (copy->reserved0 || !all_zero(copy->reserved,
-					  sizeof(copy->reserved))))
-		return bad(why, "reserved header bytes are not zero");
-
 	*out = v;
 	return 0;
 }
 
 static int check_field(const struct gr_field_desc *f, struct gr_field_view *fv,
 		       uint16_t payload_size, int last, int varlen,
-		       int zero_reserved, const char **why)
+		       const char **why)
 {
 	uint32_t end;
 
@@ -528,8 +524,6 @@ static int check_field(const struct gr_field_desc *f, struct gr_field_view *fv,
 	}
 	if (!strcmp(f->name, "_"))
 		return bad(why, "field name \"_\" is empty once its '_' is stripped");
-	if (gr_is_tsdl_keyword(f->name))
-		return bad(why, "field name is a TSDL keyword");
 	if (!strncmp(f->name, "_gr_", 4))
 		return bad(why, "field name starts with _gr_ (reserved for the host's padding)");
 
@@ -569,8 +563,6 @@ static int check_field(const struct gr_field_desc *f, struct gr_field_view *fv,
 	end = (uint32_t)fv->offset + fv->size;	/* u16 + u16: no overflow */
 	if (end > payload_size)
 		return bad(why, "field extends beyond payload_size");
-	if (zero_reserved && f->reserved)
-		return bad(why, "reserved field bytes are not zero");
 
 	memset(fv->name, 0, sizeof(fv->name));
 	strcpy(fv->name, f->name);
@@ -600,16 +592,17 @@ static int names_clash(const char *a, const char *b)
  * Checks: id == @index; name and system are identifiers (see
  * gr_is_identifier()); flags known; nr_fields <= GR_MAX_FIELDS;
  * 16 + payload_size <= max_event_size; each used field has an identifier
- * name that is not a TSDL keyword and is unique in the event (also once one
- * leading '_' is ignored, as CTF readers strip it), a known type, an
+ * name that is unique in the event (also once one leading '_' is ignored,
+ * as CTF readers strip it), a known type, an
  * integer size of 1, 2, 4 or 8, a non-zero CHARS or STRING size, flags only
  * on integers, and lies inside payload_size; fields do not overlap; a STRING
  * field is the last one and only in a VARLEN event, and a VARLEN event ends
- * with one. Entries of @copy->fields past nr_fields are ignored. Reserved
- * fields must be zero for a guest of our minor or older.
+ * with one. Entries of @copy->fields past nr_fields and reserved bytes are
+ * ignored (spec 2.4).
  *
- * Event and system names are not checked against TSDL keywords: the CTF
- * writer emits them inside string literals, where identifiers are safe.
+ * No name is checked against TSDL keywords: the CTF writer emits event and
+ * system names inside string literals and every field name with a leading
+ * '_' (spec 7.5), so "string" or "align" are ordinary field names.
  *
  * Context: any; does not sleep.
  * Return: 0 if @copy is acceptable, -EINVAL otherwise.
@@ -619,7 +612,6 @@ int gr_check_event_desc(const struct gr_view *v,
 			struct gr_event_view *out, const char **why)
 {
 	struct gr_event_view ev;
-	int zero_reserved = v->abi_minor <= GR_ABI_MINOR;
 	int varlen, ret;
 	unsigned int i, j;
 
@@ -651,8 +643,6 @@ int gr_check_event_desc(const struct gr_view *v,
 	if (ev.flags & ~(uint16_t)GR_EVENT_KNOWN_FLAGS)
 		return bad(why, "unknown bits in event flags");
 	varlen = !!(ev.flags & GR_EVENT_F_VARLEN);
-	if (zero_reserved && copy->reserved)
-		return bad(why, "reserved event descriptor bytes are not zero");
 
 	ev.payload_size = le16toh(copy->payload_size);
 	if ((uint32_t)ev.payload_size + sizeof(struct gr_event_header) >
@@ -670,8 +660,7 @@ int gr_check_event_desc(const struct gr_view *v,
 		struct gr_field_view *fv = &ev.fields[i];
 
 		ret = check_field(&copy->fields[i], fv, ev.payload_size,
-				  i + 1 == ev.nr_fields, varlen, zero_reserved,
-				  why);
+				  i + 1 == ev.nr_fields, varlen, why);
 		if (ret)
 			return ret;
 		if (i && fv->offset < ev.fields[i - 1].offset)
@@ -764,6 +753,7 @@ int gr_check_counters(const struct gr_view *v, uint64_t produced,
  * @rec_copy: host-private copy of the slot's commit record, taken after an
  *	acquire load of its seq
  * @hdr_copy: host-private copy of the sub-buffer's packet header
+ * @last: the stream's last stored packet, or NULL if none is known
  * @content_bytes: receives content_size / 8 (header and events)
  * @why: receives a static reason on failure; may be NULL
  *
@@ -773,8 +763,11 @@ int gr_check_counters(const struct gr_view *v, uint64_t produced,
  * subbuf_size * 8, content_size a multiple of 64 bits (records are 8-byte
  * aligned and the header is 72 bytes, so content is whole 8-byte words), in
  * [packet_header_size * 8, packet_size] and == rec.bytes * 8, packet_seq_num
- * == @expected_seq, timestamp_begin <= timestamp_end, reserved fields zero
- * for a guest of our minor or older. events_discarded may hold any value.
+ * == @expected_seq, timestamp_begin <= timestamp_end <= ts_max,
+ * events_discarded not 2^64 - 1 (babeltrace2 2.0 asserts on it), and,
+ * against @last, timestamp_begin >= its timestamp_end and events_discarded
+ * >= its events_discarded. Together these are what babeltrace2 needs of a
+ * packet header to read the stream (spec H9); reserved bytes are ignored.
  *
  * Context: any; does not sleep.
  * Return: 0 if the sub-buffer may be stored; -EBUSY if the guest is writing
@@ -784,13 +777,16 @@ int gr_check_counters(const struct gr_view *v, uint64_t produced,
 int gr_check_packet(const struct gr_view *v, unsigned int ring,
 		    uint64_t expected_seq, const struct gr_subbuf_rec *rec_copy,
 		    const struct gr_packet_header *hdr_copy,
-		    uint64_t *content_bytes, const char **why)
+		    const struct gr_stream_mark *last, uint64_t *content_bytes,
+		    const char **why)
 {
+	uint64_t ts_begin = le64toh(hdr_copy->timestamp_begin);
+	uint64_t ts_end = le64toh(hdr_copy->timestamp_end);
+	uint64_t discarded = le64toh(hdr_copy->events_discarded);
 	uint64_t seq = le64toh(rec_copy->seq);
 	uint64_t content = le64toh(hdr_copy->content_size);
 	uint64_t packet = le64toh(hdr_copy->packet_size);
 	uint32_t cpu = le32toh(hdr_copy->cpu_id);
-	int zero_reserved = v->abi_minor <= GR_ABI_MINOR;
 	uint64_t ahead;
 
 	if (ring >= v->nr_rings)
@@ -803,8 +799,6 @@ int gr_check_packet(const struct gr_view *v, unsigned int ring,
 			return reject(why, "sub-buffer was overwritten", -ESTALE);
 		return bad(why, "commit record seq is not the expected one");
 	}
-	if (zero_reserved && rec_copy->reserved)
-		return bad(why, "reserved commit record bytes are not zero");
 
 	if (le32toh(hdr_copy->magic) != GR_CTF_MAGIC)
 		return bad(why, "bad packet magic");
@@ -828,14 +822,33 @@ int gr_check_packet(const struct gr_view *v, unsigned int ring,
 		return bad(why, "content_size differs from the commit record");
 	if (le64toh(hdr_copy->packet_seq_num) != expected_seq)
 		return bad(why, "packet_seq_num is not the expected one");
-	if (le64toh(hdr_copy->timestamp_begin) >
-	    le64toh(hdr_copy->timestamp_end))
+	if (ts_begin > ts_end)
 		return bad(why, "timestamp_begin is after timestamp_end");
-	if (zero_reserved && hdr_copy->reserved)
-		return bad(why, "reserved packet header bytes are not zero");
+	if (ts_end > v->ts_max)
+		return bad(why, "timestamp_end is beyond 2^62 ns");
+	if (discarded == UINT64_MAX)
+		return bad(why, "events_discarded is 2^64 - 1");
+	if (last && ts_begin < last->ts_end)
+		return bad(why, "timestamp_begin is before the previous packet's end");
+	if (last && discarded < last->discarded)
+		return bad(why, "events_discarded went down");
 
 	*content_bytes = content / 8;
 	return 0;
+}
+
+/**
+ * gr_stream_mark_set() - remember a stored packet as its stream's last
+ * @m: the stream's mark
+ * @hdr_copy: the packet header that gr_check_packet() accepted
+ *
+ * Context: any; does not sleep.
+ */
+void gr_stream_mark_set(struct gr_stream_mark *m,
+			const struct gr_packet_header *hdr_copy)
+{
+	m->ts_end = le64toh(hdr_copy->timestamp_end);
+	m->discarded = le64toh(hdr_copy->events_discarded);
 }
 
 /**
@@ -885,6 +898,74 @@ int gr_check_event_header(const struct gr_event_header *copy,
 		return bad(why, "record size outside the event's range");
 	}
 	*out = r;
+	return 0;
+}
+
+/**
+ * gr_check_records() - check every record of a packet copy (verify mode)
+ * @v: view of the region header
+ * @events: validated descriptors, @events[i] describing event id i
+ * @nr_events: entries in @events
+ * @packet: host-private copy of the packet, at least @content_bytes long,
+ *	whose header passed gr_check_packet()
+ * @content_bytes: content_size / 8, from gr_check_packet()
+ * @why: receives a static reason on failure; may be NULL
+ *
+ * Walks the records from the end of the packet header: each passes
+ * gr_check_event_header(); the walk ends exactly at @content_bytes; record
+ * timestamps never decrease and lie in [timestamp_begin, timestamp_end];
+ * the string of a VARLEN event ends with a NUL in the record's last
+ * 8-byte word, which is where a CTF reader, decoding the string and the
+ * record's align(64) tail, expects the next record. These are the rules
+ * a reader needs of records (spec H24): a packet that passes them is
+ * decoded by babeltrace2 record by record as the guest meant it.
+ *
+ * Context: any; does not sleep; at most subbuf_size / 16 records.
+ * Return: 0 or -EINVAL.
+ */
+int gr_check_records(const struct gr_view *v,
+		     const struct gr_event_view *events, unsigned int nr_events,
+		     const void *packet, uint64_t content_bytes,
+		     const char **why)
+{
+	const struct gr_packet_header *ph = packet;
+	const uint8_t *p = packet;
+	uint64_t off = v->packet_header_size;
+	uint64_t ts = le64toh(ph->timestamp_begin);
+	uint64_t ts_end = le64toh(ph->timestamp_end);
+	int ret;
+
+	while (off < content_bytes) {
+		const struct gr_event_view *ev;
+		struct gr_event_header eh;
+		struct gr_record_view r;
+
+		memcpy(&eh, p + off, sizeof(eh));
+		ret = gr_check_event_header(&eh, events, nr_events,
+					    content_bytes - off, &r, why);
+		if (ret)
+			return ret;
+		if (r.timestamp < ts)
+			return bad(why, "record timestamp goes backwards");
+		if (r.timestamp > ts_end)
+			return bad(why, "record timestamp is after timestamp_end");
+		ts = r.timestamp;
+		ev = &events[r.id];
+		if (ev->flags & GR_EVENT_F_VARLEN) {
+			const struct gr_field_view *f =
+				&ev->fields[ev->nr_fields - 1];
+			uint64_t str = off + sizeof(eh) + f->offset;
+			uint64_t end = off + r.size;
+			const uint8_t *nul = memchr(p + str, 0, end - str);
+
+			/* min_record keeps str < end */
+			if (!nul)
+				return bad(why, "string is not terminated in its record");
+			if ((uint64_t)(nul - p) + 1 <= end - GR_RECORD_ALIGN)
+				return bad(why, "record is longer than its string");
+		}
+		off += r.size;
+	}
 	return 0;
 }
 

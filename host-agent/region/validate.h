@@ -70,6 +70,8 @@
  * @subbuf_rec_offset: commit records, 16-byte aligned
  * @data_offset: sub-buffers, GR_PAGE_SIZE aligned
  * @clock_freq: 1..GR_MAX_CLOCK_FREQ
+ * @ts_max: the largest timestamp a packet may carry: GR_TS_MAX_NS in ticks
+ *	of @clock_freq (spec H9)
  * @clock_name: an identifier [a-z_][a-z0-9_]* that is not a TSDL keyword,
  *	so usable bare as a TSDL clock name
  * @kernel_release: sanitized copy, see below
@@ -86,6 +88,27 @@
  * string literal and on a terminal. They are NOT file names: never build a
  * path from them.
  */
+/*
+ * Timestamps above this many ns since the clock's origin are refused in
+ * packet headers (spec H9): a CTF reader adds the clock offset (host
+ * realtime, below 2^62 ns until the year 2116) and holds the sum in an
+ * int64_t; babeltrace2 2.0 cannot index a stream past that.
+ */
+#define GR_TS_MAX_NS	(1ULL << 62)
+
+/**
+ * struct gr_stream_mark - what the host keeps of a stream's last packet
+ * @ts_end: its timestamp_end; the next packet may not begin before it
+ * @discarded: its events_discarded (cumulative, spec 6.11); the next
+ *	packet's may not be smaller
+ *
+ * Zero before a stream's first packet.
+ */
+struct gr_stream_mark {
+	uint64_t ts_end;
+	uint64_t discarded;
+};
+
 struct gr_view {
 	uint64_t region_size;
 	uint64_t features;
@@ -106,6 +129,7 @@ struct gr_view {
 	uint64_t subbuf_rec_offset;
 	uint64_t data_offset;
 	uint64_t clock_freq;
+	uint64_t ts_max;
 	char clock_name[GR_CLOCK_NAME_LEN];
 	char kernel_release[GR_RELEASE_LEN];
 	char nodename[GR_NODENAME_LEN];
@@ -116,7 +140,7 @@ struct gr_view {
  * struct gr_field_view - validated, CPU-endian copy of one field descriptor
  */
 struct gr_field_view {
-	char name[GR_FIELD_NAME_LEN];	/* identifier, unique, not a keyword */
+	char name[GR_FIELD_NAME_LEN];	/* identifier, unique in its event */
 	uint16_t offset;		/* offset + size <= payload_size */
 	uint16_t size;			/* INTEGER: 1, 2, 4, 8; else >= 1 */
 	uint8_t type;			/* GR_FIELD_INTEGER, _CHARS or _STRING */
@@ -166,7 +190,14 @@ int gr_check_counters(const struct gr_view *v, uint64_t produced,
 int gr_check_packet(const struct gr_view *v, unsigned int ring,
 		    uint64_t expected_seq, const struct gr_subbuf_rec *rec_copy,
 		    const struct gr_packet_header *hdr_copy,
-		    uint64_t *content_bytes, const char **why);
+		    const struct gr_stream_mark *last, uint64_t *content_bytes,
+		    const char **why);
+void gr_stream_mark_set(struct gr_stream_mark *m,
+			const struct gr_packet_header *hdr_copy);
+int gr_check_records(const struct gr_view *v,
+		     const struct gr_event_view *events, unsigned int nr_events,
+		     const void *packet, uint64_t content_bytes,
+		     const char **why);
 int gr_check_event_names(const struct gr_event_view *events, unsigned int nr,
 			 const char **why);
 int gr_check_event_header(const struct gr_event_header *copy,

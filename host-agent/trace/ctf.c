@@ -216,11 +216,13 @@ static void pad_bytes(struct sbuf *b, uint32_t from, uint32_t to)
 		  "base = 16; } " GR_CTF_PAD_PREFIX "%u[%u];\n", from, to - from);
 }
 
-/* emitted as "_<name>": an identifier, no keyword, not in the "_gr_" space */
+/*
+ * emitted as "_<name>": an identifier (a TSDL keyword is fine once
+ * prefixed), not in the "_gr_" space
+ */
 static int field_name_ok(const struct gr_field_view *f)
 {
 	return gr_is_identifier(f->name, sizeof(f->name)) &&
-	       !gr_is_tsdl_keyword(f->name) &&
 	       strncmp(f->name, GR_CTF_RESERVED_PREFIX,
 		       sizeof(GR_CTF_RESERVED_PREFIX) - 1);
 }

@@ -165,7 +165,7 @@ static int check_stored_packet(const struct gr_view *v, unsigned int ring,
 	rec.seq = ph->packet_seq_num;
 	/* exact whenever content_size <= packet_size, which is checked first */
 	rec.bytes = htole32((uint32_t)(cs / 8));
-	ret = gr_check_packet(v, ring, seq, &rec, &copy, content, why);
+	ret = gr_check_packet(v, ring, seq, &rec, &copy, NULL, content, why);
 	if (!ret)
 		*psize = ps / 8;
 	return ret;

@@ -14,6 +14,8 @@
 #
 # 1. ingest: a fake guest writes as fast as it can (--max, 2 CPUs, 4000-byte
 #    fake_seq events) into the agent (doorbell device, 16 MiB region),
+#    once in verify mode (the default: a private copy, records checked)
+#    and once with --verify off (zero copy, headers checked only),
 #    sub-buffers of 64 KiB, 256 KiB and 1 MiB (the host's wish). GB/s =
 #    bytes stored / (guest start .. guest exit, which waits until all it
 #    produced is consumed); CPU s/GB = the agent's utime+stime
@@ -155,11 +157,15 @@ conditions() {
 
 # ---- 1. ingest (and doorbells per sub-buffer) ------------------------
 
+# ingest_agent SB on|off: the agent in verify mode (the default: one copy
+# of each sub-buffer, every record checked) or zero copy (--verify off)
 ingest_agent() {
-	local sb=$1 vm f t0 t1 c0 c1 sess bytes lost pk dbi
+	local sb=$1 verify=$2 kind=agent vm f t0 t1 c0 c1 sess bytes lost pk dbi
 
-	mkvm vm "bi$sb-$rep"
-	if ! gr vm-add "$vm" --events all --subbuf-size "$sb"; then
+	[ "$verify" = off ] && kind=agentzc
+	mkvm vm "bi$sb$verify-$rep"
+	if ! gr vm-add "$vm" --events all --subbuf-size "$sb" \
+		--verify "$verify"; then
 		fail "vm-add: $err"
 		return
 	fi
@@ -180,9 +186,13 @@ ingest_agent() {
 	pk=$(vm_json "$vm" stats.packets)
 	dbi=$(vm_json "$vm" stats.doorbells_in)
 	lost=$(la_stat "$la_tmp/fg.stats" total.lost)
-	echo "agent	$sb	$rep	$bytes	$((t1 - t0))	$((c1 - c0))	$lost	$pk	$dbi	$NSB" \
+	echo "$kind	$sb	$rep	$bytes	$((t1 - t0))	$((c1 - c0))	$lost	$pk	$dbi	$NSB" \
 		>>"$RAW/ingest.tsv"
-	[ "$bytes" -gt 0 ] || fail "agent stored nothing ($sb)"
+	[ "$bytes" -gt 0 ] || fail "agent stored nothing ($sb, verify $verify)"
+	if [ "$verify" = off ]; then
+		cleanup_vm "$vm"
+		return
+	fi
 	# dd: the same bytes, tmpfs -> tmpfs, one dd per stream file
 	# shellcheck disable=SC2016 # expanded by the inner shell
 	/usr/bin/time -f "%e %U %S" -o "$la_tmp/dd.time" bash -c '
@@ -339,7 +349,8 @@ if has ingest; then
 	for rep in $(seq "$REPS"); do
 		for sb in $SBS; do
 			NSB=
-			ingest_agent "$sb"
+			ingest_agent "$sb" on
+			ingest_agent "$sb" off
 			[ -n "$NSB" ] && ingest_copy "$sb"
 		done
 	done

@@ -126,8 +126,9 @@ def ingest(raw, out, md):
     if not r:
         return
     sbs = sorted({int(x[1]) for x in r})
-    kinds = [("agent", "guestrelay agent"), ("copy", "copy consumer"),
-             ("dd", "dd tmpfs -> tmpfs")]
+    kinds = [("agent", "guestrelay agent (verify: copy + record checks)"),
+             ("agentzc", "guestrelay agent, --verify off (zero copy)"),
+             ("copy", "copy consumer"), ("dd", "dd tmpfs -> tmpfs")]
     gbps = {}
     cpu = {}
     lost = {}

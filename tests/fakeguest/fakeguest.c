@@ -408,7 +408,7 @@ static void fg_usage(FILE *f)
 "\n"
 "Hostile (for the agent's robustness tests; starts from a valid layout):\n"
 "  --hostile KIND         magic, geometry, strings, counters, packets,\n"
-"                         race, flood or random\n"
+"                         race, flood, random or records\n"
 "  --hostile-delay MS     valid operation before the damage (default 300)\n"
 "  --hostile-period MS    time between damage steps (default 100)\n"
 "  --seed S               random seed of the hostile modes (default 1)\n"

@@ -55,6 +55,7 @@ enum fg_hostile {
 	FG_HOSTILE_RACE,	/* rewrites produced packets while read */
 	FG_HOSTILE_FLOOD,	/* doorbell storm on the host's eventfds */
 	FG_HOSTILE_RANDOM,	/* random bytes over the whole region */
+	FG_HOSTILE_RECORDS,	/* valid packet headers, damaged records */
 };
 
 /* Kinds of synthetic events; see fg_events.c */

@@ -158,7 +158,8 @@ int fg_subbuf_start(struct gr_buf *buf, void *subbuf, void *prev_subbuf,
 	struct fakeguest *fg = buf->chan->private_data;
 
 	if (prev_subbuf) {
-		if (fg->opt.hostile == FG_HOSTILE_PACKETS &&
+		if ((fg->opt.hostile == FG_HOSTILE_PACKETS ||
+		     fg->opt.hostile == FG_HOSTILE_RECORDS) &&
 		    __atomic_load_n(&fg->hostile_armed, __ATOMIC_ACQUIRE))
 			fg_hostile_packet(fg, buf, prev_subbuf);
 		__atomic_fetch_add(&fg->rings[buf->index].finished, 1,

@@ -20,7 +20,8 @@
  *   strings   re-publications with an unterminated kernel_release, a
  *             nodename full of TSDL syntax, clock names that are a
  *             keyword, unterminated or TSDL syntax, event and field names
- *             unterminated, with TSDL syntax, a keyword, an empty system,
+ *             unterminated, with TSDL syntax, with the host's _gr_ prefix,
+ *             an empty system,
  *             a duplicate field; then a valid one
  *   counters  prod.produced of every ring stored far ahead (+10^12),
  *             backwards (-5), at 2^63 and at 2^64 - 1; lost counters and
@@ -37,6 +38,10 @@
  *   flood     a doorbell storm on both of the host's eventfds
  *   random    random bytes over the whole region (keeping a valid magic;
  *             or under a valid re-published header; or everything)
+ *   records   every second finished packet keeps a valid header but one
+ *             record is damaged: an unknown id, a size that breaks the
+ *             chain, a timestamp after the packet's end (what only the
+ *             host's verify mode catches, spec H24)
  */
 #include <sched.h>
 
@@ -52,6 +57,7 @@ static const char *const fg_hostile_names[] = {
 	[FG_HOSTILE_RACE] = "race",
 	[FG_HOSTILE_FLOOD] = "flood",
 	[FG_HOSTILE_RANDOM] = "random",
+	[FG_HOSTILE_RECORDS] = "records",
 };
 
 /**
@@ -65,7 +71,7 @@ int fg_hostile_parse(const char *s, enum fg_hostile *kind)
 {
 	unsigned int i;
 
-	for (i = FG_HOSTILE_MAGIC; i <= FG_HOSTILE_RANDOM; i++) {
+	for (i = FG_HOSTILE_MAGIC; i <= FG_HOSTILE_RECORDS; i++) {
 		if (!strcmp(s, fg_hostile_names[i])) {
 			*kind = (enum fg_hostile)i;
 			return 0;
@@ -258,8 +264,9 @@ static void fg_mut_strings(struct fakeguest *fg, struct fg_pub *p,
 		fg_set_text(d1->name, sizeof(d1->name), "fake\"; }; event {");
 		break;
 	case 7:
+		/* a keyword is a fine field name (spec 7.5); this is not */
 		fg_set_text(d0->fields[0].name, sizeof(d0->fields[0].name),
-			    "string");
+			    "_gr_pad0");
 		break;
 	case 8:
 		memset(d0->fields[1].name, 'y', sizeof(d0->fields[1].name));
@@ -551,6 +558,23 @@ void fg_hostile_packet(struct fakeguest *fg, struct gr_buf *buf,
 
 	if (!(rs->corrupt_turn++ % 2))
 		return;
+	if (fg->opt.hostile == FG_HOSTILE_RECORDS) {
+		/* the first record, right after the header; the header stays */
+		struct gr_event_header *eh = (void *)(ph + 1);
+
+		switch (rs->corrupted++ % 3) {
+		case 0:
+			eh->id = cpu_to_le16(0xffff);
+			break;
+		case 1:
+			eh->size = cpu_to_le16(le16_to_cpu(eh->size) + 8);
+			break;
+		default:
+			eh->timestamp = cpu_to_le64(~0ULL >> 3);
+			break;
+		}
+		return;
+	}
 	switch (rs->corrupted++ % 8) {
 	case 0:
 		ph->magic = cpu_to_le32(0xdeadbeef);
@@ -597,6 +621,7 @@ static void *fg_hostile_main(void *arg)
 	__atomic_store_n(&fg->hostile_armed, 1, __ATOMIC_RELEASE);
 	switch (fg->opt.hostile) {
 	case FG_HOSTILE_PACKETS:
+	case FG_HOSTILE_RECORDS:
 		while (fg_hostile_sleep(fg, period))
 			;
 		return NULL;

@@ -255,7 +255,7 @@ int main(int argc, char **argv)
 				       v.subbuf_size);
 				if (gr_check_packet(&v, i, next[i], &rec,
 						    (struct gr_packet_header *)buf,
-						    &content, &why)) {
+						    NULL, &content, &why)) {
 					invalid++;
 				} else if (write(fds[i], buf, v.subbuf_size) !=
 					   (ssize_t)v.subbuf_size) {

@@ -157,6 +157,39 @@ hostile_check() {
 	else
 		bad "$kind-damage-counted" "$max" "final status: $st"
 	fi
+	# counters stay true (issue 14 finding 7): what the agent counts
+	# itself never goes down within a session (a wrap would), a
+	# guest-driven count saturates, the rate is what the agent stored
+	if "$PY" - "$la_tmp/$kind.samples" <<'PYEOF'
+import json, sys
+bad, last = [], {}
+host = ("packets", "bytes", "invalid", "invalid_records", "skipped",
+        "write_errors")
+for line in open(sys.argv[1]).read().splitlines():
+    try:
+        d = json.loads(line)
+    except ValueError:
+        continue
+    for vm in d.get("vms", [d]) if isinstance(d, dict) else []:
+        st, sess = vm.get("stats", {}), vm.get("session")
+        for k in host if sess else ():
+            v = st.get(k)
+            if v is None:
+                continue
+            p = last.get((sess, k))
+            if p is not None and v < p:
+                bad.append("%s went down: %d -> %d" % (k, p, v))
+            last[(sess, k)] = v
+        if vm.get("rate_bps", 0) > 1e10:
+            bad.append("rate_bps=%g" % vm["rate_bps"])
+print("; ".join(sorted(set(bad))[:5]))
+sys.exit(1 if bad else 0)
+PYEOF
+	then
+		ok "$kind-counters-stay-true"
+	else
+		bad "$kind-counters-stay-true" "a counter wrapped or a rate is absurd"
+	fi
 	if gr vm-remove "$vm" && [ ! -e "/dev/shm/guestrelay-$vm" ]; then
 		ok "$kind-vm-removed"
 	else

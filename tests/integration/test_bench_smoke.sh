@@ -103,7 +103,9 @@ else
 				bad "host-md-has '$s'" "missing" "$tmp/host/host.md"
 			fi
 		done
-		for k in "guestrelay agent" "copy consumer" "dd tmpfs -> tmpfs"; do
+		for k in "guestrelay agent \(verify: copy \+ record checks\)" \
+			 "guestrelay agent, --verify off \(zero copy\)" \
+			 "copy consumer" "dd tmpfs -> tmpfs"; do
 			if grep -E "^\| 64 KiB x [0-9]+ \| $k \| [0-9.]+ \[" \
 				"$tmp/host/host.md" >/dev/null; then
 				ok "host-ingest-row '$k'"

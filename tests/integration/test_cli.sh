@@ -336,7 +336,7 @@ if [ "$rc" -eq 0 ] &&
    grep -qE '^  state +attached, guest tracing$' <<<"$out" &&
    grep -qE '^  device +doorbell, QEMU connected$' <<<"$out" &&
    grep -qE '^  buffers +2 CPUs \(rings\) x [0-9]+ sub-buffers of' <<<"$out" &&
-   grep -qE '^  mode +stream$' <<<"$out" &&
+   grep -qE '^  mode +stream, records verified \(copy\)$' <<<"$out" &&
    grep -qE '^  events +fake_seq,fake_str,fake_ev2,fake_ev3$' <<<"$out" &&
    grep -qE '^  lost +full [0-9]+, too_big [0-9]+, nested [0-9]+ events; overwritten [0-9]+ sub-buffers$' <<<"$out" &&
    grep -qE '^  clock sync ' <<<"$out" &&
@@ -466,11 +466,16 @@ expect "vm-add (plain, every option)" 0 \
 	--subbuf-size 16K --subbufs 8 --switch-timer-ms 200 --quota 64M
 check "its /dev/shm file has the size" \
 	test "$(stat -c %s "/dev/shm/guestrelay-$B" 2>/dev/null)" = 4194304
+# spec 5.1 step 2: the host block is published with magic, then seq + 1
+# (ctrl.seq is at GR_CTRL_OFFSET 0x1000 + 24, little-endian)
+ctrl_seq=$(od -An -t u8 -j 4120 -N 8 "/dev/shm/guestrelay-$B" | tr -d ' ')
+check "vm-add publishes the control block with seq 1 (was $ctrl_seq)" \
+	test "$ctrl_seq" = 1
 start_guest guest-b.log --shm "guestrelay-$B" --cpus 1 --rate 200
 check "the plain guest attaches" wait_until 10 vm_is "$B" state attached
 run gr status "$B"
 if [ "$rc" -eq 0 ] && grep -qE '^  device +plain \(polled\)' <<<"$out" &&
-   grep -qE '^  mode +flight$' <<<"$out" &&
+   grep -qE '^  mode +flight, records verified \(copy\)$' <<<"$out" &&
    grep -qE '^  buffers +1 CPUs \(rings\) x 8 sub-buffers of 16.0 KiB$' \
 	<<<"$out" &&
    grep -qE '^  quota +.* of 64.0 MiB used' <<<"$out"; then

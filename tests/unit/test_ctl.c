@@ -225,6 +225,7 @@ void vm_get_info(const struct gr_vm *vm, struct gr_vm_info *in)
 	in->doorbell = !vm->opts.plain;
 	in->guest_connected = true;
 	in->mode = vm->mode;
+	in->verify = vm->opts.verify;
 	in->nr_rings = 2;
 	in->subbuf_size = 65536;
 	in->n_subbufs = 16;
@@ -273,7 +274,7 @@ static void fake_clear(void)
 
 static struct gr_vm *fake_add(const char *name)
 {
-	struct gr_vm_opts o = { .mode = GR_MODE_STREAM };
+	struct gr_vm_opts o = { .mode = GR_MODE_STREAM, .verify = true };
 	struct gr_vm *vm;
 	char err[128];
 
@@ -1124,6 +1125,7 @@ static void test_commands_reach_the_vm_and_answer(void)
 	CU_ASSERT_EQUAL(last_add.quota, 2ULL << 30);
 	CU_ASSERT(last_add.own && last_add.uid == 64055 &&
 		  last_add.gid == 64056);
+	CU_ASSERT(last_add.verify);		/* the default */
 	vm = vm_find(&ag, "vm2");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(vm);
 
@@ -1148,6 +1150,11 @@ static void test_commands_reach_the_vm_and_answer(void)
 	       "\"device\": \"doorbell\",\n  \"size\": 16777216,\n  "
 	       "\"mode\": \"stream\"\n}\n");
 	CU_ASSERT(!last_add.own && !last_add.plain && !last_add.shm_size);
+	expect("text vm-add vm4 --verify off\n", "ok\nvm4 added: ");
+	CU_ASSERT(!last_add.verify);
+	expect("text vm-add vm5 --verify maybe\n", "error EINVAL --verify is "
+	       "on or off, not 'maybe'\n");
+	expect("text vm-remove vm4\n", "ok\nvm4 removed\n");
 	expect("json vm-remove vm3\n", "ok\n{\n  \"vm\": \"vm3\",\n  "
 	       "\"removed\": true\n}\n");
 }
@@ -1176,7 +1183,8 @@ static void test_status_shows_every_field_and_escapes_guest_strings(void)
 				      "connected\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(ans, "  buffers       2 CPUs (rings) "
 				      "x 16 sub-buffers of 64.0 KiB\n"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(ans, "  mode          stream\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(ans, "  mode          stream, records "
+				      "verified (copy)\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(ans, "  events        sched_switch,"
 				      "sched_wakeup\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(ans, "  recorded      123456 events"));
@@ -1186,7 +1194,8 @@ static void test_status_shows_every_field_and_escapes_guest_strings(void)
 				      "1, nested 2 events; overwritten 3 "
 				      "sub-buffers\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(ans, "  invalid       4 sub-buffers "
-				      "dropped, 5 skipped"));
+				      "dropped (0 for a bad record), 5 "
+				      "skipped"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(ans, "  doorbells     in 10, out 11"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(ans, "  clock sync    error +/- 12.0 "
 				      "us, offset -1.500000000 s\n"));

@@ -317,7 +317,8 @@ static void host_drain(struct host *h, unsigned int r)
 		rec.reserved = __atomic_load_n(&srec->reserved,
 					       __ATOMIC_RELAXED);
 		memcpy(&ph, sb, sizeof(ph));
-		if (gr_check_packet(&h->v, r, k, &rec, &ph, &bytes, &why) ||
+		if (gr_check_packet(&h->v, r, k, &rec, &ph, NULL, &bytes,
+				    &why) ||
 		    le64toh(ph.timestamp_begin) < h->last_end[r]) {
 			h->dropped++;
 			continue;

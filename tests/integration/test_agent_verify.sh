@@ -1,0 +1,95 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# test_agent_verify.sh - records a hostile guest damages never reach the
+# store in verify mode (the default, spec H24), and would spoil the trace
+# for babeltrace2 without it
+#
+# Two fake guests run `--hostile records` side by side (every second
+# finished packet keeps a valid header, but its first record gets an
+# unknown event id, a size that breaks the record chain, or a timestamp
+# after the packet's end): VM V on a VM added with the defaults (verify
+# on), VM Z added with `--verify off` (zero copy, headers checked only).
+#
+#   - status --json says verify true / false
+#   - V: every damaged packet is dropped and counted as invalid_records
+#     (= the packets the guest spoiled), the others are stored; the
+#     trace reads in babeltrace2 without error, every event stored once
+#   - Z: the damaged packets are stored (invalid_records 0) and
+#     babeltrace2 fails on the trace: what verify mode exists to prevent
+#   - a record-level check cannot be had from a header: a packet that
+#     passes gr_check_packet() still holds the damage (Z's store)
+
+set -u
+. "$(dirname "$0")/lib_agent.sh"
+la_init test_agent_verify
+
+la_vm V ver
+la_vm Z vez
+GEOM="--events all --subbuf-size 16384 --subbufs 16"
+
+la_agent_start || { bad agent-starts "see the log"; la_show_logs; la_finish; }
+gr vm-add "$V" $GEOM || bad vm-add-verify "exit $rc: $err"
+gr vm-add "$Z" $GEOM --verify off || bad vm-add-zero-copy "exit $rc: $err"
+
+[ "$(la_field "$V" verify)" = True ] && ok "verify is on by default" ||
+	bad verify-default "status: $out"
+[ "$(la_field "$Z" verify)" = False ] && ok "--verify off shows in status" ||
+	bad verify-off "status: $out"
+
+for vm in "$V" "$Z"; do
+	la_bg "fg_$vm" 40 "$la_tmp/fg-$vm.log" "$FG" --socket "$RUN/$vm.sock" \
+		--cpus 2 --rate 3000 --duration 2.5 --linger 2 \
+		--hostile records --hostile-delay 300 --hostile-period 100 \
+		--seed $$ --stats "$la_tmp/$vm.stats"
+done
+for vm in "$V" "$Z"; do
+	la_wait_fg "$(eval echo "\$fg_$vm")" 30
+	[ $? -eq 124 ] && bad "$vm-fakeguest-ends" "timed out"
+	la_wait_status "$vm" "s['state'] == 'waiting'" 10 ||
+		bad "$vm-session-closed" "$out"
+done
+
+spoiled() {
+	awk '$1 ~ /^ring\.[0-9]+\.corrupted$/ { n += $2 } END { print n + 0 }' \
+		"$la_tmp/$1.stats"
+}
+
+# verify on
+sv=$(spoiled "$V")
+inv=$(la_field "$V" stats.invalid_records)
+pk=$(la_field "$V" stats.packets)
+prod=$(la_stat "$la_tmp/$V.stats" total.produced)
+if [ "$sv" -gt 0 ] && [ "$inv" = "$sv" ]; then
+	ok "verify: the $sv damaged packets were dropped as invalid_records"
+else
+	bad verify-drops "guest spoiled $sv, agent counted invalid_records $inv"
+fi
+[ "$((pk + inv))" = "$prod" ] &&
+	ok "verify: stored + dropped = produced ($pk + $inv = $prod)" ||
+	bad verify-accounts "stored $pk + dropped $inv != produced $prod"
+sess=$(la_sessions "$V")
+if la_bt $sess; then
+	ok "verify: babeltrace2 reads the trace"
+else
+	bad verify-readable "$bt_out"
+fi
+la_btcheck $sess --stats "$la_tmp/$V.stats" --expect subset &&
+	ok "verify: no event twice, none the guest did not write" ||
+	bad verify-subset "$bt_out"
+
+# verify off: the same damage goes to disk
+inv=$(la_field "$Z" stats.invalid_records)
+[ "$inv" = 0 ] && [ "$(spoiled "$Z")" -gt 0 ] &&
+	ok "zero copy: damaged packets were stored (headers are valid)" ||
+	bad zero-copy-stores "invalid_records $inv, spoiled $(spoiled "$Z")"
+if la_bt $(la_sessions "$Z"); then
+	bad zero-copy-unreadable "babeltrace2 read a trace holding damaged records"
+else
+	ok "zero copy: babeltrace2 fails on the stored damage, as expected"
+fi
+
+la_agent_alive && ok "the agent is still running" ||
+	bad agent-alive "the agent died"
+la_agent_stop || bad agent-exit "exit status $?"
+la_finish
