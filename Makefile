@@ -22,7 +22,8 @@ KDIR ?= /lib/modules/$(GUEST_KVER)/build
 export GUEST_KVER KDIR
 
 .PHONY: all deps module host guest tests demo check check-style check-unit \
-	check-integration check-e2e check-libvirt bench install uninstall clean
+	check-integration check-e2e check-libvirt check-fuzz fuzz bench install \
+	uninstall clean
 
 all: module host tests guest
 
@@ -46,7 +47,7 @@ demo: deps module host guest
 	scripts/demo.sh
 
 check: deps
-	scripts/run-tests.sh style unit integration e2e libvirt
+	scripts/run-tests.sh style unit fuzz integration e2e libvirt
 
 check-style: deps
 	scripts/run-tests.sh style
@@ -62,6 +63,14 @@ check-e2e: deps
 
 check-libvirt: deps
 	scripts/run-tests.sh libvirt
+
+check-fuzz: deps
+	scripts/run-tests.sh fuzz
+
+# the libFuzzer targets, FUZZ_SECONDS each (default 300; tests/fuzz/run.sh)
+fuzz: deps
+	$(MAKE) -C tests/fuzz
+	tests/fuzz/run.sh
 
 # benchmarks: tables with ratios from the same run, never pass/fail on
 # times (BENCH_QUICK=1 make bench for a short run; tests/bench/README.md)

@@ -9,7 +9,8 @@
 #   libvirt libvirtd, virtlogd, the QEMU driver and virsh, without
 #           libvirt-daemon-system (it needs systemd, polkit and a firewall);
 #           creates the libvirt-qemu account that package would create
-#   all     every group (default)
+#   fuzz    clang and its libFuzzer runtime (tests/fuzz)
+#   all     every group but libvirt (default)
 set -euo pipefail
 
 declare -A group
@@ -17,16 +18,17 @@ group[build]="build-essential pkg-config liburing-dev libxml2-dev libcunit1-dev 
 group[guest]="qemu-system-x86 linux-image-amd64 busybox-static cpio"
 group[trace]="babeltrace2 python3-bt2"
 group[libvirt]="libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients adduser"
+group[fuzz]="clang libclang-rt-14-dev"
 
 want=()
 [ $# -eq 0 ] && set -- all
 for g in "$@"; do
 	if [ "$g" = all ]; then
-		for k in build guest trace; do want+=(${group[$k]}); done
+		for k in build guest trace fuzz; do want+=(${group[$k]}); done
 	elif [ -n "${group[$g]:-}" ]; then
 		want+=(${group[$g]})
 	else
-		echo "deps.sh: unknown group '$g' (build, guest, trace, libvirt, all)" >&2
+		echo "deps.sh: unknown group '$g' (build, guest, trace, libvirt, fuzz, all)" >&2
 		exit 2
 	fi
 done

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build and run guestrelay's test tiers and print one closing line for CI:
 #   N passed, N failed, N skipped
-# Usage: scripts/run-tests.sh TIER...   (style unit integration e2e libvirt)
+# Usage: scripts/run-tests.sh TIER...   (style unit fuzz integration e2e libvirt)
 #
 # A CUnit program counts as its CUnit test results; any other test program
 # counts as one test. Exit status 77 means "skipped" (the program prints why);
@@ -146,10 +146,24 @@ tier_libvirt() {
 		echo "libvirt: no tests in this tier yet"
 }
 
+# the libFuzzer targets, each for FUZZ_SMOKE_SECONDS (default 5) from its
+# seed corpus, and babeltrace2 over the metadata of accepted layouts;
+# `make fuzz` runs them long
+tier_fuzz() {
+	if ! scripts/deps.sh fuzz >"$logs/deps-fuzz.log" 2>&1; then
+		skipped=$((skipped + 1))
+		echo "SKIP fuzz: clang/libFuzzer not installable ($logs/deps-fuzz.log)"
+		return
+	fi
+	build_step fuzz make -s -C tests/fuzz || return
+	run_prog fuzz-smoke env FUZZ_SECONDS="${FUZZ_SMOKE_SECONDS:-5}" \
+		FUZZ_BT_SAMPLE=50 tests/fuzz/run.sh
+}
+
 export KDIR=${KDIR:-/lib/modules/$(scripts/guest-kver.sh)/build}
 for tier in "$@"; do
 	case "$tier" in
-	style|unit|integration|e2e|libvirt)
+	style|unit|fuzz|integration|e2e|libvirt)
 		echo "== $tier"
 		"tier_$tier" ;;
 	*)
