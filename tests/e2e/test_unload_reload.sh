@@ -5,7 +5,7 @@
 # test_unload_reload.sh - guestrelay.ko unloaded and loaded again under load
 #
 # The guest (single-threaded TCG, as DESIGN.md requires for repeated
-# probe (un)registration) runs /gr/e2e-reload: two rounds of
+# probe (un)registration) runs /gr/e2e-reload: GR_FAULT_ROUNDS (2) rounds of
 # /gr/unload-under-load (unload, reload, unload while the workload runs),
 # loading the module again between the rounds. Every load publishes a new
 # instance. Checks:
@@ -22,8 +22,10 @@
 e2e_init
 start_agent
 vm=$(vm_name u)
-ROUNDS=2
+# GR_FAULT_ROUNDS: rounds of unload/reload/unload (default 2; long runs 50)
+ROUNDS=${GR_FAULT_ROUNDS:-2}
 LOADS=$((2 * ROUNDS))
+QEMU_TIMEOUT=$((QEMU_TIMEOUT + 25 * ROUNDS))
 
 boot_guest "$vm" --single-thread --run e2e-reload --append "gr.rounds=$ROUNDS" \
 	--vm-args "--switch-timer-ms 100"

@@ -5,14 +5,17 @@
 # test_vm_killed.sh - QEMU killed with SIGKILL in the middle of a stream
 #
 # One agent serves two VMs running the workload. Once the first one's
-# trace is growing, its QEMU gets SIGKILL. Checks:
+# trace is growing, its QEMU gets SIGKILL; it boots again and is killed
+# again, GR_FAULT_ROUNDS times (default 2; long runs 10 and more), while
+# the second VM runs all along. Checks, every round:
 #   - the agent keeps running (ping) and lets the killed VM go (its status
 #     says QEMU is no longer connected);
 #   - the killed VM's trace is readable by babeltrace2 and `report`, with
 #     no damage, and holds events up to shortly before the kill;
 #   - the second VM is unaffected: it records on after the kill, finishes
 #     its run, and its trace is readable and lost nothing;
-#   - the killed VM boots again on the same agent into a new session.
+#   - the killed VM boots again on the same agent into a new session,
+#     one per boot.
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -21,13 +24,17 @@ e2e_init
 start_agent
 a=$(vm_name k)
 b=$(vm_name s)
+ROUNDS=${GR_FAULT_ROUNDS:-2}
 
+QEMU_TIMEOUT=$((QEMU_TIMEOUT + 40 * ROUNDS))
+boot_guest "$b" --smp 1 --run e2e-workload \
+	--append "gr.secs=$((5 + 20 * ROUNDS))" --vm-args "--switch-timer-ms 100"
+killed_dirs=()
+for round in $(seq "$ROUNDS"); do
 boot_guest "$a" --run e2e-workload --append "gr.secs=30" \
 	--vm-args "--switch-timer-ms 100"
-boot_guest "$b" --smp 1 --run e2e-workload --append "gr.secs=10" \
-	--vm-args "--switch-timer-ms 100"
 
-if ! wait_console "$a" "GR: MARK start" 40; then
+if ! wait_console "$a" "GR: MARK start" 60; then
 	fail "$a started its workload" "no mark" "$(tail -n 10 "$(console "$a")")"
 	finish
 fi
@@ -77,6 +84,9 @@ else
 	fail "$a's trace holds events up to shortly before the kill" \
 		"last sched_switch at ${last:-none}, kill at $kill_ns"
 fi
+killed_dirs+=("$dir")
+note "round $round of $ROUNDS: $a killed after $packets_before packets"
+done
 
 # the other VM went on
 if [ -n "$(qemu_pid "$b")" ]; then
@@ -106,7 +116,8 @@ guest_ran "$a" e2e-workload
 check_console "$a"
 n=$(trace_dirs "$a" | wc -l)
 dir2=$(newest_trace "$a")
-if [ "$n" -eq 2 ] && [ "$dir2" != "$dir" ]; then
+if [ "$n" -eq $((ROUNDS + 1)) ] && [ "$dir2" != "$dir" ] &&
+   [ "$(printf '%s\n' "${killed_dirs[@]}" | sort -u | wc -l)" -eq "$ROUNDS" ]; then
 	ok "$a booted again into a new session"
 	check_trace "$dir2" "$a's second trace"
 	check_no_loss "$dir2" "$a's second trace"

@@ -10,8 +10,11 @@
 #      is new and the fake guest keeps its old connection's eventfds: the
 #      agent polls.
 #   P  plain device (the fake guest maps /dev/shm), 8000 ticks/s per CPU
-# The agent is killed (SIGKILL) three times and restarted with the same
-# run and store directories and the same --vm options:
+# The agent is killed (SIGKILL) GR_FAULT_ROUNDS times (default 3; a long
+# run: GR_FAULT_ROUNDS=50, the guests then write for 1.5 s per round) at
+# a random moment (0.1-0.9 s after the previous restart) and restarted
+# with the same run and store directories and the same --vm options; the
+# rounds take these three kinds in turn:
 #   1. after 1 s down;
 #   2. after a crash's leftovers were added to the stream files: a torn
 #      last packet (half a packet of garbage), and a packet written after
@@ -38,6 +41,10 @@ la_init test_agent_restart
 la_vm R rsd
 la_vm P rsp
 SB=16384
+ROUNDS=${GR_FAULT_ROUNDS:-3}
+DUR=$((ROUNDS * 3 / 2 > 8 ? ROUNDS * 3 / 2 : 8))
+LA_AGENT_SECS=$((DUR + 120))
+echo "# $ROUNDS rounds, guests write for $DUR s"
 AGENT_ARGS=(--events all --subbuf-size $SB --subbufs 16 --vm "$R"
 	--vm "$P" --plain)
 
@@ -45,14 +52,17 @@ la_agent_start "${AGENT_ARGS[@]}" ||
 	{ bad agent-starts "see the log"; la_show_logs; la_finish; }
 ok agent-starts
 
-la_bg fr 60 "$la_tmp/fg-$R.log" "$FG" --socket "$RUN/$R.sock" --cpus 2 \
-	--rate 3000 --duration 8 --linger 12 --stats "$la_tmp/$R.stats"
-la_bg fp 60 "$la_tmp/fg-$P.log" "$FG" --shm "guestrelay-$P" --cpus 2 \
-	--rate 8000 --duration 8 --linger 12 --stats "$la_tmp/$P.stats"
+la_bg fr $((DUR + 60)) "$la_tmp/fg-$R.log" "$FG" --socket "$RUN/$R.sock" \
+	--cpus 2 --rate 3000 --duration "$DUR" --linger 12 \
+	--stats "$la_tmp/$R.stats"
+la_bg fp $((DUR + 60)) "$la_tmp/fg-$P.log" "$FG" --shm "guestrelay-$P" \
+	--cpus 2 --rate 8000 --duration "$DUR" --linger 12 \
+	--stats "$la_tmp/$P.stats"
 la_wait_status "$R" "s['stats']['packets'] > 10" 10 || bad "R-streams" "$out"
 la_wait_status "$P" "s['stats']['packets'] > 10" 10 || bad "P-streams" "$out"
 sleep 1
-sess0=$(basename "$(la_sessions "$R")")
+sessR=$(basename "$(la_sessions "$R")")
+sessP=$(basename "$(la_sessions "$P")")
 
 # refused PATH...: wait (3 s at most) until nobody accepts on the
 # sockets; prints how long that took
@@ -74,12 +84,15 @@ print("%.2f" % (time.time() - t0))
 PYEOF
 }
 
-for round in 1 2 3; do
+t_start=$(date +%s)
+for round in $(seq "$ROUNDS"); do
+	kind=$(((round - 1) % 3 + 1))
+	[ "$round" -gt 1 ] && sleep "0.$((RANDOM % 9 + 1))"
 	la_agent_kill9
 	t=$(refused "$RUN/agent.sock" "$RUN/$R.sock")
 	[ "$t" != 0.00 ] &&
 		echo "# round $round: the killed agent's sockets accepted for $t s"
-	case $round in
+	case $kind in
 	1)
 		sleep 1
 		;;
@@ -118,8 +131,10 @@ for round in 1 2 3; do
 	fi
 	# both VMs served again and their sessions resumed
 	for i in $(seq 50); do
-		[ "$(grep -c "\($R\|$P\): attached: .*trace $STORE/.*/$sess0\$" \
-			"$LA_AGENT_LOG")" -ge 2 ] && break
+		grep -q "$R: attached: .*trace $STORE/$R/$sessR\$" \
+			"$LA_AGENT_LOG" &&
+			grep -q "$P: attached: .*trace $STORE/$P/$sessP\$" \
+			"$LA_AGENT_LOG" && break
 		sleep 0.1
 	done
 	if [ "$i" -lt 50 ]; then
@@ -128,18 +143,17 @@ for round in 1 2 3; do
 		bad "resumed-$round" "$R and $P not both resumed" \
 			"$(cat "$LA_AGENT_LOG")"
 	fi
-	if [ $round = 3 ]; then
+	if [ $kind = 3 ]; then
 		la_term_job "$holder"
 		la_wait_fg "$holder" 5
-	else
-		sleep 0.7
 	fi
 done
+echo "# $ROUNDS kill -9 rounds in $(($(date +%s) - t_start)) s"
 
-la_wait_fg "$fr" 40
+la_wait_fg "$fr" $((DUR + 40))
 rc=$?
 check "fakeguest-$R-exits-0" "[ $rc -eq 0 ]" "exit $rc"
-la_wait_fg "$fp" 40
+la_wait_fg "$fp" $((DUR + 40))
 rc=$?
 check "fakeguest-$P-exits-0" "[ $rc -eq 0 ]" "exit $rc"
 

@@ -17,30 +17,34 @@
 
 #include "gr_test.h"
 
-int gr_test_main(const char *suite, const struct gr_test *tests, size_t n,
-		 CU_InitializeFunc init, CU_CleanupFunc clean)
+int gr_test_run(const struct gr_test_suite *suites, size_t n)
 {
 	bool root = geteuid() == 0;
 	unsigned int failed, skipped = 0;
+	size_t i, k;
 	CU_pSuite s;
-	size_t i;
 
 	if (CU_initialize_registry() != CUE_SUCCESS) {
-		fprintf(stderr, "%s: CU_initialize_registry: %s\n", suite,
+		fprintf(stderr, "CU_initialize_registry: %s\n",
 			CU_get_error_msg());
 		return 1;
 	}
-	s = CU_add_suite(suite, init, clean);
-	if (!s)
-		goto fail;
-	for (i = 0; i < n; i++) {
-		if (tests[i].root_only && !root) {
-			printf("SKIP test %s: needs root\n", tests[i].name);
-			skipped++;
-			continue;
-		}
-		if (!CU_add_test(s, tests[i].name, tests[i].fn))
+	for (k = 0; k < n; k++) {
+		const struct gr_test_suite *su = &suites[k];
+
+		s = CU_add_suite(su->name, su->init, su->clean);
+		if (!s)
 			goto fail;
+		for (i = 0; i < su->n; i++) {
+			if (su->tests[i].root_only && !root) {
+				printf("SKIP test %s: needs root\n",
+				       su->tests[i].name);
+				skipped++;
+				continue;
+			}
+			if (!CU_add_test(s, su->tests[i].name, su->tests[i].fn))
+				goto fail;
+		}
 	}
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
@@ -48,13 +52,21 @@ int gr_test_main(const char *suite, const struct gr_test *tests, size_t n,
 		 CU_get_number_of_suites_failed();
 	CU_cleanup_registry();
 	if (skipped)
-		printf("%s: %u test(s) skipped, listed above\n", suite, skipped);
+		printf("%u test(s) skipped, listed above\n", skipped);
 	return failed ? 1 : 0;
 
 fail:
-	fprintf(stderr, "%s: CUnit: %s\n", suite, CU_get_error_msg());
+	fprintf(stderr, "CUnit: %s\n", CU_get_error_msg());
 	CU_cleanup_registry();
 	return 1;
+}
+
+int gr_test_main(const char *suite, const struct gr_test *tests, size_t n,
+		 CU_InitializeFunc init, CU_CleanupFunc clean)
+{
+	const struct gr_test_suite one = { suite, tests, n, init, clean };
+
+	return gr_test_run(&one, 1);
 }
 
 int gr_test_skip(const char *fmt, ...)

@@ -43,6 +43,19 @@ struct gr_test {
 
 #define GR_TEST(fn)		{ #fn, fn, false }
 #define GR_TEST_ROOT(fn)	{ #fn, fn, true }
+#define GR_TEST_NAMED(name, fn)	{ name, fn, false }
+
+/* a program with several suites: gr_test_run() */
+struct gr_test_suite {
+	const char *name;
+	const struct gr_test *tests;
+	size_t n;
+	CU_InitializeFunc init;		/* or NULL */
+	CU_CleanupFunc clean;		/* or NULL */
+};
+
+#define GR_SUITE(name, tests, init, clean) \
+	{ name, tests, GR_ARRAY_SIZE(tests), init, clean }
 
 /**
  * gr_test_main() - register one suite of @n tests and run it
@@ -60,6 +73,17 @@ struct gr_test {
  */
 int gr_test_main(const char *suite, const struct gr_test *tests, size_t n,
 		 CU_InitializeFunc init, CU_CleanupFunc clean);
+
+/**
+ * gr_test_run() - register @n suites and run them all
+ * @suites: the suites, run in table order
+ * @n: entries in @suites
+ *
+ * As gr_test_main(), for a program whose tests form several suites.
+ *
+ * Return: the program's exit status (0 or 1).
+ */
+int gr_test_run(const struct gr_test_suite *suites, size_t n);
 
 /**
  * gr_test_skip() - say why this program cannot run here

@@ -24,7 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <CUnit/Basic.h>
+#include "gr_test.h"
 
 #include "guestrelay_abi.h"
 
@@ -612,73 +612,53 @@ static int strict_init(void)
 
 /* --- registration -------------------------------------------------------- */
 
-static CU_TestInfo layout_tests[] = {
-	{ "gr_region_hdr layout", test_region_hdr_layout },
-	{ "gr_guest_status layout", test_guest_status_layout },
-	{ "gr_host_ctrl layout", test_host_ctrl_layout },
-	{ "gr_field_desc layout", test_field_desc_layout },
-	{ "gr_event_desc layout", test_event_desc_layout },
-	{ "gr_ring layout", test_ring_layout },
-	{ "gr_subbuf_rec layout", test_subbuf_rec_layout },
-	{ "gr_packet_header layout", test_packet_header_layout },
-	{ "gr_event_header layout", test_event_header_layout },
-	{ "struct alignment", test_struct_alignment },
-	CU_TEST_INFO_NULL,
+static const struct gr_test layout_tests[] = {
+	GR_TEST_NAMED("gr_region_hdr layout", test_region_hdr_layout),
+	GR_TEST_NAMED("gr_guest_status layout", test_guest_status_layout),
+	GR_TEST_NAMED("gr_host_ctrl layout", test_host_ctrl_layout),
+	GR_TEST_NAMED("gr_field_desc layout", test_field_desc_layout),
+	GR_TEST_NAMED("gr_event_desc layout", test_event_desc_layout),
+	GR_TEST_NAMED("gr_ring layout", test_ring_layout),
+	GR_TEST_NAMED("gr_subbuf_rec layout", test_subbuf_rec_layout),
+	GR_TEST_NAMED("gr_packet_header layout", test_packet_header_layout),
+	GR_TEST_NAMED("gr_event_header layout", test_event_header_layout),
+	GR_TEST_NAMED("struct alignment", test_struct_alignment),
 };
 
-static CU_TestInfo constant_tests[] = {
-	{ "versions and magics", test_versions_and_magics },
-	{ "region map constants", test_region_map_constants },
-	{ "limit constants", test_limit_constants },
-	{ "feature and flag bits", test_feature_and_flag_bits },
-	{ "state, mode and special values",
-	  test_state_mode_and_special_values },
-	{ "doorbell vectors", test_doorbell_vectors },
-	CU_TEST_INFO_NULL,
+static const struct gr_test constant_tests[] = {
+	GR_TEST_NAMED("versions and magics", test_versions_and_magics),
+	GR_TEST_NAMED("region map constants", test_region_map_constants),
+	GR_TEST_NAMED("limit constants", test_limit_constants),
+	GR_TEST_NAMED("feature and flag bits", test_feature_and_flag_bits),
+	GR_TEST_NAMED("state, mode and special values",
+	  test_state_mode_and_special_values),
+	GR_TEST_NAMED("doorbell vectors", test_doorbell_vectors),
 };
 
-static CU_TestInfo need_event_tests[] = {
-	{ "need_event truth table", test_need_event_truth_table },
-	{ "need_event matches the window everywhere",
-	  test_need_event_matches_window_everywhere },
-	{ "need_event virtio semantics", test_need_event_virtio_semantics },
-	CU_TEST_INFO_NULL,
+static const struct gr_test need_event_tests[] = {
+	GR_TEST_NAMED("need_event truth table", test_need_event_truth_table),
+	GR_TEST_NAMED("need_event matches the window everywhere",
+	  test_need_event_matches_window_everywhere),
+	GR_TEST_NAMED("need_event virtio semantics", test_need_event_virtio_semantics),
 };
 
-static CU_TestInfo strict_tests[] = {
-	{ "header compiles as c99 -pedantic-errors",
-	  test_header_compiles_as_c99_pedantic },
-	{ "header compiles as c11 -pedantic-errors",
-	  test_header_compiles_as_c11_pedantic },
-	{ "header compiles as gnu11 -pedantic-errors",
-	  test_header_compiles_as_gnu11_pedantic },
-	CU_TEST_INFO_NULL,
+static const struct gr_test strict_tests[] = {
+	GR_TEST_NAMED("header compiles as c99 -pedantic-errors",
+	  test_header_compiles_as_c99_pedantic),
+	GR_TEST_NAMED("header compiles as c11 -pedantic-errors",
+	  test_header_compiles_as_c11_pedantic),
+	GR_TEST_NAMED("header compiles as gnu11 -pedantic-errors",
+	  test_header_compiles_as_gnu11_pedantic),
 };
 
-static CU_SuiteInfo suites[] = {
-	{ "layout", NULL, NULL, NULL, NULL, layout_tests },
-	{ "constants", NULL, NULL, NULL, NULL, constant_tests },
-	{ "gr_need_event", NULL, NULL, NULL, NULL, need_event_tests },
-	{ "strict C", strict_init, NULL, NULL, NULL, strict_tests },
-	CU_SUITE_INFO_NULL,
+static const struct gr_test_suite suites[] = {
+	GR_SUITE("layout", layout_tests, NULL, NULL),
+	GR_SUITE("constants", constant_tests, NULL, NULL),
+	GR_SUITE("gr_need_event", need_event_tests, NULL, NULL),
+	GR_SUITE("strict C", strict_tests, strict_init, NULL),
 };
 
 int main(void)
 {
-	unsigned int failures;
-
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return CU_get_error();
-	if (CU_register_suites(suites) != CUE_SUCCESS) {
-		fprintf(stderr, "CU_register_suites: %s\n", CU_get_error_msg());
-		CU_cleanup_registry();
-		return 1;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures() +
-		   CU_get_number_of_tests_failed() +
-		   CU_get_number_of_suites_failed();
-	CU_cleanup_registry();
-	return failures ? 1 : 0;
+	return gr_test_run(suites, GR_ARRAY_SIZE(suites));
 }

@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <CUnit/Basic.h>
+#include "gr_test.h"
 
 #include "guestrelay_abi.h"
 #include "ctf.h"
@@ -201,20 +201,6 @@ struct trace {
 	struct gr_ctf_clock clock;
 };
 
-static int rm_entry(const char *path, const struct stat *st, int flag,
-		    struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static void rm_tree(const char *dir)
-{
-	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 /* validate h and d into views, as the agent does; 0 or -1 */
 static int trace_views(struct trace *t)
 {
@@ -242,7 +228,7 @@ static int trace_create(struct trace *t, const char *name)
 	int ret;
 
 	snprintf(t->dir, sizeof(t->dir), "%s/%s", tmp_root, name);
-	rm_tree(t->dir);
+	gr_test_rm_tree(t->dir);
 	if (mkdir(t->dir, 0755))
 		return -errno;
 	t->dirfd = open(t->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -2015,7 +2001,7 @@ static int copy_syn(const char *name, char *dir)
 	ssize_t n;
 
 	snprintf(dir, PATH_MAX, "%s/%s", tmp_root, name);
-	rm_tree(dir);
+	gr_test_rm_tree(dir);
 	if (mkdir(dir, 0755))
 		return -errno;
 	dfd = open(dir, O_RDONLY | O_DIRECTORY);
@@ -2110,7 +2096,7 @@ static void test_report_truncated_stream_reports_and_decodes_the_rest(void)
 	CU_ASSERT_EQUAL(cut(dir, "stream_0", T_S + 40), 0);
 	CU_ASSERT_EQUAL(report_has(dir, stub, 1, &rep), 1);
 	free(rep);
-	rm_tree(dir);
+	gr_test_rm_tree(dir);
 }
 
 static void test_report_skips_a_garbage_packet_and_goes_on(void)
@@ -2132,7 +2118,7 @@ static void test_report_skips_a_garbage_packet_and_goes_on(void)
 	CU_ASSERT_EQUAL(report_has(dir, want, ARRAY_SIZE(want), &rep), 1);
 	CU_ASSERT_PTR_NULL(strstr(rep, ": tick:"));
 	free(rep);
-	rm_tree(dir);
+	gr_test_rm_tree(dir);
 }
 
 static void test_report_bad_record_skips_rest_of_packet(void)
@@ -2177,7 +2163,7 @@ static void test_report_bad_record_skips_rest_of_packet(void)
 	CU_ASSERT_EQUAL(poke(dir, "stream_0", 144, &e, sizeof(e)), 0);
 	CU_ASSERT_EQUAL(report_has(dir, beyond, 1, &rep), 1);
 	free(rep);
-	rm_tree(dir);
+	gr_test_rm_tree(dir);
 }
 
 /* babeltrace2 2.0.4 rejects a trace with a packet that holds no event */
@@ -2196,7 +2182,7 @@ static void test_report_flags_an_empty_packet(void)
 	CU_ASSERT_EQUAL(poke(dir, "stream_1", 2 * T_S, p.b, sizeof(p.b)), 0);
 	CU_ASSERT_EQUAL(report_has(dir, want, 1, &rep), 1);
 	free(rep);
-	rm_tree(dir);
+	gr_test_rm_tree(dir);
 }
 
 static void test_report_without_a_valid_info_file_says_why(void)
@@ -2228,7 +2214,7 @@ static void test_report_without_a_valid_info_file_says_why(void)
 	CU_ASSERT_STRING_EQUAL(rep, "error: /nonexistent/trace: No such file "
 			       "or directory\n");
 	free(rep);
-	rm_tree(dir);
+	gr_test_rm_tree(dir);
 }
 
 /* a damaged descriptor: its records are reported, the others decoded */
@@ -2252,7 +2238,7 @@ static void test_report_damaged_descriptor_skips_only_its_records(void)
 	CU_ASSERT_EQUAL(poke(dir, GR_CTF_INFO, 128 + 512 + 2 * 576, "K", 1), 0);
 	CU_ASSERT_EQUAL(report_has(dir, want, ARRAY_SIZE(want), &rep), 4);
 	free(rep);
-	rm_tree(dir);
+	gr_test_rm_tree(dir);
 }
 
 /* the report's output stays bounded: it never loops */
@@ -2314,7 +2300,7 @@ static void test_report_survives_random_damage(void)
 	CU_ASSERT(hard < FLIP_ITERS / 2);
 	printf("(%u of %u damaged copies had no usable .guestrelay) ", hard,
 	       FLIP_ITERS);
-	rm_tree(dir);
+	gr_test_rm_tree(dir);
 }
 
 /* --- main ------------------------------------------------------------------- */
@@ -2330,127 +2316,90 @@ static int suite_clean(void)
 	return 0;
 }
 
-static CU_TestInfo ctf_tests[] = {
-	{ "babeltrace2 decodes every value exactly",
-	  test_babeltrace_decodes_every_value_exactly },
-	{ "babeltrace2 CLI prints events and loss warnings",
-	  test_babeltrace_cli_prints_events_and_loss_warnings },
-	{ "babeltrace2 ignores the hidden .guestrelay file",
-	  test_babeltrace_ignores_hidden_info_file },
-	{ "env identifies guest, VM, host and tracer",
-	  test_env_identifies_guest_vm_host_and_tracer },
-	{ "babeltrace2 merges two VMs by host time",
-	  test_babeltrace_merges_two_vms_by_host_time },
-	{ "env strings are escaped byte for byte",
-	  test_env_strings_are_escaped_byte_for_byte },
-	{ "hostile names cannot inject TSDL",
-	  test_hostile_names_cannot_inject_tsdl },
-	{ "odd clock names still parse", test_odd_clock_names_still_parse },
-	{ "metadata refuses unsafe or inexpressible views",
-	  test_metadata_refuses_unsafe_or_inexpressible_views },
-	{ "random views: babeltrace2 decodes exactly",
-	  test_random_views_babeltrace_decodes_exactly },
-	{ "metadata rewrite is atomic for readers",
-	  test_metadata_rewrite_is_atomic_for_readers },
-	{ "clock from sync maps guest to host time",
-	  test_clock_from_sync_maps_guest_to_host_time },
-	{ "info file round-trips and is checked",
-	  test_info_file_round_trips_and_is_checked },
-	{ "content-only packets read the same",
-	  test_content_only_packets_read_the_same },
-	{ "babeltrace2 reads every packet the host accepts",
-	  test_babeltrace_reads_every_packet_the_host_accepts },
-	{ "babeltrace2 reads TSDL keywords as field names",
-	  test_babeltrace_reads_tsdl_keywords_as_field_names },
-	CU_TEST_INFO_NULL,
+static const struct gr_test ctf_tests[] = {
+	GR_TEST_NAMED("babeltrace2 decodes every value exactly",
+	  test_babeltrace_decodes_every_value_exactly),
+	GR_TEST_NAMED("babeltrace2 CLI prints events and loss warnings",
+	  test_babeltrace_cli_prints_events_and_loss_warnings),
+	GR_TEST_NAMED("babeltrace2 ignores the hidden .guestrelay file",
+	  test_babeltrace_ignores_hidden_info_file),
+	GR_TEST_NAMED("env identifies guest, VM, host and tracer",
+	  test_env_identifies_guest_vm_host_and_tracer),
+	GR_TEST_NAMED("babeltrace2 merges two VMs by host time",
+	  test_babeltrace_merges_two_vms_by_host_time),
+	GR_TEST_NAMED("env strings are escaped byte for byte",
+	  test_env_strings_are_escaped_byte_for_byte),
+	GR_TEST_NAMED("hostile names cannot inject TSDL",
+	  test_hostile_names_cannot_inject_tsdl),
+	GR_TEST_NAMED("odd clock names still parse", test_odd_clock_names_still_parse),
+	GR_TEST_NAMED("metadata refuses unsafe or inexpressible views",
+	  test_metadata_refuses_unsafe_or_inexpressible_views),
+	GR_TEST_NAMED("random views: babeltrace2 decodes exactly",
+	  test_random_views_babeltrace_decodes_exactly),
+	GR_TEST_NAMED("metadata rewrite is atomic for readers",
+	  test_metadata_rewrite_is_atomic_for_readers),
+	GR_TEST_NAMED("clock from sync maps guest to host time",
+	  test_clock_from_sync_maps_guest_to_host_time),
+	GR_TEST_NAMED("info file round-trips and is checked",
+	  test_info_file_round_trips_and_is_checked),
+	GR_TEST_NAMED("content-only packets read the same",
+	  test_content_only_packets_read_the_same),
+	GR_TEST_NAMED("babeltrace2 reads every packet the host accepts",
+	  test_babeltrace_reads_every_packet_the_host_accepts),
+	GR_TEST_NAMED("babeltrace2 reads TSDL keywords as field names",
+	  test_babeltrace_reads_tsdl_keywords_as_field_names),
 };
 
-static CU_TestInfo report_tests[] = {
-	{ "report prints every event merged in time order",
-	  test_report_prints_every_event_merged_in_time_order },
-	{ "report filters by cpu and event",
-	  test_report_filters_by_cpu_and_event },
-	{ "report prints host time through the clock offset",
-	  test_report_prints_host_time_through_the_clock_offset },
-	{ "report summary counts types, rings and losses",
-	  test_report_summary_counts_types_rings_and_losses },
-	{ "report of a truncated stream decodes the rest",
-	  test_report_truncated_stream_reports_and_decodes_the_rest },
-	{ "report skips a garbage packet and goes on",
-	  test_report_skips_a_garbage_packet_and_goes_on },
-	{ "report skips the rest of a packet after a bad record",
-	  test_report_bad_record_skips_rest_of_packet },
-	{ "report flags an empty packet", test_report_flags_an_empty_packet },
-	{ "report without a valid info file says why",
-	  test_report_without_a_valid_info_file_says_why },
-	{ "report skips only the records of a damaged descriptor",
-	  test_report_damaged_descriptor_skips_only_its_records },
-	{ "report survives random damage",
-	  test_report_survives_random_damage },
-	CU_TEST_INFO_NULL,
+static const struct gr_test report_tests[] = {
+	GR_TEST_NAMED("report prints every event merged in time order",
+	  test_report_prints_every_event_merged_in_time_order),
+	GR_TEST_NAMED("report filters by cpu and event",
+	  test_report_filters_by_cpu_and_event),
+	GR_TEST_NAMED("report prints host time through the clock offset",
+	  test_report_prints_host_time_through_the_clock_offset),
+	GR_TEST_NAMED("report summary counts types, rings and losses",
+	  test_report_summary_counts_types_rings_and_losses),
+	GR_TEST_NAMED("report of a truncated stream decodes the rest",
+	  test_report_truncated_stream_reports_and_decodes_the_rest),
+	GR_TEST_NAMED("report skips a garbage packet and goes on",
+	  test_report_skips_a_garbage_packet_and_goes_on),
+	GR_TEST_NAMED("report skips the rest of a packet after a bad record",
+	  test_report_bad_record_skips_rest_of_packet),
+	GR_TEST_NAMED("report flags an empty packet", test_report_flags_an_empty_packet),
+	GR_TEST_NAMED("report without a valid info file says why",
+	  test_report_without_a_valid_info_file_says_why),
+	GR_TEST_NAMED("report skips only the records of a damaged descriptor",
+	  test_report_damaged_descriptor_skips_only_its_records),
+	GR_TEST_NAMED("report survives random damage",
+	  test_report_survives_random_damage),
 };
 
-static CU_SuiteInfo suites[] = {
-	{ "ctf", suite_init, suite_clean, NULL, NULL, ctf_tests },
-	{ "report", suite_init, suite_clean, NULL, NULL, report_tests },
-	CU_SUITE_INFO_NULL,
+static const struct gr_test_suite suites[] = {
+	GR_SUITE("ctf", ctf_tests, suite_init, suite_clean),
+	GR_SUITE("report", report_tests, suite_init, suite_clean),
 };
-
-/* 0 if @argv runs and exits 0 */
-static int tool_ok(char *const argv[])
-{
-	struct run r;
-	int ok;
-
-	if (run(argv, &r))
-		return 0;
-	ok = WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0;
-	run_free(&r);
-	return ok;
-}
 
 int main(void)
 {
 	char *bt[] = { "babeltrace2", "--version", NULL };
 	char *py[] = { PYTHON, "-c", "import bt2", NULL };
-	const char *seed = getenv("GR_TEST_SEED");
-	const char *tmp = getenv("TMPDIR");
-	unsigned int failures;
+	int ret;
 
-	rng_state = seed ? strtoull(seed, NULL, 0) : (uint64_t)time(NULL);
-	if (!rng_state)
-		rng_state = 1;
-	printf("test_ctf: random seed %#llx (GR_TEST_SEED to replay)\n",
-	       (unsigned long long)rng_state);
-
-	snprintf(tmp_root, sizeof(tmp_root), "%s/test_ctf.XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(tmp_root)) {
+	rng_state = gr_test_seed("test_ctf");
+	if (gr_test_tmpdir(tmp_root, sizeof(tmp_root), "test_ctf")) {
 		perror("mkdtemp");
 		return 1;
 	}
-	if (!tool_ok(bt) || !tool_ok(py)) {
-		printf("skip: test_ctf needs babeltrace2 and %s with bt2 "
-		       "(Debian: babeltrace2 python3-bt2)\n", PYTHON);
-		rm_tree(tmp_root);
-		return 77;
+	if (!gr_test_tool_ok(bt) || !gr_test_tool_ok(py)) {
+		gr_test_rm_tree(tmp_root);
+		return gr_test_skip("test_ctf needs babeltrace2 and %s with bt2 "
+				    "(Debian: babeltrace2 python3-bt2)",
+				    PYTHON);
 	}
-
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return CU_get_error();
-	if (CU_register_suites(suites) != CUE_SUCCESS) {
-		fprintf(stderr, "CU_register_suites: %s\n", CU_get_error_msg());
-		CU_cleanup_registry();
-		return 1;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures() +
-		   CU_get_number_of_tests_failed();
-	CU_cleanup_registry();
+	ret = gr_test_run(suites, GR_ARRAY_SIZE(suites));
 	if (getenv("GR_TEST_KEEP"))
 		printf("test_ctf: traces kept in %s\n", tmp_root);
 	else
-		rm_tree(tmp_root);
-	return failures ? 1 : 0;
+		gr_test_rm_tree(tmp_root);
+	return ret;
 }

@@ -31,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <CUnit/Basic.h>
+#include "gr_test.h"
 
 #include "agent.h"
 #include "ctl_proto.h"
@@ -1554,54 +1554,40 @@ static void test_cli_local_commands_print_qemu_and_libvirt_config(void)
 				      "/nonexistent/trace: "));
 }
 
+static const struct gr_test tests[] = {
+	GR_TEST(test_percent_encoding_round_trips_every_byte),
+	GR_TEST(test_percent_decoding_refuses_malformed_arguments),
+	GR_TEST(test_sizes_parse_with_binary_suffixes),
+	GR_TEST(test_vm_names_are_checked),
+	GR_TEST(test_vm_add_options_fill_opts_and_round_trip),
+	GR_TEST(test_vm_add_option_errors_say_what_is_wrong),
+	GR_TEST(test_json_writer_escapes_everything_and_checks_nesting),
+	GR_TEST(test_text_output_escapes_terminal_controls),
+	GR_TEST(test_socket_is_0660_with_the_agents_group),
+	GR_TEST(test_stale_socket_is_replaced_live_one_and_files_are_not),
+	GR_TEST(test_ping_answers_with_version),
+	GR_TEST(test_framing_errors_are_answered),
+	GR_TEST(test_percent_encoded_arguments_reach_the_vm_decoded),
+	GR_TEST(test_long_request_line_is_refused),
+	GR_TEST(test_slow_client_is_timed_out),
+	GR_TEST(test_more_than_64_clients_are_refused_then_served_again),
+	/* runs children as other users */
+	GR_TEST_ROOT(test_peers_are_checked_by_credentials),
+	GR_TEST(test_command_argument_errors),
+	GR_TEST(test_commands_reach_the_vm_and_answer),
+	GR_TEST(test_status_shows_every_field_and_escapes_guest_strings),
+	GR_TEST(test_async_commands_answer_when_the_vm_calls_back),
+	GR_TEST(test_async_callback_after_client_hung_up_is_safe),
+	GR_TEST(test_finish_answers_waiting_clients_and_removes_socket),
+	GR_TEST(test_cli_talks_to_the_agent),
+	GR_TEST(test_cli_usage_errors_exit_2_and_say_why),
+	GR_TEST(test_cli_without_agent_says_how_to_start_it),
+	GR_TEST(test_cli_local_commands_print_qemu_and_libvirt_config),
+};
+
 int main(void)
 {
-	CU_pSuite s;
-	int failed;
-
 	signal(SIGPIPE, SIG_IGN);
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("ctl", suite_init, suite_clean);
-	if (!s)
-		return 1;
-#define T(fn) CU_add_test(s, #fn, fn)
-	T(test_percent_encoding_round_trips_every_byte);
-	T(test_percent_decoding_refuses_malformed_arguments);
-	T(test_sizes_parse_with_binary_suffixes);
-	T(test_vm_names_are_checked);
-	T(test_vm_add_options_fill_opts_and_round_trip);
-	T(test_vm_add_option_errors_say_what_is_wrong);
-	T(test_json_writer_escapes_everything_and_checks_nesting);
-	T(test_text_output_escapes_terminal_controls);
-	T(test_socket_is_0660_with_the_agents_group);
-	T(test_stale_socket_is_replaced_live_one_and_files_are_not);
-	T(test_ping_answers_with_version);
-	T(test_framing_errors_are_answered);
-	T(test_percent_encoded_arguments_reach_the_vm_decoded);
-	T(test_long_request_line_is_refused);
-	T(test_slow_client_is_timed_out);
-	T(test_more_than_64_clients_are_refused_then_served_again);
-	/* needs root to run children as other users; not run is not passed */
-	if (geteuid() == 0)
-		T(test_peers_are_checked_by_credentials);
-	else
-		printf("SKIP: test_peers_are_checked_by_credentials needs root (not counted)\n");
-	T(test_command_argument_errors);
-	T(test_commands_reach_the_vm_and_answer);
-	T(test_status_shows_every_field_and_escapes_guest_strings);
-	T(test_async_commands_answer_when_the_vm_calls_back);
-	T(test_async_callback_after_client_hung_up_is_safe);
-	T(test_finish_answers_waiting_clients_and_removes_socket);
-	T(test_cli_talks_to_the_agent);
-	T(test_cli_usage_errors_exit_2_and_say_why);
-	T(test_cli_without_agent_says_how_to_start_it);
-	T(test_cli_local_commands_print_qemu_and_libvirt_config);
-#undef T
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_failures() ||
-		 CU_get_number_of_tests_failed();
-	CU_cleanup_registry();
-	return failed ? 1 : 0;
+	return gr_test_main("ctl", tests, GR_ARRAY_SIZE(tests), suite_init,
+			    suite_clean);
 }

@@ -33,7 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <CUnit/Basic.h>
+#include "gr_test.h"
 
 #include "guestrelay_abi.h"
 #include "ivshmem_proto.h"
@@ -1194,50 +1194,26 @@ static int find_fakeguest(void)
 	return access(fakeguest_path, X_OK);
 }
 
+static const struct gr_test tests[] = {
+	GR_TEST(test_publication_validates_with_identity_and_host_geometry),
+	GR_TEST(test_every_fake_seq_arrives_once_in_order_without_loss),
+	GR_TEST(test_global_ring_keeps_the_sequence_of_every_cpu),
+	GR_TEST(test_data_doorbell_rings_for_every_subbuffer_without_event_idx),
+	GR_TEST(test_enable_mask_and_tracing_change_what_is_written),
+	GR_TEST(test_flush_request_is_acked_and_delivers_partial_subbuffers),
+	GR_TEST(test_sync_request_is_answered_with_guest_time),
+	GR_TEST(test_reset_request_zeroes_the_lost_counters_of_a_full_ring),
+	GR_TEST(test_hostile_packets_are_all_rejected_by_the_validator),
+	GR_TEST(test_hostile_publications_are_rejected_then_recovered),
+	GR_TEST(test_hostile_counters_race_flood_random_leave_host_running),
+};
+
 int main(void)
 {
-	static const struct {
-		const char *name;
-		CU_TestFunc fn;
-	} tests[] = {
-#define T(fn) { #fn, fn }
-		T(test_publication_validates_with_identity_and_host_geometry),
-		T(test_every_fake_seq_arrives_once_in_order_without_loss),
-		T(test_global_ring_keeps_the_sequence_of_every_cpu),
-		T(test_data_doorbell_rings_for_every_subbuffer_without_event_idx),
-		T(test_enable_mask_and_tracing_change_what_is_written),
-		T(test_flush_request_is_acked_and_delivers_partial_subbuffers),
-		T(test_sync_request_is_answered_with_guest_time),
-		T(test_reset_request_zeroes_the_lost_counters_of_a_full_ring),
-		T(test_hostile_packets_are_all_rejected_by_the_validator),
-		T(test_hostile_publications_are_rejected_then_recovered),
-		T(test_hostile_counters_race_flood_random_leave_host_running),
-#undef T
-	};
-	CU_pSuite suite;
-	unsigned int i, failed;
-
-	if (find_fakeguest()) {
-		printf("SKIP: fakeguest not found at %s (build it, or set GR_FAKEGUEST)\n",
-		       fakeguest_path);
-		return 77;
-	}
+	if (find_fakeguest())
+		return gr_test_skip("fakeguest not found at %s (build it, or "
+				    "set GR_FAKEGUEST)", fakeguest_path);
 	signal(SIGPIPE, SIG_IGN);
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	suite = CU_add_suite("fakeguest", NULL, NULL);
-	if (!suite)
-		goto fail;
-	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-		if (!CU_add_test(suite, tests[i].name, tests[i].fn))
-			goto fail;
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-	CU_cleanup_registry();
-	return failed ? 1 : 0;
-
-fail:
-	CU_cleanup_registry();
-	return 1;
+	return gr_test_main("fakeguest", tests, GR_ARRAY_SIZE(tests), NULL,
+			    NULL);
 }

@@ -6,7 +6,7 @@
  * known bytes; the test itself plays the host (reads produced and commit
  * records, writes consumed and prod_event) and, with threads, the CPUs.
  */
-#include <CUnit/Basic.h>
+#include "gr_test.h"
 #include <poll.h>
 #include <sched.h>
 #include <sys/eventfd.h>
@@ -1740,12 +1740,9 @@ static void test_doorbell_with_event_idx_rare_under_load(void)
 
 /* ---------------------------------------------------------------------- */
 
-#define TEST(fn) { #fn, fn }
+#define TEST(fn) GR_TEST(fn)
 
-static const struct {
-	const char *name;
-	CU_TestFunc fn;
-} tests[] = {
+static const struct gr_test tests[] = {
 	TEST(test_layout_default_fits_largest_n),
 	TEST(test_layout_halves_subbuf_size_until_two_fit),
 	TEST(test_layout_enospc_when_two_subbufs_cannot_fit),
@@ -1787,28 +1784,7 @@ static const struct {
 
 int main(void)
 {
-	CU_pSuite suite;
-	unsigned int failures;
-	size_t i;
-
 	/* a test that loops forever is a failure, not a hang */
 	alarm(600);
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	suite = CU_add_suite("relay", NULL, NULL);
-	if (!suite)
-		goto out_err;
-	for (i = 0; i < ARRAY_SIZE(tests); i++)
-		if (!CU_add_test(suite, tests[i].name, tests[i].fn))
-			goto out_err;
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures() +
-		   CU_get_number_of_tests_failed();
-	CU_cleanup_registry();
-	return failures ? 1 : 0;
-
-out_err:
-	CU_cleanup_registry();
-	return 1;
+	return gr_test_main("relay", tests, GR_ARRAY_SIZE(tests), NULL, NULL);
 }

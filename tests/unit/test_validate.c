@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <CUnit/Basic.h>
+#include "gr_test.h"
 
 #include "guestrelay_abi.h"
 #include "validate.h"
@@ -1906,153 +1906,133 @@ static void test_random_event_headers(void)
 
 /* --- registration -------------------------------------------------------- */
 
-#define REG_HDR(name, ...)	{ "hdr rejects " #name, test_hdr_rejects_##name },
-#define REG_DESC(name, ...)	{ "desc rejects " #name, test_desc_rejects_##name },
-#define REG_PACKET(name, ...)	{ "packet rejects " #name, test_packet_rejects_##name },
-#define REG_EVH(name, ...)	{ "event header rejects " #name, test_evh_rejects_##name },
+#define REG_HDR(name, ...)	GR_TEST_NAMED("hdr rejects " #name, test_hdr_rejects_##name),
+#define REG_DESC(name, ...)	GR_TEST_NAMED("desc rejects " #name, test_desc_rejects_##name),
+#define REG_PACKET(name, ...)	GR_TEST_NAMED("packet rejects " #name, test_packet_rejects_##name),
+#define REG_EVH(name, ...)	GR_TEST_NAMED("event header rejects " #name, test_evh_rejects_##name),
 
-static CU_TestInfo hdr_tests[] = {
-	{ "hdr accepts a valid layout", test_hdr_accepts_valid_layout },
-	{ "hdr view offsets match the ABI formula",
-	  test_hdr_view_offsets_match_abi_formula },
-	{ "hdr accepts a global ring with many cpus",
-	  test_hdr_accepts_global_ring_with_many_cpus },
-	{ "hdr accepts the largest record with big sub-buffers",
-	  test_hdr_accepts_largest_record_with_big_subbufs },
-	{ "hdr accepts max_event_size filling the sub-buffer",
-	  test_hdr_accepts_max_event_size_filling_the_subbuf },
-	{ "hdr keeps unknown guest features",
-	  test_hdr_keeps_unknown_guest_features },
-	{ "hdr sanitizes kernel_release and nodename",
-	  test_hdr_sanitizes_release_and_nodename },
-	{ "hdr ignores reserved bytes (spec 2.4)",
-	  test_hdr_ignores_reserved_bytes },
-	{ "hdr reject leaves the view untouched",
-	  test_hdr_reject_leaves_view_untouched },
-	{ "hdr rejects a global ring with no cpus",
-	  test_hdr_rejects_global_ring_with_no_cpus },
+static const struct gr_test hdr_tests[] = {
+	GR_TEST_NAMED("hdr accepts a valid layout", test_hdr_accepts_valid_layout),
+	GR_TEST_NAMED("hdr view offsets match the ABI formula",
+	  test_hdr_view_offsets_match_abi_formula),
+	GR_TEST_NAMED("hdr accepts a global ring with many cpus",
+	  test_hdr_accepts_global_ring_with_many_cpus),
+	GR_TEST_NAMED("hdr accepts the largest record with big sub-buffers",
+	  test_hdr_accepts_largest_record_with_big_subbufs),
+	GR_TEST_NAMED("hdr accepts max_event_size filling the sub-buffer",
+	  test_hdr_accepts_max_event_size_filling_the_subbuf),
+	GR_TEST_NAMED("hdr keeps unknown guest features",
+	  test_hdr_keeps_unknown_guest_features),
+	GR_TEST_NAMED("hdr sanitizes kernel_release and nodename",
+	  test_hdr_sanitizes_release_and_nodename),
+	GR_TEST_NAMED("hdr ignores reserved bytes (spec 2.4)",
+	  test_hdr_ignores_reserved_bytes),
+	GR_TEST_NAMED("hdr reject leaves the view untouched",
+	  test_hdr_reject_leaves_view_untouched),
+	GR_TEST_NAMED("hdr rejects a global ring with no cpus",
+	  test_hdr_rejects_global_ring_with_no_cpus),
 	HDR_REJECTS(REG_HDR)
-	{ "read_hdr copies a published header",
-	  test_read_hdr_copies_published_header },
-	{ "read_hdr of an unpublished header is EAGAIN",
-	  test_read_hdr_unpublished_is_eagain },
-	{ "read_hdr rejects a tiny mapping", test_read_hdr_rejects_tiny_mapping },
-	CU_TEST_INFO_NULL,
+	GR_TEST_NAMED("read_hdr copies a published header",
+	  test_read_hdr_copies_published_header),
+	GR_TEST_NAMED("read_hdr of an unpublished header is EAGAIN",
+	  test_read_hdr_unpublished_is_eagain),
+	GR_TEST_NAMED("read_hdr rejects a tiny mapping", test_read_hdr_rejects_tiny_mapping),
 };
 
-static CU_TestInfo desc_tests[] = {
-	{ "desc accepts valid events", test_desc_accepts_valid_events },
-	{ "desc accepts an event without fields",
-	  test_desc_accepts_event_without_fields },
-	{ "desc accepts a payload filling max_event_size",
-	  test_desc_accepts_payload_filling_max_event_size },
-	{ "desc ignores unused field slots",
-	  test_desc_ignores_unused_field_slots },
-	{ "desc ignores reserved bytes (spec 2.4)",
-	  test_desc_ignores_reserved_bytes },
-	{ "desc accepts every TSDL keyword as a field name",
-	  test_desc_accepts_every_tsdl_keyword_as_field_name },
-	{ "desc accepts names that are not keywords",
-	  test_desc_accepts_names_that_are_not_keywords },
-	{ "desc rejects TSDL injection in every name",
-	  test_desc_rejects_tsdl_injection_in_every_name },
-	{ "desc bytes after the NUL do not matter",
-	  test_desc_bytes_after_nul_do_not_matter },
+static const struct gr_test desc_tests[] = {
+	GR_TEST_NAMED("desc accepts valid events", test_desc_accepts_valid_events),
+	GR_TEST_NAMED("desc accepts an event without fields",
+	  test_desc_accepts_event_without_fields),
+	GR_TEST_NAMED("desc accepts a payload filling max_event_size",
+	  test_desc_accepts_payload_filling_max_event_size),
+	GR_TEST_NAMED("desc ignores unused field slots",
+	  test_desc_ignores_unused_field_slots),
+	GR_TEST_NAMED("desc ignores reserved bytes (spec 2.4)",
+	  test_desc_ignores_reserved_bytes),
+	GR_TEST_NAMED("desc accepts every TSDL keyword as a field name",
+	  test_desc_accepts_every_tsdl_keyword_as_field_name),
+	GR_TEST_NAMED("desc accepts names that are not keywords",
+	  test_desc_accepts_names_that_are_not_keywords),
+	GR_TEST_NAMED("desc rejects TSDL injection in every name",
+	  test_desc_rejects_tsdl_injection_in_every_name),
+	GR_TEST_NAMED("desc bytes after the NUL do not matter",
+	  test_desc_bytes_after_nul_do_not_matter),
 	DESC_REJECTS(REG_DESC)
-	CU_TEST_INFO_NULL,
 };
 
-static CU_TestInfo counter_tests[] = {
-	{ "stream accepts 0 to n ready",
-	  test_counters_stream_accepts_zero_to_n_ready },
-	{ "stream rejects more than n ahead",
-	  test_counters_stream_rejects_more_than_n_ahead },
-	{ "stream rejects produced behind consumed",
-	  test_counters_stream_rejects_produced_behind },
-	{ "stream wraps at 2^64", test_counters_stream_wraps_at_2_64 },
-	{ "flight caps ready at n - 1", test_counters_flight_caps_at_n_minus_1 },
-	{ "flight wraps at 2^64", test_counters_flight_wraps_at_2_64 },
-	{ "flight rejects produced behind consumed",
-	  test_counters_flight_rejects_produced_behind },
-	CU_TEST_INFO_NULL,
+static const struct gr_test counter_tests[] = {
+	GR_TEST_NAMED("stream accepts 0 to n ready",
+	  test_counters_stream_accepts_zero_to_n_ready),
+	GR_TEST_NAMED("stream rejects more than n ahead",
+	  test_counters_stream_rejects_more_than_n_ahead),
+	GR_TEST_NAMED("stream rejects produced behind consumed",
+	  test_counters_stream_rejects_produced_behind),
+	GR_TEST_NAMED("stream wraps at 2^64", test_counters_stream_wraps_at_2_64),
+	GR_TEST_NAMED("flight caps ready at n - 1", test_counters_flight_caps_at_n_minus_1),
+	GR_TEST_NAMED("flight wraps at 2^64", test_counters_flight_wraps_at_2_64),
+	GR_TEST_NAMED("flight rejects produced behind consumed",
+	  test_counters_flight_rejects_produced_behind),
 };
 
-static CU_TestInfo packet_tests[] = {
-	{ "records: a good packet passes", test_records_accepts_a_good_packet },
+static const struct gr_test packet_tests[] = {
+	GR_TEST_NAMED("records: a good packet passes", test_records_accepts_a_good_packet),
 #define RECORD_REJECT_ENTRY(name, msg, ...)				\
-	{ "records reject " #name, test_records_rejects_##name },
+	GR_TEST_NAMED("records reject " #name, test_records_rejects_##name),
 	RECORD_REJECTS(RECORD_REJECT_ENTRY)
-	{ "packet accepts a valid sub-buffer", test_packet_accepts_valid_subbuf },
-	{ "event names must be unique", test_event_names_must_be_unique },
-	{ "packet rejects an empty sub-buffer, accepts a full one",
-	  test_packet_rejects_empty_accepts_full_subbuf },
-	{ "packet accepts seq near 2^64", test_packet_accepts_seq_near_2_64 },
-	{ "packet accepts the bounds of its stream",
-	  test_packet_accepts_the_bounds_of_its_stream },
-	{ "packet of a global ring takes any cpu below nr_cpus",
-	  test_packet_global_ring_takes_any_cpu_below_nr_cpus },
-	{ "packet ignores reserved bytes (spec 2.4)",
-	  test_packet_ignores_reserved_bytes },
+	GR_TEST_NAMED("packet accepts a valid sub-buffer", test_packet_accepts_valid_subbuf),
+	GR_TEST_NAMED("event names must be unique", test_event_names_must_be_unique),
+	GR_TEST_NAMED("packet rejects an empty sub-buffer, accepts a full one",
+	  test_packet_rejects_empty_accepts_full_subbuf),
+	GR_TEST_NAMED("packet accepts seq near 2^64", test_packet_accepts_seq_near_2_64),
+	GR_TEST_NAMED("packet accepts the bounds of its stream",
+	  test_packet_accepts_the_bounds_of_its_stream),
+	GR_TEST_NAMED("packet of a global ring takes any cpu below nr_cpus",
+	  test_packet_global_ring_takes_any_cpu_below_nr_cpus),
+	GR_TEST_NAMED("packet ignores reserved bytes (spec 2.4)",
+	  test_packet_ignores_reserved_bytes),
 	PACKET_REJECTS(REG_PACKET)
-	CU_TEST_INFO_NULL,
 };
 
-static CU_TestInfo evh_tests[] = {
-	{ "event header accepts valid records", test_evh_accepts_valid_records },
+static const struct gr_test evh_tests[] = {
+	GR_TEST_NAMED("event header accepts valid records", test_evh_accepts_valid_records),
 	EVH_REJECTS(REG_EVH)
-	CU_TEST_INFO_NULL,
 };
 
-static CU_TestInfo misc_tests[] = {
-	{ "mode and state names", test_mode_and_state_names },
-	{ "identifier rules", test_identifier_rules },
-	CU_TEST_INFO_NULL,
+static const struct gr_test misc_tests[] = {
+	GR_TEST_NAMED("mode and state names", test_mode_and_state_names),
+	GR_TEST_NAMED("identifier rules", test_identifier_rules),
 };
 
-static CU_TestInfo random_tests[] = {
-	{ "random header mutations keep invariants",
-	  test_random_header_mutations },
-	{ "random descriptor mutations keep invariants",
-	  test_random_descriptor_mutations },
-	{ "random packet mutations keep invariants",
-	  test_random_packet_mutations },
-	{ "random event headers keep invariants", test_random_event_headers },
-	CU_TEST_INFO_NULL,
+static const struct gr_test random_tests[] = {
+	GR_TEST_NAMED("random header mutations keep invariants",
+	  test_random_header_mutations),
+	GR_TEST_NAMED("random descriptor mutations keep invariants",
+	  test_random_descriptor_mutations),
+	GR_TEST_NAMED("random packet mutations keep invariants",
+	  test_random_packet_mutations),
+	GR_TEST_NAMED("random event headers keep invariants", test_random_event_headers),
 };
 
-static CU_SuiteInfo suites[] = {
-	{ "region header", NULL, NULL, NULL, NULL, hdr_tests },
-	{ "event descriptors", NULL, NULL, NULL, NULL, desc_tests },
-	{ "counters", NULL, NULL, NULL, NULL, counter_tests },
-	{ "packets", NULL, NULL, NULL, NULL, packet_tests },
-	{ "event headers", NULL, NULL, NULL, NULL, evh_tests },
-	{ "names", NULL, NULL, NULL, NULL, misc_tests },
-	{ "randomized", NULL, NULL, NULL, NULL, random_tests },
-	CU_SUITE_INFO_NULL,
+static const struct gr_test_suite suites[] = {
+	GR_SUITE("region header", hdr_tests, NULL, NULL),
+	GR_SUITE("event descriptors", desc_tests, NULL, NULL),
+	GR_SUITE("counters", counter_tests, NULL, NULL),
+	GR_SUITE("packets", packet_tests, NULL, NULL),
+	GR_SUITE("event headers", evh_tests, NULL, NULL),
+	GR_SUITE("names", misc_tests, NULL, NULL),
+	GR_SUITE("randomized", random_tests, NULL, NULL),
 };
 
 int main(void)
 {
 	const char *seed = getenv("GR_TEST_SEED");
-	unsigned int failures;
 
+	/* a fixed default: CI runs the same cases; GR_TEST_SEED varies them */
 	rng_state = seed ? strtoull(seed, NULL, 0) : 0x9e3779b97f4a7c15ULL;
 	if (!rng_state)
 		rng_state = 1;
 	printf("test_validate: random seed %#llx (GR_TEST_SEED to replay)\n",
 	       (unsigned long long)rng_state);
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return CU_get_error();
-	if (CU_register_suites(suites) != CUE_SUCCESS) {
-		fprintf(stderr, "CU_register_suites: %s\n", CU_get_error_msg());
-		CU_cleanup_registry();
-		return 1;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures() +
-		   CU_get_number_of_tests_failed();
-	CU_cleanup_registry();
-	return failures ? 1 : 0;
+	return gr_test_run(suites, GR_ARRAY_SIZE(suites));
 }
