@@ -171,7 +171,7 @@ ingest_agent() {
 	fi
 	c0=$(agent_cpu_ticks)
 	t0=$(now_ns)
-	la_bg f 120 "$la_tmp/fg.log" "$FG" --socket "$RUN/$vm.sock" --cpus 2 \
+	t_bg f 120 "$la_tmp/fg.log" "$FG" --socket "$RUN/$vm.sock" --cpus 2 \
 		--max --size $SIZE --duration "$SECS" --linger 30 --quiet \
 		--stats "$la_tmp/fg.stats"
 	# the geometry the guest chose (the copy consumer asks for the same)
@@ -214,14 +214,14 @@ ingest_copy() {
 	o=$SCRATCH/copy
 	mkdir -p "$o"
 	t0=$(now_ns)
-	la_bg c 120 "$la_tmp/copy.log" /usr/bin/time -f "%U %S" \
+	t_bg c 120 "$la_tmp/copy.log" /usr/bin/time -f "%U %S" \
 		-o "$la_tmp/copy.time" "$COPY" --shm "$shm" --out "$o" \
 		--subbuf-size "$sb" --subbufs "$NSB" --events 4 --seconds 100
 	for i in $(seq 200); do
 		[ -e "/dev/shm/$shm" ] && break
 		sleep 0.01
 	done
-	la_bg f 120 "$la_tmp/fgc.log" "$FG" --shm "$shm" --cpus 2 --max \
+	t_bg f 120 "$la_tmp/fgc.log" "$FG" --shm "$shm" --cpus 2 --max \
 		--size $SIZE --duration "$SECS" --linger 30 --quiet \
 		--stats "$la_tmp/fgc.stats"
 	la_wait_fg "$f" 100 || fail "fake guest (copy, $sb): $(tail -n3 "$la_tmp/fgc.log")"
@@ -245,7 +245,7 @@ latency_run() {
 		fail "vm-add: $err"
 		return
 	fi
-	la_bg f 60 "$la_tmp/fgl.log" "$FG" --socket "$RUN/$vm.sock" --cpus 1 \
+	t_bg f 60 "$la_tmp/fgl.log" "$FG" --socket "$RUN/$vm.sock" --cpus 1 \
 		--rate 50 --duration "$LAT_SECS" --linger 10 --quiet \
 		--stats "$la_tmp/fgl.stats"
 	sess=
@@ -279,7 +279,7 @@ scale_run() {
 	done
 	t0=$(now_ns)
 	for i in $(seq "$n"); do
-		la_bg f 120 "$la_tmp/fgs.$i.log" "$FG" --socket \
+		t_bg f 120 "$la_tmp/fgs.$i.log" "$FG" --socket \
 			"$RUN/${vms[$((i - 1))]}.sock" --cpus 1 --rate 2000 \
 			--size $SIZE --duration "$SCALE_SECS" --linger 30 --quiet \
 			--stats "$la_tmp/fgs.$i.stats"
@@ -321,7 +321,7 @@ loss_try() {
 	gr vm-add "$vm" --events all >/dev/null || { fail "vm-add: $err"; return 1; }
 	if [ "$rate" = 0 ]; then load=(--max); else load=(--rate "$rate"); fi
 	t0=$(now_ns)
-	la_bg f 120 "$la_tmp/fgx.log" "$FG" --socket "$RUN/$vm.sock" --cpus 2 \
+	t_bg f 120 "$la_tmp/fgx.log" "$FG" --socket "$RUN/$vm.sock" --cpus 2 \
 		"${load[@]}" --duration "$SECS" --linger 30 --quiet \
 		--stats "$la_tmp/fgx.stats"
 	la_wait_fg "$f" 100 || fail "fake guest (loss $rate)"

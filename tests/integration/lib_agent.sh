@@ -29,40 +29,28 @@ PY=${PYTHON:-/usr/bin/python3}
 BT_CHECK=$LA_HERE/bt_check.py
 PKT_CHECK=$LA_HERE/packets_check.py
 
-la_name=
+# shellcheck source=tests/lib/lib.sh
+. "$LA_TOP/tests/lib/lib.sh"
+
 la_tmp=
 RUN=
 STORE=
-la_passed=0
-la_failed=0
-la_skipped=0
 la_agent_pid=		# the agent itself (not its timeout)
-la_agent_tpid=		# its la_bg job
-la_agent_n=0
-la_pids=()		# every la_bg job (subshell running timeout(1))
-declare -A la_reaped	# jobs already waited for (their PIDs may be reused)
+la_agent_tpid=		# its t_bg job
 la_vms=()		# VM names: /dev/shm/guestrelay-<vm> removed at exit
 la_mounts=()		# tmpfs mounts: unmounted at exit
 la_shm_dir=		# a store under /dev/shm: removed at exit
-la_t0=$(date +%s.%N)
 
 # la_skip REASON: cannot run here (exit 77)
 la_skip() {
-	echo "$la_name: skipped: $*"
-	exit 77
+	t_skip "$@"
 }
 
+# shellcheck disable=SC2317 # run at exit (t_defer)
 la_cleanup() {
-	local p m v
+	local m v
 
-	for p in "${la_pids[@]}"; do
-		[ -n "${la_reaped[$p]:-}" ] || la_term_job "$p"
-	done
-	for p in "${la_pids[@]}"; do
-		[ -n "${la_reaped[$p]:-}" ] && continue
-		la_wait_pid "$p" 10 || la_term_job "$p" KILL
-		wait "$p" 2>/dev/null
-	done
+	t_agent_stop
 	for m in "${la_mounts[@]}"; do
 		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
 	done
@@ -70,18 +58,11 @@ la_cleanup() {
 		rm -f "/dev/shm/guestrelay-$v"
 	done
 	[ -n "${la_shm_dir:-}" ] && rm -rf "$la_shm_dir"
-	if [ -n "$la_tmp" ]; then
-		if [ "${KEEP:-0}" = 1 ]; then
-			echo "kept $la_tmp"
-		else
-			rm -rf "$la_tmp"
-		fi
-	fi
 }
 
 # la_init NAME: checks, temporary run and store directories, the trap
 la_init() {
-	la_name=$1
+	t_init "$1"
 	[ -x "$GR" ] || la_skip "no agent binary at $GR (make -C host-agent)"
 	[ -x "$FG" ] || la_skip "no fake guest at $FG (make -C tests/fakeguest)"
 	command -v timeout >/dev/null || la_skip "timeout(1) is needed"
@@ -89,14 +70,13 @@ la_init() {
 	[ -x "$PY" ] || la_skip "no $PY"
 	"$PY" -c 'import bt2' 2>/dev/null || la_skip "python3-bt2 is needed"
 	[ -d /dev/shm ] && [ -w /dev/shm ] || la_skip "/dev/shm is not writable"
-	la_tmp=$(mktemp -d "/tmp/$la_name.XXXXXX") || la_skip "no temp dir"
-	chmod 755 "$la_tmp"
+	t_tmpdir "$1"
+	la_tmp=$T_TMP
 	RUN=$la_tmp/run
 	STORE=$la_tmp/store
 	# the working directory of every process started: stays empty
-	mkdir -p "$RUN" "$STORE" "$la_tmp/cwd"
-	trap la_cleanup EXIT
-	trap 'exit 130' INT TERM
+	mkdir -p "$RUN" "$STORE"
+	t_defer la_cleanup
 }
 
 # la_vm VAR BASE: VAR receives a VM name unique to this run (BASE and
@@ -108,27 +88,9 @@ la_vm() {
 	printf -v "$1" '%s' "$v"
 }
 
-ok() {
-	echo "ok - $1"
-	la_passed=$((la_passed + 1))
-}
-
-# bad NAME WHY [DETAIL...]: a failed check; details are indented
+# bad NAME WHY [DETAIL...]: a failed check (fail of tests/lib/lib.sh)
 bad() {
-	local l name=$1 why=$2
-
-	shift 2
-	echo "FAIL - $name: $why"
-	for l in "$@"; do
-		printf '%s\n' "$l" | head -n 40 | sed 's/^/    | /'
-	done
-	la_failed=$((la_failed + 1))
-}
-
-# skip_check NAME WHY: a check that cannot run here (never a pass)
-skip_check() {
-	echo "skip - $1: $2"
-	la_skipped=$((la_skipped + 1))
+	fail "$@"
 }
 
 # check NAME COND WHY: ok if the shell condition (a string) holds
@@ -140,100 +102,21 @@ check() {
 	fi
 }
 
-la_elapsed() {
-	echo "$(date +%s.%N) $la_t0" | awk '{ printf "%.1f", $1 - $2 }'
-}
-
 # la_finish: the closing line and the exit status
 la_finish() {
-	local line="$la_passed passed, $la_failed failed"
-
-	[ "$la_skipped" -gt 0 ] && line="$line, $la_skipped skipped"
-	echo "# $la_name: $(la_elapsed) s"
-	echo "$line"
-	[ "$la_failed" -eq 0 ] && exit 0
-	exit 1
+	finish
 }
 
-# la_wait_pid PID SECS: wait for a process to end; 1 if still running
-la_wait_pid() {
-	local pid=$1 n=$(($2 * 20))
-
-	while kill -0 "$pid" 2>/dev/null; do
-		[ -e "/proc/$pid/stat" ] &&
-			[ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" = Z ] &&
-			return 0
-		n=$((n - 1))
-		[ "$n" -le 0 ] && return 1
-		sleep 0.05
-	done
-	return 0
-}
-
-# la_child PID: the command a la_bg job runs (PID is the job's subshell,
-# whose child is timeout(1), whose child is the command); waits for it
-la_child() {
-	local c p=$1 depth=0 n=150
-
-	while [ "$n" -gt 0 ] && [ "$depth" -lt 2 ]; do
-		c=$(ps -o pid= --ppid "$p" 2>/dev/null | head -n1 | tr -d ' ')
-		if [ -n "$c" ]; then
-			p=$c
-			depth=$((depth + 1))
-			continue
-		fi
-		n=$((n - 1))
-		sleep 0.02
-	done
-	[ "$depth" -eq 2 ] || return 1
-	echo "$p"
-}
-
-# la_reap JOB: wait for a finished la_bg job; returns its exit status
-la_reap() {
-	wait "$1" 2>/dev/null
-	local rc=$?
-
-	la_reaped[$1]=1
-	return $rc
-}
-
-# la_term_job JOB [SIGNAL]: signal (default TERM) the command of a la_bg
-# job, once (timeout(1) would pass a signal on twice: to the command and
-# to its process group); KILL goes to the command and its timeout(1)
-la_term_job() {
-	local t c sig=${2:-TERM}
-
-	t=$(ps -o pid= --ppid "$1" 2>/dev/null | head -n1 | tr -d ' ')
-	if [ -z "$t" ]; then
-		kill -"$sig" "$1" 2>/dev/null
-		return
+# la_wait_fg JOB SECS: wait for a t_bg job (a fake guest...) to end;
+# returns its exit status (124 on timeout, after SIGTERM, then SIGKILL)
+la_wait_fg() {
+	if ! t_wait_pid "$1" "$2"; then
+		t_term_job "$1"
+		t_wait_pid "$1" 5 || t_term_job "$1" KILL
+		t_reap "$1"
+		return 124
 	fi
-	c=$(ps -o pid= --ppid "$t" 2>/dev/null | head -n1 | tr -d ' ')
-	if [ -n "$c" ]; then
-		kill -"$sig" "$c" 2>/dev/null
-		[ "$sig" = KILL ] && kill -KILL "$t" 2>/dev/null
-	else
-		kill -"$sig" "$t" 2>/dev/null
-	fi
-}
-
-# la_bg VAR SECS LOG CMD...: run CMD under timeout in the background (in
-# a subshell, so that a SIGKILL of CMD is an exit status, not a message),
-# in the empty directory $la_tmp/cwd; VAR receives the job's PID: `wait`
-# on it gives CMD's exit status
-la_bg() {
-	local var=$1 secs=$2 log=$3
-
-	shift 3
-	: >"$log"
-	(
-		cd "$la_tmp/cwd" || exit 1
-		timeout -k 5 "$secs" "$@" >>"$log" 2>&1 </dev/null
-		exit $?
-	) 2>>"$log" &
-	la_pids+=("$!")
-	printf -v "$var" '%s' "$!"
+	t_reap "$1"
 }
 
 # gr ARGS...: the CLI with this test's run directory (20 s at most);
@@ -246,67 +129,40 @@ gr() {
 	return $rc
 }
 
-# la_agent_start [AGENT OPTIONS...]: start `guestrelay agent` with this
-# test's run and store directories, wait for `ping`. LA_AGENT_SECS is its
-# time limit (default 120).
+# la_agent_start [AGENT OPTIONS...]: t_agent_start with this test's
+# run and store directories; LA_AGENT_SECS is its time limit (default
+# 120); sets la_agent_pid and LA_AGENT_LOG
 la_agent_start() {
-	local n=100
+	local rc
 
-	la_agent_n=$((la_agent_n + 1))
-	LA_AGENT_LOG=$la_tmp/agent.$la_agent_n.log
-	la_bg la_agent_tpid "${LA_AGENT_SECS:-120}" "$LA_AGENT_LOG" \
-		"$GR" agent --run-dir "$RUN" --store "$STORE" "$@"
-	la_agent_pid=$(la_child "$la_agent_tpid")
-	while [ "$n" -gt 0 ]; do
-		if [ -S "$RUN/agent.sock" ] && gr ping >/dev/null 2>&1; then
-			return 0
-		fi
-		kill -0 "$la_agent_tpid" 2>/dev/null || break
-		n=$((n - 1))
-		sleep 0.05
-	done
-	echo "$la_name: the agent did not start:" >&2
-	sed 's/^/    | /' "$LA_AGENT_LOG" >&2
-	return 1
+	T_AGENT_SECS=${LA_AGENT_SECS:-120}
+	t_agent_start "$@"
+	rc=$?
+	la_agent_pid=$T_AGENT_PID
+	la_agent_tpid=$T_AGENT_JOB
+	LA_AGENT_LOG=$T_AGENT_LOG
+	return $rc
 }
 
 # la_agent_alive: the agent process runs and answers `ping`
 la_agent_alive() {
-	[ -n "$la_agent_pid" ] && kill -0 "$la_agent_pid" 2>/dev/null &&
-		gr ping >/dev/null 2>&1
+	t_agent_alive && gr ping >/dev/null 2>&1
 }
 
 # la_agent_kill9: SIGKILL the agent itself (not its timeout)
 la_agent_kill9() {
-	kill -KILL "$la_agent_pid" 2>/dev/null
-	la_reap "$la_agent_tpid"
-	la_agent_pid=
+	kill -KILL "$T_AGENT_PID" 2>/dev/null
+	t_reap "$T_AGENT_JOB"
+	T_AGENT_PID= T_AGENT_JOB= la_agent_pid= la_agent_tpid=
 }
 
 # la_agent_stop: SIGTERM, wait (10 s); returns the agent's exit status
 la_agent_stop() {
-	local rc
+	t_agent_stop
+	local rc=$?
 
-	[ -n "$la_agent_tpid" ] || return 0
-	kill -TERM "$la_agent_pid" 2>/dev/null
-	la_wait_pid "$la_agent_tpid" 10 || la_term_job "$la_agent_tpid" KILL
-	la_reap "$la_agent_tpid"
-	rc=$?
-	la_agent_pid=
-	la_agent_tpid=
+	la_agent_pid= la_agent_tpid=
 	return $rc
-}
-
-# la_wait_fg JOB SECS: wait for a la_bg job (a fake guest...) to end;
-# returns its exit status (124 on timeout, after SIGTERM, then SIGKILL)
-la_wait_fg() {
-	if ! la_wait_pid "$1" "$2"; then
-		la_term_job "$1"
-		la_wait_pid "$1" 5 || la_term_job "$1" KILL
-		la_reap "$1"
-		return 124
-	fi
-	la_reap "$1"
 }
 
 # la_status VM: the VM's status as one JSON object in $out (rc 1 if none)
@@ -414,9 +270,9 @@ la_show_logs() {
 }
 
 # la_sampler_start VAR VM FILE: sample the VM's status --json five times a
-# second into FILE (one compact JSON line each) until la_term_job VAR
+# second into FILE (one compact JSON line each) until t_term_job VAR
 la_sampler_start() {
-	la_bg "$1" 120 "$3.log" bash -c '
+	t_bg "$1" 120 "$3.log" bash -c '
 		while :; do
 			"$0" --run-dir "$1" --timeout 5 status --json "$2" 2>/dev/null |
 			"$3" -c "import json,sys

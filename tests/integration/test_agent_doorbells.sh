@@ -47,7 +47,7 @@ run() {
 		bad "$name-vm-add" "exit $rc: $err"
 		return
 	fi
-	la_bg f 30 "$la_tmp/fg-$name.log" "$FG" --socket "$RUN/$vm.sock" \
+	t_bg f 30 "$la_tmp/fg-$name.log" "$FG" --socket "$RUN/$vm.sock" \
 		--cpus 2 "$@" --duration 2 --linger 5 \
 		--stats "$la_tmp/$name.stats"
 	la_wait_fg "$f" 25
@@ -99,5 +99,5 @@ echo "# guest's GR_VEC_DATA doorbells per produced sub-buffer; lost ="
 echo "# events the guest dropped, ring full; without suppression: 1.0)"
 sed 's/^/# /' "$table"
 la_agent_alive && ok agent-alive || bad agent-alive "no ping"
-[ "$la_failed" -gt 0 ] && la_show_logs
+[ "$t_failed" -gt 0 ] && la_show_logs
 la_finish

@@ -31,11 +31,11 @@ la_agent_start --events all --subbuf-size $SUBBUF --subbufs 32 \
 	{ bad agent-starts "see the log"; la_show_logs; la_finish; }
 ok agent-starts
 
-la_bg fa 40 "$la_tmp/fg-$A.log" "$FG" --socket "$RUN/$A.sock" --cpus 3 \
+t_bg fa 40 "$la_tmp/fg-$A.log" "$FG" --socket "$RUN/$A.sock" --cpus 3 \
 	--rate 1500 --duration 3 --events 6 --stats "$la_tmp/$A.stats"
-la_bg fb 40 "$la_tmp/fg-$B.log" "$FG" --socket "$RUN/$B.sock" --cpus 2 \
+t_bg fb 40 "$la_tmp/fg-$B.log" "$FG" --socket "$RUN/$B.sock" --cpus 2 \
 	--global --rate 1500 --duration 3 --events 4 --stats "$la_tmp/$B.stats"
-la_bg fc 40 "$la_tmp/fg-$C.log" "$FG" --shm "guestrelay-$C" --cpus 4 \
+t_bg fc 40 "$la_tmp/fg-$C.log" "$FG" --shm "guestrelay-$C" --cpus 4 \
 	--rate 1000 --duration 3 --events 5 --size 80 \
 	--stats "$la_tmp/$C.stats"
 
@@ -94,5 +94,5 @@ la_agent_alive && ok agent-alive || bad agent-alive "no ping"
 la_agent_stop
 rc=$?
 check agent-exits-0-on-sigterm "[ $rc -eq 0 ]" "exit $rc"
-[ "$la_failed" -gt 0 ] && la_show_logs
+[ "$t_failed" -gt 0 ] && la_show_logs
 la_finish

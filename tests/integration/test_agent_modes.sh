@@ -51,9 +51,9 @@ else
 fi
 
 # ---- stream (S) and flight (F), at the same time ---------------------
-la_bg fs 40 "$la_tmp/fg-$S.log" "$FG" --socket "$RUN/$S.sock" --cpus 2 \
+t_bg fs 40 "$la_tmp/fg-$S.log" "$FG" --socket "$RUN/$S.sock" --cpus 2 \
 	--rate 20000 --duration 2 --stats "$la_tmp/$S.stats"
-la_bg ff 60 "$la_tmp/fg-$F.log" "$FG" --socket "$RUN/$F.sock" --cpus 2 \
+t_bg ff 60 "$la_tmp/fg-$F.log" "$FG" --socket "$RUN/$F.sock" --cpus 2 \
 	--rate 30000 --count 30000 --linger 30 --stats "$la_tmp/$F.stats"
 
 # F: writers done (final flush, state STOPPED), nothing consumed
@@ -79,7 +79,7 @@ case "$snap" in
 "$STORE/$F"/snapshot-*) ok "snapshot-path-in-vm-dir" ;;
 *) bad "snapshot-path-in-vm-dir" "'$snap'" ;;
 esac
-la_term_job "$ff"	# ends its linger: statistics
+t_term_job "$ff"	# ends its linger: statistics
 la_wait_fg "$ff" 20
 rc=$?
 check "flight-fakeguest-exits-0" "[ $rc -eq 0 ]" "exit $rc"
@@ -130,10 +130,10 @@ check "flight-snapshot-on-guest-exit ($n snapshots)" "[ $n -ge 2 ]" \
 	"$n snapshot directories"
 
 # ---- recent snapshot and snapshot on SIGKILL (G), switch (M) -----------
-la_bg fg 40 "$la_tmp/fg-$G.log" "$FG" --socket "$RUN/$G.sock" --cpus 2 \
+t_bg fg 40 "$la_tmp/fg-$G.log" "$FG" --socket "$RUN/$G.sock" --cpus 2 \
 	--rate 20000 --duration 8
-fg_pid=$(la_child "$fg")
-la_bg fm 40 "$la_tmp/fg-$M.log" "$FG" --socket "$RUN/$M.sock" --cpus 2 \
+fg_pid=$(t_child "$fg")
+t_bg fm 40 "$la_tmp/fg-$M.log" "$FG" --socket "$RUN/$M.sock" --cpus 2 \
 	--rate 20000 --duration 4 --stats "$la_tmp/$M.stats"
 la_wait_status "$G" "s['state'] == 'attached' and s['stats']['overwritten'] > 0" 10 ||
 	bad "flight-attached" "$out"
@@ -256,5 +256,5 @@ else
 fi
 
 la_agent_alive && ok agent-alive || bad agent-alive "no ping"
-[ "$la_failed" -gt 0 ] && la_show_logs
+[ "$t_failed" -gt 0 ] && la_show_logs
 la_finish

@@ -45,9 +45,9 @@ la_agent_start --events all $GEOM --vm "$H1" --vm "$H2" --plain ||
 ok agent-starts
 
 # the honest guests write until SIGTERM (after the hostile rounds)
-la_bg f1 100 "$la_tmp/fg-$H1.log" "$FG" --socket "$RUN/$H1.sock" \
+t_bg f1 100 "$la_tmp/fg-$H1.log" "$FG" --socket "$RUN/$H1.sock" \
 	--cpus 2 --rate 2000 --stats "$la_tmp/$H1.stats"
-la_bg f2 100 "$la_tmp/fg-$H2.log" "$FG" --shm "guestrelay-$H2" \
+t_bg f2 100 "$la_tmp/fg-$H2.log" "$FG" --shm "guestrelay-$H2" \
 	--cpus 2 --rate 2000 --stats "$la_tmp/$H2.stats"
 la_wait_status "$H1" "s['state'] == 'attached'" 5 || bad "$H1-attached" "$out"
 la_wait_status "$H2" "s['state'] == 'attached'" 5 || bad "$H2-attached" "$out"
@@ -79,7 +79,7 @@ hostile_start() {
 		bad "vm-add-$kind" "exit $rc: $err"
 		return 1
 	fi
-	la_bg "fg_$kind" 30 "$la_tmp/fg-$kind.log" "$FG" \
+	t_bg "fg_$kind" 30 "$la_tmp/fg-$kind.log" "$FG" \
 		--socket "$RUN/$vm.sock" --cpus 2 --rate 3000 --duration 2.5 \
 		--linger 2 --hostile "$kind" --hostile-delay 300 \
 		--hostile-period 100 --seed $$ --stats "$la_tmp/$kind.stats"
@@ -98,7 +98,7 @@ hostile_check() {
 	# a hostile guest may fail at its own end (its layout is ruined)
 	[ $rc -eq 124 ] && bad "$kind-fakeguest-ends" "timed out"
 	la_wait_status "$vm" "s['state'] == 'waiting'" 5
-	la_term_job "$smp"
+	t_term_job "$smp"
 	la_wait_fg "$smp" 5
 	la_status "$vm" && echo "$out" >>"$la_tmp/$kind.samples"
 	st=$out
@@ -224,8 +224,8 @@ for pair in "magic geometry" "strings counters" "packets race" \
 done
 
 # the honest traces are exact
-la_term_job "$f1"
-la_term_job "$f2"
+t_term_job "$f1"
+t_term_job "$f2"
 for x in "$H1:$f1" "$H2:$f2"; do
 	vm=${x%%:*}
 	la_wait_fg "${x#*:}" 30
@@ -266,5 +266,5 @@ check "one-store-directory-per-vm" "[ '$vms' = '$want' ]" \
 	"store: $vms; VMs: $want"
 
 la_agent_alive && ok agent-alive || bad agent-alive "no ping"
-[ "$la_failed" -gt 0 ] && la_show_logs
+[ "$t_failed" -gt 0 ] && la_show_logs
 la_finish

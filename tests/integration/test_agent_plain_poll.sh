@@ -26,7 +26,7 @@ la_agent_start || { bad agent-starts "see the log"; la_show_logs; la_finish; }
 gr vm-add "$P" --plain --size 1M --events all --subbuf-size 4K --subbufs 4 ||
 	bad vm-add "exit $rc: $err"
 
-la_bg f 30 "$la_tmp/fg.log" "$FG" --shm "guestrelay-$P" --cpus 1 \
+t_bg f 30 "$la_tmp/fg.log" "$FG" --shm "guestrelay-$P" --cpus 1 \
 	--rate 200 --size 1000 --duration 3 --linger 3 \
 	--stats "$la_tmp/fg.stats"
 la_wait_status "$P" "s['state'] == 'attached'" 10 || bad attached "$out"

@@ -65,9 +65,9 @@ la_agent_start --events all $GEOM --vm "$Q" --quota $QUOTA --vm "$O" ||
 	{ bad agent-starts "see the log"; la_show_logs; la_finish; }
 ok agent-starts
 
-la_bg fq 40 "$la_tmp/fg-$Q.log" "$FG" --socket "$RUN/$Q.sock" --cpus 2 \
+t_bg fq 40 "$la_tmp/fg-$Q.log" "$FG" --socket "$RUN/$Q.sock" --cpus 2 \
 	--rate 20000 --duration 4 --linger 2 --stats "$la_tmp/$Q.stats"
-la_bg fo 40 "$la_tmp/fg-$O.log" "$FG" --socket "$RUN/$O.sock" --cpus 2 \
+t_bg fo 40 "$la_tmp/fg-$O.log" "$FG" --socket "$RUN/$O.sock" --cpus 2 \
 	--rate 2000 --duration 4 --stats "$la_tmp/$O.stats"
 
 if la_wait_status "$Q" "s['stop_reason'] == 'quota'" 10; then
@@ -123,7 +123,7 @@ la_agent_alive && ok agent-alive-after-quota || bad agent-alive-after-quota "no 
 # re-publishes ten times a second (--hostile magic) makes the agent end
 # its session each time, and in flight mode take a snapshot each time.
 if gr vm-add "$F" --mode flight --events all $GEOM --quota $QUOTA; then
-	la_bg ff 30 "$la_tmp/fg-$F.log" "$FG" --socket "$RUN/$F.sock" \
+	t_bg ff 30 "$la_tmp/fg-$F.log" "$FG" --socket "$RUN/$F.sock" \
 		--cpus 2 --rate 20000 --duration 2 --linger 1 \
 		--hostile magic --hostile-delay 300 --hostile-period 100
 	la_wait_fg "$ff" 20
@@ -166,7 +166,7 @@ mkdir -p "$RUN"
 la_agent_start --events all $GEOM --vm "$D" ||
 	{ bad agent-on-small-disk-starts "see the log"; la_show_logs; la_finish; }
 ok agent-on-small-disk-starts
-la_bg fd 40 "$la_tmp/fg-$D.log" "$FG" --socket "$RUN/$D.sock" --cpus 2 \
+t_bg fd 40 "$la_tmp/fg-$D.log" "$FG" --socket "$RUN/$D.sock" --cpus 2 \
 	--rate 20000 --duration 3 --linger 2 --stats "$la_tmp/$D.stats"
 if la_wait_status "$D" "s['stop_reason'] == 'disk'" 10; then
 	st=$out
@@ -208,5 +208,5 @@ fi
 la_agent_stop
 rc=$?
 check agent-exits-0 "[ $rc -eq 0 ]" "exit $rc"
-[ "$la_failed" -gt 0 ] && la_show_logs
+[ "$t_failed" -gt 0 ] && la_show_logs
 la_finish

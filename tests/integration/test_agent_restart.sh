@@ -52,10 +52,10 @@ la_agent_start "${AGENT_ARGS[@]}" ||
 	{ bad agent-starts "see the log"; la_show_logs; la_finish; }
 ok agent-starts
 
-la_bg fr $((DUR + 60)) "$la_tmp/fg-$R.log" "$FG" --socket "$RUN/$R.sock" \
+t_bg fr $((DUR + 60)) "$la_tmp/fg-$R.log" "$FG" --socket "$RUN/$R.sock" \
 	--cpus 2 --rate 3000 --duration "$DUR" --linger 12 \
 	--stats "$la_tmp/$R.stats"
-la_bg fp $((DUR + 60)) "$la_tmp/fg-$P.log" "$FG" --shm "guestrelay-$P" \
+t_bg fp $((DUR + 60)) "$la_tmp/fg-$P.log" "$FG" --shm "guestrelay-$P" \
 	--cpus 2 --rate 8000 --duration "$DUR" --linger 12 \
 	--stats "$la_tmp/$P.stats"
 la_wait_status "$R" "s['stats']['packets'] > 10" 10 || bad "R-streams" "$out"
@@ -113,7 +113,7 @@ for round in $(seq "$ROUNDS"); do
 		done
 		;;
 	3)
-		la_bg holder 30 "$la_tmp/stale.log" "$PY" \
+		t_bg holder 30 "$la_tmp/stale.log" "$PY" \
 			"$LA_HERE/stale_listener.py" 20 "$RUN/agent.sock" \
 			"$RUN/$R.sock"
 		for i in $(seq 100); do
@@ -144,7 +144,7 @@ for round in $(seq "$ROUNDS"); do
 			"$(cat "$LA_AGENT_LOG")"
 	fi
 	if [ $kind = 3 ]; then
-		la_term_job "$holder"
+		t_term_job "$holder"
 		la_wait_fg "$holder" 5
 	fi
 done
@@ -191,5 +191,5 @@ for vm in "$R" "$P"; do
 done
 
 la_agent_alive && ok agent-alive || bad agent-alive "no ping"
-[ "$la_failed" -gt 0 ] && la_show_logs
+[ "$t_failed" -gt 0 ] && la_show_logs
 la_finish

@@ -91,7 +91,7 @@ agent_run() {
 		dev="--socket $RUN/$vm.sock"
 	fi
 	t0=$(now_ns)
-	la_bg f 60 "$la_tmp/fg-$name.log" "$FG" $dev --cpus $CPUS --max \
+	t_bg f 60 "$la_tmp/fg-$name.log" "$FG" $dev --cpus $CPUS --max \
 		--size $SIZE --duration "$SECS" --linger 20 \
 		--stats "$la_tmp/$name.stats"
 	la_wait_fg "$f" 50
@@ -152,13 +152,13 @@ copy_run() {
 	out=$TMPFS/copy
 	mkdir -p "$out"
 	t0=$(now_ns)
-	la_bg c 60 "$la_tmp/copy.log" "$copy" --shm "$shm" --out "$out" \
+	t_bg c 60 "$la_tmp/copy.log" "$copy" --shm "$shm" --out "$out" \
 		--subbuf-size $SB --subbufs $NSB --events 4 --seconds 50
 	for i in $(seq 100); do
 		[ -e "/dev/shm/$shm" ] && break
 		sleep 0.02
 	done
-	la_bg f 60 "$la_tmp/fg-copy.log" "$FG" --shm "$shm" --cpus $CPUS --max \
+	t_bg f 60 "$la_tmp/fg-copy.log" "$FG" --shm "$shm" --cpus $CPUS --max \
 		--size $SIZE --duration "$SECS" --linger 20 \
 		--stats "$la_tmp/copy.stats"
 	la_wait_fg "$f" 50
@@ -216,5 +216,5 @@ for name, v in runs.items():
            "%.2f" % (med[name] / base) if base else "-"))
 PYEOF
 la_agent_alive && ok agent-alive || bad agent-alive "no ping"
-[ "$la_failed" -gt 0 ] && la_show_logs
+[ "$t_failed" -gt 0 ] && la_show_logs
 la_finish

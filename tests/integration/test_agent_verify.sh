@@ -38,7 +38,7 @@ gr vm-add "$Z" $GEOM --verify off || bad vm-add-zero-copy "exit $rc: $err"
 	bad verify-off "status: $out"
 
 for vm in "$V" "$Z"; do
-	la_bg "fg_$vm" 40 "$la_tmp/fg-$vm.log" "$FG" --socket "$RUN/$vm.sock" \
+	t_bg "fg_$vm" 40 "$la_tmp/fg-$vm.log" "$FG" --socket "$RUN/$vm.sock" \
 		--cpus 2 --rate 3000 --duration 2.5 --linger 2 \
 		--hostile records --hostile-delay 300 --hostile-period 100 \
 		--seed $$ --stats "$la_tmp/$vm.stats"
