@@ -138,6 +138,7 @@ struct gr_vm {
 	/* polling */
 	struct gr_op timer_op;
 	uint64_t poll_ns;		/* current interval */
+	uint64_t db_tick_ns;		/* last doorbell-driven pass */
 	uint64_t taken;			/* sub-buffers examined (stored or
 					 * dropped): did a pass find data? */
 
