@@ -320,22 +320,29 @@ static bool take(struct gr_ring_state *r, uint64_t seq)
 	struct gr_wslot *s = &r->slots[seq % GR_MAX_INFLIGHT];
 	uint32_t idx = gr_view_slot(v, seq);
 	uint8_t *sub = vm->region + gr_view_subbuf_off(v, r->idx, idx);
-	struct gr_subbuf_rec rec;
+	struct gr_subbuf_rec rec, *rec_shared;
 	struct io_uring_sqe *sqe;
 	const char *why = NULL;
 	uint64_t content;
 	int ret;
 
-	/* one read of each, into host memory; only the copies are used */
-	memcpy(&rec, vm->region + gr_view_rec_off(v, r->idx, idx), sizeof(rec));
+	/*
+	 * One read of each, into host memory; only the copies are used.
+	 * rec.seq first, with acquire: pairs with the guest's
+	 * smp_store_release() of rec.seq, which publishes rec.bytes, the
+	 * packet header and the records of that packet (spec 10 #5).
+	 */
+	rec_shared = (struct gr_subbuf_rec *)
+		(vm->region + gr_view_rec_off(v, r->idx, idx));
+	rec.seq = __atomic_load_n(&rec_shared->seq, __ATOMIC_ACQUIRE);
+	rec.bytes = __atomic_load_n(&rec_shared->bytes, __ATOMIC_RELAXED);
+	rec.reserved = 0;
 	memcpy(&s->hdr, sub, sizeof(s->hdr));
 	ret = gr_check_packet(v, r->idx, seq, &rec, &s->hdr, &r->last,
 			      &content, &why);
 	s->copy = NULL;
 	if (!ret && vm->opts.verify) {
-		ret = take_copy(r, s, sub, (const struct gr_subbuf_rec *)
-				(vm->region + gr_view_rec_off(v, r->idx, idx)),
-				rec.seq, content, &why);
+		ret = take_copy(r, s, sub, rec_shared, rec.seq, content, &why);
 		if (ret == -EBUSY)
 			return false;
 		if (ret == -EINVAL)

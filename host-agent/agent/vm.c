@@ -456,6 +456,17 @@ static void sync_check(struct gr_vm *vm)
 	guest = le64toh(__atomic_load_n(&st->sync_guest_time, __ATOMIC_RELAXED));
 	rtt = t3 - vm->sync_t1;
 	vm->sync_pending = false;
+	/*
+	 * The answer must come from the instance whose clock the session
+	 * uses: a guest that re-published meanwhile (reboot, reload) answers
+	 * with another boot's clock (spec 9.5). Discard such a sample.
+	 */
+	if (le64toh(__atomic_load_n(&((struct gr_region_hdr *)vm->region)->
+				    instance_id, __ATOMIC_RELAXED)) !=
+	    vm->instance_id) {
+		vm->next_sync_ns = now + GR_SYNC_TIMEOUT_NS;
+		return;
+	}
 	vm->sync_rounds++;
 	if (!vm->clock.synced || rtt < vm->sync_best_rtt) {
 		int64_t host = (int64_t)(vm->sync_t1 + rtt / 2) + vm->mono_to_real;
