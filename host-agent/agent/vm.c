@@ -628,6 +628,14 @@ static void guest_gone(struct gr_vm *vm, const char *what)
 	vm->closing = true;
 }
 
+static void waiter_flush(struct gr_vm *vm)
+{
+	vm->waiter.flush_req = ++vm->flush_req;
+	/* pairs with the guest's smp_load_acquire() of flush_req (10 #11) */
+	store_rel64(&ctrl(vm)->flush_req, vm->flush_req);
+	vm_notify_guest(vm, GR_VEC_CTRL);
+}
+
 /**
  * vm_progress() - re-examine waiters and closing after any event
  * @vm: the VM
@@ -650,6 +658,17 @@ void vm_progress(struct gr_vm *vm)
 	}
 	if (!vm->waiter.active)
 		return;
+	if (vm->waiter.ctrl_seq) {
+		/* pairs with the guest's smp_store_release() of ctrl_ack
+		 * (spec 10 #12): no write for a disabled event runs after it
+		 */
+		if (load_acq64(&st->ctrl_ack) != vm->waiter.ctrl_seq &&
+		    le32toh(__atomic_load_n(&st->state, __ATOMIC_ACQUIRE)) !=
+		    GR_STATE_PANIC && gr_now_ns() < vm->waiter.deadline_ns)
+			return;
+		vm->waiter.ctrl_seq = 0;
+		waiter_flush(vm);
+	}
 	/* pairs with the guest's smp_store_release() of flush_ack; a
 	 * panicked guest cannot answer, but its panic notifier already
 	 * closed every ring
@@ -1138,12 +1157,13 @@ static int start_wait(struct gr_vm *vm, int kind, gr_done_fn done, void *arg)
 		.arg = arg,
 		.kind = kind,
 		.active = true,
-		.flush_req = ++vm->flush_req,
 		.deadline_ns = gr_now_ns() + GR_CMD_TIMEOUT_NS,
 	};
-	/* pairs with the guest's READ_ONCE() of flush_req in its pass */
-	store_rel64(&ctrl(vm)->flush_req, vm->flush_req);
-	vm_notify_guest(vm, GR_VEC_CTRL);
+	/* stop: tracing 0 acknowledged first, then the flush (spec 9.2) */
+	if (kind == GR_WAIT_STOP)
+		vm->waiter.ctrl_seq = vm->ctrl_seq;
+	else
+		waiter_flush(vm);
 	arm_timer(vm);
 	return 0;
 }

@@ -91,6 +91,9 @@ struct gr_waiter {
 	gr_done_fn done;
 	void *arg;
 	uint64_t flush_req;		/* complete when flush_ack reaches it */
+	uint64_t ctrl_seq;		/* STOP: first see this settings
+					 * publication (tracing 0) acked, then
+					 * flush (spec 9.2); 0 once seen */
 	uint64_t deadline_ns;		/* CLOCK_MONOTONIC */
 	int kind;			/* GR_WAIT_* */
 	bool active;
