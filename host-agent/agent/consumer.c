@@ -534,8 +534,11 @@ static void write_done(struct gr_op *op, int res, unsigned int flags)
 		}
 		r->trunc_at = UINT64_MAX;
 	}
-	/* more may have been produced while the writes were in flight */
-	if (!vm->dying) {
+	/*
+	 * More may have been produced while the writes were in flight; not
+	 * once the session closes (the guest withdrew: spec 5.5, H7).
+	 */
+	if (!vm->dying && !vm->closing) {
 		drain_ring(r);
 		if (!r->inflight)
 			cons_arm_event_idx(vm);

@@ -628,6 +628,48 @@ static void guest_gone(struct gr_vm *vm, const char *what)
 	vm->closing = true;
 }
 
+/*
+ * A stopped VM whose guest withdrew or re-published: what we knew of the
+ * layout is stale. Back to waiting; a valid publication attaches anew.
+ */
+static void stopped_guest_gone(struct gr_vm *vm)
+{
+	syslog(LOG_INFO, "%s: the guest re-published or withdrew its layout while stopped",
+	       vm->opts.name);
+	cons_close_rings(vm);
+	vm->state = GR_VM_WAITING;
+	vm->closed_instance = vm->instance_id;
+}
+
+/*
+ * H7: before the host stores into the region again (vm_start), the
+ * layout must still be the one validated: re-read the header, validate
+ * it, and compare instance and geometry with our view.
+ */
+static int revalidate(struct gr_vm *vm, const char **why)
+{
+	struct gr_region_hdr copy;
+	struct gr_view v;
+
+	if (gr_read_region_hdr(vm->region, vm->size, &copy)) {
+		*why = "the layout is not published";
+		return -ESTALE;
+	}
+	if (gr_check_region_hdr(&copy, vm->size, &v, why))
+		return -ESTALE;
+	if (v.instance_id != vm->instance_id ||
+	    v.nr_rings != vm->view.nr_rings ||
+	    v.subbuf_size != vm->view.subbuf_size ||
+	    v.n_subbufs != vm->view.n_subbufs ||
+	    v.ring_offset != vm->view.ring_offset ||
+	    v.subbuf_rec_offset != vm->view.subbuf_rec_offset ||
+	    v.data_offset != vm->view.data_offset) {
+		*why = "the guest published another layout";
+		return -ESTALE;
+	}
+	return 0;
+}
+
 static void waiter_flush(struct gr_vm *vm)
 {
 	vm->waiter.flush_req = ++vm->flush_req;
@@ -727,6 +769,7 @@ static void vm_tick(struct gr_vm *vm)
 {
 	struct gr_region_hdr *hdr = (struct gr_region_hdr *)vm->region;
 	uint32_t gstate;
+	uint64_t magic;
 
 	if (vm->dying)
 		return;
@@ -739,9 +782,19 @@ static void vm_tick(struct gr_vm *vm)
 	case GR_VM_ATTACHED:
 		if (vm->closing)
 			break;
-		if (load_acq64(&hdr->magic) != GR_REGION_MAGIC ||
+		magic = load_acq64(&hdr->magic);
+		if (magic != GR_REGION_MAGIC ||
 		    le64toh(__atomic_load_n(&hdr->instance_id,
 					    __ATOMIC_RELAXED)) != vm->instance_id) {
+			/*
+			 * Spec 5.5: on magic = 0 the layout is still the one
+			 * withdrawn: a final drain pass with our private copy
+			 * of it, then the session closes. Another magic, or
+			 * another instance: a new layout is (being) written,
+			 * nothing may be stored into it (H7): no drain.
+			 */
+			if (!magic)
+				cons_drain(vm);
 			guest_gone(vm, "the guest withdrew its layout");
 			break;
 		}
@@ -757,6 +810,11 @@ static void vm_tick(struct gr_vm *vm)
 		cons_arm_event_idx(vm);
 		break;
 	case GR_VM_STOPPED:
+		/* a new publication while stopped is a new guest (H7) */
+		if (load_acq64(&hdr->magic) != GR_REGION_MAGIC ||
+		    le64toh(__atomic_load_n(&hdr->instance_id,
+					    __ATOMIC_RELAXED)) != vm->instance_id)
+			stopped_guest_gone(vm);
 		break;
 	}
 	update_rate(vm, gr_now_ns());
@@ -1230,6 +1288,7 @@ int vm_stop(struct gr_vm *vm, gr_done_fn done, void *arg)
  */
 int vm_start(struct gr_vm *vm, char *err, size_t errlen)
 {
+	const char *why = "";
 	unsigned int i;
 	int ret;
 
@@ -1237,6 +1296,13 @@ int vm_start(struct gr_vm *vm, char *err, size_t errlen)
 		snprintf(err, errlen, "%s is %s, not stopped", vm->opts.name,
 			 vm_state_name(vm));
 		return -EALREADY;
+	}
+	ret = revalidate(vm, &why);
+	if (ret) {
+		snprintf(err, errlen, "%s: %s; it attaches as a new session "
+			 "once published", vm->opts.name, why);
+		stopped_guest_gone(vm);
+		return ret;
 	}
 	for (i = 0; i < vm->view.nr_rings; i++) {
 		struct gr_ring *ring = vm_ring(vm, i);
