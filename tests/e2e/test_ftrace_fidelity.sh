@@ -170,6 +170,6 @@ cat "$tmp/compare.out"
 if [ "$rc" -ne 0 ]; then
 	fail "the comparison ran" "python3 exit $rc"
 fi
-passed=$((passed + $(grep -c '^ok - ' "$tmp/compare.out")))
-failed=$((failed + $(grep -c '^FAIL - ' "$tmp/compare.out")))
+t_passed=$((t_passed + $(grep -c '^ok - ' "$tmp/compare.out")))
+t_failed=$((t_failed + $(grep -c '^FAIL - ' "$tmp/compare.out")))
 finish
