@@ -287,7 +287,12 @@ static void gr_put64(__le64 *field, u64 val)
 	WRITE_ONCE(*field, cpu_to_le64(val));
 }
 
-/* Events lost so far, never reset: CTF's events_discarded. */
+/*
+ * CTF's events_discarded: cumulative, never reset, per ring, across resets
+ * and publications (a reader takes differences between consecutive packets
+ * of a stream; a decrease would confuse it). Uses the raw counters, not the
+ * *_base-relative values that prod.lost_* show after a reset.
+ */
 static u64 gr_buf_discarded(struct gr_buf *buf)
 {
 	return buf->lost_full + buf->lost_too_big +
@@ -1263,8 +1268,8 @@ int gr_chan_flush_this_cpu(struct gr_chan *chan)
  * Restarts each ring's current sub-buffer empty (subbuf_start called with
  * prev_subbuf NULL) and zeroes prod.lost_full, lost_too_big, lost_nested
  * and overwritten. Sub-buffers already produced belong to the host, which
- * discards them by advancing consumed. CTF events_discarded stays
- * cumulative, as a trace reader requires.
+ * discards them by advancing consumed. CTF events_discarded is
+ * cumulative, never reset (see gr_buf_discarded()).
  *
  * Context: any; no writer may run on the channel meanwhile.
  */
