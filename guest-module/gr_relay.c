@@ -800,12 +800,26 @@ static u64 gr_buf_clock(struct gr_buf *buf)
 	return now;
 }
 
+/*
+ * The timestamp of a switch (spec 6.9): inside a write, the write's own
+ * reading, which serves as the old packet's timestamp_end, the new
+ * packet's timestamp_begin and the record's timestamp; otherwise (flush,
+ * timer, reset) one fresh reading of the ring's clock.
+ */
+static u64 gr_buf_switch_ts(struct gr_buf *buf)
+{
+	if (buf->ts_held)
+		return buf->last_ts;
+	return gr_buf_clock(buf);
+}
+
 static int __gr_event_reserve(struct gr_buf *buf, u16 id,
 			      size_t payload_len, void **payload)
 {
 	struct gr_event_header *eh;
 	size_t len;
 	u8 *slot;
+	u64 ts;
 	int ret;
 
 	if (unlikely(payload_len >
@@ -814,14 +828,18 @@ static int __gr_event_reserve(struct gr_buf *buf, u16 id,
 		return -E2BIG;
 	}
 	len = sizeof(*eh) + payload_len;
+	/* One clock read per write, shared with the switch it may cause */
+	ts = gr_buf_clock(buf);
+	buf->ts_held = true;
 	ret = gr_buf_alloc(buf, len, &slot);
+	buf->ts_held = false;
 	if (ret)
 		return ret;
 	eh = (struct gr_event_header *)slot;
 	eh->id = cpu_to_le16(id);
 	eh->size = cpu_to_le16((u16)ALIGN(len, (size_t)GR_RECORD_ALIGN));
 	eh->tid = cpu_to_le32(gr_current_tid());
-	eh->timestamp = cpu_to_le64(gr_buf_clock(buf));
+	eh->timestamp = cpu_to_le64(ts);
 	*payload = eh + 1;
 	return 0;
 }
@@ -881,14 +899,12 @@ int gr_event_write(struct gr_chan *chan, u16 id, const void *payload,
 /* ---------------------------------------------------------------------- */
 /* CTF packets                                                            */
 
-static void gr_ctf_packet_begin(struct gr_buf *buf, void *subbuf)
+static void gr_ctf_packet_begin(struct gr_buf *buf, void *subbuf, u64 now)
 {
 	const struct gr_chan *chan = buf->chan;
 	struct gr_packet_header *ph = subbuf;
-	u64 now;
 
 	gr_subbuf_start_reserve(buf, sizeof(*ph));
-	now = gr_buf_clock(buf);
 	ph->magic = cpu_to_le32(GR_CTF_MAGIC);
 	ph->stream_id = cpu_to_le32(0);
 	ph->stream_instance_id = cpu_to_le64(buf->index);
@@ -903,12 +919,12 @@ static void gr_ctf_packet_begin(struct gr_buf *buf, void *subbuf)
 }
 
 static void gr_ctf_packet_finish(struct gr_buf *buf, void *subbuf,
-				 size_t padding)
+				 size_t padding, u64 now)
 {
 	struct gr_packet_header *ph = subbuf;
 	u64 content = buf->chan->layout.subbuf_size - padding;
 
-	ph->timestamp_end = cpu_to_le64(gr_buf_clock(buf));
+	ph->timestamp_end = cpu_to_le64(now);
 	ph->content_size = cpu_to_le64(content * 8);
 	ph->events_discarded = cpu_to_le64(gr_buf_discarded(buf));
 }
@@ -933,13 +949,15 @@ static void gr_ctf_packet_finish(struct gr_buf *buf, void *subbuf,
 int gr_ctf_subbuf_start_stream(struct gr_buf *buf, void *subbuf,
 			       void *prev_subbuf, size_t prev_padding)
 {
+	u64 now = gr_buf_switch_ts(buf);
+
 	if (prev_subbuf) {
-		gr_ctf_packet_finish(buf, prev_subbuf, prev_padding);
+		gr_ctf_packet_finish(buf, prev_subbuf, prev_padding, now);
 		gr_subbuf_commit(buf);
 	}
 	if (gr_buf_full(buf))
 		return 0;
-	gr_ctf_packet_begin(buf, subbuf);
+	gr_ctf_packet_begin(buf, subbuf, now);
 	return 1;
 }
 
@@ -959,11 +977,13 @@ int gr_ctf_subbuf_start_stream(struct gr_buf *buf, void *subbuf,
 int gr_ctf_subbuf_start_flight(struct gr_buf *buf, void *subbuf,
 			       void *prev_subbuf, size_t prev_padding)
 {
+	u64 now = gr_buf_switch_ts(buf);
+
 	if (prev_subbuf) {
-		gr_ctf_packet_finish(buf, prev_subbuf, prev_padding);
+		gr_ctf_packet_finish(buf, prev_subbuf, prev_padding, now);
 		gr_subbuf_commit(buf);
 	}
-	gr_ctf_packet_begin(buf, subbuf);
+	gr_ctf_packet_begin(buf, subbuf, now);
 	return 1;
 }
 

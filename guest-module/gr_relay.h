@@ -109,6 +109,8 @@ struct gr_layout {
  * @published: value of prod.produced the host may see
  * @events: events written, free-running
  * @last_ts: the ring's last timestamp; its clock never goes back (spec 6.9)
+ * @ts_held: a write took @last_ts for its record: a switch it causes uses
+ *	the same reading (one clock read per write, spec 6.9)
  * @ring: shared counters
  * @recs: commit records of this ring
  * @data: first sub-buffer of this ring
@@ -142,6 +144,7 @@ struct gr_buf {
 	u64 published;
 	u64 events;
 	u64 last_ts;
+	bool ts_held;
 	struct gr_ring *ring;
 	struct gr_subbuf_rec *recs;
 	u8 *data;
