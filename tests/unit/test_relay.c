@@ -1082,6 +1082,34 @@ static void test_event_record_header_fields(void)
 	fixture_close(&f);
 }
 
+/* Spec 6.9: a write that switches reads the clock once; that T ends the
+ * old packet, begins the new one and stamps the record. */
+static void test_switch_shares_write_timestamp(void)
+{
+	struct fixture f;
+	struct gr_event_header *eh;
+	u8 payload[1000];
+	size_t prev;
+	int i;
+
+	fixture_open(&f, 1, false, 4096, 4);
+	fill_pattern(payload, sizeof(payload), 7);
+	for (i = 0; i < 10; i++) {
+		prev = f.chan->bufs[0].offset;
+		CU_ASSERT_EQUAL(gr_event_write(f.chan, 9, payload,
+					       sizeof(payload)), 0);
+		if (f.chan->bufs[0].offset < prev)
+			break;
+	}
+	CU_ASSERT(i < 10);
+	eh = (struct gr_event_header *)(f_subbuf(&f, 0, 1) + HDR);
+	CU_ASSERT_EQUAL(le64toh(f_hdr(&f, 0, 0)->timestamp_end),
+			le64toh(eh->timestamp));
+	CU_ASSERT_EQUAL(le64toh(f_hdr(&f, 0, 1)->timestamp_begin),
+			le64toh(eh->timestamp));
+	fixture_close(&f);
+}
+
 static void test_probe_writes_record_in_place(void)
 {
 	struct fixture f;
@@ -1768,6 +1796,7 @@ static const struct gr_test tests[] = {
 	TEST(test_buffer_only_channel_late_setup_keeps_data),
 	TEST(test_buffer_only_channel_closed_without_setup),
 	TEST(test_event_record_header_fields),
+	TEST(test_switch_shares_write_timestamp),
 	TEST(test_probe_writes_record_in_place),
 	TEST(test_reserve_and_preempt_only_write),
 	TEST(test_global_channel_one_ring_for_all_cpus),
