@@ -349,7 +349,7 @@ static int check_layout(const struct gr_region_hdr *h, struct gr_view *v,
 			.e_end = "rings end beyond the region",
 		},
 		[A_REC] = {
-			.e_align = "subbuf_rec_offset is not 16-byte aligned",
+			.e_align = "subbuf_rec_offset is not 64-byte aligned",
 			.e_start = "subbuf_rec_offset is below GR_LAYOUT_START",
 			.e_end = "commit records end beyond the region",
 		},
@@ -378,7 +378,7 @@ static int check_layout(const struct gr_region_hdr *h, struct gr_view *v,
 	a[A_REC].off = v->subbuf_rec_offset;
 	a[A_REC].count = slots;
 	a[A_REC].elem = sizeof(struct gr_subbuf_rec);
-	a[A_REC].align = 16;
+	a[A_REC].align = 64;	/* spec 3.x layout: 64, as the guest lays out */
 	a[A_DATA].off = v->data_offset;
 	a[A_DATA].count = slots;
 	a[A_DATA].elem = v->subbuf_size;

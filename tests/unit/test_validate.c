@@ -505,16 +505,19 @@ static void test_hdr_reject_leaves_view_untouched(void)
 	X(ring_offset_wraps, -EINVAL, "rings end beyond the region",	\
 	  h.ring_offset = htole64(UINT64_MAX - 63))			\
 	X(rec_misaligned, -EINVAL,					\
-	  "subbuf_rec_offset is not 16-byte aligned",			\
+	  "subbuf_rec_offset is not 64-byte aligned",			\
 	  h.subbuf_rec_offset = htole64(T_REC_OFF + 8))			\
+	X(rec_16_not_64, -EINVAL,					\
+	  "subbuf_rec_offset is not 64-byte aligned",			\
+	  h.subbuf_rec_offset = htole64(T_REC_OFF + 16))		\
 	X(rec_below_layout, -EINVAL,					\
 	  "subbuf_rec_offset is below GR_LAYOUT_START",			\
-	  h.subbuf_rec_offset = htole64(0x1ff0))			\
+	  h.subbuf_rec_offset = htole64(0x1fc0))			\
 	X(rec_past_end, -EINVAL, "commit records end beyond the region", \
 	  h.subbuf_rec_offset = htole64(T_REGION - 64))			\
 	X(rec_offset_wraps, -EINVAL,					\
 	  "commit records end beyond the region",			\
-	  h.subbuf_rec_offset = htole64(UINT64_MAX - 15))		\
+	  h.subbuf_rec_offset = htole64(UINT64_MAX - 63))		\
 	X(data_misaligned, -EINVAL,					\
 	  "data_offset is not GR_PAGE_SIZE aligned",			\
 	  h.data_offset = htole64(T_DATA_OFF + 2048))			\
@@ -536,18 +539,18 @@ static void test_hdr_reject_leaves_view_untouched(void)
 	  h.ring_offset = htole64(T_DESC_OFF + 0x40))			\
 	X(desc_overlaps_records, -EINVAL,				\
 	  "descriptor table overlaps the commit records",		\
-	  h.subbuf_rec_offset = htole64(T_DESC_OFF + 0x6b0))		\
+	  h.subbuf_rec_offset = htole64(T_DESC_OFF + 0x680))		\
 	X(desc_overlaps_data, -EINVAL,					\
 	  "descriptor table overlaps the sub-buffer data",		\
 	  h.desc_offset = htole64(T_DATA_OFF + 0x7ff8))			\
 	X(rings_overlap_records, -EINVAL,				\
 	  "rings overlap the commit records",				\
-	  h.subbuf_rec_offset = htole64(T_RING_OFF + 0xf0))		\
+	  h.subbuf_rec_offset = htole64(T_RING_OFF + 0xc0))		\
 	X(rings_overlap_data, -EINVAL, "rings overlap the sub-buffer data", \
 	  h.ring_offset = htole64(T_DATA_OFF + 0x4000))			\
 	X(records_overlap_data, -EINVAL,				\
 	  "commit records overlap the sub-buffer data",			\
-	  h.subbuf_rec_offset = htole64(0xbf90))			\
+	  h.subbuf_rec_offset = htole64(0xbfc0))			\
 	X(clock_name_unterminated, -EINVAL,				\
 	  "clock_name is not NUL-terminated",				\
 	  memset(h.clock_name, 'a', sizeof(h.clock_name)))		\
@@ -1635,7 +1638,7 @@ static int hdr_invariants(const struct gr_region_hdr *h, uint64_t real,
 			  const struct gr_view *v)
 {
 	unsigned __int128 start[4], end[4];
-	uint64_t align[4] = { 8, 64, 16, GR_PAGE_SIZE };
+	uint64_t align[4] = { 8, 64, 64, GR_PAGE_SIZE };
 	unsigned __int128 slots = (unsigned __int128)v->nr_rings * v->n_subbufs;
 	int i, j;
 
