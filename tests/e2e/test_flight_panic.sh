@@ -19,7 +19,7 @@
 # Each time: `status --json` says the guest panicked and overwrote
 # sub-buffers; babeltrace2 reads the snapshot and counts what report
 # counts; the snapshot holds the exec of /tmp/grlast-NONCE, after the
-# guest's panic mark and within the snapshot's last 100 ms; it covers a
+# guest's panic mark and followed by fewer than 300 events; it covers a
 # window shorter than the run (older events were overwritten); the console
 # is clean up to the intended crash, which it shows.
 
@@ -53,13 +53,15 @@ check_snapshot() {
 	first_ts=$(head -n 1 "$tmp/all.ts")
 	last_ts=$(sort -n "$tmp/all.ts" | tail -n 1)
 	mark=$(mark_time "$vm" panic)
+	# "among the last" in events, not in time: how long the guest takes
+	# from the exec to the crash depends on the host's load under TCG
+	after=$(awk -v t="$exec_ts" '$1 > t' "$tmp/all.ts" | wc -l)
 	if [ -n "$mark" ] && [ "$exec_ts" -gt "$mark" ] &&
-	   [ $((last_ts - exec_ts)) -ge 0 ] &&
-	   [ $((last_ts - exec_ts)) -lt 100000000 ]; then
-		ok "$label: the exec follows the panic mark and is among the last events ($(((exec_ts - mark) / 1000)) us after the mark, $(((last_ts - exec_ts) / 1000)) us before the last event)"
+	   [ $((last_ts - exec_ts)) -ge 0 ] && [ "$after" -lt 300 ]; then
+		ok "$label: the exec follows the panic mark and is among the last events ($(((exec_ts - mark) / 1000)) us after the mark, $after events and $(((last_ts - exec_ts) / 1000)) us before the last event)"
 	else
 		fail "$label: the exec follows the panic mark and is among the last events" \
-			"mark ${mark:-?}, exec at $exec_ts, last event at ${last_ts:-?}"
+			"mark ${mark:-?}, exec at $exec_ts, last event at ${last_ts:-?}, $after events after the exec"
 	fi
 	# the run lasted 2 s after attaching: a 4 x 64 KiB window is shorter
 	if [ -n "$first_ts" ] && [ -n "$mark" ] &&
