@@ -65,7 +65,7 @@ static enum hrtimer_restart gr_switch_fn(struct hrtimer *timer)
 	/* -EBUSY (a writer was interrupted) is caught up next period */
 	if (!READ_ONCE(gr_switch_global) ||
 	    smp_processor_id() == cpumask_first(cpu_online_mask))
-		gr_trace_flush_this_cpu();
+		gr_rec_flush_this_cpu();
 	hrtimer_forward_now(timer, ns_to_ktime(period));
 	return HRTIMER_RESTART;
 }
@@ -125,7 +125,7 @@ static void gr_ctl_flush_ipi(void *arg)
 {
 	struct gr_dev *gd = arg;
 
-	if (gr_trace_flush_this_cpu())
+	if (gr_rec_flush_this_cpu())
 		atomic_long_inc(&gd->flush_busy);
 }
 
@@ -140,12 +140,28 @@ static void gr_ctl_flush(struct gr_dev *gd)
 	on_each_cpu(gr_ctl_flush_ipi, gd, 1);
 }
 
+/**
+ * gr_ctl_quiesce() - keep every writer out of the active channel
+ *
+ * Clears the channel pointer of the record API and waits for the writers
+ * that still use it (probes, switch timers, flush IPIs: all run with
+ * interrupts off, an RCU read-side section). Afterwards the caller owns
+ * the channel until gr_rec_activate().
+ *
+ * Context: process context; sleeps (synchronize_rcu()).
+ */
+void gr_ctl_quiesce(void)
+{
+	gr_rec_deactivate();
+	synchronize_rcu();
+}
+
 /* Spec 6.13: with every writer kept out, restart the current sub-buffers */
 static void gr_ctl_reset(struct gr_dev *gd)
 {
-	gr_trace_quiesce();
+	gr_ctl_quiesce();
 	gr_chan_reset(gd->chan);
-	gr_trace_activate(gd->chan);
+	gr_rec_activate(gd->chan);
 }
 
 /**
@@ -270,8 +286,7 @@ static void gr_ctl_apply(struct gr_dev *gd, const struct gr_settings *want)
 	}
 	narrowed |= cur->tracing && !want->tracing;
 
-	gr_trace_set_events(enable);
-	gr_trace_set_recording(want->tracing);
+	gr_rec_set_events(want->tracing ? enable : NULL);
 	if (narrowed)
 		synchronize_rcu();
 
@@ -544,7 +559,7 @@ void gr_ctl_start(struct gr_dev *gd)
 
 	/* After the magic; pairs with the host's acquire of state */
 	gr_status_set_state(gd->region, gd->state);
-	gr_trace_activate(chan);
+	gr_rec_activate(chan);
 
 	cpus_read_lock();
 	if (!chan->global)
@@ -581,7 +596,7 @@ void gr_ctl_stop(struct gr_dev *gd)
 	mutex_unlock(&gd->ctl_lock);
 	del_timer_sync(&gd->tick);
 
-	gr_trace_set_recording(false);
+	gr_rec_set_events(NULL);
 	gr_main_set_panic_dev(NULL);
 
 	cpus_read_lock();

@@ -384,7 +384,7 @@ static void gr_pci_teardown(struct gr_dev *gd, bool detach)
 	cancel_work_sync(&gd->ctl_work);
 	if (detach)
 		gr_events_detach_all();
-	gr_trace_quiesce();
+	gr_ctl_quiesce();
 
 	/* No writer can reach the channel: the core's flush is ours alone */
 	gr_chan_flush(gd->chan);
