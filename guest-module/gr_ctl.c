@@ -407,9 +407,30 @@ void gr_ctl_prepare(struct gr_dev *gd)
 	mutex_unlock(&gd->ctl_lock);
 }
 
+/*
+ * Would this pass cost grace periods or IPIs? Settings to apply (probes
+ * attached, synchronize_rcu() when recording narrows, switch timers
+ * restarted by IPIs), a reset (synchronize_rcu()), a flush (an IPI to
+ * every CPU). A rejection and a clock-sync answer are cheap.
+ */
+static bool gr_ctl_costly(struct gr_dev *gd, int ret,
+			  const struct gr_ctrl_req *req)
+{
+	if (ret && ret != -EINVAL)
+		return gd->host_present;
+	if (!ret && (req->seq != gd->ctrl_ack || !gd->host_present))
+		return true;
+	return req->reset_req != gd->reset_ack ||
+	       req->flush_req != gd->flush_ack;
+}
+
 /**
  * gr_ctl_pass() - one control pass (spec 9.2)
  * @gd: the device
+ *
+ * The steps that cost grace periods or IPIs run at most once per
+ * GR_CTL_MIN_INTERVAL_NS (spec G28); a pass that comes sooner only
+ * answers clock sync and leaves them to @gd->ctl_retry.
  *
  * Context: process context; may sleep (probe attachment, RCU grace
  * periods). Serialized by @gd->ctl_lock; does nothing once the device is
@@ -419,8 +440,8 @@ void gr_ctl_pass(struct gr_dev *gd)
 {
 	struct gr_ctrl_req req;
 	struct gr_ctrl_snap s;
+	u64 cerr, wait;
 	bool notify;
-	u64 cerr;
 	int ret;
 
 	mutex_lock(&gd->ctl_lock);
@@ -430,8 +451,21 @@ void gr_ctl_pass(struct gr_dev *gd)
 	notify = gr_ctl_sync(gd);
 
 	gr_ctl_peek(gd->region, &s);
-	gr_ctl_remember(gd, &s);
 	ret = gr_ctrl_read(gd->region, gr_nr_event_defs, &req);
+	if (gr_ctl_costly(gd, ret, &req)) {
+		wait = gr_ratelimit_check(&gd->ctl_rl, ktime_get_ns());
+		if (wait) {
+			/*
+			 * Spec G28: not now, but not lost either. Nothing is
+			 * acknowledged and @gd->seen keeps the old block, so
+			 * the retry (and the tick) find the request again.
+			 */
+			schedule_delayed_work(&gd->ctl_retry,
+					      nsecs_to_jiffies(wait) + 1);
+			goto out_status;
+		}
+	}
+	gr_ctl_remember(gd, &s);
 	switch (ret) {
 	case 0:
 		if (req.seq != gd->ctrl_ack || !gd->host_present) {
@@ -487,6 +521,12 @@ static void gr_ctl_work(struct work_struct *work)
 	gr_ctl_pass(container_of(work, struct gr_dev, ctl_work));
 }
 
+static void gr_ctl_retry(struct work_struct *work)
+{
+	gr_ctl_pass(container_of(to_delayed_work(work), struct gr_dev,
+				 ctl_retry));
+}
+
 /**
  * gr_ctl_kick() - the host rang GR_VEC_CTRL
  * @gd: the device
@@ -535,6 +575,8 @@ void gr_ctl_dev_init(struct gr_dev *gd)
 	mutex_init(&gd->ctl_lock);
 	raw_spin_lock_init(&gd->sync_lock);
 	INIT_WORK(&gd->ctl_work, gr_ctl_work);
+	INIT_DELAYED_WORK(&gd->ctl_retry, gr_ctl_retry);
+	gd->ctl_rl.interval_ns = GR_CTL_MIN_INTERVAL_NS;
 	timer_setup(&gd->tick, gr_ctl_tick, 0);
 }
 

@@ -139,6 +139,9 @@ struct gr_ctrl_snap {
  * @ctl_lock: serializes control passes and everything in @cur
  * @sync_lock: serializes clock-sync answers (interrupt and pass)
  * @ctl_work: runs a control pass in process context
+ * @ctl_retry: runs a control pass whose costly steps were deferred
+ * @ctl_rl: how often costly control steps may run (spec G28), under
+ *	@ctl_lock; its deferred count is logged at unbind
  * @tick: heartbeat and control-pass check, every GR_TICK_*_MS
  * @running: published; interrupts and the tick may queue @ctl_work
  * @stopping: being removed; nothing may queue @ctl_work any more
@@ -179,6 +182,8 @@ struct gr_dev {
 	struct mutex ctl_lock;		/* passes and settings, see above */
 	raw_spinlock_t sync_lock;
 	struct work_struct ctl_work;
+	struct delayed_work ctl_retry;
+	struct gr_ratelimit ctl_rl;
 	struct timer_list tick;
 	bool running;
 	bool stopping;

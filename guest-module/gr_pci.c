@@ -380,8 +380,9 @@ static void gr_pci_teardown(struct gr_dev *gd, bool detach)
 {
 	gr_ctl_stop(gd);
 	gr_pci_free_irqs(gd);
-	/* Nothing queues it any more; a queued pass does nothing */
+	/* Nothing queues them any more; a queued pass does nothing */
 	cancel_work_sync(&gd->ctl_work);
+	cancel_delayed_work_sync(&gd->ctl_retry);
 	if (detach)
 		gr_events_detach_all();
 	gr_ctl_quiesce();
@@ -395,8 +396,8 @@ static void gr_pci_teardown(struct gr_dev *gd, bool detach)
 	gr_region_withdraw(gd->region);
 
 	dev_info(&gd->pdev->dev,
-		 "stopped: %ld control passes, %ld ctrl and %ld consumed interrupts, %ld busy flushes\n",
-		 atomic_long_read(&gd->passes),
+		 "stopped: %ld control passes (%llu deferred), %ld ctrl and %ld consumed interrupts, %ld busy flushes\n",
+		 atomic_long_read(&gd->passes), gd->ctl_rl.deferred,
 		 atomic_long_read(&gd->ctrl_irqs),
 		 atomic_long_read(&gd->consumed_irqs),
 		 atomic_long_read(&gd->flush_busy));

@@ -358,3 +358,31 @@ void gr_status_set_consumed_errors(void *region, u64 errors)
 {
 	WRITE_ONCE(gr_status(region)->consumed_errors, cpu_to_le64(errors));
 }
+
+/**
+ * gr_ratelimit_check() - may a costly control step run now?
+ * @rl: the limit; @rl->interval_ns set by the caller, the rest zeroed
+ * @now_ns: the current time, from a clock that never goes back
+ *
+ * Spec G28: a host that flips control requests in a tight loop must not
+ * make the guest run grace periods and IPIs back to back. A run that
+ * comes too soon is not dropped: the caller leaves the request pending
+ * (unacknowledged) and tries again when the returned time has passed, so
+ * the last request is always carried out, at most one interval late.
+ *
+ * Context: any; the caller serializes calls on @rl.
+ * Return: 0 if the step may run now (recorded as the last run); else the
+ * nanoseconds until it may, and the deferral is counted.
+ */
+u64 gr_ratelimit_check(struct gr_ratelimit *rl, u64 now_ns)
+{
+	u64 since = now_ns - rl->last_ns;
+
+	if (rl->ran && since < rl->interval_ns) {
+		rl->deferred++;
+		return rl->interval_ns - since;
+	}
+	rl->ran = true;
+	rl->last_ns = now_ns;
+	return 0;
+}
