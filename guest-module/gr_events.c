@@ -185,6 +185,16 @@ __diag_pop();
 
 /* ---- pass 2: the probes ----------------------------------------------- */
 
+/* The payload of the sched_wakeup class (sched_wakeup, sched_wakeup_new) */
+static __always_inline void gr_wakeup_fill(struct gr_ev_sched_wakeup *ev,
+					   struct task_struct *p)
+{
+	gr_copy_comm(&ev->comm, p->comm);
+	ev->tid = cpu_to_le32(task_pid_nr(p));
+	ev->prio = cpu_to_le32(p->prio);
+	ev->target_cpu = cpu_to_le32(task_cpu(p));
+}
+
 /* The six argument registers of sys_enter, as the event records them */
 static __always_inline void gr_syscall_args(struct gr_ev_sys_enter *ev,
 					    struct pt_regs *regs)

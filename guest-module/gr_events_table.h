@@ -54,17 +54,11 @@ GR_EVENT(sched_wakeup, sched,
 		   GR_INT(__le32, tid, GR_SIGNED)
 		   GR_INT(__le32, prio, GR_SIGNED)
 		   GR_INT(__le32, target_cpu, GR_SIGNED)),
-	 GR_ASSIGN(gr_copy_comm(&ev->comm, p->comm);
-		   ev->tid = cpu_to_le32(task_pid_nr(p));
-		   ev->prio = cpu_to_le32(p->prio);
-		   ev->target_cpu = cpu_to_le32(task_cpu(p))))
+	 GR_ASSIGN(gr_wakeup_fill(ev, p)))
 
 GR_EVENT_AS(sched_wakeup_new, sched, sched_wakeup,
 	    GR_PROTO(struct task_struct *p),
-	    GR_ASSIGN(gr_copy_comm(&ev->comm, p->comm);
-		      ev->tid = cpu_to_le32(task_pid_nr(p));
-		      ev->prio = cpu_to_le32(p->prio);
-		      ev->target_cpu = cpu_to_le32(task_cpu(p))))
+	    GR_ASSIGN(gr_wakeup_fill(ev, p)))
 
 /*
  * *_tid are thread ids, *_pid process (thread group) ids, so a new thread
