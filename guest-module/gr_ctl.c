@@ -287,6 +287,7 @@ static void gr_ctl_apply(struct gr_dev *gd, const struct gr_settings *want)
 	narrowed |= cur->tracing && !want->tracing;
 
 	gr_rec_set_events(want->tracing ? enable : NULL);
+	/* spec G19: no write of a disabled event runs once we acknowledge */
 	if (narrowed)
 		synchronize_rcu();
 
@@ -491,6 +492,7 @@ void gr_ctl_pass(struct gr_dev *gd)
 		goto out_status;
 	}
 
+	/* spec G19: each ack after its effect is in place, with release */
 	if (req.reset_req != gd->reset_ack) {
 		gr_ctl_reset(gd);
 		gr_status_ack_reset(gd->region, req.reset_req);
@@ -561,6 +563,7 @@ static void gr_ctl_tick(struct timer_list *t)
 	gr_status_heartbeat(gd->region);
 	if (gr_ctl_due(gd))
 		schedule_work(&gd->ctl_work);
+	/* spec G20: a pass at least every second, every 100 ms when polling */
 	mod_timer(&gd->tick, jiffies + gr_ctl_tick_period(gd));
 }
 
@@ -599,7 +602,7 @@ void gr_ctl_start(struct gr_dev *gd)
 	struct gr_chan *chan = gd->chan;
 	unsigned int i;
 
-	/* After the magic; pairs with the host's acquire of state */
+	/* After the magic (spec G2); pairs with the host's acquire of state */
 	gr_status_set_state(gd->region, gd->state);
 	gr_rec_activate(chan);
 
@@ -617,6 +620,7 @@ void gr_ctl_start(struct gr_dev *gd)
 	gr_main_set_panic_dev(gd);
 	mod_timer(&gd->tick, jiffies + gr_ctl_tick_period(gd));
 	gr_dev_ring(gd, GR_VEC_STATUS);
+	/* spec G20: a pass right after publication */
 	gr_ctl_pass(gd);
 }
 
@@ -654,7 +658,8 @@ void gr_ctl_stop(struct gr_dev *gd)
  *
  * With a host present, waits until every ring's consumed (each load
  * checked by the core) reaches what was produced, for at most
- * GR_DRAIN_WAIT_MS.
+ * GR_DRAIN_WAIT_MS: the only wait on a value from the region, bounded in
+ * time (spec G27).
  *
  * Context: process context; sleeps.
  */

@@ -345,6 +345,7 @@ static void gr_pci_teardown(struct gr_dev *gd, bool detach)
 	gr_chan_flush(gd->chan);
 	gr_ctl_drain_wait(gd);
 	gr_chan_close(gd->chan);
+	/* spec G25: STOPPED before withdrawing */
 	gr_status_set_state(gd->region, GR_STATE_STOPPED);
 	gr_dev_ring(gd, GR_VEC_STATUS);
 	gr_region_withdraw(gd->region);

@@ -15,7 +15,7 @@
 #include "guestrelay_abi.h"
 
 /* Features this guest implementation supports (GR_F_DOORBELL is added
- * by the driver when interrupts are wired).
+ * by the driver when interrupts are wired): spec G7, nothing else.
  */
 #define GR_GUEST_FEATURES	(GR_F_EVENT_IDX | GR_F_FLIGHT | \
 				 GR_F_CLOCK_SYNC | GR_F_SWITCH_TIMER)

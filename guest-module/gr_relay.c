@@ -75,6 +75,7 @@ static void gr_buf_bind(struct gr_buf *buf)
 	buf->data = gr_mem(chan, lay->data_offset + first * lay->subbuf_size);
 }
 
+/* spec G8: slots come from private counters, never from the region */
 static u32 gr_slot(const struct gr_buf *buf, u64 counter)
 {
 	u32 slot;
@@ -89,10 +90,11 @@ static u8 *gr_subbuf(const struct gr_buf *buf, u32 slot)
 }
 
 /*
- * CTF's events_discarded: cumulative, never reset, per ring, across resets
- * and publications (a reader takes differences between consecutive packets
- * of a stream; a decrease would confuse it). Uses the raw counters, not the
- * *_base-relative values that prod.lost_* show after a reset.
+ * CTF's events_discarded (spec G16): cumulative, never reset, per ring,
+ * across resets and publications (a reader takes differences between
+ * consecutive packets of a stream; a decrease would confuse it). Uses the
+ * raw counters, not the *_base-relative values that prod.lost_* show
+ * after a reset.
  */
 static u64 gr_buf_discarded(struct gr_buf *buf)
 {
@@ -124,7 +126,8 @@ static void gr_buf_publish_counters(struct gr_buf *buf)
 /*
  * Read the host's consumed once and keep it if it lies in
  * [consumed mirror, published produced]: the host cannot have consumed
- * what it was not shown. Otherwise keep the mirror and count the error.
+ * what it was not shown. Otherwise keep the mirror and count the error
+ * (spec G9). Only a load: the cons half is the host's (spec G4).
  */
 static int gr_buf_read_consumed(struct gr_buf *buf)
 {
@@ -217,7 +220,7 @@ bool gr_buf_need_doorbell(struct gr_buf *buf, u64 old, u64 new_idx)
 	 * Orders our store of produced before our load of prod_event; pairs
 	 * with the host's smp_mb() between its store of prod_event and its
 	 * re-read of produced: either it sees the new produced or we see its
-	 * new prod_event.
+	 * new prod_event (spec G22).
 	 */
 	smp_mb();
 	event = le64_to_cpu(READ_ONCE(buf->ring->cons.prod_event));
@@ -252,7 +255,7 @@ static void gr_buf_mark_busy(struct gr_buf *buf)
 	/*
 	 * BUSY is visible before any byte of the sub-buffer changes; pairs
 	 * with the host's smp_rmb() between copying a sub-buffer and
-	 * re-reading its rec.seq (the flight-recorder seqlock).
+	 * re-reading its rec.seq (the flight-recorder seqlock). Spec G12.
 	 */
 	smp_wmb();
 	buf->new_busy = true;
@@ -321,7 +324,8 @@ void gr_subbuf_commit(struct gr_buf *buf)
 	WRITE_ONCE(rec->bytes, cpu_to_le32(buf->commit_bytes));
 	/*
 	 * Pairs with the host's smp_load_acquire() of rec.seq: the packet
-	 * and rec.bytes are visible before the record says "finished".
+	 * and rec.bytes are visible before the record says "finished";
+	 * then produced, with release (spec G11).
 	 */
 	smp_store_release(&rec->seq, cpu_to_le64(seq));
 	gr_buf_publish_produced(buf);
@@ -355,6 +359,7 @@ static bool gr_buf_start(struct gr_buf *buf, u8 *prev, size_t padding,
 	}
 	if (!buf->new_busy)
 		gr_buf_mark_busy(buf);
+	/* spec G10: a restarted unconsumed slot (flight mode) is counted */
 	if (!restart && buf->produced - buf->consumed >= lay->n_subbufs) {
 		buf->overwritten++;
 		gr_put64(&buf->ring->prod.overwritten,
@@ -540,6 +545,7 @@ int gr_ctf_subbuf_start_stream(struct gr_buf *buf, void *subbuf,
 		gr_ctf_packet_finish(buf, prev_subbuf, prev_padding, now);
 		gr_subbuf_commit(buf);
 	}
+	/* spec G10: never a produced, unconsumed slot in stream mode */
 	if (gr_buf_full(buf))
 		return 0;
 	gr_ctf_packet_begin(buf, subbuf, now);
@@ -612,7 +618,7 @@ static void gr_buf_init_recs(struct gr_buf *buf)
 /*
  * Counters never restart: they continue from the host's consumed, whatever
  * its value. No sub-buffer is finished yet in this instance, so every
- * commit record says BUSY.
+ * commit record says BUSY (spec G6).
  */
 static void gr_buf_init(struct gr_chan *chan, u32 index)
 {
@@ -828,7 +834,7 @@ static void gr_buf_flush(struct gr_buf *buf)
  * @chan: the channel
  *
  * Forces a switch on every ring whose current sub-buffer holds at least
- * one record; an empty one is not delivered.
+ * one record; an empty one is not delivered (spec 6.7, G17).
  *
  * Context: any; no writer may run on the channel meanwhile (see
  * gr_chan_flush_this_cpu() for a channel in use).
@@ -873,8 +879,8 @@ int gr_chan_flush_this_cpu(struct gr_chan *chan)
  * Restarts each ring's current sub-buffer empty (subbuf_start called with
  * prev_subbuf NULL) and zeroes prod.lost_full, lost_too_big, lost_nested
  * and overwritten. Sub-buffers already produced belong to the host, which
- * discards them by advancing consumed. CTF events_discarded is
- * cumulative, never reset (see gr_buf_discarded()).
+ * discards them by advancing consumed (spec 6.13, G17). CTF
+ * events_discarded is cumulative, never reset (see gr_buf_discarded()).
  *
  * Context: any; no writer may run on the channel meanwhile.
  */

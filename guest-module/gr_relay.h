@@ -74,6 +74,10 @@ struct gr_callbacks {
  * @overwritten_base: @overwritten at the last reset
  * @consumed_errors: invalid values of cons.consumed ignored
  * @doorbells: times the doorbell decision said "ring"
+ *
+ * Every counter the guest publishes in the ring's prod half is kept here
+ * and only stored there: a value the guest wrote to the region is never
+ * read back as input (spec G26).
  */
 struct gr_buf {
 	struct gr_chan *chan;
