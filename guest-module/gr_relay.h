@@ -8,8 +8,12 @@
  * and says so through gr_ring.cons.consumed. See gr_relay.c for the states
  * of a sub-buffer and who moves them.
  *
- * The structures below are shown so that callers can read them (and tests
- * can check them); only gr_relay.c writes them.
+ * As kernel relay does with relay_write(), the writers' fast path is
+ * inline here (a sub-buffer switch and every drop are out of line in
+ * gr_relay.c), and so is the record API the tracepoint probes use
+ * (gr_rec_begin() ... gr_rec_commit()). The structures are shown for that
+ * and so that callers can read them (and tests can check them); only the
+ * functions of this file and gr_relay.c write them.
  */
 #ifndef _GR_RELAY_H
 #define _GR_RELAY_H
