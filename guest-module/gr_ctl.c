@@ -65,7 +65,7 @@ static enum hrtimer_restart gr_switch_fn(struct hrtimer *timer)
 	/* -EBUSY (a writer was interrupted) is caught up next period */
 	if (!READ_ONCE(gr_switch_global) ||
 	    smp_processor_id() == cpumask_first(cpu_online_mask))
-		gr_trace_flush_this_cpu();
+		gr_rec_flush_this_cpu();
 	hrtimer_forward_now(timer, ns_to_ktime(period));
 	return HRTIMER_RESTART;
 }
@@ -125,7 +125,7 @@ static void gr_ctl_flush_ipi(void *arg)
 {
 	struct gr_dev *gd = arg;
 
-	if (gr_trace_flush_this_cpu())
+	if (gr_rec_flush_this_cpu())
 		atomic_long_inc(&gd->flush_busy);
 }
 
@@ -140,12 +140,28 @@ static void gr_ctl_flush(struct gr_dev *gd)
 	on_each_cpu(gr_ctl_flush_ipi, gd, 1);
 }
 
+/**
+ * gr_ctl_quiesce() - keep every writer out of the active channel
+ *
+ * Clears the channel pointer of the record API and waits for the writers
+ * that still use it (probes, switch timers, flush IPIs: all run with
+ * interrupts off, an RCU read-side section). Afterwards the caller owns
+ * the channel until gr_rec_activate().
+ *
+ * Context: process context; sleeps (synchronize_rcu()).
+ */
+void gr_ctl_quiesce(void)
+{
+	gr_rec_deactivate();
+	synchronize_rcu();
+}
+
 /* Spec 6.13: with every writer kept out, restart the current sub-buffers */
 static void gr_ctl_reset(struct gr_dev *gd)
 {
-	gr_trace_quiesce();
+	gr_ctl_quiesce();
 	gr_chan_reset(gd->chan);
-	gr_trace_activate(gd->chan);
+	gr_rec_activate(gd->chan);
 }
 
 /**
@@ -270,8 +286,8 @@ static void gr_ctl_apply(struct gr_dev *gd, const struct gr_settings *want)
 	}
 	narrowed |= cur->tracing && !want->tracing;
 
-	gr_trace_set_events(enable);
-	gr_trace_set_recording(want->tracing);
+	gr_rec_set_events(want->tracing ? enable : NULL);
+	/* spec G19: no write of a disabled event runs once we acknowledge */
 	if (narrowed)
 		synchronize_rcu();
 
@@ -392,9 +408,30 @@ void gr_ctl_prepare(struct gr_dev *gd)
 	mutex_unlock(&gd->ctl_lock);
 }
 
+/*
+ * Would this pass cost grace periods or IPIs? Settings to apply (probes
+ * attached, synchronize_rcu() when recording narrows, switch timers
+ * restarted by IPIs), a reset (synchronize_rcu()), a flush (an IPI to
+ * every CPU). A rejection and a clock-sync answer are cheap.
+ */
+static bool gr_ctl_costly(struct gr_dev *gd, int ret,
+			  const struct gr_ctrl_req *req)
+{
+	if (ret && ret != -EINVAL)
+		return gd->host_present;
+	if (!ret && (req->seq != gd->ctrl_ack || !gd->host_present))
+		return true;
+	return req->reset_req != gd->reset_ack ||
+	       req->flush_req != gd->flush_ack;
+}
+
 /**
  * gr_ctl_pass() - one control pass (spec 9.2)
  * @gd: the device
+ *
+ * The steps that cost grace periods or IPIs run at most once per
+ * GR_CTL_MIN_INTERVAL_NS (spec G28); a pass that comes sooner only
+ * answers clock sync and leaves them to @gd->ctl_retry.
  *
  * Context: process context; may sleep (probe attachment, RCU grace
  * periods). Serialized by @gd->ctl_lock; does nothing once the device is
@@ -404,8 +441,8 @@ void gr_ctl_pass(struct gr_dev *gd)
 {
 	struct gr_ctrl_req req;
 	struct gr_ctrl_snap s;
+	u64 cerr, wait;
 	bool notify;
-	u64 cerr;
 	int ret;
 
 	mutex_lock(&gd->ctl_lock);
@@ -415,8 +452,21 @@ void gr_ctl_pass(struct gr_dev *gd)
 	notify = gr_ctl_sync(gd);
 
 	gr_ctl_peek(gd->region, &s);
-	gr_ctl_remember(gd, &s);
 	ret = gr_ctrl_read(gd->region, gr_nr_event_defs, &req);
+	if (gr_ctl_costly(gd, ret, &req)) {
+		wait = gr_ratelimit_check(&gd->ctl_rl, ktime_get_ns());
+		if (wait) {
+			/*
+			 * Spec G28: not now, but not lost either. Nothing is
+			 * acknowledged and @gd->seen keeps the old block, so
+			 * the retry (and the tick) find the request again.
+			 */
+			schedule_delayed_work(&gd->ctl_retry,
+					      nsecs_to_jiffies(wait) + 1);
+			goto out_status;
+		}
+	}
+	gr_ctl_remember(gd, &s);
 	switch (ret) {
 	case 0:
 		if (req.seq != gd->ctrl_ack || !gd->host_present) {
@@ -442,6 +492,7 @@ void gr_ctl_pass(struct gr_dev *gd)
 		goto out_status;
 	}
 
+	/* spec G19: each ack after its effect is in place, with release */
 	if (req.reset_req != gd->reset_ack) {
 		gr_ctl_reset(gd);
 		gr_status_ack_reset(gd->region, req.reset_req);
@@ -470,6 +521,12 @@ out_unlock:
 static void gr_ctl_work(struct work_struct *work)
 {
 	gr_ctl_pass(container_of(work, struct gr_dev, ctl_work));
+}
+
+static void gr_ctl_retry(struct work_struct *work)
+{
+	gr_ctl_pass(container_of(to_delayed_work(work), struct gr_dev,
+				 ctl_retry));
 }
 
 /**
@@ -506,6 +563,7 @@ static void gr_ctl_tick(struct timer_list *t)
 	gr_status_heartbeat(gd->region);
 	if (gr_ctl_due(gd))
 		schedule_work(&gd->ctl_work);
+	/* spec G20: a pass at least every second, every 100 ms when polling */
 	mod_timer(&gd->tick, jiffies + gr_ctl_tick_period(gd));
 }
 
@@ -520,6 +578,8 @@ void gr_ctl_dev_init(struct gr_dev *gd)
 	mutex_init(&gd->ctl_lock);
 	raw_spin_lock_init(&gd->sync_lock);
 	INIT_WORK(&gd->ctl_work, gr_ctl_work);
+	INIT_DELAYED_WORK(&gd->ctl_retry, gr_ctl_retry);
+	gd->ctl_rl.interval_ns = GR_CTL_MIN_INTERVAL_NS;
 	timer_setup(&gd->tick, gr_ctl_tick, 0);
 }
 
@@ -542,9 +602,9 @@ void gr_ctl_start(struct gr_dev *gd)
 	struct gr_chan *chan = gd->chan;
 	unsigned int i;
 
-	/* After the magic; pairs with the host's acquire of state */
+	/* After the magic (spec G2); pairs with the host's acquire of state */
 	gr_status_set_state(gd->region, gd->state);
-	gr_trace_activate(chan);
+	gr_rec_activate(chan);
 
 	cpus_read_lock();
 	if (!chan->global)
@@ -560,6 +620,7 @@ void gr_ctl_start(struct gr_dev *gd)
 	gr_main_set_panic_dev(gd);
 	mod_timer(&gd->tick, jiffies + gr_ctl_tick_period(gd));
 	gr_dev_ring(gd, GR_VEC_STATUS);
+	/* spec G20: a pass right after publication */
 	gr_ctl_pass(gd);
 }
 
@@ -581,7 +642,7 @@ void gr_ctl_stop(struct gr_dev *gd)
 	mutex_unlock(&gd->ctl_lock);
 	del_timer_sync(&gd->tick);
 
-	gr_trace_set_recording(false);
+	gr_rec_set_events(NULL);
 	gr_main_set_panic_dev(NULL);
 
 	cpus_read_lock();
@@ -597,7 +658,8 @@ void gr_ctl_stop(struct gr_dev *gd)
  *
  * With a host present, waits until every ring's consumed (each load
  * checked by the core) reaches what was produced, for at most
- * GR_DRAIN_WAIT_MS.
+ * GR_DRAIN_WAIT_MS: the only wait on a value from the region, bounded in
+ * time (spec G27).
  *
  * Context: process context; sleeps.
  */

@@ -5,7 +5,6 @@
  *   gr_main.c   module parameters, init/exit, panic notifier, CPU hotplug
  *   gr_pci.c    the ivshmem PCI driver: BARs, MSI-X, doorbells, publication
  *   gr_ctl.c    control passes, the tick, the per-CPU switch timers
- *   gr_trace.c  the record API of gr_trace.h over the active channel
  *
  * One device is active at a time (the first ivshmem device whose BAR2
  * carries a host control block). Locking, outermost first:
@@ -17,9 +16,10 @@
  *   per-CPU nesting guard    the relay core's, taken by every writer
  *
  * Writers of the channel (probes, switch timers, flush IPIs, the panic
- * path) reach it only through gr_trace.c's RCU-published pointer, always
- * with interrupts off; clearing that pointer and synchronize_rcu() leaves
- * the channel to the caller alone.
+ * path) reach it only through the record API's RCU-published pointer
+ * (gr_rec_chan, gr_relay.h), always with interrupts off; clearing that
+ * pointer and synchronize_rcu() (gr_ctl_quiesce()) leaves the channel to
+ * the caller alone.
  */
 #ifndef _GR_DEV_H
 #define _GR_DEV_H
@@ -139,6 +139,9 @@ struct gr_ctrl_snap {
  * @ctl_lock: serializes control passes and everything in @cur
  * @sync_lock: serializes clock-sync answers (interrupt and pass)
  * @ctl_work: runs a control pass in process context
+ * @ctl_retry: runs a control pass whose costly steps were deferred
+ * @ctl_rl: how often costly control steps may run (spec G28), under
+ *	@ctl_lock; its deferred count is logged at unbind
  * @tick: heartbeat and control-pass check, every GR_TICK_*_MS
  * @running: published; interrupts and the tick may queue @ctl_work
  * @stopping: being removed; nothing may queue @ctl_work any more
@@ -179,6 +182,8 @@ struct gr_dev {
 	struct mutex ctl_lock;		/* passes and settings, see above */
 	raw_spinlock_t sync_lock;
 	struct work_struct ctl_work;
+	struct delayed_work ctl_retry;
+	struct gr_ratelimit ctl_rl;
 	struct timer_list tick;
 	bool running;
 	bool stopping;
@@ -209,13 +214,6 @@ bool gr_ctl_sync(struct gr_dev *gd);
 void gr_ctl_kick(struct gr_dev *gd);
 int gr_ctl_cpu_online(unsigned int cpu);
 int gr_ctl_cpu_offline(unsigned int cpu);
-
-/* gr_trace.c */
-void gr_trace_set_events(const u64 *enable);
-void gr_trace_set_recording(bool on);
-void gr_trace_activate(struct gr_chan *chan);
-void gr_trace_quiesce(void);
-struct gr_chan *gr_trace_chan_panic(void);
-int gr_trace_flush_this_cpu(void);
+void gr_ctl_quiesce(void);
 
 #endif /* _GR_DEV_H */

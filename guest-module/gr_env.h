@@ -2,8 +2,9 @@
 /*
  * What the relay core needs from its environment
  *
- * gr_relay.c is kernel code. Built by Kbuild it uses the kernel's own
- * primitives; built in userspace (unit tests, the fake guest) it gets the
+ * gr_relay.c (with the fast path in gr_relay.h), gr_layout.c and gr_proto.c
+ * are kernel code. Built by Kbuild they use the kernel's own primitives;
+ * built in userspace (unit tests, the fake guest) they get the
  * same names from tests/shim/gr_user_env.h. Besides the kernel primitives the
  * core uses two helpers defined here for both worlds:
  *
@@ -28,6 +29,7 @@
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/preempt.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/smp.h>

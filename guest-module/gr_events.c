@@ -2,27 +2,31 @@
 /*
  * gr_events.c - tracepoint probes and the event table
  *
- * One section per event: the payload struct the probe writes, its field
- * definitions (generated from the struct by GR_FIELD()), the probe, and a
- * build-time check that the probe has the exact prototype of the
- * tracepoint in this kernel. The table ties them together; the attach and
- * detach code follows it. See gr_events.h for the attach model (attach
- * once, stay attached until unload).
+ * Everything here is generated from gr_events_table.h, one pass per
+ * inclusion (see gr_events.h for the event ids): the payload structs, the
+ * probes of GR_EVENT() entries, the field descriptor table of each
+ * payload and gr_event_defs[]. Only the probes of GR_EVENT_STR() entries,
+ * whose record length depends on their string, are written by hand. The
+ * attach and detach code follows (see gr_events.h for the attach model:
+ * attach once, stay attached until unload).
  *
  * Payload rules, all checked at build time:
  *  - multi-byte integers are little-endian (__le16/__le32/__le64) and
  *    naturally aligned, so the host's C-like CTF layout matches;
  *  - no implicit padding, interior or tail: the payload structs are
  *    compiled with -Wpadded as an error, so every payload byte belongs to
- *    a member the probe writes and no stale ring content reaches the host;
- *  - the field definitions cover the struct exactly, in offset order: the
- *    sizes of the listed fields add up to sizeof() (gr_check_def());
+ *    a member the probe writes and no stale ring content reaches the host
+ *    (spec G3);
+ *  - the field descriptors are generated from the same list as the struct,
+ *    so they cover it exactly, in offset order; an integer is 1, 2, 4 or 8
+ *    bytes; names fit their descriptor fields;
  *  - a GR_FIELD_STRING is the last field; the record is cut after its NUL
- *    and the event is GR_EVENT_F_VARLEN. Text of bounded length (task comm,
- *    device name, rwbs) is a NUL-padded GR_FIELD_CHARS array instead.
+ *    and the event is GR_EVENT_F_VARLEN (spec G13). Text of bounded
+ *    length (task comm, device name, rwbs) is a NUL-padded GR_FIELD_CHARS
+ *    array instead.
  *
- * Probes: "if (!gr_event_on(id)) return;" first, then gr_rec_begin(), fill
- * every payload byte, gr_rec_end(). They never sleep, lock or allocate,
+ * Probes: gr_rec_begin() (which tests the event's enable bit, once), fill
+ * every payload byte, gr_rec_commit(). They never sleep, lock or allocate,
  * and call nothing that fires one of the tracepoints handled here. Values
  * are those this kernel's ftrace events record (thread ids from
  * task_pid_nr(), prio as p->prio, prev_state as the sched_switch event
@@ -56,21 +60,27 @@
 #include <trace/events/syscalls.h>
 
 #include "gr_events.h"
-#include "gr_trace.h"
+#include "gr_relay.h"
 
 /*
- * GR_CHECK_PROBE() - fail the build unless gr_probe_<ev> has the probe
- * prototype of tracepoint @tp in the kernel we build against. The call is
- * in sizeof(), so it is type-checked (the kernel builds with
+ * GR_CHECK_PROBE() - fail the build unless gr_probe_<call> has the probe
+ * prototype of tracepoint <call> in the kernel we build against. The call
+ * is in sizeof(), so it is type-checked (the kernel builds with
  * -Werror=incompatible-pointer-types) but never evaluated and references
  * no __tracepoint_* symbol.
  */
-#define GR_CHECK_PROBE(tp, ev)						\
-	static_assert(sizeof(register_trace_##tp(gr_probe_##ev, NULL)) ==	\
-		      sizeof(int), "gr_probe_" #ev ": prototype")
+#define GR_CHECK_PROBE(call)						\
+	static_assert(sizeof(register_trace_##call(gr_probe_##call, NULL)) == \
+		      sizeof(int), "gr_probe_" #call ": prototype")
 
 #define GR_SIGNED	GR_FIELD_F_SIGNED
 #define GR_HEX		GR_FIELD_F_HEX
+
+/* As RWBS_LEN of the block events: the longest rwbs is "FDEFASM". */
+#define GR_RWBS_LEN	8
+static_assert(GR_RWBS_LEN == RWBS_LEN);
+
+/* ---- helpers of the probes -------------------------------------------- */
 
 /*
  * gr_str_clip() - bytes of @s a STRING field of @max bytes takes, without
@@ -96,35 +106,27 @@ static __always_inline void gr_copy_comm(char (*dst)[TASK_COMM_LEN],
 	(*dst)[TASK_COMM_LEN - 1] = '\0';
 }
 
-/* Record length of a VARLEN payload whose string @m holds @n chars. */
-#define GR_VARLEN_SIZE(type, m, n)	(offsetof(type, m) + (n) + 1)
+/* A device name into a CHARS field of IFNAMSIZ, NUL-padded */
+static inline void gr_copy_ifname(char (*dst)[IFNAMSIZ],
+				  const struct net_device *dev)
+{
+	strscpy_pad(*dst, dev ? dev->name : "", IFNAMSIZ);
+}
 
-/* Every struct defined from here to __diag_pop() is a payload. */
-__diag_push();
-__diag_error(GCC, 8, "-Wpadded", "payloads have no implicit padding");
-__diag_error(clang, 11, "-Wpadded", "payloads have no implicit padding");
+/* rwbs as the block_rq events compute it, NUL-padded */
+static inline void gr_fill_rwbs(char (*dst)[GR_RWBS_LEN], blk_opf_t opf)
+{
+	memset(*dst, 0, GR_RWBS_LEN);
+	blk_fill_rwbs(*dst, opf);
+}
 
-/* ---- sched ------------------------------------------------------------ */
+/* dev of the block_rq events: the disk's dev_t, 0 without a disk */
+static u32 gr_rq_dev(const struct request *rq)
+{
+	struct gendisk *disk = rq->q ? rq->q->disk : NULL;
 
-struct gr_ev_sched_switch {
-	char prev_comm[TASK_COMM_LEN];
-	__le32 prev_tid;
-	__le32 prev_prio;
-	__le64 prev_state;
-	char next_comm[TASK_COMM_LEN];
-	__le32 next_tid;
-	__le32 next_prio;
-};
-
-static const struct gr_field_def gr_sched_switch_fields[] = {
-	GR_CHARS_FIELD(struct gr_ev_sched_switch, prev_comm),
-	GR_INT_FIELD(struct gr_ev_sched_switch, GR_SIGNED, prev_tid),
-	GR_INT_FIELD(struct gr_ev_sched_switch, GR_SIGNED, prev_prio),
-	GR_INT_FIELD(struct gr_ev_sched_switch, GR_SIGNED, prev_state),
-	GR_CHARS_FIELD(struct gr_ev_sched_switch, next_comm),
-	GR_INT_FIELD(struct gr_ev_sched_switch, GR_SIGNED, next_tid),
-	GR_INT_FIELD(struct gr_ev_sched_switch, GR_SIGNED, next_prio),
-};
+	return disk ? disk_devt(disk) : 0;
+}
 
 /*
  * prev_state as the 6.1 sched_switch event records it: TASK_REPORT_MAX
@@ -142,830 +144,223 @@ static long gr_switch_state(bool preempt, unsigned int prev_state,
 	return idx ? 1L << (idx - 1) : 0;
 }
 
-static void gr_probe_sched_switch(void *data, bool preempt,
-				  struct task_struct *prev,
-				  struct task_struct *next,
-				  unsigned int prev_state)
+/* Record length of a VARLEN payload whose string @m holds @n chars. */
+#define GR_VARLEN_SIZE(type, m, n)	(offsetof(type, m) + (n) + 1)
+
+/* ---- pass 1: the payload structs -------------------------------------- */
+
+/* Every struct defined from here to __diag_pop() is a payload. */
+__diag_push();
+__diag_error(GCC, 8, "-Wpadded", "payloads have no implicit padding");
+__diag_error(clang, 11, "-Wpadded", "payloads have no implicit padding");
+
+/*
+ * Each member is wrapped in an anonymous struct of its own, which adds no
+ * padding (one member) and lets the entries be joined with ';' alone.
+ */
+#define GR_INT(type, m, fl)		; struct { type m; }
+#define GR_CHARS(m, len)		; struct { char m[len]; }
+/*
+ * The payload struct of @call and gr_ev_<call>_begin(), gr_rec_begin()
+ * of a record of that payload.
+ */
+#define GR_PAYLOAD(call, ...)						\
+	struct gr_ev_##call {						\
+		__VA_ARGS__;						\
+	};								\
+	static __always_inline struct gr_ev_##call *			\
+	gr_ev_##call##_begin(struct gr_rec *rec, unsigned int id)	\
+	{								\
+		return gr_rec_begin(rec, id, sizeof(struct gr_ev_##call)); \
+	}
+#define GR_EVENT(call, sys, proto, fields, assign)			\
+	GR_PAYLOAD(call, fields)
+#define GR_EVENT_AS(call, sys, pl, proto, assign)
+#define GR_EVENT_STR(call, sys, fields, str, len)			\
+	GR_PAYLOAD(call, fields GR_CHARS(str, len))
+#include "gr_events_table.h"
+
+/* End of the payload structs. */
+__diag_pop();
+
+/* ---- pass 2: the probes ----------------------------------------------- */
+
+/* The payload of the sched_wakeup class (sched_wakeup, sched_wakeup_new) */
+static __always_inline void gr_wakeup_fill(struct gr_ev_sched_wakeup *ev,
+					   struct task_struct *p)
 {
-	struct gr_ev_sched_switch *ev;
-	struct gr_rec rec;
-
-	if (!gr_event_on(GR_EV_SCHED_SWITCH))
-		return;
-	ev = gr_rec_begin(&rec, GR_EV_SCHED_SWITCH, sizeof(*ev));
-	if (!ev)
-		return;
-	gr_copy_comm(&ev->prev_comm, prev->comm);
-	ev->prev_tid = cpu_to_le32(task_pid_nr(prev));
-	ev->prev_prio = cpu_to_le32(prev->prio);
-	ev->prev_state = cpu_to_le64(gr_switch_state(preempt, prev_state,
-						     prev));
-	gr_copy_comm(&ev->next_comm, next->comm);
-	ev->next_tid = cpu_to_le32(task_pid_nr(next));
-	ev->next_prio = cpu_to_le32(next->prio);
-	gr_rec_end(&rec);
-}
-
-GR_CHECK_PROBE(sched_switch, sched_switch);
-
-/* sched_wakeup and sched_wakeup_new */
-struct gr_ev_sched_wakeup {
-	char comm[TASK_COMM_LEN];
-	__le32 tid;
-	__le32 prio;
-	__le32 target_cpu;
-};
-
-static const struct gr_field_def gr_sched_wakeup_fields[] = {
-	GR_CHARS_FIELD(struct gr_ev_sched_wakeup, comm),
-	GR_INT_FIELD(struct gr_ev_sched_wakeup, GR_SIGNED, tid),
-	GR_INT_FIELD(struct gr_ev_sched_wakeup, GR_SIGNED, prio),
-	GR_INT_FIELD(struct gr_ev_sched_wakeup, GR_SIGNED, target_cpu),
-};
-
-static void gr_rec_wakeup(unsigned int id, struct task_struct *p)
-{
-	struct gr_ev_sched_wakeup *ev;
-	struct gr_rec rec;
-
-	ev = gr_rec_begin(&rec, id, sizeof(*ev));
-	if (!ev)
-		return;
 	gr_copy_comm(&ev->comm, p->comm);
 	ev->tid = cpu_to_le32(task_pid_nr(p));
 	ev->prio = cpu_to_le32(p->prio);
 	ev->target_cpu = cpu_to_le32(task_cpu(p));
-	gr_rec_end(&rec);
 }
 
-static void gr_probe_sched_wakeup(void *data, struct task_struct *p)
+/* The six argument registers of sys_enter, as the event records them */
+static __always_inline void gr_syscall_args(struct gr_ev_sys_enter *ev,
+					    struct pt_regs *regs)
 {
-	if (!gr_event_on(GR_EV_SCHED_WAKEUP))
-		return;
-	gr_rec_wakeup(GR_EV_SCHED_WAKEUP, p);
-}
-
-GR_CHECK_PROBE(sched_wakeup, sched_wakeup);
-
-static void gr_probe_sched_wakeup_new(void *data, struct task_struct *p)
-{
-	if (!gr_event_on(GR_EV_SCHED_WAKEUP_NEW))
-		return;
-	gr_rec_wakeup(GR_EV_SCHED_WAKEUP_NEW, p);
-}
-
-GR_CHECK_PROBE(sched_wakeup_new, sched_wakeup_new);
-
-/*
- * sched_process_fork: *_tid are thread ids, *_pid process (thread group)
- * ids, so a new thread (child_tid != child_pid) is told from a new process.
- */
-struct gr_ev_sched_process_fork {
-	char parent_comm[TASK_COMM_LEN];
-	__le32 parent_tid;
-	__le32 parent_pid;
-	char child_comm[TASK_COMM_LEN];
-	__le32 child_tid;
-	__le32 child_pid;
-};
-
-static const struct gr_field_def gr_sched_process_fork_fields[] = {
-	GR_CHARS_FIELD(struct gr_ev_sched_process_fork, parent_comm),
-	GR_INT_FIELD(struct gr_ev_sched_process_fork, GR_SIGNED, parent_tid),
-	GR_INT_FIELD(struct gr_ev_sched_process_fork, GR_SIGNED, parent_pid),
-	GR_CHARS_FIELD(struct gr_ev_sched_process_fork, child_comm),
-	GR_INT_FIELD(struct gr_ev_sched_process_fork, GR_SIGNED, child_tid),
-	GR_INT_FIELD(struct gr_ev_sched_process_fork, GR_SIGNED, child_pid),
-};
-
-static void gr_probe_sched_process_fork(void *data, struct task_struct *parent,
-					struct task_struct *child)
-{
-	struct gr_ev_sched_process_fork *ev;
-	struct gr_rec rec;
-
-	if (!gr_event_on(GR_EV_SCHED_PROCESS_FORK))
-		return;
-	ev = gr_rec_begin(&rec, GR_EV_SCHED_PROCESS_FORK, sizeof(*ev));
-	if (!ev)
-		return;
-	gr_copy_comm(&ev->parent_comm, parent->comm);
-	ev->parent_tid = cpu_to_le32(task_pid_nr(parent));
-	ev->parent_pid = cpu_to_le32(task_tgid_nr(parent));
-	gr_copy_comm(&ev->child_comm, child->comm);
-	ev->child_tid = cpu_to_le32(task_pid_nr(child));
-	ev->child_pid = cpu_to_le32(task_tgid_nr(child));
-	gr_rec_end(&rec);
-}
-
-GR_CHECK_PROBE(sched_process_fork, sched_process_fork);
-
-/*
- * sched_process_exec: filename is bprm->filename, at most 255 chars kept;
- * old_tid is the thread id before exec (a thread that execs takes the
- * thread group leader's id).
- */
-struct gr_ev_sched_process_exec {
-	__le32 tid;
-	__le32 old_tid;
-	char filename[256];
-};
-
-static const struct gr_field_def gr_sched_process_exec_fields[] = {
-	GR_INT_FIELD(struct gr_ev_sched_process_exec, GR_SIGNED, tid),
-	GR_INT_FIELD(struct gr_ev_sched_process_exec, GR_SIGNED, old_tid),
-	GR_STRING_FIELD(struct gr_ev_sched_process_exec, filename),
-};
-
-static void gr_probe_sched_process_exec(void *data, struct task_struct *p,
-					pid_t old_pid,
-					struct linux_binprm *bprm)
-{
-	struct gr_ev_sched_process_exec *ev;
-	struct gr_rec rec;
-	const char *name;
-	size_t n;
-
-	if (!gr_event_on(GR_EV_SCHED_PROCESS_EXEC))
-		return;
-	name = bprm->filename ? bprm->filename : "";
-	n = gr_str_clip(name, sizeof(ev->filename));
-	ev = gr_rec_begin(&rec, GR_EV_SCHED_PROCESS_EXEC,
-			  GR_VARLEN_SIZE(typeof(*ev), filename, n));
-	if (!ev)
-		return;
-	ev->tid = cpu_to_le32(task_pid_nr(p));
-	ev->old_tid = cpu_to_le32(old_pid);
-	memcpy(ev->filename, name, n);
-	ev->filename[n] = '\0';
-	gr_rec_end(&rec);
-}
-
-GR_CHECK_PROBE(sched_process_exec, sched_process_exec);
-
-struct gr_ev_sched_process_exit {
-	char comm[TASK_COMM_LEN];
-	__le32 tid;
-	__le32 prio;
-};
-
-static const struct gr_field_def gr_sched_process_exit_fields[] = {
-	GR_CHARS_FIELD(struct gr_ev_sched_process_exit, comm),
-	GR_INT_FIELD(struct gr_ev_sched_process_exit, GR_SIGNED, tid),
-	GR_INT_FIELD(struct gr_ev_sched_process_exit, GR_SIGNED, prio),
-};
-
-static void gr_probe_sched_process_exit(void *data, struct task_struct *p)
-{
-	struct gr_ev_sched_process_exit *ev;
-	struct gr_rec rec;
-
-	if (!gr_event_on(GR_EV_SCHED_PROCESS_EXIT))
-		return;
-	ev = gr_rec_begin(&rec, GR_EV_SCHED_PROCESS_EXIT, sizeof(*ev));
-	if (!ev)
-		return;
-	gr_copy_comm(&ev->comm, p->comm);
-	ev->tid = cpu_to_le32(task_pid_nr(p));
-	ev->prio = cpu_to_le32(p->prio);
-	gr_rec_end(&rec);
-}
-
-GR_CHECK_PROBE(sched_process_exit, sched_process_exit);
-
-struct gr_ev_sched_migrate_task {
-	char comm[TASK_COMM_LEN];
-	__le32 tid;
-	__le32 prio;
-	__le32 orig_cpu;
-	__le32 dest_cpu;
-};
-
-static const struct gr_field_def gr_sched_migrate_task_fields[] = {
-	GR_CHARS_FIELD(struct gr_ev_sched_migrate_task, comm),
-	GR_INT_FIELD(struct gr_ev_sched_migrate_task, GR_SIGNED, tid),
-	GR_INT_FIELD(struct gr_ev_sched_migrate_task, GR_SIGNED, prio),
-	GR_INT_FIELD(struct gr_ev_sched_migrate_task, GR_SIGNED, orig_cpu),
-	GR_INT_FIELD(struct gr_ev_sched_migrate_task, GR_SIGNED, dest_cpu),
-};
-
-static void gr_probe_sched_migrate_task(void *data, struct task_struct *p,
-					int dest_cpu)
-{
-	struct gr_ev_sched_migrate_task *ev;
-	struct gr_rec rec;
-
-	if (!gr_event_on(GR_EV_SCHED_MIGRATE_TASK))
-		return;
-	ev = gr_rec_begin(&rec, GR_EV_SCHED_MIGRATE_TASK, sizeof(*ev));
-	if (!ev)
-		return;
-	gr_copy_comm(&ev->comm, p->comm);
-	ev->tid = cpu_to_le32(task_pid_nr(p));
-	ev->prio = cpu_to_le32(p->prio);
-	ev->orig_cpu = cpu_to_le32(task_cpu(p));
-	ev->dest_cpu = cpu_to_le32(dest_cpu);
-	gr_rec_end(&rec);
-}
-
-GR_CHECK_PROBE(sched_migrate_task, sched_migrate_task);
-
-/* ---- irq -------------------------------------------------------------- */
-
-/* name: the irqaction's name, "" if it has none; at most 31 chars kept. */
-struct gr_ev_irq_handler_entry {
-	__le32 irq;
-	char name[32];
-};
-
-static const struct gr_field_def gr_irq_handler_entry_fields[] = {
-	GR_INT_FIELD(struct gr_ev_irq_handler_entry, GR_SIGNED, irq),
-	GR_STRING_FIELD(struct gr_ev_irq_handler_entry, name),
-};
-
-static void gr_probe_irq_handler_entry(void *data, int irq,
-				       struct irqaction *action)
-{
-	struct gr_ev_irq_handler_entry *ev;
-	struct gr_rec rec;
-	const char *name;
-	size_t n;
-
-	if (!gr_event_on(GR_EV_IRQ_HANDLER_ENTRY))
-		return;
-	name = action && action->name ? action->name : "";
-	n = gr_str_clip(name, sizeof(ev->name));
-	ev = gr_rec_begin(&rec, GR_EV_IRQ_HANDLER_ENTRY,
-			  GR_VARLEN_SIZE(typeof(*ev), name, n));
-	if (!ev)
-		return;
-	ev->irq = cpu_to_le32(irq);
-	memcpy(ev->name, name, n);
-	ev->name[n] = '\0';
-	gr_rec_end(&rec);
-}
-
-GR_CHECK_PROBE(irq_handler_entry, irq_handler_entry);
-
-/* ret: the irqreturn_t of the handler (1: handled, 0: not ours) */
-struct gr_ev_irq_handler_exit {
-	__le32 irq;
-	__le32 ret;
-};
-
-static const struct gr_field_def gr_irq_handler_exit_fields[] = {
-	GR_INT_FIELD(struct gr_ev_irq_handler_exit, GR_SIGNED, irq),
-	GR_INT_FIELD(struct gr_ev_irq_handler_exit, GR_SIGNED, ret),
-};
-
-static void gr_probe_irq_handler_exit(void *data, int irq,
-				      struct irqaction *action, int ret)
-{
-	struct gr_ev_irq_handler_exit *ev;
-	struct gr_rec rec;
-
-	if (!gr_event_on(GR_EV_IRQ_HANDLER_EXIT))
-		return;
-	ev = gr_rec_begin(&rec, GR_EV_IRQ_HANDLER_EXIT, sizeof(*ev));
-	if (!ev)
-		return;
-	ev->irq = cpu_to_le32(irq);
-	ev->ret = cpu_to_le32(ret);
-	gr_rec_end(&rec);
-}
-
-GR_CHECK_PROBE(irq_handler_exit, irq_handler_exit);
-
-/* softirq_entry and softirq_exit; vec is the *_SOFTIRQ number */
-struct gr_ev_softirq {
-	__le32 vec;
-};
-
-static const struct gr_field_def gr_softirq_fields[] = {
-	GR_INT_FIELD(struct gr_ev_softirq, 0, vec),
-};
-
-static void gr_rec_softirq(unsigned int id, unsigned int vec_nr)
-{
-	struct gr_ev_softirq *ev;
-	struct gr_rec rec;
-
-	ev = gr_rec_begin(&rec, id, sizeof(*ev));
-	if (!ev)
-		return;
-	ev->vec = cpu_to_le32(vec_nr);
-	gr_rec_end(&rec);
-}
-
-static void gr_probe_softirq_entry(void *data, unsigned int vec_nr)
-{
-	if (!gr_event_on(GR_EV_SOFTIRQ_ENTRY))
-		return;
-	gr_rec_softirq(GR_EV_SOFTIRQ_ENTRY, vec_nr);
-}
-
-GR_CHECK_PROBE(softirq_entry, softirq_entry);
-
-static void gr_probe_softirq_exit(void *data, unsigned int vec_nr)
-{
-	if (!gr_event_on(GR_EV_SOFTIRQ_EXIT))
-		return;
-	gr_rec_softirq(GR_EV_SOFTIRQ_EXIT, vec_nr);
-}
-
-GR_CHECK_PROBE(softirq_exit, softirq_exit);
-
-/* ---- raw_syscalls ------------------------------------------------------ */
-
-/* sys_enter: the syscall number and its six argument registers */
-struct gr_ev_sys_enter {
-	__le64 id;
-	__le64 arg0;
-	__le64 arg1;
-	__le64 arg2;
-	__le64 arg3;
-	__le64 arg4;
-	__le64 arg5;
-};
-
-static const struct gr_field_def gr_sys_enter_fields[] = {
-	GR_INT_FIELD(struct gr_ev_sys_enter, GR_SIGNED, id),
-	GR_INT_FIELD(struct gr_ev_sys_enter, GR_HEX, arg0),
-	GR_INT_FIELD(struct gr_ev_sys_enter, GR_HEX, arg1),
-	GR_INT_FIELD(struct gr_ev_sys_enter, GR_HEX, arg2),
-	GR_INT_FIELD(struct gr_ev_sys_enter, GR_HEX, arg3),
-	GR_INT_FIELD(struct gr_ev_sys_enter, GR_HEX, arg4),
-	GR_INT_FIELD(struct gr_ev_sys_enter, GR_HEX, arg5),
-};
-
-static void gr_probe_sys_enter(void *data, struct pt_regs *regs, long id)
-{
-	struct gr_ev_sys_enter *ev;
 	unsigned long args[6];
-	struct gr_rec rec;
 
-	if (!gr_event_on(GR_EV_SYS_ENTER))
-		return;
 	syscall_get_arguments(current, regs, args);
-	ev = gr_rec_begin(&rec, GR_EV_SYS_ENTER, sizeof(*ev));
-	if (!ev)
-		return;
-	ev->id = cpu_to_le64(id);
 	ev->arg0 = cpu_to_le64(args[0]);
 	ev->arg1 = cpu_to_le64(args[1]);
 	ev->arg2 = cpu_to_le64(args[2]);
 	ev->arg3 = cpu_to_le64(args[3]);
 	ev->arg4 = cpu_to_le64(args[4]);
 	ev->arg5 = cpu_to_le64(args[5]);
-	gr_rec_end(&rec);
-}
-
-GR_CHECK_PROBE(sys_enter, sys_enter);
-
-struct gr_ev_sys_exit {
-	__le64 id;
-	__le64 ret;
-};
-
-static const struct gr_field_def gr_sys_exit_fields[] = {
-	GR_INT_FIELD(struct gr_ev_sys_exit, GR_SIGNED, id),
-	GR_INT_FIELD(struct gr_ev_sys_exit, GR_SIGNED, ret),
-};
-
-static void gr_probe_sys_exit(void *data, struct pt_regs *regs, long ret)
-{
-	struct gr_ev_sys_exit *ev;
-	struct gr_rec rec;
-
-	if (!gr_event_on(GR_EV_SYS_EXIT))
-		return;
-	ev = gr_rec_begin(&rec, GR_EV_SYS_EXIT, sizeof(*ev));
-	if (!ev)
-		return;
-	ev->id = cpu_to_le64(syscall_get_nr(current, regs));
-	ev->ret = cpu_to_le64(ret);
-	gr_rec_end(&rec);
-}
-
-GR_CHECK_PROBE(sys_exit, sys_exit);
-
-/* ---- block ------------------------------------------------------------ */
-
-/* As RWBS_LEN of the block events: the longest rwbs is "FDEFASM". */
-#define GR_RWBS_LEN	8
-static_assert(GR_RWBS_LEN == RWBS_LEN);
-
-/* dev of the block_rq events: the disk's dev_t, 0 without a disk */
-static u32 gr_rq_dev(const struct request *rq)
-{
-	struct gendisk *disk = rq->q ? rq->q->disk : NULL;
-
-	return disk ? disk_devt(disk) : 0;
 }
 
 /*
- * block_rq_issue: sector and nr_sector are 0 for passthrough requests;
- * tid and comm are the issuing task's.
+ * The probe of event @call, writing payload struct @tag: the enable
+ * test, the reservation and the commit are gr_rec_begin() and
+ * gr_rec_commit(), inline (gr_relay.h).
  */
-struct gr_ev_block_rq_issue {
-	__le32 dev;
-	__le32 tid;
-	__le64 sector;
-	__le32 nr_sector;
-	__le32 bytes;
-	char rwbs[GR_RWBS_LEN];
-	char comm[TASK_COMM_LEN];
-};
+#define GR_PROBE(call, tag, proto, assign)				\
+	static void gr_probe_##call(void *data, GR_UNPAREN proto)	\
+	{								\
+		struct gr_rec rec;					\
+		__auto_type ev = tag##_begin(&rec, GR_EV_##call);	\
+									\
+		GR_CHECK_PROBE(call);					\
+		if (!ev)						\
+			return;						\
+		GR_UNPAREN assign;					\
+		gr_rec_commit(&rec);					\
+	}
 
-static const struct gr_field_def gr_block_rq_issue_fields[] = {
-	GR_INT_FIELD(struct gr_ev_block_rq_issue, 0, dev),
-	GR_INT_FIELD(struct gr_ev_block_rq_issue, GR_SIGNED, tid),
-	GR_INT_FIELD(struct gr_ev_block_rq_issue, 0, sector),
-	GR_INT_FIELD(struct gr_ev_block_rq_issue, 0, nr_sector),
-	GR_INT_FIELD(struct gr_ev_block_rq_issue, 0, bytes),
-	GR_CHARS_FIELD(struct gr_ev_block_rq_issue, rwbs),
-	GR_CHARS_FIELD(struct gr_ev_block_rq_issue, comm),
-};
+#define GR_EVENT(call, sys, proto, fields, assign)			\
+	GR_PROBE(call, gr_ev_##call, proto, assign)
+#define GR_EVENT_AS(call, sys, pl, proto, assign)			\
+	GR_PROBE(call, gr_ev_##pl, proto, assign)
+#define GR_EVENT_STR(call, sys, fields, str, len)
+#include "gr_events_table.h"
 
-static void gr_probe_block_rq_issue(void *data, struct request *rq)
+/* The probes of GR_EVENT_STR() entries: the string decides the length */
+
+static void gr_probe_sched_process_exec(void *data, struct task_struct *p,
+					pid_t old_pid,
+					struct linux_binprm *bprm)
 {
-	struct gr_ev_block_rq_issue *ev;
+	const char *name = bprm->filename ? bprm->filename : "";
+	struct gr_ev_sched_process_exec *ev;
 	struct gr_rec rec;
+	size_t n;
 
-	if (!gr_event_on(GR_EV_BLOCK_RQ_ISSUE))
+	if (!gr_rec_open(&rec, GR_EV_sched_process_exec))
 		return;
-	ev = gr_rec_begin(&rec, GR_EV_BLOCK_RQ_ISSUE, sizeof(*ev));
+	n = gr_str_clip(name, sizeof(ev->filename));
+	ev = gr_rec_reserve(&rec, GR_VARLEN_SIZE(typeof(*ev), filename, n));
 	if (!ev)
 		return;
-	ev->dev = cpu_to_le32(gr_rq_dev(rq));
-	ev->tid = cpu_to_le32(task_pid_nr(current));
-	ev->sector = cpu_to_le64(blk_rq_trace_sector(rq));
-	ev->nr_sector = cpu_to_le32(blk_rq_trace_nr_sectors(rq));
-	ev->bytes = cpu_to_le32(blk_rq_bytes(rq));
-	memset(ev->rwbs, 0, sizeof(ev->rwbs));
-	blk_fill_rwbs(ev->rwbs, rq->cmd_flags);
-	gr_copy_comm(&ev->comm, current->comm);
-	gr_rec_end(&rec);
+	ev->tid = cpu_to_le32(task_pid_nr(p));
+	ev->old_tid = cpu_to_le32(old_pid);
+	memcpy(ev->filename, name, n);
+	ev->filename[n] = '\0';
+	gr_rec_commit(&rec);
 }
 
-GR_CHECK_PROBE(block_rq_issue, block_rq_issue);
+GR_CHECK_PROBE(sched_process_exec);
+
+static void gr_probe_irq_handler_entry(void *data, int irq,
+				       struct irqaction *action)
+{
+	const char *name = action && action->name ? action->name : "";
+	struct gr_ev_irq_handler_entry *ev;
+	struct gr_rec rec;
+	size_t n;
+
+	if (!gr_rec_open(&rec, GR_EV_irq_handler_entry))
+		return;
+	n = gr_str_clip(name, sizeof(ev->name));
+	ev = gr_rec_reserve(&rec, GR_VARLEN_SIZE(typeof(*ev), name, n));
+	if (!ev)
+		return;
+	ev->irq = cpu_to_le32(irq);
+	memcpy(ev->name, name, n);
+	ev->name[n] = '\0';
+	gr_rec_commit(&rec);
+}
+
+GR_CHECK_PROBE(irq_handler_entry);
+
+/* ---- pass 3: the field descriptor tables ------------------------------ */
 
 /*
- * block_rq_complete: error is an errno (0 on success); nr_sector is
- * bytes >> 9, bytes the bytes completed by this call.
+ * One function per payload holds its table, so that the offsets can be
+ * taken from the struct through a local pointer (as ftrace's
+ * trace_event_define_fields do): offsetof(typeof(*gr_this), member).
+ * An integer field is 1, 2, 4 or 8 bytes, a name fits GR_FIELD_NAME_LEN.
  */
-struct gr_ev_block_rq_complete {
-	__le32 dev;
-	__le32 error;
-	__le64 sector;
-	__le32 nr_sector;
-	__le32 bytes;
-	char rwbs[GR_RWBS_LEN];
-};
-
-static const struct gr_field_def gr_block_rq_complete_fields[] = {
-	GR_INT_FIELD(struct gr_ev_block_rq_complete, 0, dev),
-	GR_INT_FIELD(struct gr_ev_block_rq_complete, GR_SIGNED, error),
-	GR_INT_FIELD(struct gr_ev_block_rq_complete, 0, sector),
-	GR_INT_FIELD(struct gr_ev_block_rq_complete, 0, nr_sector),
-	GR_INT_FIELD(struct gr_ev_block_rq_complete, 0, bytes),
-	GR_CHARS_FIELD(struct gr_ev_block_rq_complete, rwbs),
-};
-
-static void gr_probe_block_rq_complete(void *data, struct request *rq,
-				       blk_status_t error,
-				       unsigned int nr_bytes)
-{
-	struct gr_ev_block_rq_complete *ev;
-	struct gr_rec rec;
-
-	if (!gr_event_on(GR_EV_BLOCK_RQ_COMPLETE))
-		return;
-	ev = gr_rec_begin(&rec, GR_EV_BLOCK_RQ_COMPLETE, sizeof(*ev));
-	if (!ev)
-		return;
-	ev->dev = cpu_to_le32(gr_rq_dev(rq));
-	ev->error = cpu_to_le32(blk_status_to_errno(error));
-	ev->sector = cpu_to_le64(blk_rq_pos(rq));
-	ev->nr_sector = cpu_to_le32(nr_bytes >> SECTOR_SHIFT);
-	ev->bytes = cpu_to_le32(nr_bytes);
-	memset(ev->rwbs, 0, sizeof(ev->rwbs));
-	blk_fill_rwbs(ev->rwbs, rq->cmd_flags);
-	gr_rec_end(&rec);
-}
-
-GR_CHECK_PROBE(block_rq_complete, block_rq_complete);
-
-/* ---- net -------------------------------------------------------------- */
-
-/*
- * net_dev_xmit: skbaddr identifies the buffer only (it may be freed
- * already); len is the length before transmission, rc the driver's
- * netdev_tx_t or a negative errno. name is copied with strscpy_pad():
- * dev->name is not kept NUL-padded across renames.
- */
-struct gr_ev_net_dev_xmit {
-	__le64 skbaddr;
-	__le32 rc;
-	__le32 len;
-	char name[IFNAMSIZ];
-};
-
-static const struct gr_field_def gr_net_dev_xmit_fields[] = {
-	GR_INT_FIELD(struct gr_ev_net_dev_xmit, GR_HEX, skbaddr),
-	GR_INT_FIELD(struct gr_ev_net_dev_xmit, GR_SIGNED, rc),
-	GR_INT_FIELD(struct gr_ev_net_dev_xmit, 0, len),
-	GR_CHARS_FIELD(struct gr_ev_net_dev_xmit, name),
-};
-
-static void gr_probe_net_dev_xmit(void *data, struct sk_buff *skb, int rc,
-				  struct net_device *dev, unsigned int skb_len)
-{
-	struct gr_ev_net_dev_xmit *ev;
-	struct gr_rec rec;
-
-	if (!gr_event_on(GR_EV_NET_DEV_XMIT))
-		return;
-	ev = gr_rec_begin(&rec, GR_EV_NET_DEV_XMIT, sizeof(*ev));
-	if (!ev)
-		return;
-	ev->skbaddr = cpu_to_le64((unsigned long)skb);
-	ev->rc = cpu_to_le32(rc);
-	ev->len = cpu_to_le32(skb_len);
-	strscpy_pad(ev->name, dev ? dev->name : "", sizeof(ev->name));
-	gr_rec_end(&rec);
-}
-
-GR_CHECK_PROBE(net_dev_xmit, net_dev_xmit);
-
-/* netif_receive_skb: protocol is the ethertype (ETH_P_*), host order */
-struct gr_ev_netif_receive_skb {
-	__le64 skbaddr;
-	__le32 len;
-	__le32 protocol;
-	char name[IFNAMSIZ];
-};
-
-static const struct gr_field_def gr_netif_receive_skb_fields[] = {
-	GR_INT_FIELD(struct gr_ev_netif_receive_skb, GR_HEX, skbaddr),
-	GR_INT_FIELD(struct gr_ev_netif_receive_skb, 0, len),
-	GR_INT_FIELD(struct gr_ev_netif_receive_skb, GR_HEX, protocol),
-	GR_CHARS_FIELD(struct gr_ev_netif_receive_skb, name),
-};
-
-static void gr_probe_netif_receive_skb(void *data, struct sk_buff *skb)
-{
-	struct gr_ev_netif_receive_skb *ev;
-	const struct net_device *dev;
-	struct gr_rec rec;
-
-	if (!gr_event_on(GR_EV_NETIF_RECEIVE_SKB))
-		return;
-	dev = skb->dev;
-	ev = gr_rec_begin(&rec, GR_EV_NETIF_RECEIVE_SKB, sizeof(*ev));
-	if (!ev)
-		return;
-	ev->skbaddr = cpu_to_le64((unsigned long)skb);
-	ev->len = cpu_to_le32(skb->len);
-	ev->protocol = cpu_to_le32(be16_to_cpu(skb->protocol));
-	strscpy_pad(ev->name, dev ? dev->name : "", sizeof(ev->name));
-	gr_rec_end(&rec);
-}
-
-GR_CHECK_PROBE(netif_receive_skb, netif_receive_skb);
-
-/* ---- kmem ------------------------------------------------------------- */
-
-/* mm_page_alloc: pfn is -1 (all ones) when the allocation failed */
-struct gr_ev_mm_page_alloc {
-	__le64 page;
-	__le64 pfn;
-	__le64 gfp_flags;
-	__le32 order;
-	__le32 migratetype;
-};
-
-static const struct gr_field_def gr_mm_page_alloc_fields[] = {
-	GR_INT_FIELD(struct gr_ev_mm_page_alloc, GR_HEX, page),
-	GR_INT_FIELD(struct gr_ev_mm_page_alloc, GR_HEX, pfn),
-	GR_INT_FIELD(struct gr_ev_mm_page_alloc, GR_HEX, gfp_flags),
-	GR_INT_FIELD(struct gr_ev_mm_page_alloc, 0, order),
-	GR_INT_FIELD(struct gr_ev_mm_page_alloc, GR_SIGNED, migratetype),
-};
-
-static void gr_probe_mm_page_alloc(void *data, struct page *page,
-				   unsigned int order, gfp_t gfp_flags,
-				   int migratetype)
-{
-	struct gr_ev_mm_page_alloc *ev;
-	struct gr_rec rec;
-
-	if (!gr_event_on(GR_EV_MM_PAGE_ALLOC))
-		return;
-	ev = gr_rec_begin(&rec, GR_EV_MM_PAGE_ALLOC, sizeof(*ev));
-	if (!ev)
-		return;
-	ev->page = cpu_to_le64((unsigned long)page);
-	ev->pfn = cpu_to_le64(page ? page_to_pfn(page) : -1UL);
-	ev->gfp_flags = cpu_to_le64((__force unsigned long)gfp_flags);
-	ev->order = cpu_to_le32(order);
-	ev->migratetype = cpu_to_le32(migratetype);
-	gr_rec_end(&rec);
-}
-
-GR_CHECK_PROBE(mm_page_alloc, mm_page_alloc);
-
-/* kmalloc: accounted is 1 if charged to a memory cgroup (__GFP_ACCOUNT) */
-struct gr_ev_kmalloc {
-	__le64 call_site;
-	__le64 ptr;
-	__le64 bytes_req;
-	__le64 bytes_alloc;
-	__le64 gfp_flags;
-	__le32 node;
-	__le32 accounted;
-};
-
-static const struct gr_field_def gr_kmalloc_fields[] = {
-	GR_INT_FIELD(struct gr_ev_kmalloc, GR_HEX, call_site),
-	GR_INT_FIELD(struct gr_ev_kmalloc, GR_HEX, ptr),
-	GR_INT_FIELD(struct gr_ev_kmalloc, 0, bytes_req),
-	GR_INT_FIELD(struct gr_ev_kmalloc, 0, bytes_alloc),
-	GR_INT_FIELD(struct gr_ev_kmalloc, GR_HEX, gfp_flags),
-	GR_INT_FIELD(struct gr_ev_kmalloc, GR_SIGNED, node),
-	GR_INT_FIELD(struct gr_ev_kmalloc, 0, accounted),
-};
-
-static void gr_probe_kmalloc(void *data, unsigned long call_site,
-			     const void *ptr, size_t bytes_req,
-			     size_t bytes_alloc, gfp_t gfp_flags, int node)
-{
-	struct gr_ev_kmalloc *ev;
-	struct gr_rec rec;
-
-	if (!gr_event_on(GR_EV_KMALLOC))
-		return;
-	ev = gr_rec_begin(&rec, GR_EV_KMALLOC, sizeof(*ev));
-	if (!ev)
-		return;
-	ev->call_site = cpu_to_le64(call_site);
-	ev->ptr = cpu_to_le64((unsigned long)ptr);
-	ev->bytes_req = cpu_to_le64(bytes_req);
-	ev->bytes_alloc = cpu_to_le64(bytes_alloc);
-	ev->gfp_flags = cpu_to_le64((__force unsigned long)gfp_flags);
-	ev->node = cpu_to_le32(node);
-	ev->accounted = cpu_to_le32(IS_ENABLED(CONFIG_MEMCG_KMEM) &&
-				    (gfp_flags & __GFP_ACCOUNT));
-	gr_rec_end(&rec);
-}
-
-GR_CHECK_PROBE(kmalloc, kmalloc);
-
-struct gr_ev_kfree {
-	__le64 call_site;
-	__le64 ptr;
-};
-
-static const struct gr_field_def gr_kfree_fields[] = {
-	GR_INT_FIELD(struct gr_ev_kfree, GR_HEX, call_site),
-	GR_INT_FIELD(struct gr_ev_kfree, GR_HEX, ptr),
-};
-
-static void gr_probe_kfree(void *data, unsigned long call_site,
-			   const void *ptr)
-{
-	struct gr_ev_kfree *ev;
-	struct gr_rec rec;
-
-	if (!gr_event_on(GR_EV_KFREE))
-		return;
-	ev = gr_rec_begin(&rec, GR_EV_KFREE, sizeof(*ev));
-	if (!ev)
-		return;
-	ev->call_site = cpu_to_le64(call_site);
-	ev->ptr = cpu_to_le64((unsigned long)ptr);
-	gr_rec_end(&rec);
-}
-
-GR_CHECK_PROBE(kfree, kfree);
-
-/* End of the payload structs. */
-__diag_pop();
-
-/* ---- the table -------------------------------------------------------- */
-
-/*
- * GR_EVENT() - table entry of event @ev of system @sys, probed by
- * gr_probe_<ev> on tracepoint @tp. Its payload is struct gr_ev_<pl> with
- * the fields gr_<pl>_fields[] (events of one class share a payload); @fl
- * is GR_EVENT_F_VARLEN or 0.
- */
-#define GR_EVENT(ev, sys, tp, pl, fl) {					\
-	.name = #ev + BUILD_BUG_ON_ZERO(sizeof(#ev) > GR_NAME_LEN),	\
-	.system = #sys + BUILD_BUG_ON_ZERO(sizeof(#sys) > GR_SYSTEM_LEN), \
-	.tp_name = #tp,							\
-	.probe = (void *)gr_probe_##ev,					\
-	.payload_size = sizeof(struct gr_ev_##pl),			\
+#define GR_FIELD(m, sz, kind, fl) {					\
+	.name = #m + BUILD_BUG_ON_ZERO(sizeof(#m) > GR_FIELD_NAME_LEN),	\
+	.offset = offsetof(typeof(*gr_this), m),			\
+	.size = (sz),							\
+	.type = GR_FIELD_##kind,					\
 	.flags = (fl),							\
-	.nr_fields = ARRAY_SIZE(gr_##pl##_fields),			\
-	.fields = gr_##pl##_fields,					\
-}
+},
+#define GR_INT(type, m, fl)						\
+	GR_FIELD(m, sizeof(type) +					\
+		 BUILD_BUG_ON_ZERO(sizeof(type) > 8 ||			\
+				   (sizeof(type) & (sizeof(type) - 1))),\
+		 INTEGER, fl)
+#define GR_CHARS(m, len)		GR_FIELD(m, len, CHARS, 0)
+#define GR_FIELD_TABLE(tag, ...)					\
+	static const struct gr_field_def *tag##_fields(unsigned int *nr) \
+	{								\
+		typeof(tag##_begin(NULL, 0)) gr_this = NULL;		\
+		static const struct gr_field_def table[] = { __VA_ARGS__ }; \
+									\
+		static_assert(ARRAY_SIZE(table) <= GR_MAX_FIELDS);	\
+		*nr = ARRAY_SIZE(table);				\
+		return table;						\
+	}
+#define GR_EVENT(call, sys, proto, fields, assign)			\
+	GR_FIELD_TABLE(gr_ev_##call, fields)
+#define GR_EVENT_AS(call, sys, pl, proto, assign)
+#define GR_EVENT_STR(call, sys, fields, str, len)			\
+	GR_FIELD_TABLE(gr_ev_##call, fields GR_FIELD(str, len, STRING, 0))
+#include "gr_events_table.h"
+#undef GR_FIELD
+
+/* ---- pass 4: the table ------------------------------------------------ */
+
+/*
+ * The entry of event @call of system @sys, payload struct @tag (whose
+ * size is taken from @tag_begin()'s type, never evaluated). A record of
+ * the largest payload fits the smallest sub-buffer.
+ */
+#define GR_DEF(call, sys, tag, fl)					\
+	[GR_EV_##call] = {						\
+		.name = #call +						\
+			BUILD_BUG_ON_ZERO(sizeof(#call) > GR_NAME_LEN),	\
+		.system = #sys +					\
+			BUILD_BUG_ON_ZERO(sizeof(#sys) > GR_SYSTEM_LEN), \
+		.tp_name = #call,					\
+		.probe = (void *)gr_probe_##call,			\
+		.payload_size = sizeof(*tag##_begin(NULL, 0)) +		\
+			BUILD_BUG_ON_ZERO(sizeof(struct gr_event_header) + \
+					  sizeof(*tag##_begin(NULL, 0)) > \
+					  GR_MIN_SUBBUF_SIZE -		\
+					  sizeof(struct gr_packet_header)), \
+		.flags = (fl),						\
+		.fields = tag##_fields,					\
+	},
+#define GR_EVENT(call, sys, proto, fields, assign)			\
+	GR_DEF(call, sys, gr_ev_##call, 0)
+#define GR_EVENT_AS(call, sys, pl, proto, assign)			\
+	GR_DEF(call, sys, gr_ev_##pl, 0)
+#define GR_EVENT_STR(call, sys, fields, str, len)			\
+	GR_DEF(call, sys, gr_ev_##call, GR_EVENT_F_VARLEN)
 
 const struct gr_event_def gr_event_defs[] = {
-	[GR_EV_SCHED_SWITCH] =
-		GR_EVENT(sched_switch, sched, sched_switch, sched_switch, 0),
-	[GR_EV_SCHED_WAKEUP] =
-		GR_EVENT(sched_wakeup, sched, sched_wakeup, sched_wakeup, 0),
-	[GR_EV_SCHED_WAKEUP_NEW] =
-		GR_EVENT(sched_wakeup_new, sched, sched_wakeup_new,
-			 sched_wakeup, 0),
-	[GR_EV_SCHED_PROCESS_FORK] =
-		GR_EVENT(sched_process_fork, sched, sched_process_fork,
-			 sched_process_fork, 0),
-	[GR_EV_SCHED_PROCESS_EXEC] =
-		GR_EVENT(sched_process_exec, sched, sched_process_exec,
-			 sched_process_exec, GR_EVENT_F_VARLEN),
-	[GR_EV_SCHED_PROCESS_EXIT] =
-		GR_EVENT(sched_process_exit, sched, sched_process_exit,
-			 sched_process_exit, 0),
-	[GR_EV_SCHED_MIGRATE_TASK] =
-		GR_EVENT(sched_migrate_task, sched, sched_migrate_task,
-			 sched_migrate_task, 0),
-	[GR_EV_IRQ_HANDLER_ENTRY] =
-		GR_EVENT(irq_handler_entry, irq, irq_handler_entry,
-			 irq_handler_entry, GR_EVENT_F_VARLEN),
-	[GR_EV_IRQ_HANDLER_EXIT] =
-		GR_EVENT(irq_handler_exit, irq, irq_handler_exit,
-			 irq_handler_exit, 0),
-	[GR_EV_SOFTIRQ_ENTRY] =
-		GR_EVENT(softirq_entry, irq, softirq_entry, softirq, 0),
-	[GR_EV_SOFTIRQ_EXIT] =
-		GR_EVENT(softirq_exit, irq, softirq_exit, softirq, 0),
-	[GR_EV_SYS_ENTER] =
-		GR_EVENT(sys_enter, raw_syscalls, sys_enter, sys_enter, 0),
-	[GR_EV_SYS_EXIT] =
-		GR_EVENT(sys_exit, raw_syscalls, sys_exit, sys_exit, 0),
-	[GR_EV_BLOCK_RQ_ISSUE] =
-		GR_EVENT(block_rq_issue, block, block_rq_issue,
-			 block_rq_issue, 0),
-	[GR_EV_BLOCK_RQ_COMPLETE] =
-		GR_EVENT(block_rq_complete, block, block_rq_complete,
-			 block_rq_complete, 0),
-	[GR_EV_NET_DEV_XMIT] =
-		GR_EVENT(net_dev_xmit, net, net_dev_xmit, net_dev_xmit, 0),
-	[GR_EV_NETIF_RECEIVE_SKB] =
-		GR_EVENT(netif_receive_skb, net, netif_receive_skb,
-			 netif_receive_skb, 0),
-	[GR_EV_MM_PAGE_ALLOC] =
-		GR_EVENT(mm_page_alloc, kmem, mm_page_alloc, mm_page_alloc, 0),
-	[GR_EV_KMALLOC] = GR_EVENT(kmalloc, kmem, kmalloc, kmalloc, 0),
-	[GR_EV_KFREE] = GR_EVENT(kfree, kmem, kfree, kfree, 0),
+#include "gr_events_table.h"
 };
+
+#undef GR_DEF
 
 static_assert(ARRAY_SIZE(gr_event_defs) == GR_NR_EVENTS);
 
 const unsigned int gr_nr_event_defs = ARRAY_SIZE(gr_event_defs);
-
-/*
- * gr_check_def() - build-time checks of one table entry. Everything it
- * tests is a constant of the table: with the loops unrolled (the pragmas)
- * the compiler folds each BUILD_BUG_ON(), and one it could not fold would
- * fail the build as well. gr_check_defs() compiles to nothing.
- */
-static __always_inline void gr_check_def(const struct gr_event_def *def)
-{
-	const struct gr_field_def *last;
-	unsigned int i, end = 0;
-
-	BUILD_BUG_ON(!def->nr_fields || def->nr_fields > GR_MAX_FIELDS);
-	last = &def->fields[def->nr_fields - 1];
-#pragma GCC unroll 16
-	for (i = 0; i < def->nr_fields; i++) {
-		const struct gr_field_def *f = &def->fields[i];
-
-		/* in offset order, no hole, no overlap: they cover the struct */
-		BUILD_BUG_ON(f->offset != end);
-		BUILD_BUG_ON(f->type == GR_FIELD_INTEGER &&
-			     (f->size > 8 || !is_power_of_2(f->size)));
-		BUILD_BUG_ON(f->type == GR_FIELD_STRING && f != last);
-		BUILD_BUG_ON(strlen(f->name) >= GR_FIELD_NAME_LEN);
-		end += f->size;
-	}
-	BUILD_BUG_ON(end != def->payload_size);
-	BUILD_BUG_ON(!(def->flags & GR_EVENT_F_VARLEN) !=
-		     (last->type != GR_FIELD_STRING));
-	BUILD_BUG_ON(sizeof(struct gr_event_header) + def->payload_size >
-		     GR_MIN_SUBBUF_SIZE - sizeof(struct gr_packet_header));
-}
-
-static void gr_check_defs(void)
-{
-	unsigned int i;
-
-#pragma GCC unroll 256
-	for (i = 0; i < ARRAY_SIZE(gr_event_defs); i++)
-		gr_check_def(&gr_event_defs[i]);
-}
 
 /**
  * gr_event_desc_fill() - publishable descriptor of one event
@@ -981,8 +376,12 @@ static void gr_check_defs(void)
 void gr_event_desc_fill(const struct gr_event_def *def, unsigned int id,
 			struct gr_event_desc *out)
 {
-	unsigned int i, n = min_t(unsigned int, def->nr_fields, GR_MAX_FIELDS);
+	const struct gr_field_def *fields;
+	unsigned int i, n;
 
+	fields = def->fields(&n);
+	n = min_t(unsigned int, n, GR_MAX_FIELDS);
+	/* spec G3: reserved bytes and unused field slots are zero */
 	memset(out, 0, sizeof(*out));
 	strscpy(out->name, def->name, sizeof(out->name));
 	out->id = cpu_to_le16(id);
@@ -991,7 +390,7 @@ void gr_event_desc_fill(const struct gr_event_def *def, unsigned int id,
 	out->flags = cpu_to_le16(def->flags);
 	strscpy(out->system, def->system, sizeof(out->system));
 	for (i = 0; i < n; i++) {
-		const struct gr_field_def *f = &def->fields[i];
+		const struct gr_field_def *f = &fields[i];
 		struct gr_field_desc *d = &out->fields[i];
 
 		strscpy(d->name, f->name, sizeof(d->name));
@@ -1035,7 +434,6 @@ int gr_events_init(void)
 {
 	unsigned int i;
 
-	gr_check_defs();
 	for_each_kernel_tracepoint(gr_tp_match, gr_tps);
 	for (i = 0; i < GR_NR_EVENTS; i++)
 		if (!gr_tps[i])

@@ -2,26 +2,27 @@
 /*
  * gr_events.h - the events guestrelay records: table, ids and probes
  *
- * Every event the module can record has one entry in gr_event_defs[]; its
- * index is the event id written in struct gr_event_header and used as the
- * bit number in the host's enable mask. An entry names the kernel
- * tracepoint it listens to, the probe attached to it and the layout of the
- * payload the probe writes. The layout is generated from the probe's
- * payload struct with offsetof()/sizeof_field(), never typed by hand, and
- * gr_event_desc_fill() turns an entry into the struct gr_event_desc the
- * host reads, so the host decodes records without any file from the guest.
+ * Every event the module can record has one entry in gr_events_table.h,
+ * from which gr_events.c generates its payload struct, its field
+ * descriptor table, its probe (unless hand-written) and its entry in
+ * gr_event_defs[]. The index of the entry is the event id written in
+ * struct gr_event_header and used as the bit number in the host's enable
+ * mask. The field offsets and sizes come from the payload struct, never
+ * typed by hand, and gr_event_desc_fill() turns an entry into the struct
+ * gr_event_desc the host reads, so the host decodes records without any
+ * file from the guest.
  * Event names are this kernel's tracepoint names (sys_enter, kmalloc,
  * softirq_entry, ...), not LTTng's renamed ones (syscall_entry_*,
  * kmem_kmalloc, irq_softirq_entry); field names follow the LTTng kernel
  * tracer (prev_tid, next_tid, ...); values follow what this kernel's
- * ftrace events record. Payload structs, probes and the build-time checks
- * of the table are in gr_events.c.
+ * ftrace events record. The build-time checks of the table are in
+ * gr_events.c.
  *
  * Attach model: a probe is attached to its tracepoint the first time its
  * event is enabled (gr_event_attach()) and stays attached until the module
  * is unloaded (gr_events_detach_all()). Enabling and disabling an event
- * afterwards only flips the enable bit that gr_event_on() tests, which the
- * probe checks before doing anything else. Registering and unregistering
+ * afterwards only flips the enable bit that gr_rec_begin() tests before
+ * the probe does anything else. Registering and unregistering
  * tracepoint probes patches kernel text; under load this freezes
  * multi-threaded TCG guests (see DESIGN.md), so it is done as rarely as
  * possible.
@@ -42,28 +43,21 @@
 #include <linux/types.h>
 #include "guestrelay_abi.h"
 
-/* Event ids: the index of the event in gr_event_defs[]. */
+/*
+ * The entry macros of gr_events_table.h wrap their lists in these, so
+ * that each list is one macro argument; GR_UNPAREN() takes them out.
+ */
+#define GR_PROTO(...)		(__VA_ARGS__)
+#define GR_ASSIGN(...)		(__VA_ARGS__)
+#define GR_FIELDS(...)		__VA_ARGS__
+#define GR_UNPAREN(...)		__VA_ARGS__
+
+/* Event ids: GR_EV_<name>, the index of the entry in gr_events_table.h */
+#define GR_EVENT(call, sys, proto, fields, assign)	GR_EV_##call,
+#define GR_EVENT_AS(call, sys, pl, proto, assign)	GR_EV_##call,
+#define GR_EVENT_STR(call, sys, fields, str, len)	GR_EV_##call,
 enum gr_event_id {
-	GR_EV_SCHED_SWITCH,
-	GR_EV_SCHED_WAKEUP,
-	GR_EV_SCHED_WAKEUP_NEW,
-	GR_EV_SCHED_PROCESS_FORK,
-	GR_EV_SCHED_PROCESS_EXEC,
-	GR_EV_SCHED_PROCESS_EXIT,
-	GR_EV_SCHED_MIGRATE_TASK,
-	GR_EV_IRQ_HANDLER_ENTRY,
-	GR_EV_IRQ_HANDLER_EXIT,
-	GR_EV_SOFTIRQ_ENTRY,
-	GR_EV_SOFTIRQ_EXIT,
-	GR_EV_SYS_ENTER,
-	GR_EV_SYS_EXIT,
-	GR_EV_BLOCK_RQ_ISSUE,
-	GR_EV_BLOCK_RQ_COMPLETE,
-	GR_EV_NET_DEV_XMIT,
-	GR_EV_NETIF_RECEIVE_SKB,
-	GR_EV_MM_PAGE_ALLOC,
-	GR_EV_KMALLOC,
-	GR_EV_KFREE,
+#include "gr_events_table.h"
 	GR_NR_EVENTS
 };
 
@@ -85,26 +79,6 @@ struct gr_field_def {
 	u8 flags;
 };
 
-/*
- * GR_FIELD() - the definition of field @member (the variadic argument) of
- * payload struct @st: offset and size come from the struct, never typed by
- * hand. @kind is INTEGER, CHARS or STRING (pasted onto GR_FIELD_), @fl a
- * mask of GR_FIELD_F_*. The member is variadic because it is expanded
- * three times, which checkpatch --strict reports for a named argument; a
- * member name has no side effects.
- */
-#define GR_FIELD(st, kind, fl, ...) {					\
-	.name = #__VA_ARGS__,						\
-	.offset = offsetof(st, __VA_ARGS__),				\
-	.size = sizeof_field(st, __VA_ARGS__),				\
-	.type = GR_FIELD_##kind,					\
-	.flags = (fl),							\
-}
-
-#define GR_INT_FIELD(st, fl, ...)	GR_FIELD(st, INTEGER, fl, __VA_ARGS__)
-#define GR_CHARS_FIELD(st, ...)		GR_FIELD(st, CHARS, 0, __VA_ARGS__)
-#define GR_STRING_FIELD(st, ...)	GR_FIELD(st, STRING, 0, __VA_ARGS__)
-
 /**
  * struct gr_event_def - one event the module can record
  * @name: event name published to the host, e.g. "sched_switch"
@@ -114,8 +88,8 @@ struct gr_field_def {
  * @payload_size: payload bytes (the maximum if GR_EVENT_F_VARLEN)
  * @flags: GR_EVENT_F_VARLEN if the last field is a GR_FIELD_STRING and
  *	records are cut after its NUL
- * @nr_fields: entries in @fields
- * @fields: payload layout, in offset order
+ * @fields: returns the payload layout, in offset order, and stores the
+ *	number of fields in its argument
  */
 struct gr_event_def {
 	const char *name;
@@ -124,11 +98,10 @@ struct gr_event_def {
 	void *probe;
 	u16 payload_size;
 	u16 flags;
-	u16 nr_fields;
-	const struct gr_field_def *fields;
+	const struct gr_field_def *(*fields)(unsigned int *nr);
 };
 
-/* The event table, indexed by enum gr_event_id; gr_nr_event_defs entries. */
+/* The event table, indexed by enum gr_event_id; gr_nr_event_defs entries */
 extern const struct gr_event_def gr_event_defs[];
 extern const unsigned int gr_nr_event_defs;
 

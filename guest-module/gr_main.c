@@ -20,9 +20,9 @@
  * allocation. A stopped CPU may have been stopped inside a write (only by
  * the NMI fallback of the stop, since writers keep interrupts off): its
  * nesting guard is then up and its ring's private state may be half
- * updated, so when any guard is up only the panicking CPU's own ring is
- * flushed (through its guard); otherwise every ring is flushed from here,
- * which is safe because nothing else runs.
+ * updated, so gr_chan_flush_idle() leaves that ring alone and flushes all
+ * the others (the idle ones too), which is safe because nothing else
+ * runs.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -179,22 +179,6 @@ void gr_main_set_panic_dev(struct gr_dev *gd)
 		synchronize_rcu();
 }
 
-static void gr_panic_flush(struct gr_chan *chan)
-{
-	bool busy = false;
-	u32 cpu;
-
-	for (cpu = 0; cpu < chan->layout.nr_cpus; cpu++)
-		busy |= READ_ONCE(chan->cpus[cpu].nesting) != 0;
-	if (!busy) {
-		gr_chan_flush(chan);
-		return;
-	}
-	/* A global ring's lock may be held by a stopped CPU: leave it */
-	if (!chan->global)
-		gr_chan_flush_this_cpu(chan);
-}
-
 static int gr_panic(struct notifier_block *nb, unsigned long action,
 		    void *data)
 {
@@ -204,11 +188,12 @@ static int gr_panic(struct notifier_block *nb, unsigned long action,
 	gd = rcu_dereference(gr_panic_dev);
 	if (!gd)
 		return NOTIFY_DONE;
-	gr_trace_set_recording(false);
+	gr_rec_set_events(NULL);
 	/* NULL while a control pass resets the channel: do not touch it */
-	chan = gr_trace_chan_panic();
+	chan = gr_rec_chan_panic();
 	if (chan)
-		gr_panic_flush(chan);
+		gr_chan_flush_idle(chan);
+	/* spec G25 */
 	gr_status_set_state(gd->region, GR_STATE_PANIC);
 	gr_dev_ring(gd, GR_VEC_DATA);
 	gr_dev_ring(gd, GR_VEC_STATUS);

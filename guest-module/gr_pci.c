@@ -19,13 +19,18 @@
  *   gr_region_publish()         descriptors, identity, magic last
  *   gr_ctl_start()              state, writers in, timers, a control pass
  *
- * Remove undoes it (spec 5.5): control and timers stopped, interrupts
- * freed, probes detached, every writer gone, partial sub-buffers
- * delivered, up to a second for the host to consume, rings closed,
- * STOPPED, the layout withdrawn, BARs unmapped. Shutdown (poweroff,
- * kexec) does the same but leaves the probes attached (they no longer
- * reach the channel; gr_main.c detaches them at unload): patching
- * kernel text while the machine goes down gains nothing.
+ * Remove undoes it (spec 5.5): control and timers stopped, interrupt
+ * handlers quiet, probes detached, every writer gone, partial
+ * sub-buffers delivered, up to a second for the host to consume, rings
+ * closed, STOPPED, the layout withdrawn. Shutdown (poweroff, kexec) does
+ * the same but leaves the probes attached (they no longer reach the
+ * channel; gr_main.c detaches them at unload): patching kernel text
+ * while the machine goes down gains nothing.
+ *
+ * Resources are managed (pcim_/devm_): the enabled device, BAR0's
+ * mapping, BAR2's region and mapping, the MSI-X vectors, the interrupts
+ * and struct gr_dev are released by the driver core after a failed probe
+ * or after remove, in reverse order, so probe has no unwinding of its own.
  *
  * Interrupts: GR_VEC_CTRL answers a clock-sync request and queues a
  * control pass; GR_VEC_CONSUMED is only counted, because writers re-read
@@ -34,8 +39,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/err.h>
-#include <linux/fcntl.h>
-#include <linux/fs.h>
 #include <linux/interrupt.h>
 #include <linux/io.h>
 #include <linux/log2.h>
@@ -49,7 +52,18 @@
 #include "gr_dev.h"
 #include "gr_events.h"
 
-#define GR_BOOT_ID_PATH		"/proc/sys/kernel/random/boot_id"
+/*
+ * Published as the region's boot_id. The kernel's own boot id
+ * (/proc/sys/kernel/random/boot_id) lives in drivers/char/random.c as a
+ * static array filled by the static sysctl handler proc_do_uuid(); 6.1
+ * exports no accessor, and reading the proc file from a driver is file
+ * I/O in probe. So the module makes its own with generate_random_uuid()
+ * (include/linux/uuid.h, exported) once per load: like the kernel's, it
+ * names the domain of the guest clock for the host (CTF clock uuid) and
+ * differs on every boot; unlike it, it also changes when the module is
+ * reloaded (spec 3.2).
+ */
+static u8 gr_boot_uuid[UUID_SIZE];
 
 /* Serializes probe and remove; the one bound device */
 static DEFINE_MUTEX(gr_pci_lock);
@@ -103,7 +117,8 @@ static irqreturn_t gr_pci_consumed_irq(int irq, void *data)
 
 /*
  * MSI-X: both vectors, or none (the plain model, or too few vectors):
- * then the guest polls from its tick and never rings.
+ * then the guest polls from its tick and never rings. Vectors and
+ * handlers are managed: released at unbind, handlers first.
  */
 static int gr_pci_setup_irqs(struct gr_dev *gd)
 {
@@ -120,65 +135,32 @@ static int gr_pci_setup_irqs(struct gr_dev *gd)
 			 GR_NR_VECTORS, ret);
 		return 0;
 	}
-	ret = request_irq(pci_irq_vector(pdev, GR_VEC_CTRL), gr_pci_ctrl_irq,
-			  0, KBUILD_MODNAME "-ctrl", gd);
+	ret = devm_request_irq(&pdev->dev, pci_irq_vector(pdev, GR_VEC_CTRL),
+			       gr_pci_ctrl_irq, 0, KBUILD_MODNAME "-ctrl", gd);
 	if (ret)
-		goto out_free_vectors;
-	ret = request_irq(pci_irq_vector(pdev, GR_VEC_CONSUMED),
-			  gr_pci_consumed_irq, 0, KBUILD_MODNAME "-consumed",
-			  gd);
+		return ret;
+	ret = devm_request_irq(&pdev->dev,
+			       pci_irq_vector(pdev, GR_VEC_CONSUMED),
+			       gr_pci_consumed_irq, 0,
+			       KBUILD_MODNAME "-consumed", gd);
 	if (ret)
-		goto out_free_ctrl;
+		return ret;
 	gd->has_irqs = true;
 	pos = readl(gd->regs + GR_REG_IVPOSITION);
 	if (pos <= 0xffff)
 		gd->peer_id = pos;
 	return 0;
-
-out_free_ctrl:
-	free_irq(pci_irq_vector(pdev, GR_VEC_CTRL), gd);
-out_free_vectors:
-	pci_free_irq_vectors(pdev);
-	return ret;
-}
-
-static void gr_pci_free_irqs(struct gr_dev *gd)
-{
-	struct pci_dev *pdev = gd->pdev;
-
-	if (!gd->has_irqs)
-		return;
-	/* free_irq() waits for running handlers */
-	free_irq(pci_irq_vector(pdev, GR_VEC_CONSUMED), gd);
-	free_irq(pci_irq_vector(pdev, GR_VEC_CTRL), gd);
-	pci_free_irq_vectors(pdev);
-	gd->has_irqs = false;
 }
 
 /*
- * The kernel's boot id, read as userspace reads it (the kernel keeps it
- * private to random.c). Zeros if /proc is not mounted in our namespace
- * or the text does not parse.
+ * After gr_ctl_stop() a GR_VEC_CTRL handler queues nothing; wait for one
+ * that started before, so that cancelling the control work is final.
+ * The handlers themselves stay requested until unbind (devres).
  */
-static void gr_pci_boot_id(u8 *out)
+static void gr_pci_quiet_irqs(struct gr_dev *gd)
 {
-	char text[UUID_STRING_LEN + 1];
-	struct file *file;
-	loff_t pos = 0;
-	ssize_t n;
-	uuid_t uuid;
-
-	memset(out, 0, sizeof(uuid.b));
-	file = filp_open(GR_BOOT_ID_PATH, O_RDONLY, 0);
-	if (IS_ERR(file))
-		return;
-	n = kernel_read(file, text, UUID_STRING_LEN, &pos);
-	filp_close(file, NULL);
-	if (n != UUID_STRING_LEN)
-		return;
-	text[UUID_STRING_LEN] = '\0';
-	if (!uuid_parse(text, &uuid))
-		memcpy(out, uuid.b, sizeof(uuid.b));
+	if (gd->has_irqs)
+		synchronize_irq(pci_irq_vector(gd->pdev, GR_VEC_CTRL));
 }
 
 static void gr_pci_desc_fill(unsigned int id, struct gr_event_desc *desc,
@@ -239,74 +221,51 @@ static void gr_pci_publish(struct gr_dev *gd, u64 instance_id)
 
 	strscpy(release, utsname()->release, sizeof(release));
 	strscpy(nodename, utsname()->nodename, sizeof(nodename));
-	gr_pci_boot_id(ident.boot_id);
+	memcpy(ident.boot_id, gr_boot_uuid, sizeof(ident.boot_id));
 	gr_region_publish(gd->region, &gd->layout, &ident, gr_pci_desc_fill,
 			  NULL);
-}
-
-static void gr_pci_unmap(struct gr_dev *gd)
-{
-	struct pci_dev *pdev = gd->pdev;
-
-	if (gd->regs)
-		pci_iounmap(pdev, gd->regs);
-	if (gd->region)
-		memunmap(gd->region);
-	pci_release_regions(pdev);
-	pci_disable_device(pdev);
 }
 
 /* Enable the device and map both BARs; -ENODEV if it is not for us. */
 static int gr_pci_map(struct gr_dev *gd)
 {
 	struct pci_dev *pdev = gd->pdev;
-	resource_size_t size;
+	resource_size_t start, size;
 	u64 magic;
 	int ret;
 
-	ret = pci_enable_device(pdev);
+	ret = pcim_enable_device(pdev);
 	if (ret)
 		return ret;
-	ret = pci_request_regions(pdev, KBUILD_MODNAME);
-	if (ret) {
-		pci_disable_device(pdev);
-		return ret;
-	}
 	size = pci_resource_len(pdev, 2);
 	if (size < GR_MIN_REGION_SIZE || size > GR_MAX_REGION_SIZE ||
 	    !is_power_of_2(size)) {
 		dev_info(&pdev->dev,
 			 "BAR2 size %pa is not a power of two >= 64 KiB: not binding\n",
 			 &size);
-		ret = -ENODEV;
-		goto out_unmap;
+		return -ENODEV;
 	}
 	gd->region_size = size;
-	/* BAR2 is host RAM, not device registers */
-	gd->region = memremap(pci_resource_start(pdev, 2), size, MEMREMAP_WB);
-	if (!gd->region) {
-		ret = -ENOMEM;
-		goto out_unmap;
-	}
+	start = pci_resource_start(pdev, 2);
+	if (!devm_request_mem_region(&pdev->dev, start, size, KBUILD_MODNAME))
+		return -EBUSY;
+	/* BAR2 is host RAM, not device registers (spec G1: R checked above) */
+	gd->region = devm_memremap(&pdev->dev, start, size, MEMREMAP_WB);
+	if (IS_ERR(gd->region))
+		return PTR_ERR(gd->region);
 	magic = le64_to_cpu(READ_ONCE(gr_ctrl(gd->region)->magic));
 	if (magic != GR_CTRL_MAGIC && !gr_params.force) {
 		dev_info(&pdev->dev,
 			 "no guestrelay host block in BAR2 (magic %#llx): not binding (force=1 binds anyway)\n",
 			 magic);
-		ret = -ENODEV;
-		goto out_unmap;
+		return -ENODEV;
 	}
-	gd->regs = pci_iomap(pdev, 0, 0);
-	if (!gd->regs) {
-		ret = -ENOMEM;
-		goto out_unmap;
-	}
+	ret = pcim_iomap_regions(pdev, BIT(0), KBUILD_MODNAME);
+	if (ret)
+		return ret;
+	gd->regs = pcim_iomap_table(pdev)[0];
 	pci_set_master(pdev);	/* MSI-X messages are bus-master writes */
 	return 0;
-
-out_unmap:
-	gr_pci_unmap(gd);
-	return ret;
 }
 
 static int gr_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
@@ -315,13 +274,13 @@ static int gr_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	u64 instance_id;
 	int ret;
 
-	gd = kzalloc(sizeof(*gd), GFP_KERNEL);
+	gd = devm_kzalloc(&pdev->dev, sizeof(*gd), GFP_KERNEL);
 	if (!gd)
 		return -ENOMEM;
 	gd->pdev = pdev;
 	ret = gr_pci_map(gd);
 	if (ret)
-		goto out_free;
+		return ret;
 
 	mutex_lock(&gr_pci_lock);
 	if (gr_pci_active) {
@@ -344,7 +303,7 @@ static int gr_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto out_unlock;
 	ret = gr_pci_open_chan(gd);
 	if (ret)
-		goto out_free_irqs;
+		goto out_unlock;
 	gr_ctl_prepare(gd);
 	gr_pci_publish(gd, instance_id);
 
@@ -362,13 +321,8 @@ static int gr_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		 gd->peer_id == GR_NO_PEER ? -1 : (int)gd->peer_id);
 	return 0;
 
-out_free_irqs:
-	gr_pci_free_irqs(gd);
 out_unlock:
 	mutex_unlock(&gr_pci_lock);
-	gr_pci_unmap(gd);
-out_free:
-	kfree(gd);
 	return ret;
 }
 
@@ -379,28 +333,29 @@ out_free:
 static void gr_pci_teardown(struct gr_dev *gd, bool detach)
 {
 	gr_ctl_stop(gd);
-	gr_pci_free_irqs(gd);
-	/* Nothing queues it any more; a queued pass does nothing */
+	gr_pci_quiet_irqs(gd);
+	/* Nothing queues them any more; a queued pass does nothing */
 	cancel_work_sync(&gd->ctl_work);
+	cancel_delayed_work_sync(&gd->ctl_retry);
 	if (detach)
 		gr_events_detach_all();
-	gr_trace_quiesce();
+	gr_ctl_quiesce();
 
 	/* No writer can reach the channel: the core's flush is ours alone */
 	gr_chan_flush(gd->chan);
 	gr_ctl_drain_wait(gd);
 	gr_chan_close(gd->chan);
+	/* spec G25: STOPPED before withdrawing */
 	gr_status_set_state(gd->region, GR_STATE_STOPPED);
 	gr_dev_ring(gd, GR_VEC_STATUS);
 	gr_region_withdraw(gd->region);
 
 	dev_info(&gd->pdev->dev,
-		 "stopped: %ld control passes, %ld ctrl and %ld consumed interrupts, %ld busy flushes\n",
-		 atomic_long_read(&gd->passes),
+		 "stopped: %ld control passes (%llu deferred), %ld ctrl and %ld consumed interrupts, %ld busy flushes\n",
+		 atomic_long_read(&gd->passes), gd->ctl_rl.deferred,
 		 atomic_long_read(&gd->ctrl_irqs),
 		 atomic_long_read(&gd->consumed_irqs),
 		 atomic_long_read(&gd->flush_busy));
-	gr_pci_unmap(gd);
 }
 
 static void gr_pci_detach(struct pci_dev *pdev, bool detach)
@@ -413,7 +368,6 @@ static void gr_pci_detach(struct pci_dev *pdev, bool detach)
 		gr_pci_teardown(gd, detach);
 		pci_set_drvdata(pdev, NULL);
 		gr_pci_active = NULL;
-		kfree(gd);
 	}
 	mutex_unlock(&gr_pci_lock);
 }
@@ -450,6 +404,7 @@ static struct pci_driver gr_pci_driver = {
  */
 int gr_pci_register(void)
 {
+	generate_random_uuid(gr_boot_uuid);
 	return pci_register_driver(&gr_pci_driver);
 }
 

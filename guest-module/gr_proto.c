@@ -39,6 +39,7 @@ void gr_region_withdraw(void *region)
 {
 	struct gr_region_hdr *hdr = gr_hdr(region);
 
+	/* spec G2: magic := 0 first */
 	WRITE_ONCE(hdr->magic, 0);
 	/*
 	 * Order the withdrawal before any store of a new layout; pairs
@@ -66,12 +67,14 @@ void gr_region_publish(void *region, const struct gr_layout *lay,
 	u8 *descs = (u8 *)region + lay->desc_offset;
 	unsigned int i;
 
+	/* spec G3: unused bytes of every descriptor stride are zero */
 	memset(descs, 0, (size_t)lay->desc_count * lay->desc_stride);
 	for (i = 0; i < lay->desc_count; i++)
 		fill(i, (struct gr_event_desc *)(descs +
 						 (size_t)i * lay->desc_stride),
 		     arg);
 
+	/* spec G3: every reserved byte of the header is zero */
 	memset((u8 *)hdr + sizeof(hdr->magic), 0,
 	       sizeof(*hdr) - sizeof(hdr->magic));
 	gr_layout_write_hdr(hdr, lay);
@@ -88,7 +91,7 @@ void gr_region_publish(void *region, const struct gr_layout *lay,
 	/*
 	 * Everything above, the descriptors and the rings written by
 	 * gr_chan_open(), before the magic; pairs with the host's
-	 * smp_load_acquire() of magic.
+	 * smp_load_acquire() of magic. Spec G2: magic last, with release.
 	 */
 	smp_store_release(&hdr->magic, cpu_to_le64(GR_REGION_MAGIC));
 }
@@ -115,7 +118,9 @@ static int gr_ctrl_attached(struct gr_host_ctrl *c)
  * @nr_events: events this guest describes
  * @req: receives the requests, host byte order
  *
- * Every field is read exactly once; what is checked is the private copy.
+ * Every field is read exactly once; what is checked is the private copy,
+ * all of it before the caller applies any (spec G18). Only loads: the
+ * guest never stores to the host's block (spec G4).
  *
  * Context: any; does not sleep.
  * Return: 0 if @req is valid; -ENODEV if no host is attached,
@@ -357,4 +362,32 @@ void gr_status_set_peer(void *region, u32 peer_id)
 void gr_status_set_consumed_errors(void *region, u64 errors)
 {
 	WRITE_ONCE(gr_status(region)->consumed_errors, cpu_to_le64(errors));
+}
+
+/**
+ * gr_ratelimit_check() - may a costly control step run now?
+ * @rl: the limit; @rl->interval_ns set by the caller, the rest zeroed
+ * @now_ns: the current time, from a clock that never goes back
+ *
+ * Spec G28: a host that flips control requests in a tight loop must not
+ * make the guest run grace periods and IPIs back to back. A run that
+ * comes too soon is not dropped: the caller leaves the request pending
+ * (unacknowledged) and tries again when the returned time has passed, so
+ * the last request is always carried out, at most one interval late.
+ *
+ * Context: any; the caller serializes calls on @rl.
+ * Return: 0 if the step may run now (recorded as the last run); else the
+ * nanoseconds until it may, and the deferral is counted.
+ */
+u64 gr_ratelimit_check(struct gr_ratelimit *rl, u64 now_ns)
+{
+	u64 since = now_ns - rl->last_ns;
+
+	if (rl->ran && since < rl->interval_ns) {
+		rl->deferred++;
+		return rl->interval_ns - since;
+	}
+	rl->ran = true;
+	rl->last_ns = now_ns;
+	return 0;
 }

@@ -15,7 +15,7 @@
 #include "guestrelay_abi.h"
 
 /* Features this guest implementation supports (GR_F_DOORBELL is added
- * by the driver when interrupts are wired).
+ * by the driver when interrupts are wired): spec G7, nothing else.
  */
 #define GR_GUEST_FEATURES	(GR_F_EVENT_IDX | GR_F_FLIGHT | \
 				 GR_F_CLOCK_SYNC | GR_F_SWITCH_TIMER)
@@ -86,6 +86,26 @@ struct gr_ctrl_req {
 	u64 sync_req;
 };
 
+/*
+ * Spec G28: the steps of a control pass that cost grace periods or IPIs
+ * (settings, reset, flush) run at most once per this interval.
+ */
+#define GR_CTL_MIN_INTERVAL_NS	(10ULL * 1000 * 1000)
+
+/**
+ * struct gr_ratelimit - at most one run per interval, none lost
+ * @interval_ns: shortest time between the starts of two runs
+ * @last_ns: start of the last run
+ * @ran: a run happened, @last_ns is valid
+ * @deferred: runs put off, free-running
+ */
+struct gr_ratelimit {
+	u64 interval_ns;
+	u64 last_ns;
+	bool ran;
+	u64 deferred;
+};
+
 static inline struct gr_region_hdr *gr_hdr(void *region)
 {
 	return (struct gr_region_hdr *)((u8 *)region + GR_HDR_OFFSET);
@@ -119,5 +139,7 @@ void gr_status_ack_sync(void *region, u64 req);
 void gr_status_heartbeat(void *region);
 void gr_status_set_peer(void *region, u32 peer_id);
 void gr_status_set_consumed_errors(void *region, u64 errors);
+
+u64 gr_ratelimit_check(struct gr_ratelimit *rl, u64 now_ns);
 
 #endif /* _GR_PROTO_H */

@@ -54,200 +54,6 @@
 #include "gr_relay.h"
 
 /* ---------------------------------------------------------------------- */
-/* Geometry and layout                                                    */
-
-static bool gr_subbuf_size_valid(u64 size)
-{
-	return size >= GR_MIN_SUBBUF_SIZE && size <= GR_MAX_SUBBUF_SIZE &&
-	       is_power_of_2(size);
-}
-
-static u64 gr_layout_end(const struct gr_layout *lay)
-{
-	return lay->data_offset +
-	       (u64)lay->nr_rings * lay->n_subbufs * lay->subbuf_size;
-}
-
-/* Place @n sub-buffers per ring; return the end of the data area. */
-static u64 gr_layout_place(struct gr_layout *lay, u32 n)
-{
-	u64 subbufs = (u64)lay->nr_rings * n;
-
-	lay->n_subbufs = n;
-	lay->data_offset = ALIGN(lay->subbuf_rec_offset +
-				 subbufs * sizeof(struct gr_subbuf_rec),
-				 (u64)GR_PAGE_SIZE);
-	return gr_layout_end(lay);
-}
-
-/* Most sub-buffers per ring that fit, at most GR_MAX_SUBBUFS. */
-static u32 gr_layout_max_subbufs(struct gr_layout *lay)
-{
-	u64 per_subbuf = (u64)lay->nr_rings *
-			 (lay->subbuf_size + sizeof(struct gr_subbuf_rec));
-	u64 n = div64_u64(lay->region_size - lay->subbuf_rec_offset,
-			  per_subbuf);
-
-	n = min_t(u64, n, GR_MAX_SUBBUFS);
-	/*
-	 * Page-aligning data_offset costs less than a page; one sub-buffer
-	 * less per ring frees more than a page (subbuf_size >= 4 KiB), so
-	 * one step back always fits.
-	 */
-	if (n && gr_layout_place(lay, n) > lay->region_size)
-		n--;
-	return n;
-}
-
-/**
- * gr_layout_compute() - choose the geometry and layout of a region
- * @geo: the region, the CPUs, the host's wish and the module's defaults
- * @lay: filled with the result
- *
- * The layout starts at GR_LAYOUT_START: descriptors, then the rings (page
- * aligned), the commit records (64-byte aligned), the sub-buffers (page
- * aligned). The sub-buffer size is the host's wish if it is a power of
- * two in [GR_MIN_SUBBUF_SIZE, GR_MAX_SUBBUF_SIZE], else the module's. The
- * number of sub-buffers is the host's wish if it fits, else the most that
- * fit (at most GR_MAX_SUBBUFS). Below GR_MIN_SUBBUFS the size is halved,
- * down to GR_MIN_SUBBUF_SIZE.
- *
- * Context: any; does not sleep.
- * Return: 0; -EINVAL if @geo is impossible (region size not a power of two
- * in [GR_MIN_REGION_SIZE, GR_MAX_REGION_SIZE], no CPU, more per-CPU rings
- * than GR_MAX_RINGS, more than GR_MAX_EVENTS descriptors, an invalid
- * default sub-buffer size); -ENOSPC if two sub-buffers per ring do not fit.
- * @lay is written only on success.
- */
-int gr_layout_compute(const struct gr_geometry *geo, struct gr_layout *lay)
-{
-	u32 size = geo->default_subbuf_size ?: GR_DEFAULT_SUBBUF_SIZE;
-	u32 wish_n = geo->n_subbufs;
-	struct gr_layout l = { 0 };
-	u32 n;
-
-	if (geo->region_size < GR_MIN_REGION_SIZE ||
-	    geo->region_size > GR_MAX_REGION_SIZE ||
-	    !is_power_of_2(geo->region_size))
-		return -EINVAL;
-	if (!geo->nr_cpus || (!geo->global && geo->nr_cpus > GR_MAX_RINGS) ||
-	    geo->desc_count > GR_MAX_EVENTS || !gr_subbuf_size_valid(size))
-		return -EINVAL;
-
-	l.region_size = geo->region_size;
-	l.nr_cpus = geo->nr_cpus;
-	l.nr_rings = geo->global ? 1 : geo->nr_cpus;
-	l.flags = geo->global ? GR_HDR_GLOBAL : 0;
-	l.desc_count = geo->desc_count;
-	l.desc_stride = sizeof(struct gr_event_desc);
-	l.packet_header_size = sizeof(struct gr_packet_header);
-	l.desc_offset = GR_LAYOUT_START;
-	l.ring_offset = ALIGN(l.desc_offset + (u64)l.desc_count * l.desc_stride,
-			      (u64)GR_PAGE_SIZE);
-	l.subbuf_rec_offset = ALIGN(l.ring_offset +
-				    (u64)l.nr_rings * sizeof(struct gr_ring),
-				    (u64)64);
-	if (l.subbuf_rec_offset >= l.region_size)
-		return -ENOSPC;
-
-	if (gr_subbuf_size_valid(geo->subbuf_size))
-		size = geo->subbuf_size;
-	if (wish_n < GR_MIN_SUBBUFS || wish_n > GR_MAX_SUBBUFS)
-		wish_n = 0;
-
-	/* At most log2(GR_MAX_SUBBUF_SIZE / GR_MIN_SUBBUF_SIZE) + 1 rounds */
-	for (;;) {
-		l.subbuf_size = size;
-		if (wish_n && gr_layout_place(&l, wish_n) <= l.region_size)
-			n = wish_n;
-		else
-			n = gr_layout_max_subbufs(&l);
-		if (n >= GR_MIN_SUBBUFS)
-			break;
-		if (size <= GR_MIN_SUBBUF_SIZE)
-			return -ENOSPC;
-		size /= 2;
-	}
-	gr_layout_place(&l, n);
-	l.max_event_size = min_t(u32, size - l.packet_header_size,
-				 GR_MAX_RECORD_SIZE);
-	*lay = l;
-	return 0;
-}
-
-/**
- * gr_layout_write_hdr() - write the geometry and layout into a header
- * @hdr: the region header
- * @lay: a layout from gr_layout_compute()
- *
- * Writes abi_major, abi_minor, hdr_size, region_size, nr_rings,
- * subbuf_size, n_subbufs, flags, desc_offset, desc_count, desc_stride,
- * ring_offset, subbuf_rec_offset, data_offset, packet_header_size,
- * max_event_size and nr_cpus. The caller writes the rest (identity, clock,
- * features, instance_id) and publishes with the release store of magic.
- *
- * Context: any; does not sleep.
- */
-void gr_layout_write_hdr(struct gr_region_hdr *hdr,
-			 const struct gr_layout *lay)
-{
-	hdr->abi_major = cpu_to_le16(GR_ABI_MAJOR);
-	hdr->abi_minor = cpu_to_le16(GR_ABI_MINOR);
-	hdr->hdr_size = cpu_to_le32(sizeof(*hdr));
-	hdr->region_size = cpu_to_le64(lay->region_size);
-	hdr->nr_rings = cpu_to_le32(lay->nr_rings);
-	hdr->subbuf_size = cpu_to_le32(lay->subbuf_size);
-	hdr->n_subbufs = cpu_to_le32(lay->n_subbufs);
-	hdr->flags = cpu_to_le32(lay->flags);
-	hdr->desc_offset = cpu_to_le64(lay->desc_offset);
-	hdr->desc_count = cpu_to_le32(lay->desc_count);
-	hdr->desc_stride = cpu_to_le32(lay->desc_stride);
-	hdr->ring_offset = cpu_to_le64(lay->ring_offset);
-	hdr->subbuf_rec_offset = cpu_to_le64(lay->subbuf_rec_offset);
-	hdr->data_offset = cpu_to_le64(lay->data_offset);
-	hdr->packet_header_size = cpu_to_le32(lay->packet_header_size);
-	hdr->max_event_size = cpu_to_le32(lay->max_event_size);
-	hdr->nr_cpus = cpu_to_le32(lay->nr_cpus);
-}
-
-/* What the channel relies on; a layout from gr_layout_compute() passes. */
-static int gr_layout_check(const struct gr_layout *lay)
-{
-	u64 subbufs = (u64)lay->nr_rings * lay->n_subbufs;
-	bool global = lay->flags & GR_HDR_GLOBAL;
-
-	if (!lay->nr_cpus || !lay->nr_rings || lay->nr_rings > GR_MAX_RINGS ||
-	    lay->nr_rings != (global ? 1 : lay->nr_cpus))
-		return -EINVAL;
-	if (!gr_subbuf_size_valid(lay->subbuf_size) ||
-	    lay->n_subbufs < GR_MIN_SUBBUFS || lay->n_subbufs > GR_MAX_SUBBUFS)
-		return -EINVAL;
-	if (lay->packet_header_size != sizeof(struct gr_packet_header) ||
-	    lay->max_event_size < sizeof(struct gr_event_header) ||
-	    lay->max_event_size % GR_RECORD_ALIGN ||
-	    lay->max_event_size > min_t(u32, GR_MAX_RECORD_SIZE,
-					lay->subbuf_size -
-					lay->packet_header_size))
-		return -EINVAL;
-	/* Bounded offsets first: the sums below cannot overflow */
-	if (lay->region_size > GR_MAX_REGION_SIZE ||
-	    lay->ring_offset >= lay->region_size ||
-	    lay->subbuf_rec_offset >= lay->region_size ||
-	    lay->data_offset >= lay->region_size)
-		return -EINVAL;
-	if (lay->ring_offset < GR_LAYOUT_START || lay->ring_offset % 64 ||
-	    lay->subbuf_rec_offset % 64 ||
-	    lay->subbuf_rec_offset < lay->ring_offset +
-				     lay->nr_rings * sizeof(struct gr_ring) ||
-	    lay->data_offset % GR_PAGE_SIZE ||
-	    lay->data_offset < lay->subbuf_rec_offset +
-			       subbufs * sizeof(struct gr_subbuf_rec) ||
-	    gr_layout_end(lay) > lay->region_size)
-		return -EINVAL;
-	return 0;
-}
-
-/* ---------------------------------------------------------------------- */
 /* Ring helpers                                                           */
 
 static void *gr_mem(const struct gr_chan *chan, u64 off)
@@ -269,6 +75,7 @@ static void gr_buf_bind(struct gr_buf *buf)
 	buf->data = gr_mem(chan, lay->data_offset + first * lay->subbuf_size);
 }
 
+/* spec G8: slots come from private counters, never from the region */
 static u32 gr_slot(const struct gr_buf *buf, u64 counter)
 {
 	u32 slot;
@@ -282,16 +89,12 @@ static u8 *gr_subbuf(const struct gr_buf *buf, u32 slot)
 	return buf->data + (size_t)slot * buf->chan->layout.subbuf_size;
 }
 
-static void gr_put64(__le64 *field, u64 val)
-{
-	WRITE_ONCE(*field, cpu_to_le64(val));
-}
-
 /*
- * CTF's events_discarded: cumulative, never reset, per ring, across resets
- * and publications (a reader takes differences between consecutive packets
- * of a stream; a decrease would confuse it). Uses the raw counters, not the
- * *_base-relative values that prod.lost_* show after a reset.
+ * CTF's events_discarded (spec G16): cumulative, never reset, per ring,
+ * across resets and publications (a reader takes differences between
+ * consecutive packets of a stream; a decrease would confuse it). Uses the
+ * raw counters, not the *_base-relative values that prod.lost_* show
+ * after a reset.
  */
 static u64 gr_buf_discarded(struct gr_buf *buf)
 {
@@ -323,7 +126,8 @@ static void gr_buf_publish_counters(struct gr_buf *buf)
 /*
  * Read the host's consumed once and keep it if it lies in
  * [consumed mirror, published produced]: the host cannot have consumed
- * what it was not shown. Otherwise keep the mirror and count the error.
+ * what it was not shown. Otherwise keep the mirror and count the error
+ * (spec G9). Only a load: the cons half is the host's (spec G4).
  */
 static int gr_buf_read_consumed(struct gr_buf *buf)
 {
@@ -343,7 +147,13 @@ static int gr_buf_read_consumed(struct gr_buf *buf)
 	return 0;
 }
 
-static void gr_buf_lost_too_big(struct gr_buf *buf)
+/**
+ * gr_buf_lost_too_big() - count an event dropped for its size
+ * @buf: the ring, entered
+ *
+ * Context: the ring's writer context.
+ */
+void gr_buf_lost_too_big(struct gr_buf *buf)
 {
 	buf->lost_too_big++;
 	gr_put64(&buf->ring->prod.lost_too_big,
@@ -372,8 +182,15 @@ static void gr_buf_lost_full(struct gr_buf *buf)
 	}
 }
 
-/* Atomic: NMIs on several CPUs may drop events of the global ring at once */
-static void gr_buf_lost_nested(struct gr_buf *buf)
+/**
+ * gr_buf_lost_nested() - count an event dropped for nesting (spec 6.10)
+ * @buf: the ring the event was for, not entered
+ *
+ * Atomic: NMIs on several CPUs may drop events of the global ring at once.
+ *
+ * Context: any, including NMI.
+ */
+void gr_buf_lost_nested(struct gr_buf *buf)
 {
 	atomic64_inc(&buf->lost_nested);
 	gr_put_lost_nested(buf);
@@ -403,7 +220,7 @@ bool gr_buf_need_doorbell(struct gr_buf *buf, u64 old, u64 new_idx)
 	 * Orders our store of produced before our load of prod_event; pairs
 	 * with the host's smp_mb() between its store of prod_event and its
 	 * re-read of produced: either it sees the new produced or we see its
-	 * new prod_event.
+	 * new prod_event (spec G22).
 	 */
 	smp_mb();
 	event = le64_to_cpu(READ_ONCE(buf->ring->cons.prod_event));
@@ -438,7 +255,7 @@ static void gr_buf_mark_busy(struct gr_buf *buf)
 	/*
 	 * BUSY is visible before any byte of the sub-buffer changes; pairs
 	 * with the host's smp_rmb() between copying a sub-buffer and
-	 * re-reading its rec.seq (the flight-recorder seqlock).
+	 * re-reading its rec.seq (the flight-recorder seqlock). Spec G12.
 	 */
 	smp_wmb();
 	buf->new_busy = true;
@@ -507,7 +324,8 @@ void gr_subbuf_commit(struct gr_buf *buf)
 	WRITE_ONCE(rec->bytes, cpu_to_le32(buf->commit_bytes));
 	/*
 	 * Pairs with the host's smp_load_acquire() of rec.seq: the packet
-	 * and rec.bytes are visible before the record says "finished".
+	 * and rec.bytes are visible before the record says "finished";
+	 * then produced, with release (spec G11).
 	 */
 	smp_store_release(&rec->seq, cpu_to_le64(seq));
 	gr_buf_publish_produced(buf);
@@ -541,6 +359,7 @@ static bool gr_buf_start(struct gr_buf *buf, u8 *prev, size_t padding,
 	}
 	if (!buf->new_busy)
 		gr_buf_mark_busy(buf);
+	/* spec G10: a restarted unconsumed slot (flight mode) is counted */
 	if (!restart && buf->produced - buf->consumed >= lay->n_subbufs) {
 		buf->overwritten++;
 		gr_put64(&buf->ring->prod.overwritten,
@@ -573,297 +392,52 @@ static bool gr_buf_switch(struct gr_buf *buf)
 	return gr_buf_start(buf, prev, padding, false);
 }
 
-/* Reserve @length bytes (rounded up to GR_RECORD_ALIGN) in @buf. */
-static int gr_buf_alloc(struct gr_buf *buf, size_t length, u8 **slot)
+/**
+ * gr_buf_alloc_slow() - the slow path of gr_buf_alloc()
+ * @buf: the ring, entered
+ * @length: bytes to reserve (rounded up to GR_RECORD_ALIGN)
+ * @slot: receives the reserved bytes
+ * @ts_held: the write holds a reading of the ring's clock (buf->last_ts)
+ *	that a switch must reuse (spec 6.9)
+ *
+ * Switches to the next sub-buffer, at most once (spec G15), when the
+ * record does not fit in the current one; drops and counts the record
+ * when no sub-buffer is free or it is too big.
+ *
+ * Context: the ring's writer context.
+ * Return: 0; -ENOSPC (counted in lost_full), -E2BIG (counted in
+ * lost_too_big), -EINVAL if @length is 0.
+ */
+int gr_buf_alloc_slow(struct gr_buf *buf, size_t length, u8 **slot,
+		      bool ts_held)
 {
 	const struct gr_layout *lay = &buf->chan->layout;
 	size_t len;
-	u8 *p;
+	bool ok;
 
 	if (unlikely(!length))
 		return -EINVAL;
-	if (unlikely(length > lay->max_event_size))
+	if (length > lay->max_event_size)
 		goto too_big;
 	len = ALIGN(length, (size_t)GR_RECORD_ALIGN);
-	if (unlikely(buf->offset + len > lay->subbuf_size)) {
-		if (!gr_buf_switch(buf)) {
+	if (buf->offset + len > lay->subbuf_size) {
+		buf->ts_held = ts_held;
+		ok = gr_buf_switch(buf);
+		buf->ts_held = false;
+		if (!ok) {
 			gr_buf_lost_full(buf);
 			return -ENOSPC;
 		}
 		/* Only if subbuf_start reserved more than a packet header */
-		if (unlikely(buf->offset + len > lay->subbuf_size))
+		if (buf->offset + len > lay->subbuf_size)
 			goto too_big;
 	}
-	p = buf->start + buf->offset;
-	buf->offset += len;
-	/* Zero the tail padding; the caller fills the first @length bytes */
-	memset(p + len - GR_RECORD_ALIGN, 0, GR_RECORD_ALIGN);
-	buf->events++;
-	gr_put64(&buf->ring->prod.events, buf->events);
-	*slot = p;
+	*slot = gr_buf_take(buf, len);
 	return 0;
 
 too_big:
 	gr_buf_lost_too_big(buf);
 	return -E2BIG;
-}
-
-/* ---------------------------------------------------------------------- */
-/* Writing                                                                */
-
-static struct gr_buf *__gr_buf_enter(struct gr_chan *chan, bool count)
-{
-	u32 cpu = smp_processor_id();
-	struct gr_cpu *guard;
-	struct gr_buf *buf;
-	unsigned long flags;
-
-	if (WARN_ON_ONCE(cpu >= chan->layout.nr_cpus))
-		return NULL;
-	guard = &chan->cpus[cpu];
-	buf = chan->global ? chan->bufs : &chan->bufs[cpu];
-	if (READ_ONCE(guard->nesting)) {
-		if (count)
-			gr_buf_lost_nested(buf);
-		return NULL;
-	}
-	WRITE_ONCE(guard->nesting, 1);
-	/*
-	 * The guard is up before the ring is touched. Only code that runs on
-	 * this CPU (an interrupt or NMI nesting here) reads it: a compiler
-	 * barrier is enough, and it pairs with the one in gr_buf_exit().
-	 */
-	barrier();
-	if (chan->global) {
-		raw_spin_lock_irqsave(&chan->lock, flags);
-		chan->lock_flags = flags;
-	}
-	return buf;
-}
-
-/**
- * gr_buf_enter() - enter this CPU's ring for writing
- * @chan: the channel
- *
- * Raises this CPU's nesting guard and, for a global channel, takes the
- * channel's lock (interrupts off while it is held). A probe writes in
- * place with:
- *
- *	local_irq_save(flags);
- *	buf = gr_buf_enter(chan);
- *	if (buf) {
- *		p = gr_event_reserve(buf, id, sizeof(*p));
- *		if (p)
- *			p->field = value;	(every payload byte)
- *		gr_buf_exit(buf);
- *	}
- *	local_irq_restore(flags);
- *
- * Context: interrupts (or at least preemption) disabled by the caller; any
- * context including NMI.
- * Return: the ring to write to, or NULL if this CPU is already inside the
- * channel (an interrupt or NMI nesting on a writer): the event is dropped
- * and counted in prod.lost_nested.
- */
-struct gr_buf *gr_buf_enter(struct gr_chan *chan)
-{
-	return __gr_buf_enter(chan, true);
-}
-
-/**
- * gr_buf_exit() - leave the ring entered with gr_buf_enter()
- * @buf: what gr_buf_enter() returned
- *
- * Context: the context of the matching gr_buf_enter(), same CPU.
- */
-void gr_buf_exit(struct gr_buf *buf)
-{
-	struct gr_chan *chan = buf->chan;
-	unsigned long flags;
-
-	if (chan->global) {
-		flags = chan->lock_flags;
-		raw_spin_unlock_irqrestore(&chan->lock, flags);
-	}
-	/* Pairs with the compiler barrier in __gr_buf_enter() */
-	barrier();
-	WRITE_ONCE(chan->cpus[smp_processor_id()].nesting, 0);
-}
-
-static int gr_write(struct gr_chan *chan, const void *data, size_t length)
-{
-	struct gr_buf *buf = __gr_buf_enter(chan, true);
-	u8 *slot;
-	int ret;
-
-	if (!buf)
-		return -EBUSY;
-	ret = gr_buf_alloc(buf, length, &slot);
-	if (!ret)
-		memcpy(slot, data, length);
-	gr_buf_exit(buf);
-	return ret;
-}
-
-/**
- * gr_relay_write() - write a message to this CPU's ring
- * @chan: the channel
- * @data: the message
- * @length: its bytes; the record takes @length rounded up to 8
- *
- * The message is never split: if it does not fit in the current
- * sub-buffer the core switches to the next one first. For a global
- * channel the write holds the channel's spinlock (taken irqsave).
- *
- * Context: any, including hard irq and NMI; disables local interrupts.
- * Return: 0; -ENOSPC if no sub-buffer is free (stream mode; counted in
- * lost_full); -E2BIG if @length exceeds max_event_size (counted in
- * lost_too_big); -EBUSY if nested on this CPU (counted in lost_nested);
- * -EINVAL if @length is 0.
- */
-int gr_relay_write(struct gr_chan *chan, const void *data, size_t length)
-{
-	unsigned long flags;
-	int ret;
-
-	local_irq_save(flags);
-	ret = gr_write(chan, data, length);
-	local_irq_restore(flags);
-	return ret;
-}
-
-/**
- * __gr_relay_write() - gr_relay_write() for callers that never race an
- * interrupt handler writing to the same channel
- * @chan: the channel
- * @data: the message
- * @length: its bytes
- *
- * Only disables preemption. A writer in an interrupt that does arrive
- * meanwhile finds the nesting guard up and drops its event.
- *
- * Context: process or softirq context.
- * Return: as gr_relay_write().
- */
-int __gr_relay_write(struct gr_chan *chan, const void *data, size_t length)
-{
-	int ret;
-
-	preempt_disable();
-	ret = gr_write(chan, data, length);
-	preempt_enable();
-	return ret;
-}
-
-/**
- * gr_relay_reserve() - reserve a slot in this CPU's ring
- * @chan: the channel
- * @length: bytes; the slot is @length rounded up to 8, its tail zeroed
- *
- * No protection at all: the caller keeps other writers of the ring (and
- * the nesting guard's users) away, and fills the slot before anything
- * else can finish the sub-buffer.
- *
- * Context: the ring's writer context, provided by the caller: on this
- * CPU with interrupts off for a per-CPU ring, under its own lock for a
- * global one.
- * Return: the slot, or NULL (dropped and counted as gr_relay_write()).
- */
-void *gr_relay_reserve(struct gr_chan *chan, size_t length)
-{
-	u32 cpu = smp_processor_id();
-	struct gr_buf *buf;
-	u8 *slot;
-
-	if (WARN_ON_ONCE(cpu >= chan->layout.nr_cpus))
-		return NULL;
-	buf = chan->global ? chan->bufs : &chan->bufs[cpu];
-	if (gr_buf_alloc(buf, length, &slot))
-		return NULL;
-	return slot;
-}
-
-/*
- * The ring's clock: the event clock, but never behind the ring's previous
- * reading, so records and packets of a ring are in time order even if
- * ktime_get_mono_fast_ns() steps back a little across a timekeeping
- * update (CTF readers reject a stream whose time goes backwards).
- * Called with the ring entered (interrupts off, or the global lock held).
- */
-static u64 gr_buf_clock(struct gr_buf *buf)
-{
-	u64 now = gr_clock_ns();
-
-	if (unlikely(now < buf->last_ts))
-		now = buf->last_ts;
-	buf->last_ts = now;
-	return now;
-}
-
-/*
- * The timestamp of a switch (spec 6.9): inside a write, the write's own
- * reading, which serves as the old packet's timestamp_end, the new
- * packet's timestamp_begin and the record's timestamp; otherwise (flush,
- * timer, reset) one fresh reading of the ring's clock.
- */
-static u64 gr_buf_switch_ts(struct gr_buf *buf)
-{
-	if (buf->ts_held)
-		return buf->last_ts;
-	return gr_buf_clock(buf);
-}
-
-static int __gr_event_reserve(struct gr_buf *buf, u16 id,
-			      size_t payload_len, void **payload)
-{
-	struct gr_event_header *eh;
-	size_t len;
-	u8 *slot;
-	u64 ts;
-	int ret;
-
-	if (unlikely(payload_len >
-		     buf->chan->layout.max_event_size - sizeof(*eh))) {
-		gr_buf_lost_too_big(buf);
-		return -E2BIG;
-	}
-	len = sizeof(*eh) + payload_len;
-	/* One clock read per write, shared with the switch it may cause */
-	ts = gr_buf_clock(buf);
-	buf->ts_held = true;
-	ret = gr_buf_alloc(buf, len, &slot);
-	buf->ts_held = false;
-	if (ret)
-		return ret;
-	eh = (struct gr_event_header *)slot;
-	eh->id = cpu_to_le16(id);
-	eh->size = cpu_to_le16((u16)ALIGN(len, (size_t)GR_RECORD_ALIGN));
-	eh->tid = cpu_to_le32(gr_current_tid());
-	eh->timestamp = cpu_to_le64(ts);
-	*payload = eh + 1;
-	return 0;
-}
-
-/**
- * gr_event_reserve() - reserve an event record in an entered ring
- * @buf: from gr_buf_enter()
- * @id: event id (descriptor index)
- * @payload_len: payload bytes after struct gr_event_header
- *
- * Fills the struct gr_event_header (id, size = ALIGN(16 + @payload_len,
- * 8), tid, timestamp from the event clock) and zeroes the tail padding.
- *
- * Context: between gr_buf_enter() and gr_buf_exit().
- * Return: the payload, which the caller fills completely before
- * gr_buf_exit(); NULL if dropped (counted in lost_full or lost_too_big).
- */
-void *gr_event_reserve(struct gr_buf *buf, u16 id, size_t payload_len)
-{
-	void *payload;
-
-	if (__gr_event_reserve(buf, id, payload_len, &payload))
-		return NULL;
-	return payload;
 }
 
 /**
@@ -872,6 +446,9 @@ void *gr_event_reserve(struct gr_buf *buf, u16 id, size_t payload_len)
  * @id: event id
  * @payload: the payload
  * @payload_len: its bytes
+ *
+ * Out of line: a copy of a payload prepared elsewhere, not a probe's
+ * in-place write (gr_rec_begin()).
  *
  * Context: any, including hard irq and NMI; disables local interrupts.
  * Return: as gr_relay_write().
@@ -894,6 +471,19 @@ int gr_event_write(struct gr_chan *chan, u16 id, const void *payload,
 	}
 	local_irq_restore(flags);
 	return ret;
+}
+
+/*
+ * The timestamp of a switch (spec 6.9): inside a write, the write's own
+ * reading, which serves as the old packet's timestamp_end, the new
+ * packet's timestamp_begin and the record's timestamp; otherwise (flush,
+ * timer, reset) one fresh reading of the ring's clock.
+ */
+static u64 gr_buf_switch_ts(struct gr_buf *buf)
+{
+	if (buf->ts_held)
+		return buf->last_ts;
+	return gr_buf_clock(buf);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -955,6 +545,7 @@ int gr_ctf_subbuf_start_stream(struct gr_buf *buf, void *subbuf,
 		gr_ctf_packet_finish(buf, prev_subbuf, prev_padding, now);
 		gr_subbuf_commit(buf);
 	}
+	/* spec G10: never a produced, unconsumed slot in stream mode */
 	if (gr_buf_full(buf))
 		return 0;
 	gr_ctf_packet_begin(buf, subbuf, now);
@@ -1027,7 +618,7 @@ static void gr_buf_init_recs(struct gr_buf *buf)
 /*
  * Counters never restart: they continue from the host's consumed, whatever
  * its value. No sub-buffer is finished yet in this instance, so every
- * commit record says BUSY.
+ * commit record says BUSY (spec G6).
  */
 static void gr_buf_init(struct gr_chan *chan, u32 index)
 {
@@ -1243,7 +834,7 @@ static void gr_buf_flush(struct gr_buf *buf)
  * @chan: the channel
  *
  * Forces a switch on every ring whose current sub-buffer holds at least
- * one record; an empty one is not delivered.
+ * one record; an empty one is not delivered (spec 6.7, G17).
  *
  * Context: any; no writer may run on the channel meanwhile (see
  * gr_chan_flush_this_cpu() for a channel in use).
@@ -1288,8 +879,8 @@ int gr_chan_flush_this_cpu(struct gr_chan *chan)
  * Restarts each ring's current sub-buffer empty (subbuf_start called with
  * prev_subbuf NULL) and zeroes prod.lost_full, lost_too_big, lost_nested
  * and overwritten. Sub-buffers already produced belong to the host, which
- * discards them by advancing consumed. CTF events_discarded is
- * cumulative, never reset (see gr_buf_discarded()).
+ * discards them by advancing consumed (spec 6.13, G17). CTF
+ * events_discarded is cumulative, never reset (see gr_buf_discarded()).
  *
  * Context: any; no writer may run on the channel meanwhile.
  */
@@ -1471,4 +1062,125 @@ void gr_buf_unmapped(struct gr_chan *chan)
 		return;
 	for (i = 0; i < chan->layout.nr_rings; i++)
 		chan->cb.buf_unmapped(&chan->bufs[i]);
+}
+
+/**
+ * gr_chan_flush_idle() - deliver the partial sub-buffers no writer is in
+ * @chan: the channel
+ *
+ * For the panic path (spec 5.6), with every other CPU stopped. A stopped
+ * CPU may have been stopped inside a write (only by an NMI, since writers
+ * keep interrupts off): its nesting guard is up and its ring's private
+ * state may be half updated, so that ring is left alone. Every other
+ * per-CPU ring is flushed, this CPU's own through its nesting guard. The
+ * global ring is flushed only if no guard is up at all: a CPU inside it
+ * may hold its lock.
+ *
+ * Context: panic, other CPUs stopped, interrupts off.
+ */
+void gr_chan_flush_idle(struct gr_chan *chan)
+{
+	u32 this = smp_processor_id();
+	bool busy = false;
+	u32 i;
+
+	if (chan->global) {
+		for (i = 0; i < chan->layout.nr_cpus; i++)
+			busy |= READ_ONCE(chan->cpus[i].nesting) != 0;
+		if (!busy)
+			gr_buf_flush(chan->bufs);
+		return;
+	}
+	for (i = 0; i < chan->layout.nr_rings; i++) {
+		if (i == this)
+			gr_chan_flush_this_cpu(chan);
+		else if (!READ_ONCE(chan->cpus[i].nesting))
+			gr_buf_flush(&chan->bufs[i]);
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* The record API's channel and events                                    */
+
+/* The channel probes write to; NULL while it is reset or torn down */
+struct gr_chan __rcu *gr_rec_chan;
+/* Bit n: event n is recorded (enabled and recording on); one bitmap */
+unsigned long gr_rec_enabled[GR_REC_WORDS];
+
+/**
+ * gr_rec_set_events() - choose the events gr_rec_open() accepts
+ * @enable: GR_MAX_EVENTS bits, bit n for event n; NULL for none (recording
+ *	off)
+ *
+ * Each word is stored at once; a probe sees the old or the new value of
+ * its own bit. The caller calls synchronize_rcu() afterwards if it must
+ * know that writers of cleared events have finished (spec 9.2).
+ *
+ * Context: any; callers serialize among themselves (the control pass),
+ * except the panic path, which only clears.
+ */
+void gr_rec_set_events(const u64 *enable)
+{
+	unsigned long word;
+	unsigned int w, b, id;
+
+	for (w = 0; w < GR_REC_WORDS; w++) {
+		word = 0;
+		for (b = 0; enable && b < GR_REC_WORD_BITS; b++) {
+			id = w * GR_REC_WORD_BITS + b;
+			if ((enable[id / 64] >> (id % 64)) & 1)
+				word |= 1UL << b;
+		}
+		WRITE_ONCE(gr_rec_enabled[w], word);
+	}
+}
+
+/**
+ * gr_rec_activate() - let writers into a channel
+ * @chan: the channel, fully initialized
+ *
+ * Context: process context, serialized with gr_rec_deactivate().
+ */
+void gr_rec_activate(struct gr_chan *chan)
+{
+	/* Pairs with rcu_dereference_sched() in gr_rec_open() */
+	rcu_assign_pointer(gr_rec_chan, chan);
+}
+
+/**
+ * gr_rec_deactivate() - keep new writers out of the channel
+ *
+ * Writers already inside may still run: the caller waits for them with
+ * synchronize_rcu() before it touches the channel (reset, unbind), and
+ * owns it then until gr_rec_activate().
+ *
+ * Context: process context.
+ */
+void gr_rec_deactivate(void)
+{
+	RCU_INIT_POINTER(gr_rec_chan, NULL);
+}
+
+/**
+ * gr_rec_flush_this_cpu() - deliver this CPU's partial sub-buffer
+ *
+ * gr_chan_flush_this_cpu() of the active channel, if any: for a global
+ * channel, the shared ring.
+ *
+ * Context: any except NMI; disables local interrupts.
+ * Return: 0 (also when no channel is active); -EBUSY if this interrupted
+ * a writer on this CPU, which the next flush catches up on.
+ */
+int gr_rec_flush_this_cpu(void)
+{
+	struct gr_chan *chan;
+	unsigned long flags;
+	int ret = 0;
+
+	local_irq_save(flags);
+	chan = rcu_dereference_sched(gr_rec_chan);
+	if (chan)
+		ret = gr_chan_flush_this_cpu(chan);
+	local_irq_restore(flags);
+	return ret;
 }

@@ -8,19 +8,19 @@
  * and says so through gr_ring.cons.consumed. See gr_relay.c for the states
  * of a sub-buffer and who moves them.
  *
- * The structures below are shown so that callers can read them (and tests
- * can check them); only gr_relay.c writes them.
+ * As kernel relay does with relay_write(), the writers' fast path is
+ * inline here (a sub-buffer switch and every drop are out of line in
+ * gr_relay.c), and so is the record API the tracepoint probes use
+ * (gr_rec_begin() ... gr_rec_commit()). The structures are shown for that
+ * and so that callers can read them (and tests can check them); only the
+ * functions of this file and gr_relay.c write them.
  */
 #ifndef _GR_RELAY_H
 #define _GR_RELAY_H
 
 #include "gr_env.h"
+#include "gr_layout.h"
 #include "guestrelay_abi.h"
-
-/* Sub-buffer size used when neither the host nor the caller asks for one */
-#define GR_DEFAULT_SUBBUF_SIZE	(64 * 1024)
-/* Largest record: gr_event_header.size is a __le16, a multiple of 8 */
-#define GR_MAX_RECORD_SIZE	65528
 
 struct gr_buf;
 
@@ -40,60 +40,6 @@ struct gr_callbacks {
 	void (*buf_mapped)(struct gr_buf *buf);
 	void (*buf_unmapped)(struct gr_buf *buf);
 	void (*doorbell)(struct gr_buf *buf);
-};
-
-/**
- * struct gr_geometry - what the geometry of a region is chosen from
- * @region_size: bytes of the shared region (power of two)
- * @nr_cpus: CPUs that may write (nr_cpu_ids)
- * @desc_count: event descriptors to place
- * @subbuf_size: the host's wish, 0 = none
- * @n_subbufs: the host's wish, 0 = none
- * @default_subbuf_size: the module's choice, 0 = GR_DEFAULT_SUBBUF_SIZE
- * @global: one ring shared by all CPUs instead of one per CPU
- */
-struct gr_geometry {
-	u64 region_size;
-	u32 nr_cpus;
-	u32 desc_count;
-	u32 subbuf_size;
-	u32 n_subbufs;
-	u32 default_subbuf_size;
-	bool global;
-};
-
-/**
- * struct gr_layout - geometry and layout of a region (host byte order)
- * @region_size: bytes of the region
- * @nr_cpus: CPUs that may write
- * @nr_rings: nr_cpus, or 1 with GR_HDR_GLOBAL
- * @flags: GR_HDR_*
- * @subbuf_size: bytes per sub-buffer
- * @n_subbufs: sub-buffers per ring
- * @desc_count: event descriptors
- * @desc_stride: bytes per descriptor
- * @packet_header_size: bytes reserved at the start of each sub-buffer
- * @max_event_size: largest record, header included
- * @desc_offset: offset of the descriptor table
- * @ring_offset: offset of the struct gr_ring array
- * @subbuf_rec_offset: offset of the commit records
- * @data_offset: offset of the first sub-buffer
- */
-struct gr_layout {
-	u64 region_size;
-	u32 nr_cpus;
-	u32 nr_rings;
-	u32 flags;
-	u32 subbuf_size;
-	u32 n_subbufs;
-	u32 desc_count;
-	u32 desc_stride;
-	u32 packet_header_size;
-	u32 max_event_size;
-	u64 desc_offset;
-	u64 ring_offset;
-	u64 subbuf_rec_offset;
-	u64 data_offset;
 };
 
 /**
@@ -132,6 +78,10 @@ struct gr_layout {
  * @overwritten_base: @overwritten at the last reset
  * @consumed_errors: invalid values of cons.consumed ignored
  * @doorbells: times the doorbell decision said "ring"
+ *
+ * Every counter the guest publishes in the ring's prod half is kept here
+ * and only stored there: a value the guest wrote to the region is never
+ * read back as input (spec G26).
  */
 struct gr_buf {
 	struct gr_chan *chan;
@@ -212,11 +162,6 @@ struct gr_chan {
 	bool mapped;
 };
 
-/* Geometry and layout */
-int gr_layout_compute(const struct gr_geometry *geo, struct gr_layout *lay);
-void gr_layout_write_hdr(struct gr_region_hdr *hdr,
-			 const struct gr_layout *lay);
-
 /* Channel management */
 int gr_chan_open(struct gr_chan **chanp, void *region,
 		 const struct gr_layout *layout,
@@ -234,15 +179,471 @@ int gr_subbufs_consumed(struct gr_chan *chan, u32 ring);
 void gr_buf_mapped(struct gr_chan *chan);
 void gr_buf_unmapped(struct gr_chan *chan);
 
-/* Writing */
-int gr_relay_write(struct gr_chan *chan, const void *data, size_t length);
-int __gr_relay_write(struct gr_chan *chan, const void *data, size_t length);
-void *gr_relay_reserve(struct gr_chan *chan, size_t length);
-struct gr_buf *gr_buf_enter(struct gr_chan *chan);
-void gr_buf_exit(struct gr_buf *buf);
-void *gr_event_reserve(struct gr_buf *buf, u16 id, size_t payload_len);
+/* Slow paths of the writers, out of line in gr_relay.c */
+int gr_buf_alloc_slow(struct gr_buf *buf, size_t length, u8 **slot,
+		      bool ts_held);
+void gr_buf_lost_too_big(struct gr_buf *buf);
+void gr_buf_lost_nested(struct gr_buf *buf);
 int gr_event_write(struct gr_chan *chan, u16 id, const void *payload,
 		   size_t payload_len);
+
+/* The record API's channel and events (gr_rec_*() below) */
+void gr_rec_set_events(const u64 *enable);
+void gr_rec_activate(struct gr_chan *chan);
+void gr_rec_deactivate(void);
+int gr_rec_flush_this_cpu(void);
+void gr_chan_flush_idle(struct gr_chan *chan);
+
+/* ---------------------------------------------------------------------- */
+/* Writing: the fast path, inline as kernel relay's relay_write()          */
+/*
+ * Every function below runs in the writer's context with no call of ours
+ * out of line unless the event is dropped or a sub-buffer switch is due
+ * (unlikely; gr_buf_alloc_slow() and the gr_buf_lost_*() counters).
+ */
+
+static inline void gr_put64(__le64 *field, u64 val)
+{
+	WRITE_ONCE(*field, cpu_to_le64(val));
+}
+
+/*
+ * The ring's clock: the event clock, but never behind the ring's previous
+ * reading, so records and packets of a ring are in time order even if
+ * ktime_get_mono_fast_ns() steps back a little across a timekeeping
+ * update (spec G14; CTF readers reject a stream whose time goes back).
+ * Called with the ring entered (interrupts off, or the global lock held).
+ */
+static __always_inline notrace u64 gr_buf_clock(struct gr_buf *buf)
+{
+	u64 now = gr_clock_ns();
+
+	if (unlikely(now < buf->last_ts))
+		now = buf->last_ts;
+	buf->last_ts = now;
+	return now;
+}
+
+/* Take @len bytes (a multiple of GR_RECORD_ALIGN) that fit at the offset */
+static __always_inline notrace u8 *gr_buf_take(struct gr_buf *buf, size_t len)
+{
+	u8 *p = buf->start + buf->offset;
+
+	buf->offset += len;
+	/* Zero the tail padding; the caller fills the first bytes */
+	memset(p + len - GR_RECORD_ALIGN, 0, GR_RECORD_ALIGN);
+	buf->events++;
+	gr_put64(&buf->ring->prod.events, buf->events);
+	return p;
+}
+
+/*
+ * Reserve @length bytes, rounded up to GR_RECORD_ALIGN, in an entered
+ * ring; a record is never split (spec G13). @ts_held: the write took the
+ * ring's clock already, a switch reuses that reading (spec 6.9).
+ */
+static __always_inline notrace int gr_buf_alloc(struct gr_buf *buf,
+						size_t length, u8 **slot,
+						bool ts_held)
+{
+	const struct gr_layout *lay = &buf->chan->layout;
+
+	if (likely(length && length <= lay->max_event_size &&
+		   buf->offset + ALIGN(length, (size_t)GR_RECORD_ALIGN) <=
+		   lay->subbuf_size)) {
+		*slot = gr_buf_take(buf, ALIGN(length,
+					       (size_t)GR_RECORD_ALIGN));
+		return 0;
+	}
+	return gr_buf_alloc_slow(buf, length, slot, ts_held);
+}
+
+static __always_inline notrace struct gr_buf *
+__gr_buf_enter(struct gr_chan *chan, bool count)
+{
+	u32 cpu = smp_processor_id();
+	struct gr_buf *buf;
+	unsigned long flags;
+
+	/* Cannot happen (nr_cpus is nr_cpu_ids); never index past the guards */
+	if (unlikely(cpu >= chan->layout.nr_cpus))
+		return NULL;
+	buf = chan->global ? chan->bufs : &chan->bufs[cpu];
+	if (unlikely(READ_ONCE(chan->cpus[cpu].nesting))) {
+		/* spec G15, 6.10: a nested write is dropped and counted */
+		if (count)
+			gr_buf_lost_nested(buf);
+		return NULL;
+	}
+	WRITE_ONCE(chan->cpus[cpu].nesting, 1);
+	/*
+	 * The guard is up before the ring is touched. Only code that runs on
+	 * this CPU (an interrupt or NMI nesting here) reads it: a compiler
+	 * barrier is enough, and it pairs with the one in gr_buf_exit().
+	 */
+	barrier();
+	if (chan->global) {
+		raw_spin_lock_irqsave(&chan->lock, flags);
+		chan->lock_flags = flags;
+	}
+	return buf;
+}
+
+/**
+ * gr_buf_enter() - enter this CPU's ring for writing
+ * @chan: the channel
+ *
+ * Raises this CPU's nesting guard and, for a global channel, takes the
+ * channel's lock (interrupts off while it is held). A caller writes in
+ * place with:
+ *
+ *	local_irq_save(flags);
+ *	buf = gr_buf_enter(chan);
+ *	if (buf) {
+ *		p = gr_event_reserve(buf, id, sizeof(*p));
+ *		if (p)
+ *			p->field = value;	(every payload byte)
+ *		gr_buf_exit(buf);
+ *	}
+ *	local_irq_restore(flags);
+ *
+ * Context: interrupts (or at least preemption) disabled by the caller; any
+ * context including NMI.
+ * Return: the ring to write to, or NULL if this CPU is already inside the
+ * channel (an interrupt or NMI nesting on a writer): the event is dropped
+ * and counted in prod.lost_nested.
+ */
+static __always_inline notrace struct gr_buf *
+gr_buf_enter(struct gr_chan *chan)
+{
+	return __gr_buf_enter(chan, true);
+}
+
+/**
+ * gr_buf_exit() - leave the ring entered with gr_buf_enter()
+ * @buf: what gr_buf_enter() returned
+ *
+ * Context: the context of the matching gr_buf_enter(), same CPU.
+ */
+static __always_inline notrace void gr_buf_exit(struct gr_buf *buf)
+{
+	struct gr_chan *chan = buf->chan;
+	unsigned long flags;
+
+	if (chan->global) {
+		flags = chan->lock_flags;
+		raw_spin_unlock_irqrestore(&chan->lock, flags);
+	}
+	/* Pairs with the compiler barrier in __gr_buf_enter() */
+	barrier();
+	WRITE_ONCE(chan->cpus[smp_processor_id()].nesting, 0);
+}
+
+static __always_inline notrace int gr_write(struct gr_chan *chan,
+					    const void *data, size_t length)
+{
+	struct gr_buf *buf = __gr_buf_enter(chan, true);
+	u8 *slot;
+	int ret;
+
+	if (unlikely(!buf))
+		return -EBUSY;
+	ret = gr_buf_alloc(buf, length, &slot, false);
+	if (likely(!ret))
+		memcpy(slot, data, length);
+	gr_buf_exit(buf);
+	return ret;
+}
+
+/**
+ * gr_relay_write() - write a message to this CPU's ring
+ * @chan: the channel
+ * @data: the message
+ * @length: its bytes; the record takes @length rounded up to 8
+ *
+ * The message is never split: if it does not fit in the current
+ * sub-buffer the core switches to the next one first. For a global
+ * channel the write holds the channel's spinlock (taken irqsave).
+ *
+ * Context: any, including hard irq and NMI; disables local interrupts.
+ * Return: 0; -ENOSPC if no sub-buffer is free (stream mode; counted in
+ * lost_full); -E2BIG if @length exceeds max_event_size (counted in
+ * lost_too_big); -EBUSY if nested on this CPU (counted in lost_nested);
+ * -EINVAL if @length is 0.
+ */
+static __always_inline notrace int gr_relay_write(struct gr_chan *chan,
+						  const void *data,
+						  size_t length)
+{
+	unsigned long flags;
+	int ret;
+
+	local_irq_save(flags);
+	ret = gr_write(chan, data, length);
+	local_irq_restore(flags);
+	return ret;
+}
+
+/**
+ * __gr_relay_write() - gr_relay_write() for callers that never race an
+ * interrupt handler writing to the same channel
+ * @chan: the channel
+ * @data: the message
+ * @length: its bytes
+ *
+ * Only disables preemption. A writer in an interrupt that does arrive
+ * meanwhile finds the nesting guard up and drops its event.
+ *
+ * Context: process or softirq context.
+ * Return: as gr_relay_write().
+ */
+static __always_inline notrace int __gr_relay_write(struct gr_chan *chan,
+						    const void *data,
+						    size_t length)
+{
+	int ret;
+
+	preempt_disable();
+	ret = gr_write(chan, data, length);
+	preempt_enable();
+	return ret;
+}
+
+/**
+ * gr_relay_reserve() - reserve a slot in this CPU's ring
+ * @chan: the channel
+ * @length: bytes; the slot is @length rounded up to 8, its tail zeroed
+ *
+ * No protection at all: the caller keeps other writers of the ring (and
+ * the nesting guard's users) away, and fills the slot before anything
+ * else can finish the sub-buffer.
+ *
+ * Context: the ring's writer context, provided by the caller: on this
+ * CPU with interrupts off for a per-CPU ring, under its own lock for a
+ * global one.
+ * Return: the slot, or NULL (dropped and counted as gr_relay_write()).
+ */
+static __always_inline notrace void *gr_relay_reserve(struct gr_chan *chan,
+						      size_t length)
+{
+	u32 cpu = smp_processor_id();
+	struct gr_buf *buf;
+	u8 *slot;
+
+	if (unlikely(cpu >= chan->layout.nr_cpus))
+		return NULL;
+	buf = chan->global ? chan->bufs : &chan->bufs[cpu];
+	if (gr_buf_alloc(buf, length, &slot, false))
+		return NULL;
+	return slot;
+}
+
+static __always_inline notrace int
+__gr_event_reserve(struct gr_buf *buf, u16 id, size_t payload_len,
+		   void **payload)
+{
+	struct gr_event_header *eh;
+	size_t len = sizeof(*eh) + payload_len;
+	u8 *slot;
+	u64 ts;
+	int ret;
+
+	if (unlikely(payload_len >
+		     buf->chan->layout.max_event_size - sizeof(*eh))) {
+		gr_buf_lost_too_big(buf);
+		return -E2BIG;
+	}
+	/* One clock read per write, shared with the switch it may cause */
+	ts = gr_buf_clock(buf);
+	ret = gr_buf_alloc(buf, len, &slot, true);
+	if (unlikely(ret))
+		return ret;
+	eh = (struct gr_event_header *)slot;
+	eh->id = cpu_to_le16(id);
+	eh->size = cpu_to_le16((u16)ALIGN(len, (size_t)GR_RECORD_ALIGN));
+	eh->tid = cpu_to_le32(gr_current_tid());
+	eh->timestamp = cpu_to_le64(ts);
+	*payload = eh + 1;
+	return 0;
+}
+
+/**
+ * gr_event_reserve() - reserve an event record in an entered ring
+ * @buf: from gr_buf_enter()
+ * @id: event id (descriptor index)
+ * @payload_len: payload bytes after struct gr_event_header
+ *
+ * Fills the struct gr_event_header (id, size = ALIGN(16 + @payload_len,
+ * 8), tid, timestamp from the event clock) and zeroes the tail padding.
+ *
+ * Context: between gr_buf_enter() and gr_buf_exit().
+ * Return: the payload, which the caller fills completely before
+ * gr_buf_exit(); NULL if dropped (counted in lost_full or lost_too_big).
+ */
+static __always_inline notrace void *gr_event_reserve(struct gr_buf *buf,
+						      u16 id,
+						      size_t payload_len)
+{
+	void *payload;
+
+	if (__gr_event_reserve(buf, id, payload_len, &payload))
+		return NULL;
+	return payload;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The record API: what tracepoint probes use                             */
+/*
+ * A probe records in place, with no staging copy, into the active
+ * channel (gr_rec_activate()):
+ *
+ *	struct gr_rec rec;
+ *	struct gr_ev_foo *ev;
+ *
+ *	ev = gr_rec_begin(&rec, id, sizeof(*ev));
+ *	if (!ev)
+ *		return;
+ *	ev->a = ...;			(fill every byte of the payload)
+ *	gr_rec_commit(&rec);
+ *
+ * A probe whose payload size depends on its data splits the begin:
+ * gr_rec_open() (event test, interrupts off, nesting guard), then the
+ * size, then gr_rec_reserve(), which undoes gr_rec_open() if it fails.
+ *
+ * The event is tested once, in gr_rec_open(), with interrupts off, in
+ * one bitmap that already folds in whether recording is on. A section
+ * with interrupts off is an RCU read-side critical section, so whoever
+ * clears a bit or the channel pointer and then calls synchronize_rcu()
+ * knows that no writer that saw the old value is still running (spec 9.2:
+ * an ack of "tracing 0" or of a cleared enable bit is true).
+ */
+
+#define GR_REC_WORD_BITS	(8 * sizeof(unsigned long))
+#define GR_REC_WORDS		(GR_MAX_EVENTS / GR_REC_WORD_BITS)
+
+extern struct gr_chan __rcu *gr_rec_chan;
+extern unsigned long gr_rec_enabled[GR_REC_WORDS];
+
+/**
+ * struct gr_rec - one record being written; lives on the probe's stack
+ * @flags: saved interrupt flags
+ * @buf: the ring the record is reserved in
+ * @id: the event
+ */
+struct gr_rec {
+	unsigned long flags;
+	struct gr_buf *buf;
+	u16 id;
+};
+
+/**
+ * gr_event_on() - is event @id being recorded?
+ * @id: event id
+ *
+ * Context: any; lock-free, one load.
+ * Return: true if recording is on and @id is enabled.
+ */
+static __always_inline notrace bool gr_event_on(unsigned int id)
+{
+	return id < GR_MAX_EVENTS &&
+	       (READ_ONCE(gr_rec_enabled[id / GR_REC_WORD_BITS]) >>
+		(id % GR_REC_WORD_BITS)) & 1;
+}
+
+/**
+ * gr_rec_open() - start a record of event @id on this CPU
+ * @rec: the caller's record state
+ * @id: event id
+ *
+ * Context: any, including hard irq and NMI; never sleeps. On success
+ * local interrupts stay disabled until gr_rec_reserve() fails or
+ * gr_rec_commit().
+ * Return: true to go on with gr_rec_reserve(); false if the event is off,
+ * no channel is active or the write would nest (counted in lost_nested).
+ */
+static __always_inline notrace bool gr_rec_open(struct gr_rec *rec,
+						unsigned int id)
+{
+	struct gr_chan *chan;
+
+	local_irq_save(rec->flags);
+	if (likely(gr_event_on(id))) {
+		chan = rcu_dereference_sched(gr_rec_chan);
+		if (likely(chan)) {
+			rec->buf = __gr_buf_enter(chan, true);
+			if (likely(rec->buf)) {
+				rec->id = id;
+				return true;
+			}
+		}
+	}
+	local_irq_restore(rec->flags);
+	return false;
+}
+
+/**
+ * gr_rec_reserve() - reserve the payload of a record opened by gr_rec_open()
+ * @rec: the record state
+ * @len: payload bytes (the header is added)
+ *
+ * Context: after a successful gr_rec_open().
+ * Return: the payload (@len bytes the caller must fill; the tail padding
+ * up to 8 bytes is already zeroed), or NULL if dropped (counted by cause
+ * in the ring); then the record is closed as if gr_rec_commit() ran.
+ */
+static __always_inline notrace void *gr_rec_reserve(struct gr_rec *rec,
+						    size_t len)
+{
+	void *payload;
+
+	if (likely(!__gr_event_reserve(rec->buf, rec->id, len, &payload)))
+		return payload;
+	gr_buf_exit(rec->buf);
+	local_irq_restore(rec->flags);
+	return NULL;
+}
+
+/**
+ * gr_rec_begin() - gr_rec_open() and gr_rec_reserve() in one
+ * @rec: the caller's record state
+ * @id: event id
+ * @len: payload bytes
+ *
+ * Context: any, including hard irq and NMI; never sleeps.
+ * Return: the payload to fill, then gr_rec_commit(); NULL if the event is
+ * off or dropped.
+ */
+static __always_inline notrace void *gr_rec_begin(struct gr_rec *rec,
+						  unsigned int id, size_t len)
+{
+	if (!gr_rec_open(rec, id))
+		return NULL;
+	return gr_rec_reserve(rec, len);
+}
+
+/**
+ * gr_rec_commit() - finish the record whose payload the caller filled
+ * @rec: the record state
+ *
+ * Context: the context of the matching gr_rec_begin() or gr_rec_reserve().
+ */
+static __always_inline notrace void gr_rec_commit(struct gr_rec *rec)
+{
+	gr_buf_exit(rec->buf);
+	local_irq_restore(rec->flags);
+}
+
+/**
+ * gr_rec_chan_panic() - the channel writers use, for the panic path
+ *
+ * Context: panic notifier (other CPUs stopped, interrupts off).
+ * Return: the active channel, or NULL while it is being reset or torn
+ * down (then its state must not be touched).
+ */
+static inline struct gr_chan *gr_rec_chan_panic(void)
+{
+	return rcu_dereference_sched(gr_rec_chan);
+}
 
 /* For subbuf_start callbacks */
 int gr_buf_full(struct gr_buf *buf);

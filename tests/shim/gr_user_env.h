@@ -120,6 +120,20 @@ static inline void atomic64_inc(atomic64_t *v)
 	__atomic_fetch_add(&v->counter, 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * RCU, as far as the relay core's record API uses it: the pointer is
+ * published with release and read with acquire (what rcu_assign_pointer()
+ * and rcu_dereference_sched() promise). Grace periods (synchronize_rcu())
+ * are the kernel module's business and have no userspace counterpart here.
+ */
+#define __rcu
+#define rcu_assign_pointer(p, v)	smp_store_release(&(p), (v))
+#define RCU_INIT_POINTER(p, v)		WRITE_ONCE(p, v)
+#define rcu_dereference_sched(p)	smp_load_acquire(&(p))
+
+/* No function tracer in userspace */
+#define notrace
+
 /* A thread is a CPU: nothing interrupts it or migrates it. */
 #define local_irq_save(flags)		((flags) = 0)
 #define local_irq_restore(flags)	((void)(flags))

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the relay channel core (guest-module/gr_relay.c), built in
- * userspace through guest-module/user/gr_user_env.h. Every test uses the
+ * Unit tests of the relay channel core (guest-module/gr_relay.c, its fast
+ * path in gr_relay.h, gr_layout.c), built in userspace through
+ * tests/shim/gr_user_env.h. Every test uses the
  * real core over a real mmap'd region framed by guard pages' worth of
  * known bytes; the test itself plays the host (reads produced and commit
  * records, writes consumed and prod_event) and, with threads, the CPUs.
@@ -1139,6 +1140,97 @@ static void test_probe_writes_record_in_place(void)
 	fixture_close(&f);
 }
 
+/* The record API of the probes: one enable bitmap, the active channel */
+static void test_record_api_over_active_channel(void)
+{
+	u64 enable[GR_MAX_EVENTS / 64] = { 0 };
+	struct gr_rec rec, nested;
+	struct test_payload *p;
+	struct fixture f;
+
+	fixture_open(&f, 2, false, 4096, 4);
+	gr_user_set_cpu(0);
+	enable[0] = 1ULL << EV_TEST;
+	gr_rec_set_events(enable);
+	/* no channel active yet */
+	CU_ASSERT_PTR_NULL(gr_rec_begin(&rec, EV_TEST, sizeof(*p)));
+	gr_rec_activate(f.chan);
+	CU_ASSERT(gr_event_on(EV_TEST));
+	CU_ASSERT(!gr_event_on(EV_TEST + 1));
+	CU_ASSERT(!gr_event_on(GR_MAX_EVENTS));
+	/* an event that is not enabled writes nothing */
+	CU_ASSERT_PTR_NULL(gr_rec_begin(&rec, EV_TEST + 1, sizeof(*p)));
+	p = gr_rec_begin(&rec, EV_TEST, sizeof(*p));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	p->writer = htole32(7);
+	p->pad = 0;
+	p->seq = htole64(1);
+	/* nested on this CPU: dropped and counted */
+	CU_ASSERT_PTR_NULL(gr_rec_begin(&nested, EV_TEST, sizeof(*p)));
+	CU_ASSERT_EQUAL(h_load(&f_ring(&f, 0)->prod.lost_nested), 1);
+	gr_rec_commit(&rec);
+	CU_ASSERT_EQUAL(h_load(&f_ring(&f, 0)->prod.events), 1);
+	/* a reservation that fails closes the record (no commit) */
+	CU_ASSERT_FATAL(gr_rec_open(&rec, EV_TEST));
+	CU_ASSERT_PTR_NULL(gr_rec_reserve(&rec, 5000));
+	CU_ASSERT_EQUAL(h_load(&f_ring(&f, 0)->prod.lost_too_big), 1);
+	CU_ASSERT_EQUAL(f.chan->cpus[0].nesting, 0);
+	/* recording off: the bitmap is empty */
+	gr_rec_set_events(NULL);
+	CU_ASSERT(!gr_event_on(EV_TEST));
+	CU_ASSERT_PTR_NULL(gr_rec_begin(&rec, EV_TEST, sizeof(*p)));
+	gr_rec_set_events(enable);
+	gr_rec_deactivate();
+	CU_ASSERT_PTR_NULL(gr_rec_begin(&rec, EV_TEST, sizeof(*p)));
+	CU_ASSERT_EQUAL(gr_rec_flush_this_cpu(), 0);
+	CU_ASSERT_EQUAL(h_produced(f_ring(&f, 0)), 0);
+	gr_rec_activate(f.chan);
+	CU_ASSERT_EQUAL(gr_rec_flush_this_cpu(), 0);
+	CU_ASSERT_EQUAL(h_produced(f_ring(&f, 0)), 1);
+	gr_rec_deactivate();
+	gr_rec_set_events(NULL);
+	fixture_close(&f);
+}
+
+/*
+ * Panic: a CPU stopped inside a write keeps its ring; every other ring,
+ * those of idle CPUs too, is delivered.
+ */
+static void test_panic_flush_skips_only_rings_mid_write(void)
+{
+	struct fixture f;
+	u32 cpu;
+
+	fixture_open(&f, 4, false, 4096, 4);
+	for (cpu = 0; cpu < 3; cpu++) {
+		gr_user_set_cpu(cpu);
+		CU_ASSERT_EQUAL(write_msg(f.chan, 16, cpu), 0);
+	}
+	f.chan->cpus[1].nesting = 1;	/* stopped mid-write */
+	gr_user_set_cpu(3);		/* the panicking CPU, idle ring */
+	gr_chan_flush_idle(f.chan);
+	CU_ASSERT_EQUAL(h_produced(f_ring(&f, 0)), 1);
+	CU_ASSERT_EQUAL(h_produced(f_ring(&f, 1)), 0);
+	CU_ASSERT_EQUAL(h_produced(f_ring(&f, 2)), 1);
+	CU_ASSERT_EQUAL(h_produced(f_ring(&f, 3)), 0);
+	f.chan->cpus[1].nesting = 0;
+	fixture_close(&f);
+
+	/* global ring: any CPU inside may hold its lock, so leave it */
+	fixture_open(&f, 2, true, 4096, 4);
+	gr_user_set_cpu(0);
+	CU_ASSERT_EQUAL(write_msg(f.chan, 16, 3), 0);
+	f.chan->cpus[0].nesting = 1;
+	gr_user_set_cpu(1);
+	gr_chan_flush_idle(f.chan);
+	CU_ASSERT_EQUAL(h_produced(f_ring(&f, 0)), 0);
+	f.chan->cpus[0].nesting = 0;
+	gr_chan_flush_idle(f.chan);
+	CU_ASSERT_EQUAL(h_produced(f_ring(&f, 0)), 1);
+	CU_ASSERT_EQUAL(le32toh(f_hdr(&f, 0, 0)->cpu_id), 0);
+	fixture_close(&f);
+}
+
 static void test_reserve_and_preempt_only_write(void)
 {
 	struct fixture f;
@@ -1798,6 +1890,8 @@ static const struct gr_test tests[] = {
 	TEST(test_event_record_header_fields),
 	TEST(test_switch_shares_write_timestamp),
 	TEST(test_probe_writes_record_in_place),
+	TEST(test_record_api_over_active_channel),
+	TEST(test_panic_flush_skips_only_rings_mid_write),
 	TEST(test_reserve_and_preempt_only_write),
 	TEST(test_global_channel_one_ring_for_all_cpus),
 	TEST(test_nesting_guard_drops_and_counts),

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gr_layout.c - geometry and layout of the shared region (spec 4)
+ *
+ * The region is laid out from GR_LAYOUT_START: event descriptors, the
+ * rings (page aligned), the commit records (64-byte aligned), the
+ * sub-buffers (page aligned). gr_layout_compute() chooses the sub-buffer
+ * size and count (spec 4.3), gr_layout_check() is what the relay core
+ * relies on, gr_layout_write_hdr() puts a layout in the region header.
+ * Kernel code that also builds in userspace (see gr_env.h).
+ */
+
+#include "gr_layout.h"
+
+static bool gr_subbuf_size_valid(u64 size)
+{
+	return size >= GR_MIN_SUBBUF_SIZE && size <= GR_MAX_SUBBUF_SIZE &&
+	       is_power_of_2(size);
+}
+
+/* Place @n sub-buffers per ring; return the end of the data area. */
+static u64 gr_layout_place(struct gr_layout *lay, u32 n)
+{
+	u64 subbufs = (u64)lay->nr_rings * n;
+
+	lay->n_subbufs = n;
+	lay->data_offset = ALIGN(lay->subbuf_rec_offset +
+				 subbufs * sizeof(struct gr_subbuf_rec),
+				 (u64)GR_PAGE_SIZE);
+	return gr_layout_end(lay);
+}
+
+/* Most sub-buffers per ring that fit, at most GR_MAX_SUBBUFS. */
+static u32 gr_layout_max_subbufs(struct gr_layout *lay)
+{
+	u64 per_subbuf = (u64)lay->nr_rings *
+			 (lay->subbuf_size + sizeof(struct gr_subbuf_rec));
+	u64 n = div64_u64(lay->region_size - lay->subbuf_rec_offset,
+			  per_subbuf);
+
+	n = min_t(u64, n, GR_MAX_SUBBUFS);
+	/*
+	 * Page-aligning data_offset costs less than a page; one sub-buffer
+	 * less per ring frees more than a page (subbuf_size >= 4 KiB), so
+	 * one step back always fits.
+	 */
+	if (n && gr_layout_place(lay, n) > lay->region_size)
+		n--;
+	return n;
+}
+
+/**
+ * gr_layout_compute() - choose the geometry and layout of a region
+ * @geo: the region, the CPUs, the host's wish and the module's defaults
+ * @lay: filled with the result
+ *
+ * The layout starts at GR_LAYOUT_START: descriptors, then the rings (page
+ * aligned), the commit records (64-byte aligned), the sub-buffers (page
+ * aligned). The sub-buffer size is the host's wish if it is a power of
+ * two in [GR_MIN_SUBBUF_SIZE, GR_MAX_SUBBUF_SIZE], else the module's. The
+ * number of sub-buffers is the host's wish if it fits, else the most that
+ * fit (at most GR_MAX_SUBBUFS). Below GR_MIN_SUBBUFS the size is halved,
+ * down to GR_MIN_SUBBUF_SIZE.
+ *
+ * Context: any; does not sleep.
+ * Return: 0; -EINVAL if @geo is impossible (region size not a power of two
+ * in [GR_MIN_REGION_SIZE, GR_MAX_REGION_SIZE], no CPU, more per-CPU rings
+ * than GR_MAX_RINGS, more than GR_MAX_EVENTS descriptors, an invalid
+ * default sub-buffer size); -ENOSPC if two sub-buffers per ring do not fit.
+ * @lay is written only on success.
+ */
+int gr_layout_compute(const struct gr_geometry *geo, struct gr_layout *lay)
+{
+	u32 size = geo->default_subbuf_size ?: GR_DEFAULT_SUBBUF_SIZE;
+	u32 wish_n = geo->n_subbufs;
+	struct gr_layout l = { 0 };
+	u32 n;
+
+	if (geo->region_size < GR_MIN_REGION_SIZE ||
+	    geo->region_size > GR_MAX_REGION_SIZE ||
+	    !is_power_of_2(geo->region_size))
+		return -EINVAL;
+	if (!geo->nr_cpus || (!geo->global && geo->nr_cpus > GR_MAX_RINGS) ||
+	    geo->desc_count > GR_MAX_EVENTS || !gr_subbuf_size_valid(size))
+		return -EINVAL;
+
+	l.region_size = geo->region_size;
+	l.nr_cpus = geo->nr_cpus;
+	l.nr_rings = geo->global ? 1 : geo->nr_cpus;
+	l.flags = geo->global ? GR_HDR_GLOBAL : 0;
+	l.desc_count = geo->desc_count;
+	l.desc_stride = sizeof(struct gr_event_desc);
+	l.packet_header_size = sizeof(struct gr_packet_header);
+	l.desc_offset = GR_LAYOUT_START;
+	l.ring_offset = ALIGN(l.desc_offset + (u64)l.desc_count * l.desc_stride,
+			      (u64)GR_PAGE_SIZE);
+	l.subbuf_rec_offset = ALIGN(l.ring_offset +
+				    (u64)l.nr_rings * sizeof(struct gr_ring),
+				    (u64)64);
+	if (l.subbuf_rec_offset >= l.region_size)
+		return -ENOSPC;
+
+	if (gr_subbuf_size_valid(geo->subbuf_size))
+		size = geo->subbuf_size;
+	if (wish_n < GR_MIN_SUBBUFS || wish_n > GR_MAX_SUBBUFS)
+		wish_n = 0;
+
+	/* At most log2(GR_MAX_SUBBUF_SIZE / GR_MIN_SUBBUF_SIZE) + 1 rounds */
+	for (;;) {
+		l.subbuf_size = size;
+		if (wish_n && gr_layout_place(&l, wish_n) <= l.region_size)
+			n = wish_n;
+		else
+			n = gr_layout_max_subbufs(&l);
+		if (n >= GR_MIN_SUBBUFS)
+			break;
+		if (size <= GR_MIN_SUBBUF_SIZE)
+			return -ENOSPC;
+		size /= 2;
+	}
+	gr_layout_place(&l, n);
+	l.max_event_size = min_t(u32, size - l.packet_header_size,
+				 GR_MAX_RECORD_SIZE);
+	*lay = l;
+	return 0;
+}
+
+/**
+ * gr_layout_write_hdr() - write the geometry and layout into a header
+ * @hdr: the region header
+ * @lay: a layout from gr_layout_compute()
+ *
+ * Writes abi_major, abi_minor, hdr_size, region_size, nr_rings,
+ * subbuf_size, n_subbufs, flags, desc_offset, desc_count, desc_stride,
+ * ring_offset, subbuf_rec_offset, data_offset, packet_header_size,
+ * max_event_size and nr_cpus. The caller writes the rest (identity, clock,
+ * features, instance_id) and publishes with the release store of magic.
+ *
+ * Context: any; does not sleep.
+ */
+void gr_layout_write_hdr(struct gr_region_hdr *hdr,
+			 const struct gr_layout *lay)
+{
+	hdr->abi_major = cpu_to_le16(GR_ABI_MAJOR);
+	hdr->abi_minor = cpu_to_le16(GR_ABI_MINOR);
+	hdr->hdr_size = cpu_to_le32(sizeof(*hdr));
+	hdr->region_size = cpu_to_le64(lay->region_size);
+	hdr->nr_rings = cpu_to_le32(lay->nr_rings);
+	hdr->subbuf_size = cpu_to_le32(lay->subbuf_size);
+	hdr->n_subbufs = cpu_to_le32(lay->n_subbufs);
+	hdr->flags = cpu_to_le32(lay->flags);
+	hdr->desc_offset = cpu_to_le64(lay->desc_offset);
+	hdr->desc_count = cpu_to_le32(lay->desc_count);
+	hdr->desc_stride = cpu_to_le32(lay->desc_stride);
+	hdr->ring_offset = cpu_to_le64(lay->ring_offset);
+	hdr->subbuf_rec_offset = cpu_to_le64(lay->subbuf_rec_offset);
+	hdr->data_offset = cpu_to_le64(lay->data_offset);
+	hdr->packet_header_size = cpu_to_le32(lay->packet_header_size);
+	hdr->max_event_size = cpu_to_le32(lay->max_event_size);
+	hdr->nr_cpus = cpu_to_le32(lay->nr_cpus);
+}
+
+/**
+ * gr_layout_check() - is a layout one the relay core can work in?
+ * @lay: the layout
+ *
+ * What gr_chan_open() relies on; a layout from gr_layout_compute() passes.
+ *
+ * Context: any; does not sleep.
+ * Return: 0, or -EINVAL.
+ */
+int gr_layout_check(const struct gr_layout *lay)
+{
+	u64 subbufs = (u64)lay->nr_rings * lay->n_subbufs;
+	bool global = lay->flags & GR_HDR_GLOBAL;
+
+	if (!lay->nr_cpus || !lay->nr_rings || lay->nr_rings > GR_MAX_RINGS ||
+	    lay->nr_rings != (global ? 1 : lay->nr_cpus))
+		return -EINVAL;
+	if (!gr_subbuf_size_valid(lay->subbuf_size) ||
+	    lay->n_subbufs < GR_MIN_SUBBUFS || lay->n_subbufs > GR_MAX_SUBBUFS)
+		return -EINVAL;
+	if (lay->packet_header_size != sizeof(struct gr_packet_header) ||
+	    lay->max_event_size < sizeof(struct gr_event_header) ||
+	    lay->max_event_size % GR_RECORD_ALIGN ||
+	    lay->max_event_size > min_t(u32, GR_MAX_RECORD_SIZE,
+					lay->subbuf_size -
+					lay->packet_header_size))
+		return -EINVAL;
+	/* Bounded offsets first: the sums below cannot overflow */
+	if (lay->region_size > GR_MAX_REGION_SIZE ||
+	    lay->ring_offset >= lay->region_size ||
+	    lay->subbuf_rec_offset >= lay->region_size ||
+	    lay->data_offset >= lay->region_size)
+		return -EINVAL;
+	if (lay->ring_offset < GR_LAYOUT_START || lay->ring_offset % 64 ||
+	    lay->subbuf_rec_offset % 64 ||
+	    lay->subbuf_rec_offset < lay->ring_offset +
+				     lay->nr_rings * sizeof(struct gr_ring) ||
+	    lay->data_offset % GR_PAGE_SIZE ||
+	    lay->data_offset < lay->subbuf_rec_offset +
+			       subbufs * sizeof(struct gr_subbuf_rec) ||
+	    gr_layout_end(lay) > lay->region_size)
+		return -EINVAL;
+	return 0;
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gr_layout.h - geometry and layout of the shared region (spec 4)
+ *
+ * Pure code: given the region size, the CPUs and the host's wishes, where
+ * every area of the region lies. No state, no locking, no memory; the same
+ * file builds in the kernel and in userspace (unit tests, the fake guest).
+ */
+#ifndef _GR_LAYOUT_H
+#define _GR_LAYOUT_H
+
+#include "gr_env.h"
+#include "guestrelay_abi.h"
+
+/* Sub-buffer size used when neither the host nor the caller asks for one */
+#define GR_DEFAULT_SUBBUF_SIZE	(64 * 1024)
+/* Largest record: gr_event_header.size is a __le16, a multiple of 8 */
+#define GR_MAX_RECORD_SIZE	65528
+
+/**
+ * struct gr_geometry - what the geometry of a region is chosen from
+ * @region_size: bytes of the shared region (power of two)
+ * @nr_cpus: CPUs that may write (nr_cpu_ids)
+ * @desc_count: event descriptors to place
+ * @subbuf_size: the host's wish, 0 = none
+ * @n_subbufs: the host's wish, 0 = none
+ * @default_subbuf_size: the module's choice, 0 = GR_DEFAULT_SUBBUF_SIZE
+ * @global: one ring shared by all CPUs instead of one per CPU
+ */
+struct gr_geometry {
+	u64 region_size;
+	u32 nr_cpus;
+	u32 desc_count;
+	u32 subbuf_size;
+	u32 n_subbufs;
+	u32 default_subbuf_size;
+	bool global;
+};
+
+/**
+ * struct gr_layout - geometry and layout of a region (host byte order)
+ * @region_size: bytes of the region
+ * @nr_cpus: CPUs that may write
+ * @nr_rings: nr_cpus, or 1 with GR_HDR_GLOBAL
+ * @flags: GR_HDR_*
+ * @subbuf_size: bytes per sub-buffer
+ * @n_subbufs: sub-buffers per ring
+ * @desc_count: event descriptors
+ * @desc_stride: bytes per descriptor
+ * @packet_header_size: bytes reserved at the start of each sub-buffer
+ * @max_event_size: largest record, header included
+ * @desc_offset: offset of the descriptor table
+ * @ring_offset: offset of the struct gr_ring array
+ * @subbuf_rec_offset: offset of the commit records
+ * @data_offset: offset of the first sub-buffer
+ */
+struct gr_layout {
+	u64 region_size;
+	u32 nr_cpus;
+	u32 nr_rings;
+	u32 flags;
+	u32 subbuf_size;
+	u32 n_subbufs;
+	u32 desc_count;
+	u32 desc_stride;
+	u32 packet_header_size;
+	u32 max_event_size;
+	u64 desc_offset;
+	u64 ring_offset;
+	u64 subbuf_rec_offset;
+	u64 data_offset;
+};
+
+/**
+ * gr_layout_end() - end of the data area of a layout
+ * @lay: the layout
+ *
+ * Context: any.
+ * Return: the offset just past the last sub-buffer.
+ */
+static inline u64 gr_layout_end(const struct gr_layout *lay)
+{
+	return lay->data_offset +
+	       (u64)lay->nr_rings * lay->n_subbufs * lay->subbuf_size;
+}
+
+int gr_layout_compute(const struct gr_geometry *geo, struct gr_layout *lay);
+int gr_layout_check(const struct gr_layout *lay);
+void gr_layout_write_hdr(struct gr_region_hdr *hdr,
+			 const struct gr_layout *lay);
+
+#endif /* _GR_LAYOUT_H */
