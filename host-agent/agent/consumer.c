@@ -36,9 +36,6 @@
 
 #include "vm.h"
 
-#define container_of(ptr, type, member) \
-	((type *)((char *)(ptr) - offsetof(type, member)))
-
 static uint64_t load_produced(struct gr_ring *ring)
 {
 	/* Pairs with the guest's smp_store_release() of produced. */
@@ -544,106 +541,4 @@ static void write_done(struct gr_op *op, int res, unsigned int flags)
 			cons_arm_event_idx(vm);
 	}
 	vm_progress(vm);
-}
-
-/**
- * cons_snapshot() - store the current content of every ring (flight mode)
- * @vm: an attached VM
- * @path: receives the snapshot's trace directory
- * @len: size of @path
- *
- * The guest keeps overwriting while this runs, so each sub-buffer is
- * copied into host memory between two loads of its commit record (a
- * seqlock read, spec 6.5): a copy whose record changed is dropped. This is
- * the one place the agent copies payload; snapshots are rare.
- * Snapshots count against the VM's quota: one that does not fit stops at
- * the last whole packet that does.
- *
- * Return: 0, -EDQUOT (the quota is reached), or -errno.
- */
-int cons_snapshot(struct gr_vm *vm, char *path, size_t len)
-{
-	const struct gr_view *v = &vm->view;
-	char name[128];
-	uint8_t *buf;
-	unsigned int i;
-	int dirfd, ret;
-
-	/* snapshots count against the quota as recordings do */
-	if (vm->opts.quota && vm->usage + v->subbuf_size > vm->opts.quota)
-		return -EDQUOT;
-	ret = store_new_session(vm->vm_fd, "snapshot-", name, sizeof(name),
-				&dirfd);
-	if (ret)
-		return ret;
-	ret = vm_write_trace_files(vm, dirfd, name);
-	buf = malloc(v->subbuf_size);
-	if (!ret && !buf)
-		ret = -ENOMEM;
-	for (i = 0; !ret && i < v->nr_rings; i++) {
-		struct gr_ring *ring = vm_ring(vm, i);
-		uint64_t produced = load_produced(ring), first, ready, seq;
-		uint64_t consumed = le64toh(__atomic_load_n(&ring->cons.consumed,
-							    __ATOMIC_RELAXED));
-		struct gr_stream_mark last = { 0 };
-		uint64_t off = 0, content;
-		const char *why;
-		int fd;
-
-		ret = store_open_stream(dirfd, i, false, &fd, &off);
-		if (ret)
-			break;
-		if (gr_check_counters(v, produced, consumed, 1, &first, &ready,
-				      &why)) {
-			close(fd);
-			continue;
-		}
-		for (seq = first; seq != produced; seq++) {
-			uint32_t idx = gr_view_slot(v, seq);
-			struct gr_subbuf_rec *shared = (struct gr_subbuf_rec *)
-				(vm->region + gr_view_rec_off(v, i, idx));
-			struct gr_subbuf_rec rec;
-			uint64_t s1;
-
-			s1 = __atomic_load_n(&shared->seq, __ATOMIC_ACQUIRE);
-			memcpy(&rec, shared, sizeof(rec));
-			memcpy(buf, vm->region + gr_view_subbuf_off(v, i, idx),
-			       v->subbuf_size);
-			/* the copy before the re-check of the record */
-			__atomic_thread_fence(__ATOMIC_ACQUIRE);
-			if (__atomic_load_n(&shared->seq, __ATOMIC_RELAXED) != s1 ||
-			    rec.seq != s1 ||
-			    gr_check_packet(v, i, seq, &rec,
-					    (struct gr_packet_header *)buf,
-					    &last, &content, &why) ||
-			    (vm->opts.verify &&
-			     gr_check_records(v, vm->events, v->desc_count,
-					      buf, content, &why))) {
-				vm->st.invalid++;
-				continue;
-			}
-			gr_stream_mark_set(&last, (struct gr_packet_header *)buf);
-			if (vm->opts.quota &&
-			    vm->usage + v->subbuf_size > vm->opts.quota) {
-				ret = -EDQUOT;
-				break;
-			}
-			if (pwrite(fd, buf, v->subbuf_size, (off_t)off) !=
-			    (ssize_t)v->subbuf_size) {
-				ret = -EIO;
-				break;
-			}
-			off += v->subbuf_size;
-			vm->usage += v->subbuf_size;
-		}
-		if (fsync(fd) && !ret)
-			ret = -errno;
-		close(fd);
-	}
-	free(buf);
-	close(dirfd);
-	if (!ret)
-		snprintf(path, len, "%s/%s/%s", vm->agent->store_dir,
-			 vm->opts.name, name);
-	return ret;
 }

@@ -33,9 +33,7 @@
 #include <unistd.h>
 
 #include "vm.h"
-
-#define container_of(ptr, type, member) \
-	((type *)((char *)(ptr) - offsetof(type, member)))
+#include "snapshot.h"
 
 #define MS				1000000ULL
 #define GR_POLL_WAITING_NS		(100 * MS)
@@ -610,19 +608,35 @@ static void finish_waiter(struct gr_vm *vm, int err, const char *msg)
 		w.done(w.arg, err, msg);
 }
 
-/* The guest left or withdrew its layout: end the session cleanly. */
+/* `guestrelay snapshot`: the reply, once every write and fsync completed */
+static void cmd_snap_done(struct gr_vm *vm, int err, const char *path)
+{
+	finish_waiter(vm, err, err ? strerror(-err) : path);
+}
+
+static void gone_snap_done(struct gr_vm *vm, int err, const char *path)
+{
+	if (err)
+		syslog(LOG_INFO, "%s: %s", vm->opts.name, vm->gone_what);
+	else
+		syslog(LOG_INFO, "%s: %s; flight-recorder snapshot in %s",
+		       vm->opts.name, vm->gone_what, path);
+}
+
+/*
+ * The guest left or withdrew its layout: end the session cleanly. In
+ * flight mode a snapshot is taken first; the session closes once it and
+ * the writes in flight completed (vm_progress()).
+ */
 static void guest_gone(struct gr_vm *vm, const char *what)
 {
-	char path[4096];
-
-	if (vm->state != GR_VM_ATTACHED)
+	if (vm->state != GR_VM_ATTACHED || vm->closing)
 		return;
-	if (vm->opts.mode == GR_MODE_FLIGHT &&
-	    !cons_snapshot(vm, path, sizeof(path)))
-		syslog(LOG_INFO, "%s: %s; flight-recorder snapshot in %s",
-		       vm->opts.name, what, path);
-	else
-		syslog(LOG_INFO, "%s: %s", vm->opts.name, what);
+	vm->gone_what = what;
+	if (vm->opts.mode != GR_MODE_FLIGHT || vm->snap ||
+	    snap_start(vm, gone_snap_done))
+		syslog(LOG_INFO, "%s: %s%s", vm->opts.name, what,
+		       vm->snap ? "; a snapshot is being taken" : "");
 	if (vm->stop_reason == GR_STOP_NONE)	/* keep quota / disk */
 		vm->stop_reason = GR_STOP_GUEST;
 	vm->closing = true;
@@ -693,12 +707,12 @@ void vm_progress(struct gr_vm *vm)
 		vm_maybe_free(vm);
 		return;
 	}
-	if (vm->closing && cons_idle(vm)) {
+	if (vm->closing && cons_idle(vm) && !vm->snap) {
 		vm->closing = false;
 		detach(vm);
 		vm->closed_instance = vm->instance_id;
 	}
-	if (!vm->waiter.active)
+	if (!vm->waiter.active || vm->waiter.started)
 		return;
 	if (vm->waiter.ctrl_seq) {
 		/* pairs with the guest's smp_store_release() of ctrl_ack
@@ -729,8 +743,14 @@ void vm_progress(struct gr_vm *vm)
 			      "the guest did not acknowledge the flush in 5 s");
 		break;
 	case GR_WAIT_SNAPSHOT:
-		ret = cons_snapshot(vm, path, sizeof(path));
-		finish_waiter(vm, ret, ret ? strerror(-ret) : path);
+		/* another is being taken (QEMU left): start after it */
+		if (vm->snap)
+			return;
+		ret = snap_start(vm, cmd_snap_done);
+		if (ret)
+			finish_waiter(vm, ret, strerror(-ret));
+		else
+			vm->waiter.started = true;
 		break;
 	case GR_WAIT_STOP:
 		if (!cons_idle(vm))
@@ -1140,7 +1160,7 @@ static bool vm_ops_idle(const struct gr_vm *vm)
 {
 	unsigned int v;
 
-	if (vm->timer_op.busy || vm->listen_op.busy || vm->peers)
+	if (vm->timer_op.busy || vm->listen_op.busy || vm->peers || vm->snap)
 		return false;
 	for (v = 0; v < GR_NR_VECTORS; v++)
 		if (vm->self[v].op.busy)

@@ -10,11 +10,15 @@
 #define GR_VM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
 
 #include "agent.h"
 #include "ctf.h"
+
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
 
 enum gr_slot_state {
 	GR_SLOT_FREE = 0,
@@ -96,6 +100,7 @@ struct gr_waiter {
 					 * flush (spec 9.2); 0 once seen */
 	uint64_t deadline_ns;		/* CLOCK_MONOTONIC */
 	int kind;			/* GR_WAIT_* */
+	bool started;			/* SNAPSHOT: being taken (vm->snap) */
 	bool active;
 };
 
@@ -182,6 +187,8 @@ struct gr_vm {
 
 	/* commands and statistics */
 	struct gr_waiter waiter;
+	struct gr_snap *snap;		/* snapshot being taken, or NULL */
+	const char *gone_what;		/* why the guest left (a literal) */
 	struct gr_vm_stats st;
 	uint64_t rate_t0, rate_bytes0;
 	double rate_bps;
@@ -194,7 +201,6 @@ void cons_drain(struct gr_vm *vm);
 bool cons_idle(const struct gr_vm *vm);
 bool cons_caught_up(struct gr_vm *vm);
 void cons_arm_event_idx(struct gr_vm *vm);
-int cons_snapshot(struct gr_vm *vm, char *path, size_t len);
 
 /* vm.c, for consumer.c */
 void vm_notify_guest(struct gr_vm *vm, unsigned int vector);
