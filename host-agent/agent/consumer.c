@@ -38,7 +38,9 @@
 
 static uint64_t load_produced(struct gr_ring *ring)
 {
-	/* Pairs with the guest's smp_store_release() of produced. */
+	/* H8: pairs with the guest's smp_store_release() of produced, which
+	 * publishes the commit records and sub-buffers below it (10 #6)
+	 */
 	return le64toh(__atomic_load_n(&ring->prod.produced,
 				       __ATOMIC_ACQUIRE));
 }
@@ -46,9 +48,10 @@ static uint64_t load_produced(struct gr_ring *ring)
 static void store_consumed(struct gr_ring *ring, uint64_t v)
 {
 	/*
-	 * Our reads of the sub-buffers below @v (completed writes) before
-	 * the guest may reuse them; pairs with the guest's
-	 * smp_load_acquire() of cons.consumed in gr_subbufs_consumed().
+	 * H13: our reads of the sub-buffers below @v (completed writes)
+	 * before the guest may reuse them; pairs with the guest's
+	 * smp_load_acquire() of cons.consumed in gr_subbufs_consumed()
+	 * (spec 10 #7)
 	 */
 	__atomic_store_n(&ring->cons.consumed, htole64(v), __ATOMIC_RELEASE);
 }
@@ -162,7 +165,7 @@ int cons_open_rings(struct gr_vm *vm, bool resume)
 			if (ftruncate(r->fd, 0))
 				return -errno;
 		}
-		/* cons.consumed ahead of the disk: those are gone */
+		/* H15: cons.consumed ahead of the disk: those are gone */
 		if (resume && (int64_t)(shm_consumed - r->next) > 0)
 			r->next = shm_consumed;
 		r->file_off = size;
@@ -213,7 +216,10 @@ void cons_close_rings(struct gr_vm *vm)
 	vm->rings = NULL;
 }
 
-/* Move consumed over every finished slot, in order, and tell the guest. */
+/*
+ * Move consumed over every finished slot, in order, and tell the guest
+ * (H13: only past completed writes).
+ */
 static void advance(struct gr_ring_state *r)
 {
 	struct gr_vm *vm = r->vm;
@@ -232,15 +238,18 @@ static void advance(struct gr_ring_state *r)
 		return;
 	store_consumed(ring, r->consumed);
 	if (!(vm->view.features & GR_F_EVENT_IDX)) {
-		vm_notify_guest(vm, GR_VEC_CONSUMED);
+		peer_kick(vm, GR_VEC_CONSUMED);
 		return;
 	}
-	/* Our store of consumed before the load of the guest's wish. */
+	/* H18: our store of consumed before the load of the guest's wish;
+	 * pairs with the guest's smp_mb() between its store of cons_event
+	 * and its load of consumed (spec 10 #9)
+	 */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	event = le64toh(__atomic_load_n(&ring->prod.cons_event,
 					__ATOMIC_RELAXED));
 	if (gr_need_event(event, r->consumed, old))
-		vm_notify_guest(vm, GR_VEC_CONSUMED);
+		peer_kick(vm, GR_VEC_CONSUMED);
 }
 
 static void log_invalid(struct gr_vm *vm, unsigned int ring, uint64_t seq,
@@ -335,6 +344,7 @@ static bool take(struct gr_ring_state *r, uint64_t seq)
 	rec.bytes = __atomic_load_n(&rec_shared->bytes, __ATOMIC_RELAXED);
 	rec.reserved = 0;
 	memcpy(&s->hdr, sub, sizeof(s->hdr));
+	/* H9 on the private copies */
 	ret = gr_check_packet(v, r->idx, seq, &rec, &s->hdr, &r->last,
 			      &content, &why);
 	s->copy = NULL;
@@ -346,12 +356,14 @@ static bool take(struct gr_ring_state *r, uint64_t seq)
 			vm->st.invalid_records++;
 	}
 	if (ret) {
+		/* H10: dropped and counted; consumed still passes it */
 		vm->st.invalid++;
 		log_invalid(vm, r->idx, seq, why);
 		s->seq = seq;
 		s->state = GR_SLOT_DONE;
 		return true;
 	}
+	/* H23: the quota before the packet is written */
 	if (vm->opts.quota && vm->usage + v->subbuf_size > vm->opts.quota) {
 		put_copy(r, s);
 		vm_stream_stopped(vm, GR_STOP_QUOTA);
@@ -368,6 +380,7 @@ static bool take(struct gr_ring_state *r, uint64_t seq)
 	s->seq = seq;
 	s->off = r->file_off;
 	s->len = v->subbuf_size;
+	/* H11: the validated private header, never the shared one */
 	s->iov[0].iov_base = &s->hdr;
 	s->iov[0].iov_len = sizeof(s->hdr);
 	s->iov[1].iov_base = (s->copy ? s->copy : sub) + sizeof(s->hdr);
@@ -389,6 +402,7 @@ static void drain_ring(struct gr_ring_state *r)
 
 	if (r->stopped || r->fd < 0)
 		return;
+	/* H8: produced once per pass, clamped: at most n per pass */
 	produced = load_produced(ring);
 	ahead = produced - r->next;
 	if (ahead > n) {
@@ -433,6 +447,22 @@ void cons_drain(struct gr_vm *vm)
 		return;
 	for (i = 0; i < vm->view.nr_rings; i++)
 		drain_ring(&vm->rings[i]);
+}
+
+/**
+ * cons_discard() - skip what the guest produced so far (vm_start(): the
+ * sub-buffers recorded while stopped are not stored)
+ * @vm: a VM whose layout was just revalidated (H7); its rings are closed
+ */
+void cons_discard(struct gr_vm *vm)
+{
+	unsigned int i;
+
+	for (i = 0; i < vm->view.nr_rings; i++) {
+		struct gr_ring *ring = vm_ring(vm, i);
+
+		store_consumed(ring, load_produced(ring));
+	}
 }
 
 /**
@@ -482,8 +512,9 @@ void cons_arm_event_idx(struct gr_vm *vm)
 					 htole64(r->next + batch - 1),
 					 __ATOMIC_RELAXED);
 		}
-		/* prod_event before re-reading produced; pairs with the
-		 * guest's smp_mb() between produced and prod_event
+		/* H18: prod_event before re-reading produced; pairs with
+		 * the guest's smp_mb() between produced and prod_event
+		 * (spec 8.4, 10 #8)
 		 */
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		for (i = 0; i < vm->view.nr_rings; i++) {
@@ -524,7 +555,7 @@ static void write_done(struct gr_op *op, int res, unsigned int flags)
 	}
 	advance(r);
 	if (r->stopped && !r->inflight && r->trunc_at != UINT64_MAX) {
-		/* whole packets only: cut what follows the first failure */
+		/* H12: whole packets only: cut from the first failure on */
 		if (ftruncate(r->fd, (off_t)r->trunc_at) == 0) {
 			vm->usage -= r->file_off - r->trunc_at;
 			r->file_off = r->trunc_at;

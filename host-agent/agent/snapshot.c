@@ -38,7 +38,6 @@
 #include <unistd.h>
 
 #include "vm.h"
-#include "snapshot.h"
 
 #define GR_SNAP_CHUNK	(1U << 20)	/* bytes copied per step */
 #define GR_SNAP_DEPTH	4		/* chunk writes in flight */
@@ -394,7 +393,7 @@ int snap_start(struct gr_vm *vm, gr_snap_done_fn done)
 					sizeof(s->name), &s->dirfd);
 	if (ret)
 		goto out_free;
-	ret = vm_write_trace_files(vm, s->dirfd, s->name);
+	ret = session_write_files(vm, s->dirfd, s->name);
 	if (ret) {
 		close(s->dirfd);
 		goto out_free;
