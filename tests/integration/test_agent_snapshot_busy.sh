@@ -18,8 +18,11 @@
 #     holds exactly what it wrote (fake_seq without gap), its packets are
 #     consecutive, and the agent's counters agree
 #   - B's event-to-disk latency while A snapshots (p99 and max) is not
-#     above the same measure just before (A writing, no snapshot) by more
-#     than the poll period of a doorbell VM (GR_POLL_DOORBELL_NS, 20 ms)
+#     above the same measure without a snapshot by more than the poll
+#     period of a doorbell VM (GR_POLL_DOORBELL_NS, 20 ms); the measure
+#     without is taken just before and just after (A writing, then A
+#     gone), and the higher of the two counts, so that a change in the
+#     machine's load from other work is not blamed on the snapshots
 # About 40 s.
 
 set -u
@@ -52,7 +55,7 @@ fa_pid=$(t_child "$fa")
 # (switch timer): 13 MB/s to disk; each ring holds 640 ms (4 MiB): a
 # stall of the loop shows as late packets before B's guest has to drop
 t_bg fb 90 "$la_tmp/fg-$B.log" "$FG" --socket "$RUN/$B.sock" --cpus 2 \
-	--rate 3000 --size 64 --duration 20 --stats "$la_tmp/$B.stats" --quiet
+	--rate 3000 --size 64 --duration 28 --stats "$la_tmp/$B.stats" --quiet
 
 for vm in "$A" "$B"; do
 	la_wait_status "$vm" "s['state'] == 'attached'" 15 &&
@@ -90,6 +93,10 @@ wait "$lw"
 rc=$?
 [ $rc -eq 0 ] || bad "latwatch-snapshot" "exit $rc: $(cat "$la_tmp/lat-snap.out")"
 t_reap "$fa"
+
+# and again without a snapshot (A is gone)
+"$LATW" --session "$sessB" --rings 2 --seconds 3 --poll-us 500 \
+	>"$la_tmp/lat-after.out" 2>&1 || bad "latwatch-after" "$(cat "$la_tmp/lat-after.out")"
 
 snaps=$(ls -d "$STORE/$A"/snapshot-* 2>/dev/null)
 n=$(grep -c . <<<"$snaps")
@@ -136,21 +143,19 @@ check "B-agent-counters" "[ '$pk' = '$prod 0 0 0' ]" \
 val() { la_stat "$1" "$2" | cut -d. -f1; }
 for k in p99_us max_us; do
 	b=$(val "$la_tmp/lat-base.out" $k)
+	a=$(val "$la_tmp/lat-after.out" $k)
+	[ -n "$a" ] && [ -n "$b" ] && [ "$a" -gt "$b" ] && b=$a
 	s=$(val "$la_tmp/lat-snap.out" $k)
 	if [ -z "$b" ] || [ -z "$s" ]; then
 		bad "B-latency-$k" "no measure: $(cat "$la_tmp/lat-base.out" "$la_tmp/lat-snap.out")"
 		continue
 	fi
-	check "B-latency-$k (before ${b} us, during snapshots ${s} us, allowed +$((POLL_MS * 1000)) us)" \
+	check "B-latency-$k (without ${b} us, during snapshots ${s} us, allowed +$((POLL_MS * 1000)) us)" \
 		"[ $s -le $((b + POLL_MS * 1000)) ]" \
-		"$s us during the snapshots against $b us before"
+		"$s us during the snapshots against $b us without"
 done
 echo "latency before: $(tr '\n' ' ' <"$la_tmp/lat-base.out")"
+echo "latency after:  $(tr '\n' ' ' <"$la_tmp/lat-after.out")"
 echo "latency during: $(tr '\n' ' ' <"$la_tmp/lat-snap.out")"
 
-la_agent_alive && ok agent-alive || bad agent-alive "no ping"
-la_agent_stop
-rc=$?
-check agent-exits-0-on-sigterm "[ $rc -eq 0 ]" "exit $rc"
-[ "$t_failed" -gt 0 ] && la_show_logs
-la_finish
+la_end
