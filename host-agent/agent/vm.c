@@ -565,9 +565,11 @@ static void timer_done(struct gr_op *op, int res, unsigned int flags)
  * @err: receives a message on failure
  * @errlen: size of @err
  *
- * An existing /dev/shm/guestrelay-<vm> of the right size is reused: that
- * is how a restarted agent resumes a running guest (QEMU keeps its
- * mapping; doorbells are gone until the VM restarts, so the agent polls).
+ * H1: a new region is created zero-filled, of a power-of-two size, and
+ * mapped whole. An existing /dev/shm/guestrelay-<vm> of the right size is
+ * reused: that is how a restarted agent resumes a running guest (spec
+ * 5.1 step 3; QEMU keeps its mapping; doorbells are gone until the VM
+ * restarts, so the agent polls).
  *
  * Return: 0 or -errno.
  */
