@@ -2,15 +2,20 @@
 /*
  * agent.h - the guestrelay host agent: one io_uring loop serving many VMs
  *
- *   main.c      arguments, start-up, the loop          (agent_init/finish)
- *   loop.c      io_uring submissions and completions   (gr_loop_*)
- *   vm.c        one VM: device, region, control, sync  (vm_*)
- *   consumer.c  draining rings to disk, zero copy      (cons_*)
- *   store.c     trace directories, sessions, quota     (store_*)
- *   ctl.c       control socket of the agent            (ctl_*)
- *   cli.c       the commands that talk to it           (cli_*)
- *   ctf.c       CTF metadata; report.c: text output
- *   validate.c  checks on everything read from a guest
+ *   main.c       arguments, start-up, the loop          (agent_init/finish)
+ *   loop.c       io_uring submissions and completions   (gr_loop_*)
+ *   vm.c         one VM: life cycle and state machine   (vm_*)
+ *   peer.c       its ivshmem server and doorbells       (peer_*)
+ *   hostctl.c    its control block and clock sync       (hostctl_*)
+ *   session.c    its trace directories                  (session_*)
+ *   consumer.c   draining rings to disk, zero copy      (cons_*)
+ *   snapshot.c   flight-recorder snapshots              (snap_*)
+ *   waiter.c     flush, snapshot and stop commands      (waiter_*)
+ *   store.c      trace directories, sessions, quota     (store_*)
+ *   ctl.c        control socket of the agent            (ctl_*)
+ *   cli.c        the commands that talk to it           (cli_*)
+ *   ctf.c        CTF metadata; report.c: text output
+ *   validate.c   checks on everything read from a guest
  *
  * Everything runs on the loop's thread; nothing here is thread-safe.
  * Internal functions return 0 or -errno; the edge (main, ctl) logs once.
@@ -63,6 +68,7 @@ int gr_loop_poll(struct gr_loop *l, struct gr_op *op, int fd,
 int gr_loop_timeout(struct gr_loop *l, struct gr_op *op, uint64_t ns);
 int gr_loop_cancel(struct gr_loop *l, struct gr_op *op);
 int gr_loop_run_once(struct gr_loop *l, uint64_t max_wait_ns);
+uint64_t gr_now_ns(void);
 
 /* ---- VM configuration and statistics --------------------------------- */
 

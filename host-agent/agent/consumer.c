@@ -36,12 +36,11 @@
 
 #include "vm.h"
 
-#define container_of(ptr, type, member) \
-	((type *)((char *)(ptr) - offsetof(type, member)))
-
 static uint64_t load_produced(struct gr_ring *ring)
 {
-	/* Pairs with the guest's smp_store_release() of produced. */
+	/* H8: pairs with the guest's smp_store_release() of produced, which
+	 * publishes the commit records and sub-buffers below it (10 #6)
+	 */
 	return le64toh(__atomic_load_n(&ring->prod.produced,
 				       __ATOMIC_ACQUIRE));
 }
@@ -49,9 +48,10 @@ static uint64_t load_produced(struct gr_ring *ring)
 static void store_consumed(struct gr_ring *ring, uint64_t v)
 {
 	/*
-	 * Our reads of the sub-buffers below @v (completed writes) before
-	 * the guest may reuse them; pairs with the guest's
-	 * smp_load_acquire() of cons.consumed in gr_subbufs_consumed().
+	 * H13: our reads of the sub-buffers below @v (completed writes)
+	 * before the guest may reuse them; pairs with the guest's
+	 * smp_load_acquire() of cons.consumed in gr_subbufs_consumed()
+	 * (spec 10 #7)
 	 */
 	__atomic_store_n(&ring->cons.consumed, htole64(v), __ATOMIC_RELEASE);
 }
@@ -165,7 +165,7 @@ int cons_open_rings(struct gr_vm *vm, bool resume)
 			if (ftruncate(r->fd, 0))
 				return -errno;
 		}
-		/* cons.consumed ahead of the disk: those are gone */
+		/* H15: cons.consumed ahead of the disk: those are gone */
 		if (resume && (int64_t)(shm_consumed - r->next) > 0)
 			r->next = shm_consumed;
 		r->file_off = size;
@@ -216,7 +216,10 @@ void cons_close_rings(struct gr_vm *vm)
 	vm->rings = NULL;
 }
 
-/* Move consumed over every finished slot, in order, and tell the guest. */
+/*
+ * Move consumed over every finished slot, in order, and tell the guest
+ * (H13: only past completed writes).
+ */
 static void advance(struct gr_ring_state *r)
 {
 	struct gr_vm *vm = r->vm;
@@ -235,15 +238,18 @@ static void advance(struct gr_ring_state *r)
 		return;
 	store_consumed(ring, r->consumed);
 	if (!(vm->view.features & GR_F_EVENT_IDX)) {
-		vm_notify_guest(vm, GR_VEC_CONSUMED);
+		peer_kick(vm, GR_VEC_CONSUMED);
 		return;
 	}
-	/* Our store of consumed before the load of the guest's wish. */
+	/* H18: our store of consumed before the load of the guest's wish;
+	 * pairs with the guest's smp_mb() between its store of cons_event
+	 * and its load of consumed (spec 10 #9)
+	 */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	event = le64toh(__atomic_load_n(&ring->prod.cons_event,
 					__ATOMIC_RELAXED));
 	if (gr_need_event(event, r->consumed, old))
-		vm_notify_guest(vm, GR_VEC_CONSUMED);
+		peer_kick(vm, GR_VEC_CONSUMED);
 }
 
 static void log_invalid(struct gr_vm *vm, unsigned int ring, uint64_t seq,
@@ -338,6 +344,7 @@ static bool take(struct gr_ring_state *r, uint64_t seq)
 	rec.bytes = __atomic_load_n(&rec_shared->bytes, __ATOMIC_RELAXED);
 	rec.reserved = 0;
 	memcpy(&s->hdr, sub, sizeof(s->hdr));
+	/* H9 on the private copies */
 	ret = gr_check_packet(v, r->idx, seq, &rec, &s->hdr, &r->last,
 			      &content, &why);
 	s->copy = NULL;
@@ -349,12 +356,14 @@ static bool take(struct gr_ring_state *r, uint64_t seq)
 			vm->st.invalid_records++;
 	}
 	if (ret) {
+		/* H10: dropped and counted; consumed still passes it */
 		vm->st.invalid++;
 		log_invalid(vm, r->idx, seq, why);
 		s->seq = seq;
 		s->state = GR_SLOT_DONE;
 		return true;
 	}
+	/* H23: the quota before the packet is written */
 	if (vm->opts.quota && vm->usage + v->subbuf_size > vm->opts.quota) {
 		put_copy(r, s);
 		vm_stream_stopped(vm, GR_STOP_QUOTA);
@@ -371,6 +380,7 @@ static bool take(struct gr_ring_state *r, uint64_t seq)
 	s->seq = seq;
 	s->off = r->file_off;
 	s->len = v->subbuf_size;
+	/* H11: the validated private header, never the shared one */
 	s->iov[0].iov_base = &s->hdr;
 	s->iov[0].iov_len = sizeof(s->hdr);
 	s->iov[1].iov_base = (s->copy ? s->copy : sub) + sizeof(s->hdr);
@@ -392,6 +402,7 @@ static void drain_ring(struct gr_ring_state *r)
 
 	if (r->stopped || r->fd < 0)
 		return;
+	/* H8: produced once per pass, clamped: at most n per pass */
 	produced = load_produced(ring);
 	ahead = produced - r->next;
 	if (ahead > n) {
@@ -436,6 +447,22 @@ void cons_drain(struct gr_vm *vm)
 		return;
 	for (i = 0; i < vm->view.nr_rings; i++)
 		drain_ring(&vm->rings[i]);
+}
+
+/**
+ * cons_discard() - skip what the guest produced so far (vm_start(): the
+ * sub-buffers recorded while stopped are not stored)
+ * @vm: a VM whose layout was just revalidated (H7); its rings are closed
+ */
+void cons_discard(struct gr_vm *vm)
+{
+	unsigned int i;
+
+	for (i = 0; i < vm->view.nr_rings; i++) {
+		struct gr_ring *ring = vm_ring(vm, i);
+
+		store_consumed(ring, load_produced(ring));
+	}
 }
 
 /**
@@ -485,8 +512,9 @@ void cons_arm_event_idx(struct gr_vm *vm)
 					 htole64(r->next + batch - 1),
 					 __ATOMIC_RELAXED);
 		}
-		/* prod_event before re-reading produced; pairs with the
-		 * guest's smp_mb() between produced and prod_event
+		/* H18: prod_event before re-reading produced; pairs with
+		 * the guest's smp_mb() between produced and prod_event
+		 * (spec 8.4, 10 #8)
 		 */
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		for (i = 0; i < vm->view.nr_rings; i++) {
@@ -527,7 +555,7 @@ static void write_done(struct gr_op *op, int res, unsigned int flags)
 	}
 	advance(r);
 	if (r->stopped && !r->inflight && r->trunc_at != UINT64_MAX) {
-		/* whole packets only: cut what follows the first failure */
+		/* H12: whole packets only: cut from the first failure on */
 		if (ftruncate(r->fd, (off_t)r->trunc_at) == 0) {
 			vm->usage -= r->file_off - r->trunc_at;
 			r->file_off = r->trunc_at;
@@ -544,106 +572,4 @@ static void write_done(struct gr_op *op, int res, unsigned int flags)
 			cons_arm_event_idx(vm);
 	}
 	vm_progress(vm);
-}
-
-/**
- * cons_snapshot() - store the current content of every ring (flight mode)
- * @vm: an attached VM
- * @path: receives the snapshot's trace directory
- * @len: size of @path
- *
- * The guest keeps overwriting while this runs, so each sub-buffer is
- * copied into host memory between two loads of its commit record (a
- * seqlock read, spec 6.5): a copy whose record changed is dropped. This is
- * the one place the agent copies payload; snapshots are rare.
- * Snapshots count against the VM's quota: one that does not fit stops at
- * the last whole packet that does.
- *
- * Return: 0, -EDQUOT (the quota is reached), or -errno.
- */
-int cons_snapshot(struct gr_vm *vm, char *path, size_t len)
-{
-	const struct gr_view *v = &vm->view;
-	char name[128];
-	uint8_t *buf;
-	unsigned int i;
-	int dirfd, ret;
-
-	/* snapshots count against the quota as recordings do */
-	if (vm->opts.quota && vm->usage + v->subbuf_size > vm->opts.quota)
-		return -EDQUOT;
-	ret = store_new_session(vm->vm_fd, "snapshot-", name, sizeof(name),
-				&dirfd);
-	if (ret)
-		return ret;
-	ret = vm_write_trace_files(vm, dirfd, name);
-	buf = malloc(v->subbuf_size);
-	if (!ret && !buf)
-		ret = -ENOMEM;
-	for (i = 0; !ret && i < v->nr_rings; i++) {
-		struct gr_ring *ring = vm_ring(vm, i);
-		uint64_t produced = load_produced(ring), first, ready, seq;
-		uint64_t consumed = le64toh(__atomic_load_n(&ring->cons.consumed,
-							    __ATOMIC_RELAXED));
-		struct gr_stream_mark last = { 0 };
-		uint64_t off = 0, content;
-		const char *why;
-		int fd;
-
-		ret = store_open_stream(dirfd, i, false, &fd, &off);
-		if (ret)
-			break;
-		if (gr_check_counters(v, produced, consumed, 1, &first, &ready,
-				      &why)) {
-			close(fd);
-			continue;
-		}
-		for (seq = first; seq != produced; seq++) {
-			uint32_t idx = gr_view_slot(v, seq);
-			struct gr_subbuf_rec *shared = (struct gr_subbuf_rec *)
-				(vm->region + gr_view_rec_off(v, i, idx));
-			struct gr_subbuf_rec rec;
-			uint64_t s1;
-
-			s1 = __atomic_load_n(&shared->seq, __ATOMIC_ACQUIRE);
-			memcpy(&rec, shared, sizeof(rec));
-			memcpy(buf, vm->region + gr_view_subbuf_off(v, i, idx),
-			       v->subbuf_size);
-			/* the copy before the re-check of the record */
-			__atomic_thread_fence(__ATOMIC_ACQUIRE);
-			if (__atomic_load_n(&shared->seq, __ATOMIC_RELAXED) != s1 ||
-			    rec.seq != s1 ||
-			    gr_check_packet(v, i, seq, &rec,
-					    (struct gr_packet_header *)buf,
-					    &last, &content, &why) ||
-			    (vm->opts.verify &&
-			     gr_check_records(v, vm->events, v->desc_count,
-					      buf, content, &why))) {
-				vm->st.invalid++;
-				continue;
-			}
-			gr_stream_mark_set(&last, (struct gr_packet_header *)buf);
-			if (vm->opts.quota &&
-			    vm->usage + v->subbuf_size > vm->opts.quota) {
-				ret = -EDQUOT;
-				break;
-			}
-			if (pwrite(fd, buf, v->subbuf_size, (off_t)off) !=
-			    (ssize_t)v->subbuf_size) {
-				ret = -EIO;
-				break;
-			}
-			off += v->subbuf_size;
-			vm->usage += v->subbuf_size;
-		}
-		if (fsync(fd) && !ret)
-			ret = -errno;
-		close(fd);
-	}
-	free(buf);
-	close(dirfd);
-	if (!ret)
-		snprintf(path, len, "%s/%s/%s", vm->agent->store_dir,
-			 vm->opts.name, name);
-	return ret;
 }

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
+#include <time.h>
 
 #include "agent.h"
 
@@ -63,6 +64,16 @@ struct io_uring_sqe *gr_loop_sqe(struct gr_loop *l, struct gr_op *op)
 	return sqe;
 }
 
+/* An entry for @op, which must not be in flight: 0, -EBUSY or -ENOMEM */
+static int op_sqe(struct gr_loop *l, struct gr_op *op,
+		  struct io_uring_sqe **sqep)
+{
+	if (op->busy)
+		return -EBUSY;
+	*sqep = gr_loop_sqe(l, op);
+	return *sqep ? 0 : -ENOMEM;
+}
+
 /**
  * gr_loop_poll() - one-shot poll of @fd
  * @l: the loop
@@ -76,12 +87,10 @@ int gr_loop_poll(struct gr_loop *l, struct gr_op *op, int fd,
 		 unsigned int events)
 {
 	struct io_uring_sqe *sqe;
+	int ret = op_sqe(l, op, &sqe);
 
-	if (op->busy)
-		return -EBUSY;
-	sqe = gr_loop_sqe(l, op);
-	if (!sqe)
-		return -ENOMEM;
+	if (ret)
+		return ret;
 	io_uring_prep_poll_add(sqe, fd, events);
 	return 0;
 }
@@ -101,12 +110,10 @@ int gr_loop_timeout(struct gr_loop *l, struct gr_op *op, uint64_t ns)
 		.tv_nsec = (long long)(ns % 1000000000ULL),
 	};
 	struct io_uring_sqe *sqe;
+	int ret = op_sqe(l, op, &sqe);
 
-	if (op->busy)
-		return -EBUSY;
-	sqe = gr_loop_sqe(l, op);
-	if (!sqe)
-		return -ENOMEM;
+	if (ret)
+		return ret;
 	/* the kernel copies ts when the entry is submitted, below */
 	io_uring_prep_timeout(sqe, &ts, 0, 0);
 	io_uring_submit(&l->ring);
@@ -171,4 +178,17 @@ int gr_loop_run_once(struct gr_loop *l, uint64_t max_wait_ns)
 		op->done(op, res, flags);
 	}
 	return n;
+}
+
+/**
+ * gr_now_ns() - CLOCK_MONOTONIC in nanoseconds: the loop's time
+ *
+ * Return: the time.
+ */
+uint64_t gr_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }

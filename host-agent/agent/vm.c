@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vm.c - one traced VM: its device, its publication, its session
+ * vm.c - one traced VM: its life cycle, the state machine of spec 5.6
+ * as the host sees it
  *
  *   vm_add()  shared memory /dev/shm/guestrelay-<vm> (kept across agent
  *             restarts, so a new agent resumes), our control block, and
@@ -16,43 +17,32 @@
  * and attaches again. QEMU leaving (VM killed or shut down) drains what
  * the guest produced, takes a snapshot in flight-recorder mode, and closes
  * the session.
+ *
+ * The parts, each in its own file: peer.c (ivshmem server and doorbells),
+ * hostctl.c (control block, acknowledgements, clock sync), session.c
+ * (trace directories), consumer.c (rings -> stream files), snapshot.c
+ * (flight-recorder snapshots), waiter.c (flush, snapshot, stop). This
+ * file decides when each runs: a wake-up (timer or doorbell) is one
+ * vm_wake() pass.
  */
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <syslog.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "vm.h"
-
-#define container_of(ptr, type, member) \
-	((type *)((char *)(ptr) - offsetof(type, member)))
 
 #define MS				1000000ULL
 #define GR_POLL_WAITING_NS		(100 * MS)
 #define GR_POLL_DOORBELL_NS		(20 * MS)
 #define GR_POLL_MIN_NS			(1 * MS)
 #define GR_POLL_MAX_NS			(100 * MS)
-/*
- * Doorbells drive at most one pass per VM in this window (spec 8.4): a
- * guest ringing without pause costs the loop a read per wake-up, not a
- * pass; a coalesced doorbell is served by the next one after the window
- * or by the poll timer (GR_POLL_DOORBELL_NS at most).
- */
-#define GR_DOORBELL_MIN_NS		(200 * 1000)
-#define GR_CMD_TIMEOUT_NS		(5000 * MS)
-#define GR_SYNC_ROUNDS			8
-#define GR_SYNC_TIMEOUT_NS		(2000 * MS)
-#define GR_SYNC_REFRESH_NS		(60000 * MS)
 
 #define GR_DEFAULT_EVENTS \
 	"sched_switch,sched_wakeup,sched_wakeup_new,sched_process_fork," \
@@ -60,123 +50,31 @@
 	"irq_handler_entry,irq_handler_exit,softirq_entry,softirq_exit," \
 	"block_rq_issue,block_rq_complete,net_dev_xmit,netif_receive_skb"
 
-#define HOST_FEATURES (GR_F_EVENT_IDX | GR_F_FLIGHT | GR_F_CLOCK_SYNC | \
-		       GR_F_SWITCH_TIMER)
-
-static void vm_tick(struct gr_vm *vm);
 static void vm_maybe_free(struct gr_vm *vm);
 
-uint64_t gr_now_ns(void)
+static uint64_t load_magic(const struct gr_vm *vm)
 {
-	struct timespec ts;
+	const struct gr_region_hdr *hdr = (const void *)vm->region;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	/* H2: pairs with the guest's smp_store_release() of hdr.magic, the
+	 * last store of a publication (spec 10 #1)
+	 */
+	return le64toh(__atomic_load_n(&hdr->magic, __ATOMIC_ACQUIRE));
 }
 
-static struct gr_host_ctrl *ctrl(struct gr_vm *vm)
-{
-	return (struct gr_host_ctrl *)(vm->region + GR_CTRL_OFFSET);
-}
-
-static struct gr_guest_status *status(struct gr_vm *vm)
-{
-	return (struct gr_guest_status *)(vm->region + GR_STATUS_OFFSET);
-}
-
-static uint64_t load_acq64(const __le64 *p)
-{
-	return le64toh(__atomic_load_n(p, __ATOMIC_ACQUIRE));
-}
-
-static void store_rel64(__le64 *p, uint64_t v)
-{
-	__atomic_store_n(p, htole64(v), __ATOMIC_RELEASE);
-}
-
-/* ---- host -> guest ---------------------------------------------------- */
-
-/**
- * vm_notify_guest() - ring one of the guest's MSI-X vectors
- * @vm: the VM
- * @vector: GR_VEC_CTRL or GR_VEC_CONSUMED
- *
- * Nothing happens without a connected doorbell device; the guest's tick
- * finds the request in memory anyway.
+/*
+ * Is the guest's publication still the one attached? *@magic receives
+ * the magic loaded. A single load of each; nothing is trusted beyond
+ * the comparison.
  */
-void vm_notify_guest(struct gr_vm *vm, unsigned int vector)
+static bool same_publication(const struct gr_vm *vm, uint64_t *magic)
 {
-	if (!vm->doorbell || vm->guest_peer < 0)
-		return;
-	if (ivsh_server_notify(&vm->srv, vm->guest_peer, vector) == 0)
-		vm->st.doorbells_out++;
-}
+	const struct gr_region_hdr *hdr = (const void *)vm->region;
 
-/* Publish the settings fields, then seq with release (spec 9.1). */
-static void ctrl_publish(struct gr_vm *vm)
-{
-	struct gr_host_ctrl *c = ctrl(vm);
-	unsigned int i;
-
-	c->tracing = htole32(vm->tracing);
-	c->mode = htole32(vm->opts.mode);
-	c->switch_timer_us = htole32(vm->opts.switch_timer_us);
-	for (i = 0; i < GR_MAX_EVENTS / 64; i++)
-		c->enable[i] = htole64(vm->enable[i]);
-	/* the fields above before seq; pairs with the guest's
-	 * smp_load_acquire() of seq in gr_ctrl_read()
-	 */
-	store_rel64(&c->seq, ++vm->ctrl_seq);
-	vm_notify_guest(vm, GR_VEC_CTRL);
-}
-
-/* A fresh control block: written before QEMU can start the guest. */
-static void ctrl_init(struct gr_vm *vm)
-{
-	struct gr_host_ctrl *c = ctrl(vm);
-
-	memset(c, 0, sizeof(*c));
-	c->abi_major = htole16(GR_ABI_MAJOR);
-	c->abi_minor = htole16(GR_ABI_MINOR);
-	c->ctrl_size = htole32(sizeof(*c));
-	c->host_features = htole64(HOST_FEATURES |
-				   (vm->doorbell ? GR_F_DOORBELL : 0));
-	c->host_peer_id = htole32(vm->doorbell ?
-				  (uint32_t)ivsh_server_self_id(&vm->srv) :
-				  GR_NO_PEER);
-	c->subbuf_size = htole32(vm->opts.subbuf_size);
-	c->n_subbufs = htole32(vm->opts.n_subbufs);
-	c->session_id = htole64((uint64_t)time(NULL));
-	vm->tracing = 1;
-	c->tracing = htole32(1);
-	c->mode = htole32(vm->opts.mode);
-	c->switch_timer_us = htole32(vm->opts.switch_timer_us);
-	vm->ctrl_seq = 0;
-	vm->flush_req = 0;
-	vm->sync_req = 0;
-	/* everything before the magic (spec 5.1 step 2) */
-	store_rel64(&c->magic, GR_CTRL_MAGIC);
-	/* then seq := seq + 1: the release publishes the whole block and
-	 * the magic; pairs with the guest's smp_load_acquire() of seq,
-	 * which it loads before magic (spec 10 #16)
-	 */
-	store_rel64(&c->seq, ++vm->ctrl_seq);
-}
-
-/* After an agent restart: our own earlier block, read back as counters. */
-static void ctrl_adopt(struct gr_vm *vm)
-{
-	struct gr_host_ctrl *c = ctrl(vm);
-
-	c->host_features = htole64(HOST_FEATURES |
-				   (vm->doorbell ? GR_F_DOORBELL : 0));
-	c->host_peer_id = htole32(vm->doorbell ?
-				  (uint32_t)ivsh_server_self_id(&vm->srv) :
-				  GR_NO_PEER);
-	vm->ctrl_seq = le64toh(c->seq);
-	vm->flush_req = le64toh(c->flush_req);
-	vm->sync_req = le64toh(c->sync_req);
-	vm->tracing = le32toh(c->tracing) ? 1 : 0;
+	*magic = load_magic(vm);
+	return *magic == GR_REGION_MAGIC &&
+	       le64toh(__atomic_load_n(&hdr->instance_id,
+				       __ATOMIC_RELAXED)) == vm->instance_id;
 }
 
 /* ---- events ------------------------------------------------------------ */
@@ -264,7 +162,7 @@ int vm_set_events(struct gr_vm *vm, const char *list, bool on,
 	for (i = 0; i < GR_MAX_EVENTS / 64; i++)
 		vm->enable[i] = on ? vm->enable[i] | mask[i] :
 				     vm->enable[i] & ~mask[i];
-	ctrl_publish(vm);
+	hostctl_publish(vm);
 	return 0;
 }
 
@@ -290,121 +188,12 @@ int vm_set_mode(struct gr_vm *vm, uint32_t mode, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	vm->opts.mode = mode;
-	ctrl_publish(vm);
-	vm_tick(vm);
+	hostctl_publish(vm);
+	vm_wake(vm);
 	return 0;
 }
 
-/* ---- sessions ------------------------------------------------------------ */
-
-/**
- * vm_write_trace_files() - metadata and .guestrelay of a session
- * @vm: an attached VM
- * @dirfd: the session directory
- * @session: its name
- *
- * Both are written to a temporary name and renamed: the trace is readable
- * at every moment.
- *
- * Return: 0 or -errno.
- */
-int vm_write_trace_files(struct gr_vm *vm, int dirfd, const char *session)
-{
-	char host[256] = "";
-	struct gr_ctf_env env = {
-		.vm_name = vm->opts.name,
-		.host_name = host,
-		.session = session,
-		.tracer_major = 1,
-		.tracer_minor = 0,
-	};
-	size_t len;
-	char *text;
-	int ret;
-
-	gethostname(host, sizeof(host) - 1);
-	memcpy(env.trace_uuid, vm->trace_uuid, sizeof(env.trace_uuid));
-	ret = gr_ctf_metadata(&vm->view, vm->events, vm->view.desc_count,
-			      &env, &vm->clock, &text, &len);
-	if (ret)
-		return ret;
-	ret = gr_ctf_write_metadata(dirfd, text, len);
-	free(text);
-	if (ret)
-		return ret;
-	return gr_ctf_write_info(dirfd, &vm->hdr_copy, vm->size, vm->desc_copy,
-				 vm->view.desc_count, &vm->clock,
-				 vm->trace_uuid);
-}
-
-static int session_open(struct gr_vm *vm, bool try_resume)
-{
-	struct gr_ctf_info *info = NULL;
-	const char *why;
-	bool resume = false;
-	int ret, fd;
-
-	if (vm->vm_fd < 0) {
-		ret = store_vm_dir(vm->agent->store_fd, vm->opts.name,
-				   &vm->vm_fd);
-		if (ret)
-			return ret;
-	}
-	if (try_resume &&
-	    !store_last_session(vm->vm_fd, vm->session, sizeof(vm->session))) {
-		fd = openat(vm->vm_fd, vm->session, O_RDONLY | O_DIRECTORY |
-			    O_NOFOLLOW | O_CLOEXEC);
-		info = calloc(1, sizeof(*info));
-		if (fd >= 0 && info && !gr_ctf_read_info(fd, info, &why) &&
-		    info->view.instance_id == vm->instance_id) {
-			resume = true;
-			vm->session_fd = fd;
-			memcpy(vm->trace_uuid, info->trace_uuid, 16);
-			if (info->clock.synced)
-				vm->clock = info->clock;
-		} else if (fd >= 0) {
-			close(fd);
-		}
-		free(info);
-	}
-	if (!resume) {
-		ret = store_new_session(vm->vm_fd, "", vm->session,
-					sizeof(vm->session), &vm->session_fd);
-		if (ret)
-			return ret;
-		if (getrandom(vm->trace_uuid, sizeof(vm->trace_uuid), 0) !=
-		    sizeof(vm->trace_uuid))
-			return -EIO;
-		vm->trace_uuid[6] = (vm->trace_uuid[6] & 0x0f) | 0x40;
-		vm->trace_uuid[8] = (vm->trace_uuid[8] & 0x3f) | 0x80;
-	}
-	if (snprintf(vm->session_path, sizeof(vm->session_path), "%s/%s/%s",
-		     vm->agent->store_dir, vm->opts.name, vm->session) >=
-	    (int)sizeof(vm->session_path))
-		return -ENAMETOOLONG;
-	store_usage(vm->vm_fd, &vm->usage);
-	ret = vm_write_trace_files(vm, vm->session_fd, vm->session);
-	if (ret)
-		return ret;
-	return cons_open_rings(vm, resume);
-}
-
-/* Close the session; the rings must be idle. */
-static void session_close(struct gr_vm *vm)
-{
-	if (vm->session_fd < 0)
-		return;
-	vm_write_trace_files(vm, vm->session_fd, vm->session);
-	cons_close_rings(vm);
-	fsync(vm->session_fd);
-	close(vm->session_fd);
-	vm->session_fd = -1;
-	syslog(LOG_INFO, "%s: trace %s closed: %llu packets, %llu bytes, %llu invalid",
-	       vm->opts.name, vm->session_path,
-	       (unsigned long long)vm->st.packets,
-	       (unsigned long long)vm->st.bytes,
-	       (unsigned long long)vm->st.invalid);
-}
+/* ---- attach ------------------------------------------------------------ */
 
 static void detach(struct gr_vm *vm)
 {
@@ -418,75 +207,6 @@ static void detach(struct gr_vm *vm)
 	vm->desc_copy = NULL;
 	vm->state = GR_VM_WAITING;
 }
-
-/* ---- clock sync ---------------------------------------------------------- */
-
-static void sync_send(struct gr_vm *vm)
-{
-	if (!(vm->view.features & GR_F_CLOCK_SYNC))
-		return;
-	vm->sync_t1 = gr_now_ns();
-	store_rel64(&ctrl(vm)->sync_req, ++vm->sync_req);
-	vm->sync_pending = true;
-	vm_notify_guest(vm, GR_VEC_CTRL);
-}
-
-static void sync_check(struct gr_vm *vm)
-{
-	struct gr_guest_status *st = status(vm);
-	uint64_t now = gr_now_ns(), t3, guest, rtt;
-	struct gr_ctf_clock clock;
-
-	if (!vm->sync_pending) {
-		if (vm->state == GR_VM_ATTACHED && now >= vm->next_sync_ns) {
-			vm->sync_rounds = 0;
-			sync_send(vm);
-		}
-		return;
-	}
-	/* pairs with the guest's smp_store_release() of sync_ack */
-	if (load_acq64(&st->sync_ack) != vm->sync_req) {
-		if (now - vm->sync_t1 > GR_SYNC_TIMEOUT_NS) {
-			vm->sync_pending = false;
-			vm->next_sync_ns = now + GR_SYNC_TIMEOUT_NS;
-		}
-		return;
-	}
-	t3 = now;
-	guest = le64toh(__atomic_load_n(&st->sync_guest_time, __ATOMIC_RELAXED));
-	rtt = t3 - vm->sync_t1;
-	vm->sync_pending = false;
-	/*
-	 * The answer must come from the instance whose clock the session
-	 * uses: a guest that re-published meanwhile (reboot, reload) answers
-	 * with another boot's clock (spec 9.5). Discard such a sample.
-	 */
-	if (le64toh(__atomic_load_n(&((struct gr_region_hdr *)vm->region)->
-				    instance_id, __ATOMIC_RELAXED)) !=
-	    vm->instance_id) {
-		vm->next_sync_ns = now + GR_SYNC_TIMEOUT_NS;
-		return;
-	}
-	vm->sync_rounds++;
-	if (!vm->clock.synced || rtt < vm->sync_best_rtt) {
-		int64_t host = (int64_t)(vm->sync_t1 + rtt / 2) + vm->mono_to_real;
-
-		if (!gr_ctf_clock_from_sync(vm->view.clock_freq, guest, host,
-					    rtt / 2 + 1, &clock)) {
-			vm->sync_best_rtt = rtt;
-			vm->clock = clock;
-			if (vm->session_fd >= 0)
-				vm_write_trace_files(vm, vm->session_fd,
-						     vm->session);
-		}
-	}
-	if (vm->sync_rounds < GR_SYNC_ROUNDS)
-		sync_send(vm);
-	else
-		vm->next_sync_ns = now + GR_SYNC_REFRESH_NS;
-}
-
-/* ---- attach ------------------------------------------------------------ */
 
 static void reject(struct gr_vm *vm, uint64_t instance, const char *what,
 		   const char *why)
@@ -510,9 +230,9 @@ static void try_attach(struct gr_vm *vm, bool try_resume)
 	uint64_t instance;
 	int ret;
 
-	if (load_acq64(&((struct gr_region_hdr *)vm->region)->magic) !=
-	    GR_REGION_MAGIC)
+	if (load_magic(vm) != GR_REGION_MAGIC)
 		return;
+	/* H2: a private copy, re-checked against the publication (10 #2) */
 	if (gr_read_region_hdr(vm->region, vm->size, &copy))
 		return;
 	instance = le64toh(copy.instance_id);
@@ -520,6 +240,7 @@ static void try_attach(struct gr_vm *vm, bool try_resume)
 		return;		/* its session ended: wait for a new one */
 	if (vm->rejected_instance && instance == vm->rejected_instance)
 		return;		/* already rejected and logged */
+	/* H3, H4 */
 	ret = gr_check_region_hdr(&copy, vm->size, &vm->view, &why);
 	if (ret) {
 		reject(vm, instance, "region header", why);
@@ -536,6 +257,7 @@ static void try_attach(struct gr_vm *vm, bool try_resume)
 		memcpy(&vm->desc_copy[i],
 		       vm->region + gr_view_desc_off(&vm->view, i),
 		       sizeof(vm->desc_copy[i]));
+		/* H5: each descriptor copied once, checked */
 		ret = gr_check_event_desc(&vm->view, &vm->desc_copy[i], i,
 					  &vm->events[i], &why);
 		if (ret) {
@@ -579,10 +301,9 @@ static void try_attach(struct gr_vm *vm, bool try_resume)
 	}
 	vm->state = GR_VM_ATTACHED;
 	vm->tracing = 1;
-	ctrl_publish(vm);
-	vm->sync_rounds = 0;
+	hostctl_publish(vm);
 	vm->sync_pending = false;
-	sync_send(vm);
+	hostctl_sync_start(vm);
 	syslog(LOG_INFO, "%s: attached: guest %s (%s), %u rings of %u x %u bytes, trace %s",
 	       vm->opts.name, vm->view.kernel_release, vm->view.nodename,
 	       vm->view.nr_rings, vm->view.n_subbufs, vm->view.subbuf_size,
@@ -599,30 +320,29 @@ fail_quiet:
 	vm->rejected_instance = instance;
 }
 
-/* ---- progress ------------------------------------------------------------ */
-
-static void finish_waiter(struct gr_vm *vm, int err, const char *msg)
+static void gone_snap_done(struct gr_vm *vm, int err, const char *path)
 {
-	struct gr_waiter w = vm->waiter;
-
-	vm->waiter.active = false;
-	if (w.done)
-		w.done(w.arg, err, msg);
+	if (err)
+		syslog(LOG_INFO, "%s: %s", vm->opts.name, vm->gone_what);
+	else
+		syslog(LOG_INFO, "%s: %s; flight-recorder snapshot in %s",
+		       vm->opts.name, vm->gone_what, path);
 }
 
-/* The guest left or withdrew its layout: end the session cleanly. */
+/*
+ * The guest left or withdrew its layout: end the session cleanly. In
+ * flight mode a snapshot is taken first; the session closes once it and
+ * the writes in flight completed (vm_progress()).
+ */
 static void guest_gone(struct gr_vm *vm, const char *what)
 {
-	char path[4096];
-
-	if (vm->state != GR_VM_ATTACHED)
+	if (vm->state != GR_VM_ATTACHED || vm->closing)
 		return;
-	if (vm->opts.mode == GR_MODE_FLIGHT &&
-	    !cons_snapshot(vm, path, sizeof(path)))
-		syslog(LOG_INFO, "%s: %s; flight-recorder snapshot in %s",
-		       vm->opts.name, what, path);
-	else
-		syslog(LOG_INFO, "%s: %s", vm->opts.name, what);
+	vm->gone_what = what;
+	if (vm->opts.mode != GR_MODE_FLIGHT || vm->snap ||
+	    snap_start(vm, gone_snap_done))
+		syslog(LOG_INFO, "%s: %s%s", vm->opts.name, what,
+		       vm->snap ? "; a snapshot is being taken" : "");
 	if (vm->stop_reason == GR_STOP_NONE)	/* keep quota / disk */
 		vm->stop_reason = GR_STOP_GUEST;
 	vm->closing = true;
@@ -670,78 +390,47 @@ static int revalidate(struct gr_vm *vm, const char **why)
 	return 0;
 }
 
-static void waiter_flush(struct gr_vm *vm)
-{
-	vm->waiter.flush_req = ++vm->flush_req;
-	/* pairs with the guest's smp_load_acquire() of flush_req (10 #11) */
-	store_rel64(&ctrl(vm)->flush_req, vm->flush_req);
-	vm_notify_guest(vm, GR_VEC_CTRL);
-}
-
 /**
- * vm_progress() - re-examine waiters and closing after any event
+ * vm_progress() - re-examine closing and the waiting command after any
+ * event; free the VM once it is removed and idle
  * @vm: the VM
  */
 void vm_progress(struct gr_vm *vm)
 {
-	struct gr_guest_status *st = status(vm);
-	char path[4096];
-	bool acked, done;
-	int ret;
-
 	if (vm->dying) {
 		vm_maybe_free(vm);
 		return;
 	}
-	if (vm->closing && cons_idle(vm)) {
+	if (vm->closing && cons_idle(vm) && !vm->snap) {
 		vm->closing = false;
 		detach(vm);
 		vm->closed_instance = vm->instance_id;
 	}
-	if (!vm->waiter.active)
+	waiter_progress(vm);
+}
+
+/**
+ * vm_stopped() - `guestrelay stop` is complete: close the session
+ * @vm: an attached VM whose rings are idle
+ */
+void vm_stopped(struct gr_vm *vm)
+{
+	session_close(vm);
+	vm->state = GR_VM_STOPPED;
+	vm->stop_reason = GR_STOP_USER;
+}
+
+/**
+ * vm_guest_left() - QEMU disconnected: store what the guest produced,
+ * then end the session
+ * @vm: the VM
+ */
+void vm_guest_left(struct gr_vm *vm)
+{
+	if (vm->dying)
 		return;
-	if (vm->waiter.ctrl_seq) {
-		/* pairs with the guest's smp_store_release() of ctrl_ack
-		 * (spec 10 #12): no write for a disabled event runs after it
-		 */
-		if (load_acq64(&st->ctrl_ack) != vm->waiter.ctrl_seq &&
-		    le32toh(__atomic_load_n(&st->state, __ATOMIC_ACQUIRE)) !=
-		    GR_STATE_PANIC && gr_now_ns() < vm->waiter.deadline_ns)
-			return;
-		vm->waiter.ctrl_seq = 0;
-		waiter_flush(vm);
-	}
-	/* pairs with the guest's smp_store_release() of flush_ack; a
-	 * panicked guest cannot answer, but its panic notifier already
-	 * closed every ring
-	 */
-	acked = load_acq64(&st->flush_ack) == vm->waiter.flush_req ||
-		le32toh(__atomic_load_n(&st->state, __ATOMIC_ACQUIRE)) ==
-		GR_STATE_PANIC;
-	done = acked && (vm->opts.mode == GR_MODE_FLIGHT ||
-			 cons_caught_up(vm));
-	if (!done && gr_now_ns() < vm->waiter.deadline_ns)
-		return;
-	switch (vm->waiter.kind) {
-	case GR_WAIT_FLUSH:
-		finish_waiter(vm, done ? 0 : -ETIMEDOUT,
-			      done ? vm->session_path :
-			      "the guest did not acknowledge the flush in 5 s");
-		break;
-	case GR_WAIT_SNAPSHOT:
-		ret = cons_snapshot(vm, path, sizeof(path));
-		finish_waiter(vm, ret, ret ? strerror(-ret) : path);
-		break;
-	case GR_WAIT_STOP:
-		if (!cons_idle(vm))
-			return;
-		snprintf(path, sizeof(path), "%s", vm->session_path);
-		session_close(vm);
-		vm->state = GR_VM_STOPPED;
-		vm->stop_reason = GR_STOP_USER;
-		finish_waiter(vm, 0, path);
-		break;
-	}
+	cons_drain(vm);
+	guest_gone(vm, "QEMU disconnected");
 }
 
 /*
@@ -764,10 +453,13 @@ static void update_rate(struct gr_vm *vm, uint64_t now)
 	vm->rate_bytes0 = vm->st.bytes;
 }
 
-/* Everything a wake-up (timer, doorbell) has to look at. */
-static void vm_tick(struct gr_vm *vm)
+/**
+ * vm_wake() - one pass: everything a wake-up (timer, doorbell) has to
+ * look at (H19: all rings, whatever woke us)
+ * @vm: the VM
+ */
+void vm_wake(struct gr_vm *vm)
 {
-	struct gr_region_hdr *hdr = (struct gr_region_hdr *)vm->region;
 	uint32_t gstate;
 	uint64_t magic;
 
@@ -782,10 +474,7 @@ static void vm_tick(struct gr_vm *vm)
 	case GR_VM_ATTACHED:
 		if (vm->closing)
 			break;
-		magic = load_acq64(&hdr->magic);
-		if (magic != GR_REGION_MAGIC ||
-		    le64toh(__atomic_load_n(&hdr->instance_id,
-					    __ATOMIC_RELAXED)) != vm->instance_id) {
+		if (!same_publication(vm, &magic)) {
 			/*
 			 * Spec 5.5: on magic = 0 the layout is still the one
 			 * withdrawn: a final drain pass with our private copy
@@ -799,9 +488,8 @@ static void vm_tick(struct gr_vm *vm)
 			break;
 		}
 		cons_drain(vm);
-		sync_check(vm);
-		gstate = le32toh(__atomic_load_n(&status(vm)->state,
-						 __ATOMIC_ACQUIRE));
+		hostctl_sync_check(vm);
+		gstate = hostctl_guest_state(vm);
 		if (gstate == GR_STATE_PANIC && !vm->saw_panic) {
 			vm->saw_panic = true;
 			syslog(LOG_WARNING, "%s: the guest panicked; its last events are in %s",
@@ -811,9 +499,7 @@ static void vm_tick(struct gr_vm *vm)
 		break;
 	case GR_VM_STOPPED:
 		/* a new publication while stopped is a new guest (H7) */
-		if (load_acq64(&hdr->magic) != GR_REGION_MAGIC ||
-		    le64toh(__atomic_load_n(&hdr->instance_id,
-					    __ATOMIC_RELAXED)) != vm->instance_id)
+		if (!same_publication(vm, &magic))
 			stopped_guest_gone(vm);
 		break;
 	}
@@ -823,7 +509,12 @@ static void vm_tick(struct gr_vm *vm)
 
 /* ---- loop callbacks -------------------------------------------------------- */
 
-static void arm_timer(struct gr_vm *vm)
+/**
+ * vm_arm_timer() - the next poll of the VM (spec 8.4, 8.5; H17: every
+ * wait for the guest is re-examined at least every 5 ms)
+ * @vm: the VM
+ */
+void vm_arm_timer(struct gr_vm *vm)
 {
 	uint64_t ns;
 
@@ -848,7 +539,7 @@ static void timer_done(struct gr_op *op, int res, unsigned int flags)
 	(void)res;
 	(void)flags;
 	vm->st.polls++;
-	vm_tick(vm);
+	vm_wake(vm);
 	/*
 	 * Adaptive interval (spec 8.5): back to the minimum after a pass
 	 * that found data (examined a sub-buffer; its write completes
@@ -859,126 +550,9 @@ static void timer_done(struct gr_op *op, int res, unsigned int flags)
 	else
 		vm->poll_ns = vm->poll_ns * 2 < GR_POLL_MAX_NS ?
 			      vm->poll_ns * 2 : GR_POLL_MAX_NS;
-	arm_timer(vm);
+	vm_arm_timer(vm);
 	if (vm->dying)
 		vm_maybe_free(vm);
-}
-
-static void self_done(struct gr_op *op, int res, unsigned int flags)
-{
-	struct gr_selfwatch *w = container_of(op, struct gr_selfwatch, op);
-	struct gr_vm *vm = w->vm;
-	int fd = ivsh_server_self_eventfd(&vm->srv, w->vec);
-	uint64_t count;
-
-	(void)flags;
-	if (vm->dying) {
-		vm_maybe_free(vm);
-		return;
-	}
-	if (res > 0) {
-		uint64_t now = gr_now_ns();
-
-		/* a storm of doorbells is one read and at most one tick */
-		if (read(fd, &count, sizeof(count)) == sizeof(count))
-			vm->st.doorbells_in++;
-		if (now - vm->db_tick_ns >= GR_DOORBELL_MIN_NS) {
-			vm->db_tick_ns = now;
-			vm_tick(vm);
-		}
-	}
-	gr_loop_poll(&vm->agent->loop, &w->op, fd, POLLIN);
-}
-
-static void peer_done(struct gr_op *op, int res, unsigned int flags)
-{
-	struct gr_peer *p = container_of(op, struct gr_peer, op);
-	struct gr_vm *vm = p->vm;
-	struct gr_peer **pp;
-
-	(void)flags;
-	if (!p->gone && !vm->dying && res > 0)
-		ivsh_server_peer_event(&vm->srv, p->id);
-	if (!p->gone && !vm->dying) {
-		gr_loop_poll(&vm->agent->loop, &p->op, p->fd, POLLIN | POLLRDHUP);
-		return;
-	}
-	for (pp = &vm->peers; *pp; pp = &(*pp)->next) {
-		if (*pp == p) {
-			*pp = p->next;
-			break;
-		}
-	}
-	free(p);
-	if (vm->dying)
-		vm_maybe_free(vm);
-}
-
-static void on_peer(void *data, enum ivsh_peer_change what, int id, int fd)
-{
-	struct gr_vm *vm = data;
-	struct gr_peer *p;
-
-	if (what == IVSH_PEER_ADDED) {
-		p = calloc(1, sizeof(*p));
-		if (!p) {
-			ivsh_server_disconnect(&vm->srv, id);
-			return;
-		}
-		p->vm = vm;
-		p->id = id;
-		p->fd = fd;
-		p->op.done = peer_done;
-		p->next = vm->peers;
-		vm->peers = p;
-		vm->guest_peer = id;
-		syslog(LOG_INFO, "%s: QEMU connected as peer %d", vm->opts.name, id);
-		gr_loop_poll(&vm->agent->loop, &p->op, fd, POLLIN | POLLRDHUP);
-		/* a kick now may be lost (MSI-X not enabled yet): harmless */
-		vm_notify_guest(vm, GR_VEC_CTRL);
-		return;
-	}
-	for (p = vm->peers; p; p = p->next) {
-		if (p->id == id && !p->gone) {
-			p->gone = true;
-			gr_loop_cancel(&vm->agent->loop, &p->op);
-		}
-	}
-	if (id == vm->guest_peer) {
-		vm->guest_peer = -1;
-		if (!vm->dying) {
-			cons_drain(vm);
-			guest_gone(vm, "QEMU disconnected");
-		}
-	}
-}
-
-static void listen_done(struct gr_op *op, int res, unsigned int flags)
-{
-	struct gr_vm *vm = container_of(op, struct gr_vm, listen_op);
-	int ret;
-
-	(void)flags;
-	if (vm->dying) {
-		vm_maybe_free(vm);
-		return;
-	}
-	if (res > 0) {
-		do {
-			ret = ivsh_server_accept(&vm->srv);
-		} while (ret >= 0);
-	}
-	gr_loop_poll(&vm->agent->loop, &vm->listen_op,
-		     ivsh_server_listen_fd(&vm->srv), POLLIN);
-}
-
-static void srv_log(void *data, int prio, const char *fmt, va_list ap)
-{
-	struct gr_vm *vm = data;
-	char msg[512];
-
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	syslog(prio, "%s: %s", vm->opts.name, msg);
 }
 
 /* ---- add / remove / commands ------------------------------------------------ */
@@ -991,9 +565,11 @@ static void srv_log(void *data, int prio, const char *fmt, va_list ap)
  * @err: receives a message on failure
  * @errlen: size of @err
  *
- * An existing /dev/shm/guestrelay-<vm> of the right size is reused: that
- * is how a restarted agent resumes a running guest (QEMU keeps its
- * mapping; doorbells are gone until the VM restarts, so the agent polls).
+ * H1: a new region is created zero-filled, of a power-of-two size, and
+ * mapped whole. An existing /dev/shm/guestrelay-<vm> of the right size is
+ * reused: that is how a restarted agent resumes a running guest (spec
+ * 5.1 step 3; QEMU keeps its mapping; doorbells are gone until the VM
+ * restarts, so the agent polls).
  *
  * Return: 0 or -errno.
  */
@@ -1006,13 +582,10 @@ int vm_add(struct gr_agent *a, const struct gr_vm_opts *o, struct gr_vm **vmp,
 		.uid = (uid_t)-1,
 		.gid = (gid_t)-1,
 	};
-	struct ivsh_server_opts so = { 0 };
 	char name[GR_VM_NAME_MAX + 16], sock[PATH_MAX];
-	struct gr_host_ctrl *c;
 	struct gr_vm *vm;
 	struct stat before;
 	bool existed;
-	unsigned int v;
 	int ret;
 
 	if (ivsh_shm_check_name(o->name) || strlen(o->name) >= GR_VM_NAME_MAX) {
@@ -1042,12 +615,6 @@ int vm_add(struct gr_agent *a, const struct gr_vm_opts *o, struct gr_vm **vmp,
 	vm->doorbell = !o->plain;
 	vm->poll_ns = GR_POLL_MIN_NS;	/* spec 8.5: start at the minimum */
 	vm->timer_op.done = timer_done;
-	vm->listen_op.done = listen_done;
-	for (v = 0; v < GR_NR_VECTORS; v++) {
-		vm->self[v].op.done = self_done;
-		vm->self[v].vm = vm;
-		vm->self[v].vec = v;
-	}
 	if (o->own) {
 		fo.flags |= IVSH_SHM_CHOWN;
 		fo.uid = o->uid;
@@ -1081,45 +648,21 @@ int vm_add(struct gr_agent *a, const struct gr_vm_opts *o, struct gr_vm **vmp,
 			ret = -ENAMETOOLONG;
 			goto out_close;
 		}
-		so.sock_mode = o->own ? 0660 : 0600;
-		if (o->own) {
-			so.flags = IVSH_SRV_CHOWN;
-			so.sock_uid = o->uid;
-			so.sock_gid = o->gid;
-		}
-		so.log = srv_log;
-		so.log_data = vm;
-		so.on_peer = on_peer;
-		so.peer_data = vm;
-		ret = ivsh_server_init(&vm->srv, sock, vm->shm.fd, GR_NR_VECTORS,
-				       &so);
-		if (ret) {
-			snprintf(err, errlen, "cannot serve %s: %s", sock,
-				 strerror(-ret));
+		ret = peer_init(vm, sock, err, errlen);
+		if (ret)
 			goto out_close;
-		}
 	}
 
-	c = ctrl(vm);
-	if (existed && le64toh(c->magic) == GR_CTRL_MAGIC) {
-		ctrl_adopt(vm);
+	/* a restarted agent continues its own block (H16) */
+	if (existed && !hostctl_adopt(vm))
 		vm->resume_pending = true;
-	} else {
-		ctrl_init(vm);
-	}
+	else
+		hostctl_init(vm);
 
-	if (vm->doorbell) {
-		gr_loop_poll(&a->loop, &vm->listen_op,
-			     ivsh_server_listen_fd(&vm->srv), POLLIN);
-		for (v = 0; v < GR_NR_VECTORS; v++)
-			gr_loop_poll(&a->loop, &vm->self[v].op,
-				     ivsh_server_self_eventfd(&vm->srv, v),
-				     POLLIN);
-	}
 	vm->next = a->vms;
 	a->vms = vm;
-	vm_tick(vm);
-	arm_timer(vm);
+	vm_wake(vm);
+	vm_arm_timer(vm);
 	syslog(LOG_INFO, "%s: serving %s /dev/shm/%s (%llu bytes)%s%s",
 	       o->name, vm->doorbell ? "ivshmem-doorbell" : "ivshmem-plain",
 	       name, (unsigned long long)vm->size,
@@ -1138,14 +681,8 @@ out_free:
 
 static bool vm_ops_idle(const struct gr_vm *vm)
 {
-	unsigned int v;
-
-	if (vm->timer_op.busy || vm->listen_op.busy || vm->peers)
-		return false;
-	for (v = 0; v < GR_NR_VECTORS; v++)
-		if (vm->self[v].op.busy)
-			return false;
-	return cons_idle(vm);
+	return !vm->timer_op.busy && !vm->snap && peer_idle(vm) &&
+	       session_idle(vm) && cons_idle(vm);
 }
 
 static void vm_maybe_free(struct gr_vm *vm)
@@ -1156,14 +693,15 @@ static void vm_maybe_free(struct gr_vm *vm)
 	if (!vm_ops_idle(vm))
 		return;
 	detach(vm);
+	if (!session_idle(vm))
+		return;		/* the directory's fsync: freed after it */
 	for (pp = &vm->agent->vms; *pp; pp = &(*pp)->next) {
 		if (*pp == vm) {
 			*pp = vm->next;
 			break;
 		}
 	}
-	if (vm->waiter.active)
-		finish_waiter(vm, -ECANCELED, "the VM was removed");
+	waiter_cancel(vm);
 	if (vm->vm_fd >= 0)
 		close(vm->vm_fd);
 	memcpy(name, vm->shm.name, sizeof(name));
@@ -1183,97 +721,13 @@ static void vm_maybe_free(struct gr_vm *vm)
  */
 void vm_remove(struct gr_vm *vm)
 {
-	struct gr_loop *l = &vm->agent->loop;
-	struct gr_peer *p;
-	unsigned int v;
-
 	if (vm->dying)
 		return;
 	vm->dying = true;
 	vm->unlink_shm = !vm->agent->stopping;
-	gr_loop_cancel(l, &vm->timer_op);
-	gr_loop_cancel(l, &vm->listen_op);
-	for (v = 0; v < GR_NR_VECTORS; v++)
-		gr_loop_cancel(l, &vm->self[v].op);
-	for (p = vm->peers; p; p = p->next) {
-		p->gone = true;
-		gr_loop_cancel(l, &p->op);
-	}
-	if (vm->doorbell)
-		ivsh_server_finish(&vm->srv);
+	gr_loop_cancel(&vm->agent->loop, &vm->timer_op);
+	peer_finish(vm);
 	vm_maybe_free(vm);
-}
-
-static int start_wait(struct gr_vm *vm, int kind, gr_done_fn done, void *arg)
-{
-	if (vm->state != GR_VM_ATTACHED)
-		return -ENOTCONN;
-	if (vm->waiter.active)
-		return -EBUSY;
-	vm->waiter = (struct gr_waiter) {
-		.done = done,
-		.arg = arg,
-		.kind = kind,
-		.active = true,
-		.deadline_ns = gr_now_ns() + GR_CMD_TIMEOUT_NS,
-	};
-	/* stop: tracing 0 acknowledged first, then the flush (spec 9.2) */
-	if (kind == GR_WAIT_STOP)
-		vm->waiter.ctrl_seq = vm->ctrl_seq;
-	else
-		waiter_flush(vm);
-	arm_timer(vm);
-	return 0;
-}
-
-/**
- * vm_flush() - have the guest close its partial sub-buffers, store them
- * @vm: an attached VM
- * @done: called with the trace path when everything is on disk
- * @arg: passed to @done
- *
- * Return: 0 (done will be called), -ENOTCONN, -EBUSY.
- */
-int vm_flush(struct gr_vm *vm, gr_done_fn done, void *arg)
-{
-	return start_wait(vm, GR_WAIT_FLUSH, done, arg);
-}
-
-/**
- * vm_snapshot() - store the current content of the rings as a trace
- * @vm: an attached VM (normally in flight-recorder mode)
- * @done: called with the snapshot's path
- * @arg: passed to @done
- *
- * Return: 0 (done will be called), -ENOTCONN, -EBUSY.
- */
-int vm_snapshot(struct gr_vm *vm, gr_done_fn done, void *arg)
-{
-	return start_wait(vm, GR_WAIT_SNAPSHOT, done, arg);
-}
-
-/**
- * vm_stop() - stop recording and close the trace
- * @vm: an attached VM
- * @done: called with the closed trace's path
- * @arg: passed to @done
- *
- * Return: 0 (done will be called), -ENOTCONN, -EBUSY.
- */
-int vm_stop(struct gr_vm *vm, gr_done_fn done, void *arg)
-{
-	int ret;
-
-	if (vm->state != GR_VM_ATTACHED)
-		return -ENOTCONN;
-	vm->tracing = 0;
-	ctrl_publish(vm);
-	ret = start_wait(vm, GR_WAIT_STOP, done, arg);
-	if (ret) {
-		vm->tracing = 1;
-		ctrl_publish(vm);
-	}
-	return ret;
 }
 
 /**
@@ -1289,7 +743,6 @@ int vm_stop(struct gr_vm *vm, gr_done_fn done, void *arg)
 int vm_start(struct gr_vm *vm, char *err, size_t errlen)
 {
 	const char *why = "";
-	unsigned int i;
 	int ret;
 
 	if (vm->state != GR_VM_STOPPED) {
@@ -1304,12 +757,7 @@ int vm_start(struct gr_vm *vm, char *err, size_t errlen)
 		stopped_guest_gone(vm);
 		return ret;
 	}
-	for (i = 0; i < vm->view.nr_rings; i++) {
-		struct gr_ring *ring = vm_ring(vm, i);
-		uint64_t produced = load_acq64(&ring->prod.produced);
-
-		store_rel64(&ring->cons.consumed, produced);
-	}
+	cons_discard(vm);
 	memset(&vm->st, 0, sizeof(vm->st));
 	ret = session_open(vm, false);
 	if (ret) {
@@ -1320,10 +768,9 @@ int vm_start(struct gr_vm *vm, char *err, size_t errlen)
 	vm->state = GR_VM_ATTACHED;
 	vm->stop_reason = GR_STOP_NONE;
 	vm->tracing = 1;
-	ctrl_publish(vm);
-	vm->sync_rounds = 0;
-	sync_send(vm);
-	arm_timer(vm);
+	hostctl_publish(vm);
+	hostctl_sync_start(vm);
+	vm_arm_timer(vm);
 	return 0;
 }
 

@@ -1,8 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * vm.h - the agent's state of one VM (private to vm.c and consumer.c)
+ * vm.h - the agent's state of one VM: struct gr_vm and the parts that
+ * keep it (each part's functions are in its own header, included below)
  *
- * Trust: nothing in here points into the shared region except @region and
+ *   vm.c        life cycle, state machine, wake-ups   vm_*
+ *   peer.c      ivshmem server, doorbells             peer_*
+ *   hostctl.c   control block, acks, clock sync       hostctl_*
+ *   session.c   trace directories                     session_*
+ *   consumer.c  rings -> stream files (data path)     cons_*
+ *   snapshot.c  flight-recorder snapshots             snap_*
+ *   waiter.c    flush, snapshot, stop commands        waiter_*
+ *
+ * Every part runs on the loop's thread. Trust: nothing in here points into the shared region except @region and
  * the pointers computed from a validated struct gr_view. Every value read
  * through them is read once into a local and checked before use.
  */
@@ -10,11 +19,15 @@
 #define GR_VM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
 
 #include "agent.h"
 #include "ctf.h"
+
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
 
 enum gr_slot_state {
 	GR_SLOT_FREE = 0,
@@ -96,6 +109,7 @@ struct gr_waiter {
 					 * flush (spec 9.2); 0 once seen */
 	uint64_t deadline_ns;		/* CLOCK_MONOTONIC */
 	int kind;			/* GR_WAIT_* */
+	bool started;			/* SNAPSHOT: being taken (vm->snap) */
 	bool active;
 };
 
@@ -109,6 +123,13 @@ struct gr_peer {
 	int id;
 	int fd;
 	bool gone;			/* removed; free once @op completed */
+};
+
+/* One of our own eventfds: guest doorbells on vector @vec */
+struct gr_selfwatch {
+	struct gr_op op;
+	struct gr_vm *vm;
+	unsigned int vec;
 };
 
 struct gr_vm {
@@ -130,11 +151,7 @@ struct gr_vm {
 	bool doorbell;
 	struct ivsh_server srv;
 	struct gr_op listen_op;
-	struct gr_selfwatch {
-		struct gr_op op;
-		struct gr_vm *vm;
-		unsigned int vec;
-	} self[GR_NR_VECTORS];		/* our own eventfds: guest doorbells */
+	struct gr_selfwatch self[GR_NR_VECTORS]; /* guest doorbells */
 	struct gr_peer *peers;
 	int guest_peer;			/* QEMU's peer id, -1 if none */
 
@@ -167,6 +184,7 @@ struct gr_vm {
 	char session_path[4096];
 	int vm_fd;
 	int session_fd;
+	unsigned int closes;		/* session directories being fsynced */
 	uint8_t trace_uuid[16];
 	uint64_t usage;			/* bytes of this VM's store */
 	enum gr_stop_reason stop_reason;
@@ -179,33 +197,35 @@ struct gr_vm {
 	int64_t mono_to_real;		/* realtime - monotonic, per session */
 	struct gr_ctf_clock clock;
 	uint64_t next_sync_ns;
+	bool sync_dirty;		/* a better clock, not yet in metadata */
 
 	/* commands and statistics */
 	struct gr_waiter waiter;
+	struct gr_snap *snap;		/* snapshot being taken, or NULL */
+	const char *gone_what;		/* why the guest left (a literal) */
 	struct gr_vm_stats st;
 	uint64_t rate_t0, rate_bytes0;
 	double rate_bps;
 };
 
-/* consumer.c */
-int cons_open_rings(struct gr_vm *vm, bool resume);
-void cons_close_rings(struct gr_vm *vm);
-void cons_drain(struct gr_vm *vm);
-bool cons_idle(const struct gr_vm *vm);
-bool cons_caught_up(struct gr_vm *vm);
-void cons_arm_event_idx(struct gr_vm *vm);
-int cons_snapshot(struct gr_vm *vm, char *path, size_t len);
-
-/* vm.c, for consumer.c */
-void vm_notify_guest(struct gr_vm *vm, unsigned int vector);
+/* vm.c, for the parts */
+void vm_wake(struct gr_vm *vm);
 void vm_progress(struct gr_vm *vm);
-int vm_write_trace_files(struct gr_vm *vm, int dirfd, const char *session);
+void vm_arm_timer(struct gr_vm *vm);
+void vm_guest_left(struct gr_vm *vm);
+void vm_stopped(struct gr_vm *vm);
 void vm_stream_stopped(struct gr_vm *vm, enum gr_stop_reason why);
-uint64_t gr_now_ns(void);
 
 static inline struct gr_ring *vm_ring(struct gr_vm *vm, unsigned int idx)
 {
 	return (struct gr_ring *)(vm->region + gr_view_ring_off(&vm->view, idx));
 }
+
+#include "consumer.h"
+#include "hostctl.h"
+#include "peer.h"
+#include "session.h"
+#include "snapshot.h"
+#include "waiter.h"
 
 #endif /* GR_VM_H */

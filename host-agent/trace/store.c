@@ -132,6 +132,25 @@ int store_new_session(int vm_fd, const char *prefix, char *name, size_t len,
 	return 0;
 }
 
+/*
+ * A stream of @dirfd's entries from the start, on a descriptor of its
+ * own (@dirfd stays open and usable): closedir() it.
+ */
+static int read_dir(int dirfd, DIR **dp)
+{
+	int fd = dup(dirfd);
+
+	if (fd < 0)
+		return -errno;
+	*dp = fdopendir(fd);
+	if (!*dp) {
+		close(fd);
+		return -errno;
+	}
+	rewinddir(*dp);
+	return 0;
+}
+
 /**
  * store_last_session() - the newest recording session of a VM
  * @vm_fd: the VM's directory
@@ -145,17 +164,12 @@ int store_new_session(int vm_fd, const char *prefix, char *name, size_t len,
 int store_last_session(int vm_fd, char *name, size_t len)
 {
 	struct dirent *de;
-	int fd = dup(vm_fd);
 	DIR *d;
+	int ret;
 
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -errno;
-	}
-	rewinddir(d);
+	ret = read_dir(vm_fd, &d);
+	if (ret)
+		return ret;
 	name[0] = '\0';
 	while ((de = readdir(d))) {
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
@@ -211,17 +225,12 @@ int store_usage(int vm_fd, uint64_t *bytes)
 	struct dirent *de, *fe;
 	struct stat st;
 	uint64_t sum = 0;
-	int fd = dup(vm_fd);
 	DIR *d;
+	int ret;
 
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -errno;
-	}
-	rewinddir(d);
+	ret = read_dir(vm_fd, &d);
+	if (ret)
+		return ret;
 	while ((de = readdir(d))) {
 		int sfd;
 		DIR *s;

@@ -107,6 +107,19 @@ la_finish() {
 	finish
 }
 
+# la_end: the agent still answers and exits 0 on SIGTERM; the logs if
+# anything failed; the closing line and the exit status
+la_end() {
+	local rc
+
+	la_agent_alive && ok agent-alive || bad agent-alive "no ping"
+	la_agent_stop
+	rc=$?
+	check agent-exits-0-on-sigterm "[ $rc -eq 0 ]" "exit $rc"
+	[ "$t_failed" -gt 0 ] && la_show_logs
+	la_finish
+}
+
 # la_wait_fg JOB SECS: wait for a t_bg job (a fake guest...) to end;
 # returns its exit status (124 on timeout, after SIGTERM, then SIGKILL)
 la_wait_fg() {

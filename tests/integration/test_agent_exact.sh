@@ -90,9 +90,4 @@ for vm in "$A" "$B" "$C"; do
 	fi
 done
 
-la_agent_alive && ok agent-alive || bad agent-alive "no ping"
-la_agent_stop
-rc=$?
-check agent-exits-0-on-sigterm "[ $rc -eq 0 ]" "exit $rc"
-[ "$t_failed" -gt 0 ] && la_show_logs
-la_finish
+la_end

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hostctl.c - the host's half of the control protocol (spec 9): the host
+ * control block it writes, the guest's acknowledgements it reads, and the
+ * clock-sync exchange
+ *
+ *   hostctl_init()     a fresh block, magic and seq last (5.1, 10 #16)
+ *   hostctl_adopt()    our own block after an agent restart: counters
+ *                      continue, never decrease (H16)
+ *   hostctl_publish()  settings fields, then seq with release (9.1)
+ *   hostctl_flush()    a flush request (9.3)
+ *   hostctl_*_acked()  the guest's acknowledgements, with acquire
+ *   hostctl_sync_*()   rounds of host time, guest time, host time (9.5)
+ *
+ * The host writes only the control block (H7: once the layout is the
+ * validated one, or before any guest runs); guest-written fields are only
+ * read, once, into locals.
+ */
+#include <endian.h>
+#include <string.h>
+#include <time.h>
+
+#include "vm.h"
+
+#define MS			1000000ULL
+#define GR_SYNC_ROUNDS		8
+#define GR_SYNC_TIMEOUT_NS	(2000 * MS)
+#define GR_SYNC_REFRESH_NS	(60000 * MS)
+
+#define HOST_FEATURES (GR_F_EVENT_IDX | GR_F_FLIGHT | GR_F_CLOCK_SYNC | \
+		       GR_F_SWITCH_TIMER)
+
+static struct gr_host_ctrl *ctrl(struct gr_vm *vm)
+{
+	return (struct gr_host_ctrl *)(vm->region + GR_CTRL_OFFSET);
+}
+
+static struct gr_guest_status *status(const struct gr_vm *vm)
+{
+	return (struct gr_guest_status *)(vm->region + GR_STATUS_OFFSET);
+}
+
+/* Features and our peer id: what this agent offers (spec 2, 8.1) */
+static void set_features(struct gr_vm *vm, struct gr_host_ctrl *c)
+{
+	c->host_features = htole64(HOST_FEATURES |
+				   (vm->doorbell ? GR_F_DOORBELL : 0));
+	c->host_peer_id = htole32(vm->doorbell ?
+				  (uint32_t)ivsh_server_self_id(&vm->srv) :
+				  GR_NO_PEER);
+}
+
+/**
+ * hostctl_init() - a fresh control block, before QEMU can start the guest
+ * @vm: the VM, its region zero-filled (H1)
+ */
+void hostctl_init(struct gr_vm *vm)
+{
+	struct gr_host_ctrl *c = ctrl(vm);
+
+	memset(c, 0, sizeof(*c));
+	c->abi_major = htole16(GR_ABI_MAJOR);
+	c->abi_minor = htole16(GR_ABI_MINOR);
+	c->ctrl_size = htole32(sizeof(*c));
+	set_features(vm, c);
+	c->subbuf_size = htole32(vm->opts.subbuf_size);
+	c->n_subbufs = htole32(vm->opts.n_subbufs);
+	c->session_id = htole64((uint64_t)time(NULL));
+	vm->tracing = 1;
+	c->tracing = htole32(1);
+	c->mode = htole32(vm->opts.mode);
+	c->switch_timer_us = htole32(vm->opts.switch_timer_us);
+	vm->ctrl_seq = 0;
+	vm->flush_req = 0;
+	vm->sync_req = 0;
+	/* everything, then the magic (spec 5.1 step 2): no ordering of its
+	 * own, the release of seq below publishes it with the block
+	 */
+	__atomic_store_n(&c->magic, htole64(GR_CTRL_MAGIC), __ATOMIC_RELAXED);
+	/* then seq := seq + 1 with release: pairs with the guest's
+	 * smp_load_acquire() of seq, which it loads before magic (10 #16)
+	 */
+	__atomic_store_n(&c->seq, htole64(++vm->ctrl_seq), __ATOMIC_RELEASE);
+}
+
+/**
+ * hostctl_adopt() - take over the block an earlier agent wrote
+ * @vm: the VM
+ *
+ * Return: 0, or -ENOENT if the region holds no control block.
+ */
+int hostctl_adopt(struct gr_vm *vm)
+{
+	struct gr_host_ctrl *c = ctrl(vm);
+
+	if (le64toh(c->magic) != GR_CTRL_MAGIC)
+		return -ENOENT;
+	set_features(vm, c);
+	/* H16: seq and the request counters continue from our own values */
+	vm->ctrl_seq = le64toh(c->seq);
+	vm->flush_req = le64toh(c->flush_req);
+	vm->sync_req = le64toh(c->sync_req);
+	vm->tracing = le32toh(c->tracing) ? 1 : 0;
+	return 0;
+}
+
+/**
+ * hostctl_publish() - publish the settings (tracing, mode, switch timer,
+ * events) and kick the guest
+ * @vm: the VM
+ */
+void hostctl_publish(struct gr_vm *vm)
+{
+	struct gr_host_ctrl *c = ctrl(vm);
+	unsigned int i;
+
+	c->tracing = htole32(vm->tracing);
+	c->mode = htole32(vm->opts.mode);
+	c->switch_timer_us = htole32(vm->opts.switch_timer_us);
+	for (i = 0; i < GR_MAX_EVENTS / 64; i++)
+		c->enable[i] = htole64(vm->enable[i]);
+	/* H16: the fields above before seq; pairs with the guest's
+	 * smp_load_acquire() of seq in gr_ctrl_read() (spec 10 #10)
+	 */
+	__atomic_store_n(&c->seq, htole64(++vm->ctrl_seq), __ATOMIC_RELEASE);
+	peer_kick(vm, GR_VEC_CTRL);
+}
+
+/**
+ * hostctl_flush() - ask the guest to close its partial sub-buffers
+ * @vm: the VM
+ *
+ * Return: the request's number, for hostctl_flush_acked().
+ */
+uint64_t hostctl_flush(struct gr_vm *vm)
+{
+	/* pairs with the guest's smp_load_acquire() of flush_req (10 #11) */
+	__atomic_store_n(&ctrl(vm)->flush_req, htole64(++vm->flush_req),
+			 __ATOMIC_RELEASE);
+	peer_kick(vm, GR_VEC_CTRL);
+	return vm->flush_req;
+}
+
+/**
+ * hostctl_guest_state() - the guest's GR_STATE_*
+ * @vm: the VM
+ *
+ * Return: the state, as the guest stored it (any value: compare only).
+ */
+uint32_t hostctl_guest_state(const struct gr_vm *vm)
+{
+	/* pairs with the guest's smp_store_release() of state (10 #3):
+	 * for STOPPED and PANIC, its final produced values
+	 */
+	return le32toh(__atomic_load_n(&status(vm)->state, __ATOMIC_ACQUIRE));
+}
+
+/**
+ * hostctl_settings_acked() - the guest acknowledged settings @seq
+ * @vm: the VM
+ * @seq: a value of vm->ctrl_seq
+ *
+ * Return: true once status.ctrl_ack = @seq.
+ */
+bool hostctl_settings_acked(const struct gr_vm *vm, uint64_t seq)
+{
+	/* pairs with the guest's smp_store_release() of ctrl_ack
+	 * (spec 10 #12): no write for a disabled event runs after it
+	 */
+	return le64toh(__atomic_load_n(&status(vm)->ctrl_ack,
+				       __ATOMIC_ACQUIRE)) == seq;
+}
+
+/**
+ * hostctl_flush_acked() - the guest completed flush request @req
+ * @vm: the VM
+ * @req: from hostctl_flush()
+ *
+ * Return: true once status.flush_ack = @req.
+ */
+bool hostctl_flush_acked(const struct gr_vm *vm, uint64_t req)
+{
+	/* pairs with the guest's smp_store_release() of flush_ack (10 #13):
+	 * every produced store of the flush is visible after it
+	 */
+	return le64toh(__atomic_load_n(&status(vm)->flush_ack,
+				       __ATOMIC_ACQUIRE)) == req;
+}
+
+/**
+ * hostctl_sync_start() - begin a series of clock-sync rounds
+ * @vm: an attached VM
+ */
+void hostctl_sync_start(struct gr_vm *vm)
+{
+	vm->sync_rounds = 0;
+	vm->sync_dirty = false;
+	if (!(vm->view.features & GR_F_CLOCK_SYNC))
+		return;
+	vm->sync_t1 = gr_now_ns();
+	/* t1 before the request: pairs with the guest's smp_load_acquire()
+	 * of sync_req (10 #11)
+	 */
+	__atomic_store_n(&ctrl(vm)->sync_req, htole64(++vm->sync_req),
+			 __ATOMIC_RELEASE);
+	vm->sync_pending = true;
+	peer_kick(vm, GR_VEC_CTRL);
+}
+
+/* The next round of a series */
+static void sync_round(struct gr_vm *vm)
+{
+	unsigned int rounds = vm->sync_rounds;
+	bool dirty = vm->sync_dirty;
+
+	hostctl_sync_start(vm);
+	vm->sync_rounds = rounds;
+	vm->sync_dirty = dirty;
+}
+
+/*
+ * The series ended: the session's metadata gets the best clock once, not
+ * after each improving sample (every rewrite is a small synchronous
+ * write and fsync on the loop thread).
+ */
+static void sync_end(struct gr_vm *vm, uint64_t next_ns)
+{
+	vm->next_sync_ns = next_ns;
+	if (vm->sync_dirty)
+		session_write_files(vm, vm->session_fd, vm->session);
+	vm->sync_dirty = false;
+}
+
+/**
+ * hostctl_sync_check() - take the guest's answer, start the next round
+ * @vm: an attached VM
+ *
+ * Keeps the tightest of GR_SYNC_ROUNDS round trips (H20) and discards a
+ * sample from another instance (spec 9.5); a round unanswered after
+ * GR_SYNC_TIMEOUT_NS ends the series. Repeats every GR_SYNC_REFRESH_NS.
+ */
+void hostctl_sync_check(struct gr_vm *vm)
+{
+	struct gr_guest_status *st = status(vm);
+	uint64_t now = gr_now_ns(), t3, guest, rtt;
+	struct gr_ctf_clock clock;
+
+	if (!vm->sync_pending) {
+		if (vm->state == GR_VM_ATTACHED && now >= vm->next_sync_ns)
+			hostctl_sync_start(vm);
+		return;
+	}
+	/* pairs with the guest's smp_store_release() of sync_ack (10 #15):
+	 * sync_guest_time below is the answer to this request
+	 */
+	if (le64toh(__atomic_load_n(&st->sync_ack, __ATOMIC_ACQUIRE)) !=
+	    vm->sync_req) {
+		if (now - vm->sync_t1 > GR_SYNC_TIMEOUT_NS) {
+			vm->sync_pending = false;
+			sync_end(vm, now + GR_SYNC_TIMEOUT_NS);
+		}
+		return;
+	}
+	t3 = now;
+	guest = le64toh(__atomic_load_n(&st->sync_guest_time, __ATOMIC_RELAXED));
+	rtt = t3 - vm->sync_t1;
+	vm->sync_pending = false;
+	/*
+	 * H20: the answer must come from the instance whose clock the
+	 * session uses: a guest that re-published meanwhile (reboot, reload)
+	 * answers with another boot's clock (spec 9.5). Discard such a sample.
+	 */
+	if (le64toh(__atomic_load_n(&((struct gr_region_hdr *)vm->region)->
+				    instance_id, __ATOMIC_RELAXED)) !=
+	    vm->instance_id) {
+		sync_end(vm, now + GR_SYNC_TIMEOUT_NS);
+		return;
+	}
+	vm->sync_rounds++;
+	if (!vm->clock.synced || rtt < vm->sync_best_rtt) {
+		int64_t host = (int64_t)(vm->sync_t1 + rtt / 2) + vm->mono_to_real;
+
+		if (!gr_ctf_clock_from_sync(vm->view.clock_freq, guest, host,
+					    rtt / 2 + 1, &clock)) {
+			vm->sync_best_rtt = rtt;
+			vm->clock = clock;
+			vm->sync_dirty = vm->session_fd >= 0;
+		}
+	}
+	if (vm->sync_rounds < GR_SYNC_ROUNDS)
+		sync_round(vm);
+	else
+		sync_end(vm, now + GR_SYNC_REFRESH_NS);
+}

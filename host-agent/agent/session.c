@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * session.c - a VM's trace sessions: <store>/<vm>/<session>/ opened,
+ * described (metadata, .guestrelay) and closed
+ *
+ * A session is one directory per attach of a guest instance (H15), named
+ * by the agent (a UTC time stamp; H6, H23: no guest text in paths). Its
+ * stream files belong to the consumer (cons_open_rings()); this file
+ * writes the rest and ends the session. A restarted agent resumes the
+ * newest session of the same instance.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "vm.h"
+
+/* A directory being fsynced before its descriptor is closed */
+struct gr_session_close {
+	struct gr_op op;
+	struct gr_vm *vm;
+	int fd;
+};
+
+/**
+ * session_write_files() - metadata and .guestrelay of a session
+ * @vm: an attached VM
+ * @dirfd: the session directory
+ * @session: its name
+ *
+ * Both are written to a temporary name and renamed: the trace is readable
+ * at every moment. These are the agent's only synchronous file writes on
+ * the loop thread (trace/ctf.c: write, fsync, rename, fsync of the
+ * directory). They are bounded: a few KiB (at most GR_MAX_EVENTS
+ * descriptors), written when a session or snapshot opens or closes and
+ * once per clock-sync series (hostctl.c), never per packet.
+ *
+ * Return: 0 or -errno.
+ */
+int session_write_files(struct gr_vm *vm, int dirfd, const char *session)
+{
+	char host[256] = "";
+	struct gr_ctf_env env = {
+		.vm_name = vm->opts.name,
+		.host_name = host,
+		.session = session,
+		.tracer_major = 1,
+		.tracer_minor = 0,
+	};
+	size_t len;
+	char *text;
+	int ret;
+
+	gethostname(host, sizeof(host) - 1);
+	memcpy(env.trace_uuid, vm->trace_uuid, sizeof(env.trace_uuid));
+	ret = gr_ctf_metadata(&vm->view, vm->events, vm->view.desc_count,
+			      &env, &vm->clock, &text, &len);
+	if (ret)
+		return ret;
+	ret = gr_ctf_write_metadata(dirfd, text, len);
+	free(text);
+	if (ret)
+		return ret;
+	return gr_ctf_write_info(dirfd, &vm->hdr_copy, vm->size, vm->desc_copy,
+				 vm->view.desc_count, &vm->clock,
+				 vm->trace_uuid);
+}
+
+/**
+ * session_open() - the trace directory of a new (or resumed) session
+ * @vm: a VM whose publication was validated
+ * @try_resume: after an agent restart, continue the newest session if it
+ *	belongs to the same instance (H15: its stream files continue)
+ *
+ * Return: 0 or -errno; on error the caller closes what was opened
+ * (cons_close_rings(), session_fd).
+ */
+int session_open(struct gr_vm *vm, bool try_resume)
+{
+	struct gr_ctf_info *info = NULL;
+	const char *why;
+	bool resume = false;
+	int ret, fd;
+
+	if (vm->vm_fd < 0) {
+		ret = store_vm_dir(vm->agent->store_fd, vm->opts.name,
+				   &vm->vm_fd);
+		if (ret)
+			return ret;
+	}
+	if (try_resume &&
+	    !store_last_session(vm->vm_fd, vm->session, sizeof(vm->session))) {
+		fd = openat(vm->vm_fd, vm->session, O_RDONLY | O_DIRECTORY |
+			    O_NOFOLLOW | O_CLOEXEC);
+		info = calloc(1, sizeof(*info));
+		if (fd >= 0 && info && !gr_ctf_read_info(fd, info, &why) &&
+		    info->view.instance_id == vm->instance_id) {
+			resume = true;
+			vm->session_fd = fd;
+			memcpy(vm->trace_uuid, info->trace_uuid, 16);
+			if (info->clock.synced)
+				vm->clock = info->clock;
+		} else if (fd >= 0) {
+			close(fd);
+		}
+		free(info);
+	}
+	if (!resume) {
+		ret = store_new_session(vm->vm_fd, "", vm->session,
+					sizeof(vm->session), &vm->session_fd);
+		if (ret)
+			return ret;
+		if (getrandom(vm->trace_uuid, sizeof(vm->trace_uuid), 0) !=
+		    sizeof(vm->trace_uuid))
+			return -EIO;
+		vm->trace_uuid[6] = (vm->trace_uuid[6] & 0x0f) | 0x40;
+		vm->trace_uuid[8] = (vm->trace_uuid[8] & 0x3f) | 0x80;
+	}
+	if (snprintf(vm->session_path, sizeof(vm->session_path), "%s/%s/%s",
+		     vm->agent->store_dir, vm->opts.name, vm->session) >=
+	    (int)sizeof(vm->session_path))
+		return -ENAMETOOLONG;
+	store_usage(vm->vm_fd, &vm->usage);
+	ret = session_write_files(vm, vm->session_fd, vm->session);
+	if (ret)
+		return ret;
+	return cons_open_rings(vm, resume);
+}
+
+static void close_done(struct gr_op *op, int res, unsigned int flags)
+{
+	struct gr_session_close *c = container_of(op, struct gr_session_close,
+						  op);
+	struct gr_vm *vm = c->vm;
+
+	(void)res;
+	(void)flags;
+	close(c->fd);
+	vm->closes--;
+	free(c);
+	vm_progress(vm);
+}
+
+/**
+ * session_close() - close the session; the rings must be idle
+ * @vm: the VM
+ *
+ * The metadata is rewritten (the final clock), the stream files closed,
+ * and the directory fsynced through the loop (IORING_OP_FSYNC): its
+ * descriptor is closed when that completed; session_idle() says when.
+ */
+void session_close(struct gr_vm *vm)
+{
+	struct gr_session_close *c;
+	struct io_uring_sqe *sqe = NULL;
+
+	if (vm->session_fd < 0)
+		return;
+	session_write_files(vm, vm->session_fd, vm->session);
+	cons_close_rings(vm);
+	c = malloc(sizeof(*c));
+	if (c)
+		sqe = gr_loop_sqe(&vm->agent->loop, &c->op);
+	if (sqe) {
+		c->op.done = close_done;
+		c->vm = vm;
+		c->fd = vm->session_fd;
+		vm->closes++;
+		io_uring_prep_fsync(sqe, c->fd, 0);
+	} else {
+		/* no memory or no entry: the metadata write fsynced it */
+		free(c);
+		close(vm->session_fd);
+	}
+	vm->session_fd = -1;
+	syslog(LOG_INFO, "%s: trace %s closed: %llu packets, %llu bytes, %llu invalid",
+	       vm->opts.name, vm->session_path,
+	       (unsigned long long)vm->st.packets,
+	       (unsigned long long)vm->st.bytes,
+	       (unsigned long long)vm->st.invalid);
+}
+
+/**
+ * session_idle() - no session directory is still being closed
+ * @vm: the VM
+ *
+ * Return: true if the VM may be freed.
+ */
+bool session_idle(const struct gr_vm *vm)
+{
+	return !vm->closes;
+}
