@@ -44,6 +44,7 @@
 #include "agent.h"
 #include "ctl_proto.h"
 #include "libvirt.h"
+#include "opts.h"
 
 static const char *const meta_attr[GR_META_NR] = {
 	[GR_META_EVENTS] = "events",

@@ -35,6 +35,8 @@
 
 #include "agent.h"
 #include "ctl_proto.h"
+#include "opts.h"
+#include "out.h"
 
 #define NOBODY		65534
 #define TEST_GID	4242
