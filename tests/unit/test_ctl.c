@@ -37,6 +37,7 @@
 #include "ctl_proto.h"
 #include "opts.h"
 #include "out.h"
+#include "server.h"
 
 #define NOBODY		65534
 #define TEST_GID	4242
@@ -1326,6 +1327,69 @@ static void test_async_callback_after_client_hung_up_is_safe(void)
 	expect("text ping\n", "ok\n");
 }
 
+/* connections of the server in @state */
+static unsigned int conns_in(enum conn_state state)
+{
+	struct ctl_conn *c;
+	unsigned int n = 0;
+
+	for (c = ag.ctl->conns; c; c = c->next)
+		n += c->state == state;
+	return n;
+}
+
+static void test_client_that_does_not_read_never_delays_others(void)
+{
+	enum { NR_VMS = 1500 };
+	char name[16], *ans, *p;
+	uint64_t t0, dt;
+	unsigned int n;
+	int hog, idle, i;
+
+	for (i = 0; i < NR_VMS; i++) {
+		snprintf(name, sizeof(name), "vm%04d", i);
+		fake_add(name);
+	}
+	/*
+	 * Two clients ask for a status larger than a socket buffer and do
+	 * not read; a third one, right behind them, pings. Its answer must
+	 * not wait for theirs.
+	 */
+	hog = client_connect();
+	client_send(hog, "json status\n", 12);
+	idle = client_connect();
+	client_send(idle, "json status\n", 12);
+	for (i = 0; i < 5; i++) {
+		t0 = now_ms();
+		ans = request("text ping\n");
+		dt = now_ms() - t0;
+		CU_ASSERT(strncmp(ans, "ok\nguestrelay agent", 19) == 0);
+		CU_ASSERT(dt < 250);
+		if (dt >= 250)
+			fprintf(stderr, "\n  ping took %llu ms\n",
+				(unsigned long long)dt);
+		free(ans);
+	}
+	/* the rest of their answers waits in the agent */
+	CU_ASSERT_EQUAL(conns_in(CONN_WRITING), 2);
+
+	/* a client that reads late gets the whole answer, intact */
+	ans = client_read(hog, 3000);
+	CU_ASSERT_FATAL(strncmp(ans, "ok\n", 3) == 0);
+	CU_ASSERT_EQUAL(python_json_ok(ans + 3), 0);
+	for (n = 0, p = ans; (p = strstr(p, "\"name\": \"vm")); p++)
+		n++;
+	CU_ASSERT_EQUAL(n, NR_VMS);
+	free(ans);
+
+	/* one that never reads is dropped after the reply timeout, counted */
+	pump(CTL_REPLY_TIMEOUT_MS + 200);
+	CU_ASSERT_EQUAL(conns_in(CONN_WRITING), 0);
+	expect_has("json ping\n", "\"dropped_clients\": 1");
+	close(idle);
+	fake_clear();
+}
+
 static void test_finish_answers_waiting_clients_and_removes_socket(void)
 {
 	struct gr_vm *vm = fake_add("vm1");
@@ -1580,6 +1644,7 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_status_shows_every_field_and_escapes_guest_strings),
 	GR_TEST(test_async_commands_answer_when_the_vm_calls_back),
 	GR_TEST(test_async_callback_after_client_hung_up_is_safe),
+	GR_TEST(test_client_that_does_not_read_never_delays_others),
 	GR_TEST(test_finish_answers_waiting_clients_and_removes_socket),
 	GR_TEST(test_cli_talks_to_the_agent),
 	GR_TEST(test_cli_usage_errors_exit_2_and_say_why),
