@@ -21,10 +21,7 @@
 #include "opts.h"
 #include "shm.h"
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
+void ctl_set_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -38,16 +35,16 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 int ctl_check_vm_name(const char *name, char *err, size_t errlen)
 {
 	if (!name || !*name) {
-		set_err(err, errlen, "a VM name is needed");
+		ctl_set_err(err, errlen, "a VM name is needed");
 		return -EINVAL;
 	}
 	if (strlen(name) >= GR_VM_NAME_MAX) {
-		set_err(err, errlen, "VM name too long (at most %d bytes)",
+		ctl_set_err(err, errlen, "VM name too long (at most %d bytes)",
 			GR_VM_NAME_MAX - 1);
 		return -EINVAL;
 	}
 	if (ivsh_shm_check_name(name)) {
-		set_err(err, errlen, "bad VM name (use letters, digits, '_', "
+		ctl_set_err(err, errlen, "bad VM name (use letters, digits, '_', "
 			"'.' and '-', not starting with a dot)");
 		return -EINVAL;
 	}
@@ -159,7 +156,7 @@ static int parse_owner(struct gr_vm_opts *o, const char *s,
 	} else if (flags & CTL_OPTS_NAMES) {
 		pw = getpwnam(user);
 		if (!pw) {
-			set_err(err, errlen, "--owner: no user named '%s'",
+			ctl_set_err(err, errlen, "--owner: no user named '%s'",
 				user);
 			return -EINVAL;
 		}
@@ -175,7 +172,7 @@ static int parse_owner(struct gr_vm_opts *o, const char *s,
 			   parse_u64(group, &v)) {
 			gr = getgrnam(group);
 			if (!gr) {
-				set_err(err, errlen,
+				ctl_set_err(err, errlen,
 					"--owner: no group named '%s'", group);
 				return -EINVAL;
 			}
@@ -187,7 +184,7 @@ static int parse_owner(struct gr_vm_opts *o, const char *s,
 	o->own = true;
 	return 0;
 bad:
-	set_err(err, errlen, "--owner wants %s, not '%s'",
+	ctl_set_err(err, errlen, "--owner wants %s, not '%s'",
 		(flags & CTL_OPTS_NAMES) ? "USER[:GROUP]" : "UID[:GID]", s);
 	return -EINVAL;
 }
@@ -231,14 +228,14 @@ static int vm_add_opt(struct gr_vm_opts *o, int opt, const char *val,
 		return 0;
 	case OPT_MODE:
 		if (ctl_parse_mode(val, &o->mode)) {
-			set_err(err, errlen, "--mode is stream or flight, "
+			ctl_set_err(err, errlen, "--mode is stream or flight, "
 				"not '%s'", val);
 			return -EINVAL;
 		}
 		return 0;
 	case OPT_EVENTS:
 		if (strlen(val) >= sizeof(o->events)) {
-			set_err(err, errlen, "--events: list too long (at "
+			ctl_set_err(err, errlen, "--events: list too long (at "
 				"most %zu bytes)", sizeof(o->events) - 1);
 			return -EINVAL;
 		}
@@ -248,7 +245,7 @@ static int vm_add_opt(struct gr_vm_opts *o, int opt, const char *val,
 		/* a wish the guest's header must then meet (spec H3) */
 		if (ctl_parse_size(val, &v) || !is_pow2(v) ||
 		    v < GR_MIN_SUBBUF_SIZE || v > GR_MAX_SUBBUF_SIZE) {
-			set_err(err, errlen, "--subbuf-size must be a power "
+			ctl_set_err(err, errlen, "--subbuf-size must be a power "
 				"of two from 4K to 16M, not '%s'", val);
 			return -EINVAL;
 		}
@@ -257,7 +254,7 @@ static int vm_add_opt(struct gr_vm_opts *o, int opt, const char *val,
 	case OPT_SUBBUFS:
 		if (parse_u64(val, &v) || v < GR_MIN_SUBBUFS ||
 		    v > GR_MAX_SUBBUFS) {
-			set_err(err, errlen, "--subbufs must be a number from "
+			ctl_set_err(err, errlen, "--subbufs must be a number from "
 				"%d to %d, not '%s'", GR_MIN_SUBBUFS,
 				GR_MAX_SUBBUFS, val);
 			return -EINVAL;
@@ -266,7 +263,7 @@ static int vm_add_opt(struct gr_vm_opts *o, int opt, const char *val,
 		return 0;
 	case OPT_SWITCH_TIMER:
 		if (parse_u64(val, &v) || v > CTL_SWITCH_TIMER_MS_MAX) {
-			set_err(err, errlen, "--switch-timer-ms must be a "
+			ctl_set_err(err, errlen, "--switch-timer-ms must be a "
 				"number from 0 (off) to %d, not '%s'",
 				CTL_SWITCH_TIMER_MS_MAX, val);
 			return -EINVAL;
@@ -275,7 +272,7 @@ static int vm_add_opt(struct gr_vm_opts *o, int opt, const char *val,
 		return 0;
 	case OPT_QUOTA:
 		if (ctl_parse_size(val, &v)) {
-			set_err(err, errlen, "--quota wants bytes, e.g. 500M "
+			ctl_set_err(err, errlen, "--quota wants bytes, e.g. 500M "
 				"or 2G (0 = none), not '%s'", val);
 			return -EINVAL;
 		}
@@ -286,17 +283,17 @@ static int vm_add_opt(struct gr_vm_opts *o, int opt, const char *val,
 	case OPT_VERIFY:
 		/* spec H24: verify mode is per VM, on by default */
 		if (strcmp(val, "on") && strcmp(val, "off")) {
-			set_err(err, errlen, "--verify is on or off, not '%s'",
+			ctl_set_err(err, errlen, "--verify is on or off, not '%s'",
 				val);
 			return -EINVAL;
 		}
 		o->verify = !strcmp(val, "on");
 		return 0;
 	}
-	set_err(err, errlen, "%s: internal error", name);
+	ctl_set_err(err, errlen, "%s: internal error", name);
 	return -EINVAL;
 bad_size:
-	set_err(err, errlen, "--size must be a power of two from 64K to 1T "
+	ctl_set_err(err, errlen, "--size must be a power of two from 64K to 1T "
 		"(e.g. 16M), not '%s'", val);
 	return -EINVAL;
 }
@@ -339,7 +336,7 @@ int ctl_parse_vm_add(struct gr_vm_opts *o, int argc, char **argv,
 
 		if (arg[0] != '-' || !arg[1]) {
 			if (name) {
-				set_err(err, errlen, "one VM at a time: "
+				ctl_set_err(err, errlen, "one VM at a time: "
 					"'%s' and '%s'", name, arg);
 				return -EINVAL;
 			}
@@ -349,14 +346,14 @@ int ctl_parse_vm_add(struct gr_vm_opts *o, int argc, char **argv,
 		eq = strchr(arg, '=');
 		n = vm_opt_find(arg);
 		if (n < 0) {
-			set_err(err, errlen, "vm-add has no option '%.*s'",
+			ctl_set_err(err, errlen, "vm-add has no option '%.*s'",
 				(int)(eq ? (size_t)(eq - arg) : strlen(arg)),
 				arg);
 			return -EINVAL;
 		}
 		if (!vm_add_opts[n].has_arg) {
 			if (eq) {
-				set_err(err, errlen, "%s takes no value",
+				ctl_set_err(err, errlen, "%s takes no value",
 					vm_add_opts[n].name);
 				return -EINVAL;
 			}
@@ -366,7 +363,7 @@ int ctl_parse_vm_add(struct gr_vm_opts *o, int argc, char **argv,
 		} else if (i + 1 < argc) {
 			val = argv[++i];
 		} else {
-			set_err(err, errlen, "%s needs a value",
+			ctl_set_err(err, errlen, "%s needs a value",
 				vm_add_opts[n].name);
 			return -EINVAL;
 		}
@@ -375,7 +372,7 @@ int ctl_parse_vm_add(struct gr_vm_opts *o, int argc, char **argv,
 			return ret;
 	}
 	if (!name) {
-		set_err(err, errlen, "vm-add needs a VM name");
+		ctl_set_err(err, errlen, "vm-add needs a VM name");
 		return -EINVAL;
 	}
 	ret = ctl_check_vm_name(name, err, errlen);

@@ -17,6 +17,17 @@
 #define CTL_SWITCH_TIMER_MS_MAX	10000	/* the guest's limit, 10 s */
 
 /**
+ * ctl_set_err() - say what is wrong in a caller's buffer
+ * @err: the buffer, or NULL
+ * @errlen: its size
+ * @fmt: printf format
+ *
+ * Context: any.
+ */
+void ctl_set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/**
  * ctl_check_vm_name() - is @name a valid VM name
  * @name: candidate
  * @err: receives the reason, or NULL
