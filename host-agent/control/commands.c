@@ -63,11 +63,11 @@ static int vm_err(struct ctl_req *r, int ret, const char *err, const char *what,
 	return req_err(r, ret, "cannot %s %s: %s", what, vm, strerror(-ret));
 }
 
-static int cmd_ping(struct ctl_req *r, int argc, char **argv)
+static int cmd_ping(struct ctl_req *r, struct gr_vm *vm, int argc,
+		    char **argv)
 {
 	uint64_t up = (ctl_mono_ns() - r->c->ctl->started) / NSEC_PER_SEC;
 	unsigned int n = 0;
-	struct gr_vm *vm;
 
 	(void)argc;
 	(void)argv;
@@ -91,17 +91,12 @@ static int cmd_ping(struct ctl_req *r, int argc, char **argv)
 	return 0;
 }
 
-static int cmd_status(struct ctl_req *r, int argc, char **argv)
+static int cmd_status(struct ctl_req *r, struct gr_vm *vm, int argc,
+		      char **argv)
 {
 	struct gr_vm_info *info;
-	struct gr_vm *vm = NULL;
-	int err = 0;
 
-	if (argc) {
-		vm = req_vm(r, argv[0], &err);
-		if (!vm)
-			return err;
-	}
+	(void)argv;
 	info = malloc(sizeof(*info));
 	if (!info)
 		return req_err(r, -ENOMEM, CTL_MSG_NOMEM);
@@ -135,17 +130,14 @@ static int cmd_status(struct ctl_req *r, int argc, char **argv)
 	return 0;
 }
 
-static int cmd_events(struct ctl_req *r, int argc, char **argv)
+static int cmd_events(struct ctl_req *r, struct gr_vm *vm, int argc,
+		      char **argv)
 {
 	bool on = !strcmp(r->c->cmd, "enable");
 	char err[512] = "", *list;
-	struct gr_vm *vm;
 	size_t len = 0;
 	int i, ret = 0;
 
-	vm = req_vm(r, argv[0], &ret);
-	if (!vm)
-		return ret;
 	for (i = 1; i < argc; i++)
 		len += strlen(argv[i]) + 1;
 	list = malloc(len + 1);
@@ -176,17 +168,14 @@ static int cmd_events(struct ctl_req *r, int argc, char **argv)
 	return ret;
 }
 
-static int cmd_mode(struct ctl_req *r, int argc, char **argv)
+static int cmd_mode(struct ctl_req *r, struct gr_vm *vm, int argc,
+		    char **argv)
 {
 	char err[512] = "";
-	struct gr_vm *vm;
 	uint32_t mode;
 	int ret = 0;
 
 	(void)argc;
-	vm = req_vm(r, argv[0], &ret);
-	if (!vm)
-		return ret;
 	if (ctl_parse_mode(argv[1], &mode))
 		return req_err(r, -EINVAL, "mode is stream or flight, not "
 			       "'%s'", argv[1]);
@@ -207,16 +196,13 @@ static int cmd_mode(struct ctl_req *r, int argc, char **argv)
 
 static void async_done(void *arg, int err, const char *msg);
 
-static int cmd_async(struct ctl_req *r, int argc, char **argv)
+static int cmd_async(struct ctl_req *r, struct gr_vm *vm, int argc,
+		     char **argv)
 {
 	struct ctl_conn *c = r->c;
-	struct gr_vm *vm;
 	int ret = 0;
 
 	(void)argc;
-	vm = req_vm(r, argv[0], &ret);
-	if (!vm)
-		return ret;
 	strcpy(c->vm, argv[0]);
 	c->waiting = true;
 	if (!strcmp(c->cmd, "flush"))
@@ -297,17 +283,14 @@ static void async_done(void *arg, int err, const char *msg)
 	free(body);
 }
 
-static int cmd_start(struct ctl_req *r, int argc, char **argv)
+static int cmd_start(struct ctl_req *r, struct gr_vm *vm, int argc,
+		     char **argv)
 {
 	struct gr_vm_info *info;
 	char err[512] = "";
-	struct gr_vm *vm;
 	int ret = 0;
 
 	(void)argc;
-	vm = req_vm(r, argv[0], &ret);
-	if (!vm)
-		return ret;
 	ret = vm_start(vm, err, sizeof(err));
 	if (ret)
 		return vm_err(r, ret, err, "start a session of", argv[0]);
@@ -334,12 +317,12 @@ static int cmd_start(struct ctl_req *r, int argc, char **argv)
 	return 0;
 }
 
-static int cmd_vm_add(struct ctl_req *r, int argc, char **argv)
+static int cmd_vm_add(struct ctl_req *r, struct gr_vm *vm, int argc,
+		      char **argv)
 {
 	char err[512] = "", size[32], rundir[PATH_MAX + 16] = "";
 	char hint[PATH_MAX + 128];
 	struct gr_vm_opts o;
-	struct gr_vm *vm = NULL;
 	int ret;
 
 	ret = ctl_parse_vm_add(&o, argc, argv, 0, err, sizeof(err));
@@ -381,15 +364,10 @@ static int cmd_vm_add(struct ctl_req *r, int argc, char **argv)
 	return 0;
 }
 
-static int cmd_vm_remove(struct ctl_req *r, int argc, char **argv)
+static int cmd_vm_remove(struct ctl_req *r, struct gr_vm *vm, int argc,
+			 char **argv)
 {
-	struct gr_vm *vm;
-	int ret = 0;
-
 	(void)argc;
-	vm = req_vm(r, argv[0], &ret);
-	if (!vm)
-		return ret;
 	vm_remove(vm);
 	if (r->json) {
 		ctl_json_begin_object(&r->j, NULL);
@@ -402,30 +380,45 @@ static int cmd_vm_remove(struct ctl_req *r, int argc, char **argv)
 	return 0;
 }
 
+/**
+ * struct ctl_cmd - one command
+ * @name: the command word
+ * @min_args: fewest arguments
+ * @max_args: most arguments
+ * @vm: the first argument, when given, names a VM that must exist; @run
+ *	gets it (else NULL)
+ * @run: does it; 0, CTL_ASYNC or -errno with the request's message set
+ * @usage: for the usage error
+ */
 static const struct ctl_cmd {
 	const char *name;
 	int min_args, max_args;
-	int (*run)(struct ctl_req *r, int argc, char **argv);
+	bool vm;
+	int (*run)(struct ctl_req *r, struct gr_vm *vm, int argc,
+		   char **argv);
 	const char *usage;
 } ctl_cmds[] = {
-	{ "ping", 0, 0, cmd_ping, "ping" },
-	{ "status", 0, 1, cmd_status, "status [VM]" },
-	{ "enable", 2, CTL_MAX_ARGS, cmd_events, "enable VM EVENT..." },
-	{ "disable", 2, CTL_MAX_ARGS, cmd_events, "disable VM EVENT..." },
-	{ "mode", 2, 2, cmd_mode, "mode VM stream|flight" },
-	{ "flush", 1, 1, cmd_async, "flush VM" },
-	{ "snapshot", 1, 1, cmd_async, "snapshot VM" },
-	{ "stop", 1, 1, cmd_async, "stop VM" },
-	{ "start", 1, 1, cmd_start, "start VM" },
-	{ "vm-add", 1, CTL_MAX_ARGS, cmd_vm_add, "vm-add VM [OPTION...]" },
-	{ "vm-remove", 1, 1, cmd_vm_remove, "vm-remove VM" },
+	{ "ping", 0, 0, false, cmd_ping, "ping" },
+	{ "status", 0, 1, true, cmd_status, "status [VM]" },
+	{ "enable", 2, CTL_MAX_ARGS, true, cmd_events, "enable VM EVENT..." },
+	{ "disable", 2, CTL_MAX_ARGS, true, cmd_events,
+	  "disable VM EVENT..." },
+	{ "mode", 2, 2, true, cmd_mode, "mode VM stream|flight" },
+	{ "flush", 1, 1, true, cmd_async, "flush VM" },
+	{ "snapshot", 1, 1, true, cmd_async, "snapshot VM" },
+	{ "stop", 1, 1, true, cmd_async, "stop VM" },
+	{ "start", 1, 1, true, cmd_start, "start VM" },
+	{ "vm-add", 1, CTL_MAX_ARGS, false, cmd_vm_add,
+	  "vm-add VM [OPTION...]" },
+	{ "vm-remove", 1, 1, true, cmd_vm_remove, "vm-remove VM" },
 };
 
 int ctl_run_request(struct ctl_req *r, char *line, size_t len)
 {
 	char *argv[CTL_MAX_ARGS + 2];
 	const struct ctl_cmd *cmd = NULL;
-	int argc = 0, ret;
+	struct gr_vm *vm = NULL;
+	int argc = 0, ret = 0;
 	size_t i;
 
 	ret = ctl_split_request(line, len, argv, &argc, r->msg,
@@ -441,7 +434,7 @@ int ctl_run_request(struct ctl_req *r, char *line, size_t len)
 	r->c->json = r->json;
 	if (argc < 2)
 		return req_err(r, -EINVAL, "no command after '%s'", argv[0]);
-	for (i = 0; i < sizeof(ctl_cmds) / sizeof(ctl_cmds[0]); i++)
+	for (i = 0; i < sizeof(ctl_cmds) / sizeof(ctl_cmds[0]) && !cmd; i++)
 		if (!strcmp(argv[1], ctl_cmds[i].name))
 			cmd = &ctl_cmds[i];
 	if (!cmd)
@@ -450,9 +443,14 @@ int ctl_run_request(struct ctl_req *r, char *line, size_t len)
 	if (argc - 2 < cmd->min_args || argc - 2 > cmd->max_args)
 		return req_err(r, -EINVAL, "usage: guestrelay %s", cmd->usage);
 	r->c->cmd = cmd->name;
+	if (cmd->vm && argc > 2) {
+		vm = req_vm(r, argv[2], &ret);
+		if (!vm)
+			return ret;
+	}
 	if (r->json)
 		ctl_json_init(&r->j, r->out);
-	ret = cmd->run(r, argc - 2, argv + 2);
+	ret = cmd->run(r, vm, argc - 2, argv + 2);
 	if (!ret && r->json && ctl_json_finish(&r->j))
 		return req_err(r, -EIO, "internal error writing JSON");
 	return ret;
