@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_ctl.c - the agent's control socket (ctl.c) and the CLI (cli.c)
+ * test_ctl.c - the agent's control plane (host-agent/control/): the
+ * wire codec, the VM option parser, the escaper and JSON writer, the
+ * control socket's server and commands, the client and the CLI
  *
- * The real ctl.c runs on the real io_uring loop (loop.c) over a real UNIX
+ * The real server runs on the real io_uring loop (loop.c) over a real UNIX
  * socket in a temporary run directory; clients are non-blocking sockets in
  * this process, forked children that change their uid, or cli_main() in a
  * forked child. The VM functions of agent.h (vm_add, vm_find, vm_flush
@@ -523,71 +525,95 @@ static void test_percent_encoding_round_trips_every_byte(void)
 
 static void test_percent_decoding_refuses_malformed_arguments(void)
 {
+	static const struct {
+		const char *in;
+		int ret;
+		const char *out;
+	} cases[] = {
+		{ "sched%5Fswitch", 0, "sched_switch" },
+		{ "a%20b%25c%e2%82%ac", 0, "a b%c\xe2\x82\xac" },
+		{ "", -EINVAL, NULL },
+		{ "abc%", -EINVAL, NULL },
+		{ "abc%4", -EINVAL, NULL },
+		{ "abc%4g", -EINVAL, NULL },
+		{ "a%00b", -EINVAL, NULL },
+		{ "a%0Ab", -EINVAL, NULL },
+		{ "a%7Fb", -EINVAL, NULL },
+		{ "a\tb", -EINVAL, NULL },
+		{ "caf\xc3\xa9", -EINVAL, NULL },	/* raw UTF-8: encode it */
+	};
 	char s[64];
+	size_t i;
 
-	strcpy(s, "sched%5Fswitch");
-	CU_ASSERT_EQUAL(ctl_decode_arg(s), 0);
-	CU_ASSERT_STRING_EQUAL(s, "sched_switch");
-	strcpy(s, "a%20b%25c%e2%82%ac");
-	CU_ASSERT_EQUAL(ctl_decode_arg(s), 0);
-	CU_ASSERT_STRING_EQUAL(s, "a b%c\xe2\x82\xac");
-	strcpy(s, "");
-	CU_ASSERT_EQUAL(ctl_decode_arg(s), -EINVAL);
-	strcpy(s, "abc%");
-	CU_ASSERT_EQUAL(ctl_decode_arg(s), -EINVAL);
-	strcpy(s, "abc%4");
-	CU_ASSERT_EQUAL(ctl_decode_arg(s), -EINVAL);
-	strcpy(s, "abc%4g");
-	CU_ASSERT_EQUAL(ctl_decode_arg(s), -EINVAL);
-	strcpy(s, "a%00b");
-	CU_ASSERT_EQUAL(ctl_decode_arg(s), -EINVAL);
-	strcpy(s, "a%0Ab");
-	CU_ASSERT_EQUAL(ctl_decode_arg(s), -EINVAL);
-	strcpy(s, "a%7Fb");
-	CU_ASSERT_EQUAL(ctl_decode_arg(s), -EINVAL);
-	strcpy(s, "a\tb");
-	CU_ASSERT_EQUAL(ctl_decode_arg(s), -EINVAL);
-	strcpy(s, "caf\xc3\xa9");	/* raw UTF-8 must be encoded */
-	CU_ASSERT_EQUAL(ctl_decode_arg(s), -EINVAL);
+	for (i = 0; i < GR_ARRAY_SIZE(cases); i++) {
+		strcpy(s, cases[i].in);
+		CU_ASSERT_EQUAL(ctl_decode_arg(s), cases[i].ret);
+		if (cases[i].out)
+			CU_ASSERT_STRING_EQUAL(s, cases[i].out);
+	}
 }
 
 static void test_sizes_parse_with_binary_suffixes(void)
 {
+	static const struct {
+		const char *in;
+		int ret;
+		uint64_t v;
+	} cases[] = {
+		{ "4096", 0, 4096 },
+		{ "64K", 0, 65536 },
+		{ "16M", 0, 16ULL << 20 },
+		{ "16m", 0, 16ULL << 20 },
+		{ "2G", 0, 2ULL << 30 },
+		{ "1GiB", 0, 1ULL << 30 },
+		{ "1TB", 0, 1ULL << 40 },
+		{ "0", 0, 0 },
+		{ "16777215T", 0, 16777215ULL << 40 },
+		{ "", -EINVAL, 0 },
+		{ "M", -EINVAL, 0 },
+		{ "16X", -EINVAL, 0 },
+		{ "16MBx", -EINVAL, 0 },
+		{ "-1", -EINVAL, 0 },
+		{ " 1", -EINVAL, 0 },
+		{ "18446744073709551616", -ERANGE, 0 },
+		{ "16777216T", -ERANGE, 0 },
+	};
 	uint64_t v;
+	size_t i;
 
-	CU_ASSERT(!ctl_parse_size("4096", &v) && v == 4096);
-	CU_ASSERT(!ctl_parse_size("64K", &v) && v == 65536);
-	CU_ASSERT(!ctl_parse_size("16M", &v) && v == 16ULL << 20);
-	CU_ASSERT(!ctl_parse_size("16m", &v) && v == 16ULL << 20);
-	CU_ASSERT(!ctl_parse_size("2G", &v) && v == 2ULL << 30);
-	CU_ASSERT(!ctl_parse_size("1GiB", &v) && v == 1ULL << 30);
-	CU_ASSERT(!ctl_parse_size("1TB", &v) && v == 1ULL << 40);
-	CU_ASSERT(!ctl_parse_size("0", &v) && v == 0);
-	CU_ASSERT_EQUAL(ctl_parse_size("", &v), -EINVAL);
-	CU_ASSERT_EQUAL(ctl_parse_size("M", &v), -EINVAL);
-	CU_ASSERT_EQUAL(ctl_parse_size("16X", &v), -EINVAL);
-	CU_ASSERT_EQUAL(ctl_parse_size("16MBx", &v), -EINVAL);
-	CU_ASSERT_EQUAL(ctl_parse_size("-1", &v), -EINVAL);
-	CU_ASSERT_EQUAL(ctl_parse_size(" 1", &v), -EINVAL);
-	CU_ASSERT_EQUAL(ctl_parse_size("18446744073709551616", &v), -ERANGE);
-	CU_ASSERT_EQUAL(ctl_parse_size("16777216T", &v), -ERANGE);
-	CU_ASSERT(!ctl_parse_size("16777215T", &v) && v == 16777215ULL << 40);
+	for (i = 0; i < GR_ARRAY_SIZE(cases); i++) {
+		v = 0;
+		CU_ASSERT_EQUAL(ctl_parse_size(cases[i].in, &v), cases[i].ret);
+		if (!cases[i].ret)
+			CU_ASSERT_EQUAL(v, cases[i].v);
+	}
 }
 
 static void test_vm_names_are_checked(void)
 {
+	static const struct {
+		const char *name;
+		int ret;
+		const char *why;
+	} cases[] = {
+		{ "vm-1_a.b", 0, NULL },
+		{ "", -EINVAL, "a VM name is needed" },
+		{ ".vm", -EINVAL, "bad VM name" },
+		{ "../x", -EINVAL, "bad VM name" },
+		{ "a b", -EINVAL, "bad VM name" },
+		{ "a12345678901234567890123456789012345678901234567890123456789"
+		  "0123", -EINVAL, "too long" },
+	};
 	char why[128];
+	size_t i;
 
-	CU_ASSERT_EQUAL(ctl_check_vm_name("vm-1_a.b", why, sizeof(why)), 0);
-	CU_ASSERT_EQUAL(ctl_check_vm_name("", why, sizeof(why)), -EINVAL);
-	CU_ASSERT_EQUAL(ctl_check_vm_name(".vm", why, sizeof(why)), -EINVAL);
-	CU_ASSERT_EQUAL(ctl_check_vm_name("../x", why, sizeof(why)),
-			-EINVAL);
-	CU_ASSERT_EQUAL(ctl_check_vm_name("a b", why, sizeof(why)), -EINVAL);
-	CU_ASSERT_EQUAL(ctl_check_vm_name(
-		"a123456789012345678901234567890123456789012345678901234567890"
-		"123", why, sizeof(why)), -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(why, "too long"));
+	for (i = 0; i < GR_ARRAY_SIZE(cases); i++) {
+		why[0] = '\0';
+		CU_ASSERT_EQUAL(ctl_check_vm_name(cases[i].name, why,
+						  sizeof(why)), cases[i].ret);
+		if (cases[i].why)
+			CU_ASSERT_PTR_NOT_NULL(strstr(why, cases[i].why));
+	}
 }
 
 static void test_vm_add_options_fill_opts_and_round_trip(void)
@@ -657,7 +683,7 @@ static void test_vm_add_option_errors_say_what_is_wrong(void)
 	size_t i;
 	int n;
 
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < GR_ARRAY_SIZE(cases); i++) {
 		for (n = 0; n < 4 && cases[i].args[n]; n++)
 			;
 		err[0] = '\0';
@@ -866,22 +892,29 @@ static void test_ping_answers_with_version(void)
 
 static void test_framing_errors_are_answered(void)
 {
+	static const struct {
+		const char *req, *ans;
+	} cases[] = {
+		{ "\n", "error EINVAL empty request" },
+		{ "xml ping\n", "error EINVAL unknown format 'xml'" },
+		{ "text\n", "error EINVAL no command" },
+		{ "text  ping\n", "error EINVAL malformed request" },
+		{ "text ping \n", "error EINVAL malformed request" },
+		{ "text status vm%0A1\n", "error EINVAL malformed request: "
+		  "argument 1 after the command" },
+		{ "te%00xt status\n", "error EINVAL malformed request: the "
+		  "format or command word" },
+		{ "text status vm%2\n", "error EINVAL malformed request" },
+		{ "text frobnicate\n", "error EINVAL unknown command "
+		  "'frobnicate'" },
+	};
 	static const char nul_req[] = "text ping\0junk\n";
 	char *ans;
+	size_t i;
 	int fd;
 
-	expect("\n", "error EINVAL empty request");
-	expect("xml ping\n", "error EINVAL unknown format 'xml'");
-	expect("text\n", "error EINVAL no command");
-	expect("text  ping\n", "error EINVAL malformed request");
-	expect("text ping \n", "error EINVAL malformed request");
-	expect("text status vm%0A1\n", "error EINVAL malformed request: "
-	       "argument 1 after the command");
-	expect("te%00xt status\n", "error EINVAL malformed request: the "
-	       "format or command word");
-	expect("text status vm%2\n", "error EINVAL malformed request");
-	expect("text frobnicate\n", "error EINVAL unknown command "
-	       "'frobnicate'");
+	for (i = 0; i < GR_ARRAY_SIZE(cases); i++)
+		expect(cases[i].req, cases[i].ans);
 	fd = client_connect();
 	client_send(fd, nul_req, sizeof(nul_req) - 1);
 	ans = client_read(fd, 3000);
@@ -1099,7 +1132,7 @@ static void test_command_argument_errors(void)
 	size_t i;
 
 	fake_add("vm1");
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	for (i = 0; i < GR_ARRAY_SIZE(cases); i++)
 		expect(cases[i].req, cases[i].ans);
 	fake_clear();
 }
@@ -1544,7 +1577,7 @@ static void test_cli_usage_errors_exit_2_and_say_why(void)
 	struct cli_args ca;
 	size_t i;
 
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < GR_ARRAY_SIZE(cases); i++) {
 		memset(&ca, 0, sizeof(ca));
 		while (ca.argc < 5 && cases[i].argv[ca.argc]) {
 			ca.argv[ca.argc] = (char *)cases[i].argv[ca.argc];
