@@ -66,6 +66,13 @@ struct cli {
 	unsigned int timeout;
 };
 
+static void cli_verr(const char *fmt, va_list ap)
+{
+	fputs("guestrelay: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 static void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static void cli_err(const char *fmt, ...)
@@ -73,9 +80,7 @@ static void cli_err(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	fputs("guestrelay: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	cli_verr(fmt, ap);
 	va_end(ap);
 }
 
@@ -87,9 +92,7 @@ static int usage_err(const struct cli_cmd *cmd, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	fputs("guestrelay: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	cli_verr(fmt, ap);
 	va_end(ap);
 	if (cmd)
 		fprintf(stderr, "usage: guestrelay %s\n(guestrelay help %s "

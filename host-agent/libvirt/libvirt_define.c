@@ -239,21 +239,30 @@ static int edit_domain(xmlDocPtr doc, const char *domain,
 	return 0;
 }
 
-int gr_libvirt_define(const char *uri, const char *domain,
-		      const struct gr_libvirt_meta *m, const char *shmem_xml)
+/* "virsh [-c URI]" into @av; the number of words */
+static int virsh_argv(char **av, const char *uri)
 {
-	char tmpl[] = "/tmp/guestrelay-define-XXXXXX", err[512] = "";
-	char *av[10], *xml = NULL;
-	int n = 0, ret = 1, fd = -1, st;
-	xmlDocPtr doc = NULL;
-	size_t len = 0;
-	FILE *f;
+	int n = 0;
 
 	av[n++] = "virsh";
 	if (uri) {
 		av[n++] = "-c";
 		av[n++] = (char *)uri;
 	}
+	return n;
+}
+
+int gr_libvirt_define(const char *uri, const char *domain,
+		      const struct gr_libvirt_meta *m, const char *shmem_xml)
+{
+	char tmpl[] = "/tmp/guestrelay-define-XXXXXX", err[512] = "";
+	char *av[10], *xml = NULL;
+	int n, ret = 1, fd = -1, st;
+	xmlDocPtr doc = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	n = virsh_argv(av, uri);
 	av[n++] = "dumpxml";
 	av[n++] = "--inactive";
 	av[n++] = "--security-info";
@@ -292,12 +301,7 @@ int gr_libvirt_define(const char *uri, const char *domain,
 			close(fd);
 		goto out_unlink;
 	}
-	n = 0;
-	av[n++] = "virsh";
-	if (uri) {
-		av[n++] = "-c";
-		av[n++] = (char *)uri;
-	}
+	n = virsh_argv(av, uri);
 	av[n++] = "define";
 	av[n++] = "--";
 	av[n++] = tmpl;

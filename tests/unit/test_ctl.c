@@ -616,6 +616,23 @@ static void test_vm_names_are_checked(void)
 	}
 }
 
+/* the options of "vm2" as the option tests give them, owner @uid:@gid */
+static void expect_vm2_opts(const struct gr_vm_opts *o, uint32_t uid,
+			    uint32_t gid)
+{
+	CU_ASSERT_STRING_EQUAL(o->name, "vm2");
+	CU_ASSERT_EQUAL(o->shm_size, 32ULL << 20);
+	CU_ASSERT(o->plain);
+	CU_ASSERT_EQUAL(o->mode, GR_MODE_FLIGHT);
+	CU_ASSERT_STRING_EQUAL(o->events, "sched_*,irq_*");
+	CU_ASSERT_EQUAL(o->subbuf_size, 65536);
+	CU_ASSERT_EQUAL(o->n_subbufs, 8);
+	CU_ASSERT_EQUAL(o->switch_timer_us, 100000);
+	CU_ASSERT_EQUAL(o->quota, 2ULL << 30);
+	CU_ASSERT(o->own && o->uid == uid && o->gid == gid);
+	CU_ASSERT(o->verify);		/* the default */
+}
+
 static void test_vm_add_options_fill_opts_and_round_trip(void)
 {
 	char *argv[] = {
@@ -631,16 +648,7 @@ static void test_vm_add_options_fill_opts_and_round_trip(void)
 
 	CU_ASSERT_EQUAL_FATAL(ctl_parse_vm_add(&o, 17, argv, CTL_OPTS_NAMES,
 					       err, sizeof(err)), 0);
-	CU_ASSERT_STRING_EQUAL(o.name, "vm2");
-	CU_ASSERT_EQUAL(o.shm_size, 32ULL << 20);
-	CU_ASSERT(o.plain);
-	CU_ASSERT_EQUAL(o.mode, GR_MODE_FLIGHT);
-	CU_ASSERT_STRING_EQUAL(o.events, "sched_*,irq_*");
-	CU_ASSERT_EQUAL(o.subbuf_size, 65536);
-	CU_ASSERT_EQUAL(o.n_subbufs, 8);
-	CU_ASSERT_EQUAL(o.switch_timer_us, 100000);
-	CU_ASSERT_EQUAL(o.quota, 2ULL << 30);
-	CU_ASSERT(o.own && o.uid == 0 && o.gid == 0);
+	expect_vm2_opts(&o, 0, 0);
 
 	/* the canonical wire form parses to the same options, numbers only */
 	f = fmemopen(line, sizeof(line), "w");
@@ -1150,18 +1158,7 @@ static void test_commands_reach_the_vm_and_answer(void)
 	       "ok\nvm2 added: plain device, 32.0 MiB of shared memory, "
 	       "flight mode\nattach it to QEMU with:  guestrelay qemu-args "
 	       "vm2 --plain --size 33554432 --run-dir /tmp/test_ctl.");
-	CU_ASSERT_STRING_EQUAL(last_add.name, "vm2");
-	CU_ASSERT_EQUAL(last_add.shm_size, 32ULL << 20);
-	CU_ASSERT(last_add.plain);
-	CU_ASSERT_EQUAL(last_add.mode, GR_MODE_FLIGHT);
-	CU_ASSERT_STRING_EQUAL(last_add.events, "sched_*,irq_*");
-	CU_ASSERT_EQUAL(last_add.subbuf_size, 65536);
-	CU_ASSERT_EQUAL(last_add.n_subbufs, 8);
-	CU_ASSERT_EQUAL(last_add.switch_timer_us, 100000);
-	CU_ASSERT_EQUAL(last_add.quota, 2ULL << 30);
-	CU_ASSERT(last_add.own && last_add.uid == 64055 &&
-		  last_add.gid == 64056);
-	CU_ASSERT(last_add.verify);		/* the default */
+	expect_vm2_opts(&last_add, 64055, 64056);
 	vm = vm_find(&ag, "vm2");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(vm);
 
