@@ -44,6 +44,10 @@
 #include "server.h"
 
 #define CTL_ACCEPT_BACKOFF_NS	(100 * NSEC_PER_MSEC)
+
+/* ctl_arm_timer() relies on it: no new deadline precedes an older one */
+_Static_assert(CTL_REPLY_TIMEOUT_MS == CTL_REQUEST_TIMEOUT_MS,
+	       "one deadline timer needs one timeout");
 #define CTL_FINISH_WAIT_NS	(2 * NSEC_PER_SEC)
 
 uint64_t ctl_mono_ns(void)
@@ -693,7 +697,8 @@ static bool ctl_ops_busy(const struct gr_ctl *ctl)
  * A client waiting for flush, snapshot or stop is told that the agent
  * stops; the VM's callback may still come later and is then ignored.
  * Cancels the socket's own ops and runs the loop (at most 2 s) until they
- * have completed, so nothing of ctl.c is touched by the loop afterwards.
+ * have completed, so nothing of the server is touched by the loop
+ * afterwards.
  *
  * Context: the loop's thread, not from inside a loop callback; call it
  * before gr_loop_finish().
