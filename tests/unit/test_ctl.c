@@ -33,10 +33,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <libxml/parser.h>
+
 #include "gr_test.h"
 
 #include "agent.h"
 #include "ctl_proto.h"
+#include "libvirt.h"
+#include "libvirt_meta.h"
 #include "opts.h"
 #include "out.h"
 #include "server.h"
@@ -816,6 +820,110 @@ static void test_text_output_escapes_terminal_controls(void)
 }
 
 /* ======================================================================
+ * The libvirt metadata element
+ * ====================================================================== */
+
+/* parse the first <gr:guestrelay> under <metadata> of @xml into @o */
+static int meta_of_xml(const char *xml, struct gr_vm_opts *o, bool *req,
+		       char *err, size_t errlen)
+{
+	struct gr_libvirt_meta m = { 0 };
+	struct gr_meta_xml mx = { 0 };
+	xmlNodePtr root, md, n;
+	xmlDocPtr doc;
+	int i, ret = -ENOENT;
+
+	doc = xmlReadMemory(xml, (int)strlen(xml), "t.xml", NULL,
+			    XML_PARSE_NONET | XML_PARSE_NOERROR);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+	root = xmlDocGetRootElement(doc);
+	md = gr_xml_child(root, "metadata");
+	for (n = md ? md->children : NULL; n; n = n->next) {
+		if (!gr_xml_is_ours(n))
+			continue;
+		ret = gr_meta_parse(n, &mx, err, errlen);
+		if (ret)
+			break;
+		for (i = 0; i < GR_META_NR; i++)
+			m.val[i] = (const char *)mx.val[i];
+		*req = mx.required;
+		ret = gr_meta_to_opts(&m, "dom", o, err, errlen);
+		break;
+	}
+	gr_meta_xml_free(&mx);
+	xmlFreeDoc(doc);
+	return ret;
+}
+
+static void test_libvirt_metadata_round_trips_through_the_one_parser(void)
+{
+	char *argv[] = {
+		"dom", "--metadata", "--events", "sched_*", "--mode", "flight",
+		"--size", "32M", "--subbuf-size=64K", "--subbufs", "8",
+		"--switch-timer-ms", "100", "--quota", "2G", "--verify", "off",
+		"--required", NULL,
+	};
+	struct gr_libvirt_meta m;
+	char err[256], *md = NULL, *xml;
+	struct gr_vm_opts o;
+	bool with, req = false;
+	int argc = 18;
+
+	CU_ASSERT_EQUAL_FATAL(gr_libvirt_take_opts(&argc, argv, &m, &with,
+						   false, NULL, err,
+						   sizeof(err)), 0);
+	CU_ASSERT(with && m.required);
+	CU_ASSERT_EQUAL(argc, 1);	/* only the domain is left */
+	CU_ASSERT_EQUAL_FATAL(gr_libvirt_metadata_xml(&m, &md), 0);
+	CU_ASSERT_FATAL(asprintf(&xml, "<domain><name>dom</name>%s</domain>",
+				 md) > 0);
+	CU_ASSERT_EQUAL_FATAL(meta_of_xml(xml, &o, &req, err, sizeof(err)),
+			      0);
+	CU_ASSERT(req);
+	CU_ASSERT_STRING_EQUAL(o.name, "dom");
+	CU_ASSERT_STRING_EQUAL(o.events, "sched_*");
+	CU_ASSERT_EQUAL(o.mode, GR_MODE_FLIGHT);
+	CU_ASSERT_EQUAL(o.shm_size, 32ULL << 20);
+	CU_ASSERT_EQUAL(o.subbuf_size, 65536);
+	CU_ASSERT_EQUAL(o.n_subbufs, 8);
+	CU_ASSERT_EQUAL(o.switch_timer_us, 100000);
+	CU_ASSERT_EQUAL(o.quota, 2ULL << 30);
+	CU_ASSERT(!o.verify);
+	free(xml);
+	free(md);
+}
+
+static void test_libvirt_metadata_errors_say_what_is_wrong(void)
+{
+	static const struct {
+		const char *attrs, *err;
+	} cases[] = {
+		{ "frob='1'", "unknown attribute 'frob'" },
+		{ "required='maybe'", "required must be yes or no" },
+		{ "x:events='a' xmlns:x='urn:x'", "unknown attribute x:events" },
+		{ "size='3M'", "--size must be a power of two" },
+		{ "mode='turbo'", "--mode is stream or flight" },
+		{ "events=''", "events is empty" },
+	};
+	char xml[512], err[256];
+	struct gr_vm_opts o;
+	bool req = false;
+	size_t i;
+
+	for (i = 0; i < GR_ARRAY_SIZE(cases); i++) {
+		snprintf(xml, sizeof(xml), "<domain><metadata><gr:guestrelay "
+			 "xmlns:gr='" GR_XMLNS_URI "' %s/></metadata>"
+			 "</domain>", cases[i].attrs);
+		err[0] = '\0';
+		CU_ASSERT_EQUAL(meta_of_xml(xml, &o, &req, err, sizeof(err)),
+				-EINVAL);
+		if (!strstr(err, cases[i].err))
+			fprintf(stderr, "\n  case %zu: '%s'\n", i, err);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err, cases[i].err));
+	}
+}
+
+/* ======================================================================
  * The server
  * ====================================================================== */
 
@@ -1370,7 +1478,7 @@ static unsigned int conns_in(enum conn_state state)
 
 static void test_client_that_does_not_read_never_delays_others(void)
 {
-	enum { NR_VMS = 1500 };
+	enum { NR_VMS = 600 };	/* JSON larger than a socket buffer */
 	char name[16], *ans, *p;
 	uint64_t t0, dt;
 	unsigned int n;
@@ -1394,8 +1502,8 @@ static void test_client_that_does_not_read_never_delays_others(void)
 		ans = request("text ping\n");
 		dt = now_ms() - t0;
 		CU_ASSERT(strncmp(ans, "ok\nguestrelay agent", 19) == 0);
-		CU_ASSERT(dt < 250);
-		if (dt >= 250)
+		CU_ASSERT(dt < 1000);	/* a blocking send took 2 s */
+		if (dt >= 1000)
 			fprintf(stderr, "\n  ping took %llu ms\n",
 				(unsigned long long)dt);
 		free(ans);
@@ -1659,6 +1767,8 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_vm_add_option_errors_say_what_is_wrong),
 	GR_TEST(test_json_writer_escapes_everything_and_checks_nesting),
 	GR_TEST(test_text_output_escapes_terminal_controls),
+	GR_TEST(test_libvirt_metadata_round_trips_through_the_one_parser),
+	GR_TEST(test_libvirt_metadata_errors_say_what_is_wrong),
 	GR_TEST(test_socket_is_0660_with_the_agents_group),
 	GR_TEST(test_stale_socket_is_replaced_live_one_and_files_are_not),
 	GR_TEST(test_ping_answers_with_version),
