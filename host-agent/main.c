@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "agent.h"
-#include "ctl_proto.h"
+#include "opts.h"
 
 struct sig_watch {
 	struct gr_op op;

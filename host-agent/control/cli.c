@@ -2,7 +2,7 @@
 /*
  * cli.c - the guestrelay commands other than `guestrelay agent`
  *
- * Most commands send one request over RUN_DIR/agent.sock (ctl_proto.h)
+ * Most commands send one request over RUN_DIR/agent.sock (client.c)
  * and print the agent's answer as it comes: the agent formats both the
  * text and the JSON, so every client sees the same output. report,
  * qemu-args, libvirt-xml and help run locally, without an agent.
@@ -18,15 +18,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "agent.h"
+#include "client.h"
 #include "ctl_proto.h"
 #include "ivshmem_proto.h"
 #include "libvirt.h"
+#include "opts.h"
+#include "out.h"
 #include "qemu_args.h"
 #include "report.h"
 #include "shm.h"
@@ -63,6 +64,13 @@ struct cli {
 	unsigned int timeout;
 };
 
+static void cli_verr(const char *fmt, va_list ap)
+{
+	fputs("guestrelay: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 static void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static void cli_err(const char *fmt, ...)
@@ -70,9 +78,7 @@ static void cli_err(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	fputs("guestrelay: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	cli_verr(fmt, ap);
 	va_end(ap);
 }
 
@@ -84,9 +90,7 @@ static int usage_err(const struct cli_cmd *cmd, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	fputs("guestrelay: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	cli_verr(fmt, ap);
 	va_end(ap);
 	if (cmd)
 		fprintf(stderr, "usage: guestrelay %s\n(guestrelay help %s "
@@ -176,174 +180,43 @@ static int check_vm(const struct cli_cmd *cmd, const char *name)
 
 /* ---- talking to the agent --------------------------------------------- */
 
-static void set_timeouts(int fd, unsigned int sec)
+/* what to do about a failed call */
+static const char *call_hint(int ret, bool connected)
 {
-	struct timeval tv = { .tv_sec = sec };
-
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-}
-
-static int connect_agent(const struct cli *cli, char *path, size_t len)
-{
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	const char *hint = "";
-	int fd, err;
-
-	if ((size_t)snprintf(path, len, "%s/%s", cli->run_dir,
-			     GR_CTL_SOCK_NAME) >= len ||
-	    strlen(path) >= sizeof(sun.sun_path)) {
-		cli_err("run directory '%s' is too long for a socket path",
-			cli->run_dir);
-		return -ENAMETOOLONG;
-	}
-	strcpy(sun.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		err = errno;
-		cli_err("cannot create a socket: %s", strerror(err));
-		return -err;
-	}
-	if (!connect(fd, (struct sockaddr *)&sun, sizeof(sun)))
-		return fd;
-	err = errno;
-	close(fd);
-	if (err == ENOENT || err == ECONNREFUSED)
-		hint = " (is `guestrelay agent` running? --run-dir or "
+	if (!connected && (ret == -ENOENT || ret == -ECONNREFUSED))
+		return " (is `guestrelay agent` running? --run-dir or "
 		       "GUESTRELAY_RUN_DIR name another agent)";
-	else if (err == EACCES || err == EPERM)
-		hint = " (root, the agent's user and the agent's --group "
+	if (!connected && (ret == -EACCES || ret == -EPERM))
+		return " (root, the agent's user and the agent's --group "
 		       "may use it)";
-	cli_err("cannot reach the agent at %s: %s%s", path, strerror(err),
-		hint);
-	return -err;
+	if (ret == -ETIMEDOUT)
+		return " (--timeout SEC waits longer)";
+	return "";
 }
 
-/* send @line (it ends in LF), print the answer; return the exit status */
-static int agent_call(const struct cli *cli, const char *line, size_t len)
+/* one request; print the answer; return the exit status */
+static int agent_request(const struct cli *cli, const char *cmd, int argc,
+			 char **argv, const struct gr_vm_opts *o)
 {
-	char path[PATH_MAX + 16], *buf = NULL, *nl, *p;
-	size_t cap = 0, got = 0;
-	ssize_t n;
-	int fd, err = 0;
+	struct ctl_answer ans;
+	int ret;
 
-	if (len > CTL_LINE_MAX) {
-		cli_err("the request is longer than %d bytes; split it "
-			"(fewer events per command)", CTL_LINE_MAX);
-		return 1;
-	}
-	fd = connect_agent(cli, path, sizeof(path));
-	if (fd < 0)
-		return 1;
-	set_timeouts(fd, cli->timeout);
-	for (p = (char *)line; len;) {
-		n = send(fd, p, len, MSG_NOSIGNAL);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			/* the agent may have answered already (refusal) */
-			break;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	for (;;) {
-		if (got == cap) {
-			if (cap >= CTL_RESPONSE_MAX) {
-				cli_err("the agent's answer is larger than "
-					"%u bytes", CTL_RESPONSE_MAX);
-				err = 1;
-				goto out;
-			}
-			cap = cap ? 2 * cap : 4096;
-			p = realloc(buf, cap + 1);
-			if (!p) {
-				cli_err("out of memory");
-				err = 1;
-				goto out;
-			}
-			buf = p;
-		}
-		n = recv(fd, buf + got, cap - got, 0);
-		if (n > 0) {
-			got += (size_t)n;
-			continue;
-		}
-		if (!n)
-			break;
-		if (errno == EINTR)
-			continue;
-		if (errno == ECONNRESET && got)
-			break;	/* it answered, then closed unread input */
-		if (errno == EAGAIN || errno == EWOULDBLOCK)
-			cli_err("no answer from the agent at %s within %u s "
-				"(--timeout SEC waits longer)", path,
-				cli->timeout);
-		else
-			cli_err("reading the agent's answer: %s",
-				strerror(errno));
-		err = 1;
-		goto out;
-	}
-	if (!got) {
-		cli_err("the agent at %s closed the connection without an "
-			"answer (see its log)", path);
-		err = 1;
-		goto out;
-	}
-	buf[got] = '\0';
-	nl = memchr(buf, '\n', got);
-	if (nl && nl - buf == 2 && !strncmp(buf, "ok", 2)) {
-		fwrite(nl + 1, 1, got - (size_t)(nl + 1 - buf), stdout);
+	ret = ctl_client_call(cli->run_dir, cli->timeout * 1000, cli->json,
+			      cmd, argc, argv, o, &ans);
+	if (ret) {
+		cli_err("%s%s", ans.why, call_hint(ret, ans.connected));
+	} else if (ans.error) {
+		cli_err("%s", ans.body);
+		ret = 1;
+	} else {
+		fwrite(ans.body, 1, ans.len, stdout);
 		if (fflush(stdout) || ferror(stdout)) {
 			cli_err("writing the output: %s", strerror(errno));
-			err = 1;
+			ret = 1;
 		}
-		goto out;
 	}
-	err = 1;
-	if (nl && !strncmp(buf, "error ", 6)) {
-		*nl = '\0';
-		p = strchr(buf + 6, ' ');
-		cli_err("%s", p ? p + 1 : buf + 6);
-		goto out;
-	}
-	if (nl)
-		*nl = '\0';
-	cli_err("unexpected answer from the agent at %s: '%.80s'", path, buf);
-out:
-	free(buf);
-	close(fd);
-	return err;
-}
-
-/* one request: FORMAT COMMAND ARGS..., the arguments percent-encoded */
-static int agent_request(const struct cli *cli, const char *cmd, int argc,
-			 char **argv)
-{
-	char *line = NULL;
-	size_t len = 0;
-	FILE *f;
-	int i, ret;
-
-	f = open_memstream(&line, &len);
-	if (!f) {
-		cli_err("out of memory");
-		return 1;
-	}
-	fprintf(f, "%s %s", cli->json ? "json" : "text", cmd);
-	for (i = 0; i < argc; i++) {
-		fputc(' ', f);
-		ctl_encode_arg(f, argv[i]);
-	}
-	fputc('\n', f);
-	if (fclose(f)) {
-		cli_err("out of memory");
-		return 1;
-	}
-	ret = agent_call(cli, line, len);
-	free(line);
-	return ret;
+	ctl_answer_free(&ans);
+	return ret ? 1 : 0;
 }
 
 /* ---- commands that talk to the agent ---------------------------------- */
@@ -354,7 +227,7 @@ static int run_ping(struct cli *cli, const struct cli_cmd *cmd, int argc,
 	int n, ret;
 
 	ret = parse_args(cmd, argc, argv, NULL, NULL, 0, 0, &n);
-	return ret ? ret : agent_request(cli, cmd->name, 0, NULL);
+	return ret ? ret : agent_request(cli, cmd->name, 0, NULL, NULL);
 }
 
 static int run_status(struct cli *cli, const struct cli_cmd *cmd, int argc,
@@ -366,7 +239,7 @@ static int run_status(struct cli *cli, const struct cli_cmd *cmd, int argc,
 	ret = parse_args(cmd, argc, argv, NULL, pos, 0, 1, &n);
 	if (!ret && n)
 		ret = check_vm(cmd, pos[0]);
-	return ret ? ret : agent_request(cli, cmd->name, n, pos);
+	return ret ? ret : agent_request(cli, cmd->name, n, pos, NULL);
 }
 
 /* commands of the form `CMD VM` */
@@ -379,7 +252,7 @@ static int run_vm_cmd(struct cli *cli, const struct cli_cmd *cmd, int argc,
 	ret = parse_args(cmd, argc, argv, NULL, pos, 1, 1, &n);
 	if (!ret)
 		ret = check_vm(cmd, pos[0]);
-	return ret ? ret : agent_request(cli, cmd->name, 1, pos);
+	return ret ? ret : agent_request(cli, cmd->name, 1, pos, NULL);
 }
 
 static int run_events(struct cli *cli, const struct cli_cmd *cmd, int argc,
@@ -397,7 +270,7 @@ static int run_events(struct cli *cli, const struct cli_cmd *cmd, int argc,
 	if (!ret)
 		ret = check_vm(cmd, pos[0]);
 	if (!ret)
-		ret = agent_request(cli, cmd->name, n, pos);
+		ret = agent_request(cli, cmd->name, n, pos, NULL);
 	free(pos);
 	return ret;
 }
@@ -415,36 +288,19 @@ static int run_mode(struct cli *cli, const struct cli_cmd *cmd, int argc,
 	if (!ret && ctl_parse_mode(pos[1], &mode))
 		ret = usage_err(cmd, "mode is stream or flight, not '%s'",
 				pos[1]);
-	return ret ? ret : agent_request(cli, cmd->name, 2, pos);
+	return ret ? ret : agent_request(cli, cmd->name, 2, pos, NULL);
 }
 
 static int run_vm_add(struct cli *cli, const struct cli_cmd *cmd, int argc,
 		      char **argv)
 {
 	struct gr_vm_opts o;
-	char err[512], *line = NULL;
-	size_t len = 0;
-	FILE *f;
-	int ret;
+	char err[512];
 
 	if (ctl_parse_vm_add(&o, argc, argv, CTL_OPTS_NAMES, err,
 			     sizeof(err)))
 		return usage_err(cmd, "%s", err);
-	f = open_memstream(&line, &len);
-	if (!f) {
-		cli_err("out of memory");
-		return 1;
-	}
-	fprintf(f, "%s vm-add", cli->json ? "json" : "text");
-	ctl_vm_add_args(f, &o);
-	fputc('\n', f);
-	if (fclose(f)) {
-		cli_err("out of memory");
-		return 1;
-	}
-	ret = agent_call(cli, line, len);
-	free(line);
-	return ret;
+	return agent_request(cli, cmd->name, 0, NULL, &o);
 }
 
 /* ---- local commands --------------------------------------------------- */

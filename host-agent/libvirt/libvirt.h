@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * libvirt.h - guestrelay and libvirt: the domain's opt-in <metadata>
- * element, `guestrelay libvirt-define` and the qemu hook
- * (`guestrelay libvirt-hook`, installed as /etc/libvirt/hooks/qemu.d/
+ * element (libvirt_meta.c), `guestrelay libvirt-xml` and
+ * `libvirt-define` (libvirt_define.c) and the qemu hook (libvirt_hook.c:
+ * `guestrelay libvirt-hook`, installed as /etc/libvirt/hooks/qemu.d/
  * guestrelay).
  *
  * A domain opts in with one element in our namespace under <metadata>:

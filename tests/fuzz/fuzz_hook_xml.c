@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fuzz_hook_xml.c - the libvirt hook's reading of a domain's XML
- * (host-agent/libvirt/libvirt.c, compiled in here to reach its static
- * parser): what libvirtd pipes to the hook is written by whoever defined
+ * (host-agent/libvirt/libvirt_hook.c, compiled in here to reach its
+ * static parser): what libvirtd pipes to the hook is written by whoever defined
  * the domain. parse_domain() must refuse or accept without harm, and an
  * accepted opt-in's settings go through the one VM option parser.
  *
  * Input: the XML bytes; the domain is called "dom".
  */
 #include "fuzz.h"
-#include "libvirt.c"
+#include "libvirt_hook.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -32,8 +32,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (d.ours) {
 		memset(&m, 0, sizeof(m));
 		for (i = 0; i < GR_META_NR; i++)
-			m.val[i] = (const char *)d.val[i];
-		if (!meta_to_opts(&m, "dom", &o, err, sizeof(err)) &&
+			m.val[i] = (const char *)d.meta.val[i];
+		if (!gr_meta_to_opts(&m, "dom", &o, err, sizeof(err)) &&
 		    strcmp(o.name, "dom"))
 			FUZZ_BUG("the VM got another name: '%s'", o.name);
 	}

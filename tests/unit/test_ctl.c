@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_ctl.c - the agent's control socket (ctl.c) and the CLI (cli.c)
+ * test_ctl.c - the agent's control plane (host-agent/control/): the
+ * wire codec, the VM option parser, the escaper and JSON writer, the
+ * control socket's server and commands, the client and the CLI
  *
- * The real ctl.c runs on the real io_uring loop (loop.c) over a real UNIX
+ * The real server runs on the real io_uring loop (loop.c) over a real UNIX
  * socket in a temporary run directory; clients are non-blocking sockets in
  * this process, forked children that change their uid, or cli_main() in a
  * forked child. The VM functions of agent.h (vm_add, vm_find, vm_flush
@@ -31,10 +33,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <libxml/parser.h>
+
 #include "gr_test.h"
 
 #include "agent.h"
 #include "ctl_proto.h"
+#include "libvirt.h"
+#include "libvirt_meta.h"
+#include "opts.h"
+#include "out.h"
+#include "server.h"
 
 #define NOBODY		65534
 #define TEST_GID	4242
@@ -520,71 +529,112 @@ static void test_percent_encoding_round_trips_every_byte(void)
 
 static void test_percent_decoding_refuses_malformed_arguments(void)
 {
+	static const struct {
+		const char *in;
+		int ret;
+		const char *out;
+	} cases[] = {
+		{ "sched%5Fswitch", 0, "sched_switch" },
+		{ "a%20b%25c%e2%82%ac", 0, "a b%c\xe2\x82\xac" },
+		{ "", -EINVAL, NULL },
+		{ "abc%", -EINVAL, NULL },
+		{ "abc%4", -EINVAL, NULL },
+		{ "abc%4g", -EINVAL, NULL },
+		{ "a%00b", -EINVAL, NULL },
+		{ "a%0Ab", -EINVAL, NULL },
+		{ "a%7Fb", -EINVAL, NULL },
+		{ "a\tb", -EINVAL, NULL },
+		{ "caf\xc3\xa9", -EINVAL, NULL },	/* raw UTF-8: encode it */
+	};
 	char s[64];
+	size_t i;
 
-	strcpy(s, "sched%5Fswitch");
-	CU_ASSERT_EQUAL(ctl_decode_arg(s), 0);
-	CU_ASSERT_STRING_EQUAL(s, "sched_switch");
-	strcpy(s, "a%20b%25c%e2%82%ac");
-	CU_ASSERT_EQUAL(ctl_decode_arg(s), 0);
-	CU_ASSERT_STRING_EQUAL(s, "a b%c\xe2\x82\xac");
-	strcpy(s, "");
-	CU_ASSERT_EQUAL(ctl_decode_arg(s), -EINVAL);
-	strcpy(s, "abc%");
-	CU_ASSERT_EQUAL(ctl_decode_arg(s), -EINVAL);
-	strcpy(s, "abc%4");
-	CU_ASSERT_EQUAL(ctl_decode_arg(s), -EINVAL);
-	strcpy(s, "abc%4g");
-	CU_ASSERT_EQUAL(ctl_decode_arg(s), -EINVAL);
-	strcpy(s, "a%00b");
-	CU_ASSERT_EQUAL(ctl_decode_arg(s), -EINVAL);
-	strcpy(s, "a%0Ab");
-	CU_ASSERT_EQUAL(ctl_decode_arg(s), -EINVAL);
-	strcpy(s, "a%7Fb");
-	CU_ASSERT_EQUAL(ctl_decode_arg(s), -EINVAL);
-	strcpy(s, "a\tb");
-	CU_ASSERT_EQUAL(ctl_decode_arg(s), -EINVAL);
-	strcpy(s, "caf\xc3\xa9");	/* raw UTF-8 must be encoded */
-	CU_ASSERT_EQUAL(ctl_decode_arg(s), -EINVAL);
+	for (i = 0; i < GR_ARRAY_SIZE(cases); i++) {
+		strcpy(s, cases[i].in);
+		CU_ASSERT_EQUAL(ctl_decode_arg(s), cases[i].ret);
+		if (cases[i].out)
+			CU_ASSERT_STRING_EQUAL(s, cases[i].out);
+	}
 }
 
 static void test_sizes_parse_with_binary_suffixes(void)
 {
+	static const struct {
+		const char *in;
+		int ret;
+		uint64_t v;
+	} cases[] = {
+		{ "4096", 0, 4096 },
+		{ "64K", 0, 65536 },
+		{ "16M", 0, 16ULL << 20 },
+		{ "16m", 0, 16ULL << 20 },
+		{ "2G", 0, 2ULL << 30 },
+		{ "1GiB", 0, 1ULL << 30 },
+		{ "1TB", 0, 1ULL << 40 },
+		{ "0", 0, 0 },
+		{ "16777215T", 0, 16777215ULL << 40 },
+		{ "", -EINVAL, 0 },
+		{ "M", -EINVAL, 0 },
+		{ "16X", -EINVAL, 0 },
+		{ "16MBx", -EINVAL, 0 },
+		{ "-1", -EINVAL, 0 },
+		{ " 1", -EINVAL, 0 },
+		{ "18446744073709551616", -ERANGE, 0 },
+		{ "16777216T", -ERANGE, 0 },
+	};
 	uint64_t v;
+	size_t i;
 
-	CU_ASSERT(!ctl_parse_size("4096", &v) && v == 4096);
-	CU_ASSERT(!ctl_parse_size("64K", &v) && v == 65536);
-	CU_ASSERT(!ctl_parse_size("16M", &v) && v == 16ULL << 20);
-	CU_ASSERT(!ctl_parse_size("16m", &v) && v == 16ULL << 20);
-	CU_ASSERT(!ctl_parse_size("2G", &v) && v == 2ULL << 30);
-	CU_ASSERT(!ctl_parse_size("1GiB", &v) && v == 1ULL << 30);
-	CU_ASSERT(!ctl_parse_size("1TB", &v) && v == 1ULL << 40);
-	CU_ASSERT(!ctl_parse_size("0", &v) && v == 0);
-	CU_ASSERT_EQUAL(ctl_parse_size("", &v), -EINVAL);
-	CU_ASSERT_EQUAL(ctl_parse_size("M", &v), -EINVAL);
-	CU_ASSERT_EQUAL(ctl_parse_size("16X", &v), -EINVAL);
-	CU_ASSERT_EQUAL(ctl_parse_size("16MBx", &v), -EINVAL);
-	CU_ASSERT_EQUAL(ctl_parse_size("-1", &v), -EINVAL);
-	CU_ASSERT_EQUAL(ctl_parse_size(" 1", &v), -EINVAL);
-	CU_ASSERT_EQUAL(ctl_parse_size("18446744073709551616", &v), -ERANGE);
-	CU_ASSERT_EQUAL(ctl_parse_size("16777216T", &v), -ERANGE);
-	CU_ASSERT(!ctl_parse_size("16777215T", &v) && v == 16777215ULL << 40);
+	for (i = 0; i < GR_ARRAY_SIZE(cases); i++) {
+		v = 0;
+		CU_ASSERT_EQUAL(ctl_parse_size(cases[i].in, &v), cases[i].ret);
+		if (!cases[i].ret)
+			CU_ASSERT_EQUAL(v, cases[i].v);
+	}
 }
 
 static void test_vm_names_are_checked(void)
 {
+	static const struct {
+		const char *name;
+		int ret;
+		const char *why;
+	} cases[] = {
+		{ "vm-1_a.b", 0, NULL },
+		{ "", -EINVAL, "a VM name is needed" },
+		{ ".vm", -EINVAL, "bad VM name" },
+		{ "../x", -EINVAL, "bad VM name" },
+		{ "a b", -EINVAL, "bad VM name" },
+		{ "a12345678901234567890123456789012345678901234567890123456789"
+		  "0123", -EINVAL, "too long" },
+	};
 	char why[128];
+	size_t i;
 
-	CU_ASSERT_EQUAL(ctl_check_vm_name("vm-1_a.b", why, sizeof(why)), 0);
-	CU_ASSERT_EQUAL(ctl_check_vm_name("", why, sizeof(why)), -EINVAL);
-	CU_ASSERT_EQUAL(ctl_check_vm_name(".vm", why, sizeof(why)), -EINVAL);
-	CU_ASSERT_EQUAL(ctl_check_vm_name("../x", why, sizeof(why)),
-			-EINVAL);
-	CU_ASSERT_EQUAL(ctl_check_vm_name("a b", why, sizeof(why)), -EINVAL);
-	CU_ASSERT_EQUAL(ctl_check_vm_name(
-		"a123456789012345678901234567890123456789012345678901234567890"
-		"123", why, sizeof(why)), -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(why, "too long"));
+	for (i = 0; i < GR_ARRAY_SIZE(cases); i++) {
+		why[0] = '\0';
+		CU_ASSERT_EQUAL(ctl_check_vm_name(cases[i].name, why,
+						  sizeof(why)), cases[i].ret);
+		if (cases[i].why)
+			CU_ASSERT_PTR_NOT_NULL(strstr(why, cases[i].why));
+	}
+}
+
+/* the options of "vm2" as the option tests give them, owner @uid:@gid */
+static void expect_vm2_opts(const struct gr_vm_opts *o, uint32_t uid,
+			    uint32_t gid)
+{
+	CU_ASSERT_STRING_EQUAL(o->name, "vm2");
+	CU_ASSERT_EQUAL(o->shm_size, 32ULL << 20);
+	CU_ASSERT(o->plain);
+	CU_ASSERT_EQUAL(o->mode, GR_MODE_FLIGHT);
+	CU_ASSERT_STRING_EQUAL(o->events, "sched_*,irq_*");
+	CU_ASSERT_EQUAL(o->subbuf_size, 65536);
+	CU_ASSERT_EQUAL(o->n_subbufs, 8);
+	CU_ASSERT_EQUAL(o->switch_timer_us, 100000);
+	CU_ASSERT_EQUAL(o->quota, 2ULL << 30);
+	CU_ASSERT(o->own && o->uid == uid && o->gid == gid);
+	CU_ASSERT(o->verify);		/* the default */
 }
 
 static void test_vm_add_options_fill_opts_and_round_trip(void)
@@ -602,16 +652,7 @@ static void test_vm_add_options_fill_opts_and_round_trip(void)
 
 	CU_ASSERT_EQUAL_FATAL(ctl_parse_vm_add(&o, 17, argv, CTL_OPTS_NAMES,
 					       err, sizeof(err)), 0);
-	CU_ASSERT_STRING_EQUAL(o.name, "vm2");
-	CU_ASSERT_EQUAL(o.shm_size, 32ULL << 20);
-	CU_ASSERT(o.plain);
-	CU_ASSERT_EQUAL(o.mode, GR_MODE_FLIGHT);
-	CU_ASSERT_STRING_EQUAL(o.events, "sched_*,irq_*");
-	CU_ASSERT_EQUAL(o.subbuf_size, 65536);
-	CU_ASSERT_EQUAL(o.n_subbufs, 8);
-	CU_ASSERT_EQUAL(o.switch_timer_us, 100000);
-	CU_ASSERT_EQUAL(o.quota, 2ULL << 30);
-	CU_ASSERT(o.own && o.uid == 0 && o.gid == 0);
+	expect_vm2_opts(&o, 0, 0);
 
 	/* the canonical wire form parses to the same options, numbers only */
 	f = fmemopen(line, sizeof(line), "w");
@@ -654,7 +695,7 @@ static void test_vm_add_option_errors_say_what_is_wrong(void)
 	size_t i;
 	int n;
 
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < GR_ARRAY_SIZE(cases); i++) {
 		for (n = 0; n < 4 && cases[i].args[n]; n++)
 			;
 		err[0] = '\0';
@@ -779,6 +820,110 @@ static void test_text_output_escapes_terminal_controls(void)
 }
 
 /* ======================================================================
+ * The libvirt metadata element
+ * ====================================================================== */
+
+/* parse the first <gr:guestrelay> under <metadata> of @xml into @o */
+static int meta_of_xml(const char *xml, struct gr_vm_opts *o, bool *req,
+		       char *err, size_t errlen)
+{
+	struct gr_libvirt_meta m = { 0 };
+	struct gr_meta_xml mx = { 0 };
+	xmlNodePtr root, md, n;
+	xmlDocPtr doc;
+	int i, ret = -ENOENT;
+
+	doc = xmlReadMemory(xml, (int)strlen(xml), "t.xml", NULL,
+			    XML_PARSE_NONET | XML_PARSE_NOERROR);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+	root = xmlDocGetRootElement(doc);
+	md = gr_xml_child(root, "metadata");
+	for (n = md ? md->children : NULL; n; n = n->next) {
+		if (!gr_xml_is_ours(n))
+			continue;
+		ret = gr_meta_parse(n, &mx, err, errlen);
+		if (ret)
+			break;
+		for (i = 0; i < GR_META_NR; i++)
+			m.val[i] = (const char *)mx.val[i];
+		*req = mx.required;
+		ret = gr_meta_to_opts(&m, "dom", o, err, errlen);
+		break;
+	}
+	gr_meta_xml_free(&mx);
+	xmlFreeDoc(doc);
+	return ret;
+}
+
+static void test_libvirt_metadata_round_trips_through_the_one_parser(void)
+{
+	char *argv[] = {
+		"dom", "--metadata", "--events", "sched_*", "--mode", "flight",
+		"--size", "32M", "--subbuf-size=64K", "--subbufs", "8",
+		"--switch-timer-ms", "100", "--quota", "2G", "--verify", "off",
+		"--required", NULL,
+	};
+	struct gr_libvirt_meta m;
+	char err[256], *md = NULL, *xml;
+	struct gr_vm_opts o;
+	bool with, req = false;
+	int argc = 18;
+
+	CU_ASSERT_EQUAL_FATAL(gr_libvirt_take_opts(&argc, argv, &m, &with,
+						   false, NULL, err,
+						   sizeof(err)), 0);
+	CU_ASSERT(with && m.required);
+	CU_ASSERT_EQUAL(argc, 1);	/* only the domain is left */
+	CU_ASSERT_EQUAL_FATAL(gr_libvirt_metadata_xml(&m, &md), 0);
+	CU_ASSERT_FATAL(asprintf(&xml, "<domain><name>dom</name>%s</domain>",
+				 md) > 0);
+	CU_ASSERT_EQUAL_FATAL(meta_of_xml(xml, &o, &req, err, sizeof(err)),
+			      0);
+	CU_ASSERT(req);
+	CU_ASSERT_STRING_EQUAL(o.name, "dom");
+	CU_ASSERT_STRING_EQUAL(o.events, "sched_*");
+	CU_ASSERT_EQUAL(o.mode, GR_MODE_FLIGHT);
+	CU_ASSERT_EQUAL(o.shm_size, 32ULL << 20);
+	CU_ASSERT_EQUAL(o.subbuf_size, 65536);
+	CU_ASSERT_EQUAL(o.n_subbufs, 8);
+	CU_ASSERT_EQUAL(o.switch_timer_us, 100000);
+	CU_ASSERT_EQUAL(o.quota, 2ULL << 30);
+	CU_ASSERT(!o.verify);
+	free(xml);
+	free(md);
+}
+
+static void test_libvirt_metadata_errors_say_what_is_wrong(void)
+{
+	static const struct {
+		const char *attrs, *err;
+	} cases[] = {
+		{ "frob='1'", "unknown attribute 'frob'" },
+		{ "required='maybe'", "required must be yes or no" },
+		{ "x:events='a' xmlns:x='urn:x'", "unknown attribute x:events" },
+		{ "size='3M'", "--size must be a power of two" },
+		{ "mode='turbo'", "--mode is stream or flight" },
+		{ "events=''", "events is empty" },
+	};
+	char xml[512], err[256];
+	struct gr_vm_opts o;
+	bool req = false;
+	size_t i;
+
+	for (i = 0; i < GR_ARRAY_SIZE(cases); i++) {
+		snprintf(xml, sizeof(xml), "<domain><metadata><gr:guestrelay "
+			 "xmlns:gr='" GR_XMLNS_URI "' %s/></metadata>"
+			 "</domain>", cases[i].attrs);
+		err[0] = '\0';
+		CU_ASSERT_EQUAL(meta_of_xml(xml, &o, &req, err, sizeof(err)),
+				-EINVAL);
+		if (!strstr(err, cases[i].err))
+			fprintf(stderr, "\n  case %zu: '%s'\n", i, err);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err, cases[i].err));
+	}
+}
+
+/* ======================================================================
  * The server
  * ====================================================================== */
 
@@ -863,22 +1008,29 @@ static void test_ping_answers_with_version(void)
 
 static void test_framing_errors_are_answered(void)
 {
+	static const struct {
+		const char *req, *ans;
+	} cases[] = {
+		{ "\n", "error EINVAL empty request" },
+		{ "xml ping\n", "error EINVAL unknown format 'xml'" },
+		{ "text\n", "error EINVAL no command" },
+		{ "text  ping\n", "error EINVAL malformed request" },
+		{ "text ping \n", "error EINVAL malformed request" },
+		{ "text status vm%0A1\n", "error EINVAL malformed request: "
+		  "argument 1 after the command" },
+		{ "te%00xt status\n", "error EINVAL malformed request: the "
+		  "format or command word" },
+		{ "text status vm%2\n", "error EINVAL malformed request" },
+		{ "text frobnicate\n", "error EINVAL unknown command "
+		  "'frobnicate'" },
+	};
 	static const char nul_req[] = "text ping\0junk\n";
 	char *ans;
+	size_t i;
 	int fd;
 
-	expect("\n", "error EINVAL empty request");
-	expect("xml ping\n", "error EINVAL unknown format 'xml'");
-	expect("text\n", "error EINVAL no command");
-	expect("text  ping\n", "error EINVAL malformed request");
-	expect("text ping \n", "error EINVAL malformed request");
-	expect("text status vm%0A1\n", "error EINVAL malformed request: "
-	       "argument 1 after the command");
-	expect("te%00xt status\n", "error EINVAL malformed request: the "
-	       "format or command word");
-	expect("text status vm%2\n", "error EINVAL malformed request");
-	expect("text frobnicate\n", "error EINVAL unknown command "
-	       "'frobnicate'");
+	for (i = 0; i < GR_ARRAY_SIZE(cases); i++)
+		expect(cases[i].req, cases[i].ans);
 	fd = client_connect();
 	client_send(fd, nul_req, sizeof(nul_req) - 1);
 	ans = client_read(fd, 3000);
@@ -1096,7 +1248,7 @@ static void test_command_argument_errors(void)
 	size_t i;
 
 	fake_add("vm1");
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	for (i = 0; i < GR_ARRAY_SIZE(cases); i++)
 		expect(cases[i].req, cases[i].ans);
 	fake_clear();
 }
@@ -1114,18 +1266,7 @@ static void test_commands_reach_the_vm_and_answer(void)
 	       "ok\nvm2 added: plain device, 32.0 MiB of shared memory, "
 	       "flight mode\nattach it to QEMU with:  guestrelay qemu-args "
 	       "vm2 --plain --size 33554432 --run-dir /tmp/test_ctl.");
-	CU_ASSERT_STRING_EQUAL(last_add.name, "vm2");
-	CU_ASSERT_EQUAL(last_add.shm_size, 32ULL << 20);
-	CU_ASSERT(last_add.plain);
-	CU_ASSERT_EQUAL(last_add.mode, GR_MODE_FLIGHT);
-	CU_ASSERT_STRING_EQUAL(last_add.events, "sched_*,irq_*");
-	CU_ASSERT_EQUAL(last_add.subbuf_size, 65536);
-	CU_ASSERT_EQUAL(last_add.n_subbufs, 8);
-	CU_ASSERT_EQUAL(last_add.switch_timer_us, 100000);
-	CU_ASSERT_EQUAL(last_add.quota, 2ULL << 30);
-	CU_ASSERT(last_add.own && last_add.uid == 64055 &&
-		  last_add.gid == 64056);
-	CU_ASSERT(last_add.verify);		/* the default */
+	expect_vm2_opts(&last_add, 64055, 64056);
 	vm = vm_find(&ag, "vm2");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(vm);
 
@@ -1324,6 +1465,69 @@ static void test_async_callback_after_client_hung_up_is_safe(void)
 	expect("text ping\n", "ok\n");
 }
 
+/* connections of the server in @state */
+static unsigned int conns_in(enum conn_state state)
+{
+	struct ctl_conn *c;
+	unsigned int n = 0;
+
+	for (c = ag.ctl->conns; c; c = c->next)
+		n += c->state == state;
+	return n;
+}
+
+static void test_client_that_does_not_read_never_delays_others(void)
+{
+	enum { NR_VMS = 600 };	/* JSON larger than a socket buffer */
+	char name[16], *ans, *p;
+	uint64_t t0, dt;
+	unsigned int n;
+	int hog, idle, i;
+
+	for (i = 0; i < NR_VMS; i++) {
+		snprintf(name, sizeof(name), "vm%04d", i);
+		fake_add(name);
+	}
+	/*
+	 * Two clients ask for a status larger than a socket buffer and do
+	 * not read; a third one, right behind them, pings. Its answer must
+	 * not wait for theirs.
+	 */
+	hog = client_connect();
+	client_send(hog, "json status\n", 12);
+	idle = client_connect();
+	client_send(idle, "json status\n", 12);
+	for (i = 0; i < 5; i++) {
+		t0 = now_ms();
+		ans = request("text ping\n");
+		dt = now_ms() - t0;
+		CU_ASSERT(strncmp(ans, "ok\nguestrelay agent", 19) == 0);
+		CU_ASSERT(dt < 1000);	/* a blocking send took 2 s */
+		if (dt >= 1000)
+			fprintf(stderr, "\n  ping took %llu ms\n",
+				(unsigned long long)dt);
+		free(ans);
+	}
+	/* the rest of their answers waits in the agent */
+	CU_ASSERT_EQUAL(conns_in(CONN_WRITING), 2);
+
+	/* a client that reads late gets the whole answer, intact */
+	ans = client_read(hog, 3000);
+	CU_ASSERT_FATAL(strncmp(ans, "ok\n", 3) == 0);
+	CU_ASSERT_EQUAL(python_json_ok(ans + 3), 0);
+	for (n = 0, p = ans; (p = strstr(p, "\"name\": \"vm")); p++)
+		n++;
+	CU_ASSERT_EQUAL(n, NR_VMS);
+	free(ans);
+
+	/* one that never reads is dropped after the reply timeout, counted */
+	pump(CTL_REPLY_TIMEOUT_MS + 200);
+	CU_ASSERT_EQUAL(conns_in(CONN_WRITING), 0);
+	expect_has("json ping\n", "\"dropped_clients\": 1");
+	close(idle);
+	fake_clear();
+}
+
 static void test_finish_answers_waiting_clients_and_removes_socket(void)
 {
 	struct gr_vm *vm = fake_add("vm1");
@@ -1478,7 +1682,7 @@ static void test_cli_usage_errors_exit_2_and_say_why(void)
 	struct cli_args ca;
 	size_t i;
 
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < GR_ARRAY_SIZE(cases); i++) {
 		memset(&ca, 0, sizeof(ca));
 		while (ca.argc < 5 && cases[i].argv[ca.argc]) {
 			ca.argv[ca.argc] = (char *)cases[i].argv[ca.argc];
@@ -1563,6 +1767,8 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_vm_add_option_errors_say_what_is_wrong),
 	GR_TEST(test_json_writer_escapes_everything_and_checks_nesting),
 	GR_TEST(test_text_output_escapes_terminal_controls),
+	GR_TEST(test_libvirt_metadata_round_trips_through_the_one_parser),
+	GR_TEST(test_libvirt_metadata_errors_say_what_is_wrong),
 	GR_TEST(test_socket_is_0660_with_the_agents_group),
 	GR_TEST(test_stale_socket_is_replaced_live_one_and_files_are_not),
 	GR_TEST(test_ping_answers_with_version),
@@ -1578,6 +1784,7 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_status_shows_every_field_and_escapes_guest_strings),
 	GR_TEST(test_async_commands_answer_when_the_vm_calls_back),
 	GR_TEST(test_async_callback_after_client_hung_up_is_safe),
+	GR_TEST(test_client_that_does_not_read_never_delays_others),
 	GR_TEST(test_finish_answers_waiting_clients_and_removes_socket),
 	GR_TEST(test_cli_talks_to_the_agent),
 	GR_TEST(test_cli_usage_errors_exit_2_and_say_why),

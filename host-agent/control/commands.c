@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * commands.c - the commands of the control socket (ctl_proto.h): check
+ * each argument again, call the VM functions of agent.h and write the
+ * answer's body as text or JSON. flush, snapshot and stop answer when
+ * their VM calls back; like every command they never wait for the guest
+ * here (spec H17).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "ctl_proto.h"
+#include "opts.h"
+#include "out.h"
+#include "server.h"
+
+static int req_err(struct ctl_req *r, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int req_err(struct ctl_req *r, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->msg, sizeof(r->msg), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+/* the VM named @name, or NULL with the error in @r->msg and *@err */
+static struct gr_vm *req_vm(struct ctl_req *r, const char *name, int *err)
+{
+	char why[128];
+	struct gr_vm *vm;
+
+	if (ctl_check_vm_name(name, why, sizeof(why))) {
+		*err = req_err(r, -EINVAL, "'%.*s%s': %s", GR_VM_NAME_MAX,
+			       name, strlen(name) > GR_VM_NAME_MAX ? "..." :
+			       "", why);
+		return NULL;
+	}
+	vm = vm_find(r->a, name);
+	if (!vm)
+		*err = req_err(r, -ENOENT, "no VM named '%s' (guestrelay "
+			       "status lists them)", name);
+	return vm;
+}
+
+/* a VM function's error: its own text if it gave one */
+static int vm_err(struct ctl_req *r, int ret, const char *err, const char *what,
+		  const char *vm)
+{
+	if (ret >= 0)
+		ret = -EIO;
+	if (err[0])
+		return req_err(r, ret, "%s", err);
+	return req_err(r, ret, "cannot %s %s: %s", what, vm, strerror(-ret));
+}
+
+static int cmd_ping(struct ctl_req *r, struct gr_vm *vm, int argc,
+		    char **argv)
+{
+	uint64_t up = (ctl_mono_ns() - r->c->ctl->started) / NSEC_PER_SEC;
+	unsigned int n = 0;
+
+	(void)argc;
+	(void)argv;
+	for (vm = vm_next(r->a, NULL); vm; vm = vm_next(r->a, vm))
+		n++;
+	if (!r->json) {
+		fprintf(r->out, "guestrelay agent %s, pid %d, up %" PRIu64
+			" s, %u VM%s\n", GR_VERSION, (int)getpid(), up,
+			n, n == 1 ? "" : "s");
+		return 0;
+	}
+	ctl_json_begin_object(&r->j, NULL);
+	ctl_json_string(&r->j, "version", GR_VERSION);
+	ctl_json_i64(&r->j, "pid", getpid());
+	ctl_json_u64(&r->j, "uptime_s", up);
+	ctl_json_u64(&r->j, "vms", n);
+	ctl_json_string(&r->j, "run_dir", r->a->run_dir);
+	ctl_json_string(&r->j, "store_dir", r->a->store_dir);
+	ctl_json_u64(&r->j, "dropped_clients", r->c->ctl->dropped);
+	ctl_json_end_object(&r->j);
+	return 0;
+}
+
+static int cmd_status(struct ctl_req *r, struct gr_vm *vm, int argc,
+		      char **argv)
+{
+	struct gr_vm_info *info;
+
+	(void)argv;
+	info = malloc(sizeof(*info));
+	if (!info)
+		return req_err(r, -ENOMEM, CTL_MSG_NOMEM);
+	if (r->json) {
+		ctl_json_begin_object(&r->j, NULL);
+		ctl_json_begin_array(&r->j, "vms");
+	}
+	if (!vm)
+		vm = vm_next(r->a, NULL);
+	else
+		argc = -1;	/* just this one */
+	if (!vm && !r->json)
+		fputs("no VMs (add one with: guestrelay vm-add VM)\n", r->out);
+	for (; vm; vm = argc < 0 ? NULL : vm_next(r->a, vm)) {
+		memset(info, 0, sizeof(*info));
+		vm_get_info(vm, info);
+		info->name[sizeof(info->name) - 1] = '\0';
+		if (r->json) {
+			ctl_status_json(&r->j, info);
+		} else {
+			if (ftell(r->out) > 0)
+				fputc('\n', r->out);
+			ctl_status_text(r->out, info);
+		}
+	}
+	free(info);
+	if (r->json) {
+		ctl_json_end_array(&r->j);
+		ctl_json_end_object(&r->j);
+	}
+	return 0;
+}
+
+static int cmd_events(struct ctl_req *r, struct gr_vm *vm, int argc,
+		      char **argv)
+{
+	bool on = !strcmp(r->c->cmd, "enable");
+	char err[512] = "", *list;
+	size_t len = 0;
+	int i, ret = 0;
+
+	for (i = 1; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	list = malloc(len + 1);
+	if (!list)
+		return req_err(r, -ENOMEM, CTL_MSG_NOMEM);
+	list[0] = '\0';
+	for (i = 1; i < argc; i++) {
+		if (i > 1)
+			strcat(list, ",");
+		strcat(list, argv[i]);
+	}
+	ret = vm_set_events(vm, list, on, err, sizeof(err));
+	if (ret) {
+		ret = vm_err(r, ret, err, on ? "enable events in" :
+			     "disable events in", argv[0]);
+	} else if (r->json) {
+		ctl_json_begin_object(&r->j, NULL);
+		ctl_json_string(&r->j, "vm", argv[0]);
+		ctl_json_list(&r->j, on ? "enable" : "disable", list);
+		ctl_json_end_object(&r->j);
+	} else {
+		ctl_put_text(r->out, argv[0]);
+		fprintf(r->out, ": %s ", on ? "enable" : "disable");
+		ctl_put_text(r->out, list);
+		fputs(" requested\n", r->out);
+	}
+	free(list);
+	return ret;
+}
+
+static int cmd_mode(struct ctl_req *r, struct gr_vm *vm, int argc,
+		    char **argv)
+{
+	char err[512] = "";
+	uint32_t mode;
+	int ret = 0;
+
+	(void)argc;
+	if (ctl_parse_mode(argv[1], &mode))
+		return req_err(r, -EINVAL, "mode is stream or flight, not "
+			       "'%s'", argv[1]);
+	ret = vm_set_mode(vm, mode, err, sizeof(err));
+	if (ret)
+		return vm_err(r, ret, err, "change the mode of", argv[0]);
+	if (r->json) {
+		ctl_json_begin_object(&r->j, NULL);
+		ctl_json_string(&r->j, "vm", argv[0]);
+		ctl_json_string(&r->j, "mode", argv[1]);
+		ctl_json_end_object(&r->j);
+	} else {
+		ctl_put_text(r->out, argv[0]);
+		fprintf(r->out, ": mode %s requested\n", argv[1]);
+	}
+	return 0;
+}
+
+static void async_done(void *arg, int err, const char *msg);
+
+static int cmd_async(struct ctl_req *r, struct gr_vm *vm, int argc,
+		     char **argv)
+{
+	struct ctl_conn *c = r->c;
+	int ret = 0;
+
+	(void)argc;
+	strcpy(c->vm, argv[0]);
+	c->waiting = true;
+	if (!strcmp(c->cmd, "flush"))
+		ret = vm_flush(vm, async_done, c);
+	else if (!strcmp(c->cmd, "snapshot"))
+		ret = vm_snapshot(vm, async_done, c);
+	else
+		ret = vm_stop(vm, async_done, c);
+	if (!ret || !c->waiting)
+		return CTL_ASYNC;	/* answered by async_done() */
+	c->waiting = false;
+	if (ret == -ENOTCONN && vm_state(vm) == GR_VM_STOPPED)
+		return req_err(r, ret, "%s is stopped (guestrelay start %s "
+			       "opens a new session)", argv[0], argv[0]);
+	if (ret == -ENOTCONN)
+		return req_err(r, ret, "%s has no guest attached (guestrelay "
+			       "status %s shows its state)", argv[0], argv[0]);
+	if (ret == -EBUSY)
+		return req_err(r, ret, "%s is busy with another flush, "
+			       "snapshot or stop; try again when it is done",
+			       argv[0]);
+	return req_err(r, ret, "cannot %s %s: %s", c->cmd, argv[0],
+		       strerror(-ret));
+}
+
+/* the answer of flush, snapshot or stop, when the VM calls back */
+static void async_done(void *arg, int err, const char *msg)
+{
+	struct ctl_conn *c = arg;
+	struct ctl_json j;
+	char *body = NULL, emsg[768];
+	size_t len = 0;
+	FILE *f;
+
+	c->waiting = false;
+	if (c->fd < 0) {
+		ctl_conn_close(c);	/* the client hung up, or we stop */
+		return;
+	}
+	if (err) {
+		if (msg && *msg)
+			snprintf(emsg, sizeof(emsg), "%s", msg);
+		else
+			snprintf(emsg, sizeof(emsg), "%s of %s failed: %s",
+				 c->cmd, c->vm, strerror(err < 0 ? -err : err));
+		ctl_conn_answer(c, err < 0 ? err : -err, emsg, NULL, 0);
+		return;
+	}
+	f = open_memstream(&body, &len);
+	if (!f) {
+		ctl_conn_answer(c, -ENOMEM, CTL_MSG_NOMEM, NULL, 0);
+		return;
+	}
+	if (c->json) {
+		ctl_json_init(&j, f);
+		ctl_json_begin_object(&j, NULL);
+		ctl_json_string(&j, "vm", c->vm);
+		if (!strcmp(c->cmd, "flush")) {
+			ctl_json_bool(&j, "flushed", true);
+			ctl_json_string(&j, "trace", msg);
+		} else {
+			ctl_json_string(&j, strcmp(c->cmd, "stop") ?
+					"snapshot" : "trace", msg);
+		}
+		ctl_json_end_object(&j);
+		ctl_json_finish(&j);
+	} else if (!strcmp(c->cmd, "flush") || !msg) {
+		ctl_put_text(f, c->vm);
+		fprintf(f, ": %s done\n", c->cmd);
+	} else {
+		ctl_put_text(f, msg);
+		fputc('\n', f);
+	}
+	if (fclose(f))
+		ctl_conn_answer(c, -ENOMEM, CTL_MSG_NOMEM, NULL, 0);
+	else
+		ctl_conn_answer(c, 0, NULL, body, len);
+	free(body);
+}
+
+static int cmd_start(struct ctl_req *r, struct gr_vm *vm, int argc,
+		     char **argv)
+{
+	struct gr_vm_info *info;
+	char err[512] = "";
+	int ret = 0;
+
+	(void)argc;
+	ret = vm_start(vm, err, sizeof(err));
+	if (ret)
+		return vm_err(r, ret, err, "start a session of", argv[0]);
+	info = calloc(1, sizeof(*info));
+	if (!info)
+		return req_err(r, -ENOMEM, CTL_MSG_NOMEM);
+	vm_get_info(vm, info);
+	info->session[sizeof(info->session) - 1] = '\0';
+	if (r->json) {
+		ctl_json_begin_object(&r->j, NULL);
+		ctl_json_string(&r->j, "vm", argv[0]);
+		ctl_json_string(&r->j, "session",
+				info->session[0] ? info->session : NULL);
+		ctl_json_end_object(&r->j);
+	} else if (info->session[0]) {
+		ctl_put_text(r->out, info->session);
+		fputc('\n', r->out);
+	} else {
+		ctl_put_text(r->out, argv[0]);
+		fputs(": started; the session opens when the guest publishes "
+		      "its buffers\n", r->out);
+	}
+	free(info);
+	return 0;
+}
+
+static int cmd_vm_add(struct ctl_req *r, struct gr_vm *vm, int argc,
+		      char **argv)
+{
+	char err[512] = "", size[32], rundir[PATH_MAX + 16] = "";
+	char hint[PATH_MAX + 128];
+	struct gr_vm_opts o;
+	int ret;
+
+	ret = ctl_parse_vm_add(&o, argc, argv, 0, err, sizeof(err));
+	if (ret)
+		return req_err(r, ret, "%s", err);
+	if (vm_find(r->a, o.name))
+		return req_err(r, -EEXIST, "a VM named '%s' exists already "
+			       "(guestrelay vm-remove %s first)", o.name,
+			       o.name);
+	ret = vm_add(r->a, &o, &vm, err, sizeof(err));
+	if (ret)
+		return vm_err(r, ret, err, "add", o.name);
+	if (!o.shm_size)
+		o.shm_size = GR_DEFAULT_SHM_SIZE;
+	if (strcmp(r->a->run_dir, GR_DEFAULT_RUN_DIR))
+		snprintf(rundir, sizeof(rundir), " --run-dir %s",
+			 r->a->run_dir);
+	if (r->json) {
+		ctl_json_begin_object(&r->j, NULL);
+		ctl_json_string(&r->j, "vm", o.name);
+		ctl_json_string(&r->j, "device",
+				o.plain ? "plain" : "doorbell");
+		ctl_json_u64(&r->j, "size", o.shm_size);
+		ctl_json_string(&r->j, "mode", ctl_mode_name(o.mode));
+		ctl_json_end_object(&r->j);
+		return 0;
+	}
+	ctl_human_bytes(size, sizeof(size), (double)o.shm_size, "");
+	if (o.plain)
+		snprintf(hint, sizeof(hint), "%s --plain --size %" PRIu64 "%s",
+			 o.name, o.shm_size, rundir);
+	else
+		snprintf(hint, sizeof(hint), "%s%s", o.name, rundir);
+	fprintf(r->out, "%s added: %s device, %s of shared memory, %s mode\n"
+		"attach it to QEMU with:  guestrelay qemu-args %s\n"
+		"or to libvirt with:      guestrelay libvirt-xml %s\n",
+		o.name, o.plain ? "plain" : "doorbell", size,
+		ctl_mode_name(o.mode), hint, hint);
+	return 0;
+}
+
+static int cmd_vm_remove(struct ctl_req *r, struct gr_vm *vm, int argc,
+			 char **argv)
+{
+	(void)argc;
+	vm_remove(vm);
+	if (r->json) {
+		ctl_json_begin_object(&r->j, NULL);
+		ctl_json_string(&r->j, "vm", argv[0]);
+		ctl_json_bool(&r->j, "removed", true);
+		ctl_json_end_object(&r->j);
+	} else {
+		fprintf(r->out, "%s removed\n", argv[0]);
+	}
+	return 0;
+}
+
+/**
+ * struct ctl_cmd - one command
+ * @name: the command word
+ * @min_args: fewest arguments
+ * @max_args: most arguments
+ * @vm: the first argument, when given, names a VM that must exist; @run
+ *	gets it (else NULL)
+ * @run: does it; 0, CTL_ASYNC or -errno with the request's message set
+ * @usage: for the usage error
+ */
+static const struct ctl_cmd {
+	const char *name;
+	int min_args, max_args;
+	bool vm;
+	int (*run)(struct ctl_req *r, struct gr_vm *vm, int argc,
+		   char **argv);
+	const char *usage;
+} ctl_cmds[] = {
+	{ "ping", 0, 0, false, cmd_ping, "ping" },
+	{ "status", 0, 1, true, cmd_status, "status [VM]" },
+	{ "enable", 2, CTL_MAX_ARGS, true, cmd_events, "enable VM EVENT..." },
+	{ "disable", 2, CTL_MAX_ARGS, true, cmd_events,
+	  "disable VM EVENT..." },
+	{ "mode", 2, 2, true, cmd_mode, "mode VM stream|flight" },
+	{ "flush", 1, 1, true, cmd_async, "flush VM" },
+	{ "snapshot", 1, 1, true, cmd_async, "snapshot VM" },
+	{ "stop", 1, 1, true, cmd_async, "stop VM" },
+	{ "start", 1, 1, true, cmd_start, "start VM" },
+	{ "vm-add", 1, CTL_MAX_ARGS, false, cmd_vm_add,
+	  "vm-add VM [OPTION...]" },
+	{ "vm-remove", 1, 1, true, cmd_vm_remove, "vm-remove VM" },
+};
+
+int ctl_run_request(struct ctl_req *r, char *line, size_t len)
+{
+	char *argv[CTL_MAX_ARGS + 2];
+	const struct ctl_cmd *cmd = NULL;
+	struct gr_vm *vm = NULL;
+	int argc = 0, ret = 0;
+	size_t i;
+
+	ret = ctl_split_request(line, len, argv, &argc, r->msg,
+				sizeof(r->msg));
+	if (ret)
+		return ret;
+	if (!strcmp(argv[0], "json"))
+		r->json = true;
+	else if (strcmp(argv[0], "text"))
+		return req_err(r, -EINVAL, "unknown format '%s' (text or "
+			       "json); a request is: FORMAT COMMAND ARGS...",
+			       argv[0]);
+	r->c->json = r->json;
+	if (argc < 2)
+		return req_err(r, -EINVAL, "no command after '%s'", argv[0]);
+	for (i = 0; i < sizeof(ctl_cmds) / sizeof(ctl_cmds[0]) && !cmd; i++)
+		if (!strcmp(argv[1], ctl_cmds[i].name))
+			cmd = &ctl_cmds[i];
+	if (!cmd)
+		return req_err(r, -EINVAL, "unknown command '%s' (guestrelay "
+			       "help lists them)", argv[1]);
+	if (argc - 2 < cmd->min_args || argc - 2 > cmd->max_args)
+		return req_err(r, -EINVAL, "usage: guestrelay %s", cmd->usage);
+	r->c->cmd = cmd->name;
+	if (cmd->vm && argc > 2) {
+		vm = req_vm(r, argv[2], &ret);
+		if (!vm)
+			return ret;
+	}
+	if (r->json)
+		ctl_json_init(&r->j, r->out);
+	ret = cmd->run(r, vm, argc - 2, argv + 2);
+	if (!ret && r->json && ctl_json_finish(&r->j))
+		return req_err(r, -EIO, "internal error writing JSON");
+	return ret;
+}
+

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * opts.c - the one parser of a VM's options (opts.h): VM names, sizes,
+ * modes and every option of `vm-add`, for the CLI, the agent's --vm, the
+ * server and the libvirt hook and metadata; and the canonical request
+ * form of parsed options.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "ctl_proto.h"
+#include "opts.h"
+#include "shm.h"
+
+void ctl_set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+int ctl_check_vm_name(const char *name, char *err, size_t errlen)
+{
+	if (!name || !*name) {
+		ctl_set_err(err, errlen, "a VM name is needed");
+		return -EINVAL;
+	}
+	if (strlen(name) >= GR_VM_NAME_MAX) {
+		ctl_set_err(err, errlen, "VM name too long (at most %d bytes)",
+			GR_VM_NAME_MAX - 1);
+		return -EINVAL;
+	}
+	if (ivsh_shm_check_name(name)) {
+		ctl_set_err(err, errlen, "bad VM name (use letters, digits, '_', "
+			"'.' and '-', not starting with a dot)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		if (v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+			return -ERANGE;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+int ctl_parse_size(const char *s, uint64_t *out)
+{
+	static const char units[] = "KMGT";
+	char digits[24];
+	const char *p = s, *u;
+	unsigned int shift = 0;
+	uint64_t v;
+	size_t n;
+	int ret;
+
+	while (*p >= '0' && *p <= '9')
+		p++;
+	n = (size_t)(p - s);
+	if (!n || n >= sizeof(digits))
+		return n ? -ERANGE : -EINVAL;
+	memcpy(digits, s, n);
+	digits[n] = '\0';
+	ret = parse_u64(digits, &v);
+	if (ret)
+		return ret;
+	if (*p) {
+		u = strchr(units, toupper((unsigned char)*p));
+		if (!u)
+			return -EINVAL;
+		shift = 10 * (unsigned int)(u - units + 1);
+		p++;
+		if (!strcmp(p, "iB") || !strcmp(p, "B"))
+			p += strlen(p);
+		if (*p)
+			return -EINVAL;
+	}
+	if (shift && v > (UINT64_MAX >> shift))
+		return -ERANGE;
+	*out = v << shift;
+	return 0;
+}
+
+int ctl_parse_mode(const char *s, uint32_t *mode)
+{
+	if (!strcmp(s, "stream"))
+		*mode = GR_MODE_STREAM;
+	else if (!strcmp(s, "flight"))
+		*mode = GR_MODE_FLIGHT;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+const char *ctl_mode_name(uint32_t mode)
+{
+	switch (mode) {
+	case GR_MODE_STREAM:
+		return "stream";
+	case GR_MODE_FLIGHT:
+		return "flight";
+	}
+	return "unknown";
+}
+
+static bool is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+/* USER[:GROUP]; names only with CTL_OPTS_NAMES */
+static int parse_owner(struct gr_vm_opts *o, const char *s,
+		       unsigned int flags, char *err, size_t errlen)
+{
+	char user[256], *group;
+	struct passwd *pw = NULL;
+	struct group *gr;
+	uint64_t v;
+
+	if (strlen(s) >= sizeof(user) || !*s || *s == ':')
+		goto bad;
+	strcpy(user, s);
+	group = strchr(user, ':');
+	if (group)
+		*group++ = '\0';
+	if (!parse_u64(user, &v)) {
+		if (v >= UINT32_MAX)
+			goto bad;
+		o->uid = (uint32_t)v;
+		if (!group && (flags & CTL_OPTS_NAMES))
+			pw = getpwuid(o->uid);
+	} else if (flags & CTL_OPTS_NAMES) {
+		pw = getpwnam(user);
+		if (!pw) {
+			ctl_set_err(err, errlen, "--owner: no user named '%s'",
+				user);
+			return -EINVAL;
+		}
+		o->uid = pw->pw_uid;
+	} else {
+		goto bad;
+	}
+	o->gid = pw ? pw->pw_gid : (uint32_t)-1;
+	if (group) {
+		if (!parse_u64(group, &v) && v < UINT32_MAX) {
+			o->gid = (uint32_t)v;
+		} else if ((flags & CTL_OPTS_NAMES) && *group &&
+			   parse_u64(group, &v)) {
+			gr = getgrnam(group);
+			if (!gr) {
+				ctl_set_err(err, errlen,
+					"--owner: no group named '%s'", group);
+				return -EINVAL;
+			}
+			o->gid = gr->gr_gid;
+		} else {
+			goto bad;
+		}
+	}
+	o->own = true;
+	return 0;
+bad:
+	ctl_set_err(err, errlen, "--owner wants %s, not '%s'",
+		(flags & CTL_OPTS_NAMES) ? "USER[:GROUP]" : "UID[:GID]", s);
+	return -EINVAL;
+}
+
+enum {
+	OPT_SIZE, OPT_PLAIN, OPT_MODE, OPT_EVENTS, OPT_SUBBUF_SIZE,
+	OPT_SUBBUFS, OPT_SWITCH_TIMER, OPT_QUOTA, OPT_OWNER, OPT_VERIFY,
+};
+
+static const struct {
+	const char *name;
+	bool has_arg;
+} vm_add_opts[] = {
+	[OPT_SIZE] = { "--size", true },
+	[OPT_PLAIN] = { "--plain", false },
+	[OPT_MODE] = { "--mode", true },
+	[OPT_EVENTS] = { "--events", true },
+	[OPT_SUBBUF_SIZE] = { "--subbuf-size", true },
+	[OPT_SUBBUFS] = { "--subbufs", true },
+	[OPT_SWITCH_TIMER] = { "--switch-timer-ms", true },
+	[OPT_QUOTA] = { "--quota", true },
+	[OPT_OWNER] = { "--owner", true },
+	[OPT_VERIFY] = { "--verify", true },
+};
+
+static int vm_add_opt(struct gr_vm_opts *o, int opt, const char *val,
+		      unsigned int flags, char *err, size_t errlen)
+{
+	const char *name = vm_add_opts[opt].name;
+	uint64_t v;
+
+	switch (opt) {
+	case OPT_SIZE:
+		/* spec H1: the region is a power of two (QEMU asserts it) */
+		if (ctl_parse_size(val, &v) || ivsh_shm_check_size(v))
+			goto bad_size;
+		o->shm_size = v;
+		return 0;
+	case OPT_PLAIN:
+		o->plain = true;
+		return 0;
+	case OPT_MODE:
+		if (ctl_parse_mode(val, &o->mode)) {
+			ctl_set_err(err, errlen, "--mode is stream or flight, "
+				"not '%s'", val);
+			return -EINVAL;
+		}
+		return 0;
+	case OPT_EVENTS:
+		if (strlen(val) >= sizeof(o->events)) {
+			ctl_set_err(err, errlen, "--events: list too long (at "
+				"most %zu bytes)", sizeof(o->events) - 1);
+			return -EINVAL;
+		}
+		strcpy(o->events, val);
+		return 0;
+	case OPT_SUBBUF_SIZE:
+		/* a wish the guest's header must then meet (spec H3) */
+		if (ctl_parse_size(val, &v) || !is_pow2(v) ||
+		    v < GR_MIN_SUBBUF_SIZE || v > GR_MAX_SUBBUF_SIZE) {
+			ctl_set_err(err, errlen, "--subbuf-size must be a power "
+				"of two from 4K to 16M, not '%s'", val);
+			return -EINVAL;
+		}
+		o->subbuf_size = (uint32_t)v;
+		return 0;
+	case OPT_SUBBUFS:
+		if (parse_u64(val, &v) || v < GR_MIN_SUBBUFS ||
+		    v > GR_MAX_SUBBUFS) {
+			ctl_set_err(err, errlen, "--subbufs must be a number from "
+				"%d to %d, not '%s'", GR_MIN_SUBBUFS,
+				GR_MAX_SUBBUFS, val);
+			return -EINVAL;
+		}
+		o->n_subbufs = (uint32_t)v;
+		return 0;
+	case OPT_SWITCH_TIMER:
+		if (parse_u64(val, &v) || v > CTL_SWITCH_TIMER_MS_MAX) {
+			ctl_set_err(err, errlen, "--switch-timer-ms must be a "
+				"number from 0 (off) to %d, not '%s'",
+				CTL_SWITCH_TIMER_MS_MAX, val);
+			return -EINVAL;
+		}
+		o->switch_timer_us = (uint32_t)v * 1000;
+		return 0;
+	case OPT_QUOTA:
+		if (ctl_parse_size(val, &v)) {
+			ctl_set_err(err, errlen, "--quota wants bytes, e.g. 500M "
+				"or 2G (0 = none), not '%s'", val);
+			return -EINVAL;
+		}
+		o->quota = v;
+		return 0;
+	case OPT_OWNER:
+		return parse_owner(o, val, flags, err, errlen);
+	case OPT_VERIFY:
+		/* spec H24: verify mode is per VM, on by default */
+		if (strcmp(val, "on") && strcmp(val, "off")) {
+			ctl_set_err(err, errlen, "--verify is on or off, not '%s'",
+				val);
+			return -EINVAL;
+		}
+		o->verify = !strcmp(val, "on");
+		return 0;
+	}
+	ctl_set_err(err, errlen, "%s: internal error", name);
+	return -EINVAL;
+bad_size:
+	ctl_set_err(err, errlen, "--size must be a power of two from 64K to 1T "
+		"(e.g. 16M), not '%s'", val);
+	return -EINVAL;
+}
+
+/* the index of @arg ("--name" or "--name=value") in vm_add_opts, or -1 */
+static int vm_opt_find(const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	size_t n, len = eq ? (size_t)(eq - arg) : strlen(arg);
+
+	for (n = 0; n < sizeof(vm_add_opts) / sizeof(vm_add_opts[0]); n++)
+		if (strlen(vm_add_opts[n].name) == len &&
+		    !strncmp(arg, vm_add_opts[n].name, len))
+			return (int)n;
+	return -1;
+}
+
+int ctl_vm_opt_arity(const char *arg)
+{
+	int n = vm_opt_find(arg);
+
+	if (n < 0)
+		return -1;
+	return vm_add_opts[n].has_arg && !strchr(arg, '=');
+}
+
+int ctl_parse_vm_add(struct gr_vm_opts *o, int argc, char **argv,
+		     unsigned int flags, char *err, size_t errlen)
+{
+	const char *name = NULL, *val, *eq;
+	int i, n, ret;
+
+	memset(o, 0, sizeof(*o));
+	o->mode = GR_MODE_STREAM;
+	o->verify = true;
+	o->uid = (uint32_t)-1;
+	o->gid = (uint32_t)-1;
+	for (i = 0; i < argc; i++) {
+		const char *arg = argv[i];
+
+		if (arg[0] != '-' || !arg[1]) {
+			if (name) {
+				ctl_set_err(err, errlen, "one VM at a time: "
+					"'%s' and '%s'", name, arg);
+				return -EINVAL;
+			}
+			name = arg;
+			continue;
+		}
+		eq = strchr(arg, '=');
+		n = vm_opt_find(arg);
+		if (n < 0) {
+			ctl_set_err(err, errlen, "vm-add has no option '%.*s'",
+				(int)(eq ? (size_t)(eq - arg) : strlen(arg)),
+				arg);
+			return -EINVAL;
+		}
+		if (!vm_add_opts[n].has_arg) {
+			if (eq) {
+				ctl_set_err(err, errlen, "%s takes no value",
+					vm_add_opts[n].name);
+				return -EINVAL;
+			}
+			val = NULL;
+		} else if (eq) {
+			val = eq + 1;
+		} else if (i + 1 < argc) {
+			val = argv[++i];
+		} else {
+			ctl_set_err(err, errlen, "%s needs a value",
+				vm_add_opts[n].name);
+			return -EINVAL;
+		}
+		ret = vm_add_opt(o, n, val, flags, err, errlen);
+		if (ret)
+			return ret;
+	}
+	if (!name) {
+		ctl_set_err(err, errlen, "vm-add needs a VM name");
+		return -EINVAL;
+	}
+	ret = ctl_check_vm_name(name, err, errlen);
+	if (ret)
+		return ret;
+	strcpy(o->name, name);
+	return 0;
+}
+
+static void put_arg(FILE *f, const char *arg)
+{
+	fputc(' ', f);
+	ctl_encode_arg(f, arg);
+}
+
+void ctl_vm_add_args(FILE *f, const struct gr_vm_opts *o)
+{
+	put_arg(f, o->name);
+	if (o->shm_size)
+		fprintf(f, " --size %" PRIu64, o->shm_size);
+	if (o->plain)
+		fputs(" --plain", f);
+	fprintf(f, " --mode %s", ctl_mode_name(o->mode));
+	if (o->events[0]) {
+		fputs(" --events", f);
+		put_arg(f, o->events);
+	}
+	if (o->subbuf_size)
+		fprintf(f, " --subbuf-size %" PRIu32, o->subbuf_size);
+	if (o->n_subbufs)
+		fprintf(f, " --subbufs %" PRIu32, o->n_subbufs);
+	if (o->switch_timer_us)
+		fprintf(f, " --switch-timer-ms %" PRIu32,
+			o->switch_timer_us / 1000);
+	if (o->quota)
+		fprintf(f, " --quota %" PRIu64, o->quota);
+	if (!o->verify)
+		fputs(" --verify off", f);
+	if (o->own) {
+		fprintf(f, " --owner %" PRIu32, o->uid);
+		if (o->gid != (uint32_t)-1)
+			fprintf(f, ":%" PRIu32, o->gid);
+	}
+}

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * status.c - how `guestrelay status` shows one VM, as text and as JSON
+ * (out.h). Every string of struct gr_vm_info that a guest wrote goes out
+ * escaped (ctl_put_text(), the JSON writer).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "agent.h"
+#include "opts.h"
+#include "out.h"
+
+#define NSEC_PER_SEC	((uint64_t)1000000000)
+
+static void put_row(FILE *f, const char *key)
+{
+	fprintf(f, "  %-13s ", key);
+}
+
+static void put_text_or_dash(FILE *f, const char *s)
+{
+	if (s && *s)
+		ctl_put_text(f, s);
+	else
+		fputc('-', f);
+}
+
+void ctl_status_text(FILE *f, const struct gr_vm_info *in)
+{
+	const struct gr_vm_stats *st = &in->st;
+	char b1[32], b2[32];
+	int64_t off = in->sync_offset_ns;
+	uint64_t aoff;
+
+	ctl_put_text(f, in->name);
+	fputc('\n', f);
+
+	put_row(f, "state");
+	put_text_or_dash(f, in->state);
+	fputs(", guest ", f);
+	put_text_or_dash(f, in->guest_state);
+	fputc('\n', f);
+
+	put_row(f, "device");
+	if (in->doorbell)
+		fprintf(f, "doorbell, QEMU %s\n", in->guest_connected ?
+			"connected" : "not connected");
+	else
+		fprintf(f, "plain (polled), QEMU %s\n",
+			in->guest_connected ? "mapped" : "not seen");
+
+	put_row(f, "guest");
+	if (in->kernel_release[0] || in->nodename[0]) {
+		fputs("Linux ", f);
+		put_text_or_dash(f, in->kernel_release);
+		fputs(" on ", f);
+		put_text_or_dash(f, in->nodename);
+		fputc('\n', f);
+	} else {
+		fputs("-\n", f);
+	}
+
+	put_row(f, "buffers");
+	if (in->nr_rings) {
+		ctl_human_bytes(b1, sizeof(b1), in->subbuf_size, "");
+		fprintf(f, "%" PRIu32 " CPUs (rings) x %" PRIu32
+			" sub-buffers of %s\n", in->nr_rings, in->n_subbufs, b1);
+	} else {
+		fputs("-\n", f);
+	}
+
+	put_row(f, "mode");
+	fprintf(f, "%s, records %s\n", ctl_mode_name(in->mode),
+		in->verify ? "verified (copy)" : "not verified (zero copy)");
+	put_row(f, "events");
+	ctl_put_text(f, in->events[0] ? in->events : "none");
+	fputc('\n', f);
+	put_row(f, "pending");
+	put_text_or_dash(f, in->pending);
+	fputc('\n', f);
+
+	put_row(f, "recorded");
+	fprintf(f, "%" PRIu64 " events, %" PRIu64 " sub-buffers (guest "
+		"counts)\n", st->guest_events, st->produced);
+	put_row(f, "stored");
+	ctl_human_bytes(b1, sizeof(b1), (double)st->bytes, "");
+	ctl_human_bytes(b2, sizeof(b2), in->rate_bps, "/s");
+	fprintf(f, "%" PRIu64 " packets, %s (%" PRIu64 " bytes), %s\n",
+		st->packets, b1, st->bytes, b2);
+	put_row(f, "lost");
+	fprintf(f, "full %" PRIu64 ", too_big %" PRIu64 ", nested %" PRIu64
+		" events; overwritten %" PRIu64 " sub-buffers\n",
+		st->lost_full, st->lost_too_big, st->lost_nested,
+		st->overwritten);
+	put_row(f, "invalid");
+	fprintf(f, "%" PRIu64 " sub-buffers dropped (%" PRIu64 " for a bad "
+		"record), %" PRIu64 " skipped, %" PRIu64 " write errors, %"
+		PRIu64 " bad headers\n", st->invalid, st->invalid_records,
+		st->skipped, st->write_errors, st->bad_region);
+	put_row(f, "doorbells");
+	fprintf(f, "in %" PRIu64 ", out %" PRIu64 ", polls %" PRIu64 "\n",
+		st->doorbells_in, st->doorbells_out, st->polls);
+
+	put_row(f, "clock sync");
+	if (in->sync_error_ns) {
+		aoff = off < 0 ? -(uint64_t)off : (uint64_t)off;
+		fprintf(f, "error +/- %.1f us, offset %s%" PRIu64 ".%09" PRIu64
+			" s\n", (double)in->sync_error_ns / 1000.0,
+			off < 0 ? "-" : "", aoff / NSEC_PER_SEC,
+			aoff % NSEC_PER_SEC);
+	} else {
+		fputs("not synchronized\n", f);
+	}
+
+	put_row(f, "quota");
+	ctl_human_bytes(b1, sizeof(b1), (double)in->usage, "");
+	if (in->quota) {
+		ctl_human_bytes(b2, sizeof(b2), (double)in->quota, "");
+		fprintf(f, "%s of %s used (%.1f%%)\n", b1, b2,
+			100.0 * (double)in->usage / (double)in->quota);
+	} else {
+		fprintf(f, "%s used, no quota\n", b1);
+	}
+	put_row(f, "stop reason");
+	put_text_or_dash(f, in->stop_reason);
+	fputc('\n', f);
+	put_row(f, "session");
+	put_text_or_dash(f, in->session);
+	fputc('\n', f);
+}
+
+void ctl_status_json(struct ctl_json *j, const struct gr_vm_info *in)
+{
+	const struct gr_vm_stats *st = &in->st;
+
+	ctl_json_begin_object(j, NULL);
+	ctl_json_string(j, "name", in->name);
+	ctl_json_string(j, "state", in->state);
+	ctl_json_string(j, "guest_state", in->guest_state);
+	ctl_json_string(j, "device", in->doorbell ? "doorbell" : "plain");
+	ctl_json_bool(j, "connected", in->guest_connected);
+	ctl_json_string(j, "mode", ctl_mode_name(in->mode));
+	ctl_json_bool(j, "verify", in->verify);
+	ctl_json_u64(j, "nr_rings", in->nr_rings);
+	ctl_json_u64(j, "subbuf_size", in->subbuf_size);
+	ctl_json_u64(j, "n_subbufs", in->n_subbufs);
+	ctl_json_string(j, "kernel_release", in->kernel_release);
+	ctl_json_string(j, "nodename", in->nodename);
+	ctl_json_list(j, "events", in->events);
+	ctl_json_string(j, "pending", in->pending);
+	ctl_json_string(j, "stop_reason",
+			in->stop_reason && *in->stop_reason ?
+			in->stop_reason : NULL);
+	ctl_json_string(j, "session", in->session[0] ? in->session : NULL);
+	ctl_json_u64(j, "quota", in->quota);
+	ctl_json_u64(j, "usage", in->usage);
+	ctl_json_i64(j, "sync_offset_ns", in->sync_offset_ns);
+	ctl_json_u64(j, "sync_error_ns", in->sync_error_ns);
+	ctl_json_double(j, "rate_bps", in->rate_bps);
+	ctl_json_begin_object(j, "stats");
+	ctl_json_u64(j, "packets", st->packets);
+	ctl_json_u64(j, "bytes", st->bytes);
+	ctl_json_u64(j, "invalid", st->invalid);
+	ctl_json_u64(j, "invalid_records", st->invalid_records);
+	ctl_json_u64(j, "skipped", st->skipped);
+	ctl_json_u64(j, "doorbells_in", st->doorbells_in);
+	ctl_json_u64(j, "doorbells_out", st->doorbells_out);
+	ctl_json_u64(j, "polls", st->polls);
+	ctl_json_u64(j, "write_errors", st->write_errors);
+	ctl_json_u64(j, "bad_region", st->bad_region);
+	ctl_json_u64(j, "guest_events", st->guest_events);
+	ctl_json_u64(j, "lost_full", st->lost_full);
+	ctl_json_u64(j, "lost_too_big", st->lost_too_big);
+	ctl_json_u64(j, "lost_nested", st->lost_nested);
+	ctl_json_u64(j, "overwritten", st->overwritten);
+	ctl_json_u64(j, "produced", st->produced);
+	ctl_json_end_object(j);
+	ctl_json_end_object(j);
+}

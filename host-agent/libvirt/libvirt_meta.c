@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libvirt_meta.c - our <gr:guestrelay> element (libvirt_meta.h): the one
+ * parser of it (the hook reads it from the domain XML), the one builder
+ * of it (libvirt-xml prints it, libvirt-define writes it), and its
+ * settings as VM options, checked by the one VM option parser
+ * (ctl_parse_vm_add()), as `guestrelay vm-add` checks them.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <libxml/tree.h>
+
+#include "agent.h"
+#include "libvirt.h"
+#include "libvirt_meta.h"
+#include "opts.h"
+
+const char *const gr_meta_attr[GR_META_NR] = {
+	[GR_META_EVENTS] = "events",
+	[GR_META_MODE] = "mode",
+	[GR_META_SIZE] = "size",
+	[GR_META_SUBBUF_SIZE] = "subbuf-size",
+	[GR_META_SUBBUFS] = "subbufs",
+	[GR_META_SWITCH_TIMER] = "switch-timer-ms",
+	[GR_META_QUOTA] = "quota",
+	[GR_META_VERIFY] = "verify",
+};
+
+int gr_meta_to_opts(const struct gr_libvirt_meta *m, const char *name,
+		    struct gr_vm_opts *o, char *err, size_t errlen)
+{
+	char opt[GR_META_NR][24], *av[2 * GR_META_NR + 1];
+	int i, n = 0;
+
+	av[n++] = (char *)name;
+	for (i = 0; i < GR_META_NR; i++) {
+		if (!m->val[i])
+			continue;
+		if (!*m->val[i]) {
+			ctl_set_err(err, errlen, "%s is empty", gr_meta_attr[i]);
+			return -EINVAL;
+		}
+		snprintf(opt[i], sizeof(opt[i]), "--%s", gr_meta_attr[i]);
+		av[n++] = opt[i];
+		av[n++] = (char *)m->val[i];
+	}
+	return ctl_parse_vm_add(o, n, av, 0, err, errlen);
+}
+
+int gr_libvirt_meta_check(const struct gr_libvirt_meta *m, char *err,
+			  size_t errlen)
+{
+	struct gr_vm_opts o;
+
+	return gr_meta_to_opts(m, "vm", &o, err, errlen);
+}
+
+bool gr_xml_is_elem(xmlNodePtr n, const char *name)
+{
+	return n->type == XML_ELEMENT_NODE && !n->ns &&
+	       !strcmp((const char *)n->name, name);
+}
+
+bool gr_xml_is_ours(xmlNodePtr n)
+{
+	return n->type == XML_ELEMENT_NODE && n->ns && n->ns->href &&
+	       !strcmp((const char *)n->ns->href, GR_XMLNS_URI) &&
+	       !strcmp((const char *)n->name, GR_XML_ELEMENT);
+}
+
+xmlNodePtr gr_xml_child(xmlNodePtr parent, const char *name)
+{
+	xmlNodePtr c;
+
+	for (c = parent->children; c; c = c->next)
+		if (gr_xml_is_elem(c, name))
+			return c;
+	return NULL;
+}
+
+bool gr_xml_is_our_shmem(xmlNodePtr n, const char *shm_name)
+{
+	xmlChar *name;
+	bool ret;
+
+	if (!gr_xml_is_elem(n, "shmem"))
+		return false;
+	name = xmlGetNoNsProp(n, BAD_CAST "name");
+	ret = name && !strcmp((const char *)name, shm_name);
+	xmlFree(name);
+	return ret;
+}
+
+int gr_meta_parse(xmlNodePtr n, struct gr_meta_xml *mx, char *err,
+		  size_t errlen)
+{
+	xmlAttrPtr a;
+	xmlChar *v;
+	int i;
+
+	for (a = n->properties; a; a = a->next) {
+		const char *name = (const char *)a->name;
+
+		if (a->ns) {
+			ctl_set_err(err, errlen, "unknown attribute %s:%s",
+				a->ns->prefix ? (const char *)a->ns->prefix :
+				"", name);
+			return -EINVAL;
+		}
+		v = xmlGetNoNsProp(n, a->name);
+		if (!v)
+			return -ENOMEM;
+		if (!strcmp(name, "required")) {
+			bool yes = !strcmp((char *)v, "yes");
+
+			if (!yes && strcmp((char *)v, "no")) {
+				ctl_set_err(err, errlen, "required must be yes "
+					"or no, not '%.64s'", (char *)v);
+				xmlFree(v);
+				mx->required = true;	/* be safe */
+				return -EINVAL;
+			}
+			mx->required = yes;
+			xmlFree(v);
+			continue;
+		}
+		for (i = 0; i < GR_META_NR; i++)
+			if (!strcmp(name, gr_meta_attr[i]))
+				break;
+		if (i == GR_META_NR) {
+			ctl_set_err(err, errlen, "unknown attribute '%.64s' "
+				"(events, mode, size, subbuf-size, subbufs, "
+				"switch-timer-ms, quota, verify, required)",
+				name);
+			xmlFree(v);
+			return -EINVAL;
+		}
+		xmlFree(mx->val[i]);
+		mx->val[i] = v;
+	}
+	return 0;
+}
+
+void gr_meta_xml_free(struct gr_meta_xml *mx)
+{
+	int i;
+
+	for (i = 0; i < GR_META_NR; i++) {
+		xmlFree(mx->val[i]);
+		mx->val[i] = NULL;
+	}
+}
+
+xmlNodePtr gr_meta_node(const struct gr_libvirt_meta *m)
+{
+	xmlNodePtr n = xmlNewNode(NULL, BAD_CAST GR_XML_ELEMENT);
+	xmlNsPtr ns;
+	int i;
+
+	if (!n)
+		return NULL;
+	ns = xmlNewNs(n, BAD_CAST GR_XMLNS_URI, BAD_CAST GR_XMLNS_PREFIX);
+	if (!ns)
+		goto fail;
+	xmlSetNs(n, ns);
+	for (i = 0; i < GR_META_NR; i++)
+		if (m->val[i] && !xmlNewProp(n, BAD_CAST gr_meta_attr[i],
+					     BAD_CAST m->val[i]))
+			goto fail;
+	if (!xmlNewProp(n, BAD_CAST "required",
+			BAD_CAST(m->required ? "yes" : "no")))
+		goto fail;
+	return n;
+fail:
+	xmlFreeNode(n);
+	return NULL;
+}
