@@ -37,7 +37,7 @@
 
 #define NSEC_PER_SEC	1000000000LL
 #define LEFT		110	/* lane labels */
-#define RIGHT		24
+#define RIGHT		48
 #define TOP		58	/* title, axis labels */
 #define TRACE_HDR	22	/* one line per trace */
 #define LANE_H		32
@@ -861,6 +861,7 @@ static const char html_tail[] =
 "\t\tvar t = e.target.querySelector && e.target.querySelector('title');\n"
 "\t\tinfo.textContent = t ? t.textContent : '';\n"
 "\t});\n"
+"\tsvg.setAttribute('data-ready', '1');\n"
 "})();\n"
 "</script>\n</body></html>\n";
 
