@@ -8,8 +8,8 @@
 # (tests/unit/tl_synth.c: the guest module's event layouts, a random
 # workload, hostile comm names, packet losses, a synchronized clock),
 # which also prints the truth (per CPU, the time tasks other than idle
-# ran); and, when the test guest is built (build/guest), a trace of the
-# real module in a real QEMU guest stored by the real agent.
+# ran); and a trace of the real module in a real QEMU guest stored by the
+# real agent: GR_TIMELINE_TRACE=DIR, else the last one of `make demo`.
 # For each picture (SVG and HTML):
 #   - the SVG is well-formed XML; lanes = CPUs of the trace(s)
 #   - per CPU, the slices' time (data-d) = the truth, and = span minus idle
@@ -281,7 +281,11 @@ else
 	fail "size-bounded-by-width" "$bs bytes against $ss" "$(cat "$T/big.out")"
 fi
 
-# --- a real guest, when the test guest is built ---------------------------
+# --- a real guest's trace: GR_TIMELINE_TRACE, else the last `make demo` ---
+if [ -z "${GR_TIMELINE_TRACE:-}" ] && [ -d "$BUILD/demo/traces/demo" ]; then
+	GR_TIMELINE_TRACE=$(find "$BUILD/demo/traces/demo" -mindepth 1 \
+		-maxdepth 1 -type d ! -name 'snapshot-*' | sort | tail -n1)
+fi
 if [ -n "${GR_TIMELINE_TRACE:-}" ] && [ -d "$GR_TIMELINE_TRACE" ]; then
 	real=$GR_TIMELINE_TRACE
 	cpus=$("$GR" report --summary "$real" | sed -n 's/.*, \([0-9]*\) CPUs*, .*/\1/p')
@@ -294,7 +298,7 @@ if [ -n "${GR_TIMELINE_TRACE:-}" ] && [ -d "$GR_TIMELINE_TRACE" ]; then
 		fail "real-guest-trace-draws" "failed" "$(cat "$T/real.out")"
 	fi
 else
-	skip_check real-guest-trace "set GR_TIMELINE_TRACE=DIR (make demo stores one)"
+	skip_check real-guest-trace "no trace of a real guest: run make demo, or set GR_TIMELINE_TRACE=DIR"
 fi
 
 [ "${KEEP:-0}" = 1 ] && note "pictures in $T"
