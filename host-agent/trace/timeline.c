@@ -996,7 +996,8 @@ int gr_timeline(char *const *dirs, unsigned int ndirs, FILE *out,
 	fputs("<style>.lane{fill:#f3f3f3}.lane.odd{fill:#e8e8e8}"
 	      ".axis line{stroke:#c8c8c8;stroke-width:1}"
 	      ".n{pointer-events:none;fill:#111}.h{font-size:13px;"
-	      "font-weight:bold}.t{font-size:11px;fill:#333}"
+	      "font-weight:bold}.t{font-size:11px;fill:#333;paint-order:stroke;"
+	      "stroke:#fff;stroke-width:3px}"
 	      ".nolat .w{display:none}.s:hover,.i:hover,.q:hover,.w:hover,"
 	      ".x:hover{stroke:#000;stroke-width:1}</style>\n", out);
 	fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n");
