@@ -366,29 +366,44 @@ static int clip(const struct gr_tl_lane *l, int64_t *a, int64_t *b)
 	return *b >= *a;
 }
 
+/*
+ * Where a mark from @a to @b goes: clipped to the lane, in x; 0 if it is
+ * outside the lane or if the lane's last mark of its kind (*@last) is in
+ * the same pixel column (of @x0, or of @x1 with @by_end): one mark per
+ * pixel column and kind.
+ */
+static int mark_place(const struct gr_tl_canvas *cv,
+		      const struct gr_tl_lane *l, int64_t a, int64_t b,
+		      long *last, int by_end, double *x0, double *x1)
+{
+	long px;
+
+	if (!clip(l, &a, &b))
+		return 0;
+	*x0 = xof(cv, a);
+	*x1 = xof(cv, b);
+	px = (long)(by_end ? *x1 : *x0);
+	if (px == *last)
+		return 0;
+	*last = px;
+	return 1;
+}
+
 /* an IRQ (@soft 0) or softirq mark from @a to @b */
 static void irq_mark(struct gr_tl_canvas *cv, struct gr_tl_lane *l, int soft,
 		     int64_t a, int64_t b)
 {
-	long *last = soft ? &l->sirq_px : &l->irq_px;
 	double x0, x1;
 	char d[32], s[32];
-	int64_t ta = a;
-	long px;
 
-	if (!clip(l, &a, &b))
+	if (!mark_place(cv, l, a, b, soft ? &l->sirq_px : &l->irq_px, 0, &x0,
+			&x1))
 		return;
-	x0 = xof(cv, a);
-	x1 = xof(cv, b);
-	px = (long)x0;
-	if (px == *last)
-		return;		/* one mark per pixel column */
-	*last = px;
 	rect_open(cv, soft ? "q" : "i", l, x0, l->y + (soft ? 27 : 23),
 		  x1 - x0 < 1.0 ? 1.0 : x1 - x0, soft ? 3 : 4,
 		  soft ? 0x7a3cc8U : 0xe06000U);
 	fmt_dur(d, sizeof(d), b - a);
-	fmt_at(s, sizeof(s), cv, ta);
+	fmt_at(s, sizeof(s), cv, a);
 	if (soft) {
 		fputs("<title>softirq ", cv->out);
 		if (l->sirq_vec >= 0 &&
@@ -410,22 +425,14 @@ static void lat_mark(struct gr_tl_canvas *cv, struct gr_tl_lane *l,
 		     int64_t a, int64_t b, uint32_t tid, const void *comm,
 		     size_t clen)
 {
-	int64_t lat = b - a;
 	double x0, x1;
 	char d[32];
-	long px;
 
-	if (!clip(l, &a, &b))
+	if (!mark_place(cv, l, a, b, &l->lat_px, 1, &x0, &x1))
 		return;
-	x0 = xof(cv, a);
-	x1 = xof(cv, b);
-	px = (long)x1;
-	if (px == l->lat_px)
-		return;
-	l->lat_px = px;
 	rect_open(cv, "w", l, x0, l->y + 1, x1 - x0 < 1.0 ? 1.0 : x1 - x0, 4,
 		  0xc99700U);
-	fmt_dur(d, sizeof(d), lat);
+	fmt_dur(d, sizeof(d), b - a);
 	fputs("<title>wakeup to run: ", cv->out);
 	gr_tl_escape(cv->out, comm, clen);
 	fprintf(cv->out, " (tid %u) waited %s</title></rect>\n", tid, d);
