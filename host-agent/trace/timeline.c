@@ -340,8 +340,11 @@ void gr_tl_switch(struct gr_tl_canvas *cv, struct gr_tl_lane *l, int64_t t,
 		  uint32_t next_tid, const void *next_comm, size_t next_len)
 {
 	gr_tl_slice(cv, l, l->start, t, prev_tid, prev_comm, prev_len);
-	if (t > l->start)
-		l->start = t;
+	/*
+	 * Even when time went back (a damaged trace, marked red): one wild
+	 * timestamp must not swallow the rest of the lane.
+	 */
+	l->start = t;
 	set_task(l, next_tid, next_comm, next_len);
 }
 

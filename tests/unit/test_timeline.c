@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <libxml/parser.h>
 
 #include "gr_test.h"
@@ -405,6 +406,63 @@ static void test_output_size_is_bounded_by_width_not_events(void)
 	CU_ASSERT(big < 2 * 3 * 400 * 400);
 }
 
+/* overwrite @n bytes at @off of @dir/@file with garbage, or truncate at @off */
+static int damage(const char *dir, const char *file, long off, size_t n,
+		  uint64_t *x)
+{
+	char path[600];
+	uint8_t b[64];
+	size_t i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	if (!n)
+		return truncate(path, off);
+	f = fopen(path, "r+");
+	if (!f)
+		return -1;
+	for (i = 0; i < n && i < sizeof(b); i++) {
+		*x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
+		b[i] = (uint8_t)(*x >> 56);
+	}
+	fseek(f, off, SEEK_SET);
+	fwrite(b, 1, i, f);
+	return fclose(f);
+}
+
+static void test_damaged_traces_draw_what_validates_with_red_marks(void)
+{
+	struct tl_synth o = { .cpus = 2, .switches = 3000, .subbuf_size = 4096,
+			      .hostile = 1 };
+	struct gr_tl_opts to = { .width = 900, .latency = 1 };
+	uint64_t x = 42;
+	struct tl_truth t;
+	char dir[512];
+	struct pic p;
+	unsigned int round, k;
+	int ret;
+
+	for (round = 0; round < 6; round++) {
+		o.seed = 100 + round;
+		CU_ASSERT_EQUAL_FATAL(synth("dmg", &o, &t, dir, sizeof(dir)),
+				      0);
+		/* garbage over headers and records, a file cut mid-packet */
+		for (k = 0; k < 12; k++)
+			damage(dir, k % 2 ? "stream_1" : "stream_0",
+			       (long)((x = x * 2862933555777941757ULL + 3) %
+				      (t.bytes / 2 - 64)),
+			       k % 3 ? 16 : 64, &x);
+		damage(dir, "stream_1", (long)(t.bytes / 2 - 1000), 0, &x);
+		ret = draw(dir, &to, &p);
+		CU_ASSERT(ret > 0);
+		CU_ASSERT(p.st.loss_marks > 0);
+		CU_ASSERT(well_formed(p.buf, p.len));
+		CU_ASSERT(ascii_only(p.buf, p.len));
+		CU_ASSERT_EQUAL(count(p.buf, "<rect class=\"lane"), 2);
+		pic_free(&p);
+	}
+}
+
 static void test_not_a_trace_is_an_error(void)
 {
 	struct gr_tl_opts to = { .width = 400 };
@@ -442,6 +500,7 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_losses_get_red_marks),
 	GR_TEST(test_window_cuts_the_axis_and_the_busy_time),
 	GR_TEST(test_output_size_is_bounded_by_width_not_events),
+	GR_TEST(test_damaged_traces_draw_what_validates_with_red_marks),
 	GR_TEST(test_not_a_trace_is_an_error),
 };
 
