@@ -44,7 +44,7 @@
 #define BOTTOM		34	/* legend */
 #define CHAR_W		6.1	/* of the 10-pixel monospace font */
 #define WAKE_SLOTS	4096	/* wakeups waiting to run: a bounded table */
-#define MIXED_FILL	0x9a9a9aU
+#define MIXED_FILL	0xb7d7f0U	/* legend: a pale task colour */
 
 enum { K_NONE, K_SWITCH, K_WAKEUP, K_IRQ_IN, K_IRQ_OUT, K_SIRQ_IN,
        K_SIRQ_OUT };
@@ -207,27 +207,32 @@ static void label(struct gr_tl_canvas *cv, const struct gr_tl_lane *l,
  * @cv: the canvas
  * @l: the lane
  *
- * One rectangle over their extent (at least one pixel wide): the task's
- * colour if they are all one task's, grey if several; data-d holds the
- * exact sum of their time.
+ * One rectangle over their extent (at least one pixel wide) in the colour
+ * of the task of the longest of them, paler the more idle time the
+ * extent holds; data-d holds the exact sum of their time.
  */
 void gr_tl_flush(struct gr_tl_canvas *cv, struct gr_tl_lane *l)
 {
+	double w, fill;
 	char d[32];
-	double w;
 
 	if (!l->pend)
 		return;
 	l->pend = 0;
 	w = l->px1 - l->px0 < 1.0 ? 1.0 : l->px1 - l->px0;
+	fill = (double)l->pbusy * cv->scale / w;
+	fill = fill < 0.35 ? 0.35 : fill > 1.0 ? 1.0 : fill;
 	fmt_dur(d, sizeof(d), l->pbusy);
 	fprintf(cv->out, "<rect class=\"s m\" data-l=\"%u\" data-d=\"%lld\" "
 		"x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"16\" "
-		"fill=\"#%06x\"><title>", l->index, (long long)l->pbusy, l->px0,
-		l->y + 6, w, l->pmixed ? MIXED_FILL : gr_tl_colour(l->ptid));
+		"fill=\"#%06x\" fill-opacity=\"%.2f\"><title>", l->index,
+		(long long)l->pbusy, l->px0, l->y + 6, w,
+		gr_tl_colour(l->ptid), fill);
 	if (l->pmixed) {
-		fprintf(cv->out, "%llu slices of several tasks: %s busy",
-			(unsigned long long)l->pn, d);
+		fprintf(cv->out, "%llu slices of several tasks, %s busy; the "
+			"longest: ", (unsigned long long)l->pn, d);
+		gr_tl_escape(cv->out, l->pcomm, l->pclen);
+		fprintf(cv->out, " (tid %u)", l->ptid);
 	} else {
 		gr_tl_escape(cv->out, l->pcomm, l->pclen);
 		fprintf(cv->out, " (tid %u): %llu slice%s, %s", l->ptid,
@@ -295,6 +300,12 @@ void gr_tl_slice(struct gr_tl_canvas *cv, struct gr_tl_lane *l, int64_t a,
 		l->pn++;
 		if (tid != l->ptid)
 			l->pmixed = 1;
+		if (b - a > l->plong) {
+			l->plong = b - a;
+			l->ptid = tid;
+			memcpy(l->pcomm, comm, clen);
+			l->pclen = (unsigned int)clen;
+		}
 		return;
 	}
 	gr_tl_flush(cv, l);
@@ -302,6 +313,7 @@ void gr_tl_slice(struct gr_tl_canvas *cv, struct gr_tl_lane *l, int64_t a,
 	l->px0 = x0;
 	l->px1 = x1;
 	l->pbusy = b - a;
+	l->plong = b - a;
 	l->pn = 1;
 	l->ptid = tid;
 	l->pmixed = 0;
@@ -826,7 +838,8 @@ static void legend(struct gr_tl_canvas *cv, double y, int latency)
 {
 	static const struct { const char *cls, *text; uint32_t fill; } k[] = {
 		{ "s", "task (colour: tid)", 0x6fa8dc },
-		{ "s m", "sub-pixel slices merged", MIXED_FILL },
+		{ "s m", "slices < 1 px merged: longest's colour, paler = idler",
+		  MIXED_FILL },
 		{ "i", "IRQ handler", 0xe06000 },
 		{ "q", "softirq", 0x7a3cc8 },
 		{ "w", "wakeup-to-run latency", 0xc99700 },
@@ -840,8 +853,10 @@ static void legend(struct gr_tl_canvas *cv, double y, int latency)
 			continue;
 		fprintf(cv->out, "<rect class=\"key\" x=\"%.1f\" y=\"%.1f\" "
 			"width=\"14\" height=\"10\" fill=\"#%06x\"/><text "
-			"x=\"%.1f\" y=\"%.1f\">%s</text>\n", x, y, k[i].fill,
-			x + 18, y + 9, k[i].text);
+			"x=\"%.1f\" y=\"%.1f\">", x, y, k[i].fill, x + 18,
+			y + 9);
+		gr_tl_escape(cv->out, k[i].text, strlen(k[i].text));
+		fputs("</text>\n", cv->out);
 		x += 30 + CHAR_W * strlen(k[i].text);
 	}
 }

@@ -91,7 +91,8 @@ struct gr_tl_lane {
 	int pend;
 	double px0, px1;	/* its extent, x */
 	int64_t pbusy;		/* ns of tasks in it */
-	uint32_t ptid;		/* its task, if only one */
+	int64_t plong;		/* its longest slice, ns */
+	uint32_t ptid;		/* that slice's task */
 	char pcomm[16];
 	unsigned int pclen;
 	int pmixed;
