@@ -514,7 +514,9 @@ struct tl_trace {
 	int any;		/* packets with a time span */
 	uint64_t first, last;	/* clock values */
 	int64_t t0, t1;		/* the same, ns on the axis' clock */
-	unsigned int nr_cpus;
+	unsigned int nr_cpus;	/* lanes: rings of a per-CPU trace, else 1 */
+	unsigned int guest_cpus;
+	int global;		/* one ring shared by all CPUs */
 	int synced;
 	char nodename[GR_NODENAME_LEN];
 	char release[GR_RELEASE_LEN];
@@ -646,6 +648,9 @@ static int draw_trace(struct gr_tl_canvas *cv, const struct tl_trace *tr,
 	for (i = 0; i < WAKE_SLOTS; i++)
 		wakes[i].t = -1;
 	map_events(r.info, &m);
+	for (i = 0; tr->global && i < GR_MAX_EVENTS; i++)
+		if (m.kind[i] == K_SWITCH || m.kind[i] == K_WAKEUP)
+			m.kind[i] = K_NONE;
 	for (i = 0; i < tr->nr_cpus; i++) {
 		gr_tl_lane_init(&lanes[i], first_lane + i, y + i * LANE_H,
 				tr->t0 > cv->t0 ? tr->t0 : cv->t0,
@@ -763,10 +768,13 @@ static int scan_trace(struct tl_trace *tr, const char *dir, FILE *err)
 			tr->last = c->pkt_last;
 		tr->any = 1;
 	}
-	tr->nr_cpus = r.info->view.nr_cpus;
-	if (tr->nr_cpus < r.info->view.nr_rings &&
-	    !gr_view_is_global(&r.info->view))
-		tr->nr_cpus = r.info->view.nr_rings;
+	/*
+	 * A global ring's packets say cpu_id 0 whichever CPU wrote an event
+	 * (spec 3.9): one lane for all, without task slices.
+	 */
+	tr->guest_cpus = r.info->view.nr_cpus;
+	tr->global = gr_view_is_global(&r.info->view);
+	tr->nr_cpus = tr->global ? 1 : r.info->view.nr_rings;
 	tr->synced = r.info->clock.synced;
 	memcpy(tr->nodename, r.info->view.nodename, sizeof(tr->nodename));
 	memcpy(tr->release, r.info->view.kernel_release,
@@ -1043,19 +1051,24 @@ int gr_timeline(char *const *dirs, unsigned int ndirs, FILE *out,
 		gr_tl_escape(out, tr->nodename, sizeof(tr->nodename));
 		fputs(" (Linux ", out);
 		gr_tl_escape(out, tr->release, sizeof(tr->release));
-		fprintf(out, "), %u CPU%s%s</text>\n", tr->nr_cpus,
-			tr->nr_cpus == 1 ? "" : "s",
+		fprintf(out, "), %u CPU%s%s%s</text>\n", tr->guest_cpus,
+			tr->guest_cpus == 1 ? "" : "s",
+			tr->global ? " sharing one ring (events do not say "
+			"their CPU: no task slices)" : "",
 			tr->synced ? "" : ", clock not synchronized");
 		y += TRACE_HDR;
 		for (k = 0; k < tr->nr_cpus; k++) {
 			fprintf(out, "<rect class=\"lane%s\" data-l=\"%u\" "
 				"data-trace=\"%u\" data-cpu=\"%u\" x=\"%d\" "
 				"y=\"%.1f\" width=\"%u\" height=\"%d\"/>"
-				"<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">"
-				"CPU %u</text>\n", (lane + k) % 2 ? " odd" : "",
-				lane + k, i, k, LEFT, y + k * LANE_H,
-				opts->width, LANE_H - 1, LEFT - 8,
-				y + k * LANE_H + 19, k);
+				"<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">",
+				(lane + k) % 2 ? " odd" : "", lane + k, i, k, LEFT,
+				y + k * LANE_H, opts->width, LANE_H - 1,
+				LEFT - 8, y + k * LANE_H + 19);
+			if (tr->global)
+				fputs("all CPUs</text>\n", out);
+			else
+				fprintf(out, "CPU %u</text>\n", k);
 		}
 		y += tr->nr_cpus * LANE_H;
 		lane += tr->nr_cpus;

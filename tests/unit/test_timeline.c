@@ -463,6 +463,28 @@ static void test_damaged_traces_draw_what_validates_with_red_marks(void)
 	}
 }
 
+static void test_global_ring_is_one_lane_without_task_slices(void)
+{
+	struct tl_synth o = { .cpus = 4, .switches = 500, .subbuf_size = 4096,
+			      .seed = 13, .global = 1 };
+	struct gr_tl_opts to = { .width = 600, .latency = 1 };
+	struct tl_truth t;
+	char dir[512];
+	struct pic p;
+
+	CU_ASSERT_EQUAL_FATAL(synth("global", &o, &t, dir, sizeof(dir)), 0);
+	CU_ASSERT_EQUAL_FATAL(draw(dir, &to, &p), 0);
+	CU_ASSERT_EQUAL(p.st.lanes, 1);
+	CU_ASSERT_EQUAL(count(p.buf, "<rect class=\"lane"), 1);
+	CU_ASSERT(strstr(p.buf, ">all CPUs</text>") != NULL);
+	CU_ASSERT(strstr(p.buf, "4 CPUs sharing one ring") != NULL);
+	CU_ASSERT_EQUAL(p.st.rects, 0);
+	CU_ASSERT_EQUAL(p.st.switches, 0);
+	CU_ASSERT(p.st.irq_marks > 0);
+	CU_ASSERT(well_formed(p.buf, p.len));
+	pic_free(&p);
+}
+
 static void test_not_a_trace_is_an_error(void)
 {
 	struct gr_tl_opts to = { .width = 400 };
@@ -501,6 +523,7 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_window_cuts_the_axis_and_the_busy_time),
 	GR_TEST(test_output_size_is_bounded_by_width_not_events),
 	GR_TEST(test_damaged_traces_draw_what_validates_with_red_marks),
+	GR_TEST(test_global_ring_is_one_lane_without_task_slices),
 	GR_TEST(test_not_a_trace_is_an_error),
 };
 

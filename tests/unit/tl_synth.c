@@ -106,7 +106,7 @@ static uint64_t region_hdr(struct gr_region_hdr *h, const struct tl_synth *o)
 	uint64_t rings = 0x5000, recs = 0x6000, data = 0x7000, size;
 	const uint32_t n = 4;
 
-	size = data + (uint64_t)o->cpus * n * o->subbuf_size;
+	size = data + (uint64_t)(o->global ? 1 : o->cpus) * n * o->subbuf_size;
 	while (size & (size - 1))	/* a power of two (QEMU's rule) */
 		size += size & -size;
 	memset(h, 0, sizeof(*h));
@@ -116,7 +116,8 @@ static uint64_t region_hdr(struct gr_region_hdr *h, const struct tl_synth *o)
 	h->hdr_size = htole32(sizeof(*h));
 	h->region_size = htole64(size);
 	h->instance_id = htole64(o->seed | 1);
-	h->nr_rings = htole32(o->cpus);
+	h->nr_rings = htole32(o->global ? 1 : o->cpus);
+	h->flags = htole32(o->global ? GR_HDR_GLOBAL : 0);
 	h->nr_cpus = htole32(o->cpus);
 	h->subbuf_size = htole32(o->subbuf_size);
 	h->n_subbufs = htole32(n);
@@ -449,7 +450,7 @@ int tl_synth_write(const char *dir, const struct tl_synth *o,
 	if (!ret)
 		ret = gr_ctf_write_info(dirfd, &h, size, d, S_NDESC, &clock,
 					env.trace_uuid);
-	for (i = 0; !ret && i < o->cpus; i++)
+	for (i = 0; !ret && i < (o->global ? 1 : o->cpus); i++)
 		ret = write_cpu(dirfd, o, i, truth);
 	close(dirfd);
 	return ret;

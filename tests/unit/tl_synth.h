@@ -25,6 +25,7 @@
  *	are not UTF-8
  * @losses: every 7th packet jumps packet_seq_num by one and adds 3 to
  *	events_discarded (no events are really missing, so the truth holds)
+ * @global: one ring shared by the @cpus CPUs (the workload of one CPU)
  * @synced: store a clock synchronized with host time
  * @host_s: host second at guest clock 0, when @synced
  */
@@ -35,6 +36,7 @@ struct tl_synth {
 	uint64_t seed;
 	int hostile;
 	int losses;
+	int global;
 	int synced;
 	int64_t host_s;
 };
