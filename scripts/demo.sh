@@ -51,3 +51,8 @@ echo "== babeltrace2 reads it:"
 echo "   babeltrace2 $trace | head"
 { babeltrace2 "$trace" 2>&1 || true; } | head -n 5 || true
 echo "   ($(babeltrace2 "$trace" 2>/dev/null | wc -l) events in total)"
+echo
+echo "== the timeline (one lane per guest CPU; open it in a browser)"
+"$bin" timeline -o "$demo/timeline.html" --latency "$trace"
+"$bin" timeline -o "$demo/timeline.svg" "$trace" >/dev/null
+echo "   picture: $demo/timeline.html (and $demo/timeline.svg)"

@@ -10,6 +10,8 @@
 #           libvirt-daemon-system (it needs systemd, polkit and a firewall);
 #           creates the libvirt-qemu account that package would create
 #   fuzz    clang and its libFuzzer runtime (tests/fuzz)
+#   view    headless Chromium and a font (tests/integration/test_timeline.sh
+#           renders `guestrelay timeline` pictures in it)
 #   all     every group but libvirt (default)
 set -euo pipefail
 
@@ -19,6 +21,7 @@ group[guest]="qemu-system-x86 linux-image-amd64 busybox-static cpio"
 group[trace]="babeltrace2 python3-bt2"
 group[libvirt]="libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients adduser"
 group[fuzz]="clang libclang-rt-14-dev"
+group[view]="chromium fonts-dejavu-core"
 
 want=()
 [ $# -eq 0 ] && set -- all
@@ -28,7 +31,7 @@ for g in "$@"; do
 	elif [ -n "${group[$g]:-}" ]; then
 		want+=(${group[$g]})
 	else
-		echo "deps.sh: unknown group '$g' (build, guest, trace, libvirt, fuzz, all)" >&2
+		echo "deps.sh: unknown group '$g' (build, guest, trace, libvirt, fuzz, view, all)" >&2
 		exit 2
 	fi
 done

@@ -31,6 +31,7 @@
 #include "qemu_args.h"
 #include "report.h"
 #include "shm.h"
+#include "timeline.h"
 
 #define EXIT_USAGE		2
 #define CLI_TIMEOUT_DEFAULT	60	/* seconds to wait for an answer */
@@ -362,6 +363,97 @@ static int run_report(struct cli *cli, const struct cli_cmd *cmd, int argc,
 	return 0;
 }
 
+/* `guestrelay timeline`: traces as an SVG or HTML picture (timeline.h) */
+static int run_timeline(struct cli *cli, const struct cli_cmd *cmd, int argc,
+			char **argv)
+{
+	const char *outp = NULL, *from = NULL, *to = NULL, *width = NULL;
+	struct gr_tl_opts to_opts = { .width = GR_TL_WIDTH_DEFAULT };
+	bool latency = false;
+	const struct cli_opt opts[] = {
+		{ "-o", &outp, NULL },
+		{ "--from", &from, NULL },
+		{ "--to", &to, NULL },
+		{ "--width", &width, NULL },
+		{ "--latency", NULL, &latency },
+		{ NULL, NULL, NULL },
+	};
+	char *pos[GR_TL_MAX_TRACES], *end;
+	struct gr_tl_stats st;
+	size_t len;
+	FILE *f;
+	long w;
+	int n, ret;
+
+	ret = parse_args(cmd, argc, argv, opts, pos, 1, GR_TL_MAX_TRACES, &n);
+	if (ret)
+		return ret;
+	if (cli->json)
+		return usage_err(cmd, "timeline draws a picture; --json does "
+				 "not apply");
+	len = outp ? strlen(outp) : 0;
+	if (len > 4 && !strcmp(outp + len - 4, ".svg"))
+		to_opts.html = 0;
+	else if (len > 5 && !strcmp(outp + len - 5, ".html"))
+		to_opts.html = 1;
+	else
+		return usage_err(cmd, "-o FILE.svg or -o FILE.html is needed");
+	if (width) {
+		errno = 0;
+		w = strtol(width, &end, 10);
+		if (errno || *end || end == width || w < GR_TL_WIDTH_MIN ||
+		    w > GR_TL_WIDTH_MAX)
+			return usage_err(cmd, "--width wants %d to %d pixels, "
+					 "not '%s'", GR_TL_WIDTH_MIN,
+					 GR_TL_WIDTH_MAX, width);
+		to_opts.width = (unsigned int)w;
+	}
+	if (from) {
+		errno = 0;
+		to_opts.from = strtod(from, &end);
+		if (errno || *end || end == from || to_opts.from < 0)
+			return usage_err(cmd, "--from wants seconds, not '%s'",
+					 from);
+		to_opts.have_from = 1;
+	}
+	if (to) {
+		errno = 0;
+		to_opts.to = strtod(to, &end);
+		if (errno || *end || end == to || to_opts.to < 0)
+			return usage_err(cmd, "--to wants seconds, not '%s'", to);
+		to_opts.have_to = 1;
+	}
+	to_opts.latency = latency;
+	f = fopen(outp, "w");
+	if (!f) {
+		cli_err("cannot write %s: %s", outp, strerror(errno));
+		return 1;
+	}
+	ret = gr_timeline(pos, (unsigned int)n, f, &to_opts, &st, stderr);
+	if (fclose(f) && ret >= 0) {
+		cli_err("writing %s: %s", outp, strerror(errno));
+		ret = -EIO;
+	}
+	if (ret < 0) {
+		unlink(outp);
+		cli_err("cannot draw the timeline: %s", strerror(-ret));
+		return 1;
+	}
+	printf("%s: %u lane%s, %.6f s, %llu events, %llu slices in %llu "
+	       "rectangles (%llu merged), %llu irq, %llu latency and %llu "
+	       "loss marks\n", outp, st.lanes, st.lanes == 1 ? "" : "s",
+	       (double)(st.t1 - st.t0) / 1e9, (unsigned long long)st.events,
+	       (unsigned long long)st.slices, (unsigned long long)st.rects,
+	       (unsigned long long)st.merged,
+	       (unsigned long long)st.irq_marks,
+	       (unsigned long long)st.lat_marks,
+	       (unsigned long long)st.loss_marks);
+	if (ret > 0)
+		cli_err("%d damaged spot%s (red marks; guestrelay report "
+			"shows them)", ret, ret == 1 ? "" : "s");
+	return 0;
+}
+
 /* the attach arguments of qemu-args and libvirt-xml */
 static int attach_args(struct cli *cli, const struct cli_cmd *cmd, int argc,
 		       char **argv, struct ivsh_attach *at, char *name,
@@ -662,6 +754,20 @@ static const struct cli_cmd cli_cmds[] = {
 	  "  --host-time    host wall-clock time instead of guest time\n"
 	  "  --summary      what the trace holds: events per type, packets,\n"
 	  "                 losses and damage per CPU, time span\n" },
+	{ "timeline", run_timeline,
+	  "timeline -o FILE.svg|FILE.html [--from S] [--to S] [--width PX] "
+	  "[--latency] TRACE_DIR...",
+	  "Draw stored traces as a picture (no agent needed): one lane per\n"
+	  "guest CPU per trace on one time axis (host time when the clocks\n"
+	  "are synchronized), the running task as slices coloured by tid,\n"
+	  "IRQ and softirq marks, red marks where events were lost.\n"
+	  "  -o FILE        FILE.svg, or FILE.html (the SVG with hover details\n"
+	  "                 and a latency toggle); self-contained\n"
+	  "  --from S       start at S seconds after the earliest trace's\n"
+	  "                 start, or at S seconds since the Epoch if S >= 1e9\n"
+	  "  --to S         end there (the same two forms)\n"
+	  "  --width PX     pixels of the time axis (default 1600)\n"
+	  "  --latency      draw wakeup-to-run latency above the slices\n" },
 	{ "qemu-args", run_qemu_args,
 	  "qemu-args VM [--plain] [--size BYTES] [--vectors N] [--id ID]",
 	  "Print the QEMU options that attach VM's device (no agent needed):\n"

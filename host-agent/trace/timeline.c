@@ -1,0 +1,1104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * timeline.c - `guestrelay timeline`: stored traces as an SVG or HTML
+ * picture (see timeline.h)
+ *
+ * Two passes over each trace: the packet headers only, for the time span
+ * and the CPU count (the picture's size must be known before its first
+ * element), then the events once, merged by time (reader.c), drawn as
+ * they come. A lane (one CPU of one trace) keeps only the running task,
+ * a pending run of sub-pixel slices, the open IRQ/softirq, and the pixel
+ * column of its last mark of each kind.
+ *
+ * Picture of one lane (LANE_H pixels):
+ *
+ *   +1  .. +5   wakeup-to-run latency: from the wakeup to the switch in
+ *   +6  .. +22  the running task: one rectangle per slice, the tid's colour
+ *   +23 .. +26  IRQ handlers
+ *   +27 .. +29  softirqs
+ *   and a red bar over all of it where events were lost or damaged.
+ *
+ * Slice rule: a sched_switch at t ends the slice of its prev_tid, which
+ * began at the previous switch of the CPU (or at the trace's start), and
+ * starts one of next_tid; the last one ends at the trace's end. tid 0 is
+ * idle and not drawn. Every string from the trace (comm, IRQ name, node
+ * name) is escaped for XML and made ASCII (gr_tl_escape()): a guest
+ * chooses them.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "reader.h"
+#include "timeline.h"
+
+#define NSEC_PER_SEC	1000000000LL
+#define LEFT		110	/* lane labels */
+#define RIGHT		48
+#define TOP		58	/* title, axis labels */
+#define TRACE_HDR	22	/* one line per trace */
+#define LANE_H		32
+#define BOTTOM		34	/* legend */
+#define CHAR_W		6.1	/* of the 10-pixel monospace font */
+#define WAKE_SLOTS	4096	/* wakeups waiting to run: a bounded table */
+#define MIXED_FILL	0xb7d7f0U	/* legend: a pale task colour */
+
+enum { K_NONE, K_SWITCH, K_WAKEUP, K_IRQ_IN, K_IRQ_OUT, K_SIRQ_IN,
+       K_SIRQ_OUT };
+
+static const char *const softirq_names[] = {
+	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET",
+	"SCHED", "HRTIMER", "RCU",
+};
+
+/* --- pure parts: colour, escaping, slices -------------------------------- */
+
+/**
+ * gr_tl_colour() - the colour of a task
+ * @tid: the task
+ *
+ * A fixed function of @tid: a hue from a hash of it, light enough for
+ * black text. The same tid has the same colour in every picture.
+ *
+ * Return: 0xRRGGBB.
+ */
+uint32_t gr_tl_colour(uint32_t tid)
+{
+	uint32_t h = tid * 0x9e3779b1U, hue, seg, rgb[3], i;
+	double s, l, c, x, m, v[3], hh;
+
+	h ^= h >> 15;
+	h *= 0x85ebca6bU;
+	h ^= h >> 13;
+	hue = h % 360U;
+	s = 0.50 + 0.10 * (double)((h >> 9) & 3U);
+	l = 0.60 + 0.05 * (double)((h >> 11) & 3U);
+	if (hue >= 200 && hue < 300)	/* blues look darker: lighten them */
+		l += 0.08;
+	c = (1.0 - (2.0 * l > 1.0 ? 2.0 * l - 1.0 : 1.0 - 2.0 * l)) * s;
+	seg = hue / 60U;
+	hh = (double)(hue % 120U) / 60.0;	/* hue / 60 modulo 2 */
+	x = c * (1.0 - (hh > 1.0 ? hh - 1.0 : 1.0 - hh));
+	m = l - c / 2.0;
+	v[0] = v[1] = v[2] = 0;
+	switch (seg) {
+	case 0: v[0] = c; v[1] = x; break;
+	case 1: v[0] = x; v[1] = c; break;
+	case 2: v[1] = c; v[2] = x; break;
+	case 3: v[1] = x; v[2] = c; break;
+	case 4: v[0] = x; v[2] = c; break;
+	default: v[0] = c; v[2] = x; break;
+	}
+	for (i = 0; i < 3; i++)
+		rgb[i] = (uint32_t)((v[i] + m) * 255.0 + 0.5);
+	return rgb[0] << 16 | rgb[1] << 8 | rgb[2];
+}
+
+/**
+ * gr_tl_escape() - write guest text as XML character data or attribute
+ * @out: where
+ * @text: the bytes, any values; ends at @len or at a NUL
+ * @len: at most this many bytes
+ *
+ * '&', '<', '>', '"' and '\'' become entities; '\\' becomes "\\\\", and
+ * control characters and bytes >= 0x7f become "\\xNN": the output is
+ * printable ASCII, so neither invalid UTF-8 nor markup can come through.
+ */
+void gr_tl_escape(FILE *out, const void *text, size_t len)
+{
+	const uint8_t *p = text;
+	size_t i;
+
+	for (i = 0; i < len && p[i]; i++) {
+		switch (p[i]) {
+		case '&': fputs("&amp;", out); break;
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '"': fputs("&quot;", out); break;
+		case '\'': fputs("&#39;", out); break;
+		case '\\': fputs("\\\\", out); break;
+		default:
+			if (p[i] < 0x20 || p[i] > 0x7e)
+				fprintf(out, "\\x%02x", p[i]);
+			else
+				fputc(p[i], out);
+		}
+	}
+}
+
+static void fmt_dur(char *buf, size_t len, int64_t ns)
+{
+	if (ns < 1000)
+		snprintf(buf, len, "%lld ns", (long long)ns);
+	else if (ns < 1000000)
+		snprintf(buf, len, "%.1f us", (double)ns / 1e3);
+	else if (ns < NSEC_PER_SEC)
+		snprintf(buf, len, "%.3f ms", (double)ns / 1e6);
+	else
+		snprintf(buf, len, "%.3f s", (double)ns / 1e9);
+}
+
+static double xof(const struct gr_tl_canvas *cv, int64_t t)
+{
+	return cv->left + (double)(t - cv->t0) * cv->scale;
+}
+
+/* "+SECONDS" of @t on the axis, for titles */
+static void fmt_at(char *buf, size_t len, const struct gr_tl_canvas *cv,
+		   int64_t t)
+{
+	snprintf(buf, len, "+%.6f s", (double)(t - cv->t0) / 1e9);
+}
+
+static void loss_flush(struct gr_tl_canvas *cv, struct gr_tl_lane *l);
+
+/**
+ * gr_tl_lane_init() - a lane with no task known yet
+ * @l: the lane
+ * @index: its number (data-l), from 0
+ * @y: its top
+ * @lo: from when it may draw (the later of its trace's start and the axis)
+ * @hi: until when
+ *
+ * The first slice starts at @lo; set @l->start to the trace's start if
+ * that is earlier.
+ */
+void gr_tl_lane_init(struct gr_tl_lane *l, unsigned int index, double y,
+		     int64_t lo, int64_t hi)
+{
+	memset(l, 0, sizeof(*l));
+	l->index = index;
+	l->y = y;
+	l->lo = lo;
+	l->hi = hi;
+	l->start = lo;
+	l->irq_px = l->sirq_px = l->lat_px = l->loss_px = -1;
+	l->irq_t = l->sirq_t = -1;
+}
+
+static void rect_open(struct gr_tl_canvas *cv, const char *cls,
+		      const struct gr_tl_lane *l, double x, double y,
+		      double w, double h, uint32_t fill)
+{
+	fprintf(cv->out, "<rect class=\"%s\" data-l=\"%u\" x=\"%.2f\" "
+		"y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"#%06x\">",
+		cls, l->index, x, y, w, h, fill);
+}
+
+/* the name of a task, where it fits */
+static void label(struct gr_tl_canvas *cv, const struct gr_tl_lane *l,
+		  double x, double w, const char *comm, unsigned int clen)
+{
+	size_t fit = w > 4 ? (size_t)((w - 4) / CHAR_W) : 0;
+
+	if (fit < 3 || !clen)
+		return;
+	fprintf(cv->out, "<text class=\"n\" x=\"%.2f\" y=\"%.1f\">", x + 2,
+		l->y + 18);
+	gr_tl_escape(cv->out, comm, clen < fit ? clen : fit);
+	fputs("</text>\n", cv->out);
+}
+
+/**
+ * gr_tl_flush() - draw the lane's pending run of sub-pixel slices
+ * @cv: the canvas
+ * @l: the lane
+ *
+ * One rectangle over their extent (at least one pixel wide) in the colour
+ * of the task of the longest of them, paler the more idle time the
+ * extent holds; data-d holds the exact sum of their time.
+ */
+void gr_tl_flush(struct gr_tl_canvas *cv, struct gr_tl_lane *l)
+{
+	double w, fill;
+	char d[32];
+
+	if (!l->pend)
+		return;
+	l->pend = 0;
+	w = l->px1 - l->px0 < 1.0 ? 1.0 : l->px1 - l->px0;
+	fill = (double)l->pbusy * cv->scale / w;
+	fill = fill < 0.35 ? 0.35 : fill > 1.0 ? 1.0 : fill;
+	fmt_dur(d, sizeof(d), l->pbusy);
+	fprintf(cv->out, "<rect class=\"s m\" data-l=\"%u\" data-d=\"%lld\" "
+		"x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"16\" "
+		"fill=\"#%06x\" fill-opacity=\"%.2f\"><title>", l->index,
+		(long long)l->pbusy, l->px0, l->y + 6, w,
+		gr_tl_colour(l->ptid), fill);
+	if (l->pmixed) {
+		fprintf(cv->out, "%llu slices of several tasks, %s busy; the "
+			"longest: ", (unsigned long long)l->pn, d);
+		gr_tl_escape(cv->out, l->pcomm, l->pclen);
+		fprintf(cv->out, " (tid %u)", l->ptid);
+	} else {
+		gr_tl_escape(cv->out, l->pcomm, l->pclen);
+		fprintf(cv->out, " (tid %u): %llu slice%s, %s", l->ptid,
+			(unsigned long long)l->pn, l->pn == 1 ? "" : "s", d);
+	}
+	fputs("</title></rect>\n", cv->out);
+	cv->st->rects++;
+	cv->st->merged++;
+}
+
+/**
+ * gr_tl_slice() - task @tid ran on the lane's CPU from @a to @b (ns)
+ * @cv: the canvas
+ * @l: the lane
+ * @a: start
+ * @b: end
+ * @tid: the task; 0 (idle) is not drawn
+ * @comm: its name (any bytes; @clen of them)
+ * @clen: length of @comm
+ *
+ * Clipped to the lane's range. A slice of a pixel or more is drawn at
+ * once (with its name if it fits); narrower ones are merged with the
+ * lane's pending run while they start within its first pixel, so a lane
+ * never has more than about two rectangles per pixel.
+ */
+void gr_tl_slice(struct gr_tl_canvas *cv, struct gr_tl_lane *l, int64_t a,
+		 int64_t b, uint32_t tid, const void *comm, size_t clen)
+{
+	char d[32], s[32];
+	double x0, x1;
+
+	if (a < l->lo)
+		a = l->lo;
+	if (b > l->hi)
+		b = l->hi;
+	if (b <= a)
+		return;
+	cv->st->slices++;
+	if (!tid)
+		return;
+	if (clen > sizeof(l->pcomm))
+		clen = sizeof(l->pcomm);
+	l->busy += b - a;
+	x0 = xof(cv, a);
+	x1 = xof(cv, b);
+	if (x1 - x0 >= 1.0) {
+		gr_tl_flush(cv, l);
+		fmt_dur(d, sizeof(d), b - a);
+		fmt_at(s, sizeof(s), cv, a);
+		fprintf(cv->out, "<rect class=\"s\" data-l=\"%u\" "
+			"data-d=\"%lld\" x=\"%.2f\" y=\"%.1f\" "
+			"width=\"%.2f\" height=\"16\" fill=\"#%06x\"><title>",
+			l->index, (long long)(b - a), x0, l->y + 6, x1 - x0,
+			gr_tl_colour(tid));
+		gr_tl_escape(cv->out, comm, clen);
+		fprintf(cv->out, " (tid %u) at %s for %s</title></rect>\n",
+			tid, s, d);
+		label(cv, l, x0, x1 - x0, comm, (unsigned int)clen);
+		cv->st->rects++;
+		return;
+	}
+	if (l->pend && x0 < l->px0 + 1.0) {
+		l->px1 = x1;
+		l->pbusy += b - a;
+		l->pn++;
+		if (tid != l->ptid)
+			l->pmixed = 1;
+		if (b - a > l->plong) {
+			l->plong = b - a;
+			l->ptid = tid;
+			memcpy(l->pcomm, comm, clen);
+			l->pclen = (unsigned int)clen;
+		}
+		return;
+	}
+	gr_tl_flush(cv, l);
+	l->pend = 1;
+	l->px0 = x0;
+	l->px1 = x1;
+	l->pbusy = b - a;
+	l->plong = b - a;
+	l->pn = 1;
+	l->ptid = tid;
+	l->pmixed = 0;
+	memcpy(l->pcomm, comm, clen);
+	l->pclen = (unsigned int)clen;
+}
+
+static void set_task(struct gr_tl_lane *l, uint32_t tid, const void *comm,
+		     size_t len)
+{
+	if (len > sizeof(l->comm))
+		len = sizeof(l->comm);
+	l->known = 1;
+	l->tid = tid;
+	memcpy(l->comm, comm, len);
+	l->clen = (unsigned int)len;
+}
+
+/**
+ * gr_tl_switch() - a sched_switch at @t on the lane's CPU
+ * @cv: the canvas
+ * @l: the lane
+ * @t: when (ns)
+ * @prev_tid: the task that ran until @t, since the lane's last switch
+ * @prev_comm: its name (@prev_len bytes)
+ * @prev_len: length of @prev_comm
+ * @next_tid: the task that runs from @t
+ * @next_comm: its name (@next_len bytes)
+ * @next_len: length of @next_comm
+ *
+ * The slice is the prev task's as the event names it, even if events
+ * were lost since the last switch and the lane believed another task ran.
+ */
+void gr_tl_switch(struct gr_tl_canvas *cv, struct gr_tl_lane *l, int64_t t,
+		  uint32_t prev_tid, const void *prev_comm, size_t prev_len,
+		  uint32_t next_tid, const void *next_comm, size_t next_len)
+{
+	gr_tl_slice(cv, l, l->start, t, prev_tid, prev_comm, prev_len);
+	/*
+	 * Even when time went back (a damaged trace, marked red): one wild
+	 * timestamp must not swallow the rest of the lane.
+	 */
+	l->start = t;
+	set_task(l, next_tid, next_comm, next_len);
+}
+
+/* gr_tl_lane_end() - the trace ended: the last task ran until the end */
+void gr_tl_lane_end(struct gr_tl_canvas *cv, struct gr_tl_lane *l)
+{
+	if (l->known)
+		gr_tl_slice(cv, l, l->start, l->hi, l->tid, l->comm, l->clen);
+	gr_tl_flush(cv, l);
+	loss_flush(cv, l);
+}
+
+/* --- marks ------------------------------------------------------------- */
+
+/* clip [a, b] to the lane; 0 if nothing is left */
+static int clip(const struct gr_tl_lane *l, int64_t *a, int64_t *b)
+{
+	if (*a < l->lo)
+		*a = l->lo;
+	if (*b > l->hi)
+		*b = l->hi;
+	return *b >= *a;
+}
+
+/*
+ * Where a mark from @a to @b goes: clipped to the lane, in x; 0 if it is
+ * outside the lane or if the lane's last mark of its kind (*@last) is in
+ * the same pixel column (of @x0, or of @x1 with @by_end): one mark per
+ * pixel column and kind.
+ */
+static int mark_place(const struct gr_tl_canvas *cv,
+		      const struct gr_tl_lane *l, int64_t a, int64_t b,
+		      long *last, int by_end, double *x0, double *x1)
+{
+	long px;
+
+	if (!clip(l, &a, &b))
+		return 0;
+	*x0 = xof(cv, a);
+	*x1 = xof(cv, b);
+	px = (long)(by_end ? *x1 : *x0);
+	if (px == *last)
+		return 0;
+	*last = px;
+	return 1;
+}
+
+/* an IRQ (@soft 0) or softirq mark from @a to @b */
+static void irq_mark(struct gr_tl_canvas *cv, struct gr_tl_lane *l, int soft,
+		     int64_t a, int64_t b)
+{
+	double x0, x1;
+	char d[32], s[32];
+
+	if (!mark_place(cv, l, a, b, soft ? &l->sirq_px : &l->irq_px, 0, &x0,
+			&x1))
+		return;
+	rect_open(cv, soft ? "q" : "i", l, x0, l->y + (soft ? 27 : 23),
+		  x1 - x0 < 1.0 ? 1.0 : x1 - x0, soft ? 3 : 4,
+		  soft ? 0x7a3cc8U : 0xe06000U);
+	fmt_dur(d, sizeof(d), b - a);
+	fmt_at(s, sizeof(s), cv, a);
+	if (soft) {
+		fputs("<title>softirq ", cv->out);
+		if (l->sirq_vec >= 0 &&
+		    l->sirq_vec < (int64_t)(sizeof(softirq_names) /
+					    sizeof(softirq_names[0])))
+			fputs(softirq_names[l->sirq_vec], cv->out);
+		else
+			fprintf(cv->out, "%lld", (long long)l->sirq_vec);
+	} else {
+		fprintf(cv->out, "<title>irq %lld ", (long long)l->irq_no);
+		gr_tl_escape(cv->out, l->irq_name, l->irq_nlen);
+	}
+	fprintf(cv->out, " at %s for %s</title></rect>\n", s, d);
+	cv->st->irq_marks++;
+}
+
+/* wakeup-to-run latency of a task woken at @a that runs at @b */
+static void lat_mark(struct gr_tl_canvas *cv, struct gr_tl_lane *l,
+		     int64_t a, int64_t b, uint32_t tid, const void *comm,
+		     size_t clen)
+{
+	double x0, x1;
+	char d[32];
+
+	if (!mark_place(cv, l, a, b, &l->lat_px, 1, &x0, &x1))
+		return;
+	rect_open(cv, "w", l, x0, l->y + 1, x1 - x0 < 1.0 ? 1.0 : x1 - x0, 4,
+		  0xc99700U);
+	fmt_dur(d, sizeof(d), b - a);
+	fputs("<title>wakeup to run: ", cv->out);
+	gr_tl_escape(cv->out, comm, clen);
+	fprintf(cv->out, " (tid %u) waited %s</title></rect>\n", tid, d);
+	cv->st->lat_marks++;
+}
+
+/* draw the lane's pending loss mark */
+static void loss_flush(struct gr_tl_canvas *cv, struct gr_tl_lane *l)
+{
+	if (!l->lpend)
+		return;
+	l->lpend = 0;
+	rect_open(cv, "x", l, l->lx - 1, l->y, 2, LANE_H - 1, 0xe00000U);
+	fputs("<title>", cv->out);
+	gr_tl_escape(cv->out, l->ltext, strlen(l->ltext));
+	if (l->lmore)
+		fprintf(cv->out, "; and %u more", l->lmore);
+	fputs("</title></rect>\n", cv->out);
+	cv->st->loss_marks++;
+}
+
+/*
+ * A loss or damaged spot: a red bar over the lane. Notes in one pixel
+ * column share one bar, whose title tells the first two.
+ */
+static void loss_mark(struct gr_tl_canvas *cv, struct gr_tl_lane *l,
+		      int64_t t, const char *what)
+{
+	size_t n;
+	double x;
+	long px;
+
+	if (t < l->lo)
+		t = l->lo;
+	if (t > l->hi)
+		return;
+	x = xof(cv, t);
+	px = (long)x;
+	if (l->lpend && px == l->loss_px) {
+		n = strlen(l->ltext);
+		if (!l->ltwo && n + 2 < sizeof(l->ltext)) {
+			snprintf(l->ltext + n, sizeof(l->ltext) - n, "; %s",
+				 what);
+			l->ltwo = 1;
+		} else {
+			l->lmore++;
+		}
+		return;
+	}
+	loss_flush(cv, l);
+	l->loss_px = px;
+	l->lpend = 1;
+	l->lx = x;
+	l->ltwo = 0;
+	l->lmore = 0;
+	snprintf(l->ltext, sizeof(l->ltext), "%s", what);
+}
+
+/* --- one trace ---------------------------------------------------------- */
+
+/* what pass 1 learnt about a trace */
+struct tl_trace {
+	const char *dir;
+	int any;		/* packets with a time span */
+	uint64_t first, last;	/* clock values */
+	int64_t t0, t1;		/* the same, ns on the axis' clock */
+	unsigned int nr_cpus;	/* lanes: rings of a per-CPU trace, else 1 */
+	unsigned int guest_cpus;
+	int global;		/* one ring shared by all CPUs */
+	int synced;
+	char nodename[GR_NODENAME_LEN];
+	char release[GR_RELEASE_LEN];
+};
+
+/*
+ * The events the picture uses, found by name, and per event id the
+ * fields it reads, found by name in that event's own descriptor (never at
+ * fixed offsets): sched_switch prev_tid, prev_comm, next_tid, next_comm;
+ * sched_wakeup(_new) tid; irq_handler_entry irq, name; softirq_entry vec.
+ */
+struct tl_map {
+	uint8_t kind[GR_MAX_EVENTS];
+	const struct gr_field_view *f[GR_MAX_EVENTS][4];
+};
+
+static const struct {
+	const char *name;
+	uint8_t kind;
+	const char *fields[4];	/* the first is required, an INTEGER */
+} tl_events[] = {
+	{ "sched_switch", K_SWITCH,
+	  { "next_tid", "prev_tid", "prev_comm", "next_comm" } },
+	{ "sched_wakeup", K_WAKEUP, { "tid" } },
+	{ "sched_wakeup_new", K_WAKEUP, { "tid" } },
+	{ "irq_handler_entry", K_IRQ_IN, { "irq", "name" } },
+	{ "irq_handler_exit", K_IRQ_OUT, { NULL } },
+	{ "softirq_entry", K_SIRQ_IN, { "vec" } },
+	{ "softirq_exit", K_SIRQ_OUT, { NULL } },
+};
+
+static void map_events(const struct gr_ctf_info *info, struct tl_map *m)
+{
+	const struct gr_event_view *e;
+	unsigned int i, j, k;
+
+	memset(m, 0, sizeof(*m));
+	for (i = 0; i < info->nr_events; i++) {
+		if (!info->valid[i])
+			continue;
+		e = &info->events[i];
+		for (j = 0; j < sizeof(tl_events) / sizeof(tl_events[0]); j++) {
+			if (strcmp(e->name, tl_events[j].name))
+				continue;
+			for (k = 0; k < 4 && tl_events[j].fields[k]; k++)
+				m->f[i][k] = gr_event_field(e,
+						tl_events[j].fields[k]);
+			/* without its key field, an event is not drawn */
+			if (!tl_events[j].fields[0] ||
+			    (m->f[i][0] &&
+			     m->f[i][0]->type == GR_FIELD_INTEGER))
+				m->kind[i] = tl_events[j].kind;
+		}
+	}
+}
+
+/* integer field @k of the head event; @dflt if absent or cut */
+static int64_t ev_int(const struct tl_map *m, const struct gr_cursor *c,
+		      unsigned int k, int64_t dflt)
+{
+	const struct gr_field_view *f = m->f[c->rec.id][k];
+	const uint8_t *p;
+	uint32_t plen;
+	int64_t v;
+
+	if (!f)
+		return dflt;
+	p = gr_cursor_payload(c, &plen);
+	return gr_field_int(f, p, plen, &v) ? dflt : v;
+}
+
+/* text field @k of the head event: its length, 0 if absent */
+static size_t ev_text(const struct tl_map *m, const struct gr_cursor *c,
+		      unsigned int k, const uint8_t **text)
+{
+	const struct gr_field_view *f = m->f[c->rec.id][k];
+	const uint8_t *p;
+	uint32_t plen;
+
+	p = gr_cursor_payload(c, &plen);
+	*text = p;
+	return f ? gr_field_text(f, p, plen, text) : 0;
+}
+
+struct wake {
+	uint32_t tid;
+	int64_t t;		/* -1: empty */
+};
+
+static unsigned int wake_slot(uint32_t tid)
+{
+	return (tid * 0x9e3779b1U) >> 20;	/* 12 bits: WAKE_SLOTS */
+}
+
+static int64_t tl_ns(const struct gr_ctf_info *info, uint64_t ts, int host)
+{
+	__int128 t = gr_time_ns(info, ts, host);
+
+	return t > INT64_MAX ? INT64_MAX : t < INT64_MIN ? INT64_MIN :
+	       (int64_t)t;
+}
+
+/* pass 2: draw the events of one trace into its lanes */
+static int draw_trace(struct gr_tl_canvas *cv, const struct tl_trace *tr,
+		      unsigned int first_lane, double y, int host, int latency,
+		      FILE *err)
+{
+	struct gr_tl_lane *lanes, *l;
+	const uint8_t *a, *b;
+	struct wake *wakes, *w;
+	struct gr_reader r;
+	struct gr_cursor *c;
+	struct tl_map m;
+	int64_t t, v, ntid;
+	unsigned int i, kind;
+	size_t na, nb;
+	int ret;
+
+	ret = gr_reader_open(&r, tr->dir, err, 0);
+	if (ret)
+		return ret;
+	lanes = calloc(tr->nr_cpus, sizeof(*lanes));
+	wakes = malloc(WAKE_SLOTS * sizeof(*wakes));
+	if (!lanes || !wakes || gr_reader_merge_start(&r)) {
+		fprintf(err, "error: out of memory\n");
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < WAKE_SLOTS; i++)
+		wakes[i].t = -1;
+	map_events(r.info, &m);
+	for (i = 0; tr->global && i < GR_MAX_EVENTS; i++)
+		if (m.kind[i] == K_SWITCH || m.kind[i] == K_WAKEUP)
+			m.kind[i] = K_NONE;
+	for (i = 0; i < tr->nr_cpus; i++) {
+		gr_tl_lane_init(&lanes[i], first_lane + i, y + i * LANE_H,
+				tr->t0 > cv->t0 ? tr->t0 : cv->t0,
+				tr->t1 < cv->t1 ? tr->t1 : cv->t1);
+		lanes[i].start = tr->t0;
+	}
+
+	while ((c = gr_reader_merge_head(&r))) {
+		l = c->cpu < tr->nr_cpus ? &lanes[c->cpu] : NULL;
+		if (c->kind == GR_ITEM_NOTE) {
+			if (l)
+				loss_mark(cv, l, tl_ns(r.info, c->ts, host),
+					  c->note);
+			gr_reader_merge_next(&r);
+			continue;
+		}
+		cv->st->events++;
+		kind = m.kind[c->rec.id];
+		if (kind == K_NONE || !l) {
+			gr_reader_merge_next(&r);
+			continue;
+		}
+		t = tl_ns(r.info, c->ts, host);
+		switch (kind) {
+		case K_SWITCH:
+			cv->st->switches++;
+			ntid = ev_int(&m, c, 0, 0);
+			na = ev_text(&m, c, 2, &a);
+			nb = ev_text(&m, c, 3, &b);
+			gr_tl_switch(cv, l, t, (uint32_t)ev_int(&m, c, 1, 0),
+				     a, na, (uint32_t)ntid, b, nb);
+			w = &wakes[wake_slot((uint32_t)ntid)];
+			if (ntid && w->t >= 0 && w->tid == (uint32_t)ntid &&
+			    w->t <= t) {
+				if (latency)
+					lat_mark(cv, l, w->t, t, (uint32_t)ntid,
+						 b, nb);
+				w->t = -1;
+			}
+			break;
+		case K_WAKEUP:
+			v = ev_int(&m, c, 0, 0);
+			if (v) {
+				w = &wakes[wake_slot((uint32_t)v)];
+				w->tid = (uint32_t)v;
+				w->t = t;
+			}
+			break;
+		case K_IRQ_IN:
+			l->irq_t = t;
+			l->irq_no = ev_int(&m, c, 0, -1);
+			na = ev_text(&m, c, 1, &a);
+			if (na > sizeof(l->irq_name))
+				na = sizeof(l->irq_name);
+			memcpy(l->irq_name, a, na);
+			l->irq_nlen = (unsigned int)na;
+			break;
+		case K_IRQ_OUT:
+			if (l->irq_t >= 0 && l->irq_t <= t)
+				irq_mark(cv, l, 0, l->irq_t, t);
+			l->irq_t = -1;
+			break;
+		case K_SIRQ_IN:
+			l->sirq_t = t;
+			l->sirq_vec = ev_int(&m, c, 0, -1);
+			break;
+		case K_SIRQ_OUT:
+			if (l->sirq_t >= 0 && l->sirq_t <= t)
+				irq_mark(cv, l, 1, l->sirq_t, t);
+			l->sirq_t = -1;
+			break;
+		}
+		gr_reader_merge_next(&r);
+	}
+	for (i = 0; i < tr->nr_cpus; i++) {
+		gr_tl_lane_end(cv, &lanes[i]);
+		fprintf(cv->out, "<desc class=\"busy\" data-l=\"%u\" "
+			"data-busy=\"%lld\"/>\n", lanes[i].index,
+			(long long)lanes[i].busy);
+	}
+	cv->st->damaged += gr_reader_damaged(&r);
+	ret = 0;
+out:
+	free(wakes);
+	free(lanes);
+	gr_reader_close(&r);
+	return ret;
+}
+
+/* --- the picture -------------------------------------------------------- */
+
+/* pass 1: span, CPUs and clock of a trace, from its packet headers */
+static int scan_trace(struct tl_trace *tr, const char *dir, FILE *err)
+{
+	struct gr_reader r;
+	struct gr_cursor *c;
+	unsigned int i;
+	int ret;
+
+	memset(tr, 0, sizeof(*tr));
+	tr->dir = dir;
+	ret = gr_reader_open(&r, dir, err, 1);
+	if (ret)
+		return ret;
+	for (i = 0; i < r.nr_cur; i++) {
+		c = &r.cur[i];
+		do
+			gr_cursor_advance(&r, c);
+		while (c->kind != GR_ITEM_NONE);
+		if (!c->packets)
+			continue;
+		if (!tr->any || c->pkt_first < tr->first)
+			tr->first = c->pkt_first;
+		if (!tr->any || c->pkt_last > tr->last)
+			tr->last = c->pkt_last;
+		tr->any = 1;
+	}
+	/*
+	 * A global ring's packets say cpu_id 0 whichever CPU wrote an event
+	 * (spec 3.9): one lane for all, without task slices.
+	 */
+	tr->guest_cpus = r.info->view.nr_cpus;
+	tr->global = gr_view_is_global(&r.info->view);
+	tr->nr_cpus = tr->global ? 1 : r.info->view.nr_rings;
+	tr->synced = r.info->clock.synced;
+	memcpy(tr->nodename, r.info->view.nodename, sizeof(tr->nodename));
+	memcpy(tr->release, r.info->view.kernel_release,
+	       sizeof(tr->release));
+	gr_reader_close(&r);
+	return 0;
+}
+
+/* a round step of about a tenth of @span ns: 1, 2 or 5 times 10^k */
+static int64_t tick_step(int64_t span)
+{
+	int64_t step = 1;
+
+	while (step * 10 <= span / 10 && step < INT64_MAX / 100)
+		step *= 10;
+	if (step * 5 <= span / 8)
+		return step * 5;
+	if (step * 2 <= span / 8)
+		return step * 2;
+	return step;
+}
+
+static void axis(struct gr_tl_canvas *cv, double height)
+{
+	int64_t span = cv->t1 - cv->t0, step = tick_step(span), t;
+	char buf[32];
+	double x;
+
+	fprintf(cv->out, "<g class=\"axis\">\n");
+	for (t = 0; t <= span; t += step) {
+		x = xof(cv, cv->t0 + t);
+		fprintf(cv->out, "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" "
+			"y2=\"%.1f\"/>", x, TOP - 6, x, height - BOTTOM);
+		fmt_dur(buf, sizeof(buf), t);
+		fprintf(cv->out, "<text x=\"%.2f\" y=\"%d\" "
+			"text-anchor=\"middle\">%s%s</text>\n", x, TOP - 10,
+			t ? "+" : "", t ? buf : "0");
+		if (step > span)
+			break;
+	}
+	fprintf(cv->out, "</g>\n");
+}
+
+static void title(struct gr_tl_canvas *cv, unsigned int ntr, int host)
+{
+	char when[64], d[32];
+	struct tm tm;
+	time_t sec;
+
+	fmt_dur(d, sizeof(d), cv->t1 - cv->t0);
+	if (host) {
+		sec = (time_t)(cv->t0 / NSEC_PER_SEC);
+		gmtime_r(&sec, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+		fprintf(cv->out, "<text class=\"h\" x=\"8\" y=\"18\">guestrelay "
+			"timeline: %u trace%s, %s from %s.%09lld UTC (host "
+			"time)</text>\n", ntr, ntr == 1 ? "" : "s", d, when,
+			(long long)(cv->t0 % NSEC_PER_SEC));
+	} else {
+		fprintf(cv->out, "<text class=\"h\" x=\"8\" y=\"18\">guestrelay "
+			"timeline: %u trace%s, %s from %lld.%09lld s (guest "
+			"clock)</text>\n", ntr, ntr == 1 ? "" : "s", d,
+			(long long)(cv->t0 / NSEC_PER_SEC),
+			(long long)(cv->t0 % NSEC_PER_SEC));
+	}
+}
+
+static void legend(struct gr_tl_canvas *cv, double y, int latency)
+{
+	static const struct { const char *cls, *text; uint32_t fill; } k[] = {
+		{ "s", "task (colour: tid)", 0x6fa8dc },
+		{ "s m", "slices < 1 px merged: longest's colour, paler = idler",
+		  MIXED_FILL },
+		{ "i", "IRQ handler", 0xe06000 },
+		{ "q", "softirq", 0x7a3cc8 },
+		{ "w", "wakeup-to-run latency", 0xc99700 },
+		{ "x", "events lost / damaged", 0xe00000 },
+	};
+	unsigned int i;
+	double x = LEFT;
+
+	for (i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		if (!strcmp(k[i].cls, "w") && !latency)
+			continue;
+		fprintf(cv->out, "<rect class=\"key\" x=\"%.1f\" y=\"%.1f\" "
+			"width=\"14\" height=\"10\" fill=\"#%06x\"/><text "
+			"x=\"%.1f\" y=\"%.1f\">", x, y, k[i].fill, x + 18,
+			y + 9);
+		gr_tl_escape(cv->out, k[i].text, strlen(k[i].text));
+		fputs("</text>\n", cv->out);
+		x += 30 + CHAR_W * strlen(k[i].text);
+	}
+}
+
+static const char html_head[] =
+"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n"
+"<title>guestrelay timeline</title>\n"
+"<style>body{font:13px sans-serif;margin:8px}"
+"#bar{position:sticky;top:0;background:#fff;padding:4px 0;"
+"border-bottom:1px solid #ccc}"
+"#info{font-family:monospace;white-space:pre;margin-left:2em}</style>\n"
+"</head><body>\n<div id=\"bar\"><label><input type=\"checkbox\" "
+"id=\"lat\"> wakeup-to-run latency</label><span id=\"info\">hover a slice "
+"or a mark for details</span></div>\n";
+
+static const char html_tail[] =
+"<script>\n"
+"(function () {\n"
+"\tvar svg = document.getElementById('tl');\n"
+"\tvar info = document.getElementById('info');\n"
+"\tvar lat = document.getElementById('lat');\n"
+"\tlat.checked = !svg.classList.contains('nolat');\n"
+"\tlat.addEventListener('change', function () {\n"
+"\t\tsvg.classList.toggle('nolat', !lat.checked);\n"
+"\t});\n"
+"\tsvg.addEventListener('mousemove', function (e) {\n"
+"\t\tvar t = e.target.querySelector && e.target.querySelector('title');\n"
+"\t\tinfo.textContent = t ? t.textContent : '';\n"
+"\t});\n"
+"\tsvg.setAttribute('data-ready', '1');\n"
+"})();\n"
+"</script>\n</body></html>\n";
+
+/* the window in axis ns: relative seconds or absolute */
+static int64_t window_ns(double v, int64_t base)
+{
+	double ns = v * 1e9;
+
+	if (ns >= 9.2e18)
+		return INT64_MAX;
+	/* relative: exact to the ns; absolute: as exact as a double is */
+	if (v < GR_TL_ABSOLUTE)
+		return base > INT64_MAX - (int64_t)(ns + 0.5) ? INT64_MAX :
+		       base + (int64_t)(ns + 0.5);
+	return (int64_t)(ns + 0.5);
+}
+
+/**
+ * gr_timeline() - draw stored traces on one time axis
+ * @dirs: trace directories (<store>/<vm>/<session>)
+ * @ndirs: how many (1 .. GR_TL_MAX_TRACES)
+ * @out: where the SVG or HTML goes
+ * @opts: what to draw (see struct gr_tl_opts)
+ * @st: receives what was drawn
+ * @err: where a fatal problem is printed, as one "error: " line, and
+ *	warnings as "warning: " lines
+ *
+ * The axis is host time (CLOCK_REALTIME through each trace's stored clock
+ * offset) when every trace's clock was synchronized, else guest clock
+ * time (then several traces do not line up: a warning says so).
+ *
+ * Context: process; blocks on file I/O; memory: one packet per stream of
+ * the trace being drawn, and per-lane state.
+ * Return: the number of damaged spots in the traces (0 if intact), or
+ * -errno: -EINVAL (bad options, an empty window, no packets), -ENOENT,
+ * -ENOMEM, -EIO (writing @out failed).
+ */
+int gr_timeline(char *const *dirs, unsigned int ndirs, FILE *out,
+		const struct gr_tl_opts *opts, struct gr_tl_stats *st,
+		FILE *err)
+{
+	struct gr_tl_canvas cv;
+	struct tl_trace *trs;
+	unsigned int i, lane = 0;
+	int64_t t0 = 0, t1 = 0;
+	int host = 1, any = 0, ret = 0;
+	double height, y;
+
+	memset(st, 0, sizeof(*st));
+	if (!ndirs || ndirs > GR_TL_MAX_TRACES || opts->width < GR_TL_WIDTH_MIN ||
+	    opts->width > GR_TL_WIDTH_MAX) {
+		fprintf(err, "error: 1 to %d traces and a width of %d to %d "
+			"pixels\n", GR_TL_MAX_TRACES, GR_TL_WIDTH_MIN,
+			GR_TL_WIDTH_MAX);
+		return -EINVAL;
+	}
+	trs = calloc(ndirs, sizeof(*trs));
+	if (!trs) {
+		fprintf(err, "error: out of memory\n");
+		return -ENOMEM;
+	}
+	for (i = 0; i < ndirs; i++) {
+		ret = scan_trace(&trs[i], dirs[i], err);
+		if (ret)
+			goto out;
+		host &= trs[i].synced;
+	}
+	if (!host && ndirs > 1)
+		fprintf(err, "warning: not every trace's clock was synchronized "
+			"with the host: drawing guest clock time, on which the "
+			"traces do not line up\n");
+	for (i = 0; i < ndirs; i++)
+		st->lanes += trs[i].nr_cpus;
+	/* the clock values to ns need the trace's info: ask the reader */
+	for (i = 0; i < ndirs; i++) {
+		struct tl_trace *tr = &trs[i];
+		struct gr_reader r;
+
+		if (!tr->any)
+			continue;
+		ret = gr_reader_open(&r, tr->dir, err, 1);
+		if (ret)
+			goto out;
+		tr->t0 = tl_ns(r.info, tr->first, host);
+		tr->t1 = tl_ns(r.info, tr->last, host);
+		gr_reader_close(&r);
+		if (!any || tr->t0 < t0)
+			t0 = tr->t0;
+		if (!any || tr->t1 > t1)
+			t1 = tr->t1;
+		any = 1;
+	}
+	if (!any) {
+		fprintf(err, "error: no valid packet in the trace%s\n",
+			ndirs == 1 ? "" : "s");
+		ret = -EINVAL;
+		goto out;
+	}
+	if (opts->have_to)
+		t1 = window_ns(opts->to, t0) < t1 ? window_ns(opts->to, t0) : t1;
+	if (opts->have_from && window_ns(opts->from, t0) > t0)
+		t0 = window_ns(opts->from, t0);
+	if (t1 <= t0) {
+		fprintf(err, "error: the window holds no time of the trace%s\n",
+			ndirs == 1 ? "" : "s");
+		ret = -EINVAL;
+		goto out;
+	}
+
+	st->traces = ndirs;
+	st->host_time = host;
+	st->t0 = t0;
+	st->t1 = t1;
+	cv.out = out;
+	cv.t0 = t0;
+	cv.t1 = t1;
+	cv.left = LEFT;
+	cv.scale = (double)opts->width / (double)(t1 - t0);
+	cv.st = st;
+	height = TOP + ndirs * TRACE_HDR + st->lanes * LANE_H + BOTTOM;
+
+	if (opts->html)
+		fputs(html_head, out);
+	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"tl\" "
+		"class=\"%s\" width=\"%u\" height=\"%.0f\" viewBox=\"0 0 %u "
+		"%.0f\" font-family=\"DejaVu Sans Mono,monospace\" "
+		"font-size=\"10\" data-t0=\"%lld\" data-t1=\"%lld\" "
+		"data-lanes=\"%u\" data-host=\"%d\">\n",
+		opts->latency ? "" : "nolat", LEFT + opts->width + RIGHT,
+		height, LEFT + opts->width + RIGHT, height, (long long)t0,
+		(long long)t1, st->lanes, host);
+	fputs("<style>.lane{fill:#f3f3f3}.lane.odd{fill:#e8e8e8}"
+	      ".axis line{stroke:#c8c8c8;stroke-width:1}"
+	      ".n{pointer-events:none;fill:#111}.h{font-size:13px;"
+	      "font-weight:bold}.t{font-size:11px;fill:#333;paint-order:stroke;"
+	      "stroke:#fff;stroke-width:3px}"
+	      ".nolat .w{display:none}.s:hover,.i:hover,.q:hover,.w:hover,"
+	      ".x:hover{stroke:#000;stroke-width:1}</style>\n", out);
+	fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n");
+	title(&cv, ndirs, host);
+
+	/* lane backgrounds and labels first: the axis' lines go over them */
+	y = TOP;
+	for (i = 0; i < ndirs; i++) {
+		struct tl_trace *tr = &trs[i];
+		unsigned int k;
+
+		fprintf(out, "<text class=\"t\" x=\"8\" y=\"%.1f\" "
+			"data-trace=\"%u\" data-start=\"%lld\" "
+			"data-end=\"%lld\">", y + 15, i, (long long)tr->t0,
+			(long long)tr->t1);
+		gr_tl_escape(out, tr->dir, strlen(tr->dir));
+		fputs(": guest ", out);
+		gr_tl_escape(out, tr->nodename, sizeof(tr->nodename));
+		fputs(" (Linux ", out);
+		gr_tl_escape(out, tr->release, sizeof(tr->release));
+		fprintf(out, "), %u CPU%s%s%s</text>\n", tr->guest_cpus,
+			tr->guest_cpus == 1 ? "" : "s",
+			tr->global ? " sharing one ring (events do not say "
+			"their CPU: no task slices)" : "",
+			tr->synced ? "" : ", clock not synchronized");
+		y += TRACE_HDR;
+		for (k = 0; k < tr->nr_cpus; k++) {
+			fprintf(out, "<rect class=\"lane%s\" data-l=\"%u\" "
+				"data-trace=\"%u\" data-cpu=\"%u\" x=\"%d\" "
+				"y=\"%.1f\" width=\"%u\" height=\"%d\"/>"
+				"<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">",
+				(lane + k) % 2 ? " odd" : "", lane + k, i, k, LEFT,
+				y + k * LANE_H, opts->width, LANE_H - 1,
+				LEFT - 8, y + k * LANE_H + 19);
+			if (tr->global)
+				fputs("all CPUs</text>\n", out);
+			else
+				fprintf(out, "CPU %u</text>\n", k);
+		}
+		y += tr->nr_cpus * LANE_H;
+		lane += tr->nr_cpus;
+	}
+	axis(&cv, height);
+
+	y = TOP;
+	lane = 0;
+	for (i = 0; i < ndirs; i++) {
+		y += TRACE_HDR;
+		if (trs[i].any) {
+			ret = draw_trace(&cv, &trs[i], lane, y, host,
+					 opts->latency || opts->html, err);
+			if (ret)
+				goto out;
+		}
+		y += trs[i].nr_cpus * LANE_H;
+		lane += trs[i].nr_cpus;
+	}
+	legend(&cv, height - BOTTOM + 12, opts->latency || opts->html);
+	fputs("</svg>\n", out);
+	if (opts->html)
+		fputs(html_tail, out);
+	if (fflush(out) || ferror(out)) {
+		ret = -EIO;
+		fprintf(err, "error: writing the picture: %s\n", strerror(EIO));
+		goto out;
+	}
+	ret = st->damaged > INT32_MAX ? INT32_MAX : (int)st->damaged;
+out:
+	free(trs);
+	return ret;
+}
