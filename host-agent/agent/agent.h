@@ -12,10 +12,11 @@
  *   snapshot.c   flight-recorder snapshots              (snap_*)
  *   waiter.c     flush, snapshot and stop commands      (waiter_*)
  *   store.c      trace directories, sessions, quota     (store_*)
- *   ctl.c        control socket of the agent            (ctl_*)
- *   cli.c        the commands that talk to it           (cli_*)
- *   ctf.c        CTF metadata; report.c: text output
- *   validate.c   checks on everything read from a guest
+ *   control/     control socket (server.c: ctl_init/finish), commands,
+ *                status, the one option parser, client, CLI (cli_main)
+ *   trace/       CTF metadata (ctf.c), the reader of stored
+ *                traces (reader.c) for report.c and timeline.c
+ *   region/      validate.c: checks on everything read from a guest
  *
  * Everything runs on the loop's thread; nothing here is thread-safe.
  * Internal functions return 0 or -errno; the edge (main, ctl) logs once.
@@ -207,7 +208,7 @@ void vm_get_info(const struct gr_vm *vm, struct gr_vm_info *info);
  * @store_dir: traces: <store>/<vm>/<session>/
  * @store_fd: @store_dir, opened O_DIRECTORY
  * @vms: list of VMs (struct gr_vm.next)
- * @ctl: the control socket (ctl.c)
+ * @ctl: the control socket (control/server.c)
  * @sock_gid: group allowed on the control socket, (gid_t)-1 = none
  * @stopping: SIGTERM/SIGINT seen, finishing
  */
@@ -225,7 +226,7 @@ struct gr_agent {
 
 struct gr_vm *vm_next(struct gr_agent *a, struct gr_vm *prev);
 
-/* ---- ctl.c / cli.c --------------------------------------------------- */
+/* ---- control/server.c, control/cli.c ------------------------------- */
 
 int ctl_init(struct gr_agent *a);
 void ctl_finish(struct gr_agent *a);
