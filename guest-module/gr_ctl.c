@@ -185,7 +185,7 @@ bool gr_ctl_sync(struct gr_dev *gd)
 	if (!(READ_ONCE(gd->host_features) & GR_F_CLOCK_SYNC))
 		return false;
 	raw_spin_lock_irqsave(&gd->sync_lock, flags);
-	/* Pairs with the host's smp_store_release() of sync_req */
+	/* Pairs (spec 10 #11) with the host's smp_store_release() of sync_req */
 	req = le64_to_cpu(smp_load_acquire(&c->sync_req));
 	if (req != gd->sync_ack) {
 		gr_status_ack_sync(gd->region, req);
@@ -602,7 +602,7 @@ void gr_ctl_start(struct gr_dev *gd)
 	struct gr_chan *chan = gd->chan;
 	unsigned int i;
 
-	/* After the magic (spec G2); pairs with the host's acquire of state */
+	/* After the magic (spec G2); pairs (spec 10 #3) with the host's acquire of state */
 	gr_status_set_state(gd->region, gd->state);
 	gr_rec_activate(chan);
 

@@ -42,7 +42,7 @@ void gr_region_withdraw(void *region)
 	/* spec G2: magic := 0 first */
 	WRITE_ONCE(hdr->magic, 0);
 	/*
-	 * Order the withdrawal before any store of a new layout; pairs
+	 * Order the withdrawal before any store of a new layout; pairs (spec 10 #2)
 	 * with the host's smp_rmb() between its copy of the header and its
 	 * second load of magic.
 	 */
@@ -90,7 +90,7 @@ void gr_region_publish(void *region, const struct gr_layout *lay,
 
 	/*
 	 * Everything above, the descriptors and the rings written by
-	 * gr_chan_open(), before the magic; pairs with the host's
+	 * gr_chan_open(), before the magic; pairs (spec 10 #1) with the host's
 	 * smp_load_acquire() of magic. Spec G2: magic last, with release.
 	 */
 	smp_store_release(&hdr->magic, cpu_to_le64(GR_REGION_MAGIC));
@@ -141,7 +141,7 @@ int gr_ctrl_read(void *region, unsigned int nr_events,
 	 * seq first: its acquire publishes magic, abi_major, ctrl_size and
 	 * every setting the host wrote before it (spec 10 #10, and #16 for
 	 * a newly attached host, which bumps seq after magic: 5.1 step 2).
-	 * Pairs with the host's __atomic_store_n(RELEASE) of ctrl.seq.
+	 * Pairs (spec 10 #10, #16) with the host's __atomic_store_n(RELEASE) of ctrl.seq.
 	 */
 	req->seq = le64_to_cpu(smp_load_acquire(&c->seq));
 	ret = gr_ctrl_attached(c);
@@ -159,11 +159,11 @@ int gr_ctrl_read(void *region, unsigned int nr_events,
 	req->switch_timer_us = le32_to_cpu(READ_ONCE(c->switch_timer_us));
 	req->host_peer_id = le32_to_cpu(READ_ONCE(c->host_peer_id));
 	/* Each request is its own publication (spec 10 #11): the acquires */
-	/* pair with the host's release store of flush_req */
+	/* pairs (spec 10 #11) with the host's release store of flush_req */
 	req->flush_req = le64_to_cpu(smp_load_acquire(&c->flush_req));
-	/* pairs with the host's release store of reset_req */
+	/* pairs (spec 10 #11) with the host's release store of reset_req */
 	req->reset_req = le64_to_cpu(smp_load_acquire(&c->reset_req));
-	/* pairs with the host's release store of sync_req */
+	/* pairs (spec 10 #11) with the host's release store of sync_req */
 	req->sync_req = le64_to_cpu(smp_load_acquire(&c->sync_req));
 
 	if (req->tracing > 1)
@@ -228,7 +228,7 @@ void gr_status_set_state(void *region, u32 state)
 {
 	/*
 	 * What led to the state (closed rings, for STOPPED and PANIC) is
-	 * visible first; pairs with the host's smp_load_acquire() of state.
+	 * visible first; pairs (spec 10 #3) with the host's smp_load_acquire() of state.
 	 */
 	smp_store_release(&gr_status(region)->state, cpu_to_le32(state));
 }
@@ -254,7 +254,7 @@ void gr_status_applied(void *region, const struct gr_ctrl_req *req,
 	WRITE_ONCE(st->mode, cpu_to_le32(mode));
 	WRITE_ONCE(st->session_id, cpu_to_le64(req->session_id));
 	WRITE_ONCE(st->switch_timer_us, cpu_to_le32(switch_timer_us));
-	/* Pairs with the host's smp_load_acquire() of ctrl_ack. */
+	/* Pairs (spec 10 #12) with the host's smp_load_acquire() of ctrl_ack. */
 	smp_store_release(&st->ctrl_ack, cpu_to_le64(req->seq));
 }
 
@@ -276,7 +276,7 @@ void gr_status_rejected(void *region, u64 seq, int err, u32 errors)
 
 	WRITE_ONCE(st->ctrl_errors, cpu_to_le32(errors));
 	WRITE_ONCE(st->last_ctrl_error, cpu_to_le32((u32)-err));
-	/* Pairs with the host's smp_load_acquire() of ctrl_ack. */
+	/* Pairs (spec 10 #12) with the host's smp_load_acquire() of ctrl_ack. */
 	smp_store_release(&st->ctrl_ack, cpu_to_le64(seq));
 }
 
@@ -291,7 +291,7 @@ void gr_status_rejected(void *region, u64 seq, int err, u32 errors)
  */
 void gr_status_ack_flush(void *region, u64 req)
 {
-	/* The flushed produced counters first; pairs with the host's
+	/* The flushed produced counters first; pairs (spec 10 #13) with the host's
 	 * smp_load_acquire() of flush_ack.
 	 */
 	smp_store_release(&gr_status(region)->flush_ack, cpu_to_le64(req));
@@ -306,7 +306,7 @@ void gr_status_ack_flush(void *region, u64 req)
  */
 void gr_status_ack_reset(void *region, u64 req)
 {
-	/* Pairs with the host's smp_load_acquire() of reset_ack. */
+	/* Pairs (spec 10 #14) with the host's smp_load_acquire() of reset_ack. */
 	smp_store_release(&gr_status(region)->reset_ack, cpu_to_le64(req));
 }
 
@@ -323,7 +323,7 @@ void gr_status_ack_sync(void *region, u64 req)
 	struct gr_guest_status *st = gr_status(region);
 
 	WRITE_ONCE(st->sync_guest_time, cpu_to_le64(gr_clock_ns()));
-	/* The time before the ack; pairs with the host's smp_load_acquire()
+	/* The time before the ack; pairs (spec 10 #15) with the host's smp_load_acquire()
 	 * of sync_ack.
 	 */
 	smp_store_release(&st->sync_ack, cpu_to_le64(req));

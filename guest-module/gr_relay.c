@@ -134,7 +134,7 @@ static int gr_buf_read_consumed(struct gr_buf *buf)
 	u64 c;
 
 	/*
-	 * Pairs with the host's smp_store_release() of consumed, made after
+	 * Pairs (spec 10 #7) with the host's smp_store_release() of consumed, made after
 	 * it finished reading those sub-buffers: our later writes into the
 	 * freed slots cannot pass this load.
 	 */
@@ -171,7 +171,7 @@ static void gr_buf_lost_full(struct gr_buf *buf)
 		gr_put64(&buf->ring->prod.cons_event, buf->cons_event);
 		/*
 		 * Event index, Dekker pattern (spec 10 #9): our store of
-		 * cons_event before our re-load of consumed; pairs with the
+		 * cons_event before our re-load of consumed; pairs (spec 10 #9) with the
 		 * host's smp_mb() between its store of consumed and its load
 		 * of cons_event: either the host sees the new cons_event and
 		 * rings, or we see its new consumed here and the next write
@@ -217,7 +217,7 @@ bool gr_buf_need_doorbell(struct gr_buf *buf, u64 old, u64 new_idx)
 	if (!READ_ONCE(buf->chan->event_idx))
 		return new_idx != old;
 	/*
-	 * Orders our store of produced before our load of prod_event; pairs
+	 * Orders our store of produced before our load of prod_event; pairs (spec 10 #8)
 	 * with the host's smp_mb() between its store of prod_event and its
 	 * re-read of produced: either it sees the new produced or we see its
 	 * new prod_event (spec G22).
@@ -234,7 +234,7 @@ static void gr_buf_publish_produced(struct gr_buf *buf)
 
 	buf->published = buf->produced;
 	/*
-	 * Pairs with the host's smp_load_acquire() of produced: the commit
+	 * Pairs (spec 10 #6) with the host's smp_load_acquire() of produced: the commit
 	 * record and the packet are visible before the sub-buffer is.
 	 */
 	smp_store_release(&buf->ring->prod.produced,
@@ -253,7 +253,7 @@ static void gr_buf_mark_busy(struct gr_buf *buf)
 {
 	WRITE_ONCE(buf->recs[buf->new_idx].seq, cpu_to_le64(GR_SEQ_BUSY));
 	/*
-	 * BUSY is visible before any byte of the sub-buffer changes; pairs
+	 * BUSY is visible before any byte of the sub-buffer changes; pairs (spec 10 #4)
 	 * with the host's smp_rmb() between copying a sub-buffer and
 	 * re-reading its rec.seq (the flight-recorder seqlock). Spec G12.
 	 */
@@ -323,7 +323,7 @@ void gr_subbuf_commit(struct gr_buf *buf)
 	rec = &buf->recs[gr_slot(buf, seq)];
 	WRITE_ONCE(rec->bytes, cpu_to_le32(buf->commit_bytes));
 	/*
-	 * Pairs with the host's smp_load_acquire() of rec.seq: the packet
+	 * Pairs (spec 10 #5) with the host's smp_load_acquire() of rec.seq: the packet
 	 * and rec.bytes are visible before the record says "finished";
 	 * then produced, with release (spec G11).
 	 */
@@ -631,7 +631,7 @@ static void gr_buf_init(struct gr_chan *chan, u32 index)
 	gr_buf_bind(buf);
 	gr_buf_init_recs(buf);
 	prod = &buf->ring->prod;
-	/* Pairs with the host's smp_store_release() of consumed */
+	/* Pairs (spec 10 #7) with the host's smp_store_release() of consumed */
 	c = le64_to_cpu(smp_load_acquire(&buf->ring->cons.consumed));
 	buf->produced = c;
 	buf->consumed = c;
@@ -762,7 +762,7 @@ static void gr_buf_move(struct gr_buf *buf)
 
 	gr_buf_bind(buf);
 	gr_buf_init_recs(buf);
-	/* Pairs with the host's smp_store_release() of consumed */
+	/* Pairs (spec 10 #7) with the host's smp_store_release() of consumed */
 	c = le64_to_cpu(smp_load_acquire(&buf->ring->cons.consumed));
 	delta = c - buf->consumed;
 	/* Finished sub-buffers still held; one slot is the filling one */
@@ -772,7 +772,7 @@ static void gr_buf_move(struct gr_buf *buf)
 		gr_buf_move_subbuf(buf, old_data, k, delta);
 		rec = &buf->recs[gr_slot(buf, k + delta)];
 		WRITE_ONCE(rec->bytes, old_recs[gr_slot(buf, k)].bytes);
-		/* Pairs with the host's smp_load_acquire() of rec.seq */
+		/* Pairs (spec 10 #5) with the host's smp_load_acquire() of rec.seq */
 		smp_store_release(&rec->seq, cpu_to_le64(k + delta));
 	}
 	/* While waiting for a free sub-buffer there is nothing being filled */
