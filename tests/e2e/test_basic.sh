@@ -11,7 +11,9 @@
 # causes, including the exec of /gr/workload; that babeltrace2 reads the
 # trace (exit 0) and prints exactly as many events as `guestrelay report
 # --summary` counts; that nothing was lost or dropped; that the console
-# has no WARNING:, BUG:, Oops or Call Trace; that the agent runs on.
+# has no WARNING:, BUG:, Oops or Call Trace; that the agent runs on; and
+# that `guestrelay timeline` draws the trace as test_timeline.sh checks
+# (one lane per CPU, busy time = span minus idle, Chromium renders it).
 # Ends with "N passed, N failed"; exit 77 if it cannot run.
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -25,6 +27,9 @@ boot_guest "$vm" --run e2e-workload --append "gr.secs=3" \
 	--vm-args "--switch-timer-ms 100"
 guest_ran "$vm" e2e-workload
 check_workload_trace "$vm"
+# guestrelay timeline draws this real guest's trace; Chromium renders it
+t_import "timeline of $vm's trace" env GR_TIMELINE_TRACE="$(newest_trace "$vm")" \
+	GR_TIMELINE_REAL_ONLY=1 bash "$E2E_TOP/tests/integration/test_timeline.sh"
 st=$(json_get "$vm" 'v["state"]+","+v["stop_reason"]')
 [ "$st" = "waiting,guest" ] &&
 	ok "after power-off the agent closed the session and waits" ||

@@ -71,6 +71,34 @@ note() {
 	echo "# $*"
 }
 
+# t_import LABEL CMD...: run another test script's checks as part of this
+# one: its lines are shown indented, and its closing "N passed, N failed[,
+# N skipped]" is added to this test's counts; a script that skipped
+# whole (exit 77) counts as one skipped check, one that ended without a
+# closing line as one failure
+t_import() {
+	local label=$1 out rc line p f s
+	shift
+	out=$("$@" 2>&1)
+	rc=$?
+	printf '%s\n' "$out" | sed 's/^/    /'
+	if [ "$rc" -eq 77 ]; then
+		skip_check "$label" "$(printf '%s\n' "$out" | tail -n 1)"
+		return
+	fi
+	line=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)
+	if [ -z "$line" ]; then
+		fail "$label" "exit $rc without a closing line"
+		return
+	fi
+	read -r p _ f _ <<<"${line//,/}"
+	s=$(sed -n 's/.* \([0-9][0-9]*\) skipped.*/\1/p' <<<"$line")
+	t_passed=$((t_passed + p))
+	t_failed=$((t_failed + f))
+	t_skipped=$((t_skipped + ${s:-0}))
+	[ "$rc" -eq 0 ] || [ "$f" -gt 0 ] || fail "$label" "exit $rc"
+}
+
 t_skip() {
 	echo "$T_NAME: skipped: $*"
 	exit 77
