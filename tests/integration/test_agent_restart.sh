@@ -113,11 +113,11 @@ for round in $(seq "$ROUNDS"); do
 		done
 		;;
 	3)
-		t_bg holder 30 "$la_tmp/stale.log" "$PY" \
+		t_bg holder 30 "$la_tmp/stale.$round.log" "$PY" \
 			"$LA_HERE/stale_listener.py" 20 "$RUN/agent.sock" \
 			"$RUN/$R.sock"
 		for i in $(seq 100); do
-			grep -q ready "$la_tmp/stale.log" && break
+			grep -q ready "$la_tmp/stale.$round.log" && break
 			sleep 0.05
 		done
 		;;
