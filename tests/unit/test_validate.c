@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gr_build.h"
 #include "gr_test.h"
 
 #include "guestrelay_abi.h"
@@ -39,37 +40,29 @@
 #define T_INSTANCE	0x1122334455667788ULL
 #define T_FEATURES	(GR_F_EVENT_IDX | GR_F_FLIGHT | GR_F_CLOCK_SYNC)
 
+static const struct gr_build_layout t_layout = {
+	.region_size = T_REGION,
+	.nr_rings = T_CPUS,
+	.nr_cpus = T_CPUS,
+	.subbuf_size = T_S,
+	.n_subbufs = T_N,
+	.desc_offset = T_DESC_OFF,
+	.desc_count = T_NDESC,
+	.ring_offset = T_RING_OFF,
+	.rec_offset = T_REC_OFF,
+	.data_offset = T_DATA_OFF,
+	.max_event_size = T_MAX_EVENT,
+	.clock_freq = 1000000000ULL,
+	.features = T_FEATURES,
+	.instance_id = T_INSTANCE,
+	.kernel_release = "6.1.0-56-amd64",
+	.nodename = "guest1",
+	.boot = 1,
+};
+
 static void make_hdr(struct gr_region_hdr *h)
 {
-	unsigned int i;
-
-	memset(h, 0, sizeof(*h));
-	h->magic = htole64(GR_REGION_MAGIC);
-	h->abi_major = htole16(GR_ABI_MAJOR);
-	h->abi_minor = htole16(GR_ABI_MINOR);
-	h->hdr_size = htole32(sizeof(*h));
-	h->region_size = htole64(T_REGION);
-	h->guest_features = htole64(T_FEATURES);
-	h->instance_id = htole64(T_INSTANCE);
-	h->nr_rings = htole32(T_CPUS);
-	h->subbuf_size = htole32(T_S);
-	h->n_subbufs = htole32(T_N);
-	h->flags = 0;
-	h->desc_offset = htole64(T_DESC_OFF);
-	h->desc_count = htole32(T_NDESC);
-	h->desc_stride = htole32(sizeof(struct gr_event_desc));
-	h->ring_offset = htole64(T_RING_OFF);
-	h->subbuf_rec_offset = htole64(T_REC_OFF);
-	h->data_offset = htole64(T_DATA_OFF);
-	h->packet_header_size = htole32(sizeof(struct gr_packet_header));
-	h->max_event_size = htole32(T_MAX_EVENT);
-	h->clock_freq = htole64(1000000000ULL);
-	strcpy(h->clock_name, "mono_fast");
-	strcpy(h->kernel_release, "6.1.0-56-amd64");
-	strcpy(h->nodename, "guest1");
-	for (i = 0; i < sizeof(h->boot_id); i++)
-		h->boot_id[i] = (uint8_t)(i + 1);
-	h->nr_cpus = htole32(T_CPUS);
+	gr_build_hdr(h, &t_layout);
 }
 
 /* a header with one global ring for @cpus CPUs */
@@ -90,29 +83,6 @@ static void make_view(struct gr_view *v)
 	CU_ASSERT_EQUAL_FATAL(gr_check_region_hdr(&h, T_REGION, v, &why), 0);
 }
 
-static void set_field(struct gr_field_desc *f, const char *name,
-		      uint16_t offset, uint16_t size, uint8_t type,
-		      uint8_t flags)
-{
-	memset(f, 0, sizeof(*f));
-	memcpy(f->name, name, strnlen(name, sizeof(f->name)));
-	f->offset = htole16(offset);
-	f->size = htole16(size);
-	f->type = type;
-	f->flags = flags;
-}
-
-static void set_event(struct gr_event_desc *d, uint16_t id, const char *name,
-		      const char *system, uint16_t payload, uint16_t flags)
-{
-	memset(d, 0, sizeof(*d));
-	memcpy(d->name, name, strnlen(name, sizeof(d->name)));
-	memcpy(d->system, system, strnlen(system, sizeof(d->system)));
-	d->id = htole16(id);
-	d->payload_size = htole16(payload);
-	d->flags = htole16(flags);
-}
-
 /*
  * 0: sched_switch, fixed, 56 bytes (a tracepoint-like C layout)
  * 1: sys_enter, fixed, 16 bytes; fields named "id" and "timestamp" are
@@ -123,28 +93,29 @@ static void make_descs(struct gr_event_desc d[T_NDESC])
 {
 	struct gr_field_desc *f;
 
-	set_event(&d[0], 0, "sched_switch", "sched", 56, 0);
-	f = d[0].fields;
-	set_field(&f[0], "prev_comm", 0, 16, GR_FIELD_CHARS, 0);
-	set_field(&f[1], "prev_tid", 16, 4, GR_FIELD_INTEGER, GR_FIELD_F_SIGNED);
-	set_field(&f[2], "prev_prio", 20, 4, GR_FIELD_INTEGER, GR_FIELD_F_SIGNED);
-	set_field(&f[3], "prev_state", 24, 8, GR_FIELD_INTEGER, GR_FIELD_F_HEX);
-	set_field(&f[4], "next_comm", 32, 16, GR_FIELD_CHARS, 0);
-	set_field(&f[5], "next_tid", 48, 4, GR_FIELD_INTEGER, GR_FIELD_F_SIGNED);
-	set_field(&f[6], "next_prio", 52, 4, GR_FIELD_INTEGER, GR_FIELD_F_SIGNED);
-	d[0].nr_fields = htole16(7);
+	memset(d, 0, T_NDESC * sizeof(*d));
+	f = gr_build_event(&d[0], 0, "sched_switch", "sched", 56, 0, 7);
+	gr_build_field(&f[0], "prev_comm", 0, 16, GR_FIELD_CHARS, 0);
+	gr_build_field(&f[1], "prev_tid", 16, 4, GR_FIELD_INTEGER,
+		       GR_FIELD_F_SIGNED);
+	gr_build_field(&f[2], "prev_prio", 20, 4, GR_FIELD_INTEGER,
+		       GR_FIELD_F_SIGNED);
+	gr_build_field(&f[3], "prev_state", 24, 8, GR_FIELD_INTEGER,
+		       GR_FIELD_F_HEX);
+	gr_build_field(&f[4], "next_comm", 32, 16, GR_FIELD_CHARS, 0);
+	gr_build_field(&f[5], "next_tid", 48, 4, GR_FIELD_INTEGER,
+		       GR_FIELD_F_SIGNED);
+	gr_build_field(&f[6], "next_prio", 52, 4, GR_FIELD_INTEGER,
+		       GR_FIELD_F_SIGNED);
 
-	set_event(&d[1], 1, "sys_enter", "raw_syscalls", 16, 0);
-	f = d[1].fields;
-	set_field(&f[0], "id", 0, 8, GR_FIELD_INTEGER, GR_FIELD_F_SIGNED);
-	set_field(&f[1], "timestamp", 8, 8, GR_FIELD_INTEGER, 0);
-	d[1].nr_fields = htole16(2);
+	f = gr_build_event(&d[1], 1, "sys_enter", "raw_syscalls", 16, 0, 2);
+	gr_build_field(&f[0], "id", 0, 8, GR_FIELD_INTEGER, GR_FIELD_F_SIGNED);
+	gr_build_field(&f[1], "timestamp", 8, 8, GR_FIELD_INTEGER, 0);
 
-	set_event(&d[2], 2, "console", "printk", 208, GR_EVENT_F_VARLEN);
-	f = d[2].fields;
-	set_field(&f[0], "level", 0, 4, GR_FIELD_INTEGER, 0);
-	set_field(&f[1], "msg", 8, 200, GR_FIELD_STRING, 0);
-	d[2].nr_fields = htole16(2);
+	f = gr_build_event(&d[2], 2, "console", "printk", 208,
+			   GR_EVENT_F_VARLEN, 2);
+	gr_build_field(&f[0], "level", 0, 4, GR_FIELD_INTEGER, 0);
+	gr_build_field(&f[1], "msg", 8, 200, GR_FIELD_STRING, 0);
 }
 
 static void make_event_views(struct gr_event_view ev[T_NDESC])
@@ -168,20 +139,14 @@ static void make_event_views(struct gr_event_view ev[T_NDESC])
 static void make_packet(struct gr_subbuf_rec *rec, struct gr_packet_header *ph,
 			unsigned int ring, uint64_t seq)
 {
-	memset(rec, 0, sizeof(*rec));
-	rec->seq = htole64(seq);
-	rec->bytes = htole32(T_CONTENT);
-	memset(ph, 0, sizeof(*ph));
-	ph->magic = htole32(GR_CTF_MAGIC);
-	ph->stream_id = 0;
-	ph->stream_instance_id = htole64(ring);
-	ph->timestamp_begin = htole64(10);
-	ph->timestamp_end = htole64(20);
-	ph->content_size = htole64(T_CONTENT * 8);
-	ph->packet_size = htole64(T_S * 8);
-	ph->packet_seq_num = htole64(seq);
-	ph->events_discarded = htole64(5);
-	ph->cpu_id = htole32(ring);
+	const struct gr_build_packet p = {
+		.ring = ring, .cpu = ring, .ts_begin = 10, .ts_end = 20,
+		.content_bytes = T_CONTENT, .packet_bytes = T_S, .seq = seq,
+		.discarded = 5,
+	};
+
+	gr_build_commit(rec, seq, T_CONTENT);
+	gr_build_packet_header(ph, &p);
 }
 
 /* --- checking helpers ---------------------------------------------------- */
@@ -756,7 +721,7 @@ static void test_desc_accepts_every_tsdl_keyword_as_field_name(void)
 	make_view(&v);
 	for (i = 0; i < ARRAY_SIZE(kw); i++) {
 		make_descs(d);
-		set_field(&d[1].fields[1], kw[i], 8, 8, GR_FIELD_INTEGER, 0);
+		gr_build_field(&d[1].fields[1], kw[i], 8, 8, GR_FIELD_INTEGER, 0);
 		why = NULL;
 		CU_ASSERT_EQUAL(gr_check_event_desc(&v, &d[1], 1, &ev, &why),
 				0);
@@ -782,7 +747,7 @@ static void test_desc_accepts_names_that_are_not_keywords(void)
 	for (i = 0; i < ARRAY_SIZE(ok); i++) {
 		make_descs(d);
 		strcpy(d[1].fields[0].name, "nr");
-		set_field(&d[1].fields[1], ok[i], 8, 8, GR_FIELD_INTEGER, 0);
+		gr_build_field(&d[1].fields[1], ok[i], 8, 8, GR_FIELD_INTEGER, 0);
 		CU_ASSERT_EQUAL(gr_check_event_desc(&v, &d[1], 1, &ev, &why), 0);
 		CU_ASSERT_STRING_EQUAL(ev.fields[1].name, ok[i]);
 	}
