@@ -93,3 +93,11 @@ void gr_build_commit(struct gr_subbuf_rec *rec, uint64_t seq, uint32_t bytes)
 	rec->seq = htole64(seq);
 	rec->bytes = htole32(bytes);
 }
+
+const char *const gr_build_tsdl_keywords[GR_BUILD_NR_TSDL_KEYWORDS] = {
+	"align", "callsite", "char", "clock", "const", "double",
+	"enum", "env", "event", "float", "floating_point", "int",
+	"integer", "long", "short", "signed", "stream", "string",
+	"struct", "trace", "typealias", "typedef", "unsigned",
+	"variant", "void",
+};

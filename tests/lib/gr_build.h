@@ -85,4 +85,11 @@ void gr_build_packet_header(struct gr_packet_header *ph,
 /* commit record @rec, cleared first: sub-buffer @seq of @bytes */
 void gr_build_commit(struct gr_subbuf_rec *rec, uint64_t seq, uint32_t bytes);
 
+/*
+ * The keywords of TSDL (CTF 1.8), each a legal field name for the guest
+ * (spec 7.5: the writer prefixes field names with '_').
+ */
+#define GR_BUILD_NR_TSDL_KEYWORDS	25
+extern const char *const gr_build_tsdl_keywords[GR_BUILD_NR_TSDL_KEYWORDS];
+
 #endif /* GR_BUILD_H */

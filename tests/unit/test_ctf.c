@@ -1777,13 +1777,7 @@ static void test_babeltrace_reads_every_packet_the_host_accepts(void)
 /* spec 7.5: every field name is emitted with a '_': keywords are names */
 static void test_babeltrace_reads_tsdl_keywords_as_field_names(void)
 {
-	static const char *const kw[] = {
-		"align", "callsite", "char", "clock", "const", "double",
-		"enum", "env", "event", "float", "floating_point", "int",
-		"integer", "long", "short", "signed", "stream", "string",
-		"struct", "trace", "typealias", "typedef", "unsigned",
-		"variant", "void",
-	};
+	const char *const *kw = gr_build_tsdl_keywords;
 	uint8_t payload[8 * GR_MAX_FIELDS];
 	char *dirs[1];
 	struct trace t;
@@ -1798,8 +1792,8 @@ static void test_babeltrace_reads_tsdl_keywords_as_field_names(void)
 		struct gr_event_desc *d = &t.d[EV_TICK + e];
 		unsigned int first = e * GR_MAX_FIELDS;
 
-		n = ARRAY_SIZE(kw) - first < GR_MAX_FIELDS ?
-		    ARRAY_SIZE(kw) - first : GR_MAX_FIELDS;
+		n = GR_BUILD_NR_TSDL_KEYWORDS - first < GR_MAX_FIELDS ?
+		    GR_BUILD_NR_TSDL_KEYWORDS - first : GR_MAX_FIELDS;
 		gr_build_event(d, EV_TICK + e, e ? "blob" : "tick", "test", 8 * n,
 			       0, n);
 		for (i = 0; i < n; i++)
@@ -1812,13 +1806,13 @@ static void test_babeltrace_reads_tsdl_keywords_as_field_names(void)
 	pkt_start(&p, 0, 0, 900, 0);
 	pkt_add(&p, EV_TICK, 1, 1000, payload, 8 * GR_MAX_FIELDS);
 	pkt_add(&p, EV_BLOB, 1, 2000, payload,
-		8 * (ARRAY_SIZE(kw) - GR_MAX_FIELDS));
+		8 * (GR_BUILD_NR_TSDL_KEYWORDS - GR_MAX_FIELDS));
 	pkt_finish(&p, 2500);
 	CU_ASSERT_EQUAL(stream_append(&t, 0, p.b, sizeof(p.b)), 0);
 	dirs[0] = t.dir;
 	CU_ASSERT_EQUAL_FATAL(bt_dump(dirs, 1, 0, &r), 0);
 	CU_ASSERT(exited_ok(&r));
-	for (i = 0; i < ARRAY_SIZE(kw); i++) {
+	for (i = 0; i < GR_BUILD_NR_TSDL_KEYWORDS; i++) {
 		char want[64];
 
 		snprintf(want, sizeof(want), "%s=%u", kw[i],

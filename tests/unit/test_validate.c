@@ -705,13 +705,7 @@ static void test_desc_ignores_reserved_bytes(void)
 /* spec 7.5: the writer prefixes field names with '_', nothing can clash */
 static void test_desc_accepts_every_tsdl_keyword_as_field_name(void)
 {
-	static const char *const kw[] = {
-		"align", "callsite", "char", "clock", "const", "double",
-		"enum", "env", "event", "float", "floating_point", "int",
-		"integer", "long", "short", "signed", "stream", "string",
-		"struct", "trace", "typealias", "typedef", "unsigned",
-		"variant", "void",
-	};
+	const char *const *kw = gr_build_tsdl_keywords;
 	struct gr_event_desc d[T_NDESC];
 	struct gr_event_view ev;
 	struct gr_view v;
@@ -719,7 +713,7 @@ static void test_desc_accepts_every_tsdl_keyword_as_field_name(void)
 	unsigned int i;
 
 	make_view(&v);
-	for (i = 0; i < ARRAY_SIZE(kw); i++) {
+	for (i = 0; i < GR_BUILD_NR_TSDL_KEYWORDS; i++) {
 		make_descs(d);
 		gr_build_field(&d[1].fields[1], kw[i], 8, 8, GR_FIELD_INTEGER, 0);
 		why = NULL;
