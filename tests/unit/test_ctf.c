@@ -398,6 +398,22 @@ static void synthetic_env(struct trace *t, const char *vm, uint8_t uuid0)
 }
 
 /*
+ * @t, empty and not yet on disk: the six test events in a region of
+ * guest @nodename (boot_id from @boot, clock at @freq Hz), stored as VM
+ * @vm (uuid from @uuid0)
+ */
+static void trace_init(struct trace *t, const char *nodename, uint8_t boot,
+		       uint64_t freq, const char *vm, uint8_t uuid0)
+{
+	memset(t, 0, sizeof(*t));
+	t->dirfd = -1;
+	t->nd = T_NDESC;
+	make_hdr(&t->h, T_NDESC, boot, nodename, freq);
+	make_descs(t->d);
+	synthetic_env(t, vm, uuid0);
+}
+
+/*
  * The synthetic trace of "vm1" (times in guest ns; guest 0 is host time
  * T_HOST_S + 0.5 s, error bound 1500 ns):
  *
@@ -413,12 +429,7 @@ static int make_synthetic(struct trace *t, const char *name)
 	struct pkt p;
 	int ret;
 
-	memset(t, 0, sizeof(*t));
-	t->dirfd = -1;
-	t->nd = T_NDESC;
-	make_hdr(&t->h, T_NDESC, 0x40, "guest1", 1000000000ULL);
-	make_descs(t->d);
-	synthetic_env(t, "vm1", 0x01);
+	trace_init(t, "guest1", 0x40, 1000000000ULL, "vm1", 0x01);
 	ret = gr_ctf_clock_from_sync(1000000000ULL, 0,
 				     T_HOST_S * 1000000000LL + 500000000LL,
 				     1500, &t->clock);
@@ -879,12 +890,7 @@ static int make_vm2(struct trace *t)
 	struct pkt p;
 	int ret;
 
-	memset(t, 0, sizeof(*t));
-	t->dirfd = -1;
-	t->nd = T_NDESC;
-	make_hdr(&t->h, T_NDESC, 0x80, "guest2", 250000000ULL);
-	make_descs(t->d);
-	synthetic_env(t, "vm2", 0x02);
+	trace_init(t, "guest2", 0x80, 250000000ULL, "vm2", 0x02);
 	ret = gr_ctf_clock_from_sync(250000000ULL, 0,
 				     T_HOST_S * 1000000000LL + 500001000LL,
 				     1000, &t->clock);
@@ -966,12 +972,7 @@ static void test_env_strings_are_escaped_byte_for_byte(void)
 	struct pkt p;
 	struct run r;
 
-	memset(&t, 0, sizeof(t));
-	t.dirfd = -1;
-	t.nd = T_NDESC;
-	make_hdr(&t.h, T_NDESC, 0x10, "esc", 1000000000ULL);
-	make_descs(t.d);
-	synthetic_env(&t, vm, 0x03);
+	trace_init(&t, "esc", 0x10, 1000000000ULL, vm, 0x03);
 	t.env.host_name = host;
 	t.env.session = session;
 	CU_ASSERT_EQUAL_FATAL(trace_create(&t, "esc"), 0);
@@ -1106,13 +1107,9 @@ static void test_odd_clock_names_still_parse(void)
 	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		char name[64];
 
-		memset(&t, 0, sizeof(t));
-		t.dirfd = -1;
-		t.nd = T_NDESC;
-		make_hdr(&t.h, T_NDESC, 0x30, "clk", 1000000000ULL);
+		trace_init(&t, "clk", 0x30, 1000000000ULL, "clk",
+			   (uint8_t)(0x40 + i));
 		strcpy(t.h.clock_name, names[i]);
-		make_descs(t.d);
-		synthetic_env(&t, "clk", (uint8_t)(0x40 + i));
 		snprintf(name, sizeof(name), "clock_%u", i);
 		CU_ASSERT_EQUAL_FATAL(trace_create(&t, name), 0);
 		pkt_start(&p, 0, 0, 1, 0);
