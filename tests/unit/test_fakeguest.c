@@ -701,6 +701,15 @@ static const struct host_cfg cfg_default = {
 		CU_ASSERT_EQUAL_FATAL(__r, 0);				\
 	} while (0)
 
+/* run a fake guest with @args to its end: it must exit 0 within 10 s */
+static void guest_run(struct host *h, const char *const *args)
+{
+	pid_t pid = guest_spawn(h, args);
+
+	CU_ASSERT_FATAL(pid > 0);
+	CU_ASSERT_EQUAL(guest_wait(h, pid, 10000), 0);
+}
+
 /* ---------------------------------------------------------------------- */
 /* Tests                                                                  */
 
@@ -822,12 +831,9 @@ static void test_every_fake_seq_arrives_once_in_order_without_loss(void)
 					    "--count", "2000", "--size", "100",
 					    NULL };
 	struct host h;
-	pid_t pid;
 
 	HOST_START(&h, &cfg_default);
-	pid = guest_spawn(&h, args);
-	CU_ASSERT_FATAL(pid > 0);
-	CU_ASSERT_EQUAL(guest_wait(&h, pid, 10000), 0);
+	guest_run(&h, args);
 	check_complete_run(&h, 2, 2000);
 	/* 2 x 4000 records of 64 to 120 bytes in 16 KiB packets */
 	CU_ASSERT(host_get(&h, &h.packets) > 20);
@@ -839,12 +845,9 @@ static void test_global_ring_keeps_the_sequence_of_every_cpu(void)
 	static const char *const args[] = { "--cpus", "3", "--global", "--rate",
 					    "1000", "--count", "1000", NULL };
 	struct host h;
-	pid_t pid;
 
 	HOST_START(&h, &cfg_default);
-	pid = guest_spawn(&h, args);
-	CU_ASSERT_FATAL(pid > 0);
-	CU_ASSERT_EQUAL(guest_wait(&h, pid, 10000), 0);
+	guest_run(&h, args);
 	CU_ASSERT_EQUAL(h.v.nr_rings, 1);
 	CU_ASSERT(h.v.flags & GR_HDR_GLOBAL);
 	check_complete_run(&h, 3, 1000);
@@ -858,13 +861,10 @@ static void test_data_doorbell_rings_for_every_subbuffer_without_event_idx(void)
 	struct host_cfg cfg = cfg_default;
 	struct host h;
 	uint64_t produced;
-	pid_t pid;
 
 	cfg.features &= ~GR_F_EVENT_IDX;
 	HOST_START(&h, &cfg);
-	pid = guest_spawn(&h, args);
-	CU_ASSERT_FATAL(pid > 0);
-	CU_ASSERT_EQUAL(guest_wait(&h, pid, 10000), 0);
+	guest_run(&h, args);
 	check_complete_run(&h, 2, 1500);
 	produced = stat_get(&h, "total.produced");
 	CU_ASSERT(produced > 5);
@@ -1077,14 +1077,11 @@ static void test_hostile_packets_are_all_rejected_by_the_validator(void)
 	struct host_cfg cfg = cfg_default;
 	uint64_t corrupted;
 	struct host h;
-	pid_t pid;
 
 	cfg.subbuf_size = 4096;
 	cfg.n_subbufs = 16;
 	HOST_START(&h, &cfg);
-	pid = guest_spawn(&h, args);
-	CU_ASSERT_FATAL(pid > 0);
-	CU_ASSERT_EQUAL(guest_wait(&h, pid, 10000), 0);
+	guest_run(&h, args);
 	sleep_ms(20);
 	corrupted = stat_idx(&h, "ring", 0, "corrupted") +
 		    stat_idx(&h, "ring", 1, "corrupted");
