@@ -701,12 +701,20 @@ static const struct host_cfg cfg_default = {
 		CU_ASSERT_EQUAL_FATAL(__r, 0);				\
 	} while (0)
 
-/* run a fake guest with @args to its end: it must exit 0 within 10 s */
-static void guest_run(struct host *h, const char *const *args)
+/* a fake guest with @args, running; the test ends here if none started */
+static pid_t guest_start(struct host *h, const char *const *args)
 {
 	pid_t pid = guest_spawn(h, args);
 
 	CU_ASSERT_FATAL(pid > 0);
+	return pid;
+}
+
+/* run a fake guest with @args to its end: it must exit 0 within 10 s */
+static void guest_run(struct host *h, const char *const *args)
+{
+	pid_t pid = guest_start(h, args);
+
 	CU_ASSERT_EQUAL(guest_wait(h, pid, 10000), 0);
 }
 
@@ -728,8 +736,7 @@ static void test_publication_validates_with_identity_and_host_geometry(void)
 	HOST_START(&h, &cfg);
 	hdr = (struct gr_region_hdr *)h.r;
 	hdr->instance_id = htole64(41);		/* a layout left behind */
-	pid = guest_spawn(&h, args);
-	CU_ASSERT_FATAL(pid > 0);
+	pid = guest_start(&h, args);
 	CU_ASSERT(host_wait_u64(&h, &h.instances_valid, 1, 5000));
 
 	pthread_mutex_lock(&h.lock);
@@ -887,8 +894,7 @@ static void test_enable_mask_and_tracing_change_what_is_written(void)
 
 	cfg.switch_timer_us = 20000;
 	HOST_START(&h, &cfg);
-	pid = guest_spawn(&h, args);
-	CU_ASSERT_FATAL(pid > 0);
+	pid = guest_start(&h, args);
 	/* The switch timer delivers partial sub-buffers */
 	CU_ASSERT(host_wait_u64(&h, &h.per_event[0], 50, 3000));
 	CU_ASSERT_EQUAL(ld32(&h.st->switch_timer_us), 20000);
@@ -960,8 +966,7 @@ static void test_flush_request_is_acked_and_delivers_partial_subbuffers(void)
 
 	cfg.subbuf_size = 65536;
 	HOST_START(&h, &cfg);
-	pid = guest_spawn(&h, args);
-	CU_ASSERT_FATAL(pid > 0);
+	pid = guest_start(&h, args);
 	CU_ASSERT(host_wait_u64(&h, &h.instances_valid, 1, 5000));
 	sleep_ms(400);
 	/* 20 records per CPU: far from a full 64 KiB sub-buffer */
@@ -999,8 +1004,7 @@ static void test_sync_request_is_answered_with_guest_time(void)
 	pid_t pid;
 
 	HOST_START(&h, &cfg_default);
-	pid = guest_spawn(&h, args);
-	CU_ASSERT_FATAL(pid > 0);
+	pid = guest_start(&h, args);
 	CU_ASSERT(host_wait_u64(&h, &h.instances_valid, 1, 5000));
 	CU_ASSERT(wait_ack(&h.st->ctrl_ack, 1, 2000));
 	for (i = 0; i < 5; i++) {
@@ -1035,8 +1039,7 @@ static void test_reset_request_zeroes_the_lost_counters_of_a_full_ring(void)
 	cfg.n_subbufs = 2;
 	HOST_START(&h, &cfg);
 	__atomic_store_n(&h.pause_consume, 1, __ATOMIC_RELEASE);
-	pid = guest_spawn(&h, args);
-	CU_ASSERT_FATAL(pid > 0);
+	pid = guest_start(&h, args);
 	CU_ASSERT(host_wait_u64(&h, &h.instances_valid, 1, 5000));
 	ring = (struct gr_ring *)(h.r + h.v.ring_offset);
 	sleep_ms(300);
@@ -1112,8 +1115,7 @@ static void run_hostile(const char *kind, struct host *h, bool lag)
 
 	HOST_START(h, &cfg_default);
 	__atomic_store_n(&h->pause_consume, lag, __ATOMIC_RELEASE);
-	pid = guest_spawn(h, args);
-	CU_ASSERT_FATAL(pid > 0);
+	pid = guest_start(h, args);
 	if (lag) {
 		sleep_ms(400);
 		__atomic_store_n(&h->pause_consume, 0, __ATOMIC_RELEASE);
