@@ -71,6 +71,23 @@ void gr_build_field(struct gr_field_desc *f, const char *name,
 	f->flags = flags;
 }
 
+void gr_build_sched_switch(struct gr_event_desc *d, uint16_t id,
+			   uint8_t state_flags)
+{
+	const uint8_t I = GR_FIELD_INTEGER, C = GR_FIELD_CHARS,
+		      SG = GR_FIELD_F_SIGNED;
+	struct gr_field_desc *f;
+
+	f = gr_build_event(d, id, "sched_switch", "sched", 56, 0, 7);
+	gr_build_field(&f[0], "prev_comm", 0, 16, C, 0);
+	gr_build_field(&f[1], "prev_tid", 16, 4, I, SG);
+	gr_build_field(&f[2], "prev_prio", 20, 4, I, SG);
+	gr_build_field(&f[3], "prev_state", 24, 8, I, state_flags);
+	gr_build_field(&f[4], "next_comm", 32, 16, C, 0);
+	gr_build_field(&f[5], "next_tid", 48, 4, I, SG);
+	gr_build_field(&f[6], "next_prio", 52, 4, I, SG);
+}
+
 void gr_build_packet_header(struct gr_packet_header *ph,
 			    const struct gr_build_packet *p)
 {

@@ -66,6 +66,16 @@ void gr_build_field(struct gr_field_desc *f, const char *name,
 		    uint16_t offset, uint16_t size, uint8_t type,
 		    uint8_t flags);
 
+/**
+ * gr_build_sched_switch() - sched_switch as guest-module/gr_events.c lays
+ * it out: 56 bytes, comms of 16 bytes, signed tids and prios
+ * @d: the descriptor; the field slots after the seventh are left as they are
+ * @id: the event id
+ * @state_flags: how prev_state prints (GR_FIELD_F_HEX or _SIGNED)
+ */
+void gr_build_sched_switch(struct gr_event_desc *d, uint16_t id,
+			   uint8_t state_flags);
+
 /* what a packet header says; the CTF magic and stream_id 0 are implied */
 struct gr_build_packet {
 	uint32_t ring;			/* stream_instance_id */

@@ -113,15 +113,7 @@ static void make_descs(struct gr_event_desc d[T_NDESC])
 	struct gr_field_desc *f;
 
 	memset(d, 0, T_NDESC * sizeof(*d));
-	f = d[EV_SWITCH].fields;
-	gr_build_event(&d[EV_SWITCH], EV_SWITCH, "sched_switch", "sched", 56, 0, 7);
-	gr_build_field(&f[0], "prev_comm", 0, 16, CHR, 0);
-	gr_build_field(&f[1], "prev_tid", 16, 4, INT, SG);
-	gr_build_field(&f[2], "prev_prio", 20, 4, INT, SG);
-	gr_build_field(&f[3], "prev_state", 24, 8, INT, HX);
-	gr_build_field(&f[4], "next_comm", 32, 16, CHR, 0);
-	gr_build_field(&f[5], "next_tid", 48, 4, INT, SG);
-	gr_build_field(&f[6], "next_prio", 52, 4, INT, SG);
+	gr_build_sched_switch(&d[EV_SWITCH], EV_SWITCH, HX);
 
 	f = d[EV_IRQ].fields;
 	gr_build_event(&d[EV_IRQ], EV_IRQ, "irq_handler_entry", "irq", 32,

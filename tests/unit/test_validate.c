@@ -94,19 +94,7 @@ static void make_descs(struct gr_event_desc d[T_NDESC])
 	struct gr_field_desc *f;
 
 	memset(d, 0, T_NDESC * sizeof(*d));
-	f = gr_build_event(&d[0], 0, "sched_switch", "sched", 56, 0, 7);
-	gr_build_field(&f[0], "prev_comm", 0, 16, GR_FIELD_CHARS, 0);
-	gr_build_field(&f[1], "prev_tid", 16, 4, GR_FIELD_INTEGER,
-		       GR_FIELD_F_SIGNED);
-	gr_build_field(&f[2], "prev_prio", 20, 4, GR_FIELD_INTEGER,
-		       GR_FIELD_F_SIGNED);
-	gr_build_field(&f[3], "prev_state", 24, 8, GR_FIELD_INTEGER,
-		       GR_FIELD_F_HEX);
-	gr_build_field(&f[4], "next_comm", 32, 16, GR_FIELD_CHARS, 0);
-	gr_build_field(&f[5], "next_tid", 48, 4, GR_FIELD_INTEGER,
-		       GR_FIELD_F_SIGNED);
-	gr_build_field(&f[6], "next_prio", 52, 4, GR_FIELD_INTEGER,
-		       GR_FIELD_F_SIGNED);
+	gr_build_sched_switch(&d[0], 0, GR_FIELD_F_HEX);
 
 	f = gr_build_event(&d[1], 1, "sys_enter", "raw_syscalls", 16, 0, 2);
 	gr_build_field(&f[0], "id", 0, 8, GR_FIELD_INTEGER, GR_FIELD_F_SIGNED);

@@ -56,14 +56,8 @@ static void descs(struct gr_event_desc *d)
 		      S = GR_FIELD_STRING, SG = GR_FIELD_F_SIGNED;
 	struct gr_field_desc *f;
 
-	f = ev(d, E_SWITCH, "sched_switch", "sched", 56, 0, 7);
-	gr_build_field(&f[0], "prev_comm", 0, 16, C, 0);
-	gr_build_field(&f[1], "prev_tid", 16, 4, I, SG);
-	gr_build_field(&f[2], "prev_prio", 20, 4, I, SG);
-	gr_build_field(&f[3], "prev_state", 24, 8, I, SG);
-	gr_build_field(&f[4], "next_comm", 32, 16, C, 0);
-	gr_build_field(&f[5], "next_tid", 48, 4, I, SG);
-	gr_build_field(&f[6], "next_prio", 52, 4, I, SG);
+	memset(&d[E_SWITCH], 0, sizeof(d[E_SWITCH]));
+	gr_build_sched_switch(&d[E_SWITCH], E_SWITCH, SG);
 	f = ev(d, E_WAKEUP, "sched_wakeup", "sched", 28, 0, 4);
 	gr_build_field(&f[0], "comm", 0, 16, C, 0);
 	gr_build_field(&f[1], "tid", 16, 4, I, SG);
