@@ -88,6 +88,23 @@ void gr_build_sched_switch(struct gr_event_desc *d, uint16_t id,
 	gr_build_field(&f[6], "next_prio", 52, 4, I, SG);
 }
 
+uint32_t gr_build_record(uint8_t *at, uint16_t id, uint32_t tid, uint64_t ts,
+			 const void *payload, uint32_t plen)
+{
+	struct gr_event_header e;
+	uint32_t size = ((uint32_t)sizeof(e) + plen + 7) & ~7U;
+
+	e.id = htole16(id);
+	e.size = htole16((uint16_t)size);
+	e.tid = htole32(tid);
+	e.timestamp = htole64(ts);
+	memcpy(at, &e, sizeof(e));
+	memset(at + sizeof(e), 0, size - sizeof(e));
+	if (plen)
+		memcpy(at + sizeof(e), payload, plen);
+	return size;
+}
+
 void gr_build_packet_header(struct gr_packet_header *ph,
 			    const struct gr_build_packet *p)
 {

@@ -76,6 +76,18 @@ void gr_build_field(struct gr_field_desc *f, const char *name,
 void gr_build_sched_switch(struct gr_event_desc *d, uint16_t id,
 			   uint8_t state_flags);
 
+/**
+ * gr_build_record() - one event record at @at, as the guest writes it
+ * @at: where the record starts (8-aligned in its packet)
+ * @id: event id, @tid: thread, @ts: timestamp
+ * @payload: @plen bytes after the 16-byte header, then zeros up to the
+ *           record's 8-byte aligned end
+ *
+ * Return: the record's size, ALIGN(16 + @plen, 8).
+ */
+uint32_t gr_build_record(uint8_t *at, uint16_t id, uint32_t tid, uint64_t ts,
+			 const void *payload, uint32_t plen);
+
 /* what a packet header says; the CTF magic and stream_id 0 are implied */
 struct gr_build_packet {
 	uint32_t ring;			/* stream_instance_id */

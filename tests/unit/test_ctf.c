@@ -239,18 +239,7 @@ static void pkt_start(struct pkt *p, unsigned int ring, uint64_t seq,
 static void pkt_add(struct pkt *p, uint16_t id, uint32_t tid, uint64_t ts,
 		    const void *payload, uint32_t plen)
 {
-	struct gr_event_header e;
-	uint32_t size = ALIGN8(sizeof(e) + plen);
-
-	e.id = htole16(id);
-	e.size = htole16((uint16_t)size);
-	e.tid = htole32(tid);
-	e.timestamp = htole64(ts);
-	memcpy(p->b + p->len, &e, sizeof(e));
-	memset(p->b + p->len + sizeof(e), 0, size - sizeof(e));
-	if (plen)
-		memcpy(p->b + p->len + sizeof(e), payload, plen);
-	p->len += size;
+	p->len += gr_build_record(p->b + p->len, id, tid, ts, payload, plen);
 }
 
 static void pkt_finish(struct pkt *p, uint64_t ts_end)

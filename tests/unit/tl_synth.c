@@ -171,7 +171,6 @@ static void rec(struct stream *s, uint16_t id, uint32_t tid, uint64_t ts,
 {
 	uint32_t size = (uint32_t)((sizeof(struct gr_event_header) + plen + 7) &
 				   ~7UL);
-	struct gr_event_header e;
 
 	if (s->len + size > s->size)
 		flush(s);
@@ -180,14 +179,7 @@ static void rec(struct stream *s, uint16_t id, uint32_t tid, uint64_t ts,
 		s->have = 1;
 	}
 	s->last = ts;
-	e.id = htole16(id);
-	e.size = htole16((uint16_t)size);
-	e.tid = htole32(tid);
-	e.timestamp = htole64(ts);
-	memcpy(s->b + s->len, &e, sizeof(e));
-	memset(s->b + s->len + sizeof(e), 0, size - sizeof(e));
-	memcpy(s->b + s->len + sizeof(e), payload, plen);
-	s->len += size;
+	s->len += gr_build_record(s->b + s->len, id, tid, ts, payload, plen);
 }
 
 struct task {
