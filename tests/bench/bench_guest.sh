@@ -44,13 +44,9 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 bench_name=bench_guest
 # shellcheck source=tests/bench/lib_bench.sh
 . "$top/tests/bench/lib_bench.sh"
-build=${BUILD:-$top/build}
+bench_setup
 out=$build/bench
-kver=${GUEST_KVER:-$("$top/scripts/guest-kver.sh")}
-kdir=${KDIR:-/lib/modules/$kver/build}
-gr=$build/host-agent/guestrelay
 events=sched_switch,sys_enter,irq_handler_exit,sched_process_exec
-shm_size=64M
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	calls=${BENCH_CALLS:-20000} reps=${BENCH_REPS:-3}
 	qemu_timeout=${BENCH_TIMEOUT:-120}
@@ -64,25 +60,11 @@ guest) clock_args="" ;;
 *) clock_args="clocksource=$BENCH_CLOCKSOURCE" ;;
 esac
 vm=bench$$
-tmp=""
-agent_pid=""
-launch_pid=""
-t0=$(date +%s)
-
-command -v qemu-system-x86_64 >/dev/null ||
-	skip "qemu-system-x86_64 not found (scripts/deps.sh guest)"
-command -v python3 >/dev/null || skip "python3 not found"
-if [ ! -d /dev/shm ] || [ ! -w /dev/shm ]; then
-	skip "/dev/shm is not writable"
-fi
 
 # ---- 1. build --------------------------------------------------------------
 mkdir -p "$out"
+bench_build_guest "$out"
 if [ "${BENCH_NO_BUILD:-0}" != 1 ]; then
-	say "building guestrelay.ko, the agent and the test guest"
-	make -C "$top" BUILD="$build" GUEST_KVER="$kver" KDIR="$kdir" \
-		module host guest >"$out/build.log" 2>&1 ||
-		die "make module host guest failed; see $out/build.log"
 	say "building grbench.ko against $kdir"
 	mkdir -p "$out/grbench"
 	cp -p "$top/tests/bench/grbench/grbench.c" \
@@ -90,11 +72,8 @@ if [ "${BENCH_NO_BUILD:-0}" != 1 ]; then
 	make -C "$kdir" M="$out/grbench" modules >>"$out/build.log" 2>&1 ||
 		die "grbench.ko failed to build; see $out/build.log"
 fi
-[ -x "$gr" ] || die "no agent at $gr (make host)"
+bench_need_guest
 [ -s "$out/grbench/grbench.ko" ] || die "no $out/grbench/grbench.ko"
-if [ ! -s "$build/guest/vmlinux" ] || [ ! -s "$build/guest/initrd.cpio.gz" ]; then
-	die "no test guest in $build/guest (make guest)"
-fi
 
 # ---- 2. the guest: build/guest plus an archive holding grbench.ko ------------
 bench_init gr-bench
@@ -104,7 +83,7 @@ bench_guest_image "$tmp/overlay" "$out/guest"
 
 # ---- 3. agent and guest --------------------------------------------------------
 bench_start_agent
-load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+load_before=$(bench_load)
 say "booting one guest: $calls calls per run, $reps rounds"
 bench_boot "$out/guest" bench-probes \
 	"gr.mod=0 gr.calls=$calls gr.reps=$reps $clock_args ${BENCH_APPEND:-}" \
@@ -112,14 +91,11 @@ bench_boot "$out/guest" bench-probes \
 
 # ---- 5. the table ----------------------------------------------------------------
 rc=0
-host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
-qemu_ver=$(qemu-system-x86_64 --version | head -n 1)
 python3 "$top/tests/bench/guest_table.py" --console "$out/guest.console" \
 	--status "$out/guest-status.json" --calls "$calls" --reps "$reps" \
-	--shm-size "$shm_size" --host-cpu "$host_cpu" --qemu "$qemu_ver" \
+	--shm-size "$shm_size" --host-cpu "$(bench_host_cpu)" \
+	--qemu "$(bench_qemu_version)" \
 	--clock-args "${clock_args:-none}" --host-cores "$(nproc)" \
-	--load "$load_before / $(cut -d' ' -f1-3 /proc/loadavg)" \
+	--load "$load_before / $(bench_load)" \
 	--seconds $(($(date +%s) - t0)) >"$out/guest.md" || rc=$?
-cat "$out/guest.md"
-say "table written to $out/guest.md"
-exit "$rc"
+bench_report "$out/guest.md" "$rc"

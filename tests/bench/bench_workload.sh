@@ -39,15 +39,11 @@ bench_name=bench_workload
 # shellcheck source=tests/bench/lib_bench.sh
 . "$top/tests/bench/lib_bench.sh"
 here=$top/tests/bench
-build=${BUILD:-$top/build}
+bench_setup
 out=${BENCH_OUT:-$build/bench}
-kver=${GUEST_KVER:-$("$top/scripts/guest-kver.sh")}
-kdir=${KDIR:-/lib/modules/$kver/build}
-gr=$build/host-agent/guestrelay
 events=sched_switch,sched_wakeup,sched_wakeup_new,sched_process_fork
 events=$events,sched_process_exec,sched_process_exit,sched_migrate_task
 events=$events,sys_enter,sys_exit
-shm_size=64M
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	pp=${BENCH_PP:-4000} sc=${BENCH_SC:-100000} reps=${BENCH_REPS:-3}
 	qemu_timeout=${BENCH_TIMEOUT:-150}
@@ -56,34 +52,15 @@ else
 	qemu_timeout=${BENCH_TIMEOUT:-400}
 fi
 vm=benchwl$$
-tmp=""
-agent_pid=""
-launch_pid=""
-t0=$(date +%s)
-
-command -v qemu-system-x86_64 >/dev/null ||
-	skip "qemu-system-x86_64 not found (scripts/deps.sh guest)"
-command -v python3 >/dev/null || skip "python3 not found"
-if [ ! -d /dev/shm ] || [ ! -w /dev/shm ]; then
-	skip "/dev/shm is not writable"
-fi
 
 # ---- 1. build ----------------------------------------------------------------
 wdir=$out/workload
 mkdir -p "$wdir"
-if [ "${BENCH_NO_BUILD:-0}" != 1 ]; then
-	say "building guestrelay.ko, the agent and the test guest"
-	make -C "$top" BUILD="$build" GUEST_KVER="$kver" KDIR="$kdir" \
-		module host guest >"$wdir/build.log" 2>&1 ||
-		die "make module host guest failed; see $wdir/build.log"
-fi
+bench_build_guest "$wdir"
 ${CC:-cc} -static -O2 -Wall -Wextra -o "$wdir/grwl" "$here/grwl.c" \
 	>>"$wdir/build.log" 2>&1 ||
 	skip "cannot build a static program (libc6-dev's libc.a?); see $wdir/build.log"
-[ -x "$gr" ] || die "no agent at $gr (make host)"
-if [ ! -s "$build/guest/vmlinux" ] || [ ! -s "$build/guest/initrd.cpio.gz" ]; then
-	die "no test guest in $build/guest (make guest)"
-fi
+bench_need_guest
 
 # ---- 2. the guest: build/guest plus an archive with grwl and the script ------
 bench_init gr-benchwl
@@ -95,7 +72,7 @@ bench_guest_image "$tmp/overlay" "$wdir"
 
 # ---- 3. agent and guest ------------------------------------------------------
 bench_start_agent
-load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+load_before=$(bench_load)
 say "booting one guest: pingpong $pp, getppid $sc per run, $reps rounds"
 bench_boot "$wdir" bench-workload \
 	"gr.mod=0 gr.pp=$pp gr.sc=$sc gr.reps=$reps clocksource=tsc tsc=reliable" \
@@ -106,10 +83,7 @@ rc=0
 python3 "$here/workload_table.py" --console "$out/workload.console" \
 	--status "$out/workload-status.json" --pp "$pp" --sc "$sc" \
 	--reps "$reps" --host-cores "$(nproc)" \
-	--host-cpu "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)" \
-	--qemu "$(qemu-system-x86_64 --version | head -n 1)" \
-	--load "$load_before / $(cut -d' ' -f1-3 /proc/loadavg)" \
+	--host-cpu "$(bench_host_cpu)" --qemu "$(bench_qemu_version)" \
+	--load "$load_before / $(bench_load)" \
 	--seconds $(($(date +%s) - t0)) >"$out/workload.md" || rc=$?
-cat "$out/workload.md"
-say "table written to $out/workload.md"
-exit "$rc"
+bench_report "$out/workload.md" "$rc"

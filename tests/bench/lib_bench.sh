@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash disable=SC2154,SC2034  # globals of the sourcing script and of tests/lib/lib.sh
 # Shared by bench_guest.sh and bench_workload.sh (sourced). Uses the
-# caller's bench_name, top, build, gr, vm, shm_size and qemu_timeout; sets
-# tmp (bench_init), agent_pid, launch_pid and console.
+# caller's bench_name, top, vm and qemu_timeout; sets build, kver, kdir,
+# gr, shm_size and t0 (bench_setup), tmp (bench_init), agent_pid,
+# launch_pid and console.
 
 # shellcheck source=tests/lib/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/lib.sh"
@@ -10,6 +11,45 @@
 say() { echo "$bench_name: $*" >&2; }
 die() { say "$*"; exit 1; }
 skip() { t_skip "$@"; }
+
+# bench_setup: the build tree and guest kernel of both benchmarks, the
+# start time; skips (77) without QEMU, python3 or a writable /dev/shm
+bench_setup() {
+	build=${BUILD:-$top/build}
+	kver=${GUEST_KVER:-$("$top/scripts/guest-kver.sh")}
+	kdir=${KDIR:-/lib/modules/$kver/build}
+	gr=$build/host-agent/guestrelay
+	shm_size=64M
+	tmp=""
+	agent_pid=""
+	launch_pid=""
+	t0=$(date +%s)
+
+	command -v qemu-system-x86_64 >/dev/null ||
+		skip "qemu-system-x86_64 not found (scripts/deps.sh guest)"
+	command -v python3 >/dev/null || skip "python3 not found"
+	if [ ! -d /dev/shm ] || [ ! -w /dev/shm ]; then
+		skip "/dev/shm is not writable"
+	fi
+}
+
+# bench_build_guest DIR: make module host guest (log in DIR/build.log),
+# unless BENCH_NO_BUILD=1
+bench_build_guest() {
+	[ "${BENCH_NO_BUILD:-0}" = 1 ] && return 0
+	say "building guestrelay.ko, the agent and the test guest"
+	make -C "$top" BUILD="$build" GUEST_KVER="$kver" KDIR="$kdir" \
+		module host guest >"$1/build.log" 2>&1 ||
+		die "make module host guest failed; see $1/build.log"
+}
+
+# bench_need_guest: the agent and the test guest are built
+bench_need_guest() {
+	[ -x "$gr" ] || die "no agent at $gr (make host)"
+	if [ ! -s "$build/guest/vmlinux" ] || [ ! -s "$build/guest/initrd.cpio.gz" ]; then
+		die "no test guest in $build/guest (make guest)"
+	fi
+}
 
 # bench_init PREFIX: the temporary directory ($tmp, kept with
 # BENCH_KEEP=1), the exit trap that stops the guest and the agent
@@ -96,4 +136,18 @@ bench_boot() {
 		tail -n 20 "$console" >&2
 		die "the guest did not finish (QEMU exit $rc; console in $copy)"
 	fi
+}
+
+# bench_host_cpu, bench_qemu_version, bench_load: for the table's header
+bench_host_cpu() {
+	sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1
+}
+bench_qemu_version() { qemu-system-x86_64 --version | head -n 1; }
+bench_load() { cut -d' ' -f1-3 /proc/loadavg; }
+
+# bench_report TABLE RC: print the table written by the caller and exit RC
+bench_report() {
+	cat "$1"
+	say "table written to $1"
+	exit "$2"
 }

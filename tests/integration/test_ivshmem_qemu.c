@@ -642,15 +642,28 @@ static void client_event(void *data, enum ivsh_client_event ev, int id,
 	}
 }
 
+/* the doorbell device of these tests: our server, VECTORS vectors */
+static const struct ivsh_attach doorbell_at = {
+	.model = IVSH_MODEL_DOORBELL,
+	.id = QEMU_ID,
+	.sock_path = sock_path,
+	.vectors = VECTORS,
+	.ioeventfd = true,
+};
+
+/* start QEMU with the device @at; the test ends here if it cannot */
+static void qemu_start_with(const struct ivsh_attach *at)
+{
+	char **argv = NULL;
+
+	CU_ASSERT_FATAL(ivsh_qemu_argv(at, &argv) == 4);
+	qemu_pid = qemu_start(argv);
+	ivsh_argv_free(argv);
+	CU_ASSERT_FATAL(qemu_pid > 0);
+}
+
 static void test_qemu_doorbell_connects_maps_and_disconnects(void)
 {
-	struct ivsh_attach at = {
-		.model = IVSH_MODEL_DOORBELL,
-		.id = QEMU_ID,
-		.sock_path = sock_path,
-		.vectors = VECTORS,
-		.ioeventfd = true,
-	};
 	struct gone_events ge = { -1, 0 };
 	struct ivsh_client_opts co = { .on_event = client_event,
 				       .event_data = &ge };
@@ -659,7 +672,6 @@ static void test_qemu_doorbell_connects_maps_and_disconnects(void)
 	struct ivsh_shm shm;
 	struct pci_dev dev;
 	struct qmp q = { .fd = -1 };
-	char **argv = NULL;
 	char *resp;
 	int qemu_peer = -1, efd, i, status;
 	int64_t deadline;
@@ -674,10 +686,7 @@ static void test_qemu_doorbell_connects_maps_and_disconnects(void)
 	CU_ASSERT_EQUAL(ivsh_client_id(&peer), 1);
 	CU_ASSERT_FATAL(server_wait(&st, false, 1));
 
-	CU_ASSERT_FATAL(ivsh_qemu_argv(&at, &argv) == 4);
-	qemu_pid = qemu_start(argv);
-	ivsh_argv_free(argv);
-	CU_ASSERT_FATAL(qemu_pid > 0);
+	qemu_start_with(&doorbell_at);
 
 	/* QEMU connects while it realizes the device, before QMP is up */
 	if (!server_wait(&st, false, 2)) {
@@ -767,13 +776,6 @@ static void test_qemu_doorbell_connects_maps_and_disconnects(void)
 
 static void test_qemu_doorbell_restart_gets_fresh_id(void)
 {
-	struct ivsh_attach at = {
-		.model = IVSH_MODEL_DOORBELL,
-		.id = QEMU_ID,
-		.sock_path = sock_path,
-		.vectors = VECTORS,
-		.ioeventfd = true,
-	};
 	struct server_thread st;
 	struct ivsh_shm shm;
 	struct pci_dev dev;
@@ -783,7 +785,7 @@ static void test_qemu_doorbell_restart_gets_fresh_id(void)
 
 	CU_ASSERT_FATAL(ivsh_shm_create_memfd(&shm, "gr-itest", SHM_SIZE) == 0);
 	CU_ASSERT_FATAL(server_start(&st, shm.fd) == 0);
-	CU_ASSERT_FATAL(ivsh_qemu_argv(&at, &argv) == 4);
+	CU_ASSERT_FATAL(ivsh_qemu_argv(&doorbell_at, &argv) == 4);
 
 	for (round = 0; round < 2; round++) {
 		qemu_pid = qemu_start(argv);
@@ -821,17 +823,14 @@ static void test_qemu_plain_maps_our_dev_shm_file(void)
 	struct ivsh_shm shm;
 	struct pci_dev dev;
 	struct qmp q = { .fd = -1 };
-	char **argv = NULL, what[96];
+	char what[96];
 	char *resp;
 	int status;
 
 	CU_ASSERT_FATAL(ivsh_shm_create_file(&shm, shm_name, SHM_SIZE,
 					     &fo) == 0);
 	CU_ASSERT_FATAL(ivsh_shm_map(&shm) == 0);
-	CU_ASSERT_FATAL(ivsh_qemu_argv(&at, &argv) == 4);
-	qemu_pid = qemu_start(argv);
-	ivsh_argv_free(argv);
-	CU_ASSERT_FATAL(qemu_pid > 0);
+	qemu_start_with(&at);
 	if (qmp_open(&q)) {
 		print_qemu_log();
 		kill(qemu_pid, SIGKILL);

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gr_build.h"
 #include "gr_test.h"
 
 #include "guestrelay_abi.h"
@@ -71,60 +72,26 @@ enum { EV_SWITCH, EV_IRQ, EV_KMALLOC, EV_GAPS, EV_TICK, EV_BLOB };
 static void make_hdr(struct gr_region_hdr *h, uint32_t ndesc, uint8_t boot,
 		     const char *nodename, uint64_t freq)
 {
-	unsigned int i;
+	const struct gr_build_layout l = {
+		.region_size = T_REGION,
+		.nr_rings = T_CPUS,
+		.nr_cpus = T_CPUS,
+		.subbuf_size = T_S,
+		.n_subbufs = T_N,
+		.desc_offset = T_DESC_OFF,
+		.desc_count = ndesc,
+		.ring_offset = T_RING_OFF,
+		.rec_offset = T_REC_OFF,
+		.data_offset = T_DATA_OFF,
+		.max_event_size = T_MAX_EVENT,
+		.clock_freq = freq,
+		.instance_id = 0x1122334455667788ULL,
+		.kernel_release = "6.1.0-56-amd64",
+		.nodename = nodename,
+		.boot = boot,
+	};
 
-	memset(h, 0, sizeof(*h));
-	h->magic = htole64(GR_REGION_MAGIC);
-	h->abi_major = htole16(GR_ABI_MAJOR);
-	h->abi_minor = htole16(GR_ABI_MINOR);
-	h->hdr_size = htole32(sizeof(*h));
-	h->region_size = htole64(T_REGION);
-	h->instance_id = htole64(0x1122334455667788ULL);
-	h->nr_rings = htole32(T_CPUS);
-	h->subbuf_size = htole32(T_S);
-	h->n_subbufs = htole32(T_N);
-	h->desc_offset = htole64(T_DESC_OFF);
-	h->desc_count = htole32(ndesc);
-	h->desc_stride = htole32(sizeof(struct gr_event_desc));
-	h->ring_offset = htole64(T_RING_OFF);
-	h->subbuf_rec_offset = htole64(T_REC_OFF);
-	h->data_offset = htole64(T_DATA_OFF);
-	h->packet_header_size = htole32(sizeof(struct gr_packet_header));
-	h->max_event_size = htole32(T_MAX_EVENT);
-	h->clock_freq = htole64(freq);
-	strcpy(h->clock_name, "mono_fast");
-	strcpy(h->kernel_release, "6.1.0-56-amd64");
-	strcpy(h->nodename, nodename);
-	for (i = 0; i < sizeof(h->boot_id); i++)
-		h->boot_id[i] = (uint8_t)(boot + i);
-	h->nr_cpus = htole32(T_CPUS);
-}
-
-static void set_field(struct gr_field_desc *f, const char *name,
-		      uint16_t offset, uint16_t size, uint8_t type,
-		      uint8_t flags)
-{
-	memset(f, 0, sizeof(*f));
-	memcpy(f->name, name, strnlen(name, sizeof(f->name)));
-	f->offset = htole16(offset);
-	f->size = htole16(size);
-	f->type = type;
-	f->flags = flags;
-}
-
-static void set_event(struct gr_event_desc *d, uint16_t id, const char *name,
-		      const char *system, uint16_t payload, uint16_t flags,
-		      uint16_t nr_fields)
-{
-	memset(d->name, 0, sizeof(d->name));
-	memset(d->system, 0, sizeof(d->system));
-	memcpy(d->name, name, strnlen(name, sizeof(d->name)));
-	memcpy(d->system, system, strnlen(system, sizeof(d->system)));
-	d->id = htole16(id);
-	d->payload_size = htole16(payload);
-	d->flags = htole16(flags);
-	d->nr_fields = htole16(nr_fields);
-	d->reserved = 0;
+	gr_build_hdr(h, &l);
 }
 
 #define SG	GR_FIELD_F_SIGNED
@@ -146,43 +113,35 @@ static void make_descs(struct gr_event_desc d[T_NDESC])
 	struct gr_field_desc *f;
 
 	memset(d, 0, T_NDESC * sizeof(*d));
-	f = d[EV_SWITCH].fields;
-	set_event(&d[EV_SWITCH], EV_SWITCH, "sched_switch", "sched", 56, 0, 7);
-	set_field(&f[0], "prev_comm", 0, 16, CHR, 0);
-	set_field(&f[1], "prev_tid", 16, 4, INT, SG);
-	set_field(&f[2], "prev_prio", 20, 4, INT, SG);
-	set_field(&f[3], "prev_state", 24, 8, INT, HX);
-	set_field(&f[4], "next_comm", 32, 16, CHR, 0);
-	set_field(&f[5], "next_tid", 48, 4, INT, SG);
-	set_field(&f[6], "next_prio", 52, 4, INT, SG);
+	gr_build_sched_switch(&d[EV_SWITCH], EV_SWITCH, HX);
 
 	f = d[EV_IRQ].fields;
-	set_event(&d[EV_IRQ], EV_IRQ, "irq_handler_entry", "irq", 32,
-		  GR_EVENT_F_VARLEN, 2);
-	set_field(&f[0], "irq", 0, 4, INT, SG);
-	set_field(&f[1], "name", 4, 28, STR, 0);
+	gr_build_event(&d[EV_IRQ], EV_IRQ, "irq_handler_entry", "irq", 32,
+		       GR_EVENT_F_VARLEN, 2);
+	gr_build_field(&f[0], "irq", 0, 4, INT, SG);
+	gr_build_field(&f[1], "name", 4, 28, STR, 0);
 
 	f = d[EV_KMALLOC].fields;
-	set_event(&d[EV_KMALLOC], EV_KMALLOC, "kmalloc", "kmem", 40, 0, 6);
-	set_field(&f[0], "call_site", 0, 8, INT, HX);
-	set_field(&f[1], "ptr", 8, 8, INT, HX);
-	set_field(&f[2], "bytes_req", 16, 8, INT, 0);
-	set_field(&f[3], "bytes_alloc", 24, 8, INT, 0);
-	set_field(&f[4], "gfp_flags", 32, 4, INT, HX);
-	set_field(&f[5], "node", 36, 4, INT, SG);
+	gr_build_event(&d[EV_KMALLOC], EV_KMALLOC, "kmalloc", "kmem", 40, 0, 6);
+	gr_build_field(&f[0], "call_site", 0, 8, INT, HX);
+	gr_build_field(&f[1], "ptr", 8, 8, INT, HX);
+	gr_build_field(&f[2], "bytes_req", 16, 8, INT, 0);
+	gr_build_field(&f[3], "bytes_alloc", 24, 8, INT, 0);
+	gr_build_field(&f[4], "gfp_flags", 32, 4, INT, HX);
+	gr_build_field(&f[5], "node", 36, 4, INT, SG);
 
 	/* a@0 gap b@4 (alignment) c@9 (bytes) d@13 e@14..17 f@24, tail 32..48 */
 	f = d[EV_GAPS].fields;
-	set_event(&d[EV_GAPS], EV_GAPS, "gaps", "test", 48, 0, 6);
-	set_field(&f[0], "a", 0, 1, INT, 0);
-	set_field(&f[1], "b", 4, 2, INT, 0);
-	set_field(&f[2], "c", 9, 4, INT, HX);
-	set_field(&f[3], "d", 13, 1, INT, SG);
-	set_field(&f[4], "e", 14, 3, CHR, 0);
-	set_field(&f[5], "f", 24, 8, INT, 0);
+	gr_build_event(&d[EV_GAPS], EV_GAPS, "gaps", "test", 48, 0, 6);
+	gr_build_field(&f[0], "a", 0, 1, INT, 0);
+	gr_build_field(&f[1], "b", 4, 2, INT, 0);
+	gr_build_field(&f[2], "c", 9, 4, INT, HX);
+	gr_build_field(&f[3], "d", 13, 1, INT, SG);
+	gr_build_field(&f[4], "e", 14, 3, CHR, 0);
+	gr_build_field(&f[5], "f", 24, 8, INT, 0);
 
-	set_event(&d[EV_TICK], EV_TICK, "tick", "test", 0, 0, 0);
-	set_event(&d[EV_BLOB], EV_BLOB, "blob", "test", 12, 0, 0);
+	gr_build_event(&d[EV_TICK], EV_TICK, "tick", "test", 0, 0, 0);
+	gr_build_event(&d[EV_BLOB], EV_BLOB, "blob", "test", 12, 0, 0);
 }
 
 /* --- traces on disk -------------------------------------------------------- */
@@ -264,18 +223,15 @@ struct pkt {
 static void pkt_start(struct pkt *p, unsigned int ring, uint64_t seq,
 		      uint64_t ts_begin, uint64_t discarded)
 {
+	const struct gr_build_packet b = {
+		.ring = ring, .cpu = ring, .ts_begin = ts_begin,
+		.ts_end = ts_begin, .packet_bytes = T_S, .seq = seq,
+		.discarded = discarded,
+	};
 	struct gr_packet_header h;
 
 	memset(p->b, 0xa5, sizeof(p->b));	/* relay padding is garbage */
-	memset(&h, 0, sizeof(h));
-	h.magic = htole32(GR_CTF_MAGIC);
-	h.stream_instance_id = htole64(ring);
-	h.timestamp_begin = htole64(ts_begin);
-	h.timestamp_end = htole64(ts_begin);
-	h.packet_size = htole64(T_S * 8);
-	h.packet_seq_num = htole64(seq);
-	h.events_discarded = htole64(discarded);
-	h.cpu_id = htole32(ring);
+	gr_build_packet_header(&h, &b);
 	memcpy(p->b, &h, sizeof(h));
 	p->len = sizeof(h);
 }
@@ -283,18 +239,7 @@ static void pkt_start(struct pkt *p, unsigned int ring, uint64_t seq,
 static void pkt_add(struct pkt *p, uint16_t id, uint32_t tid, uint64_t ts,
 		    const void *payload, uint32_t plen)
 {
-	struct gr_event_header e;
-	uint32_t size = ALIGN8(sizeof(e) + plen);
-
-	e.id = htole16(id);
-	e.size = htole16((uint16_t)size);
-	e.tid = htole32(tid);
-	e.timestamp = htole64(ts);
-	memcpy(p->b + p->len, &e, sizeof(e));
-	memset(p->b + p->len + sizeof(e), 0, size - sizeof(e));
-	if (plen)
-		memcpy(p->b + p->len + sizeof(e), payload, plen);
-	p->len += size;
+	p->len += gr_build_record(p->b + p->len, id, tid, ts, payload, plen);
 }
 
 static void pkt_finish(struct pkt *p, uint64_t ts_end)
@@ -434,6 +379,22 @@ static void synthetic_env(struct trace *t, const char *vm, uint8_t uuid0)
 }
 
 /*
+ * @t, empty and not yet on disk: the six test events in a region of
+ * guest @nodename (boot_id from @boot, clock at @freq Hz), stored as VM
+ * @vm (uuid from @uuid0)
+ */
+static void trace_init(struct trace *t, const char *nodename, uint8_t boot,
+		       uint64_t freq, const char *vm, uint8_t uuid0)
+{
+	memset(t, 0, sizeof(*t));
+	t->dirfd = -1;
+	t->nd = T_NDESC;
+	make_hdr(&t->h, T_NDESC, boot, nodename, freq);
+	make_descs(t->d);
+	synthetic_env(t, vm, uuid0);
+}
+
+/*
  * The synthetic trace of "vm1" (times in guest ns; guest 0 is host time
  * T_HOST_S + 0.5 s, error bound 1500 ns):
  *
@@ -449,12 +410,7 @@ static int make_synthetic(struct trace *t, const char *name)
 	struct pkt p;
 	int ret;
 
-	memset(t, 0, sizeof(*t));
-	t->dirfd = -1;
-	t->nd = T_NDESC;
-	make_hdr(&t->h, T_NDESC, 0x40, "guest1", 1000000000ULL);
-	make_descs(t->d);
-	synthetic_env(t, "vm1", 0x01);
+	trace_init(t, "guest1", 0x40, 1000000000ULL, "vm1", 0x01);
 	ret = gr_ctf_clock_from_sync(1000000000ULL, 0,
 				     T_HOST_S * 1000000000LL + 500000000LL,
 				     1500, &t->clock);
@@ -915,12 +871,7 @@ static int make_vm2(struct trace *t)
 	struct pkt p;
 	int ret;
 
-	memset(t, 0, sizeof(*t));
-	t->dirfd = -1;
-	t->nd = T_NDESC;
-	make_hdr(&t->h, T_NDESC, 0x80, "guest2", 250000000ULL);
-	make_descs(t->d);
-	synthetic_env(t, "vm2", 0x02);
+	trace_init(t, "guest2", 0x80, 250000000ULL, "vm2", 0x02);
 	ret = gr_ctf_clock_from_sync(250000000ULL, 0,
 				     T_HOST_S * 1000000000LL + 500001000LL,
 				     1000, &t->clock);
@@ -1002,12 +953,7 @@ static void test_env_strings_are_escaped_byte_for_byte(void)
 	struct pkt p;
 	struct run r;
 
-	memset(&t, 0, sizeof(t));
-	t.dirfd = -1;
-	t.nd = T_NDESC;
-	make_hdr(&t.h, T_NDESC, 0x10, "esc", 1000000000ULL);
-	make_descs(t.d);
-	synthetic_env(&t, vm, 0x03);
+	trace_init(&t, "esc", 0x10, 1000000000ULL, vm, 0x03);
 	t.env.host_name = host;
 	t.env.session = session;
 	CU_ASSERT_EQUAL_FATAL(trace_create(&t, "esc"), 0);
@@ -1072,11 +1018,11 @@ static void test_hostile_names_cannot_inject_tsdl(void)
 	synthetic_env(&t, "names", 0x05);
 	for (i = 0; i < t.nd; i++) {
 		d = &t.d[i];
-		set_event(d, (uint16_t)i, odd_event_names[i], "typedef",
-			  i < 2 ? 16 : 0, 0, i < 2 ? 16 : 0);
+		gr_build_event(d, (uint16_t)i, odd_event_names[i], "typedef",
+			       i < 2 ? 16 : 0, 0, i < 2 ? 16 : 0);
 		for (j = 0; i < 2 && j < 16; j++)
-			set_field(&d->fields[j], odd_field_names[i][j],
-				  (uint16_t)j, 1, INT, 0);
+			gr_build_field(&d->fields[j], odd_field_names[i][j],
+				       (uint16_t)j, 1, INT, 0);
 	}
 	CU_ASSERT_EQUAL_FATAL(trace_create(&t, "names"), 0);
 	pkt_start(&p, 0, 0, 1, 0);
@@ -1142,13 +1088,9 @@ static void test_odd_clock_names_still_parse(void)
 	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		char name[64];
 
-		memset(&t, 0, sizeof(t));
-		t.dirfd = -1;
-		t.nd = T_NDESC;
-		make_hdr(&t.h, T_NDESC, 0x30, "clk", 1000000000ULL);
+		trace_init(&t, "clk", 0x30, 1000000000ULL, "clk",
+			   (uint8_t)(0x40 + i));
 		strcpy(t.h.clock_name, names[i]);
-		make_descs(t.d);
-		synthetic_env(&t, "clk", (uint8_t)(0x40 + i));
 		snprintf(name, sizeof(name), "clock_%u", i);
 		CU_ASSERT_EQUAL_FATAL(trace_create(&t, name), 0);
 		pkt_start(&p, 0, 0, 1, 0);
@@ -1286,14 +1228,14 @@ static void fuzz_desc(struct gr_event_desc *d, unsigned int id)
 		}
 		snprintf(name, sizeof(name), "%sf%u_", rnd() % 5 ? "" : "_", i);
 		rnd_ident(name, sizeof(name), name);
-		set_field(&d->fields[i], name, (uint16_t)off, (uint16_t)size,
-			  type, flags);
+		gr_build_field(&d->fields[i], name, (uint16_t)off, (uint16_t)size,
+			       type, flags);
 		pos = off + size;
 	}
 	if (!varlen && !(rnd() % 3))
 		pos += (uint32_t)(rnd() % 12);
-	set_event(d, (uint16_t)id, ename, "fz", (uint16_t)pos,
-		  varlen ? GR_EVENT_F_VARLEN : 0, (uint16_t)nf);
+	gr_build_event(d, (uint16_t)id, ename, "fz", (uint16_t)pos,
+		       varlen ? GR_EVENT_F_VARLEN : 0, (uint16_t)nf);
 }
 
 /* append "name=value," for each byte array, as the dump prints them */
@@ -1813,13 +1755,7 @@ static void test_babeltrace_reads_every_packet_the_host_accepts(void)
 /* spec 7.5: every field name is emitted with a '_': keywords are names */
 static void test_babeltrace_reads_tsdl_keywords_as_field_names(void)
 {
-	static const char *const kw[] = {
-		"align", "callsite", "char", "clock", "const", "double",
-		"enum", "env", "event", "float", "floating_point", "int",
-		"integer", "long", "short", "signed", "stream", "string",
-		"struct", "trace", "typealias", "typedef", "unsigned",
-		"variant", "void",
-	};
+	const char *const *kw = gr_build_tsdl_keywords;
 	uint8_t payload[8 * GR_MAX_FIELDS];
 	char *dirs[1];
 	struct trace t;
@@ -1834,13 +1770,13 @@ static void test_babeltrace_reads_tsdl_keywords_as_field_names(void)
 		struct gr_event_desc *d = &t.d[EV_TICK + e];
 		unsigned int first = e * GR_MAX_FIELDS;
 
-		n = ARRAY_SIZE(kw) - first < GR_MAX_FIELDS ?
-		    ARRAY_SIZE(kw) - first : GR_MAX_FIELDS;
-		set_event(d, EV_TICK + e, e ? "blob" : "tick", "test", 8 * n,
-			  0, n);
+		n = GR_BUILD_NR_TSDL_KEYWORDS - first < GR_MAX_FIELDS ?
+		    GR_BUILD_NR_TSDL_KEYWORDS - first : GR_MAX_FIELDS;
+		gr_build_event(d, EV_TICK + e, e ? "blob" : "tick", "test", 8 * n,
+			       0, n);
 		for (i = 0; i < n; i++)
-			set_field(&d->fields[i], kw[first + i], 8 * i, 8, INT,
-				  0);
+			gr_build_field(&d->fields[i], kw[first + i], 8 * i, 8, INT,
+				       0);
 	}
 	CU_ASSERT_EQUAL_FATAL(trace_create(&t, "keywords"), 0);
 	for (i = 0; i < sizeof(payload); i++)
@@ -1848,13 +1784,13 @@ static void test_babeltrace_reads_tsdl_keywords_as_field_names(void)
 	pkt_start(&p, 0, 0, 900, 0);
 	pkt_add(&p, EV_TICK, 1, 1000, payload, 8 * GR_MAX_FIELDS);
 	pkt_add(&p, EV_BLOB, 1, 2000, payload,
-		8 * (ARRAY_SIZE(kw) - GR_MAX_FIELDS));
+		8 * (GR_BUILD_NR_TSDL_KEYWORDS - GR_MAX_FIELDS));
 	pkt_finish(&p, 2500);
 	CU_ASSERT_EQUAL(stream_append(&t, 0, p.b, sizeof(p.b)), 0);
 	dirs[0] = t.dir;
 	CU_ASSERT_EQUAL_FATAL(bt_dump(dirs, 1, 0, &r), 0);
 	CU_ASSERT(exited_ok(&r));
-	for (i = 0; i < ARRAY_SIZE(kw); i++) {
+	for (i = 0; i < GR_BUILD_NR_TSDL_KEYWORDS; i++) {
 		char want[64];
 
 		snprintf(want, sizeof(want), "%s=%u", kw[i],

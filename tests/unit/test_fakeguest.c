@@ -701,6 +701,23 @@ static const struct host_cfg cfg_default = {
 		CU_ASSERT_EQUAL_FATAL(__r, 0);				\
 	} while (0)
 
+/* a fake guest with @args, running; the test ends here if none started */
+static pid_t guest_start(struct host *h, const char *const *args)
+{
+	pid_t pid = guest_spawn(h, args);
+
+	CU_ASSERT_FATAL(pid > 0);
+	return pid;
+}
+
+/* run a fake guest with @args to its end: it must exit 0 within 10 s */
+static void guest_run(struct host *h, const char *const *args)
+{
+	pid_t pid = guest_start(h, args);
+
+	CU_ASSERT_EQUAL(guest_wait(h, pid, 10000), 0);
+}
+
 /* ---------------------------------------------------------------------- */
 /* Tests                                                                  */
 
@@ -719,8 +736,7 @@ static void test_publication_validates_with_identity_and_host_geometry(void)
 	HOST_START(&h, &cfg);
 	hdr = (struct gr_region_hdr *)h.r;
 	hdr->instance_id = htole64(41);		/* a layout left behind */
-	pid = guest_spawn(&h, args);
-	CU_ASSERT_FATAL(pid > 0);
+	pid = guest_start(&h, args);
 	CU_ASSERT(host_wait_u64(&h, &h.instances_valid, 1, 5000));
 
 	pthread_mutex_lock(&h.lock);
@@ -822,12 +838,9 @@ static void test_every_fake_seq_arrives_once_in_order_without_loss(void)
 					    "--count", "2000", "--size", "100",
 					    NULL };
 	struct host h;
-	pid_t pid;
 
 	HOST_START(&h, &cfg_default);
-	pid = guest_spawn(&h, args);
-	CU_ASSERT_FATAL(pid > 0);
-	CU_ASSERT_EQUAL(guest_wait(&h, pid, 10000), 0);
+	guest_run(&h, args);
 	check_complete_run(&h, 2, 2000);
 	/* 2 x 4000 records of 64 to 120 bytes in 16 KiB packets */
 	CU_ASSERT(host_get(&h, &h.packets) > 20);
@@ -839,12 +852,9 @@ static void test_global_ring_keeps_the_sequence_of_every_cpu(void)
 	static const char *const args[] = { "--cpus", "3", "--global", "--rate",
 					    "1000", "--count", "1000", NULL };
 	struct host h;
-	pid_t pid;
 
 	HOST_START(&h, &cfg_default);
-	pid = guest_spawn(&h, args);
-	CU_ASSERT_FATAL(pid > 0);
-	CU_ASSERT_EQUAL(guest_wait(&h, pid, 10000), 0);
+	guest_run(&h, args);
 	CU_ASSERT_EQUAL(h.v.nr_rings, 1);
 	CU_ASSERT(h.v.flags & GR_HDR_GLOBAL);
 	check_complete_run(&h, 3, 1000);
@@ -858,13 +868,10 @@ static void test_data_doorbell_rings_for_every_subbuffer_without_event_idx(void)
 	struct host_cfg cfg = cfg_default;
 	struct host h;
 	uint64_t produced;
-	pid_t pid;
 
 	cfg.features &= ~GR_F_EVENT_IDX;
 	HOST_START(&h, &cfg);
-	pid = guest_spawn(&h, args);
-	CU_ASSERT_FATAL(pid > 0);
-	CU_ASSERT_EQUAL(guest_wait(&h, pid, 10000), 0);
+	guest_run(&h, args);
 	check_complete_run(&h, 2, 1500);
 	produced = stat_get(&h, "total.produced");
 	CU_ASSERT(produced > 5);
@@ -887,8 +894,7 @@ static void test_enable_mask_and_tracing_change_what_is_written(void)
 
 	cfg.switch_timer_us = 20000;
 	HOST_START(&h, &cfg);
-	pid = guest_spawn(&h, args);
-	CU_ASSERT_FATAL(pid > 0);
+	pid = guest_start(&h, args);
 	/* The switch timer delivers partial sub-buffers */
 	CU_ASSERT(host_wait_u64(&h, &h.per_event[0], 50, 3000));
 	CU_ASSERT_EQUAL(ld32(&h.st->switch_timer_us), 20000);
@@ -960,8 +966,7 @@ static void test_flush_request_is_acked_and_delivers_partial_subbuffers(void)
 
 	cfg.subbuf_size = 65536;
 	HOST_START(&h, &cfg);
-	pid = guest_spawn(&h, args);
-	CU_ASSERT_FATAL(pid > 0);
+	pid = guest_start(&h, args);
 	CU_ASSERT(host_wait_u64(&h, &h.instances_valid, 1, 5000));
 	sleep_ms(400);
 	/* 20 records per CPU: far from a full 64 KiB sub-buffer */
@@ -999,8 +1004,7 @@ static void test_sync_request_is_answered_with_guest_time(void)
 	pid_t pid;
 
 	HOST_START(&h, &cfg_default);
-	pid = guest_spawn(&h, args);
-	CU_ASSERT_FATAL(pid > 0);
+	pid = guest_start(&h, args);
 	CU_ASSERT(host_wait_u64(&h, &h.instances_valid, 1, 5000));
 	CU_ASSERT(wait_ack(&h.st->ctrl_ack, 1, 2000));
 	for (i = 0; i < 5; i++) {
@@ -1035,8 +1039,7 @@ static void test_reset_request_zeroes_the_lost_counters_of_a_full_ring(void)
 	cfg.n_subbufs = 2;
 	HOST_START(&h, &cfg);
 	__atomic_store_n(&h.pause_consume, 1, __ATOMIC_RELEASE);
-	pid = guest_spawn(&h, args);
-	CU_ASSERT_FATAL(pid > 0);
+	pid = guest_start(&h, args);
 	CU_ASSERT(host_wait_u64(&h, &h.instances_valid, 1, 5000));
 	ring = (struct gr_ring *)(h.r + h.v.ring_offset);
 	sleep_ms(300);
@@ -1077,14 +1080,11 @@ static void test_hostile_packets_are_all_rejected_by_the_validator(void)
 	struct host_cfg cfg = cfg_default;
 	uint64_t corrupted;
 	struct host h;
-	pid_t pid;
 
 	cfg.subbuf_size = 4096;
 	cfg.n_subbufs = 16;
 	HOST_START(&h, &cfg);
-	pid = guest_spawn(&h, args);
-	CU_ASSERT_FATAL(pid > 0);
-	CU_ASSERT_EQUAL(guest_wait(&h, pid, 10000), 0);
+	guest_run(&h, args);
 	sleep_ms(20);
 	corrupted = stat_idx(&h, "ring", 0, "corrupted") +
 		    stat_idx(&h, "ring", 1, "corrupted");
@@ -1115,8 +1115,7 @@ static void run_hostile(const char *kind, struct host *h, bool lag)
 
 	HOST_START(h, &cfg_default);
 	__atomic_store_n(&h->pause_consume, lag, __ATOMIC_RELEASE);
-	pid = guest_spawn(h, args);
-	CU_ASSERT_FATAL(pid > 0);
+	pid = guest_start(h, args);
 	if (lag) {
 		sleep_ms(400);
 		__atomic_store_n(&h->pause_consume, 0, __ATOMIC_RELEASE);

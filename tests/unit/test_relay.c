@@ -1565,20 +1565,34 @@ static void run_writers_and_host(struct fixture *f, struct host *h,
 	       (unsigned long long)lost_full, (unsigned long long)h->packets);
 }
 
+/*
+ * @n writers as @proto, writer i recording event i on CPU i of @f's
+ * channel, and a host consuming without a doorbell: run them all
+ */
+static void run_writers_like(struct fixture *f, struct host *h,
+			     struct writer *w, u32 n, struct writer proto)
+{
+	u32 i;
+
+	memset(h, 0, sizeof(*h));
+	h->efd = -1;
+	for (i = 0; i < n; i++) {
+		w[i] = proto;
+		w[i].chan = f->chan;
+		w[i].cpu = i;
+		w[i].id = i;
+	}
+	run_writers_and_host(f, h, w, n);
+}
+
 static void test_concurrent_per_cpu_writers_with_consumer(void)
 {
 	static struct host h;
 	struct writer w[2];
 	struct fixture f;
-	u32 i;
 
 	fixture_open(&f, 2, false, 4096, 4);
-	memset(&h, 0, sizeof(h));
-	h.efd = -1;
-	for (i = 0; i < 2; i++)
-		w[i] = (struct writer){ .chan = f.chan, .cpu = i, .id = i,
-					.n = 200000 };
-	run_writers_and_host(&f, &h, w, 2);
+	run_writers_like(&f, &h, w, 2, (struct writer){ .n = 200000 });
 	CU_ASSERT(h.received[0] > 0 && h.received[1] > 0);
 	fixture_close(&f);
 }
@@ -1588,15 +1602,9 @@ static void test_concurrent_global_writers_with_consumer(void)
 	static struct host h;
 	struct writer w[3];
 	struct fixture f;
-	u32 i;
 
 	fixture_open(&f, 3, true, 4096, 8);
-	memset(&h, 0, sizeof(h));
-	h.efd = -1;
-	for (i = 0; i < 3; i++)
-		w[i] = (struct writer){ .chan = f.chan, .cpu = i, .id = i,
-					.n = 100000 };
-	run_writers_and_host(&f, &h, w, 3);
+	run_writers_like(&f, &h, w, 3, (struct writer){ .n = 100000 });
 	fixture_close(&f);
 }
 
@@ -1612,13 +1620,9 @@ static void test_commit_record_visible_before_produced(void)
 	 * produced is checked by the host while the next packet is written.
 	 */
 	fixture_open(&f, 2, false, 4096, 2);
-	memset(&h, 0, sizeof(h));
-	h.efd = -1;
-	for (i = 0; i < 2; i++)
-		w[i] = (struct writer){ .chan = f.chan, .cpu = i, .id = i,
-					.n = 30000, .flush_every = 3,
-					.retry_full = true };
-	run_writers_and_host(&f, &h, w, 2);
+	run_writers_like(&f, &h, w, 2,
+			 (struct writer){ .n = 30000, .flush_every = 3,
+					  .retry_full = true });
 	CU_ASSERT_EQUAL(h.received[0], 30000);
 	CU_ASSERT_EQUAL(h.received[1], 30000);
 	CU_ASSERT(h.packets >= 20000);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gr_build.h"
 #include "gr_test.h"
 
 #include "guestrelay_abi.h"
@@ -39,37 +40,29 @@
 #define T_INSTANCE	0x1122334455667788ULL
 #define T_FEATURES	(GR_F_EVENT_IDX | GR_F_FLIGHT | GR_F_CLOCK_SYNC)
 
+static const struct gr_build_layout t_layout = {
+	.region_size = T_REGION,
+	.nr_rings = T_CPUS,
+	.nr_cpus = T_CPUS,
+	.subbuf_size = T_S,
+	.n_subbufs = T_N,
+	.desc_offset = T_DESC_OFF,
+	.desc_count = T_NDESC,
+	.ring_offset = T_RING_OFF,
+	.rec_offset = T_REC_OFF,
+	.data_offset = T_DATA_OFF,
+	.max_event_size = T_MAX_EVENT,
+	.clock_freq = 1000000000ULL,
+	.features = T_FEATURES,
+	.instance_id = T_INSTANCE,
+	.kernel_release = "6.1.0-56-amd64",
+	.nodename = "guest1",
+	.boot = 1,
+};
+
 static void make_hdr(struct gr_region_hdr *h)
 {
-	unsigned int i;
-
-	memset(h, 0, sizeof(*h));
-	h->magic = htole64(GR_REGION_MAGIC);
-	h->abi_major = htole16(GR_ABI_MAJOR);
-	h->abi_minor = htole16(GR_ABI_MINOR);
-	h->hdr_size = htole32(sizeof(*h));
-	h->region_size = htole64(T_REGION);
-	h->guest_features = htole64(T_FEATURES);
-	h->instance_id = htole64(T_INSTANCE);
-	h->nr_rings = htole32(T_CPUS);
-	h->subbuf_size = htole32(T_S);
-	h->n_subbufs = htole32(T_N);
-	h->flags = 0;
-	h->desc_offset = htole64(T_DESC_OFF);
-	h->desc_count = htole32(T_NDESC);
-	h->desc_stride = htole32(sizeof(struct gr_event_desc));
-	h->ring_offset = htole64(T_RING_OFF);
-	h->subbuf_rec_offset = htole64(T_REC_OFF);
-	h->data_offset = htole64(T_DATA_OFF);
-	h->packet_header_size = htole32(sizeof(struct gr_packet_header));
-	h->max_event_size = htole32(T_MAX_EVENT);
-	h->clock_freq = htole64(1000000000ULL);
-	strcpy(h->clock_name, "mono_fast");
-	strcpy(h->kernel_release, "6.1.0-56-amd64");
-	strcpy(h->nodename, "guest1");
-	for (i = 0; i < sizeof(h->boot_id); i++)
-		h->boot_id[i] = (uint8_t)(i + 1);
-	h->nr_cpus = htole32(T_CPUS);
+	gr_build_hdr(h, &t_layout);
 }
 
 /* a header with one global ring for @cpus CPUs */
@@ -90,29 +83,6 @@ static void make_view(struct gr_view *v)
 	CU_ASSERT_EQUAL_FATAL(gr_check_region_hdr(&h, T_REGION, v, &why), 0);
 }
 
-static void set_field(struct gr_field_desc *f, const char *name,
-		      uint16_t offset, uint16_t size, uint8_t type,
-		      uint8_t flags)
-{
-	memset(f, 0, sizeof(*f));
-	memcpy(f->name, name, strnlen(name, sizeof(f->name)));
-	f->offset = htole16(offset);
-	f->size = htole16(size);
-	f->type = type;
-	f->flags = flags;
-}
-
-static void set_event(struct gr_event_desc *d, uint16_t id, const char *name,
-		      const char *system, uint16_t payload, uint16_t flags)
-{
-	memset(d, 0, sizeof(*d));
-	memcpy(d->name, name, strnlen(name, sizeof(d->name)));
-	memcpy(d->system, system, strnlen(system, sizeof(d->system)));
-	d->id = htole16(id);
-	d->payload_size = htole16(payload);
-	d->flags = htole16(flags);
-}
-
 /*
  * 0: sched_switch, fixed, 56 bytes (a tracepoint-like C layout)
  * 1: sys_enter, fixed, 16 bytes; fields named "id" and "timestamp" are
@@ -123,28 +93,17 @@ static void make_descs(struct gr_event_desc d[T_NDESC])
 {
 	struct gr_field_desc *f;
 
-	set_event(&d[0], 0, "sched_switch", "sched", 56, 0);
-	f = d[0].fields;
-	set_field(&f[0], "prev_comm", 0, 16, GR_FIELD_CHARS, 0);
-	set_field(&f[1], "prev_tid", 16, 4, GR_FIELD_INTEGER, GR_FIELD_F_SIGNED);
-	set_field(&f[2], "prev_prio", 20, 4, GR_FIELD_INTEGER, GR_FIELD_F_SIGNED);
-	set_field(&f[3], "prev_state", 24, 8, GR_FIELD_INTEGER, GR_FIELD_F_HEX);
-	set_field(&f[4], "next_comm", 32, 16, GR_FIELD_CHARS, 0);
-	set_field(&f[5], "next_tid", 48, 4, GR_FIELD_INTEGER, GR_FIELD_F_SIGNED);
-	set_field(&f[6], "next_prio", 52, 4, GR_FIELD_INTEGER, GR_FIELD_F_SIGNED);
-	d[0].nr_fields = htole16(7);
+	memset(d, 0, T_NDESC * sizeof(*d));
+	gr_build_sched_switch(&d[0], 0, GR_FIELD_F_HEX);
 
-	set_event(&d[1], 1, "sys_enter", "raw_syscalls", 16, 0);
-	f = d[1].fields;
-	set_field(&f[0], "id", 0, 8, GR_FIELD_INTEGER, GR_FIELD_F_SIGNED);
-	set_field(&f[1], "timestamp", 8, 8, GR_FIELD_INTEGER, 0);
-	d[1].nr_fields = htole16(2);
+	f = gr_build_event(&d[1], 1, "sys_enter", "raw_syscalls", 16, 0, 2);
+	gr_build_field(&f[0], "id", 0, 8, GR_FIELD_INTEGER, GR_FIELD_F_SIGNED);
+	gr_build_field(&f[1], "timestamp", 8, 8, GR_FIELD_INTEGER, 0);
 
-	set_event(&d[2], 2, "console", "printk", 208, GR_EVENT_F_VARLEN);
-	f = d[2].fields;
-	set_field(&f[0], "level", 0, 4, GR_FIELD_INTEGER, 0);
-	set_field(&f[1], "msg", 8, 200, GR_FIELD_STRING, 0);
-	d[2].nr_fields = htole16(2);
+	f = gr_build_event(&d[2], 2, "console", "printk", 208,
+			   GR_EVENT_F_VARLEN, 2);
+	gr_build_field(&f[0], "level", 0, 4, GR_FIELD_INTEGER, 0);
+	gr_build_field(&f[1], "msg", 8, 200, GR_FIELD_STRING, 0);
 }
 
 static void make_event_views(struct gr_event_view ev[T_NDESC])
@@ -168,20 +127,14 @@ static void make_event_views(struct gr_event_view ev[T_NDESC])
 static void make_packet(struct gr_subbuf_rec *rec, struct gr_packet_header *ph,
 			unsigned int ring, uint64_t seq)
 {
-	memset(rec, 0, sizeof(*rec));
-	rec->seq = htole64(seq);
-	rec->bytes = htole32(T_CONTENT);
-	memset(ph, 0, sizeof(*ph));
-	ph->magic = htole32(GR_CTF_MAGIC);
-	ph->stream_id = 0;
-	ph->stream_instance_id = htole64(ring);
-	ph->timestamp_begin = htole64(10);
-	ph->timestamp_end = htole64(20);
-	ph->content_size = htole64(T_CONTENT * 8);
-	ph->packet_size = htole64(T_S * 8);
-	ph->packet_seq_num = htole64(seq);
-	ph->events_discarded = htole64(5);
-	ph->cpu_id = htole32(ring);
+	const struct gr_build_packet p = {
+		.ring = ring, .cpu = ring, .ts_begin = 10, .ts_end = 20,
+		.content_bytes = T_CONTENT, .packet_bytes = T_S, .seq = seq,
+		.discarded = 5,
+	};
+
+	gr_build_commit(rec, seq, T_CONTENT);
+	gr_build_packet_header(ph, &p);
 }
 
 /* --- checking helpers ---------------------------------------------------- */
@@ -740,13 +693,7 @@ static void test_desc_ignores_reserved_bytes(void)
 /* spec 7.5: the writer prefixes field names with '_', nothing can clash */
 static void test_desc_accepts_every_tsdl_keyword_as_field_name(void)
 {
-	static const char *const kw[] = {
-		"align", "callsite", "char", "clock", "const", "double",
-		"enum", "env", "event", "float", "floating_point", "int",
-		"integer", "long", "short", "signed", "stream", "string",
-		"struct", "trace", "typealias", "typedef", "unsigned",
-		"variant", "void",
-	};
+	const char *const *kw = gr_build_tsdl_keywords;
 	struct gr_event_desc d[T_NDESC];
 	struct gr_event_view ev;
 	struct gr_view v;
@@ -754,9 +701,9 @@ static void test_desc_accepts_every_tsdl_keyword_as_field_name(void)
 	unsigned int i;
 
 	make_view(&v);
-	for (i = 0; i < ARRAY_SIZE(kw); i++) {
+	for (i = 0; i < GR_BUILD_NR_TSDL_KEYWORDS; i++) {
 		make_descs(d);
-		set_field(&d[1].fields[1], kw[i], 8, 8, GR_FIELD_INTEGER, 0);
+		gr_build_field(&d[1].fields[1], kw[i], 8, 8, GR_FIELD_INTEGER, 0);
 		why = NULL;
 		CU_ASSERT_EQUAL(gr_check_event_desc(&v, &d[1], 1, &ev, &why),
 				0);
@@ -782,7 +729,7 @@ static void test_desc_accepts_names_that_are_not_keywords(void)
 	for (i = 0; i < ARRAY_SIZE(ok); i++) {
 		make_descs(d);
 		strcpy(d[1].fields[0].name, "nr");
-		set_field(&d[1].fields[1], ok[i], 8, 8, GR_FIELD_INTEGER, 0);
+		gr_build_field(&d[1].fields[1], ok[i], 8, 8, GR_FIELD_INTEGER, 0);
 		CU_ASSERT_EQUAL(gr_check_event_desc(&v, &d[1], 1, &ev, &why), 0);
 		CU_ASSERT_STRING_EQUAL(ev.fields[1].name, ok[i]);
 	}
@@ -1081,19 +1028,38 @@ static void test_counters_flight_rejects_produced_behind(void)
 
 /* --- packets ------------------------------------------------------------- */
 
-static void test_packet_accepts_valid_subbuf(void)
-{
+/* a sub-buffer's commit record and packet header, and the view they meet */
+struct pkt {
+	struct gr_view v;
 	struct gr_subbuf_rec rec;
 	struct gr_packet_header ph;
-	struct gr_view v;
-	uint64_t bytes = 0;
-	const char *why = NULL;
+	uint64_t bytes;		/* gr_check_packet()'s content bytes */
+	const char *why;
+};
 
-	make_view(&v);
-	make_packet(&rec, &ph, T_RING, T_SEQ);
-	CU_ASSERT_EQUAL(gr_check_packet(&v, T_RING, T_SEQ, &rec, &ph, NULL, &bytes,
-					&why), 0);
-	CU_ASSERT_EQUAL(bytes, T_CONTENT);
+/* a valid packet of @ring, sequence @seq, in the layout of make_view() */
+static void pkt_make(struct pkt *p, unsigned int ring, uint64_t seq)
+{
+	make_view(&p->v);
+	make_packet(&p->rec, &p->ph, ring, seq);
+	p->bytes = 0;
+	p->why = NULL;
+}
+
+static int pkt_check(struct pkt *p, unsigned int ring, uint64_t seq,
+		     const struct gr_stream_mark *last)
+{
+	return gr_check_packet(&p->v, ring, seq, &p->rec, &p->ph, last,
+			       &p->bytes, &p->why);
+}
+
+static void test_packet_accepts_valid_subbuf(void)
+{
+	struct pkt p;
+
+	pkt_make(&p, T_RING, T_SEQ);
+	CU_ASSERT_EQUAL(pkt_check(&p, T_RING, T_SEQ, NULL), 0);
+	CU_ASSERT_EQUAL(p.bytes, T_CONTENT);
 }
 
 static void test_event_names_must_be_unique(void)
@@ -1115,219 +1081,183 @@ static void test_event_names_must_be_unique(void)
 /* babeltrace2 2.0.4 rejects a whole trace over one packet with no event */
 static void test_packet_rejects_empty_accepts_full_subbuf(void)
 {
-	struct gr_subbuf_rec rec;
-	struct gr_packet_header ph;
-	struct gr_view v;
-	uint64_t bytes = 0;
-	const char *why = NULL;
+	struct pkt p;
 
-	make_view(&v);
-	make_packet(&rec, &ph, 0, 7);
-	rec.bytes = htole32(72);
-	ph.content_size = htole64(72 * 8);
-	ph.timestamp_end = ph.timestamp_begin;
-	CU_ASSERT_EQUAL(gr_check_packet(&v, 0, 7, &rec, &ph, NULL, &bytes, &why),
-			-EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(why && strstr(why, "holds no event"));
-	rec.bytes = htole32(T_S);
-	ph.content_size = htole64(T_S * 8);
-	CU_ASSERT_EQUAL(gr_check_packet(&v, 0, 7, &rec, &ph, NULL, &bytes, &why), 0);
-	CU_ASSERT_EQUAL(bytes, T_S);
+	pkt_make(&p, 0, 7);
+	p.rec.bytes = htole32(72);
+	p.ph.content_size = htole64(72 * 8);
+	p.ph.timestamp_end = p.ph.timestamp_begin;
+	CU_ASSERT_EQUAL(pkt_check(&p, 0, 7, NULL), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(p.why && strstr(p.why, "holds no event"));
+	p.rec.bytes = htole32(T_S);
+	p.ph.content_size = htole64(T_S * 8);
+	CU_ASSERT_EQUAL(pkt_check(&p, 0, 7, NULL), 0);
+	CU_ASSERT_EQUAL(p.bytes, T_S);
 }
 
 static void test_packet_accepts_seq_near_2_64(void)
 {
-	struct gr_subbuf_rec rec;
-	struct gr_packet_header ph;
-	struct gr_view v;
-	uint64_t bytes = 0;
-	const char *why = NULL;
+	struct pkt p;
 
-	make_view(&v);
-	make_packet(&rec, &ph, T_RING, UINT64_MAX - 1);
-	CU_ASSERT_EQUAL(gr_check_packet(&v, T_RING, UINT64_MAX - 1, &rec, &ph,
-					NULL, &bytes, &why), 0);
-	make_packet(&rec, &ph, T_RING, 0);
-	CU_ASSERT_EQUAL(gr_check_packet(&v, T_RING, 0, &rec, &ph, NULL, &bytes,
-					&why), 0);
+	pkt_make(&p, T_RING, UINT64_MAX - 1);
+	CU_ASSERT_EQUAL(pkt_check(&p, T_RING, UINT64_MAX - 1, NULL), 0);
+	pkt_make(&p, T_RING, 0);
+	CU_ASSERT_EQUAL(pkt_check(&p, T_RING, 0, NULL), 0);
 }
 
 static void test_packet_global_ring_takes_any_cpu_below_nr_cpus(void)
 {
 	struct gr_region_hdr h;
-	struct gr_subbuf_rec rec;
-	struct gr_packet_header ph;
-	struct gr_view v;
-	uint64_t bytes = 0;
-	const char *why = NULL;
+	struct pkt p;
 
+	pkt_make(&p, 0, T_SEQ);
 	make_global_hdr(&h, 8);
-	CU_ASSERT_EQUAL_FATAL(gr_check_region_hdr(&h, T_REGION, &v, &why), 0);
-	make_packet(&rec, &ph, 0, T_SEQ);
-	ph.cpu_id = htole32(7);
-	CU_ASSERT_EQUAL(gr_check_packet(&v, 0, T_SEQ, &rec, &ph, NULL, &bytes,
-					&why), 0);
-	ph.cpu_id = 0;
-	CU_ASSERT_EQUAL(gr_check_packet(&v, 0, T_SEQ, &rec, &ph, NULL, &bytes,
-					&why), 0);
-	ph.cpu_id = htole32(8);
-	expect(gr_check_packet(&v, 0, T_SEQ, &rec, &ph, NULL, &bytes, &why), &why,
-	       -EINVAL, "cpu_id does not match the ring");
-	why = NULL;
-	ph.cpu_id = 0;
-	expect(gr_check_packet(&v, 1, T_SEQ, &rec, &ph, NULL, &bytes, &why), &why,
-	       -EINVAL, "ring index out of range");
+	CU_ASSERT_EQUAL_FATAL(gr_check_region_hdr(&h, T_REGION, &p.v, &p.why),
+			      0);
+	p.ph.cpu_id = htole32(7);
+	CU_ASSERT_EQUAL(pkt_check(&p, 0, T_SEQ, NULL), 0);
+	p.ph.cpu_id = 0;
+	CU_ASSERT_EQUAL(pkt_check(&p, 0, T_SEQ, NULL), 0);
+	p.ph.cpu_id = htole32(8);
+	expect(pkt_check(&p, 0, T_SEQ, NULL), &p.why, -EINVAL,
+	       "cpu_id does not match the ring");
+	p.why = NULL;
+	p.ph.cpu_id = 0;
+	expect(pkt_check(&p, 1, T_SEQ, NULL), &p.why, -EINVAL,
+	       "ring index out of range");
 }
 
 /* H9's bounds are inclusive: the largest values babeltrace2 still reads */
 static void test_packet_accepts_the_bounds_of_its_stream(void)
 {
 	struct gr_stream_mark last = { 0 };
-	struct gr_subbuf_rec rec;
-	struct gr_packet_header ph;
-	struct gr_view v;
-	uint64_t bytes = 0;
-	const char *why = NULL;
+	struct pkt p;
 
-	make_view(&v);
-	CU_ASSERT_EQUAL(v.ts_max, (1ULL << 62));	/* 1 GHz: ns */
-	make_packet(&rec, &ph, T_RING, T_SEQ);
-	last.ts_end = le64toh(ph.timestamp_begin);
+	pkt_make(&p, T_RING, T_SEQ);
+	CU_ASSERT_EQUAL(p.v.ts_max, (1ULL << 62));	/* 1 GHz: ns */
+	last.ts_end = le64toh(p.ph.timestamp_begin);
 	last.discarded = 5;
-	ph.events_discarded = htole64(5);
-	CU_ASSERT_EQUAL(gr_check_packet(&v, T_RING, T_SEQ, &rec, &ph, &last,
-					&bytes, &why), 0);
-	ph.timestamp_end = htole64(v.ts_max);
-	ph.events_discarded = htole64(UINT64_MAX - 1);
-	CU_ASSERT_EQUAL(gr_check_packet(&v, T_RING, T_SEQ, &rec, &ph, &last,
-					&bytes, &why), 0);
-	gr_stream_mark_set(&last, &ph);
-	CU_ASSERT_EQUAL(last.ts_end, v.ts_max);
+	p.ph.events_discarded = htole64(5);
+	CU_ASSERT_EQUAL(pkt_check(&p, T_RING, T_SEQ, &last), 0);
+	p.ph.timestamp_end = htole64(p.v.ts_max);
+	p.ph.events_discarded = htole64(UINT64_MAX - 1);
+	CU_ASSERT_EQUAL(pkt_check(&p, T_RING, T_SEQ, &last), 0);
+	gr_stream_mark_set(&last, &p.ph);
+	CU_ASSERT_EQUAL(last.ts_end, p.v.ts_max);
 	CU_ASSERT_EQUAL(last.discarded, UINT64_MAX - 1);
 }
 
 static void test_packet_ignores_reserved_bytes(void)
 {
-	struct gr_subbuf_rec rec;
-	struct gr_packet_header ph;
-	struct gr_view v;
-	uint64_t bytes = 0;
-	const char *why = NULL;
+	struct pkt p;
 	unsigned int minor;
 
 	for (minor = GR_ABI_MINOR; minor <= GR_ABI_MINOR + 1; minor++) {
-		make_view(&v);
-		v.abi_minor = minor;
-		make_packet(&rec, &ph, T_RING, T_SEQ);
-		rec.reserved = htole32(1);
-		ph.reserved = htole32(0x80000000U);
-		CU_ASSERT_EQUAL(gr_check_packet(&v, T_RING, T_SEQ, &rec, &ph,
-						NULL, &bytes, &why), 0);
+		pkt_make(&p, T_RING, T_SEQ);
+		p.v.abi_minor = minor;
+		p.rec.reserved = htole32(1);
+		p.ph.reserved = htole32(0x80000000U);
+		CU_ASSERT_EQUAL(pkt_check(&p, T_RING, T_SEQ, NULL), 0);
 	}
 }
 
 /*
  * X(name, errno, reason, mutation...): the mutation runs on a valid record
- * rec and header ph of ring T_RING, expected sequence number seq.
+ * p.rec and header p.ph of ring T_RING, expected sequence number seq.
  */
 #define PACKET_REJECTS(X)						\
 	X(ring_out_of_range, -EINVAL, "ring index out of range",	\
 	  ring = T_CPUS)						\
 	X(ring_huge, -EINVAL, "ring index out of range", ring = ~0U)	\
 	X(seq_busy, -EBUSY, "sub-buffer is being written",		\
-	  rec.seq = htole64(GR_SEQ_BUSY))				\
+	  p.rec.seq = htole64(GR_SEQ_BUSY))				\
 	X(seq_other, -EINVAL, "commit record seq is not the expected one", \
-	  rec.seq = htole64(T_SEQ + 1))					\
+	  p.rec.seq = htole64(T_SEQ + 1))				\
 	X(seq_older_lap, -EINVAL,					\
 	  "commit record seq is not the expected one",			\
-	  rec.seq = htole64(T_SEQ - T_N))				\
+	  p.rec.seq = htole64(T_SEQ - T_N))				\
 	X(seq_zero, -EINVAL, "commit record seq is not the expected one", \
-	  rec.seq = 0)							\
+	  p.rec.seq = 0)						\
 	X(seq_next_lap, -ESTALE, "sub-buffer was overwritten",		\
-	  rec.seq = htole64(T_SEQ + T_N))				\
+	  p.rec.seq = htole64(T_SEQ + T_N))				\
 	X(seq_later_lap, -ESTALE, "sub-buffer was overwritten",		\
-	  rec.seq = htole64(T_SEQ + 1000 * T_N))			\
+	  p.rec.seq = htole64(T_SEQ + 1000 * T_N))			\
 	X(magic, -EINVAL, "bad packet magic",				\
-	  ph.magic = htole32(GR_CTF_MAGIC ^ 0x100))			\
+	  p.ph.magic = htole32(GR_CTF_MAGIC ^ 0x100))			\
 	X(magic_byte_swapped, -EINVAL, "bad packet magic",		\
-	  ph.magic = htobe32(GR_CTF_MAGIC))				\
+	  p.ph.magic = htobe32(GR_CTF_MAGIC))				\
 	X(stream_id, -EINVAL, "stream_id is not 0",			\
-	  ph.stream_id = htole32(1))					\
+	  p.ph.stream_id = htole32(1))					\
 	X(stream_instance_id, -EINVAL,					\
 	  "stream_instance_id is not the ring index",			\
-	  ph.stream_instance_id = htole64(0))				\
+	  p.ph.stream_instance_id = htole64(0))				\
 	X(stream_instance_id_high, -EINVAL,				\
 	  "stream_instance_id is not the ring index",			\
-	  ph.stream_instance_id = htole64((1ULL << 32) | T_RING))	\
+	  p.ph.stream_instance_id = htole64((1ULL << 32) | T_RING))	\
 	X(cpu_id, -EINVAL, "cpu_id does not match the ring",		\
-	  ph.cpu_id = htole32(0))					\
+	  p.ph.cpu_id = htole32(0))					\
 	X(packet_size_small, -EINVAL, "packet_size is not subbuf_size * 8", \
-	  ph.packet_size = htole64(T_S * 8 - 64))			\
+	  p.ph.packet_size = htole64(T_S * 8 - 64))			\
 	X(packet_size_bytes, -EINVAL, "packet_size is not subbuf_size * 8", \
-	  ph.packet_size = htole64(T_S))				\
+	  p.ph.packet_size = htole64(T_S))				\
 	X(content_not_whole_words, -EINVAL,				\
 	  "content_size is not a multiple of 64 bits",			\
-	  ph.content_size = htole64(T_CONTENT * 8 + 8))			\
+	  p.ph.content_size = htole64(T_CONTENT * 8 + 8))		\
 	X(content_odd_bits, -EINVAL,					\
 	  "content_size is not a multiple of 64 bits",			\
-	  ph.content_size = htole64(T_CONTENT * 8 + 1))			\
+	  p.ph.content_size = htole64(T_CONTENT * 8 + 1))		\
 	X(content_below_header, -EINVAL,				\
 	  "content_size is smaller than the packet header",		\
-	  rec.bytes = htole32(64); ph.content_size = htole64(64 * 8))	\
+	  p.rec.bytes = htole32(64); p.ph.content_size = htole64(64 * 8)) \
 	X(content_zero, -EINVAL,					\
 	  "content_size is smaller than the packet header",		\
-	  rec.bytes = 0; ph.content_size = 0)				\
+	  p.rec.bytes = 0; p.ph.content_size = 0)			\
 	X(content_past_packet, -EINVAL, "content_size exceeds packet_size", \
-	  rec.bytes = htole32(T_S + 8);					\
-	  ph.content_size = htole64((T_S + 8) * 8))			\
+	  p.rec.bytes = htole32(T_S + 8);				\
+	  p.ph.content_size = htole64((T_S + 8) * 8))			\
 	X(content_near_2_64, -EINVAL, "content_size exceeds packet_size", \
-	  ph.content_size = htole64(UINT64_MAX - 63))			\
+	  p.ph.content_size = htole64(UINT64_MAX - 63))			\
 	X(content_not_rec_bytes, -EINVAL,				\
 	  "content_size differs from the commit record",		\
-	  rec.bytes = htole32(T_CONTENT + 8))				\
+	  p.rec.bytes = htole32(T_CONTENT + 8))				\
 	X(rec_bytes_wraps, -EINVAL,					\
 	  "content_size differs from the commit record",		\
-	  rec.bytes = htole32((uint32_t)(T_CONTENT + (1ULL << 29))))	\
+	  p.rec.bytes = htole32((uint32_t)(T_CONTENT + (1ULL << 29))))	\
 	X(packet_seq_num, -EINVAL, "packet_seq_num is not the expected one", \
-	  ph.packet_seq_num = htole64(T_SEQ + T_N))			\
+	  p.ph.packet_seq_num = htole64(T_SEQ + T_N))			\
 	X(timestamps_reversed, -EINVAL,					\
 	  "timestamp_begin is after timestamp_end",			\
-	  ph.timestamp_begin = htole64(21))				\
+	  p.ph.timestamp_begin = htole64(21))				\
 	X(timestamp_end_zero, -EINVAL,					\
 	  "timestamp_begin is after timestamp_end",			\
-	  ph.timestamp_end = 0)						\
-	X(timestamp_end_max, -EINVAL, "timestamp_end is beyond 2^62 ns",	\
-	  ph.timestamp_end = htole64(UINT64_MAX))			\
+	  p.ph.timestamp_end = 0)					\
+	X(timestamp_end_max, -EINVAL, "timestamp_end is beyond 2^62 ns", \
+	  p.ph.timestamp_end = htole64(UINT64_MAX))			\
 	X(timestamp_end_past_2_62_ns, -EINVAL,				\
 	  "timestamp_end is beyond 2^62 ns",				\
-	  ph.timestamp_end = htole64(v.ts_max + 1))			\
-	X(events_discarded_max, -EINVAL, "events_discarded is 2^64 - 1",	\
-	  ph.events_discarded = htole64(UINT64_MAX))			\
+	  p.ph.timestamp_end = htole64(p.v.ts_max + 1))			\
+	X(events_discarded_max, -EINVAL, "events_discarded is 2^64 - 1", \
+	  p.ph.events_discarded = htole64(UINT64_MAX))			\
 	X(begins_before_last_end, -EINVAL,				\
 	  "timestamp_begin is before the previous packet's end",	\
-	  mark.ts_end = le64toh(ph.timestamp_begin) + 1)	\
+	  mark.ts_end = le64toh(p.ph.timestamp_begin) + 1)		\
 	X(events_discarded_went_down, -EINVAL,				\
 	  "events_discarded went down",					\
-	  mark.discarded = 8;				\
-	  ph.events_discarded = htole64(7))
+	  mark.discarded = 8;						\
+	  p.ph.events_discarded = htole64(7))
 
 #define PACKET_REJECT_FN(name, err, msg, ...)				\
 static void test_packet_rejects_##name(void)				\
 {									\
-	struct gr_subbuf_rec rec;					\
-	struct gr_packet_header ph;					\
-	struct gr_view v;						\
-	struct gr_stream_mark mark = { 0 }, *last = &mark;		\
+	struct gr_stream_mark mark = { 0 };				\
 	unsigned int ring = T_RING;					\
-	uint64_t bytes = 0xdead;					\
-	const char *why = NULL;						\
+	struct pkt p;							\
 									\
-	make_view(&v);							\
-	make_packet(&rec, &ph, T_RING, T_SEQ);				\
+	pkt_make(&p, T_RING, T_SEQ);					\
+	p.bytes = 0xdead;						\
 	__VA_ARGS__;							\
-	expect(gr_check_packet(&v, ring, T_SEQ, &rec, &ph, last, &bytes, &why), \
-	       &why, err, msg);						\
-	CU_ASSERT_EQUAL(bytes, 0xdead);					\
+	expect(pkt_check(&p, ring, T_SEQ, &mark), &p.why, err, msg);	\
+	CU_ASSERT_EQUAL(p.bytes, 0xdead);				\
 }
 PACKET_REJECTS(PACKET_REJECT_FN)
 

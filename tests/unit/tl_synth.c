@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "ctf.h"
+#include "gr_build.h"
 #include "tl_synth.h"
 
 #define S_NDESC		7
@@ -37,30 +38,15 @@
 enum { E_SWITCH, E_WAKEUP, E_IRQ_IN, E_IRQ_OUT, E_SIRQ_IN, E_SIRQ_OUT,
        E_WAKEUP_NEW };
 
-static void fld(struct gr_field_desc *f, const char *name, uint16_t off,
-		uint16_t size, uint8_t type, uint8_t flags)
-{
-	memset(f, 0, sizeof(*f));
-	strncpy(f->name, name, sizeof(f->name) - 1);
-	f->offset = htole16(off);
-	f->size = htole16(size);
-	f->type = type;
-	f->flags = flags;
-}
-
+/* descriptor @id of table @d, with its fields cleared */
 static struct gr_field_desc *ev(struct gr_event_desc *d, uint16_t id,
 				const char *name, const char *sys,
 				uint16_t payload, uint16_t flags,
 				uint16_t nr_fields)
 {
 	memset(&d[id], 0, sizeof(d[id]));
-	strncpy(d[id].name, name, sizeof(d[id].name) - 1);
-	strncpy(d[id].system, sys, sizeof(d[id].system) - 1);
-	d[id].id = htole16(id);
-	d[id].payload_size = htole16(payload);
-	d[id].flags = htole16(flags);
-	d[id].nr_fields = htole16(nr_fields);
-	return d[id].fields;
+	return gr_build_event(&d[id], id, name, sys, payload, flags,
+			      nr_fields);
 }
 
 /* the layouts of guest-module/gr_events.c */
@@ -70,69 +56,57 @@ static void descs(struct gr_event_desc *d)
 		      S = GR_FIELD_STRING, SG = GR_FIELD_F_SIGNED;
 	struct gr_field_desc *f;
 
-	f = ev(d, E_SWITCH, "sched_switch", "sched", 56, 0, 7);
-	fld(&f[0], "prev_comm", 0, 16, C, 0);
-	fld(&f[1], "prev_tid", 16, 4, I, SG);
-	fld(&f[2], "prev_prio", 20, 4, I, SG);
-	fld(&f[3], "prev_state", 24, 8, I, SG);
-	fld(&f[4], "next_comm", 32, 16, C, 0);
-	fld(&f[5], "next_tid", 48, 4, I, SG);
-	fld(&f[6], "next_prio", 52, 4, I, SG);
+	memset(&d[E_SWITCH], 0, sizeof(d[E_SWITCH]));
+	gr_build_sched_switch(&d[E_SWITCH], E_SWITCH, SG);
 	f = ev(d, E_WAKEUP, "sched_wakeup", "sched", 28, 0, 4);
-	fld(&f[0], "comm", 0, 16, C, 0);
-	fld(&f[1], "tid", 16, 4, I, SG);
-	fld(&f[2], "prio", 20, 4, I, SG);
-	fld(&f[3], "target_cpu", 24, 4, I, SG);
+	gr_build_field(&f[0], "comm", 0, 16, C, 0);
+	gr_build_field(&f[1], "tid", 16, 4, I, SG);
+	gr_build_field(&f[2], "prio", 20, 4, I, SG);
+	gr_build_field(&f[3], "target_cpu", 24, 4, I, SG);
 	f = ev(d, E_IRQ_IN, "irq_handler_entry", "irq", 36,
 	       GR_EVENT_F_VARLEN, 2);
-	fld(&f[0], "irq", 0, 4, I, SG);
-	fld(&f[1], "name", 4, 32, S, 0);
+	gr_build_field(&f[0], "irq", 0, 4, I, SG);
+	gr_build_field(&f[1], "name", 4, 32, S, 0);
 	f = ev(d, E_IRQ_OUT, "irq_handler_exit", "irq", 8, 0, 2);
-	fld(&f[0], "irq", 0, 4, I, SG);
-	fld(&f[1], "ret", 4, 4, I, SG);
+	gr_build_field(&f[0], "irq", 0, 4, I, SG);
+	gr_build_field(&f[1], "ret", 4, 4, I, SG);
 	f = ev(d, E_SIRQ_IN, "softirq_entry", "irq", 4, 0, 1);
-	fld(&f[0], "vec", 0, 4, I, 0);
+	gr_build_field(&f[0], "vec", 0, 4, I, 0);
 	f = ev(d, E_SIRQ_OUT, "softirq_exit", "irq", 4, 0, 1);
-	fld(&f[0], "vec", 0, 4, I, 0);
+	gr_build_field(&f[0], "vec", 0, 4, I, 0);
 	f = ev(d, E_WAKEUP_NEW, "sched_wakeup_new", "sched", 28, 0, 4);
-	fld(&f[0], "comm", 0, 16, C, 0);
-	fld(&f[1], "tid", 16, 4, I, SG);
-	fld(&f[2], "prio", 20, 4, I, SG);
-	fld(&f[3], "target_cpu", 24, 4, I, SG);
+	gr_build_field(&f[0], "comm", 0, 16, C, 0);
+	gr_build_field(&f[1], "tid", 16, 4, I, SG);
+	gr_build_field(&f[2], "prio", 20, 4, I, SG);
+	gr_build_field(&f[3], "target_cpu", 24, 4, I, SG);
 }
 
 static uint64_t region_hdr(struct gr_region_hdr *h, const struct tl_synth *o)
 {
-	uint64_t rings = 0x5000, recs = 0x6000, data = 0x7000, size;
-	const uint32_t n = 4;
+	struct gr_build_layout l = {
+		.nr_rings = o->global ? 1 : o->cpus,
+		.nr_cpus = o->cpus,
+		.flags = o->global ? GR_HDR_GLOBAL : 0,
+		.subbuf_size = o->subbuf_size,
+		.n_subbufs = 4,
+		.desc_offset = GR_LAYOUT_START,
+		.desc_count = S_NDESC,
+		.ring_offset = 0x5000,
+		.rec_offset = 0x6000,
+		.data_offset = 0x7000,
+		.max_event_size = 256,
+		.clock_freq = S_FREQ,
+		.instance_id = o->seed | 1,
+		.kernel_release = "6.1.0-synth",
+		.nodename = "synth<&>",
+	};
+	uint64_t size;
 
-	size = data + (uint64_t)(o->global ? 1 : o->cpus) * n * o->subbuf_size;
+	size = l.data_offset + (uint64_t)l.nr_rings * l.n_subbufs * o->subbuf_size;
 	while (size & (size - 1))	/* a power of two (QEMU's rule) */
 		size += size & -size;
-	memset(h, 0, sizeof(*h));
-	h->magic = htole64(GR_REGION_MAGIC);
-	h->abi_major = htole16(GR_ABI_MAJOR);
-	h->abi_minor = htole16(GR_ABI_MINOR);
-	h->hdr_size = htole32(sizeof(*h));
-	h->region_size = htole64(size);
-	h->instance_id = htole64(o->seed | 1);
-	h->nr_rings = htole32(o->global ? 1 : o->cpus);
-	h->flags = htole32(o->global ? GR_HDR_GLOBAL : 0);
-	h->nr_cpus = htole32(o->cpus);
-	h->subbuf_size = htole32(o->subbuf_size);
-	h->n_subbufs = htole32(n);
-	h->desc_offset = htole64(GR_LAYOUT_START);
-	h->desc_count = htole32(S_NDESC);
-	h->desc_stride = htole32(sizeof(struct gr_event_desc));
-	h->ring_offset = htole64(rings);
-	h->subbuf_rec_offset = htole64(recs);
-	h->data_offset = htole64(data);
-	h->packet_header_size = htole32(sizeof(struct gr_packet_header));
-	h->max_event_size = htole32(256);
-	h->clock_freq = htole64(S_FREQ);
-	strcpy(h->clock_name, "mono_fast");
-	strcpy(h->kernel_release, "6.1.0-synth");
-	strcpy(h->nodename, "synth<&>");
+	l.region_size = size;
+	gr_build_hdr(h, &l);
 	memset(h->boot_id, 0x5a, sizeof(h->boot_id));
 	return size;
 }
@@ -161,20 +135,16 @@ static void put(uint8_t *p, uint64_t v, unsigned int n)
 
 static void flush(struct stream *s)
 {
+	const struct gr_build_packet p = {
+		.ring = s->cpu, .cpu = s->cpu, .ts_begin = s->first,
+		.ts_end = s->last, .content_bytes = s->len,
+		.packet_bytes = s->size, .seq = s->seq, .discarded = s->disc,
+	};
 	struct gr_packet_header h;
 
 	if (!s->have)
 		return;
-	memset(&h, 0, sizeof(h));
-	h.magic = htole32(GR_CTF_MAGIC);
-	h.stream_instance_id = htole64(s->cpu);
-	h.timestamp_begin = htole64(s->first);
-	h.timestamp_end = htole64(s->last);
-	h.content_size = htole64((uint64_t)s->len * 8);
-	h.packet_size = htole64((uint64_t)s->size * 8);
-	h.packet_seq_num = htole64(s->seq);
-	h.events_discarded = htole64(s->disc);
-	h.cpu_id = htole32(s->cpu);
+	gr_build_packet_header(&h, &p);
 	memcpy(s->b, &h, sizeof(h));
 	memset(s->b + s->len, 0, s->size - s->len);
 	if (!s->err && write(s->fd, s->b, s->size) != (ssize_t)s->size)
@@ -201,7 +171,6 @@ static void rec(struct stream *s, uint16_t id, uint32_t tid, uint64_t ts,
 {
 	uint32_t size = (uint32_t)((sizeof(struct gr_event_header) + plen + 7) &
 				   ~7UL);
-	struct gr_event_header e;
 
 	if (s->len + size > s->size)
 		flush(s);
@@ -210,14 +179,7 @@ static void rec(struct stream *s, uint16_t id, uint32_t tid, uint64_t ts,
 		s->have = 1;
 	}
 	s->last = ts;
-	e.id = htole16(id);
-	e.size = htole16((uint16_t)size);
-	e.tid = htole32(tid);
-	e.timestamp = htole64(ts);
-	memcpy(s->b + s->len, &e, sizeof(e));
-	memset(s->b + s->len + sizeof(e), 0, size - sizeof(e));
-	memcpy(s->b + s->len + sizeof(e), payload, plen);
-	s->len += size;
+	s->len += gr_build_record(s->b + s->len, id, tid, ts, payload, plen);
 }
 
 struct task {
