@@ -759,7 +759,7 @@ int gr_check_counters(const struct gr_view *v, uint64_t produced,
  *
  * Checks the commit record (seq == @expected_seq, not GR_SEQ_BUSY) and the
  * packet header: magic, stream_id 0, stream_instance_id == @ring, cpu_id
- * (== @ring for per-CPU rings, < nr_cpus for a global ring), packet_size ==
+ * (== @ring: 0 for a global ring, spec H9), packet_size ==
  * subbuf_size * 8, content_size a multiple of 64 bits (records are 8-byte
  * aligned and the header is 72 bytes, so content is whole 8-byte words), in
  * [packet_header_size * 8, packet_size] and == rec.bytes * 8, packet_seq_num
@@ -806,7 +806,8 @@ int gr_check_packet(const struct gr_view *v, unsigned int ring,
 		return bad(why, "stream_id is not 0");
 	if (le64toh(hdr_copy->stream_instance_id) != ring)
 		return bad(why, "stream_instance_id is not the ring index");
-	if (gr_view_is_global(v) ? cpu >= v->nr_cpus : cpu != ring)
+	/* spec H9: the ring index, so 0 for the one global ring (3.9) */
+	if (cpu != ring)
 		return bad(why, "cpu_id does not match the ring");
 	if (packet != (uint64_t)v->subbuf_size * 8)
 		return bad(why, "packet_size is not subbuf_size * 8");

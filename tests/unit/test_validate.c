@@ -1105,7 +1105,7 @@ static void test_packet_accepts_seq_near_2_64(void)
 	CU_ASSERT_EQUAL(pkt_check(&p, T_RING, 0, NULL), 0);
 }
 
-static void test_packet_global_ring_takes_any_cpu_below_nr_cpus(void)
+static void test_packet_global_ring_takes_cpu_id_0_only(void)
 {
 	struct gr_region_hdr h;
 	struct pkt p;
@@ -1114,10 +1114,13 @@ static void test_packet_global_ring_takes_any_cpu_below_nr_cpus(void)
 	make_global_hdr(&h, 8);
 	CU_ASSERT_EQUAL_FATAL(gr_check_region_hdr(&h, T_REGION, &p.v, &p.why),
 			      0);
-	p.ph.cpu_id = htole32(7);
-	CU_ASSERT_EQUAL(pkt_check(&p, 0, T_SEQ, NULL), 0);
 	p.ph.cpu_id = 0;
 	CU_ASSERT_EQUAL(pkt_check(&p, 0, T_SEQ, NULL), 0);
+	/* spec 3.9 / H9: 0 with GR_HDR_GLOBAL, even for a CPU that exists */
+	p.ph.cpu_id = htole32(7);
+	expect(pkt_check(&p, 0, T_SEQ, NULL), &p.why, -EINVAL,
+	       "cpu_id does not match the ring");
+	p.why = NULL;
 	p.ph.cpu_id = htole32(8);
 	expect(pkt_check(&p, 0, T_SEQ, NULL), &p.why, -EINVAL,
 	       "cpu_id does not match the ring");
@@ -1790,8 +1793,7 @@ static void test_random_packet_mutations(void)
 		    le64toh(p.ph.packet_seq_num) != seq ||
 		    le32toh(p.ph.magic) != GR_CTF_MAGIC || p.ph.stream_id ||
 		    le64toh(p.ph.stream_instance_id) != ring ||
-		    (gr_view_is_global(v) ? le32toh(p.ph.cpu_id) >= v->nr_cpus :
-		     le32toh(p.ph.cpu_id) != ring) ||
+		    le32toh(p.ph.cpu_id) != ring ||
 		    le64toh(p.ph.packet_size) != (uint64_t)v->subbuf_size * 8 ||
 		    bytes < 72 || bytes > v->subbuf_size || bytes % 8 ||
 		    bytes * 8 != le64toh(p.ph.content_size) ||
@@ -1919,8 +1921,8 @@ static const struct gr_test packet_tests[] = {
 	GR_TEST_NAMED("packet accepts seq near 2^64", test_packet_accepts_seq_near_2_64),
 	GR_TEST_NAMED("packet accepts the bounds of its stream",
 	  test_packet_accepts_the_bounds_of_its_stream),
-	GR_TEST_NAMED("packet of a global ring takes any cpu below nr_cpus",
-	  test_packet_global_ring_takes_any_cpu_below_nr_cpus),
+	GR_TEST_NAMED("packet of a global ring takes cpu_id 0 only (spec H9)",
+	  test_packet_global_ring_takes_cpu_id_0_only),
 	GR_TEST_NAMED("packet ignores reserved bytes (spec 2.4)",
 	  test_packet_ignores_reserved_bytes),
 	PACKET_REJECTS(REG_PACKET)
