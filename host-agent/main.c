@@ -289,7 +289,8 @@ static int agent_main(int argc, char **argv)
 		}
 	}
 
-	/* close every VM's session once its writes completed (5 s at most) */
+	/* close every VM's session once its writes and fsyncs completed (5 s
+	 * at most) */
 	ctl_finish(&a);
 	{
 		struct gr_vm *vm;
@@ -297,9 +298,9 @@ static int agent_main(int argc, char **argv)
 		while ((vm = vm_next(&a, NULL)))
 			vm_remove(vm);
 	}
-	for (i = 0; i < 500 && a.vms; i++)
+	for (i = 0; i < 500 && (a.vms || a.syncs); i++)
 		gr_loop_run_once(&a.loop, 10000000ULL);
-	if (a.vms)
+	if (a.vms || a.syncs)
 		syslog(LOG_WARNING, "writes still in flight at exit");
 	gr_loop_finish(&a.loop);
 	close(sw.fd);

@@ -210,6 +210,7 @@ void vm_get_info(const struct gr_vm *vm, struct gr_vm_info *info);
  * @vms: list of VMs (struct gr_vm.next)
  * @ctl: the control socket (control/server.c)
  * @sock_gid: group allowed on the control socket, (gid_t)-1 = none
+ * @syncs: fsyncs of trace files in flight (session.c)
  * @stopping: SIGTERM/SIGINT seen, finishing
  */
 struct gr_ctl;
@@ -221,6 +222,7 @@ struct gr_agent {
 	struct gr_vm *vms;
 	struct gr_ctl *ctl;
 	unsigned int sock_gid;
+	unsigned int syncs;
 	bool stopping;
 };
 

@@ -220,8 +220,8 @@ static void sync_round(struct gr_vm *vm)
 
 /*
  * The series ended: the session's metadata gets the best clock once, not
- * after each improving sample (every rewrite is a small synchronous
- * write and fsync on the loop thread).
+ * after each improving sample (every rewrite writes two files and
+ * queues three fsyncs).
  */
 static void sync_end(struct gr_vm *vm, uint64_t next_ns)
 {

@@ -27,6 +27,55 @@ struct gr_session_close {
 	int fd;
 };
 
+/* A file the agent wrote, being fsynced before its descriptor is closed */
+struct gr_file_sync {
+	struct gr_op op;
+	struct gr_agent *agent;
+	int fd;
+};
+
+static void file_sync_done(struct gr_op *op, int res, unsigned int flags)
+{
+	struct gr_file_sync *s = container_of(op, struct gr_file_sync, op);
+
+	(void)flags;
+	if (res < 0)
+		syslog(LOG_WARNING, "fsync of a trace file: %s",
+		       strerror(-res));
+	close(s->fd);
+	s->agent->syncs--;
+	free(s);
+}
+
+/*
+ * fsync @fd and close it: through the loop (IORING_OP_FSYNC) so that one
+ * VM's disk never stalls the others, or here when the agent is stopping
+ * (the loop is about to end) or no entry can be had.
+ */
+static void file_sync(struct gr_agent *a, int fd)
+{
+	struct gr_file_sync *s = NULL;
+	struct io_uring_sqe *sqe = NULL;
+
+	if (!a->stopping) {
+		s = malloc(sizeof(*s));
+		if (s)
+			sqe = gr_loop_sqe(&a->loop, &s->op);
+	}
+	if (!sqe) {
+		free(s);
+		if (fsync(fd))
+			syslog(LOG_WARNING, "fsync of a trace file: %m");
+		close(fd);
+		return;
+	}
+	s->op.done = file_sync_done;
+	s->agent = a;
+	s->fd = fd;
+	a->syncs++;
+	io_uring_prep_fsync(sqe, fd, 0);
+}
+
 /**
  * session_write_files() - metadata and .guestrelay of a session
  * @vm: an attached VM
@@ -34,11 +83,13 @@ struct gr_session_close {
  * @session: its name
  *
  * Both are written to a temporary name and renamed: the trace is readable
- * at every moment. These are the agent's only synchronous file writes on
- * the loop thread (trace/ctf.c: write, fsync, rename, fsync of the
- * directory). They are bounded: a few KiB (at most GR_MAX_EVENTS
+ * at every moment. They are a few KiB (at most GR_MAX_EVENTS
  * descriptors), written when a session or snapshot opens or closes and
- * once per clock-sync series (hostctl.c), never per packet.
+ * once per clock-sync series (hostctl.c), never per packet; the writes go
+ * to the page cache and the fsyncs (of each file, then of the directory,
+ * which makes the renames durable) through the loop: an fsync waits for
+ * every dirty page of the file system (ext4's journal), so another VM's
+ * streaming would otherwise stall this loop for hundreds of ms.
  *
  * Return: 0 or -errno.
  */
@@ -52,9 +103,10 @@ int session_write_files(struct gr_vm *vm, int dirfd, const char *session)
 		.tracer_major = 1,
 		.tracer_minor = 0,
 	};
+	struct gr_agent *a = vm->agent;
+	int ret, fd = -1, dfd;
 	size_t len;
 	char *text;
-	int ret;
 
 	gethostname(host, sizeof(host) - 1);
 	memcpy(env.trace_uuid, vm->trace_uuid, sizeof(env.trace_uuid));
@@ -62,13 +114,23 @@ int session_write_files(struct gr_vm *vm, int dirfd, const char *session)
 			      &env, &vm->clock, &text, &len);
 	if (ret)
 		return ret;
-	ret = gr_ctf_write_metadata(dirfd, text, len);
+	ret = gr_ctf_write_metadata(dirfd, text, len, &fd);
 	free(text);
 	if (ret)
 		return ret;
-	return gr_ctf_write_info(dirfd, &vm->hdr_copy, vm->size, vm->desc_copy,
-				 vm->view.desc_count, &vm->clock,
-				 vm->trace_uuid);
+	file_sync(a, fd);
+	ret = gr_ctf_write_info(dirfd, &vm->hdr_copy, vm->size, vm->desc_copy,
+				vm->view.desc_count, &vm->clock,
+				vm->trace_uuid, &fd);
+	if (ret)
+		return ret;
+	file_sync(a, fd);
+	/* the renames: a descriptor of its own, the caller may close dirfd */
+	dfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	if (dfd < 0)
+		return fsync(dirfd) ? -errno : 0;
+	file_sync(a, dfd);
+	return 0;
 }
 
 /**
@@ -173,7 +235,8 @@ void session_close(struct gr_vm *vm)
 		vm->closes++;
 		io_uring_prep_fsync(sqe, c->fd, 0);
 	} else {
-		/* no memory or no entry: the metadata write fsynced it */
+		/* no memory or no entry: session_write_files() queued the
+		 * directory's fsync on a descriptor of its own */
 		free(c);
 		close(vm->session_fd);
 	}

@@ -492,11 +492,17 @@ static int write_all(int fd, const void *buf, size_t len)
 
 /*
  * Replace @name in @dirfd by @len bytes of @buf so that a reader sees the
- * old or the new file, never a partial one, even across a crash: write a
- * hidden temporary, fsync it, rename it over @name, fsync the directory.
+ * old or the new file, never a partial one: write a hidden temporary,
+ * rename it over @name. With @syncfd NULL, the temporary is fsynced
+ * before the rename and the directory after it, so that this holds
+ * across a crash too. Otherwise the file is left open and unsynced and
+ * its descriptor stored in *@syncfd: the caller fsyncs it and @dirfd
+ * (the agent does through io_uring, off its loop) and closes it; until
+ * then a crash may keep the old file or, on a file system that does not
+ * flush a file renamed over another as ext4 does, a short new one.
  */
 static int write_atomic(int dirfd, const char *tmp, const char *name,
-			const void *buf, size_t len)
+			const void *buf, size_t len, int *syncfd)
 {
 	int fd, ret;
 
@@ -505,15 +511,21 @@ static int write_atomic(int dirfd, const char *tmp, const char *name,
 	if (fd < 0)
 		return -errno;
 	ret = write_all(fd, buf, len);
-	if (!ret && fsync(fd))
+	if (!ret && !syncfd && fsync(fd))
 		ret = -errno;
-	if (close(fd) && !ret)
+	if (!syncfd && close(fd) && !ret)
 		ret = -errno;
 	if (!ret && renameat(dirfd, tmp, dirfd, name))
 		ret = -errno;
 	if (ret) {
+		if (syncfd)
+			close(fd);
 		unlinkat(dirfd, tmp, 0);
 		return ret;
+	}
+	if (syncfd) {
+		*syncfd = fd;
+		return 0;
 	}
 	if (fsync(dirfd))
 		return -errno;
@@ -525,24 +537,27 @@ static int write_atomic(int dirfd, const char *tmp, const char *name,
  * @dirfd: the trace directory, opened O_RDONLY | O_DIRECTORY
  * @text: TSDL from gr_ctf_metadata()
  * @len: bytes of @text
+ * @syncfd: NULL to fsync here; else receives the new file's descriptor,
+ *	which the caller fsyncs (then @dirfd) and closes (see write_atomic())
  *
  * Writes GR_CTF_METADATA_TMP (hidden: babeltrace2 would try to read a
  * visible "metadata.tmp" as a stream and reject the trace), fsyncs it and
  * renames it to GR_CTF_METADATA, then fsyncs the directory: a reader
  * opening the trace at any moment sees the old or the new metadata.
  *
- * Context: process; blocks on disk I/O.
+ * Context: process; blocks on disk I/O (on fsync only with @syncfd NULL).
  * Return: 0, -EINVAL if @text is not CTF 1.8 metadata, or -errno of the
  * failing system call.
  */
-int gr_ctf_write_metadata(int dirfd, const char *text, size_t len)
+int gr_ctf_write_metadata(int dirfd, const char *text, size_t len,
+			  int *syncfd)
 {
 	static const char magic[] = "/* CTF 1.8 */";
 
 	if (len < sizeof(magic) - 1 || memcmp(text, magic, sizeof(magic) - 1))
 		return -EINVAL;
 	return write_atomic(dirfd, GR_CTF_METADATA_TMP, GR_CTF_METADATA,
-			    text, len);
+			    text, len, syncfd);
 }
 
 /**
@@ -577,6 +592,7 @@ uint32_t gr_crc32(uint32_t crc, const void *buf, size_t len)
  * @nr_descs: at most the header's desc_count
  * @clock: clock mapping, or NULL for "not synchronized"
  * @trace_uuid: the session's UUID (as in the metadata)
+ * @syncfd: as for gr_ctf_write_metadata()
  *
  * Re-checks the copies with the validators, so that the file only ever
  * holds what the agent accepted, then writes it like the metadata (hidden
@@ -590,7 +606,7 @@ uint32_t gr_crc32(uint32_t crc, const void *buf, size_t len)
 int gr_ctf_write_info(int dirfd, const struct gr_region_hdr *hdr_copy,
 		      uint64_t region_size, const struct gr_event_desc *descs,
 		      unsigned int nr_descs, const struct gr_ctf_clock *clock,
-		      const uint8_t trace_uuid[16])
+		      const uint8_t trace_uuid[16], int *syncfd)
 {
 	struct gr_event_view ev;
 	struct gr_info_hdr h;
@@ -639,7 +655,8 @@ int gr_ctf_write_info(int dirfd, const struct gr_region_hdr *hdr_copy,
 		       (size_t)nr_descs * sizeof(*descs));
 	h.crc32 = htole32(gr_crc32(0, buf, len));
 	memcpy(buf, &h, sizeof(h));
-	ret = write_atomic(dirfd, GR_CTF_INFO_TMP, GR_CTF_INFO, buf, len);
+	ret = write_atomic(dirfd, GR_CTF_INFO_TMP, GR_CTF_INFO, buf, len,
+			   syncfd);
 	free(buf);
 	return ret;
 }

@@ -187,11 +187,12 @@ int gr_ctf_metadata(const struct gr_view *v,
 		    const struct gr_event_view *events, unsigned int nr_events,
 		    const struct gr_ctf_env *env,
 		    const struct gr_ctf_clock *clock, char **text, size_t *len);
-int gr_ctf_write_metadata(int dirfd, const char *text, size_t len);
+int gr_ctf_write_metadata(int dirfd, const char *text, size_t len,
+			  int *syncfd);
 int gr_ctf_write_info(int dirfd, const struct gr_region_hdr *hdr_copy,
 		      uint64_t region_size, const struct gr_event_desc *descs,
 		      unsigned int nr_descs, const struct gr_ctf_clock *clock,
-		      const uint8_t trace_uuid[16]);
+		      const uint8_t trace_uuid[16], int *syncfd);
 int gr_ctf_parse_info(const void *buf, size_t len, struct gr_ctf_info *info,
 		      const char **why);
 int gr_ctf_read_info(int dirfd, struct gr_ctf_info *info, const char **why);

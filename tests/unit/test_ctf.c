@@ -199,12 +199,12 @@ static int trace_create(struct trace *t, const char *name)
 			      &len);
 	if (ret)
 		return ret;
-	ret = gr_ctf_write_metadata(t->dirfd, text, len);
+	ret = gr_ctf_write_metadata(t->dirfd, text, len, NULL);
 	free(text);
 	if (ret)
 		return ret;
 	return gr_ctf_write_info(t->dirfd, &t->h, T_REGION, t->d, t->nd,
-				 &t->clock, t->env.trace_uuid);
+				 &t->clock, t->env.trace_uuid, NULL);
 }
 
 static void trace_close(struct trace *t)
@@ -1182,7 +1182,7 @@ static void test_metadata_refuses_unsafe_or_inexpressible_views(void)
 		CU_ASSERT_EQUAL(gr_ctf_metadata(&v, ev, T_NDESC, &syn.env, &c,
 						&text, &len), -EINVAL);
 	}
-	CU_ASSERT_EQUAL(gr_ctf_write_metadata(syn.dirfd, "/* CTF 1.7 */", 13),
+	CU_ASSERT_EQUAL(gr_ctf_write_metadata(syn.dirfd, "/* CTF 1.7 */", 13, NULL),
 			-EINVAL);
 }
 
@@ -1456,7 +1456,7 @@ static void test_metadata_rewrite_is_atomic_for_readers(void)
 		alarm(60);
 		for (i = 0; i < 400; i++)
 			if (gr_ctf_write_metadata(syn.dirfd, text[i % 2],
-						  len[i % 2]))
+						  len[i % 2], NULL))
 				_exit(1);
 		_exit(0);
 	}
@@ -1477,7 +1477,7 @@ static void test_metadata_rewrite_is_atomic_for_readers(void)
 	CU_ASSERT_NOT_EQUAL(fstatat(syn.dirfd, GR_CTF_METADATA_TMP, &st, 0), 0);
 	free(now);
 	/* restore the original for the other tests */
-	CU_ASSERT_EQUAL(gr_ctf_write_metadata(syn.dirfd, text[0], len[0]), 0);
+	CU_ASSERT_EQUAL(gr_ctf_write_metadata(syn.dirfd, text[0], len[0], NULL), 0);
 	free(text[0]);
 	free(text[1]);
 }
@@ -1552,14 +1552,14 @@ static void test_info_file_round_trips_and_is_checked(void)
 	make_descs(d);
 	d[2].fields[0].type = 9;
 	CU_ASSERT_EQUAL(gr_ctf_write_info(syn.dirfd, &syn.h, T_REGION, d,
-					  T_NDESC, NULL, syn.env.trace_uuid),
+					  T_NDESC, NULL, syn.env.trace_uuid, NULL),
 			-EINVAL);
 	h.magic = 0;
 	CU_ASSERT_EQUAL(gr_ctf_write_info(syn.dirfd, &h, T_REGION, syn.d,
-					  T_NDESC, NULL, syn.env.trace_uuid),
+					  T_NDESC, NULL, syn.env.trace_uuid, NULL),
 			-EINVAL);
 	CU_ASSERT_EQUAL(gr_ctf_write_info(syn.dirfd, &syn.h, T_REGION, syn.d,
-					  T_NDESC + 1, NULL, syn.env.trace_uuid),
+					  T_NDESC + 1, NULL, syn.env.trace_uuid, NULL),
 			-EINVAL);
 
 	/* the reader: every prefix of the file is refused or read whole */

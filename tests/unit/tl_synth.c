@@ -406,12 +406,12 @@ int tl_synth_write(const char *dir, const struct tl_synth *o,
 		return -errno;
 	ret = gr_ctf_metadata(&v, evs, S_NDESC, &env, &clock, &text, &len);
 	if (!ret) {
-		ret = gr_ctf_write_metadata(dirfd, text, len);
+		ret = gr_ctf_write_metadata(dirfd, text, len, NULL);
 		free(text);
 	}
 	if (!ret)
 		ret = gr_ctf_write_info(dirfd, &h, size, d, S_NDESC, &clock,
-					env.trace_uuid);
+					env.trace_uuid, NULL);
 	for (i = 0; !ret && i < (o->global ? 1 : o->cpus); i++)
 		ret = write_cpu(dirfd, o, i, truth);
 	close(dirfd);
