@@ -11,10 +11,10 @@
  *   consumer.c   draining rings to disk, zero copy      (cons_*)
  *   snapshot.c   flight-recorder snapshots              (snap_*)
  *   waiter.c     flush, snapshot and stop commands      (waiter_*)
- *   store.c      trace directories, sessions, quota     (store_*)
  *   control/     control socket (server.c: ctl_init/finish), commands,
  *                status, the one option parser, client, CLI (cli_main)
- *   trace/       CTF metadata (ctf.c), the reader of stored
+ *   trace/       CTF metadata (ctf.c), store.c (directories, quota,
+ *                store_*), the reader of stored
  *                traces (reader.c) for report.c and timeline.c
  *   region/      validate.c: checks on everything read from a guest
  *

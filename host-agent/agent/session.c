@@ -235,8 +235,9 @@ void session_close(struct gr_vm *vm)
 		vm->closes++;
 		io_uring_prep_fsync(sqe, c->fd, 0);
 	} else {
-		/* no memory or no entry: session_write_files() queued the
-		 * directory's fsync on a descriptor of its own */
+		/* no memory or no entry: close now; session_write_files()
+		 * queued (or did) the directory's fsync on its own descriptor,
+		 * unless it failed, and then the metadata stays as it was */
 		free(c);
 		close(vm->session_fd);
 	}

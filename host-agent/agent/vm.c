@@ -528,7 +528,19 @@ void vm_arm_timer(struct gr_vm *vm)
 		ns = vm->poll_ns;
 	if (vm->waiter.active || vm->closing || vm->sync_pending)
 		ns = ns > 5 * MS ? 5 * MS : ns;
-	gr_loop_timeout(&vm->agent->loop, &vm->timer_op, ns);
+	if (vm->timer_op.busy) {
+		/*
+		 * A shorter wait than the armed one (a command started): end
+		 * that one now, timer_done() arms again with this bound.
+		 */
+		if (vm->timer_due_ns > gr_now_ns() + ns) {
+			gr_loop_cancel(&vm->agent->loop, &vm->timer_op);
+			vm->timer_due_ns = 0;
+		}
+		return;
+	}
+	if (!gr_loop_timeout(&vm->agent->loop, &vm->timer_op, ns))
+		vm->timer_due_ns = gr_now_ns() + ns;
 }
 
 static void timer_done(struct gr_op *op, int res, unsigned int flags)
@@ -913,7 +925,7 @@ void vm_get_info(const struct gr_vm *vm, struct gr_vm_info *info)
 					sizeof(info->events) - off, "%s%s",
 					off ? "," : "", vm->events[i].name);
 	}
-	if (le64toh(st->ctrl_ack) != vm->ctrl_seq)
+	if (!hostctl_settings_acked(vm, vm->ctrl_seq))
 		snprintf(info->pending, sizeof(info->pending), "settings");
 	if (vm->clock.synced) {
 		info->sync_error_ns = vm->clock.error_ns;

@@ -106,7 +106,10 @@ struct gr_waiter {
 	uint64_t flush_req;		/* complete when flush_ack reaches it */
 	uint64_t ctrl_seq;		/* STOP: first see this settings
 					 * publication (tracing 0) acked, then
-					 * flush (spec 9.2); 0 once seen */
+					 * flush (spec 9.2) */
+	bool need_ack;			/* STOP: @ctrl_seq not acked yet (any
+					 * value of it, 0 too, is valid: an
+					 * adopted block may carry any seq) */
 	uint64_t deadline_ns;		/* CLOCK_MONOTONIC */
 	int kind;			/* GR_WAIT_* */
 	bool started;			/* SNAPSHOT: being taken (vm->snap) */
@@ -157,6 +160,7 @@ struct gr_vm {
 
 	/* polling */
 	struct gr_op timer_op;
+	uint64_t timer_due_ns;		/* when timer_op ends; 0: cancelled */
 	uint64_t poll_ns;		/* current interval */
 	uint64_t db_tick_ns;		/* last doorbell-driven pass */
 	uint64_t taken;			/* sub-buffers examined (stored or

@@ -62,8 +62,10 @@ static int start(struct gr_vm *vm, int kind, gr_done_fn done, void *arg)
 		.deadline_ns = gr_now_ns() + GR_CMD_TIMEOUT_NS,
 	};
 	/* stop: tracing 0 acknowledged first, then the flush (spec 9.2) */
-	if (kind == GR_WAIT_STOP)
+	if (kind == GR_WAIT_STOP) {
 		vm->waiter.ctrl_seq = vm->ctrl_seq;
+		vm->waiter.need_ack = true;
+	}
 	else
 		vm->waiter.flush_req = hostctl_flush(vm);
 	vm_arm_timer(vm);
@@ -83,12 +85,12 @@ void waiter_progress(struct gr_vm *vm)
 	if (!vm->waiter.active || vm->waiter.started)
 		return;
 	panic = hostctl_guest_state(vm) == GR_STATE_PANIC;
-	if (vm->waiter.ctrl_seq) {
+	if (vm->waiter.need_ack) {
 		/* no write for a disabled event runs after the ack */
 		if (!hostctl_settings_acked(vm, vm->waiter.ctrl_seq) &&
 		    !panic && gr_now_ns() < vm->waiter.deadline_ns)
 			return;
-		vm->waiter.ctrl_seq = 0;
+		vm->waiter.need_ack = false;
 		vm->waiter.flush_req = hostctl_flush(vm);
 		panic = hostctl_guest_state(vm) == GR_STATE_PANIC;
 	}
