@@ -630,8 +630,9 @@ void gr_ctl_start(struct gr_dev *gd)
  *
  * Afterwards no control pass does anything, no tick or switch timer
  * runs, CPU hotplug and the panic path no longer see @gd and probes no
- * longer record. The caller then frees the interrupts and cancels
- * @gd->ctl_work, which may still be queued (it does nothing).
+ * longer record. The caller then waits for the interrupt handlers (they
+ * are freed at unbind, devm) and cancels @gd->ctl_work and
+ * @gd->ctl_retry, which may still be queued (they do nothing).
  *
  * Context: process context; may sleep.
  */

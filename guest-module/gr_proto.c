@@ -373,7 +373,8 @@ void gr_status_set_consumed_errors(void *region, u64 errors)
  * make the guest run grace periods and IPIs back to back. A run that
  * comes too soon is not dropped: the caller leaves the request pending
  * (unacknowledged) and tries again when the returned time has passed, so
- * the last request is always carried out, at most one interval late.
+ * the last request is always carried out, at most one interval (and one
+ * timer tick) late.
  *
  * Context: any; the caller serializes calls on @rl.
  * Return: 0 if the step may run now (recorded as the last run); else the

@@ -171,7 +171,7 @@ static void gr_buf_lost_full(struct gr_buf *buf)
 		gr_put64(&buf->ring->prod.cons_event, buf->cons_event);
 		/*
 		 * Event index, Dekker pattern (spec 10 #9): our store of
-		 * cons_event before our re-load of consumed; pairs (spec 10 #9) with the
+		 * cons_event before our re-load of consumed; pairs with the
 		 * host's smp_mb() between its store of consumed and its load
 		 * of cons_event: either the host sees the new cons_event and
 		 * rings, or we see its new consumed here and the next write

@@ -566,7 +566,11 @@ static __always_inline notrace bool gr_rec_open(struct gr_rec *rec,
 {
 	struct gr_chan *chan;
 
+	/* off: no irq save/restore (probes stay attached while off) */
+	if (!gr_event_on(id))
+		return false;
 	local_irq_save(rec->flags);
+	/* again, with interrupts off: the RCU argument of G19 needs it */
 	if (likely(gr_event_on(id))) {
 		chan = rcu_dereference_sched(gr_rec_chan);
 		if (likely(chan)) {
