@@ -42,6 +42,7 @@
 #include "libvirt.h"
 #include "libvirt_meta.h"
 #include "opts.h"
+#include "out.h"
 
 static uint64_t now_ms(void)
 {
@@ -83,13 +84,15 @@ static void hook_log(struct hook *h, const char *fmt, ...)
 
 static void hook_log(struct hook *h, const char *fmt, ...)
 {
-	char msg[1024];
+	char raw[1024], msg[1024];
 	va_list ap;
 	FILE *f;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	/* parts come from the domain XML: one line, no control bytes */
+	ctl_one_line(msg, sizeof(msg), raw);
 	fprintf(stderr, "guestrelay hook: %s %s %s: %s\n", h->dom, h->op,
 		h->subop, msg);
 	if (!h->log[0])
@@ -668,8 +671,8 @@ static void hook_stopped(struct hook *h)
 		return;
 	}
 	if (a == AGENT_ERROR) {
-		done_add(h, "not served%s", !strcmp(ans.ename, "ENOENT") ?
-			 " (already removed)" : ans.body);
+		done_add(h, "not served: %s", !strcmp(ans.ename, "ENOENT") ?
+			 "already removed" : ans.body);
 		ctl_answer_free(&ans);
 		return;
 	}
