@@ -251,8 +251,9 @@ for f in vm1.svg vm1.html; do
 		continue
 	fi
 done
-grep -q ' 0 loss marks' <<<"$out" && fail "losses-are-marked" "$out" ||
-	ok "losses-are-marked (${out##*latency and })"
+grep -Eq ' [1-9][0-9]* loss marks' <<<"$out" &&
+	ok "losses-are-marked (${out##*latency and })" ||
+	fail "losses-are-marked" "no loss mark counted" "$out"
 check_picture vm1-svg "$T/vm1.svg" "$T/vm1.truth" "$T/vm1.report" 4
 check_picture vm1-html "$T/vm1.html" "$T/vm1.truth" "$T/vm1.report" 4
 render_check vm1-svg "$T/vm1.svg" 4
@@ -287,6 +288,12 @@ fi
 fi
 
 # --- a real guest's trace: GR_TIMELINE_TRACE, else the last `make demo` ---
+if [ "${GR_TIMELINE_REAL_ONLY:-0}" = 1 ] &&
+   ! [ -d "${GR_TIMELINE_TRACE:-}" ]; then
+	# the caller (e2e test_basic) made a trace: it must be drawn
+	fail "real-guest-trace-given" "no trace directory '${GR_TIMELINE_TRACE:-}'"
+	finish
+fi
 if [ -z "${GR_TIMELINE_TRACE:-}" ] && [ -d "$BUILD/demo/traces/demo" ]; then
 	GR_TIMELINE_TRACE=$(find "$BUILD/demo/traces/demo" -mindepth 1 \
 		-maxdepth 1 -type d ! -name 'snapshot-*' | sort | tail -n1)
