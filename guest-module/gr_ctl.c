@@ -138,6 +138,8 @@ static void gr_ctl_flush_ipi(void *arg)
 static void gr_ctl_flush(struct gr_dev *gd)
 {
 	on_each_cpu(gr_ctl_flush_ipi, gd, 1);
+	/* The counts the flush delivered, before its ack */
+	gr_chan_publish_events(gd->chan);
 }
 
 /**
@@ -523,6 +525,17 @@ static void gr_ctl_work(struct work_struct *work)
 	gr_ctl_pass(container_of(work, struct gr_dev, ctl_work));
 }
 
+/* Spec 6.11: prod.events, once per tick, serialized with the passes */
+static void gr_ctl_publish(struct work_struct *work)
+{
+	struct gr_dev *gd = container_of(work, struct gr_dev, pub_work);
+
+	mutex_lock(&gd->ctl_lock);
+	if (!gd->stopping)
+		gr_chan_publish_events(gd->chan);
+	mutex_unlock(&gd->ctl_lock);
+}
+
 static void gr_ctl_retry(struct work_struct *work)
 {
 	gr_ctl_pass(container_of(to_delayed_work(work), struct gr_dev,
@@ -561,6 +574,7 @@ static void gr_ctl_tick(struct timer_list *t)
 	if (READ_ONCE(gd->stopping))
 		return;
 	gr_status_heartbeat(gd->region);
+	schedule_work(&gd->pub_work);
 	if (gr_ctl_due(gd))
 		schedule_work(&gd->ctl_work);
 	/* spec G20: a pass at least every second, every 100 ms when polling */
@@ -579,6 +593,7 @@ void gr_ctl_dev_init(struct gr_dev *gd)
 	raw_spin_lock_init(&gd->sync_lock);
 	INIT_WORK(&gd->ctl_work, gr_ctl_work);
 	INIT_DELAYED_WORK(&gd->ctl_retry, gr_ctl_retry);
+	INIT_WORK(&gd->pub_work, gr_ctl_publish);
 	gd->ctl_rl.interval_ns = GR_CTL_MIN_INTERVAL_NS;
 	timer_setup(&gd->tick, gr_ctl_tick, 0);
 }
@@ -631,8 +646,8 @@ void gr_ctl_start(struct gr_dev *gd)
  * Afterwards no control pass does anything, no tick or switch timer
  * runs, CPU hotplug and the panic path no longer see @gd and probes no
  * longer record. The caller then waits for the interrupt handlers (they
- * are freed at unbind, devm) and cancels @gd->ctl_work and
- * @gd->ctl_retry, which may still be queued (they do nothing).
+ * are freed at unbind, devm) and cancels @gd->ctl_work, @gd->ctl_retry
+ * and @gd->pub_work, which may still be queued (they do nothing).
  *
  * Context: process context; may sleep.
  */

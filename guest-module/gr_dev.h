@@ -140,11 +140,14 @@ struct gr_ctrl_snap {
  * @sync_lock: serializes clock-sync answers (interrupt and pass)
  * @ctl_work: runs a control pass in process context
  * @ctl_retry: runs a control pass whose costly steps were deferred
+ * @pub_work: publishes the rings' event counts (spec 6.11); the tick
+ *	queues it
  * @ctl_rl: how often costly control steps may run (spec G28), under
  *	@ctl_lock; its deferred count is logged at unbind
  * @tick: heartbeat and control-pass check, every GR_TICK_*_MS
  * @running: published; interrupts and the tick may queue @ctl_work
- * @stopping: being removed; nothing may queue @ctl_work any more
+ * @stopping: being removed; nothing may queue @ctl_work or @pub_work any
+ *	more
  * @ctrl_irqs: GR_VEC_CTRL interrupts taken
  * @consumed_irqs: GR_VEC_CONSUMED interrupts taken
  * @passes: control passes run
@@ -183,6 +186,7 @@ struct gr_dev {
 	raw_spinlock_t sync_lock;
 	struct work_struct ctl_work;
 	struct delayed_work ctl_retry;
+	struct work_struct pub_work;
 	struct gr_ratelimit ctl_rl;
 	struct timer_list tick;
 	bool running;

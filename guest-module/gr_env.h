@@ -25,6 +25,7 @@
 #include <linux/errno.h>
 #include <linux/irqflags.h>
 #include <linux/kernel.h>
+#include <linux/lockdep.h>
 #include <linux/log2.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>

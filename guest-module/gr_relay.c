@@ -395,49 +395,40 @@ static bool gr_buf_switch(struct gr_buf *buf)
 /**
  * gr_buf_alloc_slow() - the slow path of gr_buf_alloc()
  * @buf: the ring, entered
- * @length: bytes to reserve (rounded up to GR_RECORD_ALIGN)
+ * @len: bytes to reserve, a multiple of GR_RECORD_ALIGN, at most
+ *	max_event_size (the caller checked)
  * @slot: receives the reserved bytes
  * @ts_held: the write holds a reading of the ring's clock (buf->last_ts)
  *	that a switch must reuse (spec 6.9)
  *
- * Switches to the next sub-buffer, at most once (spec G15), when the
- * record does not fit in the current one; drops and counts the record
- * when no sub-buffer is free or it is too big.
+ * Switches to the next sub-buffer, at most once (spec G15): the record
+ * does not fit in the current one. Drops and counts the record when no
+ * sub-buffer is free, or when subbuf_start reserved so much of the new
+ * one that it still does not fit.
  *
  * Context: the ring's writer context.
  * Return: 0; -ENOSPC (counted in lost_full), -E2BIG (counted in
- * lost_too_big), -EINVAL if @length is 0.
+ * lost_too_big).
  */
-int gr_buf_alloc_slow(struct gr_buf *buf, size_t length, u8 **slot,
+int gr_buf_alloc_slow(struct gr_buf *buf, size_t len, u8 **slot,
 		      bool ts_held)
 {
-	const struct gr_layout *lay = &buf->chan->layout;
-	size_t len;
 	bool ok;
 
-	if (unlikely(!length))
-		return -EINVAL;
-	if (length > lay->max_event_size)
-		goto too_big;
-	len = ALIGN(length, (size_t)GR_RECORD_ALIGN);
-	if (buf->offset + len > lay->subbuf_size) {
-		buf->ts_held = ts_held;
-		ok = gr_buf_switch(buf);
-		buf->ts_held = false;
-		if (!ok) {
-			gr_buf_lost_full(buf);
-			return -ENOSPC;
-		}
-		/* Only if subbuf_start reserved more than a packet header */
-		if (buf->offset + len > lay->subbuf_size)
-			goto too_big;
+	buf->ts_held = ts_held;
+	ok = gr_buf_switch(buf);
+	buf->ts_held = false;
+	if (!ok) {
+		gr_buf_lost_full(buf);
+		return -ENOSPC;
+	}
+	/* Only if subbuf_start reserved more than a packet header */
+	if (buf->offset + len > buf->subbuf_size) {
+		gr_buf_lost_too_big(buf);
+		return -E2BIG;
 	}
 	*slot = gr_buf_take(buf, len);
 	return 0;
-
-too_big:
-	gr_buf_lost_too_big(buf);
-	return -E2BIG;
 }
 
 /**
@@ -628,6 +619,9 @@ static void gr_buf_init(struct gr_chan *chan, u32 index)
 
 	buf->chan = chan;
 	buf->index = index;
+	buf->subbuf_size = chan->layout.subbuf_size;
+	buf->max_event_size = chan->layout.max_event_size;
+	buf->global = chan->global;
 	gr_buf_bind(buf);
 	gr_buf_init_recs(buf);
 	prod = &buf->ring->prod;
@@ -687,6 +681,7 @@ int gr_chan_open(struct gr_chan **chanp, void *region,
 	chan->private_data = private_data;
 	chan->mode = GR_MODE_STREAM;
 	chan->global = layout->flags & GR_HDR_GLOBAL;
+	chan->nr_cpus = layout->nr_cpus;
 	raw_spin_lock_init(&chan->lock);
 
 	ret = -ENOMEM;
@@ -694,10 +689,12 @@ int gr_chan_open(struct gr_chan **chanp, void *region,
 			      GFP_KERNEL);
 	if (!chan->bufs)
 		goto out_free_chan;
-	chan->cpus = kvcalloc(layout->nr_cpus, sizeof(*chan->cpus),
-			      GFP_KERNEL);
-	if (!chan->cpus)
-		goto out_free_bufs;
+	if (chan->global) {
+		chan->cpus = kvcalloc(layout->nr_cpus, sizeof(*chan->cpus),
+				      GFP_KERNEL);
+		if (!chan->cpus)
+			goto out_free_bufs;
+	}
 	if (region) {
 		chan->mem = region;
 		chan->mem_off = 0;
@@ -823,7 +820,7 @@ int gr_chan_late_setup(struct gr_chan *chan, void *region)
 /* Deliver the sub-buffer being filled if it holds anything. */
 static void gr_buf_flush(struct gr_buf *buf)
 {
-	if (buf->offset > buf->chan->layout.subbuf_size ||
+	if (buf->offset > buf->subbuf_size ||
 	    buf->offset <= buf->hdr_reserved)
 		return;
 	gr_buf_switch(buf);
@@ -920,6 +917,7 @@ void gr_chan_close(struct gr_chan *chan)
 	if (!chan)
 		return;
 	gr_chan_flush(chan);
+	gr_chan_publish_events(chan);
 	for (i = 0; i < chan->layout.nr_rings; i++)
 		WRITE_ONCE(chan->bufs[i].ring->prod.flags, cpu_to_le32(0));
 	if (chan->mapped)
@@ -1085,18 +1083,41 @@ void gr_chan_flush_idle(struct gr_chan *chan)
 	u32 i;
 
 	if (chan->global) {
-		for (i = 0; i < chan->layout.nr_cpus; i++)
+		for (i = 0; i < chan->nr_cpus; i++)
 			busy |= READ_ONCE(chan->cpus[i].nesting) != 0;
 		if (!busy)
 			gr_buf_flush(chan->bufs);
-		return;
+	} else {
+		for (i = 0; i < chan->layout.nr_rings; i++) {
+			if (i == this)
+				gr_chan_flush_this_cpu(chan);
+			else if (!READ_ONCE(chan->bufs[i].nesting))
+				gr_buf_flush(&chan->bufs[i]);
+		}
 	}
-	for (i = 0; i < chan->layout.nr_rings; i++) {
-		if (i == this)
-			gr_chan_flush_this_cpu(chan);
-		else if (!READ_ONCE(chan->cpus[i].nesting))
-			gr_buf_flush(&chan->bufs[i]);
-	}
+	gr_chan_publish_events(chan);
+}
+
+/**
+ * gr_chan_publish_events() - store every ring's event count in prod.events
+ * @chan: the channel
+ *
+ * Writers count events in their private state only; no store to the
+ * region per event (spec 6.11). This publishes the counts: at the tick,
+ * after a flush request, at close and at panic. A count read while its
+ * CPU writes may be one behind; the next call catches up.
+ *
+ * Context: any; one caller at a time (the control pass and the tick's
+ * work are serialized; close and panic have the channel to themselves),
+ * so prod.events never goes back.
+ */
+void gr_chan_publish_events(struct gr_chan *chan)
+{
+	u32 i;
+
+	for (i = 0; i < chan->layout.nr_rings; i++)
+		gr_put64(&chan->bufs[i].ring->prod.events,
+			 READ_ONCE(chan->bufs[i].events));
 }
 
 /* ---------------------------------------------------------------------- */

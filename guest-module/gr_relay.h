@@ -44,19 +44,25 @@ struct gr_callbacks {
 
 /**
  * struct gr_buf - the guest-private state of one ring
- * @chan: the channel
- * @index: ring index (the CPU, or 0 for the global ring)
  * @start: sub-buffer being filled
  * @offset: write offset in @start; subbuf_size + 1 while no sub-buffer is
  *	being filled (the last switch was refused)
+ * @subbuf_size: the layout's, cached for the writers
+ * @max_event_size: the layout's, cached for the writers
+ * @nesting: non-zero while the ring's CPU is inside the ring (a per-CPU
+ *	ring; a global ring uses the channel's per-CPU guards)
+ * @global: the channel's one ring for all CPUs
+ * @ts_held: a write took @last_ts for its record: a switch it causes uses
+ *	the same reading (one clock read per write, spec 6.9)
+ * @events: events written, free-running; prod.events is published from
+ *	it by gr_chan_publish_events(), never per event
+ * @last_ts: the ring's last timestamp; its clock never goes back (spec 6.9)
+ * @chan: the channel
+ * @index: ring index (the CPU, or 0 for the global ring)
  * @hdr_reserved: bytes reserved at the start of @start
  * @produced: sub-buffers finished; the one being filled has this number
  * @consumed: last valid value of the host's cons.consumed
  * @published: value of prod.produced the host may see
- * @events: events written, free-running
- * @last_ts: the ring's last timestamp; its clock never goes back (spec 6.9)
- * @ts_held: a write took @last_ts for its record: a switch it causes uses
- *	the same reading (one clock read per write, spec 6.9)
  * @ring: shared counters
  * @recs: commit records of this ring
  * @data: first sub-buffer of this ring
@@ -79,22 +85,29 @@ struct gr_callbacks {
  * @consumed_errors: invalid values of cons.consumed ignored
  * @doorbells: times the doorbell decision said "ring"
  *
- * Every counter the guest publishes in the ring's prod half is kept here
- * and only stored there: a value the guest wrote to the region is never
- * read back as input (spec G26).
+ * The members up to @chan are all a write touches on the fast path, in
+ * the structure's first cache line (the structure is cache-line aligned
+ * and each CPU has its own). Every counter the guest publishes in the
+ * ring's prod half is kept here and only stored there: a value the guest
+ * wrote to the region is never read back as input (spec G26).
  */
 struct gr_buf {
-	struct gr_chan *chan;
-	u32 index;
 	u8 *start;
 	size_t offset;
+	u32 subbuf_size;
+	u32 max_event_size;
+	u32 nesting;
+	bool global;
+	bool ts_held;
+	u64 events;
+	u64 last_ts;
+	struct gr_chan *chan;
+
+	u32 index;
 	size_t hdr_reserved;
 	u64 produced;
 	u64 consumed;
 	u64 published;
-	u64 events;
-	u64 last_ts;
-	bool ts_held;
 	struct gr_ring *ring;
 	struct gr_subbuf_rec *recs;
 	u8 *data;
@@ -121,7 +134,7 @@ struct gr_buf {
 } ____cacheline_aligned_in_smp;
 
 /**
- * struct gr_cpu - per-CPU nesting guard of a channel
+ * struct gr_cpu - per-CPU nesting guard of a global channel
  * @nesting: non-zero while this CPU is inside the channel
  */
 struct gr_cpu {
@@ -130,35 +143,42 @@ struct gr_cpu {
 
 /**
  * struct gr_chan - a relay channel
+ * @bufs: one per ring
+ * @cpus: one nesting guard per CPU for a global channel, else NULL (a
+ *	per-CPU ring holds its CPU's guard)
+ * @nr_cpus: the layout's, cached for the writers
+ * @global: one ring for all CPUs
+ * @lock: serializes writers of the global ring
+ * @lock_flags: interrupt state saved by the holder of @lock
  * @layout: geometry and layout of the region
  * @cb: callbacks, defaults filled in
  * @private_data: the caller's pointer from gr_chan_open()
  * @mem: where the rings are: the region, or private memory
  * @mem_off: region offset that @mem stands for
  * @priv_mem: private memory of a buffer-only channel, else NULL
- * @bufs: one per ring
- * @cpus: one nesting guard per CPU
- * @lock: serializes writers of the global ring
- * @lock_flags: interrupt state saved by the holder of @lock
  * @mode: GR_MODE_STREAM or GR_MODE_FLIGHT, read at every switch
  * @event_idx: GR_F_EVENT_IDX is in use (both sides implement it)
- * @global: one ring for all CPUs
  * @mapped: the host is attached
+ *
+ * The members up to @lock_flags are what a writer reads to find its ring,
+ * in the structure's first cache line.
  */
 struct gr_chan {
-	struct gr_layout layout;
+	struct gr_buf *bufs;
+	struct gr_cpu *cpus;
+	u32 nr_cpus;
+	bool global;
+	raw_spinlock_t lock;
+	unsigned long lock_flags;
+
+	struct gr_layout layout ____cacheline_aligned_in_smp;
 	struct gr_callbacks cb;
 	void *private_data;
 	u8 *mem;
 	u64 mem_off;
 	void *priv_mem;
-	struct gr_buf *bufs;
-	struct gr_cpu *cpus;
-	raw_spinlock_t lock;
-	unsigned long lock_flags;
 	u32 mode;
 	bool event_idx;
-	bool global;
 	bool mapped;
 };
 
@@ -175,6 +195,7 @@ int gr_chan_set_mode(struct gr_chan *chan, u32 mode);
 void gr_chan_set_event_idx(struct gr_chan *chan, bool on);
 int gr_chan_set_online(struct gr_chan *chan, u32 ring, bool online);
 u64 gr_chan_consumed_errors(struct gr_chan *chan);
+void gr_chan_publish_events(struct gr_chan *chan);
 int gr_subbufs_consumed(struct gr_chan *chan, u32 ring);
 void gr_buf_mapped(struct gr_chan *chan);
 void gr_buf_unmapped(struct gr_chan *chan);
@@ -232,30 +253,33 @@ static __always_inline notrace u8 *gr_buf_take(struct gr_buf *buf, size_t len)
 	buf->offset += len;
 	/* Zero the tail padding; the caller fills the first bytes */
 	memset(p + len - GR_RECORD_ALIGN, 0, GR_RECORD_ALIGN);
+	/* private: prod.events is published by gr_chan_publish_events() */
 	buf->events++;
-	gr_put64(&buf->ring->prod.events, buf->events);
 	return p;
 }
 
 /*
- * Reserve @length bytes, rounded up to GR_RECORD_ALIGN, in an entered
+ * Reserve @len bytes, a multiple of GR_RECORD_ALIGN that the caller has
+ * checked against max_event_size (once: spec 6.4 step 1), in an entered
  * ring; a record is never split (spec G13). @ts_held: the write took the
  * ring's clock already, a switch reuses that reading (spec 6.9).
  */
 static __always_inline notrace int gr_buf_alloc(struct gr_buf *buf,
-						size_t length, u8 **slot,
+						size_t len, u8 **slot,
 						bool ts_held)
 {
-	const struct gr_layout *lay = &buf->chan->layout;
-
-	if (likely(length && length <= lay->max_event_size &&
-		   buf->offset + ALIGN(length, (size_t)GR_RECORD_ALIGN) <=
-		   lay->subbuf_size)) {
-		*slot = gr_buf_take(buf, ALIGN(length,
-					       (size_t)GR_RECORD_ALIGN));
+	if (likely(buf->offset + len <= buf->subbuf_size)) {
+		*slot = gr_buf_take(buf, len);
 		return 0;
 	}
-	return gr_buf_alloc_slow(buf, length, slot, ts_held);
+	return gr_buf_alloc_slow(buf, len, slot, ts_held);
+}
+
+/* The nesting guard of @cpu (spec 6.10) */
+static __always_inline notrace u32 *gr_guard(struct gr_chan *chan, u32 cpu)
+{
+	return chan->global ? &chan->cpus[cpu].nesting :
+			      &chan->bufs[cpu].nesting;
 }
 
 static __always_inline notrace struct gr_buf *
@@ -264,18 +288,20 @@ __gr_buf_enter(struct gr_chan *chan, bool count)
 	u32 cpu = smp_processor_id();
 	struct gr_buf *buf;
 	unsigned long flags;
+	u32 *guard;
 
 	/* Cannot happen (nr_cpus is nr_cpu_ids); never index past the guards */
-	if (unlikely(cpu >= chan->layout.nr_cpus))
+	if (unlikely(cpu >= chan->nr_cpus))
 		return NULL;
 	buf = chan->global ? chan->bufs : &chan->bufs[cpu];
-	if (unlikely(READ_ONCE(chan->cpus[cpu].nesting))) {
+	guard = gr_guard(chan, cpu);
+	if (unlikely(READ_ONCE(*guard))) {
 		/* spec G15, 6.10: a nested write is dropped and counted */
 		if (count)
 			gr_buf_lost_nested(buf);
 		return NULL;
 	}
-	WRITE_ONCE(chan->cpus[cpu].nesting, 1);
+	WRITE_ONCE(*guard, 1);
 	/*
 	 * The guard is up before the ring is touched. Only code that runs on
 	 * this CPU (an interrupt or NMI nesting here) reads it: a compiler
@@ -327,16 +353,33 @@ gr_buf_enter(struct gr_chan *chan)
  */
 static __always_inline notrace void gr_buf_exit(struct gr_buf *buf)
 {
-	struct gr_chan *chan = buf->chan;
+	struct gr_chan *chan;
 	unsigned long flags;
 
-	if (chan->global) {
-		flags = chan->lock_flags;
-		raw_spin_unlock_irqrestore(&chan->lock, flags);
+	if (likely(!buf->global)) {
+		/* Pairs with the compiler barrier in __gr_buf_enter() */
+		barrier();
+		WRITE_ONCE(buf->nesting, 0);
+		return;
 	}
-	/* Pairs with the compiler barrier in __gr_buf_enter() */
+	chan = buf->chan;
+	flags = chan->lock_flags;
+	raw_spin_unlock_irqrestore(&chan->lock, flags);
 	barrier();
 	WRITE_ONCE(chan->cpus[smp_processor_id()].nesting, 0);
+}
+
+/* spec 6.4 step 1, the only size check of a write: 0, -EINVAL or -E2BIG */
+static __always_inline notrace int gr_buf_check_size(struct gr_buf *buf,
+						     size_t length)
+{
+	if (unlikely(!length))
+		return -EINVAL;
+	if (unlikely(length > buf->max_event_size)) {
+		gr_buf_lost_too_big(buf);
+		return -E2BIG;
+	}
+	return 0;
 }
 
 static __always_inline notrace int gr_write(struct gr_chan *chan,
@@ -348,7 +391,10 @@ static __always_inline notrace int gr_write(struct gr_chan *chan,
 
 	if (unlikely(!buf))
 		return -EBUSY;
-	ret = gr_buf_alloc(buf, length, &slot, false);
+	ret = gr_buf_check_size(buf, length);
+	if (likely(!ret))
+		ret = gr_buf_alloc(buf, ALIGN(length, (size_t)GR_RECORD_ALIGN),
+				   &slot, false);
 	if (likely(!ret))
 		memcpy(slot, data, length);
 	gr_buf_exit(buf);
@@ -430,10 +476,12 @@ static __always_inline notrace void *gr_relay_reserve(struct gr_chan *chan,
 	struct gr_buf *buf;
 	u8 *slot;
 
-	if (unlikely(cpu >= chan->layout.nr_cpus))
+	if (unlikely(cpu >= chan->nr_cpus))
 		return NULL;
 	buf = chan->global ? chan->bufs : &chan->bufs[cpu];
-	if (gr_buf_alloc(buf, length, &slot, false))
+	if (gr_buf_check_size(buf, length) ||
+	    gr_buf_alloc(buf, ALIGN(length, (size_t)GR_RECORD_ALIGN), &slot,
+			 false))
 		return NULL;
 	return slot;
 }
@@ -443,13 +491,13 @@ __gr_event_reserve(struct gr_buf *buf, u16 id, size_t payload_len,
 		   void **payload)
 {
 	struct gr_event_header *eh;
-	size_t len = sizeof(*eh) + payload_len;
+	size_t len = ALIGN(sizeof(*eh) + payload_len, (size_t)GR_RECORD_ALIGN);
 	u8 *slot;
 	u64 ts;
 	int ret;
 
-	if (unlikely(payload_len >
-		     buf->chan->layout.max_event_size - sizeof(*eh))) {
+	/* max_event_size is a multiple of 8 (spec 4.1): len fits if it does */
+	if (unlikely(payload_len > buf->max_event_size - sizeof(*eh))) {
 		gr_buf_lost_too_big(buf);
 		return -E2BIG;
 	}
@@ -460,7 +508,7 @@ __gr_event_reserve(struct gr_buf *buf, u16 id, size_t payload_len,
 		return ret;
 	eh = (struct gr_event_header *)slot;
 	eh->id = cpu_to_le16(id);
-	eh->size = cpu_to_le16((u16)ALIGN(len, (size_t)GR_RECORD_ALIGN));
+	eh->size = cpu_to_le16((u16)len);
 	eh->tid = cpu_to_le32(gr_current_tid());
 	eh->timestamp = cpu_to_le64(ts);
 	*payload = eh + 1;
@@ -510,12 +558,15 @@ static __always_inline notrace void *gr_event_reserve(struct gr_buf *buf,
  * gr_rec_open() (event test, interrupts off, nesting guard), then the
  * size, then gr_rec_reserve(), which undoes gr_rec_open() if it fails.
  *
- * The event is tested once, in gr_rec_open(), with interrupts off, in
- * one bitmap that already folds in whether recording is on. A section
- * with interrupts off is an RCU read-side critical section, so whoever
- * clears a bit or the channel pointer and then calls synchronize_rcu()
- * knows that no writer that saw the old value is still running (spec 9.2:
- * an ack of "tracing 0" or of a cleared enable bit is true).
+ * The event is tested once, in gr_rec_open(), in one bitmap that already
+ * folds in whether recording is on, before interrupts are saved (an event
+ * that is off costs one load and a branch). A tracepoint calls its probes
+ * with preemption disabled, an RCU read-side critical section that covers
+ * the test and the write, so whoever clears a bit or the channel pointer
+ * and then calls synchronize_rcu() knows that no writer that saw the old
+ * value is still running (spec 9.2: an ack of "tracing 0" or of a cleared
+ * enable bit is true). Callers outside a tracepoint disable preemption
+ * around gr_rec_begin() ... gr_rec_commit() themselves.
  */
 
 #define GR_REC_WORD_BITS	(8 * sizeof(unsigned long))
@@ -555,8 +606,9 @@ static __always_inline notrace bool gr_event_on(unsigned int id)
  * @rec: the caller's record state
  * @id: event id
  *
- * Context: any, including hard irq and NMI; never sleeps. On success
- * local interrupts stay disabled until gr_rec_reserve() fails or
+ * Context: preemption disabled (as a tracepoint calls its probes), any
+ * context including hard irq and NMI; never sleeps. On success local
+ * interrupts stay disabled until gr_rec_reserve() fails or
  * gr_rec_commit().
  * Return: true to go on with gr_rec_reserve(); false if the event is off,
  * no channel is active or the write would nest (counted in lost_nested).
@@ -569,17 +621,16 @@ static __always_inline notrace bool gr_rec_open(struct gr_rec *rec,
 	/* off: no irq save/restore (probes stay attached while off) */
 	if (!gr_event_on(id))
 		return false;
+	/* The RCU reader of the comment above; no code on a production kernel */
+	lockdep_assert_preemption_disabled();
+	chan = rcu_dereference_sched(gr_rec_chan);
+	if (unlikely(!chan))
+		return false;
 	local_irq_save(rec->flags);
-	/* again, with interrupts off: the RCU argument of G19 needs it */
-	if (likely(gr_event_on(id))) {
-		chan = rcu_dereference_sched(gr_rec_chan);
-		if (likely(chan)) {
-			rec->buf = __gr_buf_enter(chan, true);
-			if (likely(rec->buf)) {
-				rec->id = id;
-				return true;
-			}
-		}
+	rec->buf = __gr_buf_enter(chan, true);
+	if (likely(rec->buf)) {
+		rec->id = id;
+		return true;
 	}
 	local_irq_restore(rec->flags);
 	return false;

@@ -139,6 +139,7 @@ static inline void atomic64_inc(atomic64_t *v)
 #define local_irq_restore(flags)	((void)(flags))
 #define preempt_disable()		barrier()
 #define preempt_enable()		barrier()
+#define lockdep_assert_preemption_disabled()	do { } while (0)
 
 /* The "CPU" of this thread; one definition shared by every object file. */
 __thread unsigned int gr_user_cpu __weak;
