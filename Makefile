@@ -75,6 +75,7 @@ fuzz: deps
 # benchmarks: tables with ratios from the same run, never pass/fail on
 # times (BENCH_QUICK=1 make bench for a short run; tests/bench/README.md)
 bench: deps
+	tests/bench/bench_core.sh
 	tests/bench/bench_guest.sh
 	tests/bench/bench_host.sh
 	BENCH_NO_BUILD=1 tests/bench/bench_workload.sh

@@ -180,12 +180,11 @@ int gr_layout_check(const struct gr_layout *lay)
 	if (!gr_subbuf_size_valid(lay->subbuf_size) ||
 	    lay->n_subbufs < GR_MIN_SUBBUFS || lay->n_subbufs > GR_MAX_SUBBUFS)
 		return -EINVAL;
+	/* Spec 4.2 step 4; writers rely on it (GR_MIN_EVENT_LIMIT) */
 	if (lay->packet_header_size != sizeof(struct gr_packet_header) ||
-	    lay->max_event_size < sizeof(struct gr_event_header) ||
-	    lay->max_event_size % GR_RECORD_ALIGN ||
-	    lay->max_event_size > min_t(u32, GR_MAX_RECORD_SIZE,
-					lay->subbuf_size -
-					lay->packet_header_size))
+	    lay->max_event_size != min_t(u32, GR_MAX_RECORD_SIZE,
+					 lay->subbuf_size -
+					 lay->packet_header_size))
 		return -EINVAL;
 	/* Bounded offsets first: the sums below cannot overflow */
 	if (lay->region_size > GR_MAX_REGION_SIZE ||

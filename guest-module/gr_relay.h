@@ -275,13 +275,6 @@ static __always_inline notrace int gr_buf_alloc(struct gr_buf *buf,
 	return gr_buf_alloc_slow(buf, len, slot, ts_held);
 }
 
-/* The nesting guard of @cpu (spec 6.10) */
-static __always_inline notrace u32 *gr_guard(struct gr_chan *chan, u32 cpu)
-{
-	return chan->global ? &chan->cpus[cpu].nesting :
-			      &chan->bufs[cpu].nesting;
-}
-
 static __always_inline notrace struct gr_buf *
 __gr_buf_enter(struct gr_chan *chan, bool count)
 {
@@ -293,8 +286,14 @@ __gr_buf_enter(struct gr_chan *chan, bool count)
 	/* Cannot happen (nr_cpus is nr_cpu_ids); never index past the guards */
 	if (unlikely(cpu >= chan->nr_cpus))
 		return NULL;
-	buf = chan->global ? chan->bufs : &chan->bufs[cpu];
-	guard = gr_guard(chan, cpu);
+	/* The nesting guard of this CPU (spec 6.10) */
+	if (likely(!chan->global)) {
+		buf = &chan->bufs[cpu];
+		guard = &buf->nesting;
+	} else {
+		buf = chan->bufs;
+		guard = &chan->cpus[cpu].nesting;
+	}
 	if (unlikely(READ_ONCE(*guard))) {
 		/* spec G15, 6.10: a nested write is dropped and counted */
 		if (count)
@@ -368,6 +367,13 @@ static __always_inline notrace void gr_buf_exit(struct gr_buf *buf)
 	barrier();
 	WRITE_ONCE(chan->cpus[smp_processor_id()].nesting, 0);
 }
+
+/*
+ * The least max_event_size of any channel: the spec's value (4.2) for the
+ * smallest sub-buffer; gr_layout_check() holds every channel to it.
+ */
+#define GR_MIN_EVENT_LIMIT \
+	(GR_MIN_SUBBUF_SIZE - sizeof(struct gr_packet_header))
 
 /* spec 6.4 step 1, the only size check of a write: 0, -EINVAL or -E2BIG */
 static __always_inline notrace int gr_buf_check_size(struct gr_buf *buf,
@@ -496,8 +502,14 @@ __gr_event_reserve(struct gr_buf *buf, u16 id, size_t payload_len,
 	u64 ts;
 	int ret;
 
-	/* max_event_size is a multiple of 8 (spec 4.1): len fits if it does */
-	if (unlikely(payload_len > buf->max_event_size - sizeof(*eh))) {
+	/*
+	 * max_event_size is a multiple of 8 (spec 4.2): len fits if it does.
+	 * It is at least GR_MIN_EVENT_LIMIT, so a probe's fixed payload that
+	 * fits that needs no check at run time.
+	 */
+	if (!(__builtin_constant_p(payload_len) &&
+	      payload_len <= GR_MIN_EVENT_LIMIT - sizeof(*eh)) &&
+	    unlikely(payload_len > buf->max_event_size - sizeof(*eh))) {
 		gr_buf_lost_too_big(buf);
 		return -E2BIG;
 	}

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench_core.sh - instructions per event of the guest's relay core against
+# the floor, counted by callgrind (tests/bench/relay_ir.c)
+#
+#   tests/bench/bench_core.sh            (make bench runs it)
+#
+# Builds relay_ir from guest-module/gr_relay.[ch] and gr_layout.c in
+# userspace (tests/shim, -O2 as the unit tests), then for each path and
+# payload size runs it under `valgrind --tool=callgrind` with N and 2N
+# events; (I(2N) - I(N)) / N is the cost of one event, start-up excluded,
+# sub-buffer switches included at their real rate. Instruction counts are
+# the same whatever else the machine does, so this table is the stable
+# complement of bench_guest.sh's emulated timings. The userspace build
+# differs from the module in two places, the same for every path: the
+# clock (clock_gettime(), which valgrind runs as a system call, so it
+# counts little) and interrupts (no save/restore in userspace).
+#
+# Environment: BENCH_QUICK=1 (N = 5000 instead of 20000), BENCH_OUT=DIR
+# (default build/bench). Output: the table on stdout and in
+# DIR/core.md. Exit: 0 table written; 1 failed; 77 valgrind missing.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${BUILD:-$top/build}
+out=${BENCH_OUT:-$build/bench}
+n=20000
+[ "${BENCH_QUICK:-0}" = 1 ] && n=5000
+paths="clock floor rec write reserve"
+# irq_handler_exit, sys_enter and sched_switch, sched_process_exec
+payloads="8 56 248"
+
+say() { echo "bench_core: $*" >&2; }
+if ! command -v valgrind >/dev/null; then
+	say "valgrind not found (scripts/deps.sh bench); skipped"
+	exit 77
+fi
+mkdir -p "$out"
+bin=$out/relay_ir
+say "building $bin"
+cc -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
+	-I"$top/spec" -I"$top/tests/shim" -I"$top/guest-module" \
+	-o "$bin" "$top/tests/bench/relay_ir.c" \
+	"$top/guest-module/gr_relay.c" "$top/guest-module/gr_layout.c" \
+	-pthread
+
+# ir PATH PAYLOAD N: instructions callgrind counted for the whole run
+ir() {
+	valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+		"$bin" "$1" "$2" "$3" 2>&1 >/dev/null |
+		sed -nE 's/.*Collected : ([0-9]+).*/\1/p; s/.*I +refs: +([0-9,]+).*/\1/p' |
+		tr -d , | head -n 1
+}
+
+declare -A per
+for len in $payloads; do
+	for p in $paths; do
+		a=$(ir "$p" "$len" "$n")
+		b=$(ir "$p" "$len" $((2 * n)))
+		if [ -z "$a" ] || [ -z "$b" ]; then
+			say "no instruction count for $p $len"
+			exit 1
+		fi
+		per[$p.$len]=$(awk -v a="$a" -v b="$b" -v n="$n" \
+			'BEGIN { printf "%.1f", (b - a) / n }')
+	done
+done
+
+{
+	echo "## Relay core: instructions per event (callgrind)"
+	echo
+	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(valgrind --version), cc $(cc -dumpfullversion), N = $n and $((2 * n)) events per run."
+	echo "floor = clock + 16-byte header + payload at a bump pointer; rec = a probe's"
+	echo "gr_rec_begin/fill/gr_rec_commit; write = gr_relay_write() of a staged payload;"
+	echo "reserve = gr_relay_reserve() + fill. The target of issue 12: rec <= 1.25 x floor."
+	echo
+	echo "| payload B | clock | floor | rec | write | reserve | rec / floor | rec - floor |"
+	echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
+	for len in $payloads; do
+		awk -v l="$len" -v c="${per[clock.$len]}" -v f="${per[floor.$len]}" \
+		    -v r="${per[rec.$len]}" -v w="${per[write.$len]}" \
+		    -v s="${per[reserve.$len]}" 'BEGIN {
+			printf "| %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f | %.1f |\n",
+			       l, c, f, r, w, s, r / f, r - f }'
+	done
+} | tee "$out/core.md"

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * relay_ir.c - one writer path of the guest's relay core, N times, for
+ * callgrind to count its instructions (tests/bench/bench_core.sh)
+ *
+ *   relay_ir PATH PAYLOAD N
+ *
+ * PAYLOAD is 8, 56 or 248 bytes, a compile-time constant in each loop as
+ * a probe's sizeof(*payload) is (irq_handler_exit, sys_enter,
+ * sched_process_exec have payloads of about these sizes).
+ *
+ * PATH is what one event does:
+ *   floor    the least any tracer could do: read the clock, store a
+ *            16-byte event header and the payload at a bump pointer that
+ *            wraps in the same ring memory (no enable test, no nesting
+ *            guard, no interrupt save, no sub-buffer logic)
+ *   rec      a probe's path: gr_rec_begin(), fill, gr_rec_commit()
+ *   write    gr_relay_write() of a payload prepared on the stack
+ *   reserve  gr_relay_reserve(), fill (the caller protects the ring)
+ *   clock    the event clock alone
+ *
+ * The code is guest-module/gr_relay.h and gr_relay.c built in userspace
+ * (tests/shim), the same inline fast path the module compiles, over a
+ * buffer-only channel in flight mode so it never fills: sub-buffer
+ * switches happen at their real rate and are part of the count. The
+ * driver runs N and 2N events and takes the difference, so start-up is
+ * not counted. Instruction counts do not depend on the machine's load.
+ */
+#include "gr_env.h"
+#include "gr_layout.h"
+#include "gr_relay.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EV_ID		1
+#define MAX_PAYLOAD	248
+
+static u64 fill_word;
+
+/* The payload: @len bytes, 8 at a time, as a probe stores its fields */
+static __always_inline void fill(void *p, size_t len)
+{
+	u64 *w = p;
+	size_t i;
+
+	for (i = 0; i < len / 8; i++)
+		w[i] = fill_word + i;
+}
+
+static __always_inline void floor_one(u8 *mem, size_t size, size_t *off,
+				      size_t len)
+{
+	struct gr_event_header *eh;
+	size_t rec = ALIGN(sizeof(*eh) + len, (size_t)GR_RECORD_ALIGN);
+
+	if (*off + rec > size)
+		*off = 0;
+	eh = (struct gr_event_header *)(mem + *off);
+	*off += rec;
+	eh->id = cpu_to_le16(EV_ID);
+	eh->size = cpu_to_le16((u16)rec);
+	eh->tid = cpu_to_le32(gr_current_tid());
+	eh->timestamp = cpu_to_le64(gr_clock_ns());
+	fill(eh + 1, len);
+}
+
+/* One path, @n events of @len bytes; @len is a constant where inlined */
+static __always_inline u64 run(struct gr_chan *chan, const char *path,
+			       long n, size_t len)
+{
+	u8 stage[MAX_PAYLOAD] __aligned(8);
+	size_t off = 0;
+	struct gr_rec rec;
+	u64 sink = 0;
+	long i;
+	void *p;
+
+	memset(stage, 0x5a, sizeof(stage));
+	if (!strcmp(path, "floor")) {
+		/* the same memory the rings use, the same cache footprint */
+		for (i = 0; i < n; i++, fill_word++)
+			floor_one(chan->bufs[0].data,
+				  (size_t)chan->layout.n_subbufs *
+				  chan->layout.subbuf_size, &off, len);
+	} else if (!strcmp(path, "rec")) {
+		for (i = 0; i < n; i++, fill_word++) {
+			p = gr_rec_begin(&rec, EV_ID, len);
+			if (!p)
+				continue;
+			fill(p, len);
+			gr_rec_commit(&rec);
+		}
+	} else if (!strcmp(path, "write")) {
+		for (i = 0; i < n; i++, fill_word++) {
+			fill(stage, len);
+			sink += gr_relay_write(chan, stage, len) == 0;
+		}
+	} else if (!strcmp(path, "reserve")) {
+		for (i = 0; i < n; i++, fill_word++) {
+			p = gr_relay_reserve(chan, len);
+			if (p)
+				fill(p, len);
+		}
+	} else if (!strcmp(path, "clock")) {
+		for (i = 0; i < n; i++)
+			sink += gr_clock_ns();
+	} else {
+		fprintf(stderr, "relay_ir: unknown path '%s'\n", path);
+		exit(2);
+	}
+	return sink;
+}
+
+int main(int argc, char **argv)
+{
+	struct gr_geometry geo = { .region_size = 8 << 20, .nr_cpus = 1,
+				   .desc_count = 16, .subbuf_size = 65536,
+				   .n_subbufs = 16 };
+	u64 enable[GR_MAX_EVENTS / 64] = { 1ULL << EV_ID };
+	struct gr_layout lay;
+	struct gr_chan *chan;
+	u64 sink;
+	size_t len;
+	long n;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: relay_ir floor|rec|write|reserve|clock 8|56|248 N\n");
+		return 2;
+	}
+	len = strtoul(argv[2], NULL, 0);
+	n = atol(argv[3]);
+	if (n <= 0) {
+		fprintf(stderr, "relay_ir: N must be positive\n");
+		return 2;
+	}
+	if (gr_layout_compute(&geo, &lay) ||
+	    gr_chan_open(&chan, NULL, &lay, NULL, NULL) ||
+	    gr_chan_set_mode(chan, GR_MODE_FLIGHT)) {
+		fprintf(stderr, "relay_ir: cannot open a channel\n");
+		return 1;
+	}
+	gr_rec_set_events(enable);
+	gr_rec_activate(chan);
+	switch (len) {
+	case 8:
+		sink = run(chan, argv[1], n, 8);
+		break;
+	case 56:
+		sink = run(chan, argv[1], n, 56);
+		break;
+	case 248:
+		sink = run(chan, argv[1], n, 248);
+		break;
+	default:
+		fprintf(stderr, "relay_ir: PAYLOAD is 8, 56 or 248\n");
+		return 2;
+	}
+	printf("path=%s payload=%zu n=%ld events=%llu sink=%llu\n", argv[1],
+	       len, n, (unsigned long long)chan->bufs[0].events,
+	       (unsigned long long)(sink & 1));
+	gr_chan_close(chan);
+	return 0;
+}
