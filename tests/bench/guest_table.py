@@ -180,11 +180,24 @@ def floor_section(ns, warnings):
       "(the same bytes from the same sources) into BAR2, at a bump pointer "
       "wrapping in a 64 KiB window; no enable test, nesting guard, "
       "interrupt save or sub-buffer. It runs in the none phase, before "
-      "guestrelay.ko is loaded. Cells: median minus the median of none, "
-      "ns per call; ratios on medians (and on minima).")
+      "guestrelay.ko is loaded. floor: ns per call, median [min-max]; "
+      "over none: median minus the median of none; ratios of the costs "
+      "over none, on medians (and on minima).")
     p("")
-    hdr = "| tracepoint | payload B | floor over none (ns) |"
-    sep = "|---|---|---|"
+    below = ["%s/%s" % (label, t) for t in TARGETS
+             for v, label in FLOOR_TRACERS
+             if over(low, v, t) is not None and
+             over(low, "floor", t) is not None and
+             over(low, v, t) < over(low, "floor", t)]
+    if below:
+        warnings.append("cheaper than the floor on minima: %s. The floor "
+                        "ran earlier in the boot (the none phase) than the "
+                        "tracers; it does less than any of them, so load "
+                        "that hit the floor's runs is the likely cause: "
+                        "read its [min-max], run again"
+                        % ", ".join(below))
+    hdr = "| tracepoint | payload B | floor (ns) | floor over none (ns) |"
+    sep = "|---|---|---|---|"
     for _, label in FLOOR_TRACERS:
         hdr += " %s over none (ns) |" % label
         sep += "---|"
@@ -199,7 +212,8 @@ def floor_section(ns, warnings):
     for t in TARGETS:
         pay = PAYLOAD.get(t, ("?", "?"))[0]
         f = over(med, "floor", t)
-        row = "| %s | %s | %s |" % (t, pay, "-" if f is None else fmt(f))
+        row = "| %s | %s | %s | %s |" % (t, pay, cell(ns.get(("floor", t))),
+                                         "-" if f is None else fmt(f))
         for v, _ in FLOOR_TRACERS:
             x = over(med, v, t)
             row += " %s |" % ("-" if x is None else fmt(x))
