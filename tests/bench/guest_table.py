@@ -36,6 +36,10 @@ CLOCKS = [("clock_mono_fast",
           ("clock_tsc_ordered", "rdtsc_ordered(): raw TSC, ordered"),
           ("clock_tsc", "rdtsc(): raw TSC, plain"),
           ("clock_none", "none: the loop alone, a load in place of the read")]
+# clocks timed in the rounds of these variants too (bench-probes), so
+# that the clock's share is taken from reads timed next to the probe's
+INCLOCKS = ["clock_none", "clock_mono_fast"]
+INCLOCK_VARIANTS = ["none", "gr"]
 # guestrelay's probe with another clock in place of its own
 SWAP_CLOCKS = [("clock_local_clock", "local_clock()"),
                ("clock_tsc_ordered", "rdtsc_ordered()"),
@@ -122,7 +126,10 @@ def cell(vals):
 
 
 def floor_key(v, t):
-    """(variant, target) of a run: floor_T in the none phase is (floor, T)."""
+    """(variant, target) of a run: floor_T in the none phase is (floor, T);
+    a clock timed in the rounds of variant V is (clock@V, clock)."""
+    if t.startswith("clock_") and not v.startswith("clock"):
+        return "clock@" + v, t
     if t.startswith(FLOOR_PREFIX):
         if v != "none":
             return "floor-in-" + v, t[len(FLOOR_PREFIX):]
@@ -141,6 +148,11 @@ def floor_clock_check(ns, reps):
         n = len(ns.get(("clock", c), []))
         if n != reps:
             bad.append("clock/%s: %d runs, not %d" % (c, n, reps))
+    for v in INCLOCK_VARIANTS:
+        for c in INCLOCKS:
+            n = len(ns.get(("clock@" + v, c), []))
+            if n != reps:
+                bad.append("%s/%s: %d runs, not %d" % (v, c, n, reps))
     for (v, t) in sorted(ns):
         if v.startswith("floor-in-"):
             bad.append("%s%s ran in variant %s, not none"
@@ -237,9 +249,9 @@ def floor_section(ns, warnings):
     return out
 
 
-def clock_section(ns, info):
+def clock_section(ns, info, warnings):
     """The clocks (ns per read, ratio to the event clock) and what the
-    clock costs guestrelay's probe and the floor."""
+    clock costs guestrelay's probe and the floor. Appends to warnings."""
     med = {k: statistics.median(v) for k, v in ns.items() if v}
     ref = med.get(("clock", CLOCKS[0][0]))
     cs = info.get("clocksource", "?")
@@ -268,22 +280,37 @@ def clock_section(ns, info):
         if v.startswith("clock-"):
             p("| ktime_get_mono_fast_ns(), clocksource %s | %s | %s |"
               % (v[len("clock-"):], cell(ns[(v, t)]), rel(med.get((v, t)))))
+    for v in INCLOCK_VARIANTS:
+        for c in INCLOCKS:
+            label = dict(CLOCKS)[c].split(":")[0]
+            if c == "clock_none":
+                label = "the loop alone"
+            p("| %s, timed in the rounds of %s | %s | %s |"
+              % (label, v, cell(ns.get(("clock@" + v, c))),
+                 "-" if c == "clock_none" else
+                 rel(med.get(("clock@" + v, c)))))
     p("")
 
-    loop = med.get(("clock", "clock_none"), 0.0)
-    own = med.get(("clock", CLOCKS[0][0]))
-    if own is None:
+    def share(v):
+        """The event clock's read less the loop, timed in variant v."""
+        c, n = med.get(("clock@" + v, INCLOCKS[1])), \
+            med.get(("clock@" + v, INCLOCKS[0]))
+        return None if c is None or n is None else c - n
+
+    loop = med.get(("clock", "clock_none"))
+    own_gr, own_floor = share("gr"), share("none")
+    if own_gr is None or loop is None:
         return out
-    own -= loop
     p("### What the clock costs guestrelay's probe")
     p("")
     p("Estimated from the clock targets, guestrelay.ko unchanged: its "
-      "probe reads ktime_get_mono_fast_ns() once per event; the read "
-      "costs what it costs in the loop above, less the loop (%s ns). "
-      "Without: guestrelay over none minus that; with another clock: "
-      "without plus that clock's read, less the loop. The floor reads "
-      "the same clock once too. ns per call, medians."
-      % fmt(own))
+      "probe reads ktime_get_mono_fast_ns() once per event; the read is "
+      "taken to cost what it costs in a loop timed in the same rounds, "
+      "less the loop: %s ns in guestrelay's rounds, %s ns in the floor's "
+      "(the none phase). Without: over none minus that; with another "
+      "clock: without plus that clock's read less the loop (clock "
+      "phase). ns per call, medians."
+      % (fmt(own_gr), "-" if own_floor is None else fmt(own_floor)))
     p("")
     hdr = "| tracepoint | guestrelay over none | without the clock |"
     sep = "|---|---|---|"
@@ -294,25 +321,36 @@ def clock_section(ns, info):
     sep += "---|---|"
     p(hdr)
     p(sep)
+    odd = []
     for t in TARGETS:
         n0 = med.get(("none", t))
         g = med.get(("gr", t))
         f = med.get(("floor", t))
         if n0 is None or g is None:
             continue
-        wo = g - n0 - own
+        wo = g - n0 - own_gr
         row = "| %s | %s | %s |" % (t, fmt(g - n0), fmt(wo))
         for c, _ in SWAP_CLOCKS:
             x = med.get(("clock", c))
             row += " %s |" % ("-" if x is None else fmt(wo + x - loop))
-        if f is None:
+        if f is None or own_floor is None:
             row += " - | - |"
         else:
-            fwo = f - n0 - own
+            fwo = f - n0 - own_floor
             row += " %s | %s |" % (
-                fmt(fwo), "%.2f" % (wo / fwo) if fwo > 0 else "-")
+                fmt(fwo), "%.2f" % (wo / fwo) if fwo > 0 and wo > 0
+                else "-")
+            if fwo <= 0:
+                odd.append("floor/" + t)
+        if wo <= 0:
+            odd.append("guestrelay/" + t)
         p(row)
     p("")
+    if odd:
+        warnings.append("the clock's share came out at or above the whole "
+                        "cost for %s: load hit the clock's runs or the "
+                        "probe's; the without-the-clock estimates of this "
+                        "run mean little" % ", ".join(odd))
     return out
 
 
@@ -467,7 +505,7 @@ def main():
       "filename, guestrelay's 256-byte payload case.")
     p("")
     out.extend(floor_section(ns, warnings))
-    out.extend(clock_section(ns, info))
+    out.extend(clock_section(ns, info, warnings))
     p("## Conditions")
     p("")
     p("- guest: kernel %s, %s CPUs (the benchmark pinned to CPU 0), "
