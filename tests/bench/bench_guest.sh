@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # bench_guest.sh - per-event cost of guestrelay's probes against ftrace's
-# events on the same tracepoints, measured in ONE guest boot
+# events on the same tracepoints, and against a floor (the least a tracer
+# could do per event), with the clocks an event can be stamped with,
+# measured in ONE guest boot
 #
 #   tests/bench/bench_guest.sh            (or: make bench)
 #
@@ -69,7 +71,7 @@ if [ "${BENCH_NO_BUILD:-0}" != 1 ]; then
 	mkdir -p "$out/grbench"
 	cp -p "$top/tests/bench/grbench/grbench.c" \
 		"$top/tests/bench/grbench/Kbuild" "$out/grbench/"
-	make -C "$kdir" M="$out/grbench" modules >>"$out/build.log" 2>&1 ||
+	make -C "$kdir" M="$out/grbench" GR_TOP="$top" modules >>"$out/build.log" 2>&1 ||
 		die "grbench.ko failed to build; see $out/build.log"
 fi
 bench_need_guest

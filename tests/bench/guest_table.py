@@ -6,8 +6,10 @@ Reads the console of a guest that ran /gr/bench-probes (lines
 "GR: BENCH ...") and the agent's `guestrelay status --json` of that guest
 taken when it finished, and prints a Markdown report: per tracepoint the
 median [min-max] ns per call of every variant, the guestrelay/ftrace
-ratio of the probe costs (each minus the bare loop), the clocks, whether
-either tracer dropped anything, and what was attached in each variant.
+ratio of the probe costs (each minus the bare loop), the floor (grbench's
+minimal probe) against the tracers, the clocks and what the clock costs
+guestrelay's probe, whether either tracer dropped anything, and what was
+attached in each variant.
 
 Exit status: 0 report printed; 1 report printed but a variant ran with
 other probes attached than it should, or a run is missing (its numbers
@@ -22,11 +24,34 @@ import sys
 
 TARGETS = ["sched_switch", "sys_enter", "irq_handler_exit",
            "sched_process_exec"]
+# clock targets of grbench, the first being the event clock of both
+# tracers here; ratios are to it
 CLOCKS = [("clock_mono_fast",
            "ktime_get_mono_fast_ns(): guestrelay's clock, ftrace's \"mono\" "
            "(used here)"),
+          ("clock_raw_fast", "ktime_get_raw_fast_ns()"),
           ("clock_local",
-           "trace_clock_local(): ftrace's default \"local\"")]
+           "trace_clock_local(): ftrace's default \"local\""),
+          ("clock_local_clock", "local_clock()"),
+          ("clock_tsc_ordered", "rdtsc_ordered(): raw TSC, ordered"),
+          ("clock_tsc", "rdtsc(): raw TSC, plain"),
+          ("clock_none", "none: the loop alone, a load in place of the read")]
+# clocks timed in the rounds of these variants too (bench-probes), so
+# that the clock's share is taken from reads timed next to the probe's
+INCLOCKS = ["clock_none", "clock_mono_fast"]
+INCLOCK_VARIANTS = ["none", "gr"]
+# guestrelay's probe with another clock in place of its own
+SWAP_CLOCKS = [("clock_local_clock", "local_clock()"),
+               ("clock_tsc_ordered", "rdtsc_ordered()"),
+               ("clock_tsc", "rdtsc()")]
+# the floor: grbench's target floor_<tracepoint>, run in the "none"
+# phase, reported as variant "floor"
+FLOOR_PREFIX = "floor_"
+# the tracers set against the floor: (variant, column label)
+FLOOR_TRACERS = [("gr", "guestrelay"), ("ftrace", "ftrace")]
+# guestrelay's goal against the floor on small events
+FLOOR_TARGET = 1.25
+SMALL_PAYLOAD = 64
 VARIANTS = ["none", "gr", "ftrace", "both"]
 # payload bytes written: (guestrelay, ftrace); headers come on top:
 # guestrelay 16 (struct gr_event_header), ftrace 12 (4-byte ring buffer
@@ -71,6 +96,12 @@ def expected_probes(variant, funcs, nr):
     ours = [n for n in names
             if n.startswith("gr_probe_") and n.endswith("[guestrelay]")]
     ftrace = [n for n in names if n.startswith("trace_event_raw_event_")]
+    if variant == "floor":
+        if nr != 1 or len(names) != 1 or \
+                not names[0].startswith("grb_floor_") or \
+                not names[0].endswith("[grbench]"):
+            return "%d probe(s) attached: %s" % (nr, funcs or "none")
+        return None
     if variant.startswith("clock"):
         variant = "clock"
     want = {"none": (0, 0), "clock": (0, 0), "gr": (1, 0),
@@ -92,6 +123,235 @@ def cell(vals):
         return "-"
     return "%s [%s-%s]" % (fmt(statistics.median(vals)), fmt(min(vals)),
                            fmt(max(vals)))
+
+
+def floor_key(v, t):
+    """(variant, target) of a run: floor_T in the none phase is (floor, T);
+    a clock timed in the rounds of variant V is (clock@V, clock)."""
+    if t.startswith("clock_") and not v.startswith("clock"):
+        return "clock@" + v, t
+    if t.startswith(FLOOR_PREFIX):
+        if v != "none":
+            return "floor-in-" + v, t[len(FLOOR_PREFIX):]
+        return "floor", t[len(FLOOR_PREFIX):]
+    return v, t
+
+
+def floor_clock_check(ns, reps):
+    """The floor's and the clocks' runs that are missing, as INVALID lines."""
+    bad = []
+    for t in TARGETS:
+        n = len(ns.get(("floor", t), []))
+        if n != reps:
+            bad.append("floor/%s: %d runs, not %d" % (t, n, reps))
+    for c, _ in CLOCKS:
+        n = len(ns.get(("clock", c), []))
+        if n != reps:
+            bad.append("clock/%s: %d runs, not %d" % (c, n, reps))
+    for v in INCLOCK_VARIANTS:
+        for c in INCLOCKS:
+            n = len(ns.get(("clock@" + v, c), []))
+            if n != reps:
+                bad.append("%s/%s: %d runs, not %d" % (v, c, n, reps))
+    for (v, t) in sorted(ns):
+        if v.startswith("floor-in-"):
+            bad.append("%s%s ran in variant %s, not none"
+                       % (FLOOR_PREFIX, t, v[len("floor-in-"):]))
+    return bad
+
+
+def floor_section(ns, warnings):
+    """The floor table: each tracer's probe against the least any tracer
+    could do. Appends to warnings."""
+    med = {k: statistics.median(v) for k, v in ns.items() if v}
+    low = {k: min(v) for k, v in ns.items() if v}
+    noisy = ["floor/%s" % t for t in TARGETS
+             if min(ns.get(("floor", t), [0])) > 0 and
+             max(ns[("floor", t)]) / min(ns[("floor", t)]) > 1.5]
+    if noisy:
+        warnings.append("noisy floor cells (max > 1.5 x min): %s"
+                        % ", ".join(noisy))
+
+    def over(d, v, t):
+        if (v, t) in d and ("none", t) in d:
+            return d[(v, t)] - d[("none", t)]
+        return None
+
+    def ratio(d, v, t):
+        x, f = over(d, v, t), over(d, "floor", t)
+        return "-" if x is None or not f or f <= 0 else "%.2f" % (x / f)
+
+    out = []
+    p = out.append
+    p("## Against the floor")
+    p("")
+    p("floor: grbench's own probe on the same tracepoint, through the same "
+      "loop, doing the least any tracer could do per event: read "
+      "ktime_get_mono_fast_ns(), store guestrelay's 16-byte record header "
+      "(id, size, tid, timestamp) and guestrelay's payload for the event "
+      "(the same bytes from the same sources) into BAR2, at a bump pointer "
+      "wrapping in a 64 KiB window; no enable test, nesting guard, "
+      "interrupt save or sub-buffer. It runs in the none phase, before "
+      "guestrelay.ko is loaded. floor: ns per call, median [min-max]; "
+      "over none: median minus the median of none; ratios of the costs "
+      "over none, on medians (and on minima).")
+    p("")
+    below = ["%s/%s" % (label, t) for t in TARGETS
+             for v, label in FLOOR_TRACERS
+             if over(low, v, t) is not None and
+             over(low, "floor", t) is not None and
+             over(low, v, t) < over(low, "floor", t)]
+    if below:
+        warnings.append("cheaper than the floor on minima: %s. The floor "
+                        "ran earlier in the boot (the none phase) than the "
+                        "tracers; it does less than any of them, so load "
+                        "that hit the floor's runs is the likely cause: "
+                        "read its [min-max], run again"
+                        % ", ".join(below))
+    hdr = "| tracepoint | payload B | floor (ns) | floor over none (ns) |"
+    sep = "|---|---|---|---|"
+    for _, label in FLOOR_TRACERS:
+        hdr += " %s over none (ns) |" % label
+        sep += "---|"
+    for _, label in FLOOR_TRACERS:
+        if label == "guestrelay":
+            hdr += " guestrelay/floor (target %.2fx) |" % FLOOR_TARGET
+        else:
+            hdr += " %s/floor |" % label
+        sep += "---|"
+    p(hdr)
+    p(sep)
+    for t in TARGETS:
+        pay = PAYLOAD.get(t, ("?", "?"))[0]
+        f = over(med, "floor", t)
+        row = "| %s | %s | %s | %s |" % (t, pay, cell(ns.get(("floor", t))),
+                                         "-" if f is None else fmt(f))
+        for v, _ in FLOOR_TRACERS:
+            x = over(med, v, t)
+            row += " %s |" % ("-" if x is None else fmt(x))
+        for v, label in FLOOR_TRACERS:
+            r = ratio(med, v, t)
+            cellv = "%s (min %s)" % (r, ratio(low, v, t))
+            if label == "guestrelay" and r != "-":
+                if isinstance(pay, int) and pay > SMALL_PAYLOAD:
+                    cellv += ", not a small event"
+                elif float(r) <= FLOOR_TARGET:
+                    cellv += ", within target"
+                else:
+                    cellv += ", above target"
+            row += " %s |" % cellv
+        p(row)
+    p("")
+    p("- target: guestrelay's probe at most %.2fx the floor on small events "
+      "(payload up to %d B); sched_process_exec is the 256-byte case."
+      % (FLOOR_TARGET, SMALL_PAYLOAD))
+    p("")
+    return out
+
+
+def clock_section(ns, info, warnings):
+    """The clocks (ns per read, ratio to the event clock) and what the
+    clock costs guestrelay's probe and the floor. Appends to warnings."""
+    med = {k: statistics.median(v) for k, v in ns.items() if v}
+    ref = med.get(("clock", CLOCKS[0][0]))
+    cs = info.get("clocksource", "?")
+
+    def rel(x):
+        return "%.2f" % (x / ref) if ref and x is not None else "-"
+
+    out = []
+    p = out.append
+    p("## Clocks (TCG, emulated)")
+    p("")
+    p("Each clock read in a loop, in the same boot and the same way as the "
+      "events (chunks of 1000, interrupts off). Ratio: median over the "
+      "median of ktime_get_mono_fast_ns() under clocksource %s." % cs)
+    p("")
+    p("| clock | ns per read | ratio to mono_fast |")
+    p("|---|---|---|")
+    for c, label in CLOCKS:
+        if c == "clock_none":
+            p("| %s | %s | - |" % (label, cell(ns.get(("clock", c)))))
+            continue
+        p("| %s, clocksource %s | %s | %s |"
+          % (label, cs, cell(ns.get(("clock", c))),
+             rel(med.get(("clock", c)))))
+    for v, t in sorted(ns):
+        if v.startswith("clock-"):
+            p("| ktime_get_mono_fast_ns(), clocksource %s | %s | %s |"
+              % (v[len("clock-"):], cell(ns[(v, t)]), rel(med.get((v, t)))))
+    for v in INCLOCK_VARIANTS:
+        for c in INCLOCKS:
+            label = dict(CLOCKS)[c].split(":")[0]
+            if c == "clock_none":
+                label = "the loop alone"
+            p("| %s, timed in the rounds of %s | %s | %s |"
+              % (label, v, cell(ns.get(("clock@" + v, c))),
+                 "-" if c == "clock_none" else
+                 rel(med.get(("clock@" + v, c)))))
+    p("")
+
+    def share(v):
+        """The event clock's read less the loop, timed in variant v."""
+        c, n = med.get(("clock@" + v, INCLOCKS[1])), \
+            med.get(("clock@" + v, INCLOCKS[0]))
+        return None if c is None or n is None else c - n
+
+    loop = med.get(("clock", "clock_none"))
+    own_gr, own_floor = share("gr"), share("none")
+    if own_gr is None or loop is None:
+        return out
+    p("### What the clock costs guestrelay's probe")
+    p("")
+    p("Estimated from the clock targets, guestrelay.ko unchanged: its "
+      "probe reads ktime_get_mono_fast_ns() once per event; the read is "
+      "taken to cost what it costs in a loop timed in the same rounds, "
+      "less the loop: %s ns in guestrelay's rounds, %s ns in the floor's "
+      "(the none phase). Without: over none minus that; with another "
+      "clock: without plus that clock's read less the loop (clock "
+      "phase). ns per call, medians."
+      % (fmt(own_gr), "-" if own_floor is None else fmt(own_floor)))
+    p("")
+    hdr = "| tracepoint | guestrelay over none | without the clock |"
+    sep = "|---|---|---|"
+    for _, label in SWAP_CLOCKS:
+        hdr += " with %s |" % label
+        sep += "---|"
+    hdr += " floor without the clock | guestrelay/floor without the clock |"
+    sep += "---|---|"
+    p(hdr)
+    p(sep)
+    odd = []
+    for t in TARGETS:
+        n0 = med.get(("none", t))
+        g = med.get(("gr", t))
+        f = med.get(("floor", t))
+        if n0 is None or g is None:
+            continue
+        wo = g - n0 - own_gr
+        row = "| %s | %s | %s |" % (t, fmt(g - n0), fmt(wo))
+        for c, _ in SWAP_CLOCKS:
+            x = med.get(("clock", c))
+            row += " %s |" % ("-" if x is None else fmt(wo + x - loop))
+        if f is None or own_floor is None:
+            row += " - | - |"
+        else:
+            fwo = f - n0 - own_floor
+            row += " %s | %s |" % (
+                fmt(fwo), "%.2f" % (wo / fwo) if fwo > 0 and wo > 0
+                else "-")
+            if fwo <= 0:
+                odd.append("floor/" + t)
+        if wo <= 0:
+            odd.append("guestrelay/" + t)
+        p(row)
+    p("")
+    if odd:
+        warnings.append("the clock's share came out at or above the whole "
+                        "cost for %s: load hit the clock's runs or the "
+                        "probe's; the without-the-clock estimates of this "
+                        "run mean little" % ", ".join(odd))
+    return out
 
 
 def main():
@@ -129,7 +389,7 @@ def main():
     ft_overrun, ft_short = 0, 0
     for r in runs:
         try:
-            v, t = r["variant"], r["target"]
+            v, t = floor_key(r["variant"], r["target"])
             per = int(r["ns"]) / int(r["calls"])
             nr = int(r["probes"])
         except (KeyError, ValueError, ZeroDivisionError):
@@ -155,6 +415,7 @@ def main():
             n = len(ns.get((v, t), []))
             if n != a.reps:
                 invalid.append("%s/%s: %d runs, not %d" % (v, t, n, a.reps))
+    invalid.extend(floor_clock_check(ns, a.reps))
     if errors:
         invalid.extend(errors)
     if kernel_bad:
@@ -243,19 +504,8 @@ def main():
       "16 B, ftrace 12 B); sched_process_exec carries a 247-character "
       "filename, guestrelay's 256-byte payload case.")
     p("")
-    p("## Clocks (TCG, emulated)")
-    p("")
-    p("| clock | ns per read |")
-    p("|---|---|")
-    for c, label in CLOCKS:
-        p("| %s, clocksource %s | %s |"
-          % (label, info.get("clocksource", "?"),
-             cell(ns.get(("clock", c)))))
-    for v, t in sorted(ns):
-        if v.startswith("clock-"):
-            p("| ktime_get_mono_fast_ns(), clocksource %s | %s |"
-              % (v[len("clock-"):], cell(ns[(v, t)])))
-    p("")
+    out.extend(floor_section(ns, warnings))
+    out.extend(clock_section(ns, info, warnings))
     p("## Conditions")
     p("")
     p("- guest: kernel %s, %s CPUs (the benchmark pinned to CPU 0), "
@@ -289,7 +539,7 @@ def main():
     if "guestrelay" in info:
         p("- guestrelay %s" % info["guestrelay"])
     p("- probes called:")
-    for v in VARIANTS:
+    for v in VARIANTS + ["floor"]:
         for t in TARGETS:
             p("  - %s / %s: %s" % (v, t, "; ".join(
                 sorted(funcs.get((v, t), {"-"})))))

@@ -42,45 +42,77 @@
  *   sched_process_exec  current, its pid, a linux_binprm whose only field
  *                       set is a GRB_FILENAME_LEN-character filename
  *
- * Two more targets time the clocks the tracers stamp events with:
- * clock_mono_fast is ktime_get_mono_fast_ns() (guestrelay's clock and
- * ftrace's "mono"), clock_local is trace_clock_local() (ftrace's default
- * "local").
+ * The floor: floor_<tracepoint> (floor_sched_switch, ...) calls, through
+ * the same loop, one probe of grbench's own that does the least any
+ * tracer must do per event: read the event clock, store a 16-byte struct
+ * gr_event_header (id, size, tid, timestamp) and the payload guestrelay
+ * records for that event (the same bytes, from the same sources) into
+ * BAR2 of the ivshmem device, at a bump pointer that wraps within a fixed
+ * window. Nothing else: no enable test, no nesting guard, no interrupt
+ * save, no sub-buffer. See "The floor" below for where it writes and why
+ * that is harmless; a floor run fails with -EBUSY once guestrelay owns
+ * the device.
+ *
+ * Clock targets time what an event can be stamped with, each read summed
+ * in a loop: clock_mono_fast is ktime_get_mono_fast_ns() (guestrelay's
+ * clock and ftrace's "mono"), clock_raw_fast ktime_get_raw_fast_ns(),
+ * clock_local trace_clock_local() (ftrace's default "local"),
+ * clock_local_clock local_clock(), clock_tsc_ordered rdtsc_ordered(),
+ * clock_tsc rdtsc(); clock_none is the same loop with a load instead of
+ * a clock read.
  *
  * The probes write real records: a trace taken while this runs holds
  * CALLS made-up events per run (current switching to swapper/0, ...).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/align.h>
 #include <linux/binfmts.h>
 #include <linux/build_bug.h>
 #include <linux/debugfs.h>
+#include <linux/device.h>
 #include <linux/fs.h>
+#include <linux/if.h>
 #include <linux/init.h>
 #include <linux/interrupt.h>
+#include <linux/io.h>
+#include <linux/ioport.h>
 #include <linux/irqflags.h>
 #include <linux/kernel.h>
+#include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/pci.h>
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/sched/task_stack.h>
 #include <linux/seq_file.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/trace_clock.h>
 #include <linux/tracepoint.h>
+#include <asm/msr.h>
 #include <asm/syscall.h>
 
 /* Only for the register_trace_*() declarations GRB_CHECK_PROTO() uses. */
 #include <trace/events/irq.h>
 #include <trace/events/sched.h>
 #include <trace/events/syscalls.h>
+
+/*
+ * guestrelay's ABI (spec/) and event table (guest-module/): the floor
+ * writes the records guestrelay writes, so it takes their layout from
+ * the same definitions (Kbuild adds both directories).
+ */
+#include "gr_events.h"
+#include "guestrelay_abi.h"
 
 /* Calls per chunk: preemption and interrupts are off for one chunk. */
 #define GRB_CHUNK	1000
@@ -95,6 +127,13 @@
  */
 #define GRB_FILENAME_LEN	247
 
+/* ivshmem (vendor 0x1af4), the device guestrelay drives */
+#define GRB_IVSHMEM_DEVICE	0x1110
+/* The floor's window: one sub-buffer of guestrelay's default size */
+#define GRB_FLOOR_WINDOW	SZ_64K
+/* Smallest BAR2 the floor writes into: see grb_floor_open() */
+#define GRB_FLOOR_MIN_REGION	SZ_1M
+
 /*
  * GRB_CHECK_PROTO() - fail the build unless function pointer @fn has the
  * probe prototype of tracepoint @tp in the kernel we build against. The
@@ -108,15 +147,25 @@
 /**
  * struct grb_target - something a run can time
  * @name: what is written to the run file
- * @tp_name: the tracepoint whose probes are called, NULL for a clock
+ * @tp_name: the tracepoint whose probes are called, NULL for a clock or
+ *	a floor
  * @loop: makes @n calls with preemption and interrupts off
- * @tp: the tracepoint, found at load; NULL if this kernel lacks it
+ * @floor: for a floor target, its probe (the prototype of @loop's
+ *	tracepoint); NULL otherwise
+ * @tp: the tracepoint, found at load; NULL if this kernel lacks it. For a
+ *	floor target, @floor_tp.
+ * @floor_tp: a floor target's stand-in tracepoint: only its @funcs is
+ *	used, by @loop, and it points to @floor_funcs during a run only
+ * @floor_funcs: @floor with the floor's state as data, then the end
  */
 struct grb_target {
 	const char *name;
 	const char *tp_name;
 	void (*loop)(struct tracepoint *tp, unsigned int n);
+	void *floor;
 	struct tracepoint *tp;
+	struct tracepoint floor_tp;
+	struct tracepoint_func floor_funcs[2];
 };
 
 /**
@@ -220,12 +269,34 @@ static void grb_loop_sched_process_exec(struct tracepoint *tp, unsigned int n)
 	}
 }
 
+/*
+ * The clock loops: one read per call, summed so that none is optimized
+ * away. clock_none is the loop alone, a load in place of the read.
+ */
+static void grb_loop_clock_none(struct tracepoint *tp, unsigned int n)
+{
+	u64 sum = 0;
+
+	while (n--)
+		sum += READ_ONCE(grb_sink);
+	WRITE_ONCE(grb_sink, sum);
+}
+
 static void grb_loop_clock_mono_fast(struct tracepoint *tp, unsigned int n)
 {
 	u64 sum = 0;
 
 	while (n--)
 		sum += ktime_get_mono_fast_ns();
+	WRITE_ONCE(grb_sink, sum);
+}
+
+static void grb_loop_clock_raw_fast(struct tracepoint *tp, unsigned int n)
+{
+	u64 sum = 0;
+
+	while (n--)
+		sum += ktime_get_raw_fast_ns();
 	WRITE_ONCE(grb_sink, sum);
 }
 
@@ -238,15 +309,382 @@ static void grb_loop_clock_local(struct tracepoint *tp, unsigned int n)
 	WRITE_ONCE(grb_sink, sum);
 }
 
+static void grb_loop_clock_local_clock(struct tracepoint *tp, unsigned int n)
+{
+	u64 sum = 0;
+
+	while (n--)
+		sum += local_clock();
+	WRITE_ONCE(grb_sink, sum);
+}
+
+static void grb_loop_clock_tsc_ordered(struct tracepoint *tp, unsigned int n)
+{
+	u64 sum = 0;
+
+	while (n--)
+		sum += rdtsc_ordered();
+	WRITE_ONCE(grb_sink, sum);
+}
+
+static void grb_loop_clock_tsc(struct tracepoint *tp, unsigned int n)
+{
+	u64 sum = 0;
+
+	while (n--)
+		sum += rdtsc();
+	WRITE_ONCE(grb_sink, sum);
+}
+
+/*
+ * The floor
+ *
+ * Where it writes: BAR2 of the ivshmem device guestrelay would bind (its
+ * host control block carries GR_CTRL_MAGIC), GRB_FLOOR_WINDOW bytes at
+ * half the region's size. guestrelay.ko is not loaded then (bench-probes
+ * runs the floor in its "none" phase and loads guestrelay.ko later), and
+ * a floor run makes sure of it:
+ *
+ *  - it holds the device lock for the whole run, so no driver can bind
+ *    meanwhile, and finds no driver bound;
+ *  - it claims all of BAR2 (request_mem_region()), as guestrelay's probe
+ *    does, so neither can use the region while the other holds it;
+ *  - the region is not published (hdr.magic is not GR_REGION_MAGIC):
+ *    spec 5.2 and 5.3, the host reads nothing but hdr.magic until the
+ *    guest publishes, and writes only its control block (0x1000) and,
+ *    once it has validated a published layout, the cons halves of the
+ *    rings.
+ *
+ * Half the region is past everything the host reads or writes before and
+ * after a publication: the header, status and control pages end at
+ * GR_LAYOUT_START, and the descriptors, rings and commit records of any
+ * layout guestrelay can choose (spec 4.2: at most 256 * 576 + 1024 * 128
+ * bytes, plus 16 bytes per sub-buffer of at least 4 KiB) end below
+ * 0x2000 + 272 KiB + R / 256, less than R / 2 - 64 KiB for R >= 1 MiB.
+ * So the window lies in the sub-buffer data (or the unused end) of every
+ * layout, bytes guestrelay overwrites as it records and whose content
+ * the host reads only once guestrelay has produced it (spec G3: bytes of
+ * a sub-buffer after its content are unspecified). Even so the run
+ * zeroes the window when it ends: the region is left as the host created
+ * it (zero-filled, spec 5.1) except for the host's own control block.
+ */
+
+/**
+ * struct grb_floor - the floor's state during a run
+ * @pdev: the device, referenced and locked
+ * @region_size: its BAR2 size
+ * @hdr: BAR2's first GR_LAYOUT_START bytes (header, status, control)
+ * @win: the window, GRB_FLOOR_WINDOW bytes at @region_size / 2
+ * @off: the bump pointer: where the next record goes in @win
+ */
+struct grb_floor {
+	struct pci_dev *pdev;
+	resource_size_t region_size;
+	void *hdr;
+	u8 *win;
+	size_t off;
+};
+
+static struct grb_floor grb_floor;
+
+/*
+ * A record of event @id with @len payload bytes at the bump pointer,
+ * which wraps to the start of the window when the record does not fit
+ * before its end: the clock read, the header stored; returns where the
+ * payload goes. The header's size is rounded up to 8 as in every record;
+ * the payloads timed here need no rounding (asserted below), so the
+ * header and the payload are all the floor stores.
+ */
+static __always_inline void *grb_floor_rec(struct grb_floor *fl,
+					   unsigned int id, size_t len)
+{
+	size_t size = ALIGN(sizeof(struct gr_event_header) + len,
+			    GR_RECORD_ALIGN);
+	struct gr_event_header *eh;
+	u64 ts = ktime_get_mono_fast_ns();
+
+	if (unlikely(fl->off + size > GRB_FLOOR_WINDOW))
+		fl->off = 0;
+	eh = (struct gr_event_header *)(fl->win + fl->off);
+	fl->off += size;
+	eh->timestamp = cpu_to_le64(ts);
+	eh->id = cpu_to_le16(id);
+	eh->size = cpu_to_le16(size);
+	eh->tid = cpu_to_le32(task_pid_nr(current));
+	return eh + 1;
+}
+
+/*
+ * The payload structs of guestrelay's events, struct grb_ev_<event>,
+ * generated from gr_events_table.h as guestrelay generates its own (one
+ * anonymous struct per member, so no padding is added): the same members
+ * in the same order, so the same bytes; and grb_ev_<event>_rec(), a
+ * floor record of that event with its payload typed.
+ */
+/* RWBS_LEN of the block events, as in gr_events.c (block_rq's rwbs) */
+#define GR_RWBS_LEN			8
+#define GR_INT(type, m, fl)		; struct { type m; }
+#define GR_CHARS(m, len)		; struct { char m[len]; }
+#define GRB_PAYLOAD(call, ...)						\
+	struct grb_ev_##call {						\
+		__VA_ARGS__;						\
+	};								\
+	static __always_inline struct grb_ev_##call *			\
+	grb_ev_##call##_rec(struct grb_floor *fl, size_t len)		\
+	{								\
+		return grb_floor_rec(fl, GR_EV_##call, len);		\
+	}
+#define GR_EVENT(call, sys, proto, fields, assign)			\
+	GRB_PAYLOAD(call, fields)
+#define GR_EVENT_AS(call, sys, pl, proto, assign)
+#define GR_EVENT_STR(call, sys, fields, str, len)			\
+	GRB_PAYLOAD(call, fields GR_CHARS(str, len))
+#include "gr_events_table.h"
+#undef GR_RWBS_LEN
+
+/*
+ * No tail padding: every floor record is header and payload, nothing
+ * else (guestrelay's record of the same size has none either).
+ */
+static_assert(sizeof(struct grb_ev_sched_switch) % GR_RECORD_ALIGN == 0);
+static_assert(sizeof(struct grb_ev_sys_enter) % GR_RECORD_ALIGN == 0);
+static_assert(sizeof(struct grb_ev_irq_handler_exit) % GR_RECORD_ALIGN == 0);
+static_assert((offsetof(struct grb_ev_sched_process_exec, filename) +
+	       GRB_FILENAME_LEN + 1) % GR_RECORD_ALIGN == 0);
+
+/* prev_state as guestrelay (and the 6.1 sched_switch event) record it */
+static __always_inline long grb_switch_state(bool preempt,
+					     unsigned int prev_state,
+					     const struct task_struct *prev)
+{
+	unsigned int idx;
+
+	if (preempt)
+		return TASK_REPORT_MAX;
+	idx = __task_state_index(prev_state, prev->exit_state);
+	return idx ? 1L << (idx - 1) : 0;
+}
+
+/*
+ * The floor probes: the payload of guestrelay's probe for the same
+ * tracepoint, every field from the same source (gr_events_table.h), a
+ * task's comm copied whole with its last byte forced to NUL as
+ * guestrelay does.
+ */
+static void grb_floor_sched_switch(void *data, bool preempt,
+				   struct task_struct *prev,
+				   struct task_struct *next,
+				   unsigned int prev_state)
+{
+	struct grb_ev_sched_switch *ev;
+
+	ev = grb_ev_sched_switch_rec(data, sizeof(*ev));
+	memcpy(ev->prev_comm, prev->comm, TASK_COMM_LEN);
+	ev->prev_comm[TASK_COMM_LEN - 1] = '\0';
+	ev->prev_tid = cpu_to_le32(task_pid_nr(prev));
+	ev->prev_prio = cpu_to_le32(prev->prio);
+	ev->prev_state = cpu_to_le64(grb_switch_state(preempt, prev_state,
+						      prev));
+	memcpy(ev->next_comm, next->comm, TASK_COMM_LEN);
+	ev->next_comm[TASK_COMM_LEN - 1] = '\0';
+	ev->next_tid = cpu_to_le32(task_pid_nr(next));
+	ev->next_prio = cpu_to_le32(next->prio);
+}
+
+static void grb_floor_sys_enter(void *data, struct pt_regs *regs, long id)
+{
+	struct grb_ev_sys_enter *ev;
+	unsigned long args[6];
+
+	ev = grb_ev_sys_enter_rec(data, sizeof(*ev));
+	ev->id = cpu_to_le64(id);
+	syscall_get_arguments(current, regs, args);
+	ev->arg0 = cpu_to_le64(args[0]);
+	ev->arg1 = cpu_to_le64(args[1]);
+	ev->arg2 = cpu_to_le64(args[2]);
+	ev->arg3 = cpu_to_le64(args[3]);
+	ev->arg4 = cpu_to_le64(args[4]);
+	ev->arg5 = cpu_to_le64(args[5]);
+}
+
+static void grb_floor_irq_handler_exit(void *data, int irq,
+				       struct irqaction *action, int ret)
+{
+	struct grb_ev_irq_handler_exit *ev;
+
+	ev = grb_ev_irq_handler_exit_rec(data, sizeof(*ev));
+	ev->irq = cpu_to_le32(irq);
+	ev->ret = cpu_to_le32(ret);
+}
+
+/* The record is cut after the string's NUL, as guestrelay cuts it */
+static void grb_floor_sched_process_exec(void *data, struct task_struct *p,
+					 pid_t old_pid,
+					 struct linux_binprm *bprm)
+{
+	const char *name = bprm->filename ? bprm->filename : "";
+	struct grb_ev_sched_process_exec *ev;
+	size_t n = strnlen(name, sizeof(ev->filename) - 1);
+
+	ev = grb_ev_sched_process_exec_rec(data,
+					   offsetof(typeof(*ev), filename) + n + 1);
+	ev->tid = cpu_to_le32(task_pid_nr(p));
+	ev->old_tid = cpu_to_le32(old_pid);
+	memcpy(ev->filename, name, n);
+	ev->filename[n] = '\0';
+}
+
+/*
+ * Take @pdev's BAR2 for the floor, device lock held by the caller: no
+ * driver bound, the region claimed and mapped, guestrelay's host block
+ * present, no layout published. Return: 0, or -errno with nothing held.
+ */
+static int grb_floor_map(struct grb_floor *fl, struct pci_dev *pdev)
+{
+	resource_size_t start = pci_resource_start(pdev, 2);
+	resource_size_t size = pci_resource_len(pdev, 2);
+	u64 magic;
+	int ret;
+
+	if (pdev->dev.driver)
+		return -EBUSY;
+	if (size < GRB_FLOOR_MIN_REGION || !is_power_of_2(size))
+		return -ENODEV;
+	ret = pci_enable_device_mem(pdev);
+	if (ret)
+		return ret;
+	if (!request_mem_region(start, size, KBUILD_MODNAME)) {
+		ret = -EBUSY;
+		goto out_disable;
+	}
+	/* As guestrelay maps it: BAR2 is host RAM, mapped write-back */
+	fl->hdr = memremap(start, GR_LAYOUT_START, MEMREMAP_WB);
+	if (!fl->hdr) {
+		ret = -ENOMEM;
+		goto out_release;
+	}
+	magic = le64_to_cpu(READ_ONCE(((struct gr_host_ctrl *)
+				       (fl->hdr + GR_CTRL_OFFSET))->magic));
+	if (magic != GR_CTRL_MAGIC) {
+		ret = -ENODEV;
+		goto out_unmap_hdr;
+	}
+	magic = le64_to_cpu(READ_ONCE(((struct gr_region_hdr *)
+				       (fl->hdr + GR_HDR_OFFSET))->magic));
+	if (magic == GR_REGION_MAGIC) {
+		ret = -EBUSY;
+		goto out_unmap_hdr;
+	}
+	fl->win = memremap(start + size / 2, GRB_FLOOR_WINDOW, MEMREMAP_WB);
+	if (!fl->win) {
+		ret = -ENOMEM;
+		goto out_unmap_hdr;
+	}
+	fl->region_size = size;
+	fl->off = 0;
+	return 0;
+
+out_unmap_hdr:
+	memunmap(fl->hdr);
+out_release:
+	release_mem_region(start, size);
+out_disable:
+	pci_disable_device(pdev);
+	return ret;
+}
+
+/*
+ * grb_floor_open() - take BAR2 for floor target @t; grb_floor_close()
+ * gives it back. Caller holds grb_lock.
+ * Return: 0; -EBUSY if a driver (guestrelay) has the device or the
+ * region is published; -ENODEV if there is no such device.
+ */
+static int grb_floor_open(struct grb_target *t)
+{
+	struct grb_floor *fl = &grb_floor;
+	struct pci_dev *pdev = NULL;
+	int ret = -ENODEV;
+
+	while ((pdev = pci_get_device(PCI_VENDOR_ID_REDHAT_QUMRANET,
+				      GRB_IVSHMEM_DEVICE, pdev))) {
+		device_lock(&pdev->dev);
+		ret = grb_floor_map(fl, pdev);
+		if (!ret)
+			break;
+		device_unlock(&pdev->dev);
+		if (ret != -ENODEV)
+			break;
+	}
+	if (ret) {
+		pci_dev_put(pdev);
+		return ret;
+	}
+	fl->pdev = pdev;
+	t->floor_funcs[0].func = t->floor;
+	t->floor_funcs[0].data = fl;
+	rcu_assign_pointer(t->floor_tp.funcs, t->floor_funcs);
+	return 0;
+}
+
+/*
+ * Gives BAR2 back after a run of floor target @t. Return: 0, or -EIO if
+ * the window's first record does not read back as this task's (the
+ * stores did not reach memory: an undecoded BAR reads all ones).
+ */
+static int grb_floor_close(struct grb_target *t)
+{
+	struct grb_floor *fl = &grb_floor;
+	struct pci_dev *pdev = fl->pdev;
+	struct gr_event_header *eh = (struct gr_event_header *)fl->win;
+	int ret = 0;
+
+	/* Only this task calls the floor probe, and it is done */
+	RCU_INIT_POINTER(t->floor_tp.funcs, NULL);
+	if (fl->off && (le32_to_cpu(eh->tid) != task_pid_nr(current) ||
+			le16_to_cpu(eh->id) >= GR_NR_EVENTS ||
+			le16_to_cpu(eh->size) < sizeof(*eh) ||
+			le16_to_cpu(eh->size) % GR_RECORD_ALIGN)) {
+		pr_warn("%s: BAR2 did not keep the records written\n", t->name);
+		ret = -EIO;
+	}
+	memset(fl->win, 0, GRB_FLOOR_WINDOW);
+	memunmap(fl->win);
+	memunmap(fl->hdr);
+	release_mem_region(pci_resource_start(pdev, 2), fl->region_size);
+	pci_disable_device(pdev);
+	device_unlock(&pdev->dev);
+	pci_dev_put(pdev);
+	memset(fl, 0, sizeof(*fl));
+	return ret;
+}
+
 static struct grb_target grb_targets[] = {
 	{ "sched_switch", "sched_switch", grb_loop_sched_switch },
 	{ "sys_enter", "sys_enter", grb_loop_sys_enter },
 	{ "irq_handler_exit", "irq_handler_exit", grb_loop_irq_handler_exit },
 	{ "sched_process_exec", "sched_process_exec",
 	  grb_loop_sched_process_exec },
+	{ "floor_sched_switch", NULL, grb_loop_sched_switch,
+	  grb_floor_sched_switch },
+	{ "floor_sys_enter", NULL, grb_loop_sys_enter, grb_floor_sys_enter },
+	{ "floor_irq_handler_exit", NULL, grb_loop_irq_handler_exit,
+	  grb_floor_irq_handler_exit },
+	{ "floor_sched_process_exec", NULL, grb_loop_sched_process_exec,
+	  grb_floor_sched_process_exec },
+	{ "clock_none", NULL, grb_loop_clock_none },
 	{ "clock_mono_fast", NULL, grb_loop_clock_mono_fast },
+	{ "clock_raw_fast", NULL, grb_loop_clock_raw_fast },
 	{ "clock_local", NULL, grb_loop_clock_local },
+	{ "clock_local_clock", NULL, grb_loop_clock_local_clock },
+	{ "clock_tsc_ordered", NULL, grb_loop_clock_tsc_ordered },
+	{ "clock_tsc", NULL, grb_loop_clock_tsc },
 };
+
+/* The floor probes have their tracepoint's probe prototype */
+GRB_CHECK_PROTO(sched_switch, grb_floor_sched_switch);
+GRB_CHECK_PROTO(sys_enter, grb_floor_sys_enter);
+GRB_CHECK_PROTO(irq_handler_exit, grb_floor_irq_handler_exit);
+GRB_CHECK_PROTO(sched_process_exec, grb_floor_sched_process_exec);
 
 static void grb_find_tp(struct tracepoint *tp, void *priv)
 {
@@ -300,11 +738,16 @@ static int grb_run(struct grb_target *t, unsigned int calls)
 	unsigned int done, n, i;
 	unsigned long flags;
 	u64 t0, t1, ns = 0;
+	int cpu = -1, ret = 0;
 	size_t len;
-	int cpu = -1;
 
 	if (t->tp_name && !t->tp)
 		return -ENOENT;
+	if (t->floor) {
+		ret = grb_floor_open(t);
+		if (ret)
+			return ret;
+	}
 	grb_snap(t->tp, &before);
 	for (done = 0; done < calls; done += n) {
 		n = min_t(unsigned int, calls - done, GRB_CHUNK);
@@ -318,8 +761,10 @@ static int grb_run(struct grb_target *t, unsigned int calls)
 		local_irq_restore(flags);
 		preempt_enable();
 		ns += t1 - t0;
-		if (fatal_signal_pending(current))
-			return -EINTR;
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto out;
+		}
 		cond_resched();
 	}
 	grb_snap(t->tp, &after);
@@ -332,7 +777,10 @@ static int grb_run(struct grb_target *t, unsigned int calls)
 		len += scnprintf(grb_result + len, sizeof(grb_result) - len,
 				 "%s%ps", i ? "," : "", before.func[i]);
 	scnprintf(grb_result + len, sizeof(grb_result) - len, "\n");
-	return 0;
+out:
+	if (t->floor && grb_floor_close(t) && !ret)
+		ret = -EIO;
+	return ret;
 }
 
 static ssize_t grb_run_write(struct file *file, const char __user *ubuf,
@@ -420,6 +868,12 @@ static int __init grb_init(void)
 	memcpy(grb_filename, "/grbench/", strlen("/grbench/"));
 	grb_bprm.filename = grb_filename;
 
+	for (i = 0; i < ARRAY_SIZE(grb_targets); i++) {
+		if (!grb_targets[i].floor)
+			continue;
+		grb_targets[i].floor_tp.name = grb_targets[i].name;
+		grb_targets[i].tp = &grb_targets[i].floor_tp;
+	}
 	for_each_kernel_tracepoint(grb_find_tp, NULL);
 	for (i = 0; i < ARRAY_SIZE(grb_targets); i++)
 		if (grb_targets[i].tp_name && !grb_targets[i].tp)
