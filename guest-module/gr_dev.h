@@ -81,6 +81,8 @@ struct gr_settings {
  * @n_subbufs: sub-buffers per ring unless the host wishes; 0 = most
  * @global: one ring for all CPUs
  * @force: bind an ivshmem device without a host control block
+ * @clock_name: the event clock's name in the region header (spec 3.2)
+ * @clock_freq: its ticks per second
  */
 struct gr_params {
 	struct gr_settings defaults;
@@ -88,6 +90,8 @@ struct gr_params {
 	u32 n_subbufs;
 	bool global;
 	bool force;
+	const char *clock_name;
+	u64 clock_freq;
 };
 
 extern struct gr_params gr_params;

@@ -8,7 +8,8 @@
  * same names from tests/shim/gr_user_env.h. Besides the kernel primitives the
  * core uses two helpers defined here for both worlds:
  *
- *   gr_clock_ns()     the event clock, nanoseconds (NMI safe)
+ *   gr_clock()        the event clock, in ticks of the published
+ *                     clock_freq (NMI safe)
  *   gr_current_tid()  the thread id recorded in event headers
  */
 #ifndef _GR_ENV_H
@@ -24,6 +25,7 @@
 #include <linux/compiler.h>
 #include <linux/errno.h>
 #include <linux/irqflags.h>
+#include <linux/jump_label.h>
 #include <linux/kernel.h>
 #include <linux/lockdep.h>
 #include <linux/log2.h>
@@ -39,10 +41,24 @@
 #include <linux/timekeeping.h>
 #include <asm/barrier.h>
 #include <asm/byteorder.h>
+#ifdef CONFIG_X86
+#include <asm/msr.h>
+#endif
 
-/* The event clock: published as clock_name "mono_fast", 1 GHz. */
-static inline u64 gr_clock_ns(void)
+/*
+ * The event clock (spec 3.2, 6.9): the TSC, published as clock_name "tsc"
+ * at tsc_khz, when gr_clock_setup() found the kernel trusting it across
+ * CPUs; else ktime_get_mono_fast_ns(), "mono_fast" at 1 GHz. Chosen once,
+ * at load.
+ */
+DECLARE_STATIC_KEY_FALSE(gr_clock_tsc);
+
+static __always_inline notrace u64 gr_clock(void)
 {
+#ifdef CONFIG_X86
+	if (static_branch_likely(&gr_clock_tsc))
+		return rdtsc_ordered();
+#endif
 	return ktime_get_mono_fast_ns();
 }
 

@@ -29,7 +29,9 @@
 #include <linux/cpuhotplug.h>
 #include <linux/init.h>
 #include <linux/kernel.h>
+#include <linux/jump_label.h>
 #include <linux/log2.h>
+#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/notifier.h>
@@ -37,6 +39,10 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
+#ifdef CONFIG_X86
+#include <asm/tsc.h>
+#endif
 
 #include "gr_dev.h"
 #include "gr_events.h"
@@ -78,7 +84,96 @@ static uint switch_timer_ms = 100;
 module_param(switch_timer_ms, uint, 0444);
 MODULE_PARM_DESC(switch_timer_ms, "Switch timer without a host, ms (0 = off, at most 10000)");
 
+static char *clock = "auto";
+module_param(clock, charp, 0444);
+MODULE_PARM_DESC(clock, "Event clock: auto (tsc if the kernel trusts the TSC across CPUs, else mono_fast), tsc or mono_fast");
+
 struct gr_params gr_params;
+
+/* gr_clock() reads the TSC; see gr_clock_setup() */
+DEFINE_STATIC_KEY_FALSE(gr_clock_tsc);
+
+/*
+ * Spec 6.9 wants an event clock that never goes back within a ring (the
+ * ring clamps it) and that CPUs share. The TSC is that when the kernel
+ * itself trusts it across CPUs: check_tsc_unstable() is false once the
+ * boot-time synchronization check, the clocksource watchdog and the
+ * cpufreq rules found nothing wrong (or tsc=reliable said so). It costs
+ * a fraction of ktime_get_mono_fast_ns() (spec 3.2 has the figures), so
+ * "auto" takes it whenever it is trusted. Chosen once: the trace's clock
+ * cannot change within a session.
+ */
+static bool gr_tsc_usable(void)
+{
+#ifdef CONFIG_X86
+	return boot_cpu_has(X86_FEATURE_TSC) && tsc_khz &&
+	       !check_tsc_unstable();
+#else
+	return false;
+#endif
+}
+
+static int gr_clock_setup(struct gr_params *p)
+{
+	bool tsc;
+
+	if (!strcmp(clock, "auto")) {
+		tsc = gr_tsc_usable();
+	} else if (!strcmp(clock, "tsc")) {
+		tsc = true;
+		if (!gr_tsc_usable()) {
+			pr_err("clock=tsc: the kernel does not trust the TSC across CPUs\n");
+			return -EINVAL;
+		}
+	} else if (!strcmp(clock, "mono_fast")) {
+		tsc = false;
+	} else {
+		pr_err("clock=%s: not auto, tsc or mono_fast\n", clock);
+		return -EINVAL;
+	}
+#ifdef CONFIG_X86
+	if (tsc) {
+		p->clock_name = "tsc";
+		p->clock_freq = (u64)tsc_khz * 1000;
+		static_branch_enable(&gr_clock_tsc);
+		return 0;
+	}
+#endif
+	p->clock_name = "mono_fast";
+	p->clock_freq = NSEC_PER_SEC;
+	return 0;
+}
+
+/* clock_now_ns: the event clock now, in ns as trace readers show it */
+static int gr_clock_now_get(char *buf, const struct kernel_param *kp)
+{
+	u64 now = gr_clock();
+
+	if (gr_params.clock_freq != NSEC_PER_SEC)
+		now = mul_u64_u64_div_u64(now, NSEC_PER_SEC,
+					  gr_params.clock_freq);
+	return sysfs_emit(buf, "%llu\n", now);
+}
+
+static const struct kernel_param_ops gr_clock_now_ops = {
+	.get = gr_clock_now_get,
+};
+
+module_param_cb(clock_now_ns, &gr_clock_now_ops, NULL, 0444);
+
+/* clock_in_use: the clock clock=auto chose, as the region header names it */
+static int gr_clock_in_use_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", gr_params.clock_name);
+}
+
+static const struct kernel_param_ops gr_clock_in_use_ops = {
+	.get = gr_clock_in_use_get,
+};
+
+module_param_cb(clock_in_use, &gr_clock_in_use_ops, NULL, 0444);
+MODULE_PARM_DESC(clock_in_use, "Read only: the event clock in use, tsc or mono_fast");
+MODULE_PARM_DESC(clock_now_ns, "Read only: the event clock now, in ns (ticks * 10^9 / clock_freq)");
 
 static int gr_cpuhp_state;
 static struct gr_dev __rcu *gr_panic_dev;
@@ -162,7 +257,7 @@ static int gr_parse_params(struct gr_params *p)
 	p->n_subbufs = n_subbufs;
 	p->global = global;
 	p->force = force;
-	return 0;
+	return gr_clock_setup(p);
 }
 
 /**

@@ -211,8 +211,8 @@ static void gr_pci_publish(struct gr_dev *gd, u64 instance_id)
 	struct gr_ident ident = {
 		.release = release,
 		.nodename = nodename,
-		.clock_name = "mono_fast",
-		.clock_freq = NSEC_PER_SEC,
+		.clock_name = gr_params.clock_name,
+		.clock_freq = gr_params.clock_freq,
 		.nr_cpus = nr_cpu_ids,
 		.features = GR_GUEST_FEATURES |
 			    (gd->has_irqs ? GR_F_DOORBELL : 0),

@@ -322,7 +322,7 @@ void gr_status_ack_sync(void *region, u64 req)
 {
 	struct gr_guest_status *st = gr_status(region);
 
-	WRITE_ONCE(st->sync_guest_time, cpu_to_le64(gr_clock_ns()));
+	WRITE_ONCE(st->sync_guest_time, cpu_to_le64(gr_clock()));
 	/* The time before the ack; pairs (spec 10 #15) with the host's smp_load_acquire()
 	 * of sync_ack.
 	 */
@@ -337,7 +337,7 @@ void gr_status_ack_sync(void *region, u64 req)
  */
 void gr_status_heartbeat(void *region)
 {
-	WRITE_ONCE(gr_status(region)->heartbeat, cpu_to_le64(gr_clock_ns()));
+	WRITE_ONCE(gr_status(region)->heartbeat, cpu_to_le64(gr_clock()));
 }
 
 /**

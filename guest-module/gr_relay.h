@@ -237,7 +237,7 @@ static inline void gr_put64(__le64 *field, u64 val)
  */
 static __always_inline notrace u64 gr_buf_clock(struct gr_buf *buf)
 {
-	u64 now = gr_clock_ns();
+	u64 now = gr_clock();
 
 	if (unlikely(now < buf->last_ts))
 		now = buf->last_ts;

@@ -27,23 +27,28 @@ TARGETS = ["sched_switch", "sys_enter", "irq_handler_exit",
 # clock targets of grbench, the first being the event clock of both
 # tracers here; ratios are to it
 CLOCKS = [("clock_mono_fast",
-           "ktime_get_mono_fast_ns(): guestrelay's clock, ftrace's \"mono\" "
-           "(used here)"),
+           "ktime_get_mono_fast_ns(): LTTng's clock, ftrace's \"mono\", "
+           "guestrelay's where the kernel does not trust the TSC"),
           ("clock_raw_fast", "ktime_get_raw_fast_ns()"),
           ("clock_local",
            "trace_clock_local(): ftrace's default \"local\""),
           ("clock_local_clock", "local_clock()"),
-          ("clock_tsc_ordered", "rdtsc_ordered(): raw TSC, ordered"),
+          ("clock_tsc_ordered", "rdtsc_ordered(): raw TSC, ordered; "
+           "guestrelay's clock where the kernel trusts the TSC"),
           ("clock_tsc", "rdtsc(): raw TSC, plain"),
           ("clock_none", "none: the loop alone, a load in place of the read")]
 # clocks timed in the rounds of these variants too (bench-probes), so
 # that the clock's share is taken from reads timed next to the probe's
-INCLOCKS = ["clock_none", "clock_mono_fast"]
+INCLOCKS = ["clock_none", "clock_mono_fast", "clock_tsc_ordered"]
 INCLOCK_VARIANTS = ["none", "gr"]
-# guestrelay's probe with another clock in place of its own
-SWAP_CLOCKS = [("clock_local_clock", "local_clock()"),
+# guestrelay's probe with another clock in place of its own (the one it
+# uses is left out)
+SWAP_CLOCKS = [("clock_mono_fast", "ktime_get_mono_fast_ns()"),
+               ("clock_local_clock", "local_clock()"),
                ("clock_tsc_ordered", "rdtsc_ordered()"),
                ("clock_tsc", "rdtsc()")]
+# the target guestrelay's clock is timed by, from "GR: BENCH info gr_clock"
+GR_CLOCK_TARGET = {"tsc": "clock_tsc_ordered", "mono_fast": "clock_mono_fast"}
 # the floor: grbench's target floor_<tracepoint>, run in the "none"
 # phase, reported as variant "floor"
 FLOOR_PREFIX = "floor_"
@@ -187,7 +192,9 @@ def floor_section(ns, warnings):
     p("")
     p("floor: grbench's own probe on the same tracepoint, through the same "
       "loop, doing the least any tracer could do per event: read "
-      "ktime_get_mono_fast_ns(), store guestrelay's 16-byte record header "
+      "the event clock guestrelay uses in this boot (the TSC where the "
+      "kernel trusts it, else ktime_get_mono_fast_ns()), store "
+      "guestrelay's 16-byte record header "
       "(id, size, tid, timestamp) and guestrelay's payload for the event "
       "(the same bytes from the same sources) into BAR2, at a bump pointer "
       "wrapping in a 64 KiB window; no enable test, nesting guard, "
@@ -255,6 +262,9 @@ def clock_section(ns, info, warnings):
     med = {k: statistics.median(v) for k, v in ns.items() if v}
     ref = med.get(("clock", CLOCKS[0][0]))
     cs = info.get("clocksource", "?")
+    gr_clock = info.get("gr_clock", "mono_fast")
+    inuse = GR_CLOCK_TARGET.get(gr_clock, "clock_mono_fast")
+    swaps = [(c, label) for c, label in SWAP_CLOCKS if c != inuse]
 
     def rel(x):
         return "%.2f" % (x / ref) if ref and x is not None else "-"
@@ -293,8 +303,8 @@ def clock_section(ns, info, warnings):
 
     def share(v):
         """The event clock's read less the loop, timed in variant v."""
-        c, n = med.get(("clock@" + v, INCLOCKS[1])), \
-            med.get(("clock@" + v, INCLOCKS[0]))
+        c, n = med.get(("clock@" + v, inuse)), \
+            med.get(("clock@" + v, "clock_none"))
         return None if c is None or n is None else c - n
 
     loop = med.get(("clock", "clock_none"))
@@ -304,17 +314,19 @@ def clock_section(ns, info, warnings):
     p("### What the clock costs guestrelay's probe")
     p("")
     p("Estimated from the clock targets, guestrelay.ko unchanged: its "
-      "probe reads ktime_get_mono_fast_ns() once per event; the read is "
+      "probe reads its clock (%s here: %s) once per event, and so does "
+      "the floor; the read is "
       "taken to cost what it costs in a loop timed in the same rounds, "
       "less the loop: %s ns in guestrelay's rounds, %s ns in the floor's "
       "(the none phase). Without: over none minus that; with another "
       "clock: without plus that clock's read less the loop (clock "
       "phase). ns per call, medians."
-      % (fmt(own_gr), "-" if own_floor is None else fmt(own_floor)))
+      % (gr_clock, dict(CLOCKS)[inuse].split(":")[0], fmt(own_gr),
+         "-" if own_floor is None else fmt(own_floor)))
     p("")
     hdr = "| tracepoint | guestrelay over none | without the clock |"
     sep = "|---|---|---|"
-    for _, label in SWAP_CLOCKS:
+    for _, label in swaps:
         hdr += " with %s |" % label
         sep += "---|"
     hdr += " floor without the clock | guestrelay/floor without the clock |"
@@ -330,7 +342,7 @@ def clock_section(ns, info, warnings):
             continue
         wo = g - n0 - own_gr
         row = "| %s | %s | %s |" % (t, fmt(g - n0), fmt(wo))
-        for c, _ in SWAP_CLOCKS:
+        for c, _ in swaps:
             x = med.get(("clock", c))
             row += " %s |" % ("-" if x is None else fmt(wo + x - loop))
         if f is None or own_floor is None:

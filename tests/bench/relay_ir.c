@@ -62,7 +62,7 @@ static __always_inline void floor_one(u8 *mem, size_t size, size_t *off,
 	eh->id = cpu_to_le16(EV_ID);
 	eh->size = cpu_to_le16((u16)rec);
 	eh->tid = cpu_to_le32(gr_current_tid());
-	eh->timestamp = cpu_to_le64(gr_clock_ns());
+	eh->timestamp = cpu_to_le64(gr_clock());
 	fill(eh + 1, len);
 }
 
@@ -105,7 +105,7 @@ static __always_inline u64 run(struct gr_chan *chan, const char *path,
 		}
 	} else if (!strcmp(path, "clock")) {
 		for (i = 0; i < n; i++)
-			sink += gr_clock_ns();
+			sink += gr_clock();
 	} else {
 		fprintf(stderr, "relay_ir: unknown path '%s'\n", path);
 		exit(2);

@@ -19,14 +19,67 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
+# check_tsc_clock VM: the trace is stamped with the TSC at its rate: the
+# metadata names clock "tsc" at the guest's TSC rate; between the marks
+# the event clock (clock_now_ns) and CLOCK_MONOTONIC advanced alike; every
+# exec of /bin/true by the workload lies between its marks
+check_tsc_clock() {
+	local dir meta s e sm em span mspan first last n
+
+	dir=$(newest_trace "$1")
+	meta=$(cat "$dir/metadata" 2>/dev/null)
+	if grep -q 'name = tsc;' <<<"$meta" &&
+	   ! grep -qE 'freq = 1000000000;' <<<"$meta"; then
+		ok "$1: the trace's clock is the TSC ($(grep -oE 'freq = [0-9]+' <<<"$meta" | head -n 1))"
+	else
+		fail "$1: the trace's clock is the TSC" \
+			"$(grep -A3 '^clock' <<<"$meta")"
+	fi
+	s=$(mark_time "$1" start) e=$(mark_time "$1" end)
+	sm=$(sed -n 's/^GR: MARK start .* mono=\([0-9]*\).*/\1/p' "$tmp/$1.console")
+	em=$(sed -n 's/^GR: MARK end .* mono=\([0-9]*\).*/\1/p' "$tmp/$1.console")
+	if [ -n "$s" ] && [ -n "$e" ] && [ -n "$sm" ] && [ -n "$em" ]; then
+		span=$((e - s)) mspan=$((em - sm))
+		# reading the two clocks is tens of ms apart under a loaded TCG; a
+		# wrong clock_freq is off by a factor, not by 10%
+		if [ $((span * 100)) -ge $((mspan * 90)) ] &&
+		   [ $((span * 100)) -le $((mspan * 110)) ]; then
+			ok "$1: event clock and CLOCK_MONOTONIC agree over the workload ($((span / 1000000)) ms, $((mspan / 1000000)) ms)"
+		else
+			fail "$1: event clock and CLOCK_MONOTONIC agree over the workload" \
+				"event clock ${span} ns, CLOCK_MONOTONIC ${mspan} ns"
+		fi
+	else
+		fail "$1: the workload's marks carry both clocks" \
+			"$(grep 'GR: MARK' "$tmp/$1.console")"
+		return
+	fi
+	"$GR" report --events sched_process_exec "$dir" 2>/dev/null |
+		grep 'filename=/bin/true$' | report_ts >"$tmp/true.ts"
+	n=$(wc -l <"$tmp/true.ts")
+	first=$(sort -n "$tmp/true.ts" | head -n 1)
+	last=$(sort -n "$tmp/true.ts" | tail -n 1)
+	if [ "$n" -gt 0 ] && [ "$first" -gt "$s" ] && [ "$last" -lt "$e" ]; then
+		ok "$1: the workload's $n execs of /bin/true lie between its marks"
+	else
+		fail "$1: the workload's execs of /bin/true lie between its marks" \
+			"$n execs, first ${first:-?}, last ${last:-?}, marks $s .. $e"
+	fi
+}
+
 e2e_init
 start_agent
 vm=$(vm_name b)
 
-boot_guest "$vm" --run e2e-workload --append "gr.secs=3" \
+# clocksource=tsc tsc=reliable: the kernel trusts the TSC, so the module
+# stamps events with it (clock "tsc"; the other e2e guests, whose kernel
+# marks the TSC unstable under TCG, use mono_fast)
+boot_guest "$vm" --run e2e-workload \
+	--append "gr.secs=3 clocksource=tsc tsc=reliable" \
 	--vm-args "--switch-timer-ms 100"
 guest_ran "$vm" e2e-workload
 check_workload_trace "$vm"
+check_tsc_clock "$vm"
 # guestrelay timeline draws this real guest's trace; Chromium renders it
 t_import "timeline of $vm's trace" env GR_TIMELINE_TRACE="$(newest_trace "$vm")" \
 	GR_TIMELINE_REAL_ONLY=1 bash "$E2E_TOP/tests/integration/test_timeline.sh"

@@ -211,7 +211,7 @@ static inline void *kvcalloc(size_t n, size_t size, int gfp)
 	})
 
 /* The event clock: CLOCK_MONOTONIC, like the guest's mono_fast. */
-static inline u64 gr_clock_ns(void)
+static inline u64 gr_clock(void)
 {
 	struct timespec ts;
 

@@ -1058,10 +1058,10 @@ static void test_event_record_header_fields(void)
 
 	fixture_open(&f, 1, false, 4096, 4);
 	fill_pattern(payload, sizeof(payload), 42);
-	t0 = gr_clock_ns();
+	t0 = gr_clock();
 	CU_ASSERT_EQUAL(gr_event_write(f.chan, 9, payload, sizeof(payload)),
 			0);
-	t1 = gr_clock_ns();
+	t1 = gr_clock();
 	rec = f_subbuf(&f, 0, 0) + HDR;
 	eh = (struct gr_event_header *)rec;
 	CU_ASSERT_EQUAL(le16toh(eh->id), 9);

@@ -44,11 +44,12 @@
  *
  * The floor: floor_<tracepoint> (floor_sched_switch, ...) calls, through
  * the same loop, one probe of grbench's own that does the least any
- * tracer must do per event: read the event clock, store a 16-byte struct
- * gr_event_header (id, size, tid, timestamp) and the payload guestrelay
- * records for that event (the same bytes, from the same sources) into
- * BAR2 of the ivshmem device, at a bump pointer that wraps within a fixed
- * window. Nothing else: no enable test, no nesting guard, no interrupt
+ * tracer must do per event: read the event clock (the TSC when the kernel
+ * trusts it, as guestrelay's clock=auto; floor_clock says which), store a
+ * 16-byte struct gr_event_header (id, size, tid, timestamp) and the
+ * payload guestrelay records for that event (the same bytes, from the
+ * same sources) into BAR2 of the ivshmem device, at a bump pointer that
+ * wraps within a fixed window. Nothing else: no enable test, no nesting guard, no interrupt
  * save, no sub-buffer. See "The floor" below for where it writes and why
  * that is harmless; a floor run fails with -EBUSY once guestrelay owns
  * the device.
@@ -100,6 +101,7 @@
 #include <linux/tracepoint.h>
 #include <asm/msr.h>
 #include <asm/syscall.h>
+#include <asm/tsc.h>
 
 /* Only for the register_trace_*() declarations GRB_CHECK_PROTO() uses. */
 #include <trace/events/irq.h>
@@ -395,13 +397,20 @@ static struct grb_floor grb_floor;
  * the payloads timed here need no rounding (asserted below), so the
  * header and the payload are all the floor stores.
  */
+/*
+ * The floor's clock is the cheapest one guestrelay would stamp events
+ * with in this boot: the TSC when the kernel trusts it across CPUs (as
+ * guestrelay.ko's clock=auto decides), else ktime_get_mono_fast_ns().
+ */
+static bool grb_floor_tsc;
+
 static __always_inline void *grb_floor_rec(struct grb_floor *fl,
 					   unsigned int id, size_t len)
 {
 	size_t size = ALIGN(sizeof(struct gr_event_header) + len,
 			    GR_RECORD_ALIGN);
 	struct gr_event_header *eh;
-	u64 ts = ktime_get_mono_fast_ns();
+	u64 ts = grb_floor_tsc ? rdtsc_ordered() : ktime_get_mono_fast_ns();
 
 	if (unlikely(fl->off + size > GRB_FLOOR_WINDOW))
 		fl->off = 0;
@@ -860,6 +869,13 @@ static int grb_probes_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(grb_probes);
 
+static int grb_floor_clock_show(struct seq_file *m, void *v)
+{
+	seq_puts(m, grb_floor_tsc ? "tsc\n" : "mono_fast\n");
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(grb_floor_clock);
+
 static int __init grb_init(void)
 {
 	unsigned int i;
@@ -879,10 +895,14 @@ static int __init grb_init(void)
 		if (grb_targets[i].tp_name && !grb_targets[i].tp)
 			pr_info("no tracepoint %s\n", grb_targets[i].tp_name);
 
+	grb_floor_tsc = boot_cpu_has(X86_FEATURE_TSC) && tsc_khz &&
+			!check_tsc_unstable();
 	scnprintf(grb_result, sizeof(grb_result), "no run yet\n");
 	grb_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	debugfs_create_file("run", 0600, grb_dir, NULL, &grb_run_fops);
 	debugfs_create_file("probes", 0400, grb_dir, NULL, &grb_probes_fops);
+	debugfs_create_file("floor_clock", 0400, grb_dir, NULL,
+			    &grb_floor_clock_fops);
 	return 0;
 }
 
