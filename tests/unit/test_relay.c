@@ -523,6 +523,10 @@ static void test_open_rejects_inconsistent_layout(void)
 	bad = lay;
 	bad.max_event_size = 4096;
 	CU_ASSERT_EQUAL(gr_chan_open(&chan, r.base, &bad, NULL, NULL), -EINVAL);
+	/* less than spec 4.2's value: writers skip the check of small payloads */
+	bad = lay;
+	bad.max_event_size = 64;
+	CU_ASSERT_EQUAL(gr_chan_open(&chan, r.base, &bad, NULL, NULL), -EINVAL);
 	bad = lay;
 	bad.nr_rings = 1;
 	CU_ASSERT_EQUAL(gr_chan_open(&chan, r.base, &bad, NULL, NULL), -EINVAL);
