@@ -4,21 +4,24 @@
 # test_metrics.sh - `guestrelay agent --metrics ADDR:PORT` serves the
 # agent's counters to a real Prometheus
 #
-# The real agent serves one VM fed by a real fake guest for 2 s, with
+# The real agent serves one VM fed by a real fake guest for 3 s, with
 # /metrics on a free loopback port. Checks:
 #   - a bad --metrics address is refused with a clear message (exit 2),
 #     a port in use with "cannot serve metrics" (exit 1)
 #   - GET /metrics: the 0.0.4 content type, `promtool check metrics`
 #     passes, every family has HELP and TYPE, the stored-bytes and
 #     packets counters equal `status --json`; other paths 404, POST 405;
-#     the loop-iterations counter grows; a half-sent request stalls
+#     the loop-iterations counter grows; the clock-sync error (while the
+#     guest runs) is status's; a half-sent request stalls
 #     neither the page nor the agent
 #   - label values with `"`, `\` and line feeds are escaped: the page of
 #     two hostile VM names (build/tests/unit/test_metrics --page) passes
 #     promtool (the agent itself refuses such names: vm-add says why)
 #   - a real `prometheus` on loopback scrapes the agent every second; the
 #     PromQL query guestrelay_vm_stored_bytes_total{vm="..."} through its
-#     HTTP API returns what `status --json` says
+#     HTTP API returns what `status --json` says; it also scrapes the
+#     hostile page (served as a file), and a query for the VM name
+#     a"b\c<LF>d finds its value: the escaping round-trips
 #   - [::1]: a second agent serves /metrics on IPv6 loopback
 # Every process runs under a time limit and is stopped at exit. Without
 # promtool and prometheus (scripts/deps.sh metrics) the test is skipped.
@@ -27,7 +30,7 @@ set -u
 # shellcheck source=tests/integration/lib_agent.sh
 . "$(dirname "$0")/lib_agent.sh"
 la_init test_metrics
-out='' err='' fg='' prom='' a6=''	# set by gr, la_status and t_bg
+out='' err='' fg='' prom='' a6='' hsrv=''	# set by gr, la_status and t_bg
 
 command -v curl >/dev/null || la_skip "curl is needed (scripts/deps.sh metrics)"
 command -v promtool >/dev/null ||
@@ -87,7 +90,27 @@ check "port-in-use-refused" "[ $rc -eq 1 ] && grep -q 'cannot serve metrics on 1
 	"exit $rc: $e"
 
 t_bg fg 40 "$la_tmp/fg-$A.log" "$FG" --socket "$RUN/$A.sock" --cpus 2 \
-	--rate 2000 --duration 2 --events 4 --stats "$la_tmp/$A.stats"
+	--rate 2000 --duration 3 --events 4 --stats "$la_tmp/$A.stats"
+# while the guest runs: the clock-sync error bound, in seconds, is the
+# one status shows (read before and after the scrape: a sync may land
+# in between)
+if la_wait_status "$A" "s.get('sync_error_ns', 0) > 0" 3; then
+	se1=$(la_field "$A" sync_error_ns)
+	scrape "$MURL" "$la_tmp/metrics-live.txt"
+	se2=$(la_field "$A" sync_error_ns)
+	m=$(metric "$la_tmp/metrics-live.txt" "guestrelay_vm_clock_sync_error_seconds{vm=\"$A\"}")
+	if "$PY" -c 'import sys
+m = float(sys.argv[1])
+sys.exit(0 if min(abs(m * 1e9 - int(v)) for v in sys.argv[2:]) < 0.5 else 1)' \
+		"${m:-nan}" "$se1" "$se2" 2>/dev/null; then
+		ok "clock-sync-error-equals-status ($m s)"
+	else
+		bad "clock-sync-error-equals-status" \
+			"metrics '$m' s, status --json $se1 / $se2 ns"
+	fi
+else
+	bad "clock-sync-error-equals-status" "the clock was not synchronized"
+fi
 la_wait_fg "$fg" 40
 rc=$?
 check "fakeguest-exits-0" "[ $rc -eq 0 ]" "exit $rc"
@@ -137,6 +160,8 @@ check "sessions-equal-store" "[ '$m' = '$n' ]" "metrics '$m', store $n"
 m=$(metric "$page" "guestrelay_vm_doorbells_total{vm=\"$A\",direction=\"guest_to_host\"}")
 d=$(la_field "$A" stats.doorbells_in)
 check "doorbells-equal-status" "[ '$m' = '$d' ]" "metrics '$m', status '$d'"
+m=$(metric "$page" "guestrelay_vm_clock_sync_error_seconds{vm=\"$A\"}")
+check "clock-sync-error-absent-when-detached" "[ -z '$m' ]" "metrics '$m'"
 check "build-info" "grep -q '^guestrelay_build_info{version=\"[0-9.]*\",abi=\"[0-9.]*\",host=\".*\"} 1$' '$page'" \
 	"$(grep build_info "$page")"
 i1=$(metric "$page" guestrelay_loop_iterations_total)
@@ -180,8 +205,16 @@ else
 fi
 
 # ---- a real Prometheus scrapes the agent ----------------------------------------
+# and, as a second target, the hostile page as a file (python's http.server)
 PPORT=$(free_port)
-mkdir -p "$la_tmp/prom"
+HPORT=
+mkdir -p "$la_tmp/prom" "$la_tmp/hostile"
+if [ -s "$la_tmp/hostile.prom" ]; then
+	cp "$la_tmp/hostile.prom" "$la_tmp/hostile/metrics"
+	HPORT=$(free_port)
+	t_bg hsrv 60 "$la_tmp/hostile-http.log" "$PY" -m http.server \
+		--bind 127.0.0.1 --directory "$la_tmp/hostile" "$HPORT"
+fi
 cat >"$la_tmp/prom/prometheus.yml" <<EOF
 global:
   scrape_interval: 1s
@@ -190,6 +223,11 @@ scrape_configs:
   - job_name: guestrelay
     static_configs:
       - targets: ['127.0.0.1:$MPORT']
+EOF
+[ -n "$HPORT" ] && cat >>"$la_tmp/prom/prometheus.yml" <<EOF
+  - job_name: hostile
+    static_configs:
+      - targets: ['127.0.0.1:$HPORT']
 EOF
 t_bg prom 60 "$la_tmp/prometheus.log" "$PROM" \
 	--config.file="$la_tmp/prom/prometheus.yml" \
@@ -226,6 +264,24 @@ query "up{job=\"guestrelay\"}"
 check "prometheus-target-up" "[ '$qv' = 1 ]" "up = '$qv'"
 query "sum by (cause) (guestrelay_vm_events_lost_total{vm=\"$A\",cause=\"full\"})"
 check "prometheus-lost-by-cause" "[ -n '$qv' ]" "no series"
+if [ -n "$HPORT" ]; then
+	# the VM name a"b\c<LF>d, written as a PromQL string
+	hq='guestrelay_vm_stored_bytes_total{job="hostile",vm="a\"b\\c\nd"}'
+	end=$(($(date +%s) + 20))
+	qv=
+	while [ "$(date +%s)" -le "$end" ]; do
+		query "$hq"
+		[ -n "$qv" ] && break
+		sleep 0.5
+	done
+	check "prometheus-reads-hostile-names-back" "[ '$qv' = 123456789 ]" \
+		"$hq = '$qv'"
+	t_term_job "$hsrv"
+	t_wait_pid "$hsrv" 10 || t_term_job "$hsrv" KILL
+	t_reap "$hsrv"
+else
+	skip_check "prometheus-reads-hostile-names-back" "no hostile page"
+fi
 t_term_job "$prom"
 t_wait_pid "$prom" 10 || t_term_job "$prom" KILL
 t_reap "$prom"
