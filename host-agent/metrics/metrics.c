@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
 #include <microhttpd.h>
@@ -52,7 +53,7 @@ struct gr_metrics {
 	struct MHD_Daemon *mhd;
 	int epfd;			/* MHD's epoll set */
 	bool finishing;
-	bool poll_failed;		/* said once in the log */
+	bool poll_failed;		/* a poll failed: said once in the log */
 	char addr[INET6_ADDRSTRLEN + 16];
 	char last_msg[256];		/* MHD's last message, for start-up */
 	uint64_t log_ns;		/* when one was last logged */
@@ -106,6 +107,12 @@ static int count_store(struct gr_agent *a, const char *vm,
 		return -errno;
 	}
 	while ((de = readdir(d))) {
+		struct stat st;
+
+		if (de->d_type == DT_UNKNOWN &&
+		    !fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
+		    S_ISDIR(st.st_mode))
+			de->d_type = DT_DIR;
 		if (de->d_type != DT_DIR)
 			continue;
 		if (!strncmp(de->d_name, "snapshot-", 9))
@@ -242,11 +249,16 @@ static void poll_done(struct gr_op *op, int res, unsigned int flags)
 	(void)flags;
 	if (m->finishing)
 		return;
-	if (res < 0 && !m->poll_failed) {
-		/* service() polls again; say it once */
+	if (res < 0) {
+		/* try again in a second (timer_done()); say it once */
+		if (!m->poll_failed)
+			syslog(LOG_WARNING, "metrics on %s: poll: %s",
+			       m->addr, strerror(-res));
 		m->poll_failed = true;
-		syslog(LOG_WARNING, "metrics on %s: poll: %s", m->addr,
-		       strerror(-res));
+		if (!m->timer_op.busy)
+			gr_loop_timeout(&m->agent->loop, &m->timer_op,
+					1000000000ULL);
+		return;
 	}
 	service(m);
 }
