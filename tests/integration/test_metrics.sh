@@ -246,13 +246,19 @@ try:
 except (ValueError, KeyError, IndexError):
     print("")')
 }
-end=$(($(date +%s) + 40))
-qv=
-while [ "$(date +%s)" -le "$end" ]; do
-	query "guestrelay_vm_stored_bytes_total{vm=\"$A\"}"
-	[ -n "$qv" ] && break
-	sleep 0.5
-done
+# query_wait PROMQL SECS: query until it has a result (SECS at most)
+query_wait() {
+	local end=$(($(date +%s) + $2))
+
+	qv=
+	while [ "$(date +%s)" -le "$end" ]; do
+		query "$1"
+		[ -n "$qv" ] && return 0
+		sleep 0.5
+	done
+	return 1
+}
+query_wait "guestrelay_vm_stored_bytes_total{vm=\"$A\"}" 40
 if [ -n "$qv" ] && [ "$qv" = "$bytes" ]; then
 	ok "prometheus-query-equals-status ($qv bytes)"
 else
@@ -267,13 +273,7 @@ check "prometheus-lost-by-cause" "[ -n '$qv' ]" "no series"
 if [ -n "$HPORT" ]; then
 	# the VM name a"b\c<LF>d, written as a PromQL string
 	hq='guestrelay_vm_stored_bytes_total{job="hostile",vm="a\"b\\c\nd"}'
-	end=$(($(date +%s) + 20))
-	qv=
-	while [ "$(date +%s)" -le "$end" ]; do
-		query "$hq"
-		[ -n "$qv" ] && break
-		sleep 0.5
-	done
+	query_wait "$hq" 20
 	check "prometheus-reads-hostile-names-back" "[ '$qv' = 123456789 ]" \
 		"$hq = '$qv'"
 	t_term_job "$hsrv"
