@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "metrics.h"
 #include "opts.h"
 
 struct sig_watch {
@@ -55,6 +56,10 @@ static void usage(FILE *f)
 		"  --run-dir DIR         sockets (default " GR_DEFAULT_RUN_DIR ")\n"
 		"  --store DIR           traces (default " GR_DEFAULT_STORE_DIR ")\n"
 		"  --group NAME          group allowed on the control socket\n"
+		"  --metrics ADDR:PORT   serve Prometheus metrics at\n"
+		"                        http://ADDR:PORT/metrics; ADDR is an\n"
+		"                        IPv4 address or [IPv6] (127.0.0.1:9464,\n"
+		"                        [::1]:9464, 0.0.0.0:9464 for any)\n"
 		"  --vm NAME             serve a VM from the start (repeatable); the\n"
 		"                        options below apply to the --vm before them,\n"
 		"                        or, before any --vm, to every VM\n"
@@ -120,7 +125,8 @@ static int agent_opt(int argc, char **argv, int *i, const char *opt,
  * every VM. Return: 0, 1 for --help, -1 on an error (said on stderr).
  */
 static int agent_args(int argc, char **argv, struct gr_agent *a,
-		      struct gr_vm_opts **vms, unsigned int *nvms)
+		      const char **metrics, struct gr_vm_opts **vms,
+		      unsigned int *nvms)
 {
 	struct vm_args all = { 0 }, *per = NULL, *cur = &all;
 	unsigned int n = 0, k;
@@ -152,6 +158,19 @@ static int agent_args(int argc, char **argv, struct gr_agent *a,
 				ret = -1;
 			}
 			a->sock_gid = gr ? gr->gr_gid : a->sock_gid;
+			continue;
+		}
+		if (!r && (r = agent_opt(argc, argv, &i, "--metrics",
+					 &val)) > 0) {
+			struct sockaddr_storage ss;
+			socklen_t len;
+
+			if (metrics_parse_addr(val, &ss, &len)) {
+				fprintf(stderr, "guestrelay agent: --metrics: bad address '%s' (%s)\n",
+					val, GR_METRICS_ADDR_HELP);
+				ret = -1;
+			}
+			*metrics = val;
 			continue;
 		}
 		if (!r && (r = agent_opt(argc, argv, &i, "--vm", &val)) > 0) {
@@ -222,6 +241,8 @@ static int agent_main(int argc, char **argv)
 	static struct gr_agent a;
 	struct gr_vm_opts *vms = NULL;
 	struct sig_watch sw = { .op.done = sig_done, .agent = &a };
+	struct gr_metrics *metrics = NULL;
+	const char *metrics_addr = NULL;
 	unsigned int nvms = 0, i;
 	char err[512];
 	sigset_t mask;
@@ -231,7 +252,7 @@ static int agent_main(int argc, char **argv)
 	snprintf(a.store_dir, sizeof(a.store_dir), "%s", GR_DEFAULT_STORE_DIR);
 	a.sock_gid = (unsigned int)-1;
 	a.store_fd = -1;
-	ret = agent_args(argc, argv, &a, &vms, &nvms);
+	ret = agent_args(argc, argv, &a, &metrics_addr, &vms, &nvms);
 	if (ret > 0) {
 		usage(stdout);
 		return 0;
@@ -270,6 +291,12 @@ static int agent_main(int argc, char **argv)
 	gr_loop_poll(&a.loop, &sw.op, sw.fd, POLLIN);
 	if (ctl_init(&a))
 		return 1;	/* ctl_init() said why */
+	if (metrics_addr &&
+	    metrics_init(&a, metrics_addr, &metrics, err, sizeof(err))) {
+		syslog(LOG_ERR, "%s", err);
+		ctl_finish(&a);
+		return 1;
+	}
 	for (i = 0; i < nvms; i++) {
 		struct gr_vm *vm;
 
@@ -283,12 +310,14 @@ static int agent_main(int argc, char **argv)
 
 	while (!a.stopping) {
 		ret = gr_loop_run_once(&a.loop, 0);
+		metrics_count_pass(metrics, ret);
 		if (ret < 0) {
 			syslog(LOG_ERR, "io_uring: %s", strerror(-ret));
 			break;
 		}
 	}
 
+	metrics_finish(metrics);
 	/* close every VM's session once its writes and fsyncs completed (5 s
 	 * at most) */
 	ctl_finish(&a);

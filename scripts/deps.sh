@@ -3,12 +3,15 @@
 # Install the Debian 12 packages guestrelay needs, only those missing.
 # Idempotent: runs `apt-get update` at most once, and only when something
 # has to be installed. Usage: scripts/deps.sh [GROUP...]
-#   build   compilers, liburing, CUnit, kernel headers, checkpatch source
+#   build   compilers, liburing, libmicrohttpd, CUnit, kernel headers,
+#           checkpatch source
 #   guest   QEMU, the guest kernel, busybox initramfs tools
 #   trace   babeltrace2 and its Python bindings (trace readers)
 #   libvirt libvirtd, virtlogd, the QEMU driver and virsh, without
 #           libvirt-daemon-system (it needs systemd, polkit and a firewall);
 #           creates the libvirt-qemu account that package would create
+#   metrics Prometheus (promtool and a real server) and curl, for
+#           tests/integration/test_metrics.sh
 #   fuzz    clang and its libFuzzer runtime (tests/fuzz)
 #   view    headless Chromium and a font (tests/integration/test_timeline.sh
 #           renders `guestrelay timeline` pictures in it)
@@ -16,9 +19,10 @@
 set -euo pipefail
 
 declare -A group
-group[build]="build-essential pkg-config liburing-dev libxml2-dev libcunit1-dev linux-headers-amd64 linux-source-6.1 xz-utils kmod"
+group[build]="build-essential pkg-config liburing-dev libmicrohttpd-dev libxml2-dev libcunit1-dev linux-headers-amd64 linux-source-6.1 xz-utils kmod"
 group[guest]="qemu-system-x86 linux-image-amd64 busybox-static cpio"
 group[trace]="babeltrace2 python3-bt2"
+group[metrics]="prometheus curl"
 group[libvirt]="libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients adduser"
 group[fuzz]="clang libclang-rt-14-dev"
 group[view]="chromium fonts-dejavu-core"
@@ -27,11 +31,11 @@ want=()
 [ $# -eq 0 ] && set -- all
 for g in "$@"; do
 	if [ "$g" = all ]; then
-		for k in build guest trace fuzz; do want+=(${group[$k]}); done
+		for k in build guest trace metrics fuzz; do want+=(${group[$k]}); done
 	elif [ -n "${group[$g]:-}" ]; then
 		want+=(${group[$g]})
 	else
-		echo "deps.sh: unknown group '$g' (build, guest, trace, libvirt, fuzz, view, all)" >&2
+		echo "deps.sh: unknown group '$g' (build, guest, trace, metrics, libvirt, fuzz, view, all)" >&2
 		exit 2
 	fi
 done

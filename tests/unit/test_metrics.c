@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_metrics.c - the Prometheus page of `guestrelay agent --metrics`
+ * (host-agent/metrics/expo.c) and its ADDR:PORT parser (addr.c)
+ *
+ * `test_metrics --page FILE` writes the page of two VMs with hostile
+ * names (quotes, backslashes, line feeds) instead of running the tests:
+ * tests/integration/test_metrics.sh hands it to `promtool check metrics`.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "expo.h"
+#include "gr_test.h"
+#include "metrics.h"
+
+static const char hostile1[] = "a\"b\\c\nd";
+static const char hostile2[] = "\\\"\n\n\"";
+
+static char *label(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	expo_label_value(f, s);
+	fclose(f);
+	return buf;
+}
+
+static void two_vms(struct gr_expo_vm *vms)
+{
+	memset(vms, 0, 2 * sizeof(*vms));
+	snprintf(vms[0].info.name, sizeof(vms[0].info.name), "%s", hostile1);
+	vms[0].info.state = "attached";
+	vms[0].info.guest_state = "tracing";
+	vms[0].info.st.bytes = 123456789;
+	vms[0].info.st.packets = 42;
+	vms[0].info.st.invalid = 5;
+	vms[0].info.st.invalid_records = 2;
+	vms[0].info.st.lost_full = 7;
+	vms[0].info.sync_error_ns = 15000;
+	vms[0].info.sync_offset_ns = -2500000000LL;
+	vms[0].store_known = true;
+	vms[0].sessions = 3;
+	snprintf(vms[0].info.nodename, sizeof(vms[0].info.nodename), "%s",
+		 hostile2);
+	snprintf(vms[1].info.name, sizeof(vms[1].info.name), "%s", hostile2);
+	vms[1].info.state = "waiting";
+	vms[1].info.guest_state = "absent";
+	vms[1].info.quota = 1ULL << 30;
+}
+
+static char *page(size_t *lenp)
+{
+	struct gr_expo_agent ag = { .loop_passes = 10,
+				    .loop_completions = 20 };
+	struct gr_expo_vm vms[2];
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, lenp);
+
+	snprintf(ag.host, sizeof(ag.host), "host\"1");
+	two_vms(vms);
+	expo_page(f, &ag, vms, 2);
+	fclose(f);
+	return buf;
+}
+
+static void test_label_values_escape_backslash_quote_newline(void)
+{
+	char *s = label(hostile1);
+
+	CU_ASSERT_STRING_EQUAL(s, "a\\\"b\\\\c\\nd");
+	free(s);
+	s = label(hostile2);
+	CU_ASSERT_STRING_EQUAL(s, "\\\\\\\"\\n\\n\\\"");
+	free(s);
+	s = label("plain-vm_1.x");
+	CU_ASSERT_STRING_EQUAL(s, "plain-vm_1.x");
+	free(s);
+}
+
+static void test_page_lines_are_comments_or_samples(void)
+{
+	size_t len;
+	char *buf = page(&len), *line, *save = NULL;
+	unsigned int lines = 0;
+
+	CU_ASSERT_FATAL(buf != NULL);
+	CU_ASSERT(len > 0 && buf[len - 1] == '\n');
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		lines++;
+		/* a raw line feed in a label would start a line otherwise */
+		CU_ASSERT(!strncmp(line, "# HELP guestrelay_", 18) ||
+			  !strncmp(line, "# TYPE guestrelay_", 18) ||
+			  !strncmp(line, "guestrelay_", 11));
+	}
+	CU_ASSERT(lines > 60);
+	free(buf);
+}
+
+static void test_page_has_counters_by_label_and_escaped_names(void)
+{
+	size_t len;
+	char *buf = page(&len);
+
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
+		"guestrelay_vm_stored_bytes_total{vm=\"a\\\"b\\\\c\\nd\"} 123456789\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
+		"guestrelay_vm_stored_packets_total{vm=\"a\\\"b\\\\c\\nd\"} 42\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
+		"guestrelay_vm_events_lost_total{vm=\"a\\\"b\\\\c\\nd\",cause=\"full\"} 7\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
+		"guestrelay_vm_subbuffers_invalid_total{vm=\"a\\\"b\\\\c\\nd\",reason=\"packet\"} 3\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
+		"guestrelay_vm_subbuffers_invalid_total{vm=\"a\\\"b\\\\c\\nd\",reason=\"record\"} 2\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
+		"guestrelay_vm_state{vm=\"a\\\"b\\\\c\\nd\",state=\"attached\"} 1\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
+		"guestrelay_vm_state{vm=\"a\\\"b\\\\c\\nd\",state=\"waiting\"} 0\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
+		"guestrelay_vm_guest_state{vm=\"\\\\\\\"\\n\\n\\\"\",state=\"absent\"} 1\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
+		"guestrelay_vm_clock_sync_error_seconds{vm=\"a\\\"b\\\\c\\nd\"} 1.5e-05\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
+		"guestrelay_vm_clock_offset_seconds{vm=\"a\\\"b\\\\c\\nd\"} -2.5\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
+		"guestrelay_vm_sessions{vm=\"a\\\"b\\\\c\\nd\",kind=\"recording\"} 3\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
+		"guestrelay_vm_quota_bytes{vm=\"\\\\\\\"\\n\\n\\\"\"} 1073741824\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, ",nodename=\"\\\\\\\"\\n\\n\\\"\"} 1\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "guestrelay_build_info{version=\""
+				      GR_VERSION "\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "host=\"host\\\"1\"} 1\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "guestrelay_vms 2\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
+		"guestrelay_loop_iterations_total 10\n"));
+	/* unknown until synchronized or without a quota: no sample */
+	CU_ASSERT_PTR_NULL(strstr(buf,
+		"guestrelay_vm_clock_sync_error_seconds{vm=\"\\\\"));
+	CU_ASSERT_PTR_NULL(strstr(buf,
+		"guestrelay_vm_quota_bytes{vm=\"a"));
+	free(buf);
+}
+
+/* every family once, its samples right after its TYPE line */
+static void test_families_are_declared_once_and_contiguous(void)
+{
+	size_t len;
+	char *buf = page(&len), *line, *save = NULL;
+	char fam[128] = "", seen[64][128];
+	unsigned int n = 0, i;
+
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char name[128];
+
+		if (!strncmp(line, "# HELP ", 7))
+			continue;
+		if (!strncmp(line, "# TYPE ", 7)) {
+			CU_ASSERT(sscanf(line + 7, "%127s", fam) == 1);
+			for (i = 0; i < n; i++)
+				CU_ASSERT_STRING_NOT_EQUAL(seen[i], fam);
+			CU_ASSERT_FATAL(n < 64);
+			snprintf(seen[n++], sizeof(seen[0]), "%s", fam);
+			CU_ASSERT(strstr(line, " counter") ?
+				  strlen(fam) > 6 &&
+				  !strcmp(fam + strlen(fam) - 6, "_total") :
+				  strstr(line, " gauge") != NULL);
+			continue;
+		}
+		CU_ASSERT(sscanf(line, "%127[a-z_]", name) == 1);
+		CU_ASSERT_STRING_EQUAL(name, fam);
+	}
+	CU_ASSERT(n >= 25);
+	free(buf);
+}
+
+static void test_metrics_address_parser(void)
+{
+	static const char *const bad[] = {
+		"", "9464", ":9464", "127.0.0.1", "127.0.0.1:", "127.0.0.1:0",
+		"127.0.0.1:65536", "127.0.0.1:-1", "127.0.0.1:94x", "1.2.3:80",
+		"localhost:9464", "::1:9464", "[::1]", "[::1]9464", "[::1:9464",
+		"[127.0.0.1]:80", "[]:80", "1.2.3.4:+80",
+	};
+	struct sockaddr_storage ss;
+	struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
+	socklen_t len;
+	size_t i;
+
+	CU_ASSERT_EQUAL(metrics_parse_addr("127.0.0.1:9464", &ss, &len), 0);
+	CU_ASSERT_EQUAL(ss.ss_family, AF_INET);
+	CU_ASSERT_EQUAL(len, sizeof(*a4));
+	CU_ASSERT_EQUAL(ntohs(a4->sin_port), 9464);
+	CU_ASSERT_EQUAL(ntohl(a4->sin_addr.s_addr), INADDR_LOOPBACK);
+	CU_ASSERT_EQUAL(metrics_addr_port(&ss), 9464);
+	CU_ASSERT_EQUAL(metrics_parse_addr("0.0.0.0:1", &ss, &len), 0);
+	CU_ASSERT_EQUAL(metrics_parse_addr("[::1]:65535", &ss, &len), 0);
+	CU_ASSERT_EQUAL(ss.ss_family, AF_INET6);
+	CU_ASSERT_EQUAL(len, sizeof(*a6));
+	CU_ASSERT(IN6_IS_ADDR_LOOPBACK(&a6->sin6_addr));
+	CU_ASSERT_EQUAL(metrics_addr_port(&ss), 65535);
+	CU_ASSERT_EQUAL(metrics_parse_addr("[::]:9464", &ss, &len), 0);
+	CU_ASSERT(IN6_IS_ADDR_UNSPECIFIED(&a6->sin6_addr));
+	for (i = 0; i < GR_ARRAY_SIZE(bad); i++)
+		if (metrics_parse_addr(bad[i], &ss, &len) != -EINVAL)
+			CU_FAIL_FATAL(bad[i]);
+}
+
+static const struct gr_test tests[] = {
+	GR_TEST(test_label_values_escape_backslash_quote_newline),
+	GR_TEST(test_page_lines_are_comments_or_samples),
+	GR_TEST(test_page_has_counters_by_label_and_escaped_names),
+	GR_TEST(test_families_are_declared_once_and_contiguous),
+	GR_TEST(test_metrics_address_parser),
+};
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "--page")) {
+		size_t len;
+		char *buf = page(&len);
+		FILE *f = fopen(argv[2], "w");
+
+		if (!f || fwrite(buf, 1, len, f) != len || fclose(f)) {
+			perror(argv[2]);
+			return 1;
+		}
+		free(buf);
+		return 0;
+	}
+	return gr_test_main("metrics", tests, GR_ARRAY_SIZE(tests), NULL,
+			    NULL);
+}
