@@ -128,22 +128,6 @@ static u32 gr_rq_dev(const struct request *rq)
 	return disk ? disk_devt(disk) : 0;
 }
 
-/*
- * prev_state as the 6.1 sched_switch event records it: TASK_REPORT_MAX
- * for a preempted task (printed "R+"), else the reported state bit of
- * @prev_state and the exit state (0 for a runnable task).
- */
-static long gr_switch_state(bool preempt, unsigned int prev_state,
-			    const struct task_struct *prev)
-{
-	unsigned int idx;
-
-	if (preempt)
-		return TASK_REPORT_MAX;
-	idx = __task_state_index(prev_state, prev->exit_state);
-	return idx ? 1L << (idx - 1) : 0;
-}
-
 /* Record length of a VARLEN payload whose string @m holds @n chars. */
 #define GR_VARLEN_SIZE(type, m, n)	(offsetof(type, m) + (n) + 1)
 

@@ -39,6 +39,7 @@
 #ifndef _GR_EVENTS_H
 #define _GR_EVENTS_H
 
+#include <linux/sched.h>
 #include <linux/stddef.h>
 #include <linux/types.h>
 #include "guestrelay_abi.h"
@@ -108,6 +109,25 @@ extern const unsigned int gr_nr_event_defs;
 void gr_event_desc_fill(const struct gr_event_def *def, unsigned int id,
 			struct gr_event_desc *out);
 int gr_events_init(void);
+
+/*
+ * prev_state as the 6.1 sched_switch event records it: TASK_REPORT_MAX
+ * for a preempted task (printed "R+"), else the reported state bit of
+ * @prev_state and the exit state (0 for a runnable task). Also what the
+ * benchmark's floor records (tests/bench/grbench).
+ */
+static __always_inline long gr_switch_state(bool preempt,
+					    unsigned int prev_state,
+					    const struct task_struct *prev)
+{
+	unsigned int idx;
+
+	if (preempt)
+		return TASK_REPORT_MAX;
+	idx = __task_state_index(prev_state, prev->exit_state);
+	return idx ? 1L << (idx - 1) : 0;
+}
+
 bool gr_event_available(unsigned int id);
 int gr_event_attach(unsigned int id);
 void gr_events_detach_all(void);

@@ -461,19 +461,6 @@ static_assert(sizeof(struct grb_ev_irq_handler_exit) % GR_RECORD_ALIGN == 0);
 static_assert((offsetof(struct grb_ev_sched_process_exec, filename) +
 	       GRB_FILENAME_LEN + 1) % GR_RECORD_ALIGN == 0);
 
-/* prev_state as guestrelay (and the 6.1 sched_switch event) record it */
-static __always_inline long grb_switch_state(bool preempt,
-					     unsigned int prev_state,
-					     const struct task_struct *prev)
-{
-	unsigned int idx;
-
-	if (preempt)
-		return TASK_REPORT_MAX;
-	idx = __task_state_index(prev_state, prev->exit_state);
-	return idx ? 1L << (idx - 1) : 0;
-}
-
 /*
  * The floor probes: the payload of guestrelay's probe for the same
  * tracepoint, every field from the same source (gr_events_table.h), a
@@ -492,7 +479,7 @@ static void grb_floor_sched_switch(void *data, bool preempt,
 	ev->prev_comm[TASK_COMM_LEN - 1] = '\0';
 	ev->prev_tid = cpu_to_le32(task_pid_nr(prev));
 	ev->prev_prio = cpu_to_le32(prev->prio);
-	ev->prev_state = cpu_to_le64(grb_switch_state(preempt, prev_state,
+	ev->prev_state = cpu_to_le64(gr_switch_state(preempt, prev_state,
 						      prev));
 	memcpy(ev->next_comm, next->comm, TASK_COMM_LEN);
 	ev->next_comm[TASK_COMM_LEN - 1] = '\0';
