@@ -251,11 +251,21 @@ static __always_inline notrace u8 *gr_buf_take(struct gr_buf *buf, size_t len)
 	u8 *p = buf->start + buf->offset;
 
 	buf->offset += len;
-	/* Zero the tail padding; the caller fills the first bytes */
-	memset(p + len - GR_RECORD_ALIGN, 0, GR_RECORD_ALIGN);
 	/* private: prod.events is published by gr_chan_publish_events() */
 	buf->events++;
 	return p;
+}
+
+/*
+ * Zero the padding after the first @length bytes of a record, if there is
+ * any; the caller fills those bytes. A constant @length that is a
+ * multiple of GR_RECORD_ALIGN (most probes' records) costs nothing.
+ */
+static __always_inline notrace void gr_zero_tail(u8 *slot, size_t length)
+{
+	if (length % GR_RECORD_ALIGN)
+		memset(slot + ALIGN(length, (size_t)GR_RECORD_ALIGN) -
+		       GR_RECORD_ALIGN, 0, GR_RECORD_ALIGN);
 }
 
 /*
@@ -401,8 +411,10 @@ static __always_inline notrace int gr_write(struct gr_chan *chan,
 	if (likely(!ret))
 		ret = gr_buf_alloc(buf, ALIGN(length, (size_t)GR_RECORD_ALIGN),
 				   &slot, false);
-	if (likely(!ret))
+	if (likely(!ret)) {
+		gr_zero_tail(slot, length);
 		memcpy(slot, data, length);
+	}
 	gr_buf_exit(buf);
 	return ret;
 }
@@ -489,6 +501,7 @@ static __always_inline notrace void *gr_relay_reserve(struct gr_chan *chan,
 	    gr_buf_alloc(buf, ALIGN(length, (size_t)GR_RECORD_ALIGN), &slot,
 			 false))
 		return NULL;
+	gr_zero_tail(slot, length);
 	return slot;
 }
 
@@ -518,6 +531,7 @@ __gr_event_reserve(struct gr_buf *buf, u16 id, size_t payload_len,
 	ret = gr_buf_alloc(buf, len, &slot, true);
 	if (unlikely(ret))
 		return ret;
+	gr_zero_tail(slot, sizeof(*eh) + payload_len);
 	eh = (struct gr_event_header *)slot;
 	eh->id = cpu_to_le16(id);
 	eh->size = cpu_to_le16((u16)len);
