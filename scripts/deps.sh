@@ -15,7 +15,12 @@
 #   fuzz    clang and its libFuzzer runtime (tests/fuzz)
 #   view    headless Chromium and a font (tests/integration/test_timeline.sh
 #           renders `guestrelay timeline` pictures in it)
-#   all     every group but libvirt (default)
+#   bench   valgrind (bench_core.sh counts instructions with callgrind) and
+#           LTTng for the benchmarks' third tracer (tests/bench): lttng-tools
+#           and lttng-modules-dkms, whose sources tests/bench builds for the
+#           guest kernel itself; DKMS's own build at install is switched off
+#           (see below)
+#   all     build, guest, trace, metrics and fuzz (default)
 set -euo pipefail
 
 declare -A group
@@ -26,16 +31,21 @@ group[metrics]="prometheus curl"
 group[libvirt]="libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients adduser"
 group[fuzz]="clang libclang-rt-14-dev"
 group[view]="chromium fonts-dejavu-core"
+group[bench]="lttng-tools lttng-modules-dkms kmod valgrind"
 
 want=()
 [ $# -eq 0 ] && set -- all
 for g in "$@"; do
 	if [ "$g" = all ]; then
-		for k in build guest trace metrics fuzz; do want+=(${group[$k]}); done
+		for k in build guest trace metrics fuzz; do
+			read -ra w <<<"${group[$k]}"
+			want+=("${w[@]}")
+		done
 	elif [ -n "${group[$g]:-}" ]; then
-		want+=(${group[$g]})
+		read -ra w <<<"${group[$g]}"
+		want+=("${w[@]}")
 	else
-		echo "deps.sh: unknown group '$g' (build, guest, trace, metrics, libvirt, fuzz, view, all)" >&2
+		echo "deps.sh: unknown group '$g' (build, guest, trace, metrics, libvirt, fuzz, view, bench, all)" >&2
 		exit 2
 	fi
 done
@@ -77,6 +87,21 @@ if [ ! -e "$stamp" ] || [ -n "$(find "$stamp" -mmin +1440 2>/dev/null)" ]; then
 	echo "deps.sh: apt-get update" >&2
 	apt-get update -qq
 	mkdir -p "$(dirname "$stamp")" && touch "$stamp"
+fi
+# lttng-modules-dkms's postinst builds the modules with DKMS for the
+# running kernel, or when that one is not in /lib/modules (a container's
+# host kernel) for every kernel there; the Debian 6.1 guest kernel's headers
+# are there and lttng-modules 2.13.9 does not build against them as shipped
+# (tests/bench/lib_bench.sh builds a patched copy), so the postinst would
+# fail and with it the install. /etc/dkms/no-autoinstall makes the postinst
+# install the sources only; it is there only during this install.
+noauto=""
+if [[ " ${missing[*]} " == *" lttng-modules-dkms "* ]] &&
+	[ ! -e /etc/dkms/no-autoinstall ]; then
+	noauto=/etc/dkms/no-autoinstall
+	mkdir -p /etc/dkms
+	: >"$noauto"
+	trap 'rm -f "$noauto"' EXIT
 fi
 echo "deps.sh: installing ${missing[*]}" >&2
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \

@@ -32,6 +32,7 @@ paths="clock floor rec write reserve"
 payloads="8 56 248"
 
 say() { echo "bench_core: $*" >&2; }
+command -v valgrind >/dev/null || "$top/scripts/deps.sh" bench >&2 || true
 if ! command -v valgrind >/dev/null; then
 	say "valgrind not found (scripts/deps.sh bench); skipped"
 	exit 77

@@ -2,18 +2,22 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # bench_guest.sh - per-event cost of guestrelay's probes against ftrace's
-# events on the same tracepoints, and against a floor (the least a tracer
-# could do per event), with the clocks an event can be stamped with,
-# measured in ONE guest boot
+# and LTTng's events on the same tracepoints, and against a floor (the
+# least a tracer could do per event), with the clocks an event can be
+# stamped with, measured in ONE guest boot
 #
 #   tests/bench/bench_guest.sh            (or: make bench)
 #
 # 1. builds guestrelay.ko, the agent and the test guest (make module host
 #    guest), and tests/bench/grbench against the guest kernel, in a copy
-#    under build/bench/ so the source tree stays clean;
+#    under build/bench/ so the source tree stays clean; installs LTTng
+#    (scripts/deps.sh bench) and builds its modules for the guest kernel,
+#    cached in build/bench/lttng/KVER (lib_bench.sh, bench_lttng_setup);
 # 2. makes build/bench/guest/: the test guest's vmlinux and its initramfs
 #    with a second cpio archive appended that adds
-#    /lib/modules/grbench.ko (the kernel unpacks concatenated archives;
+#    /lib/modules/grbench.ko and LTTng (lttng, lttng-sessiond,
+#    lttng-consumerd, their libraries, the modules with depmod's index,
+#    /gr/bench-lttng) (the kernel unpacks concatenated archives;
 #    build/guest and scripts/mkguest.sh stay as they are);
 # 3. starts a private agent, boots the guest with scripts/launch-guest.sh
 #    (ivshmem-doorbell, 64 MiB, stream mode, the four benchmarked events
@@ -34,12 +38,14 @@
 #                      that then dominates every event of both tracers),
 #                      or a name passed as clocksource=NAME
 #   BENCH_APPEND=TEXT  more guest kernel command line
+#   BENCH_LTTNG=0      leave LTTng out (no install, no build, no column)
 #   BENCH_NO_BUILD=1   use what is already built
 #   BENCH_KEEP=1       keep the temporary directory (agent log, trace)
 #   GUEST_KVER, KDIR   the guest kernel, as for the top-level Makefile
 # Exit status: 0 the table is written (possibly with warnings: read them);
 # 1 the benchmark failed, or a variant ran with other probes attached than
-# it should (then its numbers mean nothing); 77 QEMU or /dev/shm missing.
+# it should (then its numbers mean nothing), or LTTng is missing and cannot
+# be installed; 77 QEMU or /dev/shm missing.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -76,19 +82,32 @@ if [ "${BENCH_NO_BUILD:-0}" != 1 ]; then
 fi
 bench_need_guest
 [ -s "$out/grbench/grbench.ko" ] || die "no $out/grbench/grbench.ko"
+bench_lttng_setup
+# LTTng's channel: per CPU, sub-buffers of 4 MiB, as many (a power of two)
+# as hold one whole run of the largest event (sched_process_exec, about
+# 300 B with LTTng's header) without the consumer daemon's help, so that
+# the benchmark's own events are never discarded; memory for the guest to
+# hold both CPUs' buffers and the tmpfs trace of the phase
+lt_sub=4194304 lt_num=2
+while [ $((lt_sub * lt_num)) -lt $((calls * 512)) ]; do
+	lt_num=$((lt_num * 2))
+done
+[ "$lttng" = 1 ] && guest_mem=$((1024 + 2 * lt_sub * lt_num / 1048576))
 
 # ---- 2. the guest: build/guest plus an archive holding grbench.ko ------------
 bench_init gr-bench
 mkdir -p "$tmp/overlay/lib/modules" "$out/guest"
 cp "$out/grbench/grbench.ko" "$tmp/overlay/lib/modules/"
+[ "$lttng" = 1 ] && bench_lttng_overlay "$tmp/overlay"
 bench_guest_image "$tmp/overlay" "$out/guest"
 
 # ---- 3. agent and guest --------------------------------------------------------
+# shellcheck disable=SC2119 # no agent options
 bench_start_agent
 load_before=$(bench_load)
-say "booting one guest: $calls calls per run, $reps rounds"
+say "booting one guest: $calls calls per run, $reps rounds, LTTng $lttng"
 bench_boot "$out/guest" bench-probes \
-	"gr.mod=0 gr.calls=$calls gr.reps=$reps $clock_args ${BENCH_APPEND:-}" \
+	"gr.mod=0 gr.calls=$calls gr.reps=$reps gr.ltsub=$lt_sub gr.ltnum=$lt_num $clock_args ${BENCH_APPEND:-}" \
 	"$events" BENCH "$out/guest-status.json" "$out/guest.console"
 
 # ---- 5. the table ----------------------------------------------------------------
@@ -96,7 +115,7 @@ rc=0
 python3 "$top/tests/bench/guest_table.py" --console "$out/guest.console" \
 	--status "$out/guest-status.json" --calls "$calls" --reps "$reps" \
 	--shm-size "$shm_size" --host-cpu "$(bench_host_cpu)" \
-	--qemu "$(bench_qemu_version)" \
+	--qemu "$(bench_qemu_version)" --lttng "$lttng" --guest-mem "$guest_mem" \
 	--clock-args "${clock_args:-none}" --host-cores "$(nproc)" \
 	--load "$load_before / $(bench_load)" \
 	--seconds $(($(date +%s) - t0)) >"$out/guest.md" || rc=$?

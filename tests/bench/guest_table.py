@@ -6,10 +6,11 @@ Reads the console of a guest that ran /gr/bench-probes (lines
 "GR: BENCH ...") and the agent's `guestrelay status --json` of that guest
 taken when it finished, and prints a Markdown report: per tracepoint the
 median [min-max] ns per call of every variant, the guestrelay/ftrace
-ratio of the probe costs (each minus the bare loop), the floor (grbench's
-minimal probe) against the tracers, the clocks and what the clock costs
-guestrelay's probe, whether either tracer dropped anything, and what was
-attached in each variant.
+and guestrelay/LTTng ratios of the probe costs (each minus the bare loop),
+the floor (grbench's minimal probe) against the tracers, the clocks and
+what the clock costs guestrelay's probe, whether any tracer dropped
+anything, and what was attached in each variant. The LTTng column is there
+when the guest ran the lttng variant (--lttng 1, bench_guest.sh's default).
 
 Exit status: 0 report printed; 1 report printed but a variant ran with
 other probes attached than it should, or a run is missing (its numbers
@@ -53,11 +54,20 @@ GR_CLOCK_TARGET = {"tsc": "clock_tsc_ordered", "mono_fast": "clock_mono_fast"}
 # phase, reported as variant "floor"
 FLOOR_PREFIX = "floor_"
 # the tracers set against the floor: (variant, column label)
-FLOOR_TRACERS = [("gr", "guestrelay"), ("ftrace", "ftrace")]
+FLOOR_TRACERS = [("gr", "guestrelay"), ("ftrace", "ftrace"), ("lttng", "LTTng")]
 # guestrelay's goal against the floor on small events
 FLOOR_TARGET = 1.25
 SMALL_PAYLOAD = 64
 VARIANTS = ["none", "gr", "ftrace", "both"]
+# LTTng's variant (scripts/guest/bench-probes, tests/bench/guest-lttng):
+# what LTTng 2.13 attaches to each tracepoint and records there
+LT_VARIANT = "lttng"
+LT_PAYLOAD = {
+    "sched_switch": "56",
+    "sys_enter": "20",
+    "irq_handler_exit": "8",
+    "sched_process_exec": "256",
+}
 # payload bytes written: (guestrelay, ftrace); headers come on top:
 # guestrelay 16 (struct gr_event_header), ftrace 12 (4-byte ring buffer
 # event header + 8-byte struct trace_entry)
@@ -106,6 +116,12 @@ def expected_probes(variant, funcs, nr):
                 not names[0].startswith("grb_floor_") or \
                 not names[0].endswith("[grbench]"):
             return "%d probe(s) attached: %s" % (nr, funcs or "none")
+        return None
+    if variant == LT_VARIANT:
+        lttng = [n for n in names if re.search(r"\[lttng_\w+\]$", n)]
+        if nr != 1 or len(names) != 1 or len(lttng) != 1:
+            return "%d probe(s) attached, not LTTng's alone: %s" % (
+                nr, funcs or "none")
         return None
     if variant.startswith("clock"):
         variant = "clock"
@@ -188,6 +204,9 @@ def floor_section(ns, warnings):
 
     out = []
     p = out.append
+    # the tracers this boot ran (LTTng only where the guest carried it)
+    tracers = [(v, label) for v, label in FLOOR_TRACERS
+               if any((v, t) in ns for t in TARGETS)]
     p("## Against the floor")
     p("")
     p("floor: grbench's own probe on the same tracepoint, through the same "
@@ -204,7 +223,7 @@ def floor_section(ns, warnings):
       "over none, on medians (and on minima).")
     p("")
     below = ["%s/%s" % (label, t) for t in TARGETS
-             for v, label in FLOOR_TRACERS
+             for v, label in tracers
              if over(low, v, t) is not None and
              over(low, "floor", t) is not None and
              over(low, v, t) < over(low, "floor", t)]
@@ -217,10 +236,10 @@ def floor_section(ns, warnings):
                         % ", ".join(below))
     hdr = "| tracepoint | payload B | floor (ns) | floor over none (ns) |"
     sep = "|---|---|---|---|"
-    for _, label in FLOOR_TRACERS:
+    for _, label in tracers:
         hdr += " %s over none (ns) |" % label
         sep += "---|"
-    for _, label in FLOOR_TRACERS:
+    for _, label in tracers:
         if label == "guestrelay":
             hdr += " guestrelay/floor (target %.2fx) |" % FLOOR_TARGET
         else:
@@ -233,10 +252,10 @@ def floor_section(ns, warnings):
         f = over(med, "floor", t)
         row = "| %s | %s | %s | %s |" % (t, pay, cell(ns.get(("floor", t))),
                                          "-" if f is None else fmt(f))
-        for v, _ in FLOOR_TRACERS:
+        for v, _ in tracers:
             x = over(med, v, t)
             row += " %s |" % ("-" if x is None else fmt(x))
-        for v, label in FLOOR_TRACERS:
+        for v, label in tracers:
             r = ratio(med, v, t)
             cellv = "%s (min %s)" % (r, ratio(low, v, t))
             if label == "guestrelay" and r != "-":
@@ -379,7 +398,11 @@ def main():
     ap.add_argument("--clock-args", default="?")
     ap.add_argument("--host-cores", default="?")
     ap.add_argument("--load", default="?")
+    ap.add_argument("--lttng", type=int, default=0,
+                    help="1: the guest ran the lttng variant")
+    ap.add_argument("--guest-mem", default="?")
     a = ap.parse_args()
+    variants = VARIANTS + ([LT_VARIANT] if a.lttng else [])
 
     try:
         runs, info, probes, errors, kernel_bad = parse_console(a.console)
@@ -399,6 +422,7 @@ def main():
     ns = {}                 # (variant, target) -> [ns per call]
     funcs = {}              # (variant, target) -> set of funcs strings
     ft_overrun, ft_short = 0, 0
+    lt_discarded = None     # LTTng's discarded count (cumulative), last
     for r in runs:
         try:
             v, t = floor_key(r["variant"], r["target"])
@@ -420,9 +444,16 @@ def main():
             ft_overrun += int(r["ft_overrun"])
             if int(r["ft_entries"]) < int(r["calls"]):
                 ft_short += 1
+        if "lt_discarded" in r:
+            try:
+                lt_discarded = int(r["lt_discarded"])
+            except ValueError:
+                invalid.append("%s/%s rep %s: LTTng's discarded count is "
+                               "unknown (%s)" % (v, t, r.get("rep"),
+                                                 r["lt_discarded"]))
         ns.setdefault((v, t), []).append(per)
         funcs.setdefault((v, t), set()).add(r["funcs"] or "(none)")
-    for v in VARIANTS:
+    for v in variants:
         for t in TARGETS:
             n = len(ns.get((v, t), []))
             if n != a.reps:
@@ -437,7 +468,8 @@ def main():
         warnings.append("ftrace overwrote %d events (its buffer wrapped)"
                         % ft_overrun)
     noisy = ["%s/%s" % (v, t) for (v, t), vals in sorted(ns.items())
-             if v in ("gr", "ftrace", "both") and min(vals) > 0 and
+             if v in ("gr", "ftrace", "both", LT_VARIANT) and
+             min(vals) > 0 and
              max(vals) / min(vals) > 1.5]
     if noisy:
         warnings.append("noisy cells (max > 1.5 x min): %s. Other load on "
@@ -447,6 +479,29 @@ def main():
     if ft_short:
         warnings.append("%d ftrace runs kept fewer entries than calls"
                         % ft_short)
+    if a.lttng:
+        lt_end = info.get("lttng_discarded")
+        if lt_end is not None and lt_end.isdigit():
+            lt_discarded = max(lt_discarded or 0, int(lt_end))
+        # the least the benchmark's events take in LTTng's trace: the
+        # payloads of one call of each target and a 4-byte header each
+        lt_need = a.calls * a.reps * (sum(int(b) for b in
+                                          LT_PAYLOAD.values()) +
+                                      4 * len(TARGETS))
+        lt_bytes = info.get("lttng_trace_bytes", "")
+        if not lt_bytes.isdigit():
+            warnings.append("LTTng's trace size is unknown: whether it "
+                            "recorded is not checked")
+        elif int(lt_bytes) < lt_need:
+            warnings.append("LTTng's trace holds %s bytes, less than the "
+                            "%d the benchmark's events take: it was not "
+                            "recording all" % (lt_bytes, lt_need))
+        if lt_discarded is None:
+            warnings.append("LTTng's discarded count is unknown")
+        elif lt_discarded:
+            warnings.append("LTTng discarded %d events (its channel was "
+                            "full): a discarded event is cheaper, its "
+                            "numbers are flattered" % lt_discarded)
 
     st = status.get("stats", {})
     lost = {k: st.get(k) for k in ("lost_full", "lost_too_big",
@@ -468,15 +523,21 @@ def main():
         vals = ns.get((v, t))
         return f(vals) if vals else None
 
-    def ratio(t, f):
-        n0, g, ft = med("none", t, f), med("gr", t, f), med("ftrace", t, f)
-        if None in (n0, g, ft) or ft - n0 <= 0:
+    def ratio(t, f, base="ftrace"):
+        n0, g, b = med("none", t, f), med("gr", t, f), med(base, t, f)
+        if None in (n0, g, b) or b - n0 <= 0:
             return "-"
-        return "%.2f" % ((g - n0) / (ft - n0))
+        return "%.2f" % ((g - n0) / (b - n0))
 
+    def over(v, t):
+        n0, x = med("none", t), med(v, t)
+        return "-" if None in (n0, x) else fmt(x - n0)
+
+    lt = bool(a.lttng)
     out = []
     p = out.append
-    p("# guestrelay vs ftrace: per-event cost in the guest")
+    p("# guestrelay vs ftrace%s: per-event cost in the guest"
+      % (" and LTTng" if lt else ""))
     p("")
     p("**TCG, emulated: compare ratios.** Absolute nanoseconds are those "
       "of a CPU emulated by QEMU TCG; only ratios measured in the same run "
@@ -487,34 +548,49 @@ def main():
       "arguments for every variant, %d runs per cell, all in one boot. "
       "Cells: ns per call, median [min-max]." % (a.calls, a.reps))
     p("")
-    p("| tracepoint | payload B (gr/ftrace) | none (ns) | guestrelay (ns) "
-      "| ftrace (ns) | both (ns) | guestrelay/ftrace | guestrelay over "
-      "none (ns) | ftrace over none (ns) |")
-    p("|---|---|---|---|---|---|---|---|---|")
+    head = ["tracepoint", "payload B (gr/ftrace%s)" % ("/LTTng" if lt else ""),
+            "none (ns)", "guestrelay (ns)", "ftrace (ns)"]
+    head += ["LTTng (ns)"] if lt else []
+    head += ["both (ns)", "guestrelay/ftrace"]
+    head += ["guestrelay/LTTng"] if lt else []
+    head += ["guestrelay over none (ns)", "ftrace over none (ns)"]
+    head += ["LTTng over none (ns)"] if lt else []
+    p("| %s |" % " | ".join(head))
+    p("|%s" % ("---|" * len(head)))
     for t in TARGETS:
-        n0, g, f = med("none", t), med("gr", t), med("ftrace", t)
-        over_g = over_f = "-"
-        if None not in (n0, g, f):
-            over_g, over_f = fmt(g - n0), fmt(f - n0)
         pay = PAYLOAD.get(t, ("?", "?"))
-        p("| %s | %s/%s | %s | %s | %s | %s | %s (min %s) | %s | %s |"
-          % (t, pay[0], pay[1], cell(ns.get(("none", t))),
-             cell(ns.get(("gr", t))), cell(ns.get(("ftrace", t))),
-             cell(ns.get(("both", t))), ratio(t, statistics.median),
-             ratio(t, min), over_g, over_f))
+        row = [t, "%s/%s" % pay + ("/%s" % LT_PAYLOAD[t] if lt else ""),
+               cell(ns.get(("none", t))), cell(ns.get(("gr", t))),
+               cell(ns.get(("ftrace", t)))]
+        row += [cell(ns.get((LT_VARIANT, t)))] if lt else []
+        row += [cell(ns.get(("both", t))),
+                "%s (min %s)" % (ratio(t, statistics.median), ratio(t, min))]
+        row += ["%s (min %s)" % (ratio(t, statistics.median, LT_VARIANT),
+                                 ratio(t, min, LT_VARIANT))] if lt else []
+        row += [over("gr", t), over("ftrace", t)]
+        row += [over(LT_VARIANT, t)] if lt else []
+        p("| %s |" % " | ".join(row))
     p("")
     p("- none: nothing attached, the bare dispatch loop. guestrelay: "
       "guestrelay.ko's probe alone. ftrace: ftrace's event alone. both: "
-      "the two probes, one after the other.")
+      "the two probes, one after the other.%s"
+      % (" LTTng: LTTng's probe alone (%s, a kernel session "
+         "writing to a guest tmpfs; on sys_enter its system call probe, "
+         "which records syscall_entry_write with the arguments of write: "
+         "LTTng records typed arguments per system call, not the six raw "
+         "ones)." % info.get("lttng_version", "?") if lt else ""))
     p("- guestrelay/ftrace = (guestrelay - none) / (ftrace - none), on "
       "medians (and on minima): the cost of one probe against the other, "
       "the loop taken out. Below 1: guestrelay is cheaper. The two agree "
       "unless other load on the host hit some runs (noise only adds "
-      "time).")
+      "time).%s" % (" guestrelay/LTTng: the same against LTTng."
+                    if lt else ""))
     p("- over none: median minus the median of none.")
     p("- payload: bytes each tracer writes besides its header (guestrelay "
-      "16 B, ftrace 12 B); sched_process_exec carries a 247-character "
-      "filename, guestrelay's 256-byte payload case.")
+      "16 B, ftrace 12 B%s); sched_process_exec carries a 247-character "
+      "filename, guestrelay's 256-byte payload case."
+      % (", LTTng 4 B compact or 16 B extended (event ids above 30, as "
+         "most system call events get)" if lt else ""))
     p("")
     out.extend(floor_section(ns, warnings))
     out.extend(clock_section(ns, info, warnings))
@@ -550,8 +626,17 @@ def main():
       % (info.get("ftrace", "?"), ft_overrun))
     if "guestrelay" in info:
         p("- guestrelay %s" % info["guestrelay"])
+    if lt:
+        p("- LTTng: %s; %s; its modules: %s; guest memory %s MiB; "
+          "discarded events: %s (the run lines give the count after each "
+          "run); trace on tmpfs at the end: %s bytes; afterwards: %s"
+          % (info.get("lttng_version", "?"), info.get("lttng", "?"),
+             info.get("lttng_modules", "?"), a.guest_mem,
+             "?" if lt_discarded is None else lt_discarded,
+             info.get("lttng_trace_bytes", "?"),
+             info.get("lttng_unloaded", "?")))
     p("- probes called:")
-    for v in VARIANTS + ["floor"]:
+    for v in variants + ["floor"]:
         for t in TARGETS:
             p("  - %s / %s: %s" % (v, t, "; ".join(
                 sorted(funcs.get((v, t), {"-"})))))

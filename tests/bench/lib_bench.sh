@@ -2,8 +2,9 @@
 # shellcheck shell=bash disable=SC2154,SC2034  # globals of the sourcing script and of tests/lib/lib.sh
 # Shared by bench_guest.sh and bench_workload.sh (sourced). Uses the
 # caller's bench_name, top, vm and qemu_timeout; sets build, kver, kdir,
-# gr, shm_size and t0 (bench_setup), tmp (bench_init), agent_pid,
-# launch_pid and console.
+# gr, shm_size, guest_mem (MiB, the caller may raise it) and t0
+# (bench_setup), tmp (bench_init), agent_pid, launch_pid, console, and
+# lttng and ltdir (bench_lttng_setup).
 
 # shellcheck source=tests/lib/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/lib.sh"
@@ -20,6 +21,7 @@ bench_setup() {
 	kdir=${KDIR:-/lib/modules/$kver/build}
 	gr=$build/host-agent/guestrelay
 	shm_size=64M
+	guest_mem=256
 	tmp=""
 	agent_pid=""
 	launch_pid=""
@@ -114,6 +116,7 @@ bench_boot() {
 	timeout -k 5 "$qemu_timeout" "$top/scripts/launch-guest.sh" \
 		--name "$vm" --run-dir "$tmp/run" --store "$tmp/store" \
 		--guest "$gdir" --no-agent --size "$shm_size" --run "$script" \
+		--mem "$guest_mem" \
 		--append "$append" \
 		--vm-args "--events $events --mode stream --switch-timer-ms 100" \
 		--log "$console" -- -pidfile "$tmp/qemu.pid" \
@@ -150,4 +153,98 @@ bench_report() {
 	cat "$1"
 	say "table written to $1"
 	exit "$2"
+}
+
+# ---- LTTng, the third tracer (BENCH_LTTNG=0 leaves it out) ----------------
+# bench_lttng_setup: sets lttng (1 or 0) and ltdir; with LTTng, installs
+# it (scripts/deps.sh bench) and builds its modules for the guest kernel
+# with only the tracepoint probe modules both benchmarks use
+# (bench_lttng_probes), cached in $build/bench/lttng/KVER (rebuilt when the
+# sources, the kernel or that list change; a build takes about 4 minutes
+# here, a reuse none).
+# Debian's lttng-modules-dkms 2.13.9 does not build as a whole against the
+# 6.1.0-56 guest kernel (its timer probe's hrtimer_start lacks the kernel's
+# new was_armed argument), so the copy leaves out every probe module but
+# those; the tracer itself and its ring buffer clients are built as they
+# are. DKMS is not used: it would build for the host's running kernel.
+bench_lttng_probes="sched irq"
+bench_lttng_setup() {
+	local src stamp want ko probes=$bench_lttng_probes
+	lttng=${BENCH_LTTNG:-1}
+	ltdir=$build/bench/lttng/$kver
+	[ "$lttng" = 1 ] || return 0
+	"$top/scripts/deps.sh" bench >&2 ||
+		die "LTTng is missing and cannot be installed (scripts/deps.sh bench as root); BENCH_LTTNG=0 runs without it"
+	src=$(find /usr/src -maxdepth 1 -name 'lttng-modules-2.13*' | sort -V |
+		tail -n 1)
+	[ -f "${src:-/nonexistent}/Makefile" ] ||
+		die "no /usr/src/lttng-modules-2.13* (package lttng-modules-dkms)"
+	want="$(basename "$src") $kver $kdir probes: $probes"
+	stamp=$ltdir/stamp
+	if [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] && bench_lttng_have; then
+		return 0
+	fi
+	[ "${BENCH_NO_BUILD:-0}" = 1 ] &&
+		die "no LTTng modules for $kver in $ltdir (run without BENCH_NO_BUILD=1)"
+	say "building LTTng's modules ($(basename "$src"), probes: $probes) for $kver"
+	rm -rf "$ltdir"
+	mkdir -p "$ltdir"
+	cp -a "$src" "$ltdir/src"
+	{
+		echo ""
+		echo "# guestrelay bench (lib_bench.sh): only these probe modules"
+		echo "gr_keep := \$(patsubst %,lttng-probe-%.o,$probes)"
+		echo "obj-m := \$(filter-out \$(filter-out \$(gr_keep),\$(filter lttng-probe-%,\$(obj-m))),\$(obj-m))"
+	} >>"$ltdir/src/src/probes/Kbuild"
+	make -C "$ltdir/src" -j"$(nproc)" KERNELDIR="$kdir" \
+		CONFIG_LTTNG_CLOCK_PLUGIN_TEST=n modules >"$ltdir/build.log" 2>&1 ||
+		die "LTTng's modules failed to build; see $ltdir/build.log"
+	for ko in $probes; do
+		[ -s "$ltdir/src/src/probes/lttng-probe-$ko.ko" ] ||
+			die "no lttng-probe-$ko.ko; see $ltdir/build.log"
+	done
+	bench_lttng_have || die "LTTng's core modules missing; see $ltdir/build.log"
+	echo "$want" >"$stamp"
+}
+
+# bench_lttng_have: the built tree holds the tracer and its clients
+bench_lttng_have() {
+	local m
+	for m in lttng-tracer lttng-ring-buffer-client-discard \
+		lttng-ring-buffer-metadata-client lib/lttng-lib-ring-buffer; do
+		[ -s "$ltdir/src/src/$m.ko" ] || return 1
+	done
+}
+
+# bench_lttng_overlay ROOT: LTTng in the overlay archive: lttng,
+# lttng-sessiond and lttng-consumerd at their Debian paths with every
+# library ldd lists and the dynamic loader; the modules (debug info
+# stripped) in lib/modules/KVER/extra with depmod's index, built from the
+# kernel's modules.builtin* so libkmod (sessiond's module loader) accepts
+# it; sessiond's session.xsd; /gr/bench-lttng (tests/bench/guest-lttng),
+# the guest side, sourced by the guest scripts.
+bench_lttng_overlay() {
+	local root=$1 f lib consumerd=/usr/lib/x86_64-linux-gnu/lttng/libexec/lttng-consumerd
+	local mdir=$1/lib/modules/$kver
+	mkdir -p "$mdir/extra" "$root/gr"
+	for f in /usr/bin/lttng /usr/bin/lttng-sessiond "$consumerd"; do
+		mkdir -p "$root$(dirname "$f")"
+		cp -L "$f" "$root$f"
+		ldd "$f" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\//) print $i }'
+	done | sort -u | while read -r lib; do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+	mkdir -p "$root/usr/share/xml/lttng"
+	cp /usr/share/xml/lttng/session.xsd "$root/usr/share/xml/lttng/"
+	find "$ltdir/src/src" -name '*.ko' ! -path '*/tests/*' | while read -r f; do
+		objcopy --strip-debug "$f" "$mdir/extra/$(basename "$f")"
+	done
+	for f in modules.builtin modules.builtin.modinfo; do
+		cp "/lib/modules/$kver/$f" "$mdir/"
+	done
+	(cd "$mdir" && find extra -name '*.ko' | LC_ALL=C sort) >"$mdir/modules.order"
+	depmod -b "$root" "$kver" || die "depmod for the guest's LTTng modules failed"
+	cp "$top/tests/bench/guest-lttng" "$root/gr/bench-lttng"
+	chmod 644 "$root/gr/bench-lttng"
 }

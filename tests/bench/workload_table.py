@@ -5,9 +5,10 @@
 Reads the guest console ("GR: WL run variant=V rep=R workload=W ops=N
 ns=T ops_per_s=X", "GR: WL info KEY VALUE") and guestrelay's status of the
 VM (status --json at the end), prints markdown: ops/s per variant, median
-[min-max] of the rounds, and the ratios to "none". Exit 1 if a variant or
-workload has no run, or guestrelay recorded fewer events than its phase
-must have made (then the gr column means nothing).
+[min-max] of the rounds, and the ratios to "none" and guestrelay's to
+ftrace and LTTng (LTTng's column when the guest ran it: --lttng 1). Exit 1
+if a variant or workload has no run, or guestrelay recorded fewer events
+than its phase must have made (then the gr column means nothing).
 """
 import argparse
 import json
@@ -16,6 +17,7 @@ import statistics
 import sys
 
 VARIANTS = [("none", "none"), ("ftrace", "ftrace"), ("gr", "guestrelay")]
+LT_VARIANT = "lttng"
 WORKLOADS = [("pingpong", "pipe ping-pong (round trips/s)"),
              ("getppid", "getppid() (calls/s)")]
 
@@ -37,7 +39,11 @@ def main():
         ap.add_argument("--" + a, required=True)
     for a in ("pp", "sc", "reps", "host-cores", "seconds"):
         ap.add_argument("--" + a, type=int, required=True)
+    ap.add_argument("--lttng", type=int, default=0)
+    ap.add_argument("--guest-mem", default="?")
     o = ap.parse_args()
+    lt = bool(o.lttng)
+    variants = [v for v, _ in VARIANTS] + ([LT_VARIANT] if lt else [])
 
     runs, info = {}, {}
     with open(o.console, errors="replace") as f:
@@ -62,15 +68,19 @@ def main():
     stats = st.get("stats", {})
 
     rc = 0
+    head = ["workload", "none (ops/s)", "ftrace (ops/s)"]
+    head += ["LTTng (ops/s)"] if lt else []
+    head += ["guestrelay (ops/s)", "ftrace / none"]
+    head += ["LTTng / none"] if lt else []
+    head += ["guestrelay / none", "guestrelay / ftrace"]
+    head += ["guestrelay / LTTng"] if lt else []
     out = ["# Tracing overhead on real workloads in the guest\n",
            "**TCG, emulated: compare ratios.** ops/s of a CPU emulated by "
            "QEMU TCG; only ratios from the same boot mean something.\n",
-           "| workload | none (ops/s) | ftrace (ops/s) | guestrelay (ops/s) "
-           "| ftrace / none | guestrelay / none | guestrelay / ftrace |",
-           "|---|---|---|---|---|---|---|"]
+           "| %s |" % " | ".join(head), "|%s" % ("---|" * len(head))]
     for w, wname in WORKLOADS:
         cells = {}
-        for v, _ in VARIANTS:
+        for v in variants:
             vals = runs.get((v, w))
             if not vals:
                 print("workload_table: no runs of %s %s" % (v, w),
@@ -78,17 +88,22 @@ def main():
                 rc = 1
                 continue
             cells[v] = vals
-        if len(cells) < 3:
+        if len(cells) < len(variants):
             continue
         med = {v: statistics.median(cells[v]) for v in cells}
-        out.append("| %s | %s | %s | %s | %.2f | %.2f | %.2f |" % (
-            wname, cell(cells["none"]), cell(cells["ftrace"]),
-            cell(cells["gr"]), med["ftrace"] / med["none"],
-            med["gr"] / med["none"], med["gr"] / med["ftrace"]))
+        row = [wname, cell(cells["none"]), cell(cells["ftrace"])]
+        row += [cell(cells[LT_VARIANT])] if lt else []
+        row += [cell(cells["gr"]), "%.2f" % (med["ftrace"] / med["none"])]
+        row += ["%.2f" % (med[LT_VARIANT] / med["none"])] if lt else []
+        row += ["%.2f" % (med["gr"] / med["none"]),
+                "%.2f" % (med["gr"] / med["ftrace"])]
+        row += ["%.2f" % (med["gr"] / med[LT_VARIANT])] if lt else []
+        out.append("| %s |" % " | ".join(row))
     out.append("")
     out.append("- ratios: ops/s over ops/s on medians; below 1 = slower. "
                "guestrelay / ftrace above 1: the workload runs faster "
-               "under guestrelay than under ftrace.")
+               "under guestrelay than under ftrace%s."
+               % (" (guestrelay / LTTng: than under LTTng)" if lt else ""))
     # events guestrelay must have written in its phase: per pingpong
     # round trip 4 syscalls x 2 events, per getppid call 2 events
     need = o.reps * (o.pp * 8 + o.sc * 2)
@@ -114,13 +129,46 @@ def main():
                "buffer wraps, as ftrace's default; a write costs the same)"
                % (info.get("ftrace", "?"), info.get("ftrace_entries", "?"),
                   info.get("ftrace_overrun", "?")))
-    out.append("- events (both tracers): sched_switch, sched_wakeup, "
+    if lt:
+        disc = info.get("lttng_discarded", "?")
+        out.append("- LTTng: %s; %s; guest memory %s MiB; discarded "
+                   "events %s; trace on tmpfs at the end %s bytes; "
+                   "afterwards: %s" % (
+                       info.get("lttng_version", "?"),
+                       info.get("lttng", "?"), o.guest_mem, disc,
+                       info.get("lttng_trace_bytes", "?"),
+                       info.get("lttng_unloaded", "?")))
+        # the least its phase's events take in LTTng's trace: per
+        # round trip 2 sched_switch (56 B), 2 sched_wakeup (28 B), 4
+        # syscall entries (20 B), 4 exits (8 B); per getppid call an
+        # entry (0 B) and an exit (8 B); 4-byte headers
+        need_lt = o.reps * (o.pp * (2 * 60 + 2 * 32 + 4 * 24 + 4 * 12) +
+                            o.sc * (4 + 12))
+        lt_bytes = info.get("lttng_trace_bytes", "")
+        if not lt_bytes.isdigit() or int(lt_bytes) < need_lt:
+            out.append("- **WARNING: LTTng's trace holds %s bytes, less "
+                       "than the %d its phase's events take: its column is "
+                       "not a traced run**" % (lt_bytes or "?", need_lt))
+            rc = 1
+        if not disc.isdigit():
+            out.append("- **WARNING: LTTng's discarded count is unknown**")
+        elif int(disc):
+            out.append("- **WARNING: LTTng discarded %s events (its "
+                       "channel was full while the consumer daemon fell "
+                       "behind): a discarded event is cheaper than a "
+                       "recorded one**" % disc)
+    out.append("- events (%s): sched_switch, sched_wakeup, "
                "sched_wakeup_new, sched_process_fork/exec/exit, "
-               "sched_migrate_task, sys_enter, sys_exit")
+               "sched_migrate_task, sys_enter, sys_exit%s" % (
+                   "all tracers" if lt else "both tracers",
+                   "; LTTng: the same sched events and every system "
+                   "call's entry and exit (--syscall --all: its probes on "
+                   "sys_enter and sys_exit, typed arguments per system "
+                   "call)" if lt else ""))
     out.append("- runs: pingpong %d round trips, getppid %d calls, %d "
                "rounds per variant after one warm-up run each; variants "
-               "in order none, ftrace, guestrelay in one boot" % (
-                   o.pp, o.sc, o.reps))
+               "in order none, %sftrace, guestrelay in one boot" % (
+                   o.pp, o.sc, o.reps, "LTTng, " if lt else ""))
     out.append("")
     out.append("## Conditions\n")
     out.append("- guest: kernel %s, %s CPUs (workloads pinned to CPU 0), "

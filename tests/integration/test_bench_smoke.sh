@@ -10,7 +10,9 @@
 #     VMs) runs every part against the real agent and fake guests and
 #     writes host.md with every table, numbers in them, and the SVG plots;
 #   - bench_workload.sh boots the test guest once with tiny runs and
-#     writes its table (skipped without QEMU or a built test guest).
+#     writes its table (skipped without QEMU or a built test guest), with
+#     BENCH_LTTNG=0: make check does not install or build LTTng (its
+#     modules take minutes to build); make bench runs the LTTng variant.
 # Output goes to a temporary directory (KEEP=1 keeps it).
 # Prints "N passed, N failed"; exit 0 if none failed, 77 if nothing could
 # run here.
@@ -142,13 +144,78 @@ else
 	fi
 fi
 
+# the tables' LTTng parts, on a made-up console (no guest, no LTTng): the
+# LTTng column and ratios, a discard warning, a run of the lttng variant
+# with another tracer's probe attached made INVALID
+# bench_console LTTNG_FUNCS: a console of bench-probes with one round of
+# every variant; the lttng variant's runs called LTTNG_FUNCS
+bench_console() {
+	local v t f p
+	echo "GR: BENCH info kernel smoke"
+	for v in none gr ftrace both lttng; do
+		for t in sched_switch sys_enter irq_handler_exit sched_process_exec; do
+			case $v in
+			none) f="" p=0 ;;
+			gr) f="gr_probe_$t [guestrelay]" p=1 ;;
+			ftrace) f="trace_event_raw_event_$t" p=1 ;;
+			both) f="trace_event_raw_event_$t,gr_probe_$t [guestrelay]" p=2 ;;
+			lttng) f=$1 p=$(($(tr -cd , <<<"$1" | wc -c) + 1)) ;;
+			esac
+			echo "GR: BENCH run variant=$v rep=1 target=$t calls=1000 ns=$((p * 500000 + 4000)) cpu=0 changed=0 probes=$p funcs=$f"
+		done
+	done
+	echo "GR: BENCH info lttng_discarded 7"
+	echo "GR: BENCH info lttng_trace_bytes 1000000"
+}
+bench_console "__event_probe__x [lttng_probe_sched]" >"$tmp/lt.console"
+if python3 "$BENCH/guest_table.py" --console "$tmp/lt.console" --calls 1000 \
+	--reps 1 --lttng 1 >"$tmp/lt.md" 2>&1 &&
+	grep -qE '^\| tracepoint .*\| LTTng \(ns\) \|.*\| guestrelay/LTTng \|' "$tmp/lt.md" &&
+	grep -qE '^\| sched_switch \| 56/56/56 \|( [^|]+ \|){5} 1\.00 \(min 1\.00\) \| 1\.00 \(min 1\.00\) \|' "$tmp/lt.md" &&
+	grep -q 'WARNING: LTTng discarded 7 events' "$tmp/lt.md"; then
+	ok guest-table-lttng-column
+else
+	bad guest-table-lttng-column "no LTTng column, ratio or warning" "$tmp/lt.md"
+fi
+bench_console "gr_probe_x [guestrelay],__event_probe__x [lttng_probe_sched]" \
+	>"$tmp/lt2.console"
+if python3 "$BENCH/guest_table.py" --console "$tmp/lt2.console" --calls 1000 \
+	--reps 1 --lttng 1 >"$tmp/lt2.md" 2>&1; then
+	bad guest-table-lttng-alone "exit 0 with guestrelay's probe in lttng runs" "$tmp/lt2.md"
+elif grep -q "INVALID: lttng/sched_switch rep 1: 2 probe(s) attached, not LTTng's alone" "$tmp/lt2.md"; then
+	ok guest-table-lttng-alone
+else
+	bad guest-table-lttng-alone "no INVALID line" "$tmp/lt2.md"
+fi
+
+{
+	echo "GR: WL info lttng_discarded 0"
+	echo "GR: WL info lttng_trace_bytes 1000000"
+	for v in none:100 ftrace:50 lttng:40 gr:80; do
+		for w in pingpong getppid; do
+			echo "GR: WL run variant=${v%:*} rep=1 workload=$w ops=10 ns=1 ops_per_s=${v#*:}"
+		done
+	done
+} >"$tmp/wl.console"
+echo '{"stats": {"guest_events": 1000}}' >"$tmp/wl-status.json"
+if python3 "$BENCH/workload_table.py" --console "$tmp/wl.console" \
+	--status "$tmp/wl-status.json" --pp 10 --sc 10 --reps 1 --lttng 1 \
+	--host-cores 2 --host-cpu x --qemu x --load x --seconds 1 \
+	>"$tmp/wlt.md" 2>&1 &&
+	grep -qE '^\| getppid\(\) .*\| 40\.0 \[40\.0-40\.0\] \|.*\| 0\.50 \| 0\.40 \| 0\.80 \| 1\.60 \| 2\.00 \|$' \
+		"$tmp/wlt.md"; then
+	ok workload-table-lttng-column
+else
+	bad workload-table-lttng-column "no LTTng column or ratios" "$tmp/wlt.md"
+fi
+
 # bench_workload.sh, tiny, one boot
 if ! command -v qemu-system-x86_64 >/dev/null; then
 	skip bench-workload-runs "no qemu-system-x86_64"
 elif [ ! -s "$BUILD/guest/vmlinux" ] || [ ! -x "$BUILD/host-agent/guestrelay" ]; then
 	skip bench-workload-runs "test guest or agent not built (make guest host)"
 else
-	BENCH_NO_BUILD=1 BENCH_PP=200 BENCH_SC=2000 BENCH_REPS=1 \
+	BENCH_NO_BUILD=1 BENCH_LTTNG=0 BENCH_PP=200 BENCH_SC=2000 BENCH_REPS=1 \
 	BENCH_TIMEOUT=90 BENCH_OUT="$tmp/wl" timeout -k 5 120 \
 		"$BENCH/bench_workload.sh" >"$tmp/wl.log" 2>&1
 	rc=$?
