@@ -14,8 +14,11 @@
 #
 # 1. ingest: a fake guest writes as fast as it can (--max, 2 CPUs, 4000-byte
 #    fake_seq events) into the agent (doorbell device, 16 MiB region),
-#    once in verify mode (the default: a private copy, records checked)
-#    and once with --verify off (zero copy, headers checked only),
+#    in verify mode (the default: a private copy, records checked) and
+#    with --verify off (zero copy, headers checked only), each with
+#    --io fixed (two write_fixed per packet from registered buffers:
+#    the header copy, then the content) and --io writev (one writev of
+#    the same two pieces), interleaved in each repetition,
 #    sub-buffers of 64 KiB, 256 KiB and 1 MiB (the host's wish). GB/s =
 #    bytes stored / (guest start .. guest exit, which waits until all it
 #    produced is consumed); CPU s/GB = the agent's utime+stime
@@ -28,7 +31,11 @@
 #    100 events/s) with the switch timer at 10 and 100 ms: latwatch.c
 #    polls the stream files every 200 us and, for each event of each
 #    packet that reached the file, takes now - the event's timestamp
-#    (the fake guest stamps CLOCK_MONOTONIC of this machine).
+#    (the fake guest stamps CLOCK_MONOTONIC of this machine). The same
+#    runs give the bytes stored per event: the stream files' size over
+#    the events the guest wrote, next to packets x sub-buffer size over
+#    the same events (what storing whole sub-buffers writes), and the
+#    agent's io_uring_enter calls per loop iteration (`guestrelay ping`).
 # 3. scale: 1, 8, 32, 64 fake guests (1 CPU each, 2000 ticks/s of 4000 B,
 #    4 MiB regions) on one fresh agent: aggregate GB/s stored, fairness
 #    (max/min bytes per VM), the agent's VmRSS and RssAnon at the end
@@ -54,6 +61,8 @@
 #   BENCH_PARTS=LIST  which of ingest,latency,scale,loss (default all)
 #   BENCH_SCALE=LIST  VM counts (default "1 8 32 64"; quick "1 8 32")
 #   BENCH_TINY=1      smallest sizes (the smoke test): 0.3 s runs, 1 rep
+#   BENCH_LAT_IO=IO   the latency runs' --io (fixed or writev; default:
+#                     the agent's)
 #
 # shellcheck disable=SC2154 # la_tmp, la_agent_pid, err: set by lib_agent.sh
 
@@ -157,15 +166,17 @@ conditions() {
 
 # ---- 1. ingest (and doorbells per sub-buffer) ------------------------
 
-# ingest_agent SB on|off: the agent in verify mode (the default: one copy
-# of each sub-buffer, every record checked) or zero copy (--verify off)
+# ingest_agent SB on|off fixed|writev: the agent in verify mode (the
+# default: one copy of each sub-buffer, every record checked) or zero copy
+# (--verify off), writing from registered buffers or with writev
 ingest_agent() {
-	local sb=$1 verify=$2 kind=agent vm f t0 t1 c0 c1 sess bytes lost pk dbi
+	local sb=$1 verify=$2 io=$3 kind=agent vm f t0 t1 c0 c1 sess bytes lost pk dbi
 
 	[ "$verify" = off ] && kind=agentzc
-	mkvm vm "bi$sb$verify-$rep"
+	kind=$kind-$io
+	mkvm vm "bi$sb$verify$io-$rep"
 	if ! gr vm-add "$vm" --events all --subbuf-size "$sb" \
-		--verify "$verify"; then
+		--verify "$verify" --io "$io"; then
 		fail "vm-add: $err"
 		return
 	fi
@@ -189,7 +200,7 @@ ingest_agent() {
 	echo "$kind	$sb	$rep	$bytes	$((t1 - t0))	$((c1 - c0))	$lost	$pk	$dbi	$NSB" \
 		>>"$RAW/ingest.tsv"
 	[ "$bytes" -gt 0 ] || fail "agent stored nothing ($sb, verify $verify)"
-	if [ "$verify" = off ]; then
+	if [ "$verify" = off ] || [ "$io" = writev ]; then
 		cleanup_vm "$vm"
 		return
 	fi
@@ -237,11 +248,21 @@ ingest_copy() {
 
 # ---- 2. latency of a quiet guest with the switch timer --------------
 
+# loop_counts VAR: "iterations enters" of the agent's loop (ping --json)
+loop_counts() {
+	if ! gr ping --json; then
+		printf -v "$1" '0 0'
+		return
+	fi
+	printf -v "$1" '%s' "$("$PY" -c 'import json, sys; l = json.loads(sys.argv[1])["loop"]; print(l["iterations"], l["enters"])' "$out")"
+}
+
 latency_run() {
-	local ms=$1 vm f sess i
+	local ms=$1 vm f sess i l0 l1 i0 i1 e0 e1 sb
 
 	mkvm vm "bl$ms-$rep"
-	if ! gr vm-add "$vm" --events all --size 4M --switch-timer-ms "$ms"; then
+	if ! gr vm-add "$vm" --events all --size 4M --switch-timer-ms "$ms" \
+		${BENCH_LAT_IO:+--io "$BENCH_LAT_IO"}; then
 		fail "vm-add: $err"
 		return
 	fi
@@ -255,13 +276,19 @@ latency_run() {
 		sleep 0.01
 	done
 	[ -n "$sess" ] || { fail "no session for $vm"; return; }
+	sb=$(vm_json "$vm" subbuf_size)
 	# 50 ticks/s x (fake_seq + one other event) = 100 events/s; the
 	# watcher stops at the guest's end (its last flush is not timed)
+	loop_counts l0
 	"$LATW" --session "$sess" --rings 1 --seconds "$LAT_SECS" \
 		>"$la_tmp/lat.out" 2>&1 || fail "latwatch: $(cat "$la_tmp/lat.out")"
+	loop_counts l1
 	la_wait_fg "$f" 30 || fail "fake guest (latency)"
 	la_wait_status "$vm" "s['state'] == 'waiting' or s['guest_state'] == 'stopped'" 10
-	echo "$ms	$rep	$(awk '{ printf "%s%s", (NR > 1 ? "\t" : ""), $2 }' "$la_tmp/lat.out")	$(vm_json "$vm" stats.packets)	$(vm_json "$vm" stats.doorbells_in)" \
+	# the loop's iterations and enters while latwatch watched
+	read -r i0 e0 <<<"$l0"
+	read -r i1 e1 <<<"$l1"
+	echo "$ms	$rep	$(awk '{ printf "%s%s", (NR > 1 ? "\t" : ""), $2 }' "$la_tmp/lat.out")	$(vm_json "$vm" stats.packets)	$(vm_json "$vm" stats.doorbells_in)	$(store_bytes "$sess")	$(la_stat "$la_tmp/fgl.stats" total.written)	$sb	$((i1 - i0))	$((e1 - e0))" \
 		>>"$RAW/latency.tsv"
 	cleanup_vm "$vm"
 }
@@ -349,8 +376,15 @@ if has ingest; then
 	for rep in $(seq "$REPS"); do
 		for sb in $SBS; do
 			NSB=
-			ingest_agent "$sb" on
-			ingest_agent "$sb" off
+			# fixed and writev take turns at going first
+			ios="fixed writev"
+			[ $((rep % 2)) = 0 ] && ios="writev fixed"
+			for io in $ios; do
+				ingest_agent "$sb" on "$io"
+			done
+			for io in $ios; do
+				ingest_agent "$sb" off "$io"
+			done
 			[ -n "$NSB" ] && ingest_copy "$sb"
 		done
 	done
