@@ -340,6 +340,7 @@ int ctl_parse_vm_add(struct gr_vm_opts *o, int argc, char **argv,
 	memset(o, 0, sizeof(*o));
 	o->mode = GR_MODE_STREAM;
 	o->verify = true;
+	o->io_writev = true;	/* measured cheaper than fixed (bench_host) */
 	o->uid = (uint32_t)-1;
 	o->gid = (uint32_t)-1;
 	for (i = 0; i < argc; i++) {
@@ -422,8 +423,8 @@ void ctl_vm_add_args(FILE *f, const struct gr_vm_opts *o)
 		fprintf(f, " --quota %" PRIu64, o->quota);
 	if (!o->verify)
 		fputs(" --verify off", f);
-	if (o->io_writev)
-		fputs(" --io writev", f);
+	if (!o->io_writev)
+		fputs(" --io fixed", f);
 	if (o->own) {
 		fprintf(f, " --owner %" PRIu32, o->uid);
 		if (o->gid != (uint32_t)-1)

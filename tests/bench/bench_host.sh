@@ -25,7 +25,10 @@
 #    (/proc/PID/stat) over the run / GB stored. Baselines, same geometry:
 #    the copying consumer of tests/integration/copy_consumer.c (polls,
 #    memcpy() + write(2) per sub-buffer), and dd of the bytes the agent
-#    stored (tmpfs -> tmpfs, bs = the sub-buffer size, no producer).
+#    stored (tmpfs -> tmpfs, bs = the sub-buffer size, no producer). The
+#    agent stores each packet's content, the copy consumer whole
+#    sub-buffers: with 4000-byte events a full 64 KiB sub-buffer holds
+#    up to 4 KiB of padding that the agent neither writes nor counts.
 # 2. doorbells per sub-buffer = doorbells_in / packets of the ingest runs
 #    (status --json), and event-to-disk latency of a quiet guest (1 CPU,
 #    100 events/s) with the switch timer at 10 and 100 ms: latwatch.c
@@ -41,8 +44,9 @@
 #    (max/min bytes per VM), the agent's VmRSS and RssAnon at the end
 #    (VmRSS includes the pages of the VMs' shared memory it has touched,
 #    RssAnon is its private memory), events kept = written / (written +
-#    lost) over all guests, and stored / produced (every sub-buffer the
-#    guests produced is on disk).
+#    lost) over all guests, and stored / produced: the packets in the
+#    stream files (read back by packets_check.py) over the sub-buffers
+#    the guests produced (every one is on disk).
 # 4. loss: default geometry (16 MiB, 64 KiB sub-buffers, 2 CPUs, 48-byte
 #    events): a ladder of --rate per CPU, then bisection: the highest rate
 #    with lost == 0 in one run, then confirmed: every one of CONFIRM runs
@@ -186,8 +190,9 @@ ingest_agent() {
 		--max --size $SIZE --duration "$SECS" --linger 30 --quiet \
 		--stats "$la_tmp/fg.stats"
 	# the geometry the guest chose (the copy consumer asks for the same)
-	la_wait_status "$vm" "s.get('n_subbufs', 0) > 0" 10
-	NSB=$(vm_json "$vm" n_subbufs)
+	# (from that status: once the guest left, status says 0)
+	la_wait_status "$vm" "s.get('n_subbufs', 0) > 0" 10 &&
+		NSB=$("$PY" -c 'import json, sys; print(json.loads(sys.argv[1])["n_subbufs"])' "$out")
 	la_wait_fg "$f" 100 || fail "fake guest (agent, $sb): $(tail -n3 "$la_tmp/fg.log")"
 	t1=$(now_ns)
 	la_wait_status "$vm" "s['state'] == 'waiting' or s['guest_state'] == 'stopped'" 10
@@ -296,7 +301,7 @@ latency_run() {
 # ---- 3. scale ---------------------------------------------------------
 
 scale_run() {
-	local n=$1 i vm vms=() fgs=() t0 t1 f sess b rss off=0 pr
+	local n=$1 i vm vms=() fgs=() t0 t1 f sess b rss off=0 pr dirs=() pk
 
 	for i in $(seq "$n"); do
 		mkvm vm "bs$n-$rep-$i"
@@ -323,14 +328,20 @@ scale_run() {
 		vm=${vms[$((i - 1))]}
 		sess=$(la_sessions "$vm" | tail -n1)
 		b=$(store_bytes "$sess")
+		[ -n "$sess" ] && dirs+=("$sess")
 		pr=$(la_stat "$la_tmp/fgs.$i.stats" total.produced)
 		off=$((off + ${pr:-0}))
 		echo "$b $(la_stat "$la_tmp/fgs.$i.stats" total.lost) $(la_stat "$la_tmp/fgs.$i.stats" total.written)" \
 			>>"$la_tmp/per_vm"
 	done
-	# per VM: bytes; produced = sub-buffers produced x 64 KiB (default);
-	# events lost and written over all VMs
-	echo "$n	$rep	$((t1 - t0))	$rss	$((off * 65536))	$(awk '{ printf "%s%s", (NR > 1 ? "," : ""), $1 }' "$la_tmp/per_vm")	$(awk '{ s += $2 } END { print s + 0 }' "$la_tmp/per_vm")	$(awk '{ s += $3 } END { print s + 0 }' "$la_tmp/per_vm")" \
+	# the packets in the stream files (each stored content-only), read
+	# back by packets_check.py, against the sub-buffers the guests
+	# produced
+	pk=$("$PY" "$PKT_CHECK" --allow-gaps "${dirs[@]}" 2>/dev/null |
+		awk '/ packets in all$/ { print $1 }')
+	# per VM: bytes; produced sub-buffers and stored packets; events lost
+	# and written over all VMs
+	echo "$n	$rep	$((t1 - t0))	$rss	$off	$(awk '{ printf "%s%s", (NR > 1 ? "," : ""), $1 }' "$la_tmp/per_vm")	$(awk '{ s += $2 } END { print s + 0 }' "$la_tmp/per_vm")	$(awk '{ s += $3 } END { print s + 0 }' "$la_tmp/per_vm")	${pk:-0}" \
 		>>"$RAW/scale.tsv"
 	for vm in "${vms[@]}"; do
 		cleanup_vm "$vm"

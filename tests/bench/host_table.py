@@ -242,10 +242,12 @@ def scale(raw, out, md):
     agg, off, fair, rss, ranon, lost, kept = {}, {}, {}, {}, {}, {}, {}
     for x in r:
         n, wall, kb, anon = int(x[0]), int(x[2]), int(x[3]), int(x[4])
-        offered = int(x[5])
+        produced = int(x[5])
         per = [int(b) for b in x[6].split(",") if b]
         agg.setdefault(n, []).append(sum(per) / wall)
-        off.setdefault(n, []).append(sum(per) / offered if offered else 0)
+        # packets read back from the files / sub-buffers produced
+        stored = int(x[9]) if len(x) > 9 else 0
+        off.setdefault(n, []).append(stored / produced if produced else 0)
         if per and min(per):
             fair.setdefault(n, []).append(max(per) / min(per))
         rss.setdefault(n, []).append(kb / 1024)
