@@ -73,7 +73,7 @@ void ctl_status_text(FILE *f, const struct gr_vm_info *in)
 	put_row(f, "mode");
 	fprintf(f, "%s, records %s, writes %s\n", ctl_mode_name(in->mode),
 		in->verify ? "verified (copy)" : "not verified (zero copy)",
-		in->io);
+		in->io ? in->io : "-");
 	put_row(f, "events");
 	ctl_put_text(f, in->events[0] ? in->events : "none");
 	fputc('\n', f);
