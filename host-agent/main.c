@@ -49,6 +49,12 @@ static void sig_done(struct gr_op *op, int res, unsigned int flags)
 	gr_loop_poll(&w->agent->loop, &w->op, w->fd, POLLIN);
 }
 
+/* once per loop iteration, before it waits (loop.c) */
+static void before_wait(void *arg)
+{
+	cons_before_wait(arg);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -277,6 +283,8 @@ static int agent_main(int argc, char **argv)
 		syslog(LOG_ERR, "cannot set up io_uring: %s", strerror(-ret));
 		return 1;
 	}
+	a.loop.before_wait = before_wait;
+	a.loop.before_wait_arg = &a;
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);

@@ -50,23 +50,65 @@
  * struct gr_op - one submission in flight; embed it in the owner
  * @done: called once with the completion's result and flags
  * @busy: set while submitted (an op is never submitted twice)
+ * @ts: a timeout's time: the kernel reads it when the entry is submitted,
+ *	which is at the loop's next io_uring_enter(), so it lives in the op
  */
 struct gr_op {
 	void (*done)(struct gr_op *op, int res, unsigned int flags);
 	bool busy;
+	struct __kernel_timespec ts;
 };
+
+/**
+ * struct gr_loop_stats - what the loop did (`guestrelay info`)
+ * @iterations: gr_loop_run_once() calls: one wait for completions each
+ * @enters: io_uring_enter() calls the loop asked liburing for: one per
+ *	iteration, plus one whenever the submission queue was full (an
+ *	upper bound: liburing skips the call when a completion is already
+ *	there and nothing is queued)
+ * @completions: completions handled
+ */
+struct gr_loop_stats {
+	uint64_t iterations;
+	uint64_t enters;
+	uint64_t completions;
+};
+
+/**
+ * struct gr_loop - the one ring
+ * @ring: liburing's ring
+ * @bufs: a sparse registered-buffer table of GR_LOOP_BUFS slots exists
+ * @buf_used: its slots in use (gr_loop_buf_add())
+ * @inflight: ops submitted, not completed
+ * @before_wait: called once per iteration after the completions were
+ *	handled and before the next submit-and-wait (work done once per
+ *	pass, e.g. arming event indexes), may queue submissions; or NULL
+ * @before_wait_arg: its argument
+ * @st: counters
+ */
+#define GR_LOOP_BUFS		1024	/* registered buffer table slots */
 
 struct gr_loop {
 	struct io_uring ring;
-	unsigned int inflight;		/* ops submitted, not completed */
+	unsigned int inflight;
+	void (*before_wait)(void *arg);
+	void *before_wait_arg;
+	struct gr_loop_stats st;
+	bool bufs;			/* a sparse buffer table is registered */
+	uint64_t buf_used[GR_LOOP_BUFS / 64];
 };
 
 int gr_loop_init(struct gr_loop *l, unsigned int depth);
 void gr_loop_finish(struct gr_loop *l);
 struct io_uring_sqe *gr_loop_sqe(struct gr_loop *l, struct gr_op *op);
+int gr_loop_reserve(struct gr_loop *l, unsigned int n);
 int gr_loop_poll(struct gr_loop *l, struct gr_op *op, int fd,
 		 unsigned int events);
 int gr_loop_timeout(struct gr_loop *l, struct gr_op *op, uint64_t ns);
+int gr_loop_read(struct gr_loop *l, struct gr_op *op, int fd, void *buf,
+		 unsigned int len);
+int gr_loop_buf_add(struct gr_loop *l, void *addr, size_t len);
+void gr_loop_buf_del(struct gr_loop *l, int idx);
 int gr_loop_cancel(struct gr_loop *l, struct gr_op *op);
 int gr_loop_run_once(struct gr_loop *l, uint64_t max_wait_ns);
 uint64_t gr_now_ns(void);
@@ -90,6 +132,11 @@ struct gr_vm_opts {
 	uint32_t uid, gid;		/* owner of shm and socket (QEMU's) */
 	bool own;			/* uid/gid are set */
 	bool verify;			/* copy and check records (spec H24) */
+	bool io_writev;			/* --io writev (default): one writev
+					 * per packet; --io fixed: two
+					 * write_fixed from registered buffers
+					 * (cost 1.1-1.2x the CPU per GB on
+					 * tmpfs, bench_host.sh) */
 };
 
 /*
@@ -191,6 +238,7 @@ struct gr_vm_info {
 	const char *stop_reason;	/* "", "quota", "disk", "user", "guest" */
 	uint64_t quota, usage;		/* bytes */
 	bool verify;			/* records checked before storing */
+	const char *io;			/* "fixed", "writev" (in use now) */
 	int64_t sync_offset_ns;		/* host realtime - guest clock */
 	uint64_t sync_error_ns;		/* bound of that offset, 0 = unknown */
 	double rate_bps;		/* bytes/s stored, last few seconds */
@@ -227,6 +275,8 @@ struct gr_agent {
 };
 
 struct gr_vm *vm_next(struct gr_agent *a, struct gr_vm *prev);
+/* consumer.c: the loop's before_wait: event indexes, once per iteration */
+void cons_before_wait(struct gr_agent *a);
 
 /* ---- control/server.c, control/cli.c ------------------------------- */
 

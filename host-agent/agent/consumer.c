@@ -17,14 +17,26 @@
  * (gr_check_records()), so what is stored is exactly what was checked
  * and babeltrace2 reads it; the copy is written. With verify off, a good
  * one is written with one writev(): the checked header copy, then the
- * rest of the sub-buffer straight from the shared mapping. Only when
+ * rest of the content straight from the shared mapping. Only the
+ * content is stored (spec 6.12 step 3): the header copy says
+ * packet_size = content_size, and the padding up to the sub-buffer's
+ * end is neither written nor charged to the quota; a quiet guest whose
+ * switch timer closes 64 KiB sub-buffers holding a few hundred bytes
+ * costs the disk those bytes. Only when
  * that write completed does cons.consumed move past it, in order, so the
  * guest never reuses a sub-buffer still being read. A failed write stops
  * the VM's stream and the file is cut back to whole packets.
  *
  * Doorbells: when caught up, the host asks to be woken only after a
  * quarter of the ring filled (cons.prod_event); the poll timer bounds the
- * latency of the rest. Under sustained load almost no doorbell rings.
+ * latency of the rest. Under sustained load almost no doorbell rings. A
+ * quiet ring, whose last packet was less than half full (the guest's
+ * switch timer or a flush closed it, not the stream filling it), asks
+ * for each sub-buffer: it produces at most one per timer period, and its
+ * events reach the disk one doorbell after the guest closed their packet
+ * instead of up to one poll period later.
+ * prod_event is stored only on rings whose wish changed, once per loop
+ * iteration (cons_before_wait()), with one fence for all of them.
  */
 #include <endian.h>
 #include <errno.h>
@@ -62,49 +74,106 @@ static bool vm_streaming(const struct gr_vm *vm)
 }
 
 static void write_done(struct gr_op *op, int res, unsigned int flags);
+static void hdr_done(struct gr_op *op, int res, unsigned int flags);
+static void content_done(struct gr_op *op, int res, unsigned int flags);
+static void unregister_bufs(struct gr_vm *vm);
 
-/* Read the last whole packet of a stream file we wrote before a restart */
-static int last_packet(struct gr_ring_state *r, uint64_t size)
+/*
+ * The length in the file of the stored packet whose header copy is @h,
+ * or 0 if @h is not one of ours for ring @r: a whole sub-buffer
+ * (packet_size = subbuf_size * 8, traces of earlier agents) or its
+ * content (packet_size = content_size, spec 6.12 step 3).
+ */
+static uint64_t stored_len(const struct gr_ring_state *r,
+			   const struct gr_packet_header *h)
 {
-	struct gr_vm *vm = r->vm;
-	uint32_t s = vm->view.subbuf_size;
-	struct gr_packet_header h;
+	uint64_t s = r->vm->view.subbuf_size;
+	uint64_t cs = le64toh(h->content_size), ps = le64toh(h->packet_size);
 
-	if (pread(r->fd, &h, sizeof(h), (off_t)(size - s)) != sizeof(h))
-		return -EIO;
-	if (le32toh(h.magic) != GR_CTF_MAGIC ||
-	    le64toh(h.stream_instance_id) != r->idx)
-		return -EINVAL;
-	r->next = le64toh(h.packet_seq_num) + 1;
-	gr_stream_mark_set(&r->last, &h);
-	return 0;
+	if (le32toh(h->magic) != GR_CTF_MAGIC ||
+	    le64toh(h->stream_instance_id) != r->idx ||
+	    cs % 64 || cs < sizeof(*h) * 8 || cs > ps ||
+	    (ps != s * 8 && ps != cs))
+		return 0;
+	return ps / 8;
 }
 
 /*
- * The end of the stream file's whole packets. Up to GR_MAX_INFLIGHT
- * writes were in flight when the agent died and they may have completed
- * in any order: among the last packets one can be a hole of zeros while
- * a later one is whole. Keep the packets before the first of the last
- * GR_MAX_INFLIGHT + 1 that is not ours or does not come after the one
- * before it (sequence numbers may jump: skipped sub-buffers).
+ * The end of the stream file's whole packets, walked from the start
+ * (packets differ in length: each is its content). Up to
+ * GR_MAX_INFLIGHT writes were in flight when the agent died and they may
+ * have completed in any order: among the last packets one can be a hole
+ * of zeros while a later one is whole. Keep the packets before the first
+ * that is not ours, does not fit in the file, or does not come after the
+ * one before it (sequence numbers may jump: skipped sub-buffers); the
+ * last kept is the one reading continues after (*@h, *@found).
  */
-static uint64_t whole_packets(struct gr_ring_state *r, uint64_t size)
+static uint64_t whole_packets(struct gr_ring_state *r, uint64_t size,
+			      struct gr_packet_header *last, bool *found)
 {
-	uint32_t s = r->vm->view.subbuf_size;
-	uint64_t n = size / s, first, i, prev = 0;
+	uint64_t off = 0, len, prev = 0;
 	struct gr_packet_header h;
 
-	first = n > GR_MAX_INFLIGHT + 1 ? n - GR_MAX_INFLIGHT - 1 : 0;
-	for (i = first; i < n; i++) {
-		if (pread(r->fd, &h, sizeof(h), (off_t)(i * s)) != sizeof(h) ||
-		    le32toh(h.magic) != GR_CTF_MAGIC ||
-		    le64toh(h.stream_instance_id) != r->idx ||
-		    le64toh(h.packet_size) != (uint64_t)s * 8 ||
-		    (i != first && le64toh(h.packet_seq_num) <= prev))
+	*found = false;
+	while (size - off >= sizeof(h)) {
+		if (pread(r->fd, &h, sizeof(h), (off_t)off) != sizeof(h))
+			break;
+		len = stored_len(r, &h);
+		if (!len || len > size - off ||
+		    (*found && le64toh(h.packet_seq_num) <= prev))
 			break;
 		prev = le64toh(h.packet_seq_num);
+		*last = h;
+		*found = true;
+		off += len;
 	}
-	return i * s;
+	return off;
+}
+
+/*
+ * --io fixed: what packets are written from becomes registered buffers
+ * (the shared region, the header copies inside vm->rings, the verify
+ * copies), so each write names a pinned buffer instead of having its
+ * pages looked up. Where that fails (no table, a region above the
+ * kernel's 1 GiB per buffer, no memory to pin) the session writes with
+ * writev, said once.
+ */
+static void register_bufs(struct gr_vm *vm)
+{
+	struct gr_loop *l = &vm->agent->loop;
+	const struct gr_view *v = &vm->view;
+	int ret;
+
+	if (vm->opts.io_writev)
+		return;
+	vm->buf_region = gr_loop_buf_add(l, vm->region, vm->size);
+	vm->buf_hdrs = gr_loop_buf_add(l, vm->rings,
+				       v->nr_rings * sizeof(*vm->rings));
+	if (vm->copy_block)
+		vm->buf_copies = gr_loop_buf_add(l, vm->copy_block,
+						 (size_t)v->subbuf_size *
+						 GR_VERIFY_DEPTH * v->nr_rings);
+	ret = vm->buf_region < 0 ? vm->buf_region :
+	      vm->buf_hdrs < 0 ? vm->buf_hdrs :
+	      vm->copy_block && vm->buf_copies < 0 ? vm->buf_copies : 0;
+	if (!ret) {
+		vm->io_fixed = true;
+		return;
+	}
+	syslog(LOG_WARNING, "%s: cannot register buffers for fixed writes (%s); writing with writev",
+	       vm->opts.name, strerror(-ret));
+	unregister_bufs(vm);
+}
+
+static void unregister_bufs(struct gr_vm *vm)
+{
+	struct gr_loop *l = &vm->agent->loop;
+
+	gr_loop_buf_del(l, vm->buf_region);
+	gr_loop_buf_del(l, vm->buf_hdrs);
+	gr_loop_buf_del(l, vm->buf_copies);
+	vm->buf_region = vm->buf_hdrs = vm->buf_copies = -1;
+	vm->io_fixed = false;
 }
 
 /**
@@ -122,12 +191,21 @@ static uint64_t whole_packets(struct gr_ring_state *r, uint64_t size)
 int cons_open_rings(struct gr_vm *vm, bool resume)
 {
 	const struct gr_view *v = &vm->view;
+	size_t copy_len = (size_t)v->subbuf_size * GR_VERIFY_DEPTH;
 	unsigned int i;
 	int ret;
 
+	vm->buf_region = vm->buf_hdrs = vm->buf_copies = -1;
+	vm->io_fixed = false;
 	vm->rings = calloc(v->nr_rings, sizeof(*vm->rings));
 	if (!vm->rings)
 		return -ENOMEM;
+	/* at most GR_VERIFY_DEPTH / n_subbufs of the data area per ring */
+	if (vm->opts.verify) {
+		vm->copy_block = malloc(copy_len * v->nr_rings);
+		if (!vm->copy_block)
+			return -ENOMEM;
+	}
 	for (i = 0; i < v->nr_rings; i++) {
 		struct gr_ring_state *r = &vm->rings[i];
 		struct gr_ring *ring = vm_ring(vm, i);
@@ -137,13 +215,11 @@ int cons_open_rings(struct gr_vm *vm, bool resume)
 		r->vm = vm;
 		r->idx = i;
 		r->fd = -1;
+		r->quiet = true;
 		r->trunc_at = UINT64_MAX;
-		/* at most GR_VERIFY_DEPTH / n_subbufs of the data area */
-		for (k = 0; vm->opts.verify && k < GR_VERIFY_DEPTH; k++) {
-			r->copies[k] = malloc(v->subbuf_size);
-			if (!r->copies[k])
-				return -ENOMEM;
-		}
+		for (k = 0; vm->copy_block && k < GR_VERIFY_DEPTH; k++)
+			r->copies[k] = vm->copy_block + copy_len * i +
+				       (size_t)v->subbuf_size * k;
 		ret = store_open_stream(vm->session_fd, i, resume, &r->fd,
 					&size);
 		if (ret)
@@ -151,19 +227,20 @@ int cons_open_rings(struct gr_vm *vm, bool resume)
 		shm_consumed = le64toh(__atomic_load_n(&ring->cons.consumed,
 						       __ATOMIC_RELAXED));
 		r->next = shm_consumed;
-		if (resume && size >= v->subbuf_size) {
-			size = whole_packets(r, size - size % v->subbuf_size);
+		if (resume) {
+			struct gr_packet_header h;
+			bool found;
+
+			size = whole_packets(r, size, &h, &found);
 			if (ftruncate(r->fd, (off_t)size))
 				return -errno;
-			if (!size || last_packet(r, size))
-				r->next = shm_consumed;
-			else if (r->next - shm_consumed > (1ULL << 63))
+			if (found) {
+				r->next = le64toh(h.packet_seq_num) + 1;
+				gr_stream_mark_set(&r->last, &h);
+			}
+			if (found && r->next - shm_consumed > (1ULL << 63))
 				vm->st.skipped = gr_sat_add(vm->st.skipped,
 							    shm_consumed - r->next);
-		} else if (resume) {
-			size = 0;
-			if (ftruncate(r->fd, 0))
-				return -errno;
 		}
 		/* H15: cons.consumed ahead of the disk: those are gone */
 		if (resume && (int64_t)(shm_consumed - r->next) > 0)
@@ -172,6 +249,7 @@ int cons_open_rings(struct gr_vm *vm, bool resume)
 		r->consumed = r->next;
 		store_consumed(ring, r->consumed);
 	}
+	register_bufs(vm);
 	return 0;
 }
 
@@ -203,15 +281,15 @@ void cons_close_rings(struct gr_vm *vm)
 
 	if (!vm->rings)
 		return;
+	unregister_bufs(vm);
 	for (i = 0; i < vm->view.nr_rings; i++) {
 		struct gr_ring_state *r = &vm->rings[i];
-		unsigned int k;
 
 		if (r->fd >= 0)
 			close(r->fd);
-		for (k = 0; k < GR_VERIFY_DEPTH; k++)
-			free(r->copies[k]);
 	}
+	free(vm->copy_block);
+	vm->copy_block = NULL;
 	free(vm->rings);
 	vm->rings = NULL;
 }
@@ -363,34 +441,57 @@ static bool take(struct gr_ring_state *r, uint64_t seq)
 		s->state = GR_SLOT_DONE;
 		return true;
 	}
-	/* H23: the quota before the packet is written */
-	if (vm->opts.quota && vm->usage + v->subbuf_size > vm->opts.quota) {
+	/* H23: the quota before the packet is written; what is written */
+	if (vm->opts.quota && vm->usage + content > vm->opts.quota) {
 		put_copy(r, s);
 		vm_stream_stopped(vm, GR_STOP_QUOTA);
 		return false;
 	}
-	sqe = gr_loop_sqe(&vm->agent->loop, &s->op);
-	if (!sqe) {
+	if (gr_loop_reserve(&vm->agent->loop, vm->io_fixed ? 2 : 1)) {
 		put_copy(r, s);
 		return false;
 	}
-
-	s->op.done = write_done;
+	sqe = gr_loop_sqe(&vm->agent->loop, &s->op);
 	s->r = r;
 	s->seq = seq;
 	s->off = r->file_off;
-	s->len = v->subbuf_size;
-	/* H11: the validated private header, never the shared one */
+	s->len = (uint32_t)content;
+	/*
+	 * H11: the validated private header, never the shared one; the
+	 * content only (spec 6.12 step 3): content <= subbuf_size and
+	 * holds the header and at least one record (H9)
+	 */
+	s->hdr.packet_size = s->hdr.content_size;
 	s->iov[0].iov_base = &s->hdr;
 	s->iov[0].iov_len = sizeof(s->hdr);
 	s->iov[1].iov_base = (s->copy ? s->copy : sub) + sizeof(s->hdr);
-	s->iov[1].iov_len = v->subbuf_size - sizeof(s->hdr);
-	io_uring_prep_writev(sqe, r->fd, s->iov, 2, s->off);
+	s->iov[1].iov_len = content - sizeof(s->hdr);
+	if (vm->io_fixed) {
+		/* two writes, one per registered buffer; done when both are */
+		s->op.done = hdr_done;
+		s->op2.done = content_done;
+		s->parts = 2;
+		s->res = 0;
+		io_uring_prep_write_fixed(sqe, r->fd, s->iov[0].iov_base,
+					  (unsigned int)s->iov[0].iov_len,
+					  s->off, vm->buf_hdrs);
+		sqe = gr_loop_sqe(&vm->agent->loop, &s->op2);
+		io_uring_prep_write_fixed(sqe, r->fd, s->iov[1].iov_base,
+					  (unsigned int)s->iov[1].iov_len,
+					  s->off + sizeof(s->hdr),
+					  s->copy ? vm->buf_copies :
+						    vm->buf_region);
+	} else {
+		s->op.done = write_done;
+		io_uring_prep_writev(sqe, r->fd, s->iov, 2, s->off);
+	}
 	s->state = GR_SLOT_WRITING;
 	r->inflight++;
-	r->file_off += v->subbuf_size;
+	r->file_off += content;
+	/* closed less than half full: the guest's timer, not the stream */
+	r->quiet = content * 2 < v->subbuf_size;
 	gr_stream_mark_set(&r->last, &s->hdr);
-	vm->usage += v->subbuf_size;
+	vm->usage += content;
 	return true;
 }
 
@@ -489,53 +590,75 @@ bool cons_caught_up(struct gr_vm *vm)
 }
 
 /**
- * cons_arm_event_idx() - ask to be woken when a quarter of a ring filled
+ * cons_arm_event_idx() - ask to be woken when the next sub-buffer (a quiet
+ * ring) or a quarter of the ring (a busy one) is ready
  * @vm: the VM
  *
- * Then re-reads produced after a full barrier, as virtio does, so a
- * sub-buffer published meanwhile is not left waiting for a doorbell that
- * the guest decided not to ring.
+ * Stores cons.prod_event only on rings whose wish changed since it was
+ * last stored, then, if any changed, one full barrier and a re-read of
+ * their produced, as virtio does, so a sub-buffer published meanwhile is
+ * not left waiting for a doorbell that the guest decided not to ring. A
+ * ring whose wish did not change needs neither: its store was followed
+ * by that barrier and re-read when it was made.
  */
 void cons_arm_event_idx(struct gr_vm *vm)
 {
 	uint64_t batch = vm->view.n_subbufs / 4 ? vm->view.n_subbufs / 4 : 1;
-	unsigned int i, again = 1;
+	bool changed[GR_MAX_RINGS] = { false }, any = false;
+	unsigned int i;
 
+	vm->arm_pending = false;
 	if (!vm_streaming(vm) || !vm->rings)
 		return;
-	while (again--) {
-		for (i = 0; i < vm->view.nr_rings; i++) {
-			struct gr_ring_state *r = &vm->rings[i];
-			struct gr_ring *ring = vm_ring(vm, i);
+	for (i = 0; i < vm->view.nr_rings; i++) {
+		struct gr_ring_state *r = &vm->rings[i];
+		uint64_t want = r->next + (r->quiet ? 1 : batch) - 1;
 
-			__atomic_store_n(&ring->cons.prod_event,
-					 htole64(r->next + batch - 1),
-					 __ATOMIC_RELAXED);
-		}
-		/* H18: prod_event before re-reading produced; pairs with
-		 * the guest's smp_mb() between produced and prod_event
-		 * (spec 8.4, 10 #8)
-		 */
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		for (i = 0; i < vm->view.nr_rings; i++) {
-			struct gr_ring_state *r = &vm->rings[i];
+		if (r->stopped || (r->armed && r->prod_event == want))
+			continue;
+		__atomic_store_n(&vm_ring(vm, i)->cons.prod_event,
+				 htole64(want), __ATOMIC_RELAXED);
+		r->prod_event = want;
+		r->armed = true;
+		changed[i] = any = true;
+	}
+	if (!any)
+		return;
+	/* H18: prod_event before re-reading produced; pairs with the
+	 * guest's smp_mb() between produced and prod_event (spec 8.4, 10 #8)
+	 */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (i = 0; i < vm->view.nr_rings; i++) {
+		struct gr_ring_state *r = &vm->rings[i];
 
-			if (!r->stopped && !r->inflight &&
-			    load_produced(vm_ring(vm, i)) != r->next) {
-				cons_drain(vm);
-				break;
-			}
+		if (changed[i] && !r->inflight &&
+		    load_produced(vm_ring(vm, i)) != r->next) {
+			cons_drain(vm);
+			break;
 		}
 	}
 }
 
-static void write_done(struct gr_op *op, int res, unsigned int flags)
+/**
+ * cons_before_wait() - the loop is about to wait: arm the event indexes
+ * of the VMs that had a pass or a completed write in this iteration
+ * @a: the agent
+ */
+void cons_before_wait(struct gr_agent *a)
 {
-	struct gr_wslot *s = container_of(op, struct gr_wslot, op);
+	struct gr_vm *vm;
+
+	for (vm = a->vms; vm; vm = vm->next)
+		if (vm->arm_pending && !vm->dying && !vm->closing)
+			cons_arm_event_idx(vm);
+}
+
+/* A packet's write completed (res: bytes written or -errno) */
+static void written(struct gr_wslot *s, int res)
+{
 	struct gr_ring_state *r = s->r;
 	struct gr_vm *vm = r->vm;
 
-	(void)flags;
 	r->inflight--;
 	put_copy(r, s);
 	if (res == (int)s->len) {
@@ -568,8 +691,37 @@ static void write_done(struct gr_op *op, int res, unsigned int flags)
 	 */
 	if (!vm->dying && !vm->closing) {
 		drain_ring(r);
-		if (!r->inflight)
-			cons_arm_event_idx(vm);
+		vm->arm_pending = true;
 	}
 	vm_progress(vm);
+}
+
+static void write_done(struct gr_op *op, int res, unsigned int flags)
+{
+	(void)flags;
+	written(container_of(op, struct gr_wslot, op), res);
+}
+
+/* --io fixed: one of a packet's two writes completed */
+static void part_done(struct gr_wslot *s, int res)
+{
+	if (res < 0 || s->res < 0)
+		s->res = s->res < 0 ? s->res : res;
+	else
+		s->res += res;	/* a short part leaves the sum short */
+	if (--s->parts)
+		return;
+	written(s, s->res);
+}
+
+static void hdr_done(struct gr_op *op, int res, unsigned int flags)
+{
+	(void)flags;
+	part_done(container_of(op, struct gr_wslot, op), res);
+}
+
+static void content_done(struct gr_op *op, int res, unsigned int flags)
+{
+	(void)flags;
+	part_done(container_of(op, struct gr_wslot, op2), res);
 }

@@ -7,6 +7,12 @@
  * op's address is the submission's user_data; its done() runs once when
  * the completion arrives, and the owner may re-arm it from there. An op
  * must stay allocated until done() ran (cancel it and wait for that).
+ *
+ * Submissions are only queued here; the loop hands all of them to the
+ * kernel with the one io_uring_enter() per iteration that also waits
+ * for completions (gr_loop_run_once()). A timeout's timespec lives in
+ * its op for that reason. Only a full submission queue costs an extra
+ * enter.
  */
 #include <errno.h>
 #include <poll.h>
@@ -24,8 +30,69 @@
  */
 int gr_loop_init(struct gr_loop *l, unsigned int depth)
 {
+	int ret;
+
 	memset(l, 0, sizeof(*l));
-	return io_uring_queue_init(depth, &l->ring, 0);
+	ret = io_uring_queue_init(depth, &l->ring, 0);
+	if (ret)
+		return ret;
+	/* for write_fixed (--io fixed); without it, writev only */
+	l->bufs = io_uring_register_buffers_sparse(&l->ring, GR_LOOP_BUFS) == 0;
+	return 0;
+}
+
+/**
+ * gr_loop_buf_add() - register [@addr, @addr + @len) for fixed writes
+ * @l: the loop
+ * @addr: the buffer (a shared mapping of a /dev/shm file, or host memory)
+ * @len: its length
+ *
+ * The pages are pinned until gr_loop_buf_del().
+ *
+ * Return: the buffer's index for io_uring_prep_write_fixed(), or -errno
+ * (-EOPNOTSUPP: no table; -ENOSPC: the table is full).
+ */
+int gr_loop_buf_add(struct gr_loop *l, void *addr, size_t len)
+{
+	struct iovec iov = { .iov_base = addr, .iov_len = len };
+	__u64 tag = 0;
+	int i, ret;
+
+	if (!l->bufs)
+		return -EOPNOTSUPP;
+	for (i = 0; i < GR_LOOP_BUFS; i++)
+		if (!(l->buf_used[i / 64] >> (i % 64) & 1))
+			break;
+	if (i == GR_LOOP_BUFS)
+		return -ENOSPC;
+	ret = io_uring_register_buffers_update_tag(&l->ring, (unsigned int)i,
+						   &iov, &tag, 1);
+	if (ret < 0)
+		return ret;
+	if (ret != 1)
+		return -EIO;
+	l->buf_used[i / 64] |= 1ULL << (i % 64);
+	return i;
+}
+
+/**
+ * gr_loop_buf_del() - unregister buffer @idx
+ * @l: the loop
+ * @idx: from gr_loop_buf_add(), or negative (nothing happens)
+ *
+ * Writes in flight keep the old buffer until they complete (the kernel
+ * holds it for them).
+ */
+void gr_loop_buf_del(struct gr_loop *l, int idx)
+{
+	struct iovec iov = { .iov_base = NULL, .iov_len = 0 };
+	__u64 tag = 0;
+
+	if (idx < 0 || idx >= GR_LOOP_BUFS)
+		return;
+	io_uring_register_buffers_update_tag(&l->ring, (unsigned int)idx,
+					     &iov, &tag, 1);
+	l->buf_used[idx / 64] &= ~(1ULL << (idx % 64));
 }
 
 /**
@@ -51,6 +118,7 @@ struct io_uring_sqe *gr_loop_sqe(struct gr_loop *l, struct gr_op *op)
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&l->ring);
 
 	if (!sqe) {
+		l->st.enters++;
 		io_uring_submit(&l->ring);
 		sqe = io_uring_get_sqe(&l->ring);
 		if (!sqe)
@@ -62,6 +130,24 @@ struct io_uring_sqe *gr_loop_sqe(struct gr_loop *l, struct gr_op *op)
 		l->inflight++;
 	}
 	return sqe;
+}
+
+/**
+ * gr_loop_reserve() - make sure the next @n gr_loop_sqe() calls succeed
+ * @l: the loop
+ * @n: entries wanted (at most the queue's depth)
+ *
+ * Submits what is queued if fewer than @n entries are free.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int gr_loop_reserve(struct gr_loop *l, unsigned int n)
+{
+	if (io_uring_sq_space_left(&l->ring) >= n)
+		return 0;
+	l->st.enters++;
+	io_uring_submit(&l->ring);
+	return io_uring_sq_space_left(&l->ring) >= n ? 0 : -ENOMEM;
 }
 
 /* An entry for @op, which must not be in flight: 0, -EBUSY or -ENOMEM */
@@ -105,18 +191,37 @@ int gr_loop_poll(struct gr_loop *l, struct gr_op *op, int fd,
  */
 int gr_loop_timeout(struct gr_loop *l, struct gr_op *op, uint64_t ns)
 {
-	struct __kernel_timespec ts = {
-		.tv_sec = (long long)(ns / 1000000000ULL),
-		.tv_nsec = (long long)(ns % 1000000000ULL),
-	};
 	struct io_uring_sqe *sqe;
 	int ret = op_sqe(l, op, &sqe);
 
 	if (ret)
 		return ret;
-	/* the kernel copies ts when the entry is submitted, below */
-	io_uring_prep_timeout(sqe, &ts, 0, 0);
-	io_uring_submit(&l->ring);
+	/* read by the kernel at the next enter: op->ts outlives that */
+	op->ts.tv_sec = (long long)(ns / 1000000000ULL);
+	op->ts.tv_nsec = (long long)(ns % 1000000000ULL);
+	io_uring_prep_timeout(sqe, &op->ts, 0, 0);
+	return 0;
+}
+
+/**
+ * gr_loop_read() - read up to @len bytes of @fd into @buf
+ * @l: the loop
+ * @op: completion receiver; res is the byte count or -errno
+ * @fd: the file descriptor (an eventfd: the read waits for a signal)
+ * @buf: destination; must stay valid until done() ran
+ * @len: its size
+ *
+ * Return: 0, -EBUSY if @op is in flight, -ENOMEM if no entry.
+ */
+int gr_loop_read(struct gr_loop *l, struct gr_op *op, int fd, void *buf,
+		 unsigned int len)
+{
+	struct io_uring_sqe *sqe;
+	int ret = op_sqe(l, op, &sqe);
+
+	if (ret)
+		return ret;
+	io_uring_prep_read(sqe, fd, buf, len, 0);
 	return 0;
 }
 
@@ -158,6 +263,11 @@ int gr_loop_run_once(struct gr_loop *l, uint64_t max_wait_ns)
 	struct io_uring_cqe *cqe;
 	int ret, n = 0;
 
+	if (l->before_wait)
+		l->before_wait(l->before_wait_arg);
+	l->st.iterations++;
+	l->st.enters++;
+	/* everything queued since the last iteration, and the wait: one enter */
 	ret = io_uring_submit_and_wait_timeout(&l->ring, &cqe, 1,
 					       max_wait_ns ? &ts : NULL, NULL);
 	if (ret < 0 && ret != -ETIME && ret != -EINTR)
@@ -177,6 +287,7 @@ int gr_loop_run_once(struct gr_loop *l, uint64_t max_wait_ns)
 		l->inflight--;
 		op->done(op, res, flags);
 	}
+	l->st.completions += (uint64_t)n;
 	return n;
 }
 

@@ -11,8 +11,9 @@
  *                      GR_DOORBELL_MIN_NS, whatever the guest's rate
  *
  * Doorbells are hints (H19): the truth is in shared memory, and the VM's
- * poll timer covers a doorbell lost or coalesced. Every socket and
- * eventfd is watched by a poll in the loop; nothing here blocks.
+ * poll timer covers a doorbell lost or coalesced. Every socket is
+ * watched by a poll in the loop, every eventfd of ours by a read in the
+ * loop; nothing here blocks or makes a system call per doorbell.
  */
 #include <errno.h>
 #include <poll.h>
@@ -49,31 +50,58 @@ void peer_kick(struct gr_vm *vm, unsigned int vector)
 		vm->st.doorbells_out++;
 }
 
-/* A guest doorbell: one of our own eventfds became readable */
+/*
+ * Wait for the next doorbell on @w: a read of the eventfd through the
+ * loop (it completes when the guest rings; no read() of ours). Where the
+ * kernel answers a read of a non-blocking eventfd (ours are: QEMU shares
+ * the file) with -EAGAIN instead of waiting, a poll comes first.
+ */
+static void self_arm(struct gr_selfwatch *w)
+{
+	struct gr_vm *vm = w->vm;
+	int fd = ivsh_server_self_eventfd(&vm->srv, w->vec);
+
+	if (w->poll)
+		gr_loop_poll(&vm->agent->loop, &w->op, fd, POLLIN);
+	else
+		gr_loop_read(&vm->agent->loop, &w->op, fd, &w->count,
+			     sizeof(w->count));
+}
+
+/* A guest doorbell: a read of one of our own eventfds completed */
 static void self_done(struct gr_op *op, int res, unsigned int flags)
 {
 	struct gr_selfwatch *w = container_of(op, struct gr_selfwatch, op);
 	struct gr_vm *vm = w->vm;
-	int fd = ivsh_server_self_eventfd(&vm->srv, w->vec);
-	uint64_t count;
+	uint64_t now;
 
 	(void)flags;
 	if (vm->dying) {
 		vm_progress(vm);
 		return;
 	}
-	if (res > 0) {
-		uint64_t now = gr_now_ns();
-
+	if (w->poll) {
+		/* the poll said readable: now the read, through the loop */
+		w->poll = false;
+		if (res > 0) {
+			self_arm(w);
+			return;
+		}
+	} else if (res == -EAGAIN) {
+		w->poll = true;		/* this kernel does not wait: poll */
+		self_arm(w);
+		return;
+	}
+	if (res == sizeof(w->count)) {
 		/* a storm of doorbells is one read and at most one pass */
-		if (read(fd, &count, sizeof(count)) == sizeof(count))
-			vm->st.doorbells_in++;
+		vm->st.doorbells_in++;
+		now = gr_now_ns();
 		if (now - vm->db_tick_ns >= GR_DOORBELL_MIN_NS) {
 			vm->db_tick_ns = now;
 			vm_wake(vm);
 		}
 	}
-	gr_loop_poll(&vm->agent->loop, &w->op, fd, POLLIN);
+	self_arm(w);
 }
 
 /* A message or hang-up on a peer's connection */
@@ -205,8 +233,7 @@ int peer_init(struct gr_vm *vm, const char *sock, char *err, size_t errlen)
 		vm->self[v].op.done = self_done;
 		vm->self[v].vm = vm;
 		vm->self[v].vec = v;
-		gr_loop_poll(l, &vm->self[v].op,
-			     ivsh_server_self_eventfd(&vm->srv, v), POLLIN);
+		self_arm(&vm->self[v]);
 	}
 	return 0;
 }

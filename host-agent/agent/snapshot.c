@@ -25,6 +25,7 @@
  *                  all rings copied, no write in flight
  *                    --> IORING_OP_FSYNC of each stream file --> done()
  *
+ * Packets are stored content-only, as recordings are (consumer.c).
  * Snapshots count against the VM's quota (H23) as recordings do: one that
  * does not fit stops at the last whole packet that does (-EDQUOT). A
  * failed write ends the snapshot and cuts its stream file back to whole
@@ -127,8 +128,9 @@ static int open_ring(struct gr_snap *s)
 }
 
 /*
- * Copy sub-buffer s->seq of s->ring to @dst and check it there.
- * Return: 0 if it may be stored, -EINVAL if it is dropped.
+ * Copy sub-buffer s->seq of s->ring to @dst and check it there; the copy
+ * is then made a content-only packet (spec 6.12 step 3).
+ * Return: its content bytes (what is stored) or -EINVAL if it is dropped.
  */
 static int copy_one(struct gr_snap *s, uint8_t *dst)
 {
@@ -163,7 +165,8 @@ static int copy_one(struct gr_snap *s, uint8_t *dst)
 		return -EINVAL;
 	}
 	gr_stream_mark_set(&s->last, h);
-	return 0;
+	h->packet_size = h->content_size;
+	return (int)content;
 }
 
 /*
@@ -176,7 +179,7 @@ static void fill(struct gr_snap *s, struct gr_snap_chunk *c)
 	struct gr_vm *vm = s->vm;
 	const struct gr_view *v = &vm->view;
 	uint32_t examined = 0;
-	int ret;
+	int ret, len;
 
 	c->len = 0;
 	while (s->copying && !c->len && examined < s->per_chunk) {
@@ -194,16 +197,20 @@ static void fill(struct gr_snap *s, struct gr_snap_chunk *c)
 		c->ring = s->ring;
 		c->off = s->files[s->ring].end;
 		while (s->seq != s->produced && examined < s->per_chunk) {
+			examined++;
+			/* each copy ends within the chunk: one sub-buffer
+			 * per packet examined at most
+			 */
+			len = copy_one(s, c->buf + c->len);
 			/* H23: the quota before the packet is stored */
-			if (vm->opts.quota &&
-			    vm->usage + v->subbuf_size > vm->opts.quota) {
+			if (len > 0 && vm->opts.quota &&
+			    vm->usage + (uint64_t)len > vm->opts.quota) {
 				snap_fail(s, -EDQUOT);
 				break;
 			}
-			examined++;
-			if (!copy_one(s, c->buf + c->len)) {
-				c->len += v->subbuf_size;
-				vm->usage += v->subbuf_size;
+			if (len > 0) {
+				c->len += (uint32_t)len;
+				vm->usage += (uint64_t)len;
 			}
 			s->seq++;
 		}

@@ -624,6 +624,7 @@ int vm_add(struct gr_agent *a, const struct gr_vm_opts *o, struct gr_vm **vmp,
 	vm->vm_fd = -1;
 	vm->session_fd = -1;
 	vm->guest_peer = -1;
+	vm->buf_region = vm->buf_hdrs = vm->buf_copies = -1;
 	vm->doorbell = !o->plain;
 	vm->poll_ns = GR_POLL_MIN_NS;	/* spec 8.5: start at the minimum */
 	vm->timer_op.done = timer_done;
@@ -899,6 +900,9 @@ void vm_get_info(const struct gr_vm *vm, struct gr_vm_info *info)
 	info->mode = vm->opts.mode;
 	info->quota = vm->opts.quota;
 	info->verify = vm->opts.verify;
+	/* what this session writes with (fixed may have fallen back) */
+	info->io = vm->io_fixed || (!vm->rings && !vm->opts.io_writev) ?
+		   "fixed" : "writev";
 	info->usage = vm->usage;
 	info->stop_reason = reasons[vm->stop_reason];
 	info->rate_bps = vm->rate_bps;

@@ -38,21 +38,28 @@ enum gr_slot_state {
 
 /**
  * struct gr_wslot - one sub-buffer on its way to disk
- * @op: the write's completion
+ * @op: the write's completion (writev), or the header's (fixed)
+ * @op2: fixed: the content's write completion
+ * @parts: fixed: writes of this packet not completed yet
+ * @res: fixed: bytes written by the completed parts, or their -errno
  * @r: its ring
  * @seq: packet_seq_num
  * @off: offset in the stream file
- * @len: bytes written (the whole packet)
+ * @len: bytes written: the packet's content (header and records; the
+ *	stored packet_size says so, spec 6.12 step 3)
  * @state: GR_SLOT_*
  * @hdr: the host-private, validated copy of the packet header: what is
  *	written to disk, whatever the guest does to its own copy meanwhile
- * @iov: @hdr, then the rest of the sub-buffer: straight from the region,
+ * @iov: @hdr, then the rest of the content: straight from the region,
  *	or, in verify mode, from @copy
  * @copy: verify mode: the host-private copy being written (one of the
  *	ring's @copies), NULL otherwise
  */
 struct gr_wslot {
 	struct gr_op op;
+	struct gr_op op2;
+	unsigned int parts;
+	int res;
 	struct gr_ring_state *r;
 	uint64_t seq;
 	uint64_t off;
@@ -82,6 +89,11 @@ struct gr_wslot {
  * @slots: writes in flight, indexed by seq % GR_MAX_INFLIGHT
  * @copies: verify mode: GR_VERIFY_DEPTH sub-buffer copies (NULL if off)
  * @copy_busy: which of @copies a write in flight holds
+ * @prod_event: the value last stored to cons.prod_event (if @armed)
+ * @armed: @prod_event was stored this session
+ * @quiet: the last packet stored was less than half full (closed by
+ *	the guest's timer or a flush): woken for each sub-buffer (k = 1,
+ *	spec 8.4), not per batch; true until a packet says otherwise
  */
 struct gr_ring_state {
 	struct gr_vm *vm;
@@ -97,6 +109,9 @@ struct gr_ring_state {
 	struct gr_wslot slots[GR_MAX_INFLIGHT];
 	uint8_t *copies[GR_VERIFY_DEPTH];
 	bool copy_busy[GR_VERIFY_DEPTH];
+	uint64_t prod_event;
+	bool armed;
+	bool quiet;
 };
 
 /* A waiter for an asynchronous command (flush, stop, snapshot) */
@@ -128,11 +143,17 @@ struct gr_peer {
 	bool gone;			/* removed; free once @op completed */
 };
 
-/* One of our own eventfds: guest doorbells on vector @vec */
+/*
+ * One of our own eventfds: guest doorbells on vector @vec, read through
+ * the loop into @count (a poll first only where the kernel answers such
+ * a read of a non-blocking eventfd with -EAGAIN: @poll)
+ */
 struct gr_selfwatch {
 	struct gr_op op;
 	struct gr_vm *vm;
 	unsigned int vec;
+	uint64_t count;
+	bool poll;
 };
 
 struct gr_vm {
@@ -165,6 +186,8 @@ struct gr_vm {
 	uint64_t db_tick_ns;		/* last doorbell-driven pass */
 	uint64_t taken;			/* sub-buffers examined (stored or
 					 * dropped): did a pass find data? */
+	bool arm_pending;		/* event indexes to re-arm before
+					 * the loop waits (cons_arm_event_idx) */
 
 	/* the guest's publication, validated */
 	struct gr_region_hdr hdr_copy;
@@ -175,6 +198,13 @@ struct gr_vm {
 	uint64_t rejected_instance;	/* last instance whose header failed */
 	char why[128];			/* last rejection, for status */
 	struct gr_ring_state *rings;
+	uint8_t *copy_block;		/* verify: every ring's copies */
+	int buf_region, buf_hdrs, buf_copies;	/* fixed: registered buffer
+						 * indexes of the region,
+						 * @rings (the header copies),
+						 * @copy_block; -1: none */
+	bool io_fixed;			/* this session writes with
+					 * write_fixed (all three registered) */
 
 	/* host control block state (what we last wrote) */
 	uint64_t ctrl_seq;

@@ -736,6 +736,8 @@ static const struct cli_cmd cli_cmds[] = {
 	  "  --quota BYTES        disk space for this VM's traces (e.g. 2G)\n"
 	  "  --verify on|off      check every record on a private copy before\n"
 	  "                       storing it (default on); off = zero copy\n"
+	  "  --io writev|fixed    write each packet with one writev (default)\n"
+	  "                       or two write_fixed from registered buffers\n"
 	  "  --owner USER[:GROUP] owner of the shared memory and socket (the\n"
 	  "                       user QEMU runs as)\n"
 	  "Then attach QEMU (guestrelay qemu-args VM) or libvirt\n"

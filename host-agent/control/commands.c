@@ -67,6 +67,7 @@ static int cmd_ping(struct ctl_req *r, struct gr_vm *vm, int argc,
 		    char **argv)
 {
 	uint64_t up = (ctl_mono_ns() - r->c->ctl->started) / NSEC_PER_SEC;
+	const struct gr_loop_stats *ls = &r->a->loop.st;
 	unsigned int n = 0;
 
 	(void)argc;
@@ -77,6 +78,9 @@ static int cmd_ping(struct ctl_req *r, struct gr_vm *vm, int argc,
 		fprintf(r->out, "guestrelay agent %s, pid %d, up %" PRIu64
 			" s, %u VM%s\n", GR_VERSION, (int)getpid(), up,
 			n, n == 1 ? "" : "s");
+		fprintf(r->out, "loop: %" PRIu64 " iterations, %" PRIu64
+			" io_uring_enter, %" PRIu64 " completions\n",
+			ls->iterations, ls->enters, ls->completions);
 		return 0;
 	}
 	ctl_json_begin_object(&r->j, NULL);
@@ -87,6 +91,11 @@ static int cmd_ping(struct ctl_req *r, struct gr_vm *vm, int argc,
 	ctl_json_string(&r->j, "run_dir", r->a->run_dir);
 	ctl_json_string(&r->j, "store_dir", r->a->store_dir);
 	ctl_json_u64(&r->j, "dropped_clients", r->c->ctl->dropped);
+	ctl_json_begin_object(&r->j, "loop");
+	ctl_json_u64(&r->j, "iterations", ls->iterations);
+	ctl_json_u64(&r->j, "enters", ls->enters);
+	ctl_json_u64(&r->j, "completions", ls->completions);
+	ctl_json_end_object(&r->j);
 	ctl_json_end_object(&r->j);
 	return 0;
 }

@@ -192,6 +192,7 @@ bad:
 enum {
 	OPT_SIZE, OPT_PLAIN, OPT_MODE, OPT_EVENTS, OPT_SUBBUF_SIZE,
 	OPT_SUBBUFS, OPT_SWITCH_TIMER, OPT_QUOTA, OPT_OWNER, OPT_VERIFY,
+	OPT_IO,
 };
 
 static const struct {
@@ -208,6 +209,7 @@ static const struct {
 	[OPT_QUOTA] = { "--quota", true },
 	[OPT_OWNER] = { "--owner", true },
 	[OPT_VERIFY] = { "--verify", true },
+	[OPT_IO] = { "--io", true },
 };
 
 static int vm_add_opt(struct gr_vm_opts *o, int opt, const char *val,
@@ -289,6 +291,15 @@ static int vm_add_opt(struct gr_vm_opts *o, int opt, const char *val,
 		}
 		o->verify = !strcmp(val, "on");
 		return 0;
+	case OPT_IO:
+		/* how packets are written: registered buffers or writev */
+		if (strcmp(val, "fixed") && strcmp(val, "writev")) {
+			ctl_set_err(err, errlen, "--io is fixed or writev, not '%s'",
+				val);
+			return -EINVAL;
+		}
+		o->io_writev = !strcmp(val, "writev");
+		return 0;
 	}
 	ctl_set_err(err, errlen, "%s: internal error", name);
 	return -EINVAL;
@@ -329,6 +340,7 @@ int ctl_parse_vm_add(struct gr_vm_opts *o, int argc, char **argv,
 	memset(o, 0, sizeof(*o));
 	o->mode = GR_MODE_STREAM;
 	o->verify = true;
+	o->io_writev = true;	/* measured cheaper than fixed (bench_host) */
 	o->uid = (uint32_t)-1;
 	o->gid = (uint32_t)-1;
 	for (i = 0; i < argc; i++) {
@@ -411,6 +423,8 @@ void ctl_vm_add_args(FILE *f, const struct gr_vm_opts *o)
 		fprintf(f, " --quota %" PRIu64, o->quota);
 	if (!o->verify)
 		fputs(" --verify off", f);
+	if (!o->io_writev)
+		fputs(" --io fixed", f);
 	if (o->own) {
 		fprintf(f, " --owner %" PRIu32, o->uid);
 		if (o->gid != (uint32_t)-1)

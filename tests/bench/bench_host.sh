@@ -14,28 +14,39 @@
 #
 # 1. ingest: a fake guest writes as fast as it can (--max, 2 CPUs, 4000-byte
 #    fake_seq events) into the agent (doorbell device, 16 MiB region),
-#    once in verify mode (the default: a private copy, records checked)
-#    and once with --verify off (zero copy, headers checked only),
+#    in verify mode (the default: a private copy, records checked) and
+#    with --verify off (zero copy, headers checked only), each with
+#    --io fixed (two write_fixed per packet from registered buffers:
+#    the header copy, then the content) and --io writev (one writev of
+#    the same two pieces), interleaved in each repetition,
 #    sub-buffers of 64 KiB, 256 KiB and 1 MiB (the host's wish). GB/s =
 #    bytes stored / (guest start .. guest exit, which waits until all it
 #    produced is consumed); CPU s/GB = the agent's utime+stime
 #    (/proc/PID/stat) over the run / GB stored. Baselines, same geometry:
 #    the copying consumer of tests/integration/copy_consumer.c (polls,
 #    memcpy() + write(2) per sub-buffer), and dd of the bytes the agent
-#    stored (tmpfs -> tmpfs, bs = the sub-buffer size, no producer).
+#    stored (tmpfs -> tmpfs, bs = the sub-buffer size, no producer). The
+#    agent stores each packet's content, the copy consumer whole
+#    sub-buffers: with 4000-byte events a full 64 KiB sub-buffer holds
+#    up to 4 KiB of padding that the agent neither writes nor counts.
 # 2. doorbells per sub-buffer = doorbells_in / packets of the ingest runs
 #    (status --json), and event-to-disk latency of a quiet guest (1 CPU,
 #    100 events/s) with the switch timer at 10 and 100 ms: latwatch.c
 #    polls the stream files every 200 us and, for each event of each
 #    packet that reached the file, takes now - the event's timestamp
-#    (the fake guest stamps CLOCK_MONOTONIC of this machine).
+#    (the fake guest stamps CLOCK_MONOTONIC of this machine). The same
+#    runs give the bytes stored per event: the stream files' size over
+#    the events the guest wrote, next to packets x sub-buffer size over
+#    the same events (what storing whole sub-buffers writes), and the
+#    agent's io_uring_enter calls per loop iteration (`guestrelay ping`).
 # 3. scale: 1, 8, 32, 64 fake guests (1 CPU each, 2000 ticks/s of 4000 B,
 #    4 MiB regions) on one fresh agent: aggregate GB/s stored, fairness
 #    (max/min bytes per VM), the agent's VmRSS and RssAnon at the end
 #    (VmRSS includes the pages of the VMs' shared memory it has touched,
 #    RssAnon is its private memory), events kept = written / (written +
-#    lost) over all guests, and stored / produced (every sub-buffer the
-#    guests produced is on disk).
+#    lost) over all guests, and stored / produced: the packets in the
+#    stream files (read back by packets_check.py) over the sub-buffers
+#    the guests produced (every one is on disk).
 # 4. loss: default geometry (16 MiB, 64 KiB sub-buffers, 2 CPUs, 48-byte
 #    events): a ladder of --rate per CPU, then bisection: the highest rate
 #    with lost == 0 in one run, then confirmed: every one of CONFIRM runs
@@ -54,6 +65,8 @@
 #   BENCH_PARTS=LIST  which of ingest,latency,scale,loss (default all)
 #   BENCH_SCALE=LIST  VM counts (default "1 8 32 64"; quick "1 8 32")
 #   BENCH_TINY=1      smallest sizes (the smoke test): 0.3 s runs, 1 rep
+#   BENCH_LAT_IO=IO   the latency runs' --io (fixed or writev; default:
+#                     the agent's)
 #
 # shellcheck disable=SC2154 # la_tmp, la_agent_pid, err: set by lib_agent.sh
 
@@ -157,15 +170,17 @@ conditions() {
 
 # ---- 1. ingest (and doorbells per sub-buffer) ------------------------
 
-# ingest_agent SB on|off: the agent in verify mode (the default: one copy
-# of each sub-buffer, every record checked) or zero copy (--verify off)
+# ingest_agent SB on|off fixed|writev: the agent in verify mode (the
+# default: one copy of each sub-buffer, every record checked) or zero copy
+# (--verify off), writing from registered buffers or with writev
 ingest_agent() {
-	local sb=$1 verify=$2 kind=agent vm f t0 t1 c0 c1 sess bytes lost pk dbi
+	local sb=$1 verify=$2 io=$3 kind=agent vm f t0 t1 c0 c1 sess bytes lost pk dbi
 
 	[ "$verify" = off ] && kind=agentzc
-	mkvm vm "bi$sb$verify-$rep"
+	kind=$kind-$io
+	mkvm vm "bi$sb$verify$io-$rep"
 	if ! gr vm-add "$vm" --events all --subbuf-size "$sb" \
-		--verify "$verify"; then
+		--verify "$verify" --io "$io"; then
 		fail "vm-add: $err"
 		return
 	fi
@@ -175,8 +190,9 @@ ingest_agent() {
 		--max --size $SIZE --duration "$SECS" --linger 30 --quiet \
 		--stats "$la_tmp/fg.stats"
 	# the geometry the guest chose (the copy consumer asks for the same)
-	la_wait_status "$vm" "s.get('n_subbufs', 0) > 0" 10
-	NSB=$(vm_json "$vm" n_subbufs)
+	# (from that status: once the guest left, status says 0)
+	la_wait_status "$vm" "s.get('n_subbufs', 0) > 0" 10 &&
+		NSB=$("$PY" -c 'import json, sys; print(json.loads(sys.argv[1])["n_subbufs"])' "$out")
 	la_wait_fg "$f" 100 || fail "fake guest (agent, $sb): $(tail -n3 "$la_tmp/fg.log")"
 	t1=$(now_ns)
 	la_wait_status "$vm" "s['state'] == 'waiting' or s['guest_state'] == 'stopped'" 10
@@ -189,7 +205,7 @@ ingest_agent() {
 	echo "$kind	$sb	$rep	$bytes	$((t1 - t0))	$((c1 - c0))	$lost	$pk	$dbi	$NSB" \
 		>>"$RAW/ingest.tsv"
 	[ "$bytes" -gt 0 ] || fail "agent stored nothing ($sb, verify $verify)"
-	if [ "$verify" = off ]; then
+	if [ "$verify" = off ] || [ "$io" = writev ]; then
 		cleanup_vm "$vm"
 		return
 	fi
@@ -237,11 +253,21 @@ ingest_copy() {
 
 # ---- 2. latency of a quiet guest with the switch timer --------------
 
+# loop_counts VAR: "iterations enters" of the agent's loop (ping --json)
+loop_counts() {
+	if ! gr ping --json; then
+		printf -v "$1" '0 0'
+		return
+	fi
+	printf -v "$1" '%s' "$("$PY" -c 'import json, sys; l = json.loads(sys.argv[1])["loop"]; print(l["iterations"], l["enters"])' "$out")"
+}
+
 latency_run() {
-	local ms=$1 vm f sess i
+	local ms=$1 vm f sess i l0 l1 i0 i1 e0 e1 sb
 
 	mkvm vm "bl$ms-$rep"
-	if ! gr vm-add "$vm" --events all --size 4M --switch-timer-ms "$ms"; then
+	if ! gr vm-add "$vm" --events all --size 4M --switch-timer-ms "$ms" \
+		${BENCH_LAT_IO:+--io "$BENCH_LAT_IO"}; then
 		fail "vm-add: $err"
 		return
 	fi
@@ -255,13 +281,19 @@ latency_run() {
 		sleep 0.01
 	done
 	[ -n "$sess" ] || { fail "no session for $vm"; return; }
+	sb=$(vm_json "$vm" subbuf_size)
 	# 50 ticks/s x (fake_seq + one other event) = 100 events/s; the
 	# watcher stops at the guest's end (its last flush is not timed)
+	loop_counts l0
 	"$LATW" --session "$sess" --rings 1 --seconds "$LAT_SECS" \
 		>"$la_tmp/lat.out" 2>&1 || fail "latwatch: $(cat "$la_tmp/lat.out")"
+	loop_counts l1
 	la_wait_fg "$f" 30 || fail "fake guest (latency)"
 	la_wait_status "$vm" "s['state'] == 'waiting' or s['guest_state'] == 'stopped'" 10
-	echo "$ms	$rep	$(awk '{ printf "%s%s", (NR > 1 ? "\t" : ""), $2 }' "$la_tmp/lat.out")	$(vm_json "$vm" stats.packets)	$(vm_json "$vm" stats.doorbells_in)" \
+	# the loop's iterations and enters while latwatch watched
+	read -r i0 e0 <<<"$l0"
+	read -r i1 e1 <<<"$l1"
+	echo "$ms	$rep	$(awk '{ printf "%s%s", (NR > 1 ? "\t" : ""), $2 }' "$la_tmp/lat.out")	$(vm_json "$vm" stats.packets)	$(vm_json "$vm" stats.doorbells_in)	$(store_bytes "$sess")	$(la_stat "$la_tmp/fgl.stats" total.written)	$sb	$((i1 - i0))	$((e1 - e0))" \
 		>>"$RAW/latency.tsv"
 	cleanup_vm "$vm"
 }
@@ -269,7 +301,7 @@ latency_run() {
 # ---- 3. scale ---------------------------------------------------------
 
 scale_run() {
-	local n=$1 i vm vms=() fgs=() t0 t1 f sess b rss off=0 pr
+	local n=$1 i vm vms=() fgs=() t0 t1 f sess b rss off=0 pr dirs=() pk
 
 	for i in $(seq "$n"); do
 		mkvm vm "bs$n-$rep-$i"
@@ -296,14 +328,20 @@ scale_run() {
 		vm=${vms[$((i - 1))]}
 		sess=$(la_sessions "$vm" | tail -n1)
 		b=$(store_bytes "$sess")
+		[ -n "$sess" ] && dirs+=("$sess")
 		pr=$(la_stat "$la_tmp/fgs.$i.stats" total.produced)
 		off=$((off + ${pr:-0}))
 		echo "$b $(la_stat "$la_tmp/fgs.$i.stats" total.lost) $(la_stat "$la_tmp/fgs.$i.stats" total.written)" \
 			>>"$la_tmp/per_vm"
 	done
-	# per VM: bytes; produced = sub-buffers produced x 64 KiB (default);
-	# events lost and written over all VMs
-	echo "$n	$rep	$((t1 - t0))	$rss	$((off * 65536))	$(awk '{ printf "%s%s", (NR > 1 ? "," : ""), $1 }' "$la_tmp/per_vm")	$(awk '{ s += $2 } END { print s + 0 }' "$la_tmp/per_vm")	$(awk '{ s += $3 } END { print s + 0 }' "$la_tmp/per_vm")" \
+	# the packets in the stream files (each stored content-only), read
+	# back by packets_check.py, against the sub-buffers the guests
+	# produced
+	pk=$("$PY" "$PKT_CHECK" --allow-gaps "${dirs[@]}" 2>/dev/null |
+		awk '/ packets in all$/ { print $1 }')
+	# per VM: bytes; produced sub-buffers and stored packets; events lost
+	# and written over all VMs
+	echo "$n	$rep	$((t1 - t0))	$rss	$off	$(awk '{ printf "%s%s", (NR > 1 ? "," : ""), $1 }' "$la_tmp/per_vm")	$(awk '{ s += $2 } END { print s + 0 }' "$la_tmp/per_vm")	$(awk '{ s += $3 } END { print s + 0 }' "$la_tmp/per_vm")	${pk:-0}" \
 		>>"$RAW/scale.tsv"
 	for vm in "${vms[@]}"; do
 		cleanup_vm "$vm"
@@ -349,8 +387,15 @@ if has ingest; then
 	for rep in $(seq "$REPS"); do
 		for sb in $SBS; do
 			NSB=
-			ingest_agent "$sb" on
-			ingest_agent "$sb" off
+			# fixed and writev take turns at going first
+			ios="fixed writev"
+			[ $((rep % 2)) = 0 ] && ios="writev fixed"
+			for io in $ios; do
+				ingest_agent "$sb" on "$io"
+			done
+			for io in $ios; do
+				ingest_agent "$sb" off "$io"
+			done
 			[ -n "$NSB" ] && ingest_copy "$sb"
 		done
 	done

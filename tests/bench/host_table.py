@@ -126,8 +126,10 @@ def ingest(raw, out, md):
     if not r:
         return
     sbs = sorted({int(x[1]) for x in r})
-    kinds = [("agent", "guestrelay agent (verify: copy + record checks)"),
-             ("agentzc", "guestrelay agent, --verify off (zero copy)"),
+    kinds = [("agent-fixed", "agent, verify, --io fixed"),
+             ("agent-writev", "agent, verify, --io writev"),
+             ("agentzc-fixed", "agent, --verify off, --io fixed"),
+             ("agentzc-writev", "agent, --verify off, --io writev"),
              ("copy", "copy consumer"), ("dd", "dd tmpfs -> tmpfs")]
     gbps = {}
     cpu = {}
@@ -141,7 +143,7 @@ def ingest(raw, out, md):
             cpu.setdefault((k, sb), []).append(int(ticks) / HZ / (b / 1e9))
         if x[6] not in ("-", ""):
             lost.setdefault((k, sb), []).append(int(x[6]))
-        if k == "agent" and x[7] not in ("-", "") and int(x[7]):
+        if k.startswith("agent-") and x[7] not in ("-", "") and int(x[7]):
             dbs.setdefault(sb, []).append(int(x[8]) / int(x[7]))
         nsb[sb] = x[9]
     md.append("## 1. Host ingest\n")
@@ -160,7 +162,20 @@ def ingest(raw, out, md):
                 ratio(g, gbps.get(("dd", sb))),
                 ratio(cpu.get((k, sb)), cpu.get(("copy", sb)))))
     md.append("")
-    md.append("## 2a. Doorbells per sub-buffer (ingest runs, sustained --max)\n")
+    md.append("Registered buffers against writev, same run (CPU s/GB, "
+              "median; < 1: fixed costs less):\n")
+    md.append("| sub-buffer | verify: fixed / writev | zero copy: fixed / "
+              "writev |")
+    md.append("|---|---|---|")
+    for sb in sbs:
+        md.append("| %s | %s | %s |" % (
+            size_name(sb),
+            ratio(cpu.get(("agent-fixed", sb)), cpu.get(("agent-writev", sb))),
+            ratio(cpu.get(("agentzc-fixed", sb)),
+                  cpu.get(("agentzc-writev", sb)))))
+    md.append("")
+    md.append("## 2a. Doorbells per sub-buffer (ingest runs with verify, "
+              "sustained --max)\n")
     md.append("| sub-buffer | doorbells_in / packets |")
     md.append("|---|---|")
     for sb in sbs:
@@ -196,6 +211,27 @@ def latency(raw, md):
                      statistics.median(p["50"]) / ms,
                      statistics.median(p["99"]) / ms, cell(db)))
     md.append("")
+    st = [x for x in r if len(x) >= 17 and x[13].isdigit() and int(x[13])]
+    if not st:
+        return
+    md.append("## 2c. Bytes stored per event and loop enters, quiet guest\n")
+    md.append("Stored = the stream files (content only); whole sub-buffers "
+              "= packets x sub-buffer size, what storing whole sub-buffers "
+              "writes for the same packets; enters per iteration = the "
+              "agent's io_uring_enter calls over its loop iterations while "
+              "latwatch watched (`guestrelay ping`).\n")
+    md.append("| switch timer | bytes/event stored | bytes/event whole "
+              "sub-buffers | ratio | enters / iteration |")
+    md.append("|---|---|---|---|---|")
+    for ms in sorted({int(x[0]) for x in st}):
+        v = [x for x in st if int(x[0]) == ms]
+        got = [int(x[12]) / int(x[13]) for x in v]
+        whole = [int(x[10]) * int(x[14]) / int(x[13]) for x in v]
+        en = [int(x[16]) / int(x[15]) for x in v if int(x[15])]
+        md.append("| %d ms | %s | %s | %s | %s |" % (
+            ms, cell(got, 1), cell(whole, 0), ratio(got, whole),
+            cell(en, 3)))
+    md.append("")
 
 
 def scale(raw, out, md):
@@ -206,10 +242,12 @@ def scale(raw, out, md):
     agg, off, fair, rss, ranon, lost, kept = {}, {}, {}, {}, {}, {}, {}
     for x in r:
         n, wall, kb, anon = int(x[0]), int(x[2]), int(x[3]), int(x[4])
-        offered = int(x[5])
+        produced = int(x[5])
         per = [int(b) for b in x[6].split(",") if b]
         agg.setdefault(n, []).append(sum(per) / wall)
-        off.setdefault(n, []).append(sum(per) / offered if offered else 0)
+        # packets read back from the files / sub-buffers produced
+        stored = int(x[9]) if len(x) > 9 else 0
+        off.setdefault(n, []).append(stored / produced if produced else 0)
         if per and min(per):
             fair.setdefault(n, []).append(max(per) / min(per))
         rss.setdefault(n, []).append(kb / 1024)

@@ -6,8 +6,8 @@
  * A fake guest (tests/fakeguest) stamps every event with CLOCK_MONOTONIC
  * of this same machine. latwatch polls the stream files of one session
  * directory of the agent's store every --poll-us microseconds (fstat),
- * and when a whole packet (packet_size from its header) has reached the
- * file it reads it and, for every event record in it, takes
+ * and when a whole packet (packet_size from its header: the agent stores
+ * each packet's content only) has reached the file it reads it and, for every event record in it, takes
  * latency = (CLOCK_MONOTONIC now) - (the event's timestamp):
  * the time from the event being recorded in the guest to the record
  * being readable in the stored file, plus at most one poll interval.
@@ -179,6 +179,14 @@ int main(int argc, char **argv)
 			while ((uint64_t)st.st_size >= r->off + sizeof(h)) {
 				if (pread(r->fd, &h, sizeof(h), (off_t)r->off) !=
 				    sizeof(h))
+					break;
+				/*
+				 * Zeros: the agent's write of this header has
+				 * not completed while a later write (--io fixed
+				 * writes header and content apart) already grew
+				 * the file: not arrived yet
+				 */
+				if (!h.magic && !h.packet_size)
 					break;
 				psize = le64toh(h.packet_size) / 8;
 				if (psize < sizeof(h) || psize > (16u << 20)) {

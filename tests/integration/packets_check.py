@@ -8,8 +8,11 @@ stream_id, stream_instance_id, timestamp_begin, timestamp_end,
 content_size, packet_size, packet_seq_num, events_discarded, cpu_id,
 reserved), and checks:
 
-  - the file is made of whole packets (its size a multiple of the packet
-    size; with --subbuf-size S, packet_size = 8 S)
+  - the file is made of whole packets, walked by their packet_size: each
+    is a whole sub-buffer (with --subbuf-size S, packet_size = 8 S) or
+    its content only (packet_size = content_size, spec 6.12 step 3; at
+    most 8 S); with --content-only every packet must be content-only,
+    as the agent stores them
   - each header: magic 0xc1fc1fc1, stream_id 0, stream_instance_id N,
     cpu_id N (0 with --global), 72 * 8 <= content_size <= packet_size,
     both multiples of 8, timestamp_begin <= timestamp_end
@@ -40,32 +43,45 @@ def check_file(path, ring, args, errors):
 
 
 def check_packets(f, path, size, ring, args, errors):
-    first = HDR.unpack(f.read(HDR.size))
-    psize = first[6] // 8
-    if args.subbuf_size and psize != args.subbuf_size:
-        errors.append("%s: packet_size %d bytes, sub-buffers are %d" %
-                      (path, psize, args.subbuf_size))
-    if psize < HDR.size or size % psize:
-        errors.append("%s: %d bytes is not a whole number of %d-byte "
-                      "packets" % (path, size, psize))
-        return 0
     prev_seq = prev_end = None
     seqs = []
-    for off in range(0, size, psize):
+    sizes = set()
+    off = 0
+    while off < size:
         f.seek(off)
+        raw = f.read(HDR.size)
+        if len(raw) < HDR.size:
+            errors.append("%s: %d bytes of a packet at the end (offset %d)" %
+                          (path, size - off, off))
+            break
         (magic, sid, inst, tb, te, content, packet, seq, disc, cpu,
-         _res) = HDR.unpack(f.read(HDR.size))
+         _res) = HDR.unpack(raw)
         where = "%s@%d (seq %d)" % (path, off, seq)
         want_cpu = 0 if args.glob else ring
         if magic != MAGIC:
             errors.append("%s: magic %#x" % (where, magic))
+            break
         if sid != 0 or inst != ring or cpu != want_cpu:
             errors.append("%s: stream_id %d, instance %d, cpu_id %d" %
                           (where, sid, inst, cpu))
-        if packet != psize * 8 or content % 8 or \
+        whole = args.subbuf_size and packet == args.subbuf_size * 8
+        if packet % 64 or content % 64 or \
            not HDR.size * 8 <= content <= packet:
             errors.append("%s: content_size %d, packet_size %d" %
                           (where, content, packet))
+            break
+        if args.content_only and packet != content:
+            errors.append("%s: packet_size %d, content_size %d: not "
+                          "stored content-only" % (where, packet, content))
+        elif args.subbuf_size and not whole and \
+                (packet != content or packet > args.subbuf_size * 8):
+            errors.append("%s: packet_size %d bytes, sub-buffers are %d "
+                          "(content %d)" % (where, packet // 8,
+                                            args.subbuf_size, content // 8))
+        if packet // 8 > size - off:
+            errors.append("%s: packet of %d bytes, %d left in the file" %
+                          (where, packet // 8, size - off))
+            break
         if tb > te:
             errors.append("%s: timestamp_begin %d > end %d" % (where, tb, te))
         if prev_end is not None and tb < prev_end:
@@ -80,8 +96,12 @@ def check_packets(f, path, size, ring, args, errors):
                               (where, seq, prev_seq, seq - prev_seq - 1))
         prev_seq, prev_end = seq, te
         seqs.append(seq)
-    print("%s: %d packets of %d bytes, seq %d..%d" %
-          (path, len(seqs), psize, seqs[0], seqs[-1]))
+        sizes.add(packet // 8)
+        off += packet // 8
+    if not seqs:
+        return 0
+    print("%s: %d packets of %d..%d bytes, seq %d..%d" %
+          (path, len(seqs), min(sizes), max(sizes), seqs[0], seqs[-1]))
     return len(seqs)
 
 
@@ -91,6 +111,8 @@ def main():
     ap.add_argument("--subbuf-size", type=int, default=0)
     ap.add_argument("--global", dest="glob", action="store_true")
     ap.add_argument("--allow-gaps", action="store_true")
+    ap.add_argument("--content-only", action="store_true",
+                    help="every packet stored content-only")
     ap.add_argument("--min-packets", type=int, default=0,
                     help="fail if fewer packets in all")
     args = ap.parse_args()

@@ -7,7 +7,9 @@
 # The real agent serves three VMs at once, each fed by a real fake guest
 # (tests/fakeguest) for a few seconds at a moderate rate:
 #   - doorbell device (the agent's ivshmem socket), 3 CPUs, per-CPU rings
-#   - doorbell device, 2 CPUs sharing one global ring (--global)
+#   - doorbell device, 2 CPUs sharing one global ring (--global), written
+#     with --io fixed (two write_fixed per packet from registered
+#     buffers; the others use the default, one writev)
 #   - plain device (the fake guest maps /dev/shm; the agent polls), 4 CPUs
 # and for each trace checks (bt_check.py --expect exact, packets_check.py):
 # babeltrace2 reads it; the event count equals the guest's written
@@ -27,7 +29,7 @@ la_vm C exp		# plain
 SUBBUF=16384
 
 la_agent_start --events all --subbuf-size $SUBBUF --subbufs 32 \
-	--vm "$A" --vm "$B" --vm "$C" --plain ||
+	--vm "$A" --vm "$B" --io fixed --vm "$C" --plain ||
 	{ bad agent-starts "see the log"; la_show_logs; la_finish; }
 ok agent-starts
 
@@ -73,7 +75,7 @@ for vm in "$A" "$B" "$C"; do
 	else
 		bad "events-exact-$vm" "bt_check failed" "$bt_out"
 	fi
-	if la_pktcheck "$sessions" --subbuf-size $SUBBUF $glob; then
+	if la_pktcheck "$sessions" --content-only --subbuf-size $SUBBUF $glob; then
 		ok "packets-consecutive-$vm"
 	else
 		bad "packets-consecutive-$vm" "packets_check failed" "$pkt_out"
@@ -83,6 +85,14 @@ for vm in "$A" "$B" "$C"; do
 	st=$out
 	prod=$(la_stat "$stats" total.produced)
 	pk=$("$PY" -c 'import json,sys; s=json.loads(sys.argv[1])["stats"]; print(s["packets"], s["invalid"], s["skipped"], s["write_errors"])' "$st")
+	io=$("$PY" -c 'import json,sys; print(json.loads(sys.argv[1])["io"])' "$st")
+	want=writev
+	[ "$vm" = "$B" ] && want=fixed
+	check "writes-$vm-$want" "[ '$io' = $want ]" "io $io"
+	# registering the buffers of --io fixed did not fall back to writev
+	[ "$vm" = "$B" ] && check "writes-$vm-no-fallback" \
+		"! grep -q 'cannot register buffers' '$LA_AGENT_LOG'" \
+		"$(grep 'cannot register' "$LA_AGENT_LOG")"
 	if [ "$pk" = "$prod 0 0 0" ]; then
 		ok "agent-counters-$vm (packets $prod = guest's sub-buffers)"
 	else

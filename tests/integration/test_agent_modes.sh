@@ -101,7 +101,7 @@ if [ -n "$snap" ] && [ -d "$snap" ]; then
 	else
 		bad "snapshot-holds-the-last-events" "bt_check" "$bt_out"
 	fi
-	if la_pktcheck "$snap" --subbuf-size $SB --min-packets $((2 * (NSB - 1))); then
+	if la_pktcheck "$snap" --content-only --subbuf-size $SB --min-packets $((2 * (NSB - 1))); then
 		ok "snapshot-n-1-packets-per-ring"
 	else
 		bad "snapshot-n-1-packets-per-ring" "packets_check" "$pkt_out"
@@ -119,7 +119,7 @@ if la_btcheck $sess --stats "$la_tmp/$S.stats" --expect written; then
 else
 	bad "stream-trace-holds-all-written" "bt_check" "$bt_out"
 fi
-if la_pktcheck $sess --subbuf-size $SB; then
+if la_pktcheck $sess --content-only --subbuf-size $SB; then
 	ok "stream-packets-consecutive"
 else
 	bad "stream-packets-consecutive" "packets_check" "$pkt_out"
@@ -249,7 +249,7 @@ if la_btcheck $sess --stats "$la_tmp/$M.stats" --expect subset; then
 else
 	bad "switched-trace-no-duplicate" "bt_check" "$bt_out"
 fi
-if la_pktcheck $sess --subbuf-size $SB --allow-gaps; then
+if la_pktcheck $sess --content-only --subbuf-size $SB --allow-gaps; then
 	ok "switched-trace-whole-packets"
 else
 	bad "switched-trace-whole-packets" "packets_check" "$pkt_out"

@@ -239,7 +239,7 @@ for x in "$H1:$f1" "$H2:$f2"; do
 	else
 		bad "$vm-honest-trace-exact" "sessions: $sess" "$bt_out"
 	fi
-	if la_pktcheck $sess --subbuf-size $SB; then
+	if la_pktcheck $sess --content-only --subbuf-size $SB; then
 		ok "$vm-honest-packets-consecutive"
 	else
 		bad "$vm-honest-packets-consecutive" "packets_check" "$pkt_out"

@@ -18,8 +18,9 @@
 # (b) disk full: a second agent whose store is a 4 MiB tmpfs (mounted here,
 #     unmounted at exit; needs root). Its VM's stream stops with
 #     stop_reason "disk" and write_errors > 0; the agent answers `ping`;
-#     the stream files are whole packets (sizes multiples of the
-#     sub-buffer size), packet_seq_num consecutive; the metadata is whole;
+#     the stream files are whole packets (each ends where its last
+#     packet's packet_size says: they are stored content-only),
+#     packet_seq_num consecutive; the metadata is whole;
 #     babeltrace2 reads the trace.
 
 set -u
@@ -51,13 +52,12 @@ streams() {
 	echo "$sum:$sizes"
 }
 
-# whole SIZES: every size a multiple of SB
+# whole DIR: every stream file of DIR is whole packets, the last one
+# ending at the file's end (packets are stored content-only, so sizes
+# vary: packets_check.py walks each file by packet_size)
 whole() {
-	local n
-
-	for n in $1; do
-		[ $((n % SB)) -eq 0 ] || return 1
-	done
+	"$PY" "$PKT_CHECK" --content-only --allow-gaps --subbuf-size $SB "$1" \
+		>/dev/null 2>&1
 }
 
 # ---- (a) quota ---------------------------------------------------------
@@ -94,14 +94,14 @@ la_wait_status "$O" "s['state'] == 'waiting'" 10
 sess=$(la_sessions "$Q")
 sz=$(streams "$sess")
 check "quota-stream-files-within-quota (${sz%%:*} bytes in stream files, $(du -sb "$STORE/$Q" | cut -f1) in the VM's directory)" \
-	"[ ${sz%%:*} -le $QUOTA ] && [ ${sz%%:*} -gt 0 ] && whole '${sz#*:}'" \
+	"[ ${sz%%:*} -le $QUOTA ] && [ ${sz%%:*} -gt 0 ] && whole '$sess'" \
 	"stream files: ${sz#*:}"
 if la_bt $sess; then
 	ok "quota-trace-readable"
 else
 	bad "quota-trace-readable" "$bt_out"
 fi
-if la_pktcheck $sess --subbuf-size $SB; then
+if la_pktcheck $sess --content-only --subbuf-size $SB; then
 	ok "quota-trace-whole-consecutive-packets"
 else
 	bad "quota-trace-whole-consecutive-packets" "packets_check" "$pkt_out"
@@ -186,11 +186,11 @@ la_agent_alive && ok agent-alive-after-guest-left ||
 sess=$(la_sessions "$D")
 sz=$(streams "$sess")
 check "disk-full-whole-packets-only (stream files:${sz#*:})" \
-	"[ ${sz%%:*} -gt 0 ] && whole '${sz#*:}'" "stream files:${sz#*:}"
+	"[ ${sz%%:*} -gt 0 ] && whole '$sess'" "stream files:${sz#*:}"
 check "disk-full-metadata-whole" \
 	"head -n1 '$sess/metadata' | grep -q 'CTF 1.8' && grep -q '^event' '$sess/metadata'" \
 	"$(head -c 300 "$sess/metadata")"
-if la_pktcheck $sess --subbuf-size $SB; then
+if la_pktcheck $sess --content-only --subbuf-size $SB; then
 	ok "disk-full-packets-consecutive"
 else
 	bad "disk-full-packets-consecutive" "packets_check" "$pkt_out"

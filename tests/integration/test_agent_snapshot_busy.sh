@@ -112,7 +112,7 @@ check "snapshots ($n)" "[ $n -eq $((ROUNDS + 1)) ]" "$snaps"
 # whole, checked packets (babeltrace2 reading snapshots is test_agent_modes')
 for d in $snaps; do
 	sz=$(cat "$d"/stream_* | wc -c)
-	if la_pktcheck "$d" --subbuf-size $((1 << 20)) --min-packets 100; then
+	if la_pktcheck "$d" --content-only --subbuf-size $((1 << 20)) --min-packets 100; then
 		ok "snapshot-whole-packets ($(basename "$d"): $((sz >> 20)) MiB)"
 	else
 		bad "snapshot-whole-packets" "$d" "$pkt_out"
@@ -136,7 +136,7 @@ if la_btcheck "$sessB" --stats "$la_tmp/$B.stats" --expect exact; then
 else
 	bad "B-events-exact" "bt_check failed" "$bt_out"
 fi
-if la_pktcheck "$sessB" --subbuf-size $SB; then
+if la_pktcheck "$sessB" --content-only --subbuf-size $SB; then
 	ok "B-packets-consecutive"
 else
 	bad "B-packets-consecutive" "packets_check failed" "$pkt_out"

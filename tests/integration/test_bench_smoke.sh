@@ -98,6 +98,7 @@ else
 	if [ "$rc" = 0 ]; then
 		ok bench-host-runs
 		for s in "## 1. Host ingest" "## 2a. Doorbells" "## 2b. Event-to-disk" \
+			 "## 2c. Bytes stored per event" \
 			 "## 3. Scale" "## 4. Loss" "## Conditions"; do
 			if grep -qF "$s" "$tmp/host/host.md"; then
 				ok "host-md-has '$s'"
@@ -105,8 +106,10 @@ else
 				bad "host-md-has '$s'" "missing" "$tmp/host/host.md"
 			fi
 		done
-		for k in "guestrelay agent \(verify: copy \+ record checks\)" \
-			 "guestrelay agent, --verify off \(zero copy\)" \
+		for k in "agent, verify, --io fixed" \
+			 "agent, verify, --io writev" \
+			 "agent, --verify off, --io fixed" \
+			 "agent, --verify off, --io writev" \
 			 "copy consumer" "dd tmpfs -> tmpfs"; do
 			if grep -E "^\| 64 KiB x [0-9]+ \| $k \| [0-9.]+ \[" \
 				"$tmp/host/host.md" >/dev/null; then

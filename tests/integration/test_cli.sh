@@ -336,7 +336,7 @@ if [ "$rc" -eq 0 ] &&
    grep -qE '^  state +attached, guest tracing$' <<<"$out" &&
    grep -qE '^  device +doorbell, QEMU connected$' <<<"$out" &&
    grep -qE '^  buffers +2 CPUs \(rings\) x [0-9]+ sub-buffers of' <<<"$out" &&
-   grep -qE '^  mode +stream, records verified \(copy\)$' <<<"$out" &&
+   grep -qE '^  mode +stream, records verified \(copy\), writes writev$' <<<"$out" &&
    grep -qE '^  events +fake_seq,fake_str,fake_ev2,fake_ev3$' <<<"$out" &&
    grep -qE '^  lost +full [0-9]+, too_big [0-9]+, nested [0-9]+ events; overwritten [0-9]+ sub-buffers$' <<<"$out" &&
    grep -qE '^  clock sync ' <<<"$out" &&
@@ -475,7 +475,7 @@ start_guest guest-b.log --shm "guestrelay-$B" --cpus 1 --rate 200
 check "the plain guest attaches" wait_until 10 vm_is "$B" state attached
 run gr status "$B"
 if [ "$rc" -eq 0 ] && grep -qE '^  device +plain \(polled\)' <<<"$out" &&
-   grep -qE '^  mode +flight, records verified \(copy\)$' <<<"$out" &&
+   grep -qE '^  mode +flight, records verified \(copy\), writes writev$' <<<"$out" &&
    grep -qE '^  buffers +1 CPUs \(rings\) x 8 sub-buffers of 16.0 KiB$' \
 	<<<"$out" &&
    grep -qE '^  quota +.* of 64.0 MiB used' <<<"$out"; then

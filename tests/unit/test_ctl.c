@@ -235,6 +235,7 @@ void vm_get_info(const struct gr_vm *vm, struct gr_vm_info *in)
 	in->guest_connected = true;
 	in->mode = vm->mode;
 	in->verify = vm->opts.verify;
+	in->io = vm->opts.io_writev ? "writev" : "fixed";
 	in->nr_rings = 2;
 	in->subbuf_size = 65536;
 	in->n_subbufs = 16;
@@ -283,7 +284,8 @@ static void fake_clear(void)
 
 static struct gr_vm *fake_add(const char *name)
 {
-	struct gr_vm_opts o = { .mode = GR_MODE_STREAM, .verify = true };
+	struct gr_vm_opts o = { .mode = GR_MODE_STREAM, .verify = true,
+			     .io_writev = true };
 	struct gr_vm *vm;
 	char err[128];
 
@@ -643,16 +645,17 @@ static void test_vm_add_options_fill_opts_and_round_trip(void)
 		"--size", "32M", "vm2", "--plain", "--mode=flight",
 		"--events", "sched_*,irq_*", "--subbuf-size", "64K",
 		"--subbufs", "8", "--switch-timer-ms", "100", "--quota", "2G",
-		"--owner", "root:root",
+		"--owner", "root:root", "--io", "fixed",
 	};
 	struct gr_vm_opts o, o2;
 	char err[256], line[2048], *av[64], *p, *save = NULL;
 	int ac = 0;
 	FILE *f;
 
-	CU_ASSERT_EQUAL_FATAL(ctl_parse_vm_add(&o, 17, argv, CTL_OPTS_NAMES,
+	CU_ASSERT_EQUAL_FATAL(ctl_parse_vm_add(&o, 19, argv, CTL_OPTS_NAMES,
 					       err, sizeof(err)), 0);
 	expect_vm2_opts(&o, 0, 0);
+	CU_ASSERT(!o.io_writev);
 
 	/* the canonical wire form parses to the same options, numbers only */
 	f = fmemopen(line, sizeof(line), "w");
@@ -683,6 +686,7 @@ static void test_vm_add_option_errors_say_what_is_wrong(void)
 		{ { "vm1", "--subbufs", "1" }, "--subbufs" },
 		{ { "vm1", "--switch-timer-ms", "10001" }, "0 (off)" },
 		{ { "vm1", "--quota", "lots" }, "--quota" },
+		{ { "vm1", "--io", "mmap" }, "fixed or writev" },
 		{ { "vm1", "--owner", "root" }, "UID[:GID]" },
 		{ { "vm1", "--owner", "0:" }, "UID[:GID]" },
 		{ { "vm1", "--frobnicate" }, "no option '--frobnicate'" },
@@ -1291,6 +1295,7 @@ static void test_commands_reach_the_vm_and_answer(void)
 	       "\"device\": \"doorbell\",\n  \"size\": 16777216,\n  "
 	       "\"mode\": \"stream\"\n}\n");
 	CU_ASSERT(!last_add.own && !last_add.plain && !last_add.shm_size);
+	CU_ASSERT(last_add.io_writev);
 	expect("text vm-add vm4 --verify off\n", "ok\nvm4 added: ");
 	CU_ASSERT(!last_add.verify);
 	expect("text vm-add vm5 --verify maybe\n", "error EINVAL --verify is "
@@ -1325,7 +1330,7 @@ static void test_status_shows_every_field_and_escapes_guest_strings(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(ans, "  buffers       2 CPUs (rings) "
 				      "x 16 sub-buffers of 64.0 KiB\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(ans, "  mode          stream, records "
-				      "verified (copy)\n"));
+				      "verified (copy), writes writev\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(ans, "  events        sched_switch,"
 				      "sched_wakeup\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(ans, "  recorded      123456 events"));
