@@ -82,8 +82,9 @@ void ctl_status_text(FILE *f, const struct gr_vm_info *in)
 	fputc('\n', f);
 
 	put_row(f, "recorded");
-	fprintf(f, "%" PRIu64 " events, %" PRIu64 " sub-buffers (guest "
-		"counts)\n", st->guest_events, st->produced);
+	fprintf(f, "%" PRIu64 " events (at the guest's last tick), %" PRIu64
+		" sub-buffers (guest counts)\n", st->guest_events,
+		st->produced);
 	put_row(f, "stored");
 	ctl_human_bytes(b1, sizeof(b1), (double)st->bytes, "");
 	ctl_human_bytes(b2, sizeof(b2), in->rate_bps, "/s");

@@ -306,6 +306,8 @@ static void fg_control_pass(struct fakeguest *fg)
 	pthread_mutex_lock(&fg->ctl_lock);
 	fg->ctl_passes++;
 	gr_status_heartbeat(fg->region);
+	/* spec 5.7, 6.11: the tick publishes the event counts */
+	gr_chan_publish_events(fg->chan);
 
 	if (__atomic_load_n(&fg->features, __ATOMIC_RELAXED) &
 	    GR_F_CLOCK_SYNC) {
@@ -337,6 +339,7 @@ static void fg_control_pass(struct fakeguest *fg)
 	v = fg_load_req(&c->flush_req);
 	if (v != fg->flush_ack) {
 		fg_flush_all(fg);
+		gr_chan_publish_events(fg->chan);
 		gr_status_ack_flush(fg->region, v);
 		fg->flush_ack = v;
 		fg->ctl_flushes++;

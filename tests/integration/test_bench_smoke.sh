@@ -167,6 +167,20 @@ bench_console() {
 			echo "GR: BENCH run variant=$v rep=1 target=$t calls=1000 ns=$((p * 500000 + 4000)) cpu=0 changed=0 probes=$p funcs=$f"
 		done
 	done
+	# the floor and the clocks, in the rounds bench-probes runs them
+	for t in sched_switch sys_enter irq_handler_exit sched_process_exec; do
+		echo "GR: BENCH run variant=none rep=1 target=floor_$t calls=1000 ns=404000 cpu=0 changed=0 probes=1 funcs=grb_floor_$t [grbench]"
+	done
+	for v in none gr; do
+		for t in clock_none clock_mono_fast clock_tsc_ordered; do
+			echo "GR: BENCH run variant=$v rep=1 target=$t calls=1000 ns=50000 cpu=0 changed=0 probes=0 funcs="
+		done
+	done
+	for t in clock_mono_fast clock_raw_fast clock_local clock_local_clock \
+		 clock_tsc_ordered clock_tsc clock_none; do
+		echo "GR: BENCH run variant=clock rep=1 target=$t calls=1000 ns=50000 cpu=0 changed=0 probes=0 funcs="
+	done
+	echo "GR: BENCH info gr_clock tsc"
 	echo "GR: BENCH info lttng_discarded 7"
 	echo "GR: BENCH info lttng_trace_bytes 1000000"
 }
