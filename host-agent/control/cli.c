@@ -23,6 +23,7 @@
 
 #include "agent.h"
 #include "client.h"
+#include "filter.h"
 #include "ctl_proto.h"
 #include "ivshmem_proto.h"
 #include "libvirt.h"
@@ -220,6 +221,42 @@ static int agent_request(const struct cli *cli, const char *cmd, int argc,
 	return ret ? 1 : 0;
 }
 
+/*
+ * agent_request() for a filter: a refused expression comes back as one
+ * line with its column (gr_fx_error_line()); print it with the
+ * expression and a caret under the offending token.
+ */
+static int filter_request(const struct cli *cli, const char *cmd, int argc,
+			  char **argv, const char *expr)
+{
+	struct gr_fx_error fe;
+	struct ctl_answer ans;
+	char text[4096];
+	int ret;
+
+	ret = ctl_client_call(cli->run_dir, cli->timeout * 1000, cli->json,
+			      cmd, argc, argv, NULL, &ans);
+	if (ret) {
+		cli_err("%s%s", ans.why, call_hint(ret, ans.connected));
+	} else if (ans.error) {
+		if (expr && !gr_fx_error_from_line(ans.body, &fe)) {
+			gr_fx_format_error(text, sizeof(text), expr, &fe);
+			cli_err("%s", text);
+		} else {
+			cli_err("%s", ans.body);
+		}
+		ret = 1;
+	} else {
+		fwrite(ans.body, 1, ans.len, stdout);
+		if (fflush(stdout) || ferror(stdout)) {
+			cli_err("writing the output: %s", strerror(errno));
+			ret = 1;
+		}
+	}
+	ctl_answer_free(&ans);
+	return ret ? 1 : 0;
+}
+
 /* ---- commands that talk to the agent ---------------------------------- */
 
 static int run_ping(struct cli *cli, const struct cli_cmd *cmd, int argc,
@@ -259,21 +296,58 @@ static int run_vm_cmd(struct cli *cli, const struct cli_cmd *cmd, int argc,
 static int run_events(struct cli *cli, const struct cli_cmd *cmd, int argc,
 		      char **argv)
 {
+	const char *filter = NULL;
+	const struct cli_opt opts[] = {
+		{ "--filter", &filter, NULL },
+		{ NULL, NULL, NULL },
+	};
+	bool on = !strcmp(cmd->name, "enable");
 	char **pos;
 	int n, ret;
 
-	pos = calloc((size_t)argc + 1, sizeof(*pos));
+	pos = calloc((size_t)argc + 3, sizeof(*pos));
 	if (!pos) {
 		cli_err("out of memory");
 		return 1;
 	}
-	ret = parse_args(cmd, argc, argv, NULL, pos, 2, CTL_MAX_ARGS, &n);
+	ret = parse_args(cmd, argc, argv, on ? opts : NULL, pos, 2,
+			 CTL_MAX_ARGS - 2, &n);
 	if (!ret)
 		ret = check_vm(cmd, pos[0]);
+	if (!ret && filter) {
+		/* the agent sets the filter on every EVENT, then enables */
+		pos[n++] = "--filter";
+		pos[n++] = (char *)filter;
+	}
 	if (!ret)
-		ret = agent_request(cli, cmd->name, n, pos, NULL);
+		ret = filter_request(cli, cmd->name, n, pos, filter);
 	free(pos);
 	return ret;
+}
+
+/* `filter VM EVENT EXPR` or `filter VM EVENT --clear` */
+static int run_filter(struct cli *cli, const struct cli_cmd *cmd, int argc,
+		      char **argv)
+{
+	bool clear = false;
+	const struct cli_opt opts[] = {
+		{ "--clear", NULL, &clear },
+		{ NULL, NULL, NULL },
+	};
+	char *pos[3];
+	int n, ret;
+
+	ret = parse_args(cmd, argc, argv, opts, pos, 2, 3, &n);
+	if (!ret)
+		ret = check_vm(cmd, pos[0]);
+	if (!ret && clear == (n == 3))
+		ret = usage_err(cmd, clear ? "--clear takes no expression" :
+				"filter needs an expression or --clear");
+	if (ret)
+		return ret;
+	if (clear)
+		pos[n++] = "--clear";
+	return filter_request(cli, cmd->name, n, pos, clear ? NULL : pos[2]);
 }
 
 static int run_mode(struct cli *cli, const struct cli_cmd *cmd, int argc,
@@ -699,10 +773,26 @@ static const struct cli_cmd cli_cmds[] = {
 	  "and bytes stored, rate, events lost by cause, invalid and skipped\n"
 	  "sub-buffers, doorbells, clock sync error, quota and usage, why the\n"
 	  "stream stopped, and the session's trace directory.\n" },
-	{ "enable", run_events, "enable VM EVENT...",
+	{ "enable", run_events, "enable VM EVENT... [--filter EXPR]",
 	  "Ask the guest to record EVENTs: names (sched_switch), globs\n"
 	  "(sched_*, irq_*) or all. `guestrelay status VM` shows what the\n"
-	  "guest records once it applied the request.\n" },
+	  "guest records once it applied the request.\n"
+	  "  --filter EXPR  record only the events EXPR accepts (see\n"
+	  "                 `guestrelay help filter`); EVENTs are then names\n" },
+	{ "filter", run_filter, "filter VM EVENT EXPR|--clear",
+	  "Record only the EVENTs that EXPR accepts, deciding in the guest\n"
+	  "before anything is stored (ftrace's events/<sys>/<event>/filter\n"
+	  "language):\n"
+	  "  FIELD OP VALUE   OP == != < <= > >= & on integer fields,\n"
+	  "                   == != ~ (glob: * ? [a-z]) on text fields\n"
+	  "  A && B, A || B, !A, (A)\n"
+	  "FIELDs are the event's fields, as its trace metadata declares\n"
+	  "them (a wrong name is answered with the list), common_tid\n"
+	  "(common_pid) and common_cpu. Example:\n"
+	  "  guestrelay filter vm1 sched_switch 'prev_tid == 42 || next_tid == 42'\n"
+	  "At most 7 events of a VM carry a filter, each of at most about 11\n"
+	  "comparisons. A bad expression is refused here, with the offending\n"
+	  "token marked. --clear removes the event's filter.\n" },
 	{ "disable", run_events, "disable VM EVENT...",
 	  "Ask the guest to stop recording EVENTs (names, globs or all).\n" },
 	{ "mode", run_mode, "mode VM stream|flight",
@@ -738,6 +828,8 @@ static const struct cli_cmd cli_cmds[] = {
 	  "                       storing it (default on); off = zero copy\n"
 	  "  --owner USER[:GROUP] owner of the shared memory and socket (the\n"
 	  "                       user QEMU runs as)\n"
+	  "  --filter EVENT:EXPR  record only the EVENTs EXPR accepts (see\n"
+	  "                       `guestrelay help filter`); once per event\n"
 	  "Then attach QEMU (guestrelay qemu-args VM) or libvirt\n"
 	  "(guestrelay libvirt-xml VM).\n" },
 	{ "vm-remove", run_vm_cmd, "vm-remove VM",

@@ -234,6 +234,8 @@ static int gr_fx_field(struct gr_fx_parser *p, const struct gr_fx_token *t,
 {
 	const char *name = p->s + t->pos;
 	const char *hint;
+	char list[160];
+	size_t off = 0;
 	unsigned int i;
 
 	for (i = 0; i < p->ev->nr_fields; i++) {
@@ -257,9 +259,13 @@ static int gr_fx_field(struct gr_fx_parser *p, const struct gr_fx_token *t,
 		return gr_fx_fail(p->err, t->pos, t->len,
 				  "no field '%.*s' in %s; did you mean %s?",
 				  (int)t->len, name, p->ev->name, hint);
+	for (i = 0; i < p->ev->nr_fields && off < sizeof(list); i++)
+		off += snprintf(list + off, sizeof(list) - off, "%s, ",
+				p->ev->fields[i].name);
 	return gr_fx_fail(p->err, t->pos, t->len,
-			  "no field '%.*s' in %s (see 'guestrelay events' for its fields, or common_tid, common_cpu)",
-			  (int)t->len, name, p->ev->name);
+			  "no field '%.*s' in %s (fields: %scommon_tid, common_cpu)",
+			  (int)t->len, name, p->ev->name,
+			  off < sizeof(list) ? list : "");
 }
 
 static const char *const gr_fx_op_names[] = {
@@ -837,4 +843,46 @@ int gr_fx_format_error(char *buf, size_t size, const char *expr,
 	marks[pos + len] = '\0';
 	return snprintf(buf, size, "%s\n  %.*s\n  %s", err->msg, (int)n, expr,
 			marks);
+}
+
+/**
+ * gr_fx_error_line() - the error as one line that keeps its position
+ * @buf: receives "MESSAGE (column A-B)", A and B counted from 1
+ * @size: bytes of @buf
+ * @err: the error
+ *
+ * The control socket carries one-line errors; the CLI, which holds the
+ * expression, gets the caret back with gr_fx_error_from_line().
+ *
+ * Return: what snprintf() returns.
+ */
+int gr_fx_error_line(char *buf, size_t size, const struct gr_fx_error *err)
+{
+	return snprintf(buf, size, "%s (column %u-%u)", err->msg,
+			err->pos + 1, err->pos + (err->len ? err->len : 1));
+}
+
+/**
+ * gr_fx_error_from_line() - read back what gr_fx_error_line() wrote
+ * @line: the text, possibly with a prefix before the message
+ * @err: receives the position and the text before " (column"
+ *
+ * Return: 0, or -EINVAL if @line carries no position.
+ */
+int gr_fx_error_from_line(const char *line, struct gr_fx_error *err)
+{
+	const char *tail = NULL, *p = line;
+	unsigned int a, b;
+	int n = 0;
+
+	while ((p = strstr(p, " (column ")))
+		tail = p++;
+	if (!tail || sscanf(tail, " (column %u-%u)%n", &a, &b, &n) != 2 ||
+	    tail[n] || !a || b < a)
+		return -EINVAL;
+	err->pos = a - 1;
+	err->len = b - a + 1;
+	snprintf(err->msg, sizeof(err->msg), "%.*s", (int)(tail - line),
+		 line);
+	return 0;
 }

@@ -122,5 +122,7 @@ int gr_fx_build(const char *expr, const struct gr_event_view *ev,
 		struct gr_filter_slot *slot, struct gr_fx_error *err);
 int gr_fx_format_error(char *buf, size_t size, const char *expr,
 		       const struct gr_fx_error *err);
+int gr_fx_error_line(char *buf, size_t size, const struct gr_fx_error *err);
+int gr_fx_error_from_line(const char *line, struct gr_fx_error *err);
 
 #endif /* _GR_FILTER_HOST_H */

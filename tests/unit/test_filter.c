@@ -398,7 +398,7 @@ static void test_compile_errors(void)
 	expect_error(&ev, "next_pidd == 5",
 		     "no field 'next_pidd' in sched_switch; did you mean next_tid?",
 		     0, 9);
-	expect_error(&ev, "prev_tid == 1 && zzz == 1", "no field 'zzz' in sched_switch (see", 17, 3);
+	expect_error(&ev, "prev_tid == 1 && zzz == 1", "no field 'zzz' in sched_switch (fields: prev_comm, prev_tid, prev_prio, prev_state, next_comm, next_tid, next_prio, common_tid, common_cpu)", 17, 3);
 	expect_error(&ev, "common_tdi == 1", "did you mean common_tid?", 0, 10);
 	expect_error(&ev, "", "empty filter; use --clear", 0, 1);
 	expect_error(&ev, "   ", "empty filter", 0, 1);
