@@ -389,6 +389,8 @@ static void gr_ctl_apply_filters(struct gr_dev *gd, struct gr_filter_set *want)
 	if (want)
 		gd->fset_read = old ? old :
 			(want == &gd->fsets[0] ? &gd->fsets[1] : &gd->fsets[0]);
+	dev_info_ratelimited(&gd->pdev->dev, "filters in effect: %u\n",
+			     want ? want->nr_progs : 0);
 }
 
 /*

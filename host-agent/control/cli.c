@@ -876,7 +876,7 @@ static const struct cli_cmd cli_cmds[] = {
 	  "options of the same name): --events LIST, --mode stream|flight,\n"
 	  "--size BYTES (shared memory, doorbell or plain), --subbuf-size\n"
 	  "BYTES, --subbufs N, --switch-timer-ms MS, --quota BYTES, --verify\n"
-	  "on|off, and "
+	  "on|off, --filter EVENT:EXPR (one per domain), and "
 	  "--required (libvirt refuses to start the domain untraced).\n" },
 	{ "libvirt-define", run_libvirt_define,
 	  "libvirt-define DOMAIN [--connect URI] [--plain] [--vectors N] "

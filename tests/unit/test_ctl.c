@@ -936,13 +936,14 @@ static void test_libvirt_metadata_round_trips_through_the_one_parser(void)
 		"dom", "--metadata", "--events", "sched_*", "--mode", "flight",
 		"--size", "32M", "--subbuf-size=64K", "--subbufs", "8",
 		"--switch-timer-ms", "100", "--quota", "2G", "--verify", "off",
-		"--required", NULL,
+		"--required", "--filter", "sched_switch:prev_tid == 7 && "
+		"prev_comm ~ \"<b>&'*\"", NULL,
 	};
 	struct gr_libvirt_meta m;
 	char err[256], *md = NULL, *xml;
 	struct gr_vm_opts o;
 	bool with, req = false;
-	int argc = 18;
+	int argc = 20;
 
 	CU_ASSERT_EQUAL_FATAL(gr_libvirt_take_opts(&argc, argv, &m, &with,
 						   false, NULL, err,
@@ -964,6 +965,10 @@ static void test_libvirt_metadata_round_trips_through_the_one_parser(void)
 	CU_ASSERT_EQUAL(o.switch_timer_us, 100000);
 	CU_ASSERT_EQUAL(o.quota, 2ULL << 30);
 	CU_ASSERT(!o.verify);
+	/* spec 14.6: one filter per domain, its text intact through XML */
+	CU_ASSERT_STRING_EQUAL(o.filters[0].event, "sched_switch");
+	CU_ASSERT_STRING_EQUAL(o.filters[0].expr,
+			       "prev_tid == 7 && prev_comm ~ \"<b>&'*\"");
 	free(xml);
 	free(md);
 }
