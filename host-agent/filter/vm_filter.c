@@ -175,8 +175,13 @@ int vm_set_filter(struct gr_vm *vm, char *const *events, int nr,
 	for (i = 0; i < GR_FILTER_SLOTS; i++)
 		if (changed & (1u << i))
 			vm->filter_why[i][0] = '\0';
-	if (vm->state != GR_VM_WAITING)
+	if (vm->state != GR_VM_WAITING) {
 		hostctl_publish(vm);
+		/* the trace's env "filters": rewritten with the next clock
+		 * refresh, and at the latest when the session closes
+		 */
+		vm->sync_dirty = true;
+	}
 	return 0;
 }
 
@@ -276,5 +281,29 @@ void vm_filters_info(const struct gr_vm *vm, struct gr_vm_info *info)
 		} else {
 			info->filters[i].state = "active";
 		}
+	}
+}
+
+/**
+ * vm_filters_env() - the filters the guest was asked for, for the trace
+ * @vm: the VM
+ * @buf: receives "EVENT: EXPR" of each filter the host could compile,
+ *	joined by "; " ("" if none)
+ * @size: bytes of @buf
+ *
+ * The CTF env "filters" (spec 14): a trace says what it left out.
+ */
+void vm_filters_env(const struct gr_vm *vm, char *buf, size_t size)
+{
+	const struct gr_vm_filter *f = vm->opts.filters;
+	size_t off = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < GR_FILTER_SLOTS && off < size; i++) {
+		if (!f[i].event[0] || vm->filter_why[i][0])
+			continue;
+		off += snprintf(buf + off, size - off, "%s%s: %s",
+				off ? "; " : "", f[i].event, f[i].expr);
 	}
 }

@@ -145,6 +145,10 @@ grep -qa "GR: FILTER refused 2" "$log" &&
 dir=$(newest_trace "$vm")
 check_trace "$dir" "the trace" || finish
 check_no_loss "$dir" "guestrelay's trace"
+grep -qF "filters = \"sched_switch: $expr\";" "$dir/metadata" &&
+	ok "the trace's env says what it left out" ||
+	fail "the trace's env says what it left out" \
+		"$(grep -a 'filters' "$dir/metadata")"
 
 /usr/bin/python3 - "$log" "$dir" "$x" >"$tmp/compare.out" 2>&1 <<'EOF'
 import collections
