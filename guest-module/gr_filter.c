@@ -30,7 +30,7 @@ static int gr_filter_fail(struct gr_filter_err *err, u8 reason,
  * @err: receives the reason of a failure
  *
  * Every byte of the slot is loaded at most once; what is checked and run
- * later is @prog only (spec G30).
+ * later is @prog only (spec G29).
  *
  * Context: any.
  * Return: 1 if the slot holds a program, 0 if it is unused, -EINVAL (with
