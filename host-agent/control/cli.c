@@ -196,38 +196,15 @@ static const char *call_hint(int ret, bool connected)
 	return "";
 }
 
-/* one request; print the answer; return the exit status */
-static int agent_request(const struct cli *cli, const char *cmd, int argc,
-			 char **argv, const struct gr_vm_opts *o)
-{
-	struct ctl_answer ans;
-	int ret;
-
-	ret = ctl_client_call(cli->run_dir, cli->timeout * 1000, cli->json,
-			      cmd, argc, argv, o, &ans);
-	if (ret) {
-		cli_err("%s%s", ans.why, call_hint(ret, ans.connected));
-	} else if (ans.error) {
-		cli_err("%s", ans.body);
-		ret = 1;
-	} else {
-		fwrite(ans.body, 1, ans.len, stdout);
-		if (fflush(stdout) || ferror(stdout)) {
-			cli_err("writing the output: %s", strerror(errno));
-			ret = 1;
-		}
-	}
-	ctl_answer_free(&ans);
-	return ret ? 1 : 0;
-}
-
 /*
- * agent_request() for a filter: a refused expression comes back as one
- * line with its column (gr_fx_error_line()); print it with the
- * expression and a caret under the offending token.
+ * One request; print the answer; return the exit status. @expr: the
+ * filter expression the request carries, or NULL: a refused expression
+ * comes back as one line with its column (gr_fx_error_line()) and is
+ * printed with the expression and a caret under the offending token.
  */
-static int filter_request(const struct cli *cli, const char *cmd, int argc,
-			  char **argv, const char *expr)
+static int agent_call(const struct cli *cli, const char *cmd, int argc,
+		      char **argv, const struct gr_vm_opts *o,
+		      const char *expr)
 {
 	struct gr_fx_error fe;
 	struct ctl_answer ans;
@@ -235,7 +212,7 @@ static int filter_request(const struct cli *cli, const char *cmd, int argc,
 	int ret;
 
 	ret = ctl_client_call(cli->run_dir, cli->timeout * 1000, cli->json,
-			      cmd, argc, argv, NULL, &ans);
+			      cmd, argc, argv, o, &ans);
 	if (ret) {
 		cli_err("%s%s", ans.why, call_hint(ret, ans.connected));
 	} else if (ans.error) {
@@ -255,6 +232,12 @@ static int filter_request(const struct cli *cli, const char *cmd, int argc,
 	}
 	ctl_answer_free(&ans);
 	return ret ? 1 : 0;
+}
+
+static int agent_request(const struct cli *cli, const char *cmd, int argc,
+			 char **argv, const struct gr_vm_opts *o)
+{
+	return agent_call(cli, cmd, argc, argv, o, NULL);
 }
 
 /* ---- commands that talk to the agent ---------------------------------- */
@@ -320,7 +303,7 @@ static int run_events(struct cli *cli, const struct cli_cmd *cmd, int argc,
 		pos[n++] = (char *)filter;
 	}
 	if (!ret)
-		ret = filter_request(cli, cmd->name, n, pos, filter);
+		ret = agent_call(cli, cmd->name, n, pos, NULL, filter);
 	free(pos);
 	return ret;
 }
@@ -347,7 +330,7 @@ static int run_filter(struct cli *cli, const struct cli_cmd *cmd, int argc,
 		return ret;
 	if (clear)
 		pos[n++] = "--clear";
-	return filter_request(cli, cmd->name, n, pos, clear ? NULL : pos[2]);
+	return agent_call(cli, cmd->name, n, pos, NULL, clear ? NULL : pos[2]);
 }
 
 static int run_mode(struct cli *cli, const struct cli_cmd *cmd, int argc,

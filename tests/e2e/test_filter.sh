@@ -150,46 +150,15 @@ grep -qF "filters = \"sched_switch: $expr\";" "$dir/metadata" &&
 	fail "the trace's env says what it left out" \
 		"$(grep -a 'filters' "$dir/metadata")"
 
-/usr/bin/python3 - "$log" "$dir" "$x" >"$tmp/compare.out" 2>&1 <<'EOF'
-import collections
+/usr/bin/python3 - "$(dirname "$0")" "$log" "$dir" "$x" >"$tmp/compare.out" 2>&1 <<'EOF'
 import sys
 
-import bt2
+sys.path.insert(0, sys.argv[1])
+from ftrace_view import fail, find_run, ok, read_ftrace, read_switches
 
-log, trace, x = sys.argv[1], sys.argv[2], int(sys.argv[3])
-WINDOW_NS = 50 * 1000 * 1000
-
-
-def ok(name):
-    print("ok - " + name)
-
-
-def fail(name, why):
-    print("FAIL - %s: %s" % (name, why))
-
-
-ftrace = collections.defaultdict(list)
-fstats = {}
-for line in open(log, errors="replace"):
-    w = line.split()
-    if len(w) == 5 and w[0] == "F":
-        sec, usec = w[2].split(".")
-        ftrace[int(w[1])].append(
-            (int(sec) * 10**9 + int(usec) * 1000, int(w[3]), int(w[4])))
-    elif line.startswith("GR: FTRACE cpu "):
-        fstats[int(w[3])] = {w[i]: int(w[i + 1]) for i in (4, 6, 8)}
-
-ours = collections.defaultdict(list)
-for msg in bt2.TraceCollectionMessageIterator(trace):
-    if not isinstance(msg, bt2._EventMessageConst):
-        continue
-    ev = msg.event
-    if ev.name != "sched_switch":
-        continue
-    cpu = int(ev.packet.context_field["cpu_id"])
-    ours[cpu].append((msg.default_clock_snapshot.value,
-                      int(ev.payload_field["prev_tid"]),
-                      int(ev.payload_field["next_tid"])))
+log, trace, x = sys.argv[2], sys.argv[3], int(sys.argv[4])
+ftrace, fstats = read_ftrace(log)
+ours, _ = read_switches(trace)
 
 if not ftrace:
     fail("ftrace recorded switches of pid %d" % x,
@@ -206,21 +175,12 @@ for cpu in sorted(ftrace):
     if st["overrun"] or st["dropped"] or st["entries"] != len(f):
         fail("CPU %d: ftrace lost nothing" % cpu, str(st))
         continue
-    pairs_f = [e[1:] for e in f]
-    cands = sorted((i for i, e in enumerate(o)
-                    if e[1:] == pairs_f[0] and
-                    abs(e[0] - f[0][0]) <= WINDOW_NS),
-                   key=lambda i: abs(o[i][0] - f[0][0]))
+    match, cands = find_run(o, f)
     name = "CPU %d: guestrelay stored exactly ftrace's %d switches" % (
         cpu, len(f))
-    match = None
-    for i in cands:
-        if [e[1:] for e in o[i:i + len(f)]] == pairs_f:
-            match = i
-            break
     if match is None:
         fail(name, "ftrace %s.., guestrelay near it %s" % (
-            pairs_f[:4], [e[1:] for e in o[cands[0]:cands[0] + 4]]
+            [e[1:] for e in f[:4]], [e[1:] for e in o[cands[0]:cands[0] + 4]]
             if cands else "nothing within 50 ms"))
         continue
     ok(name)
