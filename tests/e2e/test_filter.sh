@@ -129,11 +129,7 @@ attempt("a jump past the end", [(0x10, 0, 200, 0, 0, 0, 0),
 attempt("a load outside the payload", [(0x02, 8, 0, 0, 0xfff0, 0, 0),
                                         (0x01, 0, 0, 0, 0, 0, 1)], 8)
 EOF
-rc=$?
-cat "$tmp/hostile.out"
-[ "$rc" -eq 0 ] || fail "the hostile writer ran" "python3 exit $rc"
-t_passed=$((t_passed + $(grep -c '^ok - ' "$tmp/hostile.out")))
-t_failed=$((t_failed + $(grep -c '^FAIL - ' "$tmp/hostile.out")))
+take_checks "$tmp/hostile.out" $? "the hostile writer"
 
 guest_ran "$vm" e2e-filter
 check_console "$vm"
@@ -194,9 +190,5 @@ for cpu in sorted(ftrace):
     else:
         ok(name + " (%d)" % len(o[match:]))
 EOF
-rc=$?
-cat "$tmp/compare.out"
-[ "$rc" -eq 0 ] || fail "the comparison ran" "python3 exit $rc"
-t_passed=$((t_passed + $(grep -c '^ok - ' "$tmp/compare.out")))
-t_failed=$((t_failed + $(grep -c '^FAIL - ' "$tmp/compare.out")))
+take_checks "$tmp/compare.out" $? "the comparison"
 finish

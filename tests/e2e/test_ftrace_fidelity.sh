@@ -115,11 +115,5 @@ for cpu in sorted(ftrace):
           % (cpu, len(f), len(o) - len(f), min(dts) / 1e3,
              max(dts) / 1e3))
 EOF
-rc=$?
-cat "$tmp/compare.out"
-if [ "$rc" -ne 0 ]; then
-	fail "the comparison ran" "python3 exit $rc"
-fi
-t_passed=$((t_passed + $(grep -c '^ok - ' "$tmp/compare.out")))
-t_failed=$((t_failed + $(grep -c '^FAIL - ' "$tmp/compare.out")))
+take_checks "$tmp/compare.out" $? "the comparison"
 finish
