@@ -7,8 +7,9 @@
 # The guest (/gr/e2e-filter) starts a task that sleeps in 2 ms steps and
 # prints its pid X. The host sets `prev_tid == X || next_tid == X` on
 # sched_switch through the CLI (after a misspelt field is refused with a
-# caret under it); the guest waits until its module has the program in
-# effect, then records sched_switch with ftrace under the same filter
+# caret under it), which the running guest must acknowledge within 1 s
+# (it does in tens of ms); the guest waits until its module has the
+# program in effect, then records sched_switch with ftrace under the same filter
 # (events/sched/sched_switch/filter) over a workload and prints ftrace's
 # per-CPU view. Per CPU, the switches guestrelay stored over ftrace's
 # interval must be exactly ftrace's, and every switch guestrelay stored
@@ -50,9 +51,22 @@ caret=$(printf '%s\n' "$out" | sed -n 3p)
 	fail "a misspelt field is refused with a caret under it" "exit $rc" "$out"
 
 expr="prev_tid == $x || next_tid == $x"
+t0=$(date +%s%N)
 out=$(gr filter "$vm" sched_switch "$expr" 2>&1) &&
 	ok "the filter is accepted" ||
 	fail "the filter is accepted" "$out"
+# in effect (the guest acknowledged the block) well within a second
+state=""
+while [ "$(($(date +%s%N) - t0))" -lt 5000000000 ]; do
+	state=$(json_get "$vm" 'v["filters"][0]["state"]')
+	[ "$state" = active ] && break
+	sleep 0.02
+done
+ms=$((($(date +%s%N) - t0) / 1000000))
+[ "$state" = active ] && [ "$ms" -le 1000 ] &&
+	ok "the filter is in effect on the running guest after $ms ms" ||
+	fail "the filter is in effect on the running guest within 1 s" \
+		"state '$state' after $ms ms"
 if ! wait_console "$vm" "GR: FILTER installed|GR: FILTER not installed" 60 ||
    grep -qa "GR: FILTER not installed" "$log"; then
 	fail "the guest has the filter in effect" "$(tail -n 15 "$log")" \
