@@ -7,7 +7,8 @@
  *
  *   sync      answer a clock-sync request first (also done straight from
  *             the GR_VEC_CTRL interrupt, for a tight round trip)
- *   settings  ctrl.seq changed: read the block once (gr_ctrl_read());
+ *   settings  ctrl.seq changed: read the block once (gr_ctrl_read()),
+ *             and the filter area with GR_F_FILTER in use (spec 14);
  *             valid -> apply all of it, acknowledge what is in effect;
  *             invalid -> count the rejection, keep everything;
  *             no block -> the module-parameter defaults
@@ -52,6 +53,8 @@ static u64 gr_switch_period_ns;
 static bool gr_switch_global;
 /* The device CPU hotplug acts on; written under cpus_read_lock() */
 static struct gr_dev *gr_hp_dev;
+/* What a filter program of each event may read (spec 14.4), from our table */
+static struct gr_filter_bounds gr_ctl_bounds[GR_MAX_EVENTS];
 
 /* ---------------------------------------------------------------------- */
 /* Switch timers                                                          */
@@ -106,6 +109,29 @@ static void gr_switch_set(struct gr_dev *gd, u32 us)
  *
  * Context: process context, at module load, before any device binds.
  */
+/*
+ * Spec 14.4: integer loads end within the bytes every record has (a
+ * VARLEN event's records end after its string's NUL), strings within the
+ * payload's maximum. From the guest's own event table, never the region.
+ */
+static void gr_ctl_init_bounds(void)
+{
+	const struct gr_event_def *def;
+	const struct gr_field_def *fields;
+	unsigned int id, nr;
+
+	for (id = 0; id < gr_nr_event_defs; id++) {
+		def = &gr_event_defs[id];
+		gr_ctl_bounds[id].max = def->payload_size;
+		gr_ctl_bounds[id].fixed = def->payload_size;
+		if (!(def->flags & GR_EVENT_F_VARLEN))
+			continue;
+		fields = def->fields(&nr);
+		if (nr)
+			gr_ctl_bounds[id].fixed = fields[nr - 1].offset + 1;
+	}
+}
+
 void gr_ctl_init(void)
 {
 	struct hrtimer *timer;
@@ -116,6 +142,7 @@ void gr_ctl_init(void)
 		hrtimer_init(timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED);
 		timer->function = gr_switch_fn;
 	}
+	gr_ctl_init_bounds();
 }
 
 /* ---------------------------------------------------------------------- */
@@ -330,6 +357,74 @@ static void gr_ctl_ack_settings(struct gr_dev *gd, u64 seq)
 	gd->ctrl_ack = seq;
 }
 
+/* Do two sets hold the same programs for the same events? */
+static bool gr_ctl_filters_equal(const struct gr_filter_set *a,
+				 const struct gr_filter_set *b)
+{
+	if (!a || !b)
+		return a == b;
+	return a->nr_progs == b->nr_progs &&
+	       !memcmp(a->slot_of, b->slot_of, sizeof(a->slot_of)) &&
+	       !memcmp(a->progs, b->progs, a->nr_progs * sizeof(a->progs[0]));
+}
+
+/*
+ * Make @want (a verified set, or NULL for none) the filters in effect.
+ * Spec G31: the set is swapped whole under RCU, and a grace period later
+ * no writer still judges records by the old one: then the ack may go out
+ * and the old set becomes the spare that the next read fills.
+ */
+static void gr_ctl_apply_filters(struct gr_dev *gd, struct gr_filter_set *want)
+{
+	struct gr_filter_set *old;
+
+	lockdep_assert_held(&gd->ctl_lock);
+	if (want && !want->nr_progs)
+		want = NULL;
+	if (gr_ctl_filters_equal(want, gd->fset_active))
+		return;
+	old = gr_rec_set_filters(want);
+	synchronize_rcu();
+	gd->fset_active = want;
+	if (want)
+		gd->fset_read = old ? old :
+			(want == &gd->fsets[0] ? &gd->fsets[1] : &gd->fsets[0]);
+	dev_info_ratelimited(&gd->pdev->dev, "filters in effect: %u\n",
+			     want ? want->nr_progs : 0);
+}
+
+/*
+ * gr_ctrl_read(), and with GR_F_FILTER in use (ours and the new block's)
+ * the filter area into the spare set: 0, -EINVAL (a refused block; a
+ * refused area leaves its reason in @gd->ferr) or no block (-ENODEV,
+ * -EPROTONOSUPPORT).
+ */
+static int gr_ctl_read(struct gr_dev *gd, struct gr_ctrl_req *req)
+{
+	int ret;
+
+	gd->ferr.reason = GR_FILTER_E_NONE;
+	ret = gr_ctrl_read(gd->region, gr_nr_event_defs, req);
+	if (ret || !(req->features & GR_GUEST_FEATURES & GR_F_FILTER))
+		return ret;
+	return gr_ctrl_read_filters(gd->region, req, gr_nr_event_defs,
+				    gr_ctl_bounds, gd->fset_read, &gd->ferr);
+}
+
+/* Spec 9.4, G30: count and acknowledge a refused block, say why */
+static void gr_ctl_reject(struct gr_dev *gd, const struct gr_ctrl_req *req)
+{
+	const struct gr_filter_err *e = &gd->ferr;
+
+	if (e->reason != GR_FILTER_E_NONE) {
+		gr_status_filter_rejected(gd->region, e, ++gd->filter_errors);
+		dev_info_ratelimited(&gd->pdev->dev,
+				     "host filter refused: slot %u, reason %u, instruction %u\n",
+				     e->slot, e->reason, e->insn);
+	}
+	gr_status_rejected(gd->region, req->seq, -EINVAL, ++gd->ctrl_errors);
+}
+
 static void gr_ctl_apply_host(struct gr_dev *gd, const struct gr_ctrl_req *req)
 {
 	struct gr_settings want = {
@@ -343,6 +438,8 @@ static void gr_ctl_apply_host(struct gr_dev *gd, const struct gr_ctrl_req *req)
 
 	memcpy(want.enable, req->enable, sizeof(want.enable));
 	gr_ctl_apply(gd, &want);
+	gr_ctl_apply_filters(gd, req->features & GR_GUEST_FEATURES &
+			     GR_F_FILTER ? gd->fset_read : NULL);
 	gd->host_present = true;
 	gr_ctl_ack_settings(gd, req->seq);
 }
@@ -351,6 +448,7 @@ static void gr_ctl_apply_host(struct gr_dev *gd, const struct gr_ctrl_req *req)
 static void gr_ctl_apply_defaults(struct gr_dev *gd)
 {
 	gr_ctl_apply(gd, &gr_params.defaults);
+	gr_ctl_apply_filters(gd, NULL);
 	gd->host_present = false;
 	gr_ctl_ack_settings(gd, gd->ctrl_ack);
 }
@@ -376,7 +474,7 @@ void gr_ctl_prepare(struct gr_dev *gd)
 	mutex_lock(&gd->ctl_lock);
 	gr_ctl_peek(gd->region, &s);
 	gr_ctl_remember(gd, &s);
-	ret = gr_ctrl_read(gd->region, gr_nr_event_defs, &req);
+	ret = gr_ctl_read(gd, &req);
 	if (ret && ret != -EINVAL) {
 		/* No block: what is there is void, acknowledged as such */
 		req.seq = s.seq;
@@ -394,8 +492,7 @@ void gr_ctl_prepare(struct gr_dev *gd)
 		if (ret == -EINVAL) {
 			dev_info(&gd->pdev->dev,
 				 "host control block invalid: using defaults\n");
-			gr_status_rejected(gd->region, req.seq, ret,
-					   ++gd->ctrl_errors);
+			gr_ctl_reject(gd, &req);
 		}
 	}
 	gd->flush_ack = req.flush_req;
@@ -454,7 +551,7 @@ void gr_ctl_pass(struct gr_dev *gd)
 	notify = gr_ctl_sync(gd);
 
 	gr_ctl_peek(gd->region, &s);
-	ret = gr_ctrl_read(gd->region, gr_nr_event_defs, &req);
+	ret = gr_ctl_read(gd, &req);
 	if (gr_ctl_costly(gd, ret, &req)) {
 		wait = gr_ratelimit_check(&gd->ctl_rl, ktime_get_ns());
 		if (wait) {
@@ -479,8 +576,7 @@ void gr_ctl_pass(struct gr_dev *gd)
 	case -EINVAL:
 		/* Counters are never rejected (spec 9.4): act on them below */
 		if (req.seq != gd->ctrl_ack) {
-			gr_status_rejected(gd->region, req.seq, ret,
-					   ++gd->ctrl_errors);
+			gr_ctl_reject(gd, &req);
 			gd->ctrl_ack = req.seq;
 			notify = true;
 		}
@@ -525,14 +621,24 @@ static void gr_ctl_work(struct work_struct *work)
 	gr_ctl_pass(container_of(work, struct gr_dev, ctl_work));
 }
 
-/* Spec 6.11: prod.events, once per tick, serialized with the passes */
+/* Spec 6.11, 14.5: prod.events and status.filtered, once per tick */
 static void gr_ctl_publish(struct work_struct *work)
 {
 	struct gr_dev *gd = container_of(work, struct gr_dev, pub_work);
+	unsigned int i;
+	u64 n;
 
 	mutex_lock(&gd->ctl_lock);
-	if (!gd->stopping)
+	if (!gd->stopping) {
 		gr_chan_publish_events(gd->chan);
+		/* spec 14.5: filtered records, with the events */
+		for (i = 0; i < GR_FILTER_SLOTS; i++) {
+			n = gr_chan_filtered(gd->chan, i);
+			if (n != gd->filtered[i])
+				gr_status_set_filtered(gd->region, i, n);
+			gd->filtered[i] = n;
+		}
+	}
 	mutex_unlock(&gd->ctl_lock);
 }
 
@@ -595,6 +701,7 @@ void gr_ctl_dev_init(struct gr_dev *gd)
 	INIT_DELAYED_WORK(&gd->ctl_retry, gr_ctl_retry);
 	INIT_WORK(&gd->pub_work, gr_ctl_publish);
 	gd->ctl_rl.interval_ns = GR_CTL_MIN_INTERVAL_NS;
+	gd->fset_read = &gd->fsets[0];
 	timer_setup(&gd->tick, gr_ctl_tick, 0);
 }
 
@@ -659,6 +766,9 @@ void gr_ctl_stop(struct gr_dev *gd)
 	del_timer_sync(&gd->tick);
 
 	gr_rec_set_events(NULL);
+	/* @gd holds the sets: none in effect once the caller's grace period ends */
+	gr_rec_set_filters(NULL);
+	gd->fset_active = NULL;
 	gr_main_set_panic_dev(NULL);
 
 	cpus_read_lock();

@@ -186,6 +186,13 @@ struct gr_dev {
 	struct gr_ctrl_snap seen;
 	u64 cerr;
 
+	struct gr_filter_set fsets[2];	/* the one in effect and a spare */
+	struct gr_filter_set *fset_active;	/* NULL: no filter in effect */
+	struct gr_filter_set *fset_read;	/* the spare, read into */
+	struct gr_filter_err ferr;	/* why the last area read was refused */
+	u32 filter_errors;
+	u64 filtered[GR_FILTER_SLOTS];	/* status.filtered as published */
+
 	struct mutex ctl_lock;		/* passes and settings, see above */
 	raw_spinlock_t sync_lock;
 	struct work_struct ctl_work;

@@ -148,6 +148,12 @@ int gr_ctrl_read(void *region, unsigned int nr_events,
 	if (ret)
 		return ret;
 
+	/* Checked by gr_ctrl_attached(); loaded again, so checked again */
+	req->ctrl_size = le32_to_cpu(READ_ONCE(c->ctrl_size));
+	if (req->ctrl_size < sizeof(*c) ||
+	    req->ctrl_size > GR_LAYOUT_START - GR_CTRL_OFFSET ||
+	    req->ctrl_size % 8)
+		return -EPROTONOSUPPORT;
 	req->features = le64_to_cpu(READ_ONCE(c->host_features));
 	req->session_id = le64_to_cpu(READ_ONCE(c->session_id));
 	req->tracing = le32_to_cpu(READ_ONCE(c->tracing));
@@ -183,6 +189,36 @@ int gr_ctrl_read(void *region, unsigned int nr_events,
 			return -EINVAL;
 	}
 	return 0;
+}
+
+/**
+ * gr_ctrl_read_filters() - copy and verify the host's filter area
+ * @region: the shared region
+ * @req: the block gr_ctrl_read() accepted, with GR_F_FILTER in use
+ * @nr_events: events this guest describes
+ * @bounds: payload bounds of each event, from the guest's own table
+ * @set: receives the verified programs
+ * @err: receives the reason of a refusal
+ *
+ * Spec 14.4 and G29: the area counts only if the host says it wrote it
+ * (ctrl_size 4096); every used slot is copied once and verified, and one
+ * bad slot refuses the area and with it the whole block (G30).
+ *
+ * Context: any; does not sleep.
+ * Return: 0, or -EINVAL with @err filled.
+ */
+int gr_ctrl_read_filters(void *region, const struct gr_ctrl_req *req,
+			 unsigned int nr_events,
+			 const struct gr_filter_bounds *bounds,
+			 struct gr_filter_set *set, struct gr_filter_err *err)
+{
+	if (req->ctrl_size < GR_FILTER_CTRL_SIZE) {
+		err->reason = GR_FILTER_E_AREA;
+		err->slot = GR_FILTER_NO_SLOT;
+		err->insn = GR_FILTER_NO_INSN;
+		return -EINVAL;
+	}
+	return gr_filter_read_area(region, nr_events, bounds, set, err);
 }
 
 /**
@@ -362,6 +398,43 @@ void gr_status_set_peer(void *region, u32 peer_id)
 void gr_status_set_consumed_errors(void *region, u64 errors)
 {
 	WRITE_ONCE(gr_status(region)->consumed_errors, cpu_to_le64(errors));
+}
+
+/**
+ * gr_status_filter_rejected() - say why a filter area was refused
+ * @region: the shared region
+ * @err: the reason, slot and instruction
+ * @errors: filter areas refused so far
+ *
+ * Stored before gr_status_rejected() acknowledges the block with release
+ * (spec G30, 10 #12).
+ *
+ * Context: any.
+ */
+void gr_status_filter_rejected(void *region, const struct gr_filter_err *err,
+			       u32 errors)
+{
+	struct gr_guest_status *st = gr_status(region);
+
+	WRITE_ONCE(st->filter_bad_slot, err->slot);
+	WRITE_ONCE(st->filter_reason, err->reason);
+	WRITE_ONCE(st->filter_bad_insn, cpu_to_le16(err->insn));
+	WRITE_ONCE(st->filter_errors, cpu_to_le32(errors));
+}
+
+/**
+ * gr_status_set_filtered() - publish the records a filter slot took back
+ * @region: the shared region
+ * @slot: filter slot
+ * @count: total over all rings (gr_chan_filtered())
+ *
+ * Context: any.
+ */
+void gr_status_set_filtered(void *region, unsigned int slot, u64 count)
+{
+	if (slot < GR_FILTER_SLOTS)
+		WRITE_ONCE(gr_status(region)->filtered[slot],
+			   cpu_to_le64(count));
 }
 
 /**

@@ -11,6 +11,7 @@
 #define _GR_PROTO_H
 
 #include "gr_env.h"
+#include "gr_filter.h"
 #include "gr_relay.h"
 #include "guestrelay_abi.h"
 
@@ -18,7 +19,8 @@
  * by the driver when interrupts are wired): spec G7, nothing else.
  */
 #define GR_GUEST_FEATURES	(GR_F_EVENT_IDX | GR_F_FLIGHT | \
-				 GR_F_CLOCK_SYNC | GR_F_SWITCH_TIMER)
+				 GR_F_CLOCK_SYNC | GR_F_SWITCH_TIMER | \
+				 GR_F_FILTER)
 
 /* Longest switch timer a host may ask for: 10 s */
 #define GR_MAX_SWITCH_TIMER_US	10000000U
@@ -57,6 +59,7 @@ typedef void (*gr_desc_fill_t)(unsigned int id, struct gr_event_desc *desc,
 /**
  * struct gr_ctrl_req - the host's control block, read once and checked
  * @seq: value of gr_host_ctrl.seq the fields were read under
+ * @ctrl_size: bytes of the block the host wrote, checked (spec 2.4)
  * @features: GR_F_* the host implements
  * @session_id: the host's session
  * @enable: bit n: record event n
@@ -72,6 +75,7 @@ typedef void (*gr_desc_fill_t)(unsigned int id, struct gr_event_desc *desc,
  */
 struct gr_ctrl_req {
 	u64 seq;
+	u32 ctrl_size;
 	u64 features;
 	u64 session_id;
 	u64 enable[GR_MAX_EVENTS / 64];
@@ -128,6 +132,10 @@ void gr_region_publish(void *region, const struct gr_layout *lay,
 int gr_ctrl_read(void *region, unsigned int nr_events,
 		 struct gr_ctrl_req *req);
 int gr_ctrl_geometry(void *region, u32 *subbuf_size, u32 *n_subbufs);
+int gr_ctrl_read_filters(void *region, const struct gr_ctrl_req *req,
+			 unsigned int nr_events,
+			 const struct gr_filter_bounds *bounds,
+			 struct gr_filter_set *set, struct gr_filter_err *err);
 
 void gr_status_set_state(void *region, u32 state);
 void gr_status_applied(void *region, const struct gr_ctrl_req *req,
@@ -139,6 +147,9 @@ void gr_status_ack_sync(void *region, u64 req);
 void gr_status_heartbeat(void *region);
 void gr_status_set_peer(void *region, u32 peer_id);
 void gr_status_set_consumed_errors(void *region, u64 errors);
+void gr_status_filter_rejected(void *region, const struct gr_filter_err *err,
+			       u32 errors);
+void gr_status_set_filtered(void *region, unsigned int slot, u64 count);
 
 u64 gr_ratelimit_check(struct gr_ratelimit *rl, u64 now_ns);
 

@@ -996,6 +996,28 @@ u64 gr_chan_consumed_errors(struct gr_chan *chan)
 }
 
 /**
+ * gr_chan_filtered() - records filter slot @slot's programs took back
+ * @chan: the channel
+ * @slot: filter slot, < GR_FILTER_SLOTS
+ *
+ * What the module publishes as status.filtered[@slot] (spec 14.5).
+ *
+ * Context: any.
+ * Return: the sum over all rings, or 0 for a slot out of range.
+ */
+u64 gr_chan_filtered(struct gr_chan *chan, unsigned int slot)
+{
+	u64 sum = 0;
+	u32 i;
+
+	if (slot >= GR_FILTER_SLOTS)
+		return 0;
+	for (i = 0; i < chan->layout.nr_rings; i++)
+		sum += READ_ONCE(chan->bufs[i].filtered[slot]);
+	return sum;
+}
+
+/**
  * gr_subbufs_consumed() - take note of the host's consumed count
  * @chan: the channel
  * @ring: ring index
@@ -1125,8 +1147,10 @@ void gr_chan_publish_events(struct gr_chan *chan)
 
 /* The channel probes write to; NULL while it is reset or torn down */
 struct gr_chan __rcu *gr_rec_chan;
-/* Bit n: event n is recorded (enabled and recording on); one bitmap */
-unsigned long gr_rec_enabled[GR_REC_WORDS];
+/* Bit n: event n is recorded / may be filtered; one cache line */
+struct gr_rec_bits gr_rec_bits;
+/* The filter programs in effect, NULL for none (spec 14.5) */
+struct gr_filter_set __rcu *gr_rec_filters;
 
 /**
  * gr_rec_set_events() - choose the events gr_rec_open() accepts
@@ -1152,8 +1176,82 @@ void gr_rec_set_events(const u64 *enable)
 			if ((enable[id / 64] >> (id % 64)) & 1)
 				word |= 1UL << b;
 		}
-		WRITE_ONCE(gr_rec_enabled[w], word);
+		WRITE_ONCE(gr_rec_bits.enabled[w], word);
 	}
+}
+
+/**
+ * gr_rec_set_filters() - install the filter programs records are judged by
+ * @set: verified programs (gr_filter_read_area()), or NULL for none
+ *
+ * Publishes @set whole, then points the per-event bits at it: a probe
+ * whose bit is set finds @set or the set before it, each complete, and an
+ * event whose bit is clear is recorded unfiltered. The caller waits for a
+ * grace period (synchronize_rcu()) before it reuses or frees what this
+ * returns and before it acknowledges the change (spec G31): then every
+ * record is judged by @set.
+ *
+ * Context: process context; callers serialize (the control pass).
+ * Return: the set that was in effect, or NULL.
+ */
+struct gr_filter_set *gr_rec_set_filters(struct gr_filter_set *set)
+{
+	struct gr_filter_set *old;
+	unsigned long word;
+	unsigned int w, b, id;
+
+	old = rcu_dereference_protected(gr_rec_filters, true);
+	/* Pairs with rcu_dereference_sched() in gr_rec_filter() */
+	rcu_assign_pointer(gr_rec_filters, set);
+	for (w = 0; w < GR_REC_WORDS; w++) {
+		word = 0;
+		for (b = 0; set && b < GR_REC_WORD_BITS; b++) {
+			id = w * GR_REC_WORD_BITS + b;
+			if (set->slot_of[id] != GR_FILTER_NONE)
+				word |= 1UL << b;
+		}
+		WRITE_ONCE(gr_rec_bits.filtered[w], word);
+	}
+	return old;
+}
+
+/**
+ * gr_rec_filter() - run the event's filter program on a filled record
+ * @rec: the record, reserved and filled, its ring still entered
+ *
+ * Out of line: only events with a program get here. If the program
+ * rejects the record, the ring's offset goes back to the record's start.
+ * Nothing can have been written behind it: the ring is entered on this
+ * CPU with interrupts off (or under the global ring's lock) and the
+ * nesting guard up. If reserving the record switched sub-buffers, the new
+ * one is left empty, which a flush and the next switch handle (spec 6.7).
+ * The record then never existed: it leaves @events as it was and counts
+ * in the ring's @filtered of the program's slot.
+ *
+ * Context: between gr_rec_reserve() and the end of gr_rec_commit().
+ */
+notrace void gr_rec_filter(struct gr_rec *rec)
+{
+	const struct gr_filter_prog *prog;
+	struct gr_buf *buf = rec->buf;
+	struct gr_filter_set *set;
+	u8 idx;
+
+	/* The tracepoint's RCU-sched read side covers the set (gr_rec_open()) */
+	set = rcu_dereference_sched(gr_rec_filters);
+	if (!set)
+		return;
+	idx = set->slot_of[rec->id];
+	if (idx >= set->nr_progs)
+		return;
+	prog = &set->progs[idx];
+	if (gr_filter_match(prog, rec->payload, rec->len, gr_current_tid(),
+			    smp_processor_id()))
+		return;
+	buf->offset = rec->payload - sizeof(struct gr_event_header) -
+		      buf->start;
+	buf->events--;
+	buf->filtered[prog->slot]++;
 }
 
 /**

@@ -19,6 +19,7 @@
 #define _GR_RELAY_H
 
 #include "gr_env.h"
+#include "gr_filter.h"
 #include "gr_layout.h"
 #include "guestrelay_abi.h"
 
@@ -84,6 +85,8 @@ struct gr_callbacks {
  * @overwritten_base: @overwritten at the last reset
  * @consumed_errors: invalid values of cons.consumed ignored
  * @doorbells: times the doorbell decision said "ring"
+ * @filtered: per filter slot, records its programs took back, free-running
+ *	(spec 14.5); summed into status.filtered by gr_chan_filtered()
  *
  * The members up to @chan are all a write touches on the fast path, in
  * the structure's first cache line (the structure is cache-line aligned
@@ -131,6 +134,7 @@ struct gr_buf {
 	u64 overwritten_base;
 	u64 consumed_errors;
 	u64 doorbells;
+	u64 filtered[GR_FILTER_SLOTS];
 } ____cacheline_aligned_in_smp;
 
 /**
@@ -195,6 +199,7 @@ int gr_chan_set_mode(struct gr_chan *chan, u32 mode);
 void gr_chan_set_event_idx(struct gr_chan *chan, bool on);
 int gr_chan_set_online(struct gr_chan *chan, u32 ring, bool online);
 u64 gr_chan_consumed_errors(struct gr_chan *chan);
+u64 gr_chan_filtered(struct gr_chan *chan, unsigned int slot);
 void gr_chan_publish_events(struct gr_chan *chan);
 int gr_subbufs_consumed(struct gr_chan *chan, u32 ring);
 void gr_buf_mapped(struct gr_chan *chan);
@@ -210,6 +215,7 @@ int gr_event_write(struct gr_chan *chan, u16 id, const void *payload,
 
 /* The record API's channel and events (gr_rec_*() below) */
 void gr_rec_set_events(const u64 *enable);
+struct gr_filter_set *gr_rec_set_filters(struct gr_filter_set *set);
 void gr_rec_activate(struct gr_chan *chan);
 void gr_rec_deactivate(void);
 int gr_rec_flush_this_cpu(void);
@@ -598,19 +604,36 @@ static __always_inline notrace void *gr_event_reserve(struct gr_buf *buf,
 #define GR_REC_WORD_BITS	(8 * sizeof(unsigned long))
 #define GR_REC_WORDS		(GR_MAX_EVENTS / GR_REC_WORD_BITS)
 
+/**
+ * struct gr_rec_bits - what a probe tests first, in one cache line
+ * @enabled: bit n: event n is recorded (enabled and recording on)
+ * @filtered: bit n: event n may have a filter program (spec 14.5)
+ */
+struct gr_rec_bits {
+	unsigned long enabled[GR_REC_WORDS];
+	unsigned long filtered[GR_REC_WORDS];
+} ____cacheline_aligned_in_smp;
+
 extern struct gr_chan __rcu *gr_rec_chan;
-extern unsigned long gr_rec_enabled[GR_REC_WORDS];
+extern struct gr_rec_bits gr_rec_bits;
+extern struct gr_filter_set __rcu *gr_rec_filters;
 
 /**
  * struct gr_rec - one record being written; lives on the probe's stack
  * @flags: saved interrupt flags
  * @buf: the ring the record is reserved in
+ * @payload: the reserved payload
+ * @len: its bytes, as reserved (private: what a filter may read)
  * @id: the event
+ * @filter: the event may have a filter program: run it at commit
  */
 struct gr_rec {
 	unsigned long flags;
 	struct gr_buf *buf;
+	u8 *payload;
+	u32 len;
 	u16 id;
+	bool filter;
 };
 
 /**
@@ -623,9 +646,18 @@ struct gr_rec {
 static __always_inline notrace bool gr_event_on(unsigned int id)
 {
 	return id < GR_MAX_EVENTS &&
-	       (READ_ONCE(gr_rec_enabled[id / GR_REC_WORD_BITS]) >>
+	       (READ_ONCE(gr_rec_bits.enabled[id / GR_REC_WORD_BITS]) >>
 		(id % GR_REC_WORD_BITS)) & 1;
 }
+
+/* Is event @id (< GR_MAX_EVENTS) filtered? The enabled word's cache line */
+static __always_inline notrace bool gr_event_filtered(unsigned int id)
+{
+	return (READ_ONCE(gr_rec_bits.filtered[id / GR_REC_WORD_BITS]) >>
+		(id % GR_REC_WORD_BITS)) & 1;
+}
+
+void gr_rec_filter(struct gr_rec *rec);
 
 /**
  * gr_rec_open() - start a record of event @id on this CPU
@@ -656,6 +688,7 @@ static __always_inline notrace bool gr_rec_open(struct gr_rec *rec,
 	rec->buf = __gr_buf_enter(chan, true);
 	if (likely(rec->buf)) {
 		rec->id = id;
+		rec->filter = gr_event_filtered(id);
 		return true;
 	}
 	local_irq_restore(rec->flags);
@@ -677,8 +710,11 @@ static __always_inline notrace void *gr_rec_reserve(struct gr_rec *rec,
 {
 	void *payload;
 
-	if (likely(!__gr_event_reserve(rec->buf, rec->id, len, &payload)))
+	if (likely(!__gr_event_reserve(rec->buf, rec->id, len, &payload))) {
+		rec->payload = payload;
+		rec->len = len;
 		return payload;
+	}
 	gr_buf_exit(rec->buf);
 	local_irq_restore(rec->flags);
 	return NULL;
@@ -706,10 +742,16 @@ static __always_inline notrace void *gr_rec_begin(struct gr_rec *rec,
  * gr_rec_commit() - finish the record whose payload the caller filled
  * @rec: the record state
  *
+ * An event with a filter program runs it here, before the ring is left:
+ * a record it rejects is taken back (spec 14.5). An event without one
+ * pays the test of @rec->filter.
+ *
  * Context: the context of the matching gr_rec_begin() or gr_rec_reserve().
  */
 static __always_inline notrace void gr_rec_commit(struct gr_rec *rec)
 {
+	if (unlikely(rec->filter))
+		gr_rec_filter(rec);
 	gr_buf_exit(rec->buf);
 	local_irq_restore(rec->flags);
 }

@@ -23,6 +23,7 @@
  *   0x0000  struct gr_region_hdr     guest writes  identity, geometry, layout
  *   0x0200  struct gr_guest_status   guest writes  acks, state, counters
  *   0x1000  struct gr_host_ctrl      host writes   requests to the guest
+ *   0x1200  gr_filter_slot[7]        host writes   filters (v1.1, GR_F_FILTER)
  *   desc_offset         desc_count * struct gr_event_desc    guest writes
  *   ring_offset         nr_rings * struct gr_ring            both (split)
  *   subbuf_rec_offset   nr_rings * n_subbufs * gr_subbuf_rec guest writes
@@ -52,7 +53,7 @@
 #endif
 
 #define GR_ABI_MAJOR		1	/* incompatible layout changes */
-#define GR_ABI_MINOR		0	/* compatible additions */
+#define GR_ABI_MINOR		1	/* compatible additions (1: filters) */
 
 #define GR_REGION_MAGIC		0x3159414c45525247ULL	/* "GRRELAY1" */
 #define GR_CTRL_MAGIC		0x313054534f485247ULL	/* "GRHOST01" */
@@ -89,7 +90,8 @@
 #define GR_F_CLOCK_SYNC		_BITULL(2)	/* sync_req / sync_ack */
 #define GR_F_SWITCH_TIMER	_BITULL(3)	/* partial sub-buffer delivery */
 #define GR_F_DOORBELL		_BITULL(4)	/* interrupts wired (not plain) */
-#define GR_F_KNOWN		0x1fULL		/* all bits defined in v1.0 */
+#define GR_F_FILTER		_BITULL(5)	/* event filter programs (v1.1) */
+#define GR_F_KNOWN		0x3fULL		/* all bits defined in v1.1 */
 
 /**
  * struct gr_region_hdr - identity, geometry and layout of the region
@@ -140,6 +142,33 @@ static_assert(offsetof(struct gr_region_hdr, clock_name) == 112, "clock_name");
 static_assert(offsetof(struct gr_region_hdr, boot_id) == 272, "boot_id");
 static_assert(offsetof(struct gr_region_hdr, reserved) == 296, "hdr reserved");
 
+/*
+ * Event filters (v1.1, GR_F_FILTER; spec section 14). The host writes up
+ * to GR_FILTER_SLOTS programs into the filter area that follows struct
+ * gr_host_ctrl (ctrl_size 4096); the guest copies, verifies and runs
+ * them on the payload of each record of the slot's event before it
+ * commits the record.
+ */
+#define GR_FILTER_SLOTS		7	/* programs in the filter area */
+#define GR_FILTER_MAX_INSNS	24	/* instructions per program */
+#define GR_FILTER_STRTAB_LEN	112	/* bytes of string constants */
+#define GR_FILTER_NO_SLOT	0xff	/* filter_bad_slot: the whole area */
+#define GR_FILTER_NO_INSN	0xffff	/* filter_bad_insn: no instruction */
+
+/* Reasons a guest refuses a filter area (gr_guest_status.filter_reason) */
+#define GR_FILTER_E_NONE	0	/* no rejection yet */
+#define GR_FILTER_E_AREA	1	/* GR_F_FILTER in use, ctrl_size < 4096 */
+#define GR_FILTER_E_EVENT	2	/* event_id >= desc_count */
+#define GR_FILTER_E_DUP		3	/* two slots name the same event */
+#define GR_FILTER_E_LENGTH	4	/* nr_insns or strtab_len over the cap */
+#define GR_FILTER_E_RESERVED	5	/* a reserved field or bit is not 0 */
+#define GR_FILTER_E_OPCODE	6	/* unknown instruction code */
+#define GR_FILTER_E_JUMP	7	/* jump target at or past the end */
+#define GR_FILTER_E_LOAD	8	/* load width or offset outside payload */
+#define GR_FILTER_E_STRING	9	/* string operand outside payload/strtab */
+#define GR_FILTER_E_RET		10	/* return value other than 0 or 1 */
+#define GR_FILTER_E_NORET	11	/* last instruction is not GR_FI_RET */
+
 /* Values of gr_guest_status.state */
 #define GR_STATE_ABSENT		0	/* no guest driver has published */
 #define GR_STATE_IDLE		1	/* published, not recording */
@@ -174,7 +203,13 @@ struct gr_guest_status {
 	__le32 peer_id;			/* guest's ivshmem IVPosition */
 	__le64 consumed_errors;		/* invalid consumed values ignored */
 	__le64 heartbeat;		/* event clock at the last timer tick */
-	__u8 reserved[392];		/* 0 */
+	/* v1.1, GR_F_FILTER (spec 14): all 0 while the feature is not in use */
+	__le32 filter_errors;		/* filter areas rejected (wraps) */
+	__u8 filter_bad_slot;		/* slot of the last rejection, or 0xff */
+	__u8 filter_reason;		/* GR_FILTER_E_* of the last rejection */
+	__le16 filter_bad_insn;		/* instruction it names, or 0xffff */
+	__le64 filtered[GR_FILTER_SLOTS];	/* events slot i's program rejected */
+	__u8 reserved[328];		/* 0 */
 };
 
 static_assert(sizeof(struct gr_guest_status) == 512, "gr_guest_status size");
@@ -182,6 +217,8 @@ static_assert(offsetof(struct gr_guest_status, sync_guest_time) == 40, "sync");
 static_assert(offsetof(struct gr_guest_status, enabled) == 56, "enabled");
 static_assert(offsetof(struct gr_guest_status, switch_timer_us) == 88, "timer");
 static_assert(offsetof(struct gr_guest_status, consumed_errors) == 104, "cerr");
+static_assert(offsetof(struct gr_guest_status, filter_errors) == 120, "ferr");
+static_assert(offsetof(struct gr_guest_status, filtered) == 128, "filtered");
 static_assert(sizeof(struct gr_region_hdr) + GR_HDR_OFFSET == GR_STATUS_OFFSET,
 	      "status follows header");
 
@@ -225,6 +262,77 @@ static_assert(offsetof(struct gr_host_ctrl, enable) == 48, "ctrl enable");
 static_assert(offsetof(struct gr_host_ctrl, host_peer_id) == 92, "peer");
 static_assert(offsetof(struct gr_host_ctrl, flush_req) == 96, "flush_req");
 static_assert(offsetof(struct gr_host_ctrl, reserved) == 120, "ctrl reserved");
+
+/* Instruction codes of struct gr_filter_insn (spec 14.2) */
+#define GR_FI_RET		0x01	/* return k: 1 record, 0 drop */
+#define GR_FI_LD		0x02	/* A := payload[off], @width bytes, zero-extended */
+#define GR_FI_LDS		0x03	/* A := payload[off], @width bytes, sign-extended */
+#define GR_FI_LD_TID		0x04	/* A := thread id of the record (common_tid) */
+#define GR_FI_LD_CPU		0x05	/* A := CPU of the record (common_cpu) */
+#define GR_FI_JEQ		0x10	/* A == k ? skip jt : skip jf */
+#define GR_FI_JGT		0x11	/* A > k, unsigned */
+#define GR_FI_JGE		0x12	/* A >= k, unsigned */
+#define GR_FI_JSGT		0x13	/* A > k, signed */
+#define GR_FI_JSGE		0x14	/* A >= k, signed */
+#define GR_FI_JSET		0x15	/* (A & k) != 0 */
+#define GR_FI_JSTREQ		0x20	/* string at off equals the constant */
+#define GR_FI_JGLOB		0x21	/* string at off matches the glob */
+
+/**
+ * struct gr_filter_insn - one filter instruction (spec 14.2)
+ *
+ * Host writes; guest reads a private copy and verifies it. A jump skips
+ * @jt instructions when its condition holds and @jf when not: targets are
+ * always forward. String instructions: @off and @arg are the field's
+ * offset and size in the payload, @k bits 0..15 the constant's offset in
+ * the strtab and bits 16..31 its length (bits 32..63 are 0).
+ */
+struct gr_filter_insn {
+	__u8 code;			/* GR_FI_* */
+	__u8 width;			/* loads: 1, 2, 4 or 8; else 0 */
+	__u8 jt;			/* jumps: instructions skipped if true */
+	__u8 jf;			/* jumps: instructions skipped if false */
+	__le16 off;			/* loads, strings: payload offset */
+	__le16 arg;			/* strings: field size; else 0 */
+	__le64 k;			/* constant; strings: strtab operand */
+};
+
+static_assert(sizeof(struct gr_filter_insn) == 16, "gr_filter_insn size");
+
+/**
+ * struct gr_filter_slot - one filter program (spec 14.1)
+ *
+ * Host writes (a settings field: stored before ctrl.seq is bumped);
+ * guest reads once into private memory. @nr_insns 0 means the slot is
+ * unused; then every other byte of the slot is ignored.
+ */
+struct gr_filter_slot {
+	__le16 event_id;		/* event the program filters */
+	__le16 nr_insns;		/* 1..GR_FILTER_MAX_INSNS, 0 = unused */
+	__le16 strtab_len;		/* bytes of @strtab used */
+	__le16 reserved0;		/* 0 */
+	__le64 reserved1;		/* 0 */
+	struct gr_filter_insn insns[GR_FILTER_MAX_INSNS];	/* the program */
+	char strtab[GR_FILTER_STRTAB_LEN];	/* string constants, no NUL needed */
+};
+
+static_assert(sizeof(struct gr_filter_slot) == 512, "gr_filter_slot size");
+static_assert(offsetof(struct gr_filter_slot, insns) == 16, "slot insns");
+static_assert(offsetof(struct gr_filter_slot, strtab) == 400, "slot strtab");
+
+/*
+ * The filter area: GR_FILTER_SLOTS slots right after struct gr_host_ctrl,
+ * filling the control block's room up to GR_LAYOUT_START. Host writes; a
+ * host with GR_F_FILTER writes ctrl_size = GR_FILTER_CTRL_SIZE.
+ */
+#define GR_FILTER_OFFSET	0x1200	/* region offset of slot 0 */
+#define GR_FILTER_CTRL_SIZE	4096	/* ctrl_size with the filter area */
+
+static_assert(GR_CTRL_OFFSET + sizeof(struct gr_host_ctrl) == GR_FILTER_OFFSET,
+	      "filters follow gr_host_ctrl");
+static_assert(GR_FILTER_OFFSET + GR_FILTER_SLOTS *
+	      sizeof(struct gr_filter_slot) == GR_LAYOUT_START,
+	      "filter area fills the control block's room");
 
 /* Field types of struct gr_field_desc */
 #define GR_FIELD_INTEGER	1	/* size 1, 2, 4 or 8; see flags */

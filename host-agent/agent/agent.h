@@ -119,6 +119,21 @@ uint64_t gr_now_ns(void);
  * struct gr_vm_opts - how a VM is traced; what `vm-add` and the libvirt
  * metadata can set
  */
+/* Longest filter expression a VM keeps, bytes incl. NUL */
+#define GR_VM_FILTER_EXPR	512
+
+/**
+ * struct gr_vm_filter - an event filter the operator asked for (spec 14)
+ * @event: event name; "" = unused entry
+ * @expr: ftrace filter expression (host-agent/filter/filter.h)
+ *
+ * Entry i of gr_vm_opts.filters is slot i of the filter area.
+ */
+struct gr_vm_filter {
+	char event[GR_NAME_LEN];
+	char expr[GR_VM_FILTER_EXPR];
+};
+
 struct gr_vm_opts {
 	char name[GR_VM_NAME_MAX];	/* [A-Za-z0-9_.-], no leading dot */
 	uint64_t shm_size;		/* power of two, 0 = default */
@@ -137,6 +152,7 @@ struct gr_vm_opts {
 					 * write_fixed from registered buffers
 					 * (cost 1.1-1.2x the CPU per GB on
 					 * tmpfs, bench_host.sh) */
+	struct gr_vm_filter filters[GR_FILTER_SLOTS];	/* event filters */
 };
 
 /*
@@ -214,6 +230,8 @@ void vm_get_stats(const struct gr_vm *vm, struct gr_vm_stats *st);
 int vm_set_events(struct gr_vm *vm, const char *list, bool on,
 		  char *err, size_t errlen);
 int vm_set_mode(struct gr_vm *vm, uint32_t mode, char *err, size_t errlen);
+int vm_set_filter(struct gr_vm *vm, char *const *events, int nr,
+		  const char *expr, char *err, size_t errlen);
 int vm_flush(struct gr_vm *vm, gr_done_fn done, void *arg);
 int vm_snapshot(struct gr_vm *vm, gr_done_fn done, void *arg);
 int vm_stop(struct gr_vm *vm, gr_done_fn done, void *arg);
@@ -243,6 +261,14 @@ struct gr_vm_info {
 	uint64_t sync_error_ns;		/* bound of that offset, 0 = unknown */
 	double rate_bps;		/* bytes/s stored, last few seconds */
 	struct gr_vm_stats st;
+	struct {
+		char event[GR_NAME_LEN];
+		char expr[GR_VM_FILTER_EXPR];
+		const char *state;	/* active, pending, refused */
+		char why[256];		/* why refused, "" otherwise */
+		uint64_t filtered;	/* the guest's count (spec H27) */
+	} filters[GR_FILTER_SLOTS];	/* event "" = unused */
+	uint32_t filter_errors;		/* filter areas the guest refused */
 };
 
 void vm_get_info(const struct gr_vm *vm, struct gr_vm_info *info);

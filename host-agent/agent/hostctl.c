@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "vm.h"
+#include "vm_filter.h"
 
 #define MS			1000000ULL
 #define GR_SYNC_ROUNDS		8
@@ -28,7 +29,7 @@
 #define GR_SYNC_REFRESH_NS	(60000 * MS)
 
 #define HOST_FEATURES (GR_F_EVENT_IDX | GR_F_FLIGHT | GR_F_CLOCK_SYNC | \
-		       GR_F_SWITCH_TIMER)
+		       GR_F_SWITCH_TIMER | GR_F_FILTER)
 
 static struct gr_host_ctrl *ctrl(struct gr_vm *vm)
 {
@@ -43,6 +44,8 @@ static struct gr_guest_status *status(const struct gr_vm *vm)
 /* Features and our peer id: what this agent offers (spec 2, 8.1) */
 static void set_features(struct gr_vm *vm, struct gr_host_ctrl *c)
 {
+	/* spec 14.1: the block and its filter area (GR_F_FILTER) */
+	c->ctrl_size = htole32(GR_FILTER_CTRL_SIZE);
 	c->host_features = htole64(HOST_FEATURES |
 				   (vm->doorbell ? GR_F_DOORBELL : 0));
 	c->host_peer_id = htole32(vm->doorbell ?
@@ -61,7 +64,8 @@ void hostctl_init(struct gr_vm *vm)
 	memset(c, 0, sizeof(*c));
 	c->abi_major = htole16(GR_ABI_MAJOR);
 	c->abi_minor = htole16(GR_ABI_MINOR);
-	c->ctrl_size = htole32(sizeof(*c));
+	memset((uint8_t *)c + sizeof(*c), 0,
+	       GR_FILTER_CTRL_SIZE - sizeof(*c));
 	set_features(vm, c);
 	c->subbuf_size = htole32(vm->opts.subbuf_size);
 	c->n_subbufs = htole32(vm->opts.n_subbufs);
@@ -119,6 +123,9 @@ void hostctl_publish(struct gr_vm *vm)
 	c->switch_timer_us = htole32(vm->opts.switch_timer_us);
 	for (i = 0; i < GR_MAX_EVENTS / 64; i++)
 		c->enable[i] = htole64(vm->enable[i]);
+	/* spec 14.1, H25: the filter programs are settings too */
+	vm_filters_fill(vm, (struct gr_filter_slot *)(vm->region +
+						      GR_FILTER_OFFSET));
 	/* H16: the fields above before seq; pairs with the guest's
 	 * smp_load_acquire() of seq in gr_ctrl_read() (spec 10 #10)
 	 */

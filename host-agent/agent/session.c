@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "vm.h"
+#include "vm_filter.h"
 
 /* A directory being fsynced before its descriptor is closed */
 struct gr_session_close {
@@ -95,13 +96,14 @@ static void file_sync(struct gr_agent *a, int fd)
  */
 int session_write_files(struct gr_vm *vm, int dirfd, const char *session)
 {
-	char host[256] = "";
+	char host[256] = "", filters[GR_FILTER_SLOTS * 560];
 	struct gr_ctf_env env = {
 		.vm_name = vm->opts.name,
 		.host_name = host,
 		.session = session,
 		.tracer_major = 1,
 		.tracer_minor = 0,
+		.filters = filters,
 	};
 	struct gr_agent *a = vm->agent;
 	int ret, fd = -1, dfd;
@@ -109,6 +111,7 @@ int session_write_files(struct gr_vm *vm, int dirfd, const char *session)
 	char *text;
 
 	gethostname(host, sizeof(host) - 1);
+	vm_filters_env(vm, filters, sizeof(filters));
 	memcpy(env.trace_uuid, vm->trace_uuid, sizeof(env.trace_uuid));
 	ret = gr_ctf_metadata(&vm->view, vm->events, vm->view.desc_count,
 			      &env, &vm->clock, &text, &len);

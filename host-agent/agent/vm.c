@@ -37,6 +37,7 @@
 #include <time.h>
 
 #include "vm.h"
+#include "vm_filter.h"
 
 #define MS				1000000ULL
 #define GR_POLL_WAITING_NS		(100 * MS)
@@ -907,6 +908,7 @@ void vm_get_info(const struct gr_vm *vm, struct gr_vm_info *info)
 	info->stop_reason = reasons[vm->stop_reason];
 	info->rate_bps = vm->rate_bps;
 	vm_get_stats(vm, &info->st);
+	vm_filters_info(vm, info);
 	if (vm->state == GR_VM_WAITING) {
 		if (vm->why[0])
 			snprintf(info->pending, sizeof(info->pending),

@@ -212,6 +212,8 @@ struct gr_vm {
 	uint32_t tracing;
 	uint64_t flush_req;
 	uint64_t sync_req;
+	char filter_why[GR_FILTER_SLOTS][256];	/* a filter not applied: why */
+	uint32_t filter_errors_base;	/* status.filter_errors at publish */
 
 	/* session */
 	char session[128];		/* directory name under <store>/<vm> */

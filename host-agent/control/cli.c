@@ -23,6 +23,7 @@
 
 #include "agent.h"
 #include "client.h"
+#include "filter.h"
 #include "ctl_proto.h"
 #include "ivshmem_proto.h"
 #include "libvirt.h"
@@ -195,11 +196,19 @@ static const char *call_hint(int ret, bool connected)
 	return "";
 }
 
-/* one request; print the answer; return the exit status */
-static int agent_request(const struct cli *cli, const char *cmd, int argc,
-			 char **argv, const struct gr_vm_opts *o)
+/*
+ * One request; print the answer; return the exit status. @expr: the
+ * filter expression the request carries, or NULL: a refused expression
+ * comes back as one line with its column (gr_fx_error_line()) and is
+ * printed with the expression and a caret under the offending token.
+ */
+static int agent_call(const struct cli *cli, const char *cmd, int argc,
+		      char **argv, const struct gr_vm_opts *o,
+		      const char *expr)
 {
+	struct gr_fx_error fe;
 	struct ctl_answer ans;
+	char text[4096];
 	int ret;
 
 	ret = ctl_client_call(cli->run_dir, cli->timeout * 1000, cli->json,
@@ -207,7 +216,12 @@ static int agent_request(const struct cli *cli, const char *cmd, int argc,
 	if (ret) {
 		cli_err("%s%s", ans.why, call_hint(ret, ans.connected));
 	} else if (ans.error) {
-		cli_err("%s", ans.body);
+		if (expr && !gr_fx_error_from_line(ans.body, &fe)) {
+			gr_fx_format_error(text, sizeof(text), expr, &fe);
+			cli_err("%s", text);
+		} else {
+			cli_err("%s", ans.body);
+		}
 		ret = 1;
 	} else {
 		fwrite(ans.body, 1, ans.len, stdout);
@@ -218,6 +232,12 @@ static int agent_request(const struct cli *cli, const char *cmd, int argc,
 	}
 	ctl_answer_free(&ans);
 	return ret ? 1 : 0;
+}
+
+static int agent_request(const struct cli *cli, const char *cmd, int argc,
+			 char **argv, const struct gr_vm_opts *o)
+{
+	return agent_call(cli, cmd, argc, argv, o, NULL);
 }
 
 /* ---- commands that talk to the agent ---------------------------------- */
@@ -259,21 +279,58 @@ static int run_vm_cmd(struct cli *cli, const struct cli_cmd *cmd, int argc,
 static int run_events(struct cli *cli, const struct cli_cmd *cmd, int argc,
 		      char **argv)
 {
+	const char *filter = NULL;
+	const struct cli_opt opts[] = {
+		{ "--filter", &filter, NULL },
+		{ NULL, NULL, NULL },
+	};
+	bool on = !strcmp(cmd->name, "enable");
 	char **pos;
 	int n, ret;
 
-	pos = calloc((size_t)argc + 1, sizeof(*pos));
+	pos = calloc((size_t)argc + 3, sizeof(*pos));
 	if (!pos) {
 		cli_err("out of memory");
 		return 1;
 	}
-	ret = parse_args(cmd, argc, argv, NULL, pos, 2, CTL_MAX_ARGS, &n);
+	ret = parse_args(cmd, argc, argv, on ? opts : NULL, pos, 2,
+			 CTL_MAX_ARGS - 2, &n);
 	if (!ret)
 		ret = check_vm(cmd, pos[0]);
+	if (!ret && filter) {
+		/* the agent sets the filter on every EVENT, then enables */
+		pos[n++] = "--filter";
+		pos[n++] = (char *)filter;
+	}
 	if (!ret)
-		ret = agent_request(cli, cmd->name, n, pos, NULL);
+		ret = agent_call(cli, cmd->name, n, pos, NULL, filter);
 	free(pos);
 	return ret;
+}
+
+/* `filter VM EVENT EXPR` or `filter VM EVENT --clear` */
+static int run_filter(struct cli *cli, const struct cli_cmd *cmd, int argc,
+		      char **argv)
+{
+	bool clear = false;
+	const struct cli_opt opts[] = {
+		{ "--clear", NULL, &clear },
+		{ NULL, NULL, NULL },
+	};
+	char *pos[3];
+	int n, ret;
+
+	ret = parse_args(cmd, argc, argv, opts, pos, 2, 3, &n);
+	if (!ret)
+		ret = check_vm(cmd, pos[0]);
+	if (!ret && clear == (n == 3))
+		ret = usage_err(cmd, clear ? "--clear takes no expression" :
+				"filter needs an expression or --clear");
+	if (ret)
+		return ret;
+	if (clear)
+		pos[n++] = "--clear";
+	return agent_call(cli, cmd->name, n, pos, NULL, clear ? NULL : pos[2]);
 }
 
 static int run_mode(struct cli *cli, const struct cli_cmd *cmd, int argc,
@@ -699,10 +756,26 @@ static const struct cli_cmd cli_cmds[] = {
 	  "and bytes stored, rate, events lost by cause, invalid and skipped\n"
 	  "sub-buffers, doorbells, clock sync error, quota and usage, why the\n"
 	  "stream stopped, and the session's trace directory.\n" },
-	{ "enable", run_events, "enable VM EVENT...",
+	{ "enable", run_events, "enable VM EVENT... [--filter EXPR]",
 	  "Ask the guest to record EVENTs: names (sched_switch), globs\n"
 	  "(sched_*, irq_*) or all. `guestrelay status VM` shows what the\n"
-	  "guest records once it applied the request.\n" },
+	  "guest records once it applied the request.\n"
+	  "  --filter EXPR  record only the events EXPR accepts (see\n"
+	  "                 `guestrelay help filter`); EVENTs are then names\n" },
+	{ "filter", run_filter, "filter VM EVENT EXPR|--clear",
+	  "Record only the EVENTs that EXPR accepts, deciding in the guest\n"
+	  "before anything is stored (ftrace's events/<sys>/<event>/filter\n"
+	  "language):\n"
+	  "  FIELD OP VALUE   OP == != < <= > >= & on integer fields,\n"
+	  "                   == != ~ (glob: * ? [a-z]) on text fields\n"
+	  "  A && B, A || B, !A, (A)\n"
+	  "FIELDs are the event's fields, as its trace metadata declares\n"
+	  "them (a wrong name is answered with the list), common_tid\n"
+	  "(common_pid) and common_cpu. Example:\n"
+	  "  guestrelay filter vm1 sched_switch 'prev_tid == 42 || next_tid == 42'\n"
+	  "At most 7 events of a VM carry a filter, each of at most about 11\n"
+	  "comparisons. A bad expression is refused here, with the offending\n"
+	  "token marked. --clear removes the event's filter.\n" },
 	{ "disable", run_events, "disable VM EVENT...",
 	  "Ask the guest to stop recording EVENTs (names, globs or all).\n" },
 	{ "mode", run_mode, "mode VM stream|flight",
@@ -740,6 +813,8 @@ static const struct cli_cmd cli_cmds[] = {
 	  "                       or two write_fixed from registered buffers\n"
 	  "  --owner USER[:GROUP] owner of the shared memory and socket (the\n"
 	  "                       user QEMU runs as)\n"
+	  "  --filter EVENT:EXPR  record only the EVENTs EXPR accepts (see\n"
+	  "                       `guestrelay help filter`); once per event\n"
 	  "Then attach QEMU (guestrelay qemu-args VM) or libvirt\n"
 	  "(guestrelay libvirt-xml VM).\n" },
 	{ "vm-remove", run_vm_cmd, "vm-remove VM",
@@ -786,7 +861,7 @@ static const struct cli_cmd cli_cmds[] = {
 	  "options of the same name): --events LIST, --mode stream|flight,\n"
 	  "--size BYTES (shared memory, doorbell or plain), --subbuf-size\n"
 	  "BYTES, --subbufs N, --switch-timer-ms MS, --quota BYTES, --verify\n"
-	  "on|off, and "
+	  "on|off, --filter EVENT:EXPR (one per domain), and "
 	  "--required (libvirt refuses to start the domain untraced).\n" },
 	{ "libvirt-define", run_libvirt_define,
 	  "libvirt-define DOMAIN [--connect URI] [--plain] [--vectors N] "

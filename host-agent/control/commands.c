@@ -139,6 +139,43 @@ static int cmd_status(struct ctl_req *r, struct gr_vm *vm, int argc,
 	return 0;
 }
 
+/*
+ * `enable VM EVENT... --filter EXPR`: the filter on every named event
+ * first, all or nothing (spec 14.6: a bad expression is refused before
+ * anything reaches the guest), then the events. Takes "--filter EXPR"
+ * out of @argv; returns the new argc, or an error.
+ */
+static int events_filter(struct ctl_req *r, struct gr_vm *vm, int argc,
+			 char **argv, bool on)
+{
+	const char *expr = NULL;
+	char err[2048] = "";
+	int i, n = 1, ret;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--filter")) {
+			argv[n++] = argv[i];
+			continue;
+		}
+		if (!on)
+			return req_err(r, -EINVAL, "disable takes no --filter "
+				       "(guestrelay filter VM EVENT --clear "
+				       "removes one)");
+		if (expr || i + 1 == argc)
+			return req_err(r, -EINVAL, "--filter needs one "
+				       "expression");
+		expr = argv[++i];
+	}
+	if (!expr)
+		return n;
+	if (n < 2)
+		return req_err(r, -EINVAL, "enable needs an event");
+	ret = vm_set_filter(vm, argv + 1, n - 1, expr, err, sizeof(err));
+	if (ret)
+		return vm_err(r, ret, err, "filter events in", argv[0]);
+	return n;
+}
+
 static int cmd_events(struct ctl_req *r, struct gr_vm *vm, int argc,
 		      char **argv)
 {
@@ -147,6 +184,9 @@ static int cmd_events(struct ctl_req *r, struct gr_vm *vm, int argc,
 	size_t len = 0;
 	int i, ret = 0;
 
+	argc = events_filter(r, vm, argc, argv, on);
+	if (argc < 0)
+		return argc;
 	for (i = 1; i < argc; i++)
 		len += strlen(argv[i]) + 1;
 	list = malloc(len + 1);
@@ -175,6 +215,47 @@ static int cmd_events(struct ctl_req *r, struct gr_vm *vm, int argc,
 	}
 	free(list);
 	return ret;
+}
+
+/* `filter VM EVENT EXPR` and `filter VM EVENT --clear` (spec 14.6) */
+static int cmd_filter(struct ctl_req *r, struct gr_vm *vm, int argc,
+		      char **argv)
+{
+	const char *expr = argc > 2 ? argv[2] : NULL;
+	char err[2048] = "";
+	bool clear;
+	int ret;
+
+	clear = expr && !strcmp(expr, "--clear");
+	if (!expr)
+		return req_err(r, -EINVAL, "filter needs an expression or "
+			       "--clear");
+	ret = vm_set_filter(vm, argv + 1, 1, clear ? NULL : expr, err,
+			    sizeof(err));
+	if (ret)
+		return vm_err(r, ret, err, "set a filter in", argv[0]);
+	if (r->json) {
+		ctl_json_begin_object(&r->j, NULL);
+		ctl_json_string(&r->j, "vm", argv[0]);
+		ctl_json_string(&r->j, "event", argv[1]);
+		if (clear)
+			ctl_json_null(&r->j, "filter");
+		else
+			ctl_json_string(&r->j, "filter", expr);
+		ctl_json_end_object(&r->j);
+	} else {
+		ctl_put_text(r->out, argv[0]);
+		fputs(": ", r->out);
+		ctl_put_text(r->out, argv[1]);
+		if (clear) {
+			fputs(": filter cleared\n", r->out);
+		} else {
+			fputs(": filter ", r->out);
+			ctl_put_text(r->out, expr);
+			fputs(" requested\n", r->out);
+		}
+	}
+	return 0;
 }
 
 static int cmd_mode(struct ctl_req *r, struct gr_vm *vm, int argc,
@@ -409,10 +490,12 @@ static const struct ctl_cmd {
 } ctl_cmds[] = {
 	{ "ping", 0, 0, false, cmd_ping, "ping" },
 	{ "status", 0, 1, true, cmd_status, "status [VM]" },
-	{ "enable", 2, CTL_MAX_ARGS, true, cmd_events, "enable VM EVENT..." },
+	{ "enable", 2, CTL_MAX_ARGS, true, cmd_events,
+	  "enable VM EVENT... [--filter EXPR]" },
 	{ "disable", 2, CTL_MAX_ARGS, true, cmd_events,
 	  "disable VM EVENT..." },
 	{ "mode", 2, 2, true, cmd_mode, "mode VM stream|flight" },
+	{ "filter", 2, 3, true, cmd_filter, "filter VM EVENT EXPR|--clear" },
 	{ "flush", 1, 1, true, cmd_async, "flush VM" },
 	{ "snapshot", 1, 1, true, cmd_async, "snapshot VM" },
 	{ "stop", 1, 1, true, cmd_async, "stop VM" },

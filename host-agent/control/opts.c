@@ -193,6 +193,7 @@ enum {
 	OPT_SIZE, OPT_PLAIN, OPT_MODE, OPT_EVENTS, OPT_SUBBUF_SIZE,
 	OPT_SUBBUFS, OPT_SWITCH_TIMER, OPT_QUOTA, OPT_OWNER, OPT_VERIFY,
 	OPT_IO,
+	OPT_FILTER,
 };
 
 static const struct {
@@ -210,7 +211,50 @@ static const struct {
 	[OPT_OWNER] = { "--owner", true },
 	[OPT_VERIFY] = { "--verify", true },
 	[OPT_IO] = { "--io", true },
+	[OPT_FILTER] = { "--filter", true },
 };
+
+/*
+ * --filter EVENT:EXPR (spec 14.6), once per event: the expression is
+ * compiled against the event when the guest publishes it.
+ */
+static int parse_filter(struct gr_vm_opts *o, const char *val, char *err,
+			size_t errlen)
+{
+	const char *colon = strchr(val, ':');
+	size_t n = colon ? (size_t)(colon - val) : 0;
+	unsigned int i, spare = GR_FILTER_SLOTS;
+
+	if (!n || n >= sizeof(o->filters[0].event) || !colon[1]) {
+		ctl_set_err(err, errlen, "--filter wants EVENT:EXPRESSION, "
+			"e.g. 'sched_switch:prev_tid == 42', not '%s'", val);
+		return -EINVAL;
+	}
+	if (strlen(colon + 1) >= sizeof(o->filters[0].expr)) {
+		ctl_set_err(err, errlen, "--filter: expression longer than "
+			"%zu bytes", sizeof(o->filters[0].expr) - 1);
+		return -EINVAL;
+	}
+	for (i = 0; i < GR_FILTER_SLOTS; i++) {
+		if (!strncmp(o->filters[i].event, val, n) &&
+		    !o->filters[i].event[n]) {
+			ctl_set_err(err, errlen, "--filter: two filters for "
+				"%.*s; join them with && or ||", (int)n, val);
+			return -EINVAL;
+		}
+		if (!o->filters[i].event[0] && spare == GR_FILTER_SLOTS)
+			spare = i;
+	}
+	if (spare == GR_FILTER_SLOTS) {
+		ctl_set_err(err, errlen, "--filter: at most %d events carry "
+			"a filter", GR_FILTER_SLOTS);
+		return -EINVAL;
+	}
+	memcpy(o->filters[spare].event, val, n);
+	o->filters[spare].event[n] = '\0';
+	strcpy(o->filters[spare].expr, colon + 1);
+	return 0;
+}
 
 static int vm_add_opt(struct gr_vm_opts *o, int opt, const char *val,
 		      unsigned int flags, char *err, size_t errlen)
@@ -300,6 +344,8 @@ static int vm_add_opt(struct gr_vm_opts *o, int opt, const char *val,
 		}
 		o->io_writev = !strcmp(val, "writev");
 		return 0;
+	case OPT_FILTER:
+		return parse_filter(o, val, err, errlen);
 	}
 	ctl_set_err(err, errlen, "%s: internal error", name);
 	return -EINVAL;
@@ -402,6 +448,8 @@ static void put_arg(FILE *f, const char *arg)
 
 void ctl_vm_add_args(FILE *f, const struct gr_vm_opts *o)
 {
+	unsigned int i;
+
 	put_arg(f, o->name);
 	if (o->shm_size)
 		fprintf(f, " --size %" PRIu64, o->shm_size);
@@ -425,6 +473,17 @@ void ctl_vm_add_args(FILE *f, const struct gr_vm_opts *o)
 		fputs(" --verify off", f);
 	if (!o->io_writev)
 		fputs(" --io fixed", f);
+	for (i = 0; i < GR_FILTER_SLOTS; i++) {
+		char arg[sizeof(o->filters[0].event) +
+			 sizeof(o->filters[0].expr) + 1];
+
+		if (!o->filters[i].event[0])
+			continue;
+		snprintf(arg, sizeof(arg), "%s:%s", o->filters[i].event,
+			 o->filters[i].expr);
+		fputs(" --filter", f);
+		put_arg(f, arg);
+	}
 	if (o->own) {
 		fprintf(f, " --owner %" PRIu32, o->uid);
 		if (o->gid != (uint32_t)-1)

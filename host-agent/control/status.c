@@ -26,6 +26,32 @@ static void put_text_or_dash(FILE *f, const char *s)
 		fputc('-', f);
 }
 
+/* spec 14: one row per filter: event, expression, state, guest's count */
+static void put_filters(FILE *f, const struct gr_vm_info *in)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < GR_FILTER_SLOTS; i++) {
+		if (!in->filters[i].event[0])
+			continue;
+		put_row(f, n++ ? "" : "filters");
+		ctl_put_text(f, in->filters[i].event);
+		fputs(": ", f);
+		ctl_put_text(f, in->filters[i].expr);
+		fprintf(f, " [%s", in->filters[i].state);
+		if (in->filters[i].why[0]) {
+			fputs(": ", f);
+			ctl_put_text(f, in->filters[i].why);
+		}
+		fprintf(f, "], %" PRIu64 " filtered out (guest count)\n",
+			in->filters[i].filtered);
+	}
+	if (!n) {
+		put_row(f, "filters");
+		fputs("none\n", f);
+	}
+}
+
 void ctl_status_text(FILE *f, const struct gr_vm_info *in)
 {
 	const struct gr_vm_stats *st = &in->st;
@@ -77,6 +103,7 @@ void ctl_status_text(FILE *f, const struct gr_vm_info *in)
 	put_row(f, "events");
 	ctl_put_text(f, in->events[0] ? in->events : "none");
 	fputc('\n', f);
+	put_filters(f, in);
 	put_row(f, "pending");
 	put_text_or_dash(f, in->pending);
 	fputc('\n', f);
@@ -135,6 +162,7 @@ void ctl_status_text(FILE *f, const struct gr_vm_info *in)
 void ctl_status_json(struct ctl_json *j, const struct gr_vm_info *in)
 {
 	const struct gr_vm_stats *st = &in->st;
+	unsigned int i;
 
 	ctl_json_begin_object(j, NULL);
 	ctl_json_string(j, "name", in->name);
@@ -151,6 +179,21 @@ void ctl_status_json(struct ctl_json *j, const struct gr_vm_info *in)
 	ctl_json_string(j, "kernel_release", in->kernel_release);
 	ctl_json_string(j, "nodename", in->nodename);
 	ctl_json_list(j, "events", in->events);
+	ctl_json_begin_array(j, "filters");
+	for (i = 0; i < GR_FILTER_SLOTS; i++) {
+		if (!in->filters[i].event[0])
+			continue;
+		ctl_json_begin_object(j, NULL);
+		ctl_json_string(j, "event", in->filters[i].event);
+		ctl_json_string(j, "filter", in->filters[i].expr);
+		ctl_json_string(j, "state", in->filters[i].state);
+		ctl_json_string(j, "why", in->filters[i].why[0] ?
+				in->filters[i].why : NULL);
+		ctl_json_u64(j, "filtered", in->filters[i].filtered);
+		ctl_json_end_object(j);
+	}
+	ctl_json_end_array(j);
+	ctl_json_u64(j, "filter_errors", in->filter_errors);
 	ctl_json_string(j, "pending", in->pending);
 	ctl_json_string(j, "stop_reason",
 			in->stop_reason && *in->stop_reason ?

@@ -48,6 +48,7 @@ enum gr_meta_attr {
 	GR_META_SWITCH_TIMER,
 	GR_META_QUOTA,
 	GR_META_VERIFY,
+	GR_META_FILTER,
 	GR_META_NR,
 };
 

@@ -26,6 +26,7 @@ const char *const gr_meta_attr[GR_META_NR] = {
 	[GR_META_SWITCH_TIMER] = "switch-timer-ms",
 	[GR_META_QUOTA] = "quota",
 	[GR_META_VERIFY] = "verify",
+	[GR_META_FILTER] = "filter",	/* EVENT:EXPR, one per domain */
 };
 
 int gr_meta_to_opts(const struct gr_libvirt_meta *m, const char *name,
@@ -132,7 +133,8 @@ int gr_meta_parse(xmlNodePtr n, struct gr_meta_xml *mx, char *err,
 		if (i == GR_META_NR) {
 			ctl_set_err(err, errlen, "unknown attribute '%.64s' "
 				"(events, mode, size, subbuf-size, subbufs, "
-				"switch-timer-ms, quota, verify, required)",
+				"switch-timer-ms, quota, verify, filter, "
+				"required)",
 				name);
 			xmlFree(v);
 			return -EINVAL;

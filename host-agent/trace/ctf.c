@@ -310,6 +310,10 @@ static void emit_env(struct sbuf *b, const struct gr_view *v,
 	tsdl_string(b, env->host_name);
 	sb_printf(b, ";\n\tsession = ");
 	tsdl_string(b, env->session);
+	if (env->filters && *env->filters) {
+		sb_printf(b, ";\n\tfilters = ");
+		tsdl_string(b, env->filters);
+	}
 	sb_printf(b, ";\n\tsysname = \"Linux\";\n\tkernel_release = ");
 	tsdl_string(b, v->kernel_release);
 	sb_printf(b, ";\n\tguest_kernel_release = ");

@@ -75,6 +75,9 @@
  *	run as parts of one trace, so two VMs must never share one.
  * @tracer_major: version of guestrelay; env "tracer_major"
  * @tracer_minor: env "tracer_minor"
+ * @filters: the event filters the host asked the guest for (spec 14),
+ *	"EVENT: EXPR" joined by "; ", so a trace says what it left out; env
+ *	"filters", absent when NULL or ""
  *
  * Strings may hold any byte: the metadata escapes them. NULL means "".
  */
@@ -85,6 +88,7 @@ struct gr_ctf_env {
 	uint8_t trace_uuid[16];
 	unsigned int tracer_major;
 	unsigned int tracer_minor;
+	const char *filters;
 };
 
 /**

@@ -25,6 +25,8 @@
 #   count_events DIR EVENT [CPU] / event_times DIR EVENT [--host-time]
 #   check_workload_trace VM              the checks after /gr/e2e-workload
 #   ok NAME / fail NAME WHY [DETAIL...] / skip_check NAME WHY / note TEXT
+#   take_checks OUT RC WHAT              count the ok/FAIL lines a helper
+#                                        (python3) printed to OUT
 #   finish                               closing line and exit status
 # Every process started here is recorded by PID and stopped by cleanup()
 # (an EXIT trap), which also removes the VMs' /dev/shm/guestrelay-* files
@@ -349,6 +351,16 @@ check_trace() {
 	TRACE_EVENTS=$n
 	rm -f "$tmp/bt.out" "$tmp/bt.err"
 	return 0
+}
+
+# take_checks OUT RC WHAT: print OUT, the "ok - "/"FAIL - " lines a
+# helper wrote in lib.sh's format, and count them; RC, the helper's exit
+# status, must be 0 (WHAT names the helper in that check)
+take_checks() {
+	cat "$1"
+	[ "$2" -eq 0 ] || fail "$3 ran" "exit $2"
+	t_passed=$((t_passed + $(grep -c '^ok - ' "$1")))
+	t_failed=$((t_failed + $(grep -c '^FAIL - ' "$1")))
 }
 
 # check_no_loss DIR LABEL: the summary reports no lost packet, no

@@ -46,54 +46,15 @@ check_trace "$dir" "the trace" || finish
 check_no_loss "$dir" "guestrelay's trace"
 
 # One "ok"/"FAIL" line per check, as lib.sh prints them
-/usr/bin/python3 - "$log" "$dir" >"$tmp/compare.out" 2>&1 <<'EOF'
-import collections
+/usr/bin/python3 - "$(dirname "$0")" "$log" "$dir" >"$tmp/compare.out" 2>&1 <<'EOF'
 import sys
 
-import bt2
+sys.path.insert(0, sys.argv[1])
+from ftrace_view import fail, find_run, ok, read_ftrace, read_switches
 
-log, trace = sys.argv[1], sys.argv[2]
-WINDOW_NS = 50 * 1000 * 1000    # where ftrace's first switch is looked for
-
-
-def ok(name):
-    print("ok - " + name)
-
-
-def fail(name, why):
-    print("FAIL - %s: %s" % (name, why))
-
-
-# ftrace's view from the console
-ftrace = collections.defaultdict(list)
-fstats = {}
-for line in open(log, errors="replace"):
-    w = line.split()
-    if len(w) == 5 and w[0] == "F":
-        sec, usec = w[2].split(".")
-        ftrace[int(w[1])].append(
-            (int(sec) * 10**9 + int(usec) * 1000, int(w[3]), int(w[4])))
-    elif line.startswith("GR: FTRACE cpu "):
-        # GR: FTRACE cpu N overrun O dropped D entries E
-        fstats[int(w[3])] = {w[i]: int(w[i + 1]) for i in (4, 6, 8)}
-
-# guestrelay's view, decoded by babeltrace2's library
-ours = collections.defaultdict(list)
-discarded = 0
-for msg in bt2.TraceCollectionMessageIterator(trace):
-    if isinstance(msg, (bt2._DiscardedEventsMessageConst,
-                        bt2._DiscardedPacketsMessageConst)):
-        discarded += 1
-        continue
-    if not isinstance(msg, bt2._EventMessageConst):
-        continue
-    ev = msg.event
-    if ev.name != "sched_switch":
-        continue
-    cpu = int(ev.packet.context_field["cpu_id"])
-    ours[cpu].append((msg.default_clock_snapshot.value,
-                      int(ev.payload_field["prev_tid"]),
-                      int(ev.payload_field["next_tid"])))
+log, trace = sys.argv[2], sys.argv[3]
+ftrace, fstats = read_ftrace(log)
+ours, discarded = read_switches(trace)
 
 if discarded:
     fail("babeltrace2 sees no discarded events or packets",
@@ -128,26 +89,15 @@ for cpu in sorted(ftrace):
         continue
     ok(name)
 
-    # anchor: ftrace's first switch, the same pair nearest in time; a
-    # pair may repeat within the window, so the first candidate (by
-    # distance) that lines up wins, and a mismatch is reported for the
-    # nearest
+    # a mismatch is reported for the nearest candidate
     pairs_f = [e[1:] for e in f]
-    cands = sorted((i for i, e in enumerate(o)
-                    if e[1:] == pairs_f[0] and
-                    abs(e[0] - f[0][0]) <= WINDOW_NS),
-                   key=lambda i: abs(o[i][0] - f[0][0]))
+    match, cands = find_run(o, f)
     name = "CPU %d: the same %d switches in the same order" % (cpu, len(f))
     if not cands:
         fail(name, "ftrace's first switch %d->%d at %.6f s is not in "
              "guestrelay's trace within 50 ms" % (f[0][1], f[0][2],
                                                  f[0][0] / 1e9))
         continue
-    match = None
-    for i in cands:
-        if [e[1:] for e in o[i:i + len(f)]] == pairs_f:
-            match = i
-            break
     if match is None:
         i = cands[0]
         seg = [e[1:] for e in o[i:i + len(f)]]
@@ -165,11 +115,5 @@ for cpu in sorted(ftrace):
           % (cpu, len(f), len(o) - len(f), min(dts) / 1e3,
              max(dts) / 1e3))
 EOF
-rc=$?
-cat "$tmp/compare.out"
-if [ "$rc" -ne 0 ]; then
-	fail "the comparison ran" "python3 exit $rc"
-fi
-t_passed=$((t_passed + $(grep -c '^ok - ' "$tmp/compare.out")))
-t_failed=$((t_failed + $(grep -c '^FAIL - ' "$tmp/compare.out")))
+take_checks "$tmp/compare.out" $? "the comparison"
 finish

@@ -303,7 +303,8 @@ int fg_publish(struct fakeguest *fg)
 		eff = req;
 	else
 		fg_defaults(fg, &eff);
-	fg->guest_features = GR_GUEST_FEATURES;
+	/* The fake guest runs no filter programs: it does not claim them */
+	fg->guest_features = GR_GUEST_FEATURES & ~GR_F_FILTER;
 	if (fg->have_client)
 		fg->guest_features |= GR_F_DOORBELL;
 	fg_apply(fg, &eff);

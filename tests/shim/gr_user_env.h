@@ -130,6 +130,7 @@ static inline void atomic64_inc(atomic64_t *v)
 #define rcu_assign_pointer(p, v)	smp_store_release(&(p), (v))
 #define RCU_INIT_POINTER(p, v)		WRITE_ONCE(p, v)
 #define rcu_dereference_sched(p)	smp_load_acquire(&(p))
+#define rcu_dereference_protected(p, c)	(p)
 
 /* No function tracer in userspace */
 #define notrace

@@ -101,7 +101,12 @@ static void test_guest_status_layout(void)
 	PIN(struct gr_guest_status, peer_id, 100, 4);
 	PIN(struct gr_guest_status, consumed_errors, 104, 8);
 	PIN(struct gr_guest_status, heartbeat, 112, 8);
-	PIN(struct gr_guest_status, reserved, 120, 392);
+	PIN(struct gr_guest_status, filter_errors, 120, 4);
+	PIN(struct gr_guest_status, filter_bad_slot, 124, 1);
+	PIN(struct gr_guest_status, filter_reason, 125, 1);
+	PIN(struct gr_guest_status, filter_bad_insn, 126, 2);
+	PIN(struct gr_guest_status, filtered, 128, 56);
+	PIN(struct gr_guest_status, reserved, 184, 328);
 	END_PINS(struct gr_guest_status, 512);
 	CU_ASSERT_EQUAL(offsetof(struct gr_guest_status, enabled[3]), 80);
 }
@@ -130,6 +135,41 @@ static void test_host_ctrl_layout(void)
 	PIN(struct gr_host_ctrl, reserved, 120, 392);
 	END_PINS(struct gr_host_ctrl, 512);
 	CU_ASSERT_EQUAL(offsetof(struct gr_host_ctrl, enable[3]), 72);
+}
+
+static void test_filter_insn_layout(void)
+{
+	BEGIN_PINS();
+
+	PIN(struct gr_filter_insn, code, 0, 1);
+	PIN(struct gr_filter_insn, width, 1, 1);
+	PIN(struct gr_filter_insn, jt, 2, 1);
+	PIN(struct gr_filter_insn, jf, 3, 1);
+	PIN(struct gr_filter_insn, off, 4, 2);
+	PIN(struct gr_filter_insn, arg, 6, 2);
+	PIN(struct gr_filter_insn, k, 8, 8);
+	END_PINS(struct gr_filter_insn, 16);
+}
+
+static void test_filter_slot_layout(void)
+{
+	BEGIN_PINS();
+
+	PIN(struct gr_filter_slot, event_id, 0, 2);
+	PIN(struct gr_filter_slot, nr_insns, 2, 2);
+	PIN(struct gr_filter_slot, strtab_len, 4, 2);
+	PIN(struct gr_filter_slot, reserved0, 6, 2);
+	PIN(struct gr_filter_slot, reserved1, 8, 8);
+	PIN(struct gr_filter_slot, insns, 16, 384);
+	PIN(struct gr_filter_slot, strtab, 400, 112);
+	END_PINS(struct gr_filter_slot, 512);
+	/* the filter area fills the control block's room exactly */
+	CU_ASSERT_EQUAL(GR_FILTER_OFFSET, 0x1200);
+	CU_ASSERT_EQUAL(GR_FILTER_OFFSET, GR_CTRL_OFFSET +
+			sizeof(struct gr_host_ctrl));
+	CU_ASSERT_EQUAL(GR_FILTER_OFFSET + GR_FILTER_SLOTS *
+			sizeof(struct gr_filter_slot), GR_LAYOUT_START);
+	CU_ASSERT_EQUAL(GR_FILTER_CTRL_SIZE, GR_LAYOUT_START - GR_CTRL_OFFSET);
 }
 
 static void test_field_desc_layout(void)
@@ -264,7 +304,7 @@ static void test_versions_and_magics(void)
 	uint64_t m;
 
 	CU_ASSERT_EQUAL(GR_ABI_MAJOR, 1);
-	CU_ASSERT_EQUAL(GR_ABI_MINOR, 0);
+	CU_ASSERT_EQUAL(GR_ABI_MINOR, 1);
 	CU_ASSERT_EQUAL(GR_REGION_MAGIC, 0x3159414c45525247ULL);
 	CU_ASSERT_EQUAL(GR_CTRL_MAGIC, 0x313054534f485247ULL);
 	CU_ASSERT_EQUAL(GR_CTF_MAGIC, 0xc1fc1fc1U);
@@ -335,9 +375,11 @@ static void test_feature_and_flag_bits(void)
 	CU_ASSERT_EQUAL(GR_F_CLOCK_SYNC, 1ULL << 2);
 	CU_ASSERT_EQUAL(GR_F_SWITCH_TIMER, 1ULL << 3);
 	CU_ASSERT_EQUAL(GR_F_DOORBELL, 1ULL << 4);
-	CU_ASSERT_EQUAL(GR_F_KNOWN, 0x1fULL);
+	CU_ASSERT_EQUAL(GR_F_FILTER, 1ULL << 5);
+	CU_ASSERT_EQUAL(GR_F_KNOWN, 0x3fULL);
 	CU_ASSERT_EQUAL(GR_F_EVENT_IDX | GR_F_FLIGHT | GR_F_CLOCK_SYNC |
-			GR_F_SWITCH_TIMER | GR_F_DOORBELL, GR_F_KNOWN);
+			GR_F_SWITCH_TIMER | GR_F_DOORBELL | GR_F_FILTER,
+			GR_F_KNOWN);
 	CU_ASSERT_EQUAL(sizeof(GR_F_EVENT_IDX), 8);
 
 	CU_ASSERT_EQUAL(GR_HDR_GLOBAL, 1);
@@ -348,6 +390,46 @@ static void test_feature_and_flag_bits(void)
 	CU_ASSERT_EQUAL(GR_FIELD_INTEGER, 1);
 	CU_ASSERT_EQUAL(GR_FIELD_CHARS, 2);
 	CU_ASSERT_EQUAL(GR_FIELD_STRING, 3);
+}
+
+static void test_filter_constants(void)
+{
+	CU_ASSERT_EQUAL(GR_FILTER_SLOTS, 7);
+	CU_ASSERT_EQUAL(GR_FILTER_MAX_INSNS, 24);
+	CU_ASSERT_EQUAL(GR_FILTER_STRTAB_LEN, 112);
+	CU_ASSERT_EQUAL(GR_FILTER_CTRL_SIZE, 4096);
+	CU_ASSERT_EQUAL(GR_FILTER_NO_SLOT, 0xff);
+	CU_ASSERT_EQUAL(GR_FILTER_NO_INSN, 0xffff);
+	CU_ASSERT_EQUAL(sizeof(((struct gr_guest_status *)0)->filtered) / 8,
+			GR_FILTER_SLOTS);
+	/* jt and jf are bytes: every forward target is reachable */
+	CU_ASSERT_TRUE(GR_FILTER_MAX_INSNS <= 256);
+	CU_ASSERT_TRUE(GR_FILTER_STRTAB_LEN <= 0xffff);
+	CU_ASSERT_EQUAL(GR_FI_RET, 0x01);
+	CU_ASSERT_EQUAL(GR_FI_LD, 0x02);
+	CU_ASSERT_EQUAL(GR_FI_LDS, 0x03);
+	CU_ASSERT_EQUAL(GR_FI_LD_TID, 0x04);
+	CU_ASSERT_EQUAL(GR_FI_LD_CPU, 0x05);
+	CU_ASSERT_EQUAL(GR_FI_JEQ, 0x10);
+	CU_ASSERT_EQUAL(GR_FI_JGT, 0x11);
+	CU_ASSERT_EQUAL(GR_FI_JGE, 0x12);
+	CU_ASSERT_EQUAL(GR_FI_JSGT, 0x13);
+	CU_ASSERT_EQUAL(GR_FI_JSGE, 0x14);
+	CU_ASSERT_EQUAL(GR_FI_JSET, 0x15);
+	CU_ASSERT_EQUAL(GR_FI_JSTREQ, 0x20);
+	CU_ASSERT_EQUAL(GR_FI_JGLOB, 0x21);
+	CU_ASSERT_EQUAL(GR_FILTER_E_NONE, 0);
+	CU_ASSERT_EQUAL(GR_FILTER_E_AREA, 1);
+	CU_ASSERT_EQUAL(GR_FILTER_E_EVENT, 2);
+	CU_ASSERT_EQUAL(GR_FILTER_E_DUP, 3);
+	CU_ASSERT_EQUAL(GR_FILTER_E_LENGTH, 4);
+	CU_ASSERT_EQUAL(GR_FILTER_E_RESERVED, 5);
+	CU_ASSERT_EQUAL(GR_FILTER_E_OPCODE, 6);
+	CU_ASSERT_EQUAL(GR_FILTER_E_JUMP, 7);
+	CU_ASSERT_EQUAL(GR_FILTER_E_LOAD, 8);
+	CU_ASSERT_EQUAL(GR_FILTER_E_STRING, 9);
+	CU_ASSERT_EQUAL(GR_FILTER_E_RET, 10);
+	CU_ASSERT_EQUAL(GR_FILTER_E_NORET, 11);
 }
 
 static void test_state_mode_and_special_values(void)
@@ -616,6 +698,8 @@ static const struct gr_test layout_tests[] = {
 	GR_TEST_NAMED("gr_region_hdr layout", test_region_hdr_layout),
 	GR_TEST_NAMED("gr_guest_status layout", test_guest_status_layout),
 	GR_TEST_NAMED("gr_host_ctrl layout", test_host_ctrl_layout),
+	GR_TEST_NAMED("gr_filter_insn layout", test_filter_insn_layout),
+	GR_TEST_NAMED("gr_filter_slot layout", test_filter_slot_layout),
 	GR_TEST_NAMED("gr_field_desc layout", test_field_desc_layout),
 	GR_TEST_NAMED("gr_event_desc layout", test_event_desc_layout),
 	GR_TEST_NAMED("gr_ring layout", test_ring_layout),
@@ -630,6 +714,7 @@ static const struct gr_test constant_tests[] = {
 	GR_TEST_NAMED("region map constants", test_region_map_constants),
 	GR_TEST_NAMED("limit constants", test_limit_constants),
 	GR_TEST_NAMED("feature and flag bits", test_feature_and_flag_bits),
+	GR_TEST_NAMED("filter constants", test_filter_constants),
 	GR_TEST_NAMED("state, mode and special values",
 	  test_state_mode_and_special_values),
 	GR_TEST_NAMED("doorbell vectors", test_doorbell_vectors),

@@ -376,6 +376,7 @@ static void synthetic_env(struct trace *t, const char *vm, uint8_t uuid0)
 		t->env.trace_uuid[i] = (uint8_t)(uuid0 + 0x10 * i);
 	t->env.tracer_major = 1;
 	t->env.tracer_minor = 0;
+	t->env.filters = "sched_switch: prev_tid == 5";
 }
 
 /*
@@ -850,6 +851,9 @@ static void test_env_identifies_guest_vm_host_and_tracer(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.out,
 		"V host_hostname=s:686f73742d61\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "V session=s:7331\n"));
+	/* hex of: sched_switch: prev_tid == 5 */
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "V filters=s:73636865645f737769"
+		"7463683a20707265765f746964203d3d2035\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "V sysname=s:4c696e7578\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.out,
 		"V kernel_release=s:362e312e302d35362d616d643634\n"));

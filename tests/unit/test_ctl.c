@@ -39,6 +39,7 @@
 
 #include "agent.h"
 #include "ctl_proto.h"
+#include "filter.h"
 #include "libvirt.h"
 #include "libvirt_meta.h"
 #include "opts.h"
@@ -164,6 +165,74 @@ int vm_set_events(struct gr_vm *vm, const char *list, bool on,
 	return 0;
 }
 
+/* sched_switch as the guest publishes it, for the real compiler */
+static void fake_switch_view(struct gr_event_view *ev)
+{
+	static const struct {
+		const char *name;
+		uint16_t off, size;
+		uint8_t type;
+	} f[] = {
+		{ "prev_comm", 0, 16, GR_FIELD_CHARS },
+		{ "prev_tid", 16, 4, GR_FIELD_INTEGER },
+		{ "prev_prio", 20, 4, GR_FIELD_INTEGER },
+		{ "prev_state", 24, 8, GR_FIELD_INTEGER },
+		{ "next_comm", 32, 16, GR_FIELD_CHARS },
+		{ "next_tid", 48, 4, GR_FIELD_INTEGER },
+		{ "next_prio", 52, 4, GR_FIELD_INTEGER },
+	};
+	unsigned int i;
+
+	memset(ev, 0, sizeof(*ev));
+	strcpy(ev->name, "sched_switch");
+	strcpy(ev->system, "sched");
+	ev->payload_size = 56;
+	ev->nr_fields = sizeof(f) / sizeof(f[0]);
+	for (i = 0; i < ev->nr_fields; i++) {
+		strcpy(ev->fields[i].name, f[i].name);
+		ev->fields[i].offset = f[i].off;
+		ev->fields[i].size = f[i].size;
+		ev->fields[i].type = f[i].type;
+		ev->fields[i].flags = f[i].type == GR_FIELD_INTEGER ?
+				      GR_FIELD_F_SIGNED : 0;
+	}
+}
+
+/* As vm_filter.c: compiled against the event, all or nothing, one slot */
+int vm_set_filter(struct gr_vm *vm, char *const *events, int nr,
+		  const char *expr, char *err, size_t errlen)
+{
+	struct gr_filter_slot slot;
+	struct gr_event_view ev;
+	struct gr_fx_error fe;
+	int i;
+
+	fake_switch_view(&ev);
+	for (i = 0; i < nr; i++) {
+		if (strcmp(events[i], "sched_switch")) {
+			snprintf(err, errlen, "no event '%s' in %s",
+				 events[i], vm->opts.name);
+			return -ENOENT;
+		}
+		if (!expr && !vm->opts.filters[0].event[0]) {
+			snprintf(err, errlen, "%s has no filter on %s",
+				 vm->opts.name, events[i]);
+			return -ENOENT;
+		}
+		if (expr && gr_fx_build(expr, &ev, &slot, &fe)) {
+			gr_fx_error_line(err, errlen, &fe);
+			return -EINVAL;
+		}
+	}
+	memset(&vm->opts.filters[0], 0, sizeof(vm->opts.filters[0]));
+	if (expr) {
+		strcpy(vm->opts.filters[0].event, "sched_switch");
+		snprintf(vm->opts.filters[0].expr,
+			 sizeof(vm->opts.filters[0].expr), "%s", expr);
+	}
+	return 0;
+}
+
 int vm_set_mode(struct gr_vm *vm, uint32_t mode, char *err, size_t errlen)
 {
 	(void)err;
@@ -243,6 +312,12 @@ void vm_get_info(const struct gr_vm *vm, struct gr_vm_info *in)
 	strcpy(in->nodename, vm->nodename);
 	strcpy(in->session, vm->session);
 	snprintf(in->events, sizeof(in->events), "%s", vm->enabled);
+	if (vm->opts.filters[0].event[0]) {
+		strcpy(in->filters[0].event, vm->opts.filters[0].event);
+		strcpy(in->filters[0].expr, vm->opts.filters[0].expr);
+		in->filters[0].state = "active";
+		in->filters[0].filtered = 99;
+	}
 	in->stop_reason = "";
 	in->quota = 1ULL << 30;
 	in->usage = 3ULL << 20;
@@ -865,13 +940,14 @@ static void test_libvirt_metadata_round_trips_through_the_one_parser(void)
 		"dom", "--metadata", "--events", "sched_*", "--mode", "flight",
 		"--size", "32M", "--subbuf-size=64K", "--subbufs", "8",
 		"--switch-timer-ms", "100", "--quota", "2G", "--verify", "off",
-		"--required", NULL,
+		"--required", "--filter", "sched_switch:prev_tid == 7 && "
+		"prev_comm ~ \"<b>&'*\"", NULL,
 	};
 	struct gr_libvirt_meta m;
 	char err[256], *md = NULL, *xml;
 	struct gr_vm_opts o;
 	bool with, req = false;
-	int argc = 18;
+	int argc = 20;
 
 	CU_ASSERT_EQUAL_FATAL(gr_libvirt_take_opts(&argc, argv, &m, &with,
 						   false, NULL, err,
@@ -893,6 +969,10 @@ static void test_libvirt_metadata_round_trips_through_the_one_parser(void)
 	CU_ASSERT_EQUAL(o.switch_timer_us, 100000);
 	CU_ASSERT_EQUAL(o.quota, 2ULL << 30);
 	CU_ASSERT(!o.verify);
+	/* spec 14.6: one filter per domain, its text intact through XML */
+	CU_ASSERT_STRING_EQUAL(o.filters[0].event, "sched_switch");
+	CU_ASSERT_STRING_EQUAL(o.filters[0].expr,
+			       "prev_tid == 7 && prev_comm ~ \"<b>&'*\"");
 	free(xml);
 	free(md);
 }
@@ -1214,7 +1294,7 @@ static void test_command_argument_errors(void)
 		  "(guestrelay status lists them)\n" },
 		{ "text status ../etc\n", "error EINVAL '../etc': bad VM name" },
 		{ "text enable vm1\n", "error EINVAL usage: guestrelay enable "
-		  "VM EVENT...\n" },
+		  "VM EVENT... [--filter EXPR]\n" },
 		{ "text enable\n", "error EINVAL usage" },
 		{ "text enable nosuch sched_switch\n", "error ENOENT no VM "
 		  "named 'nosuch'" },
@@ -1639,6 +1719,89 @@ static void test_cli_talks_to_the_agent(void)
 	fake_clear();
 }
 
+/* spec 14.6: filter, enable --filter, status, vm-add --filter */
+static void test_filter_commands(void)
+{
+	struct child_out co;
+	struct gr_vm *vm;
+	char rd[160];
+
+	snprintf(rd, sizeof(rd), "--run-dir=%s", tmpdir);
+	vm = fake_add("vm1");
+	expect("text filter vm1 sched_switch prev_tid%20==%2042\n",
+	       "ok\nvm1: sched_switch: filter prev_tid == 42 requested\n");
+	CU_ASSERT_STRING_EQUAL(vm->opts.filters[0].expr, "prev_tid == 42");
+	expect("json filter vm1 sched_switch --clear\n",
+	       "ok\n{\n  \"vm\": \"vm1\",\n  \"event\": \"sched_switch\",\n"
+	       "  \"filter\": null\n}\n");
+	CU_ASSERT_EQUAL(vm->opts.filters[0].event[0], '\0');
+	expect("text filter vm1 sched_switch --clear\n",
+	       "error ENOENT vm1 has no filter on sched_switch\n");
+	expect("text filter vm1 sched_switch\n",
+	       "error EINVAL filter needs an expression or --clear\n");
+	expect("text filter vm1 sched_switch --clear x\n",
+	       "error EINVAL usage: guestrelay filter VM EVENT EXPR|--clear\n");
+	expect("text filter vm1 sched_switch next_pidd%20==%201\n",
+	       "error EINVAL no field 'next_pidd' in sched_switch; did you "
+	       "mean next_tid? (column 1-9)\n");
+	/* enable --filter: the filter first, all or nothing, then enable */
+	expect("text enable vm1 sched_switch --filter prev_tid%20>%200\n",
+	       "ok\nvm1: enable sched_switch requested\n");
+	CU_ASSERT_STRING_EQUAL(vm->opts.filters[0].expr, "prev_tid > 0");
+	CU_ASSERT_STRING_EQUAL(last_list, "sched_switch");
+	expect("text enable vm1 sched_wakeup --filter pid%20==%201\n",
+	       "error ENOENT no event 'sched_wakeup' in vm1\n");
+	expect("text disable vm1 sched_switch --filter x\n",
+	       "error EINVAL disable takes no --filter");
+	expect("text enable vm1 --filter x\n",
+	       "error EINVAL enable needs an event\n");
+	expect_has("text status vm1\n", "  filters       sched_switch: "
+		   "prev_tid > 0 [active], 99 filtered out (guest count)\n");
+	expect_has("json status vm1\n", "\"filters\": [\n        {\n"
+		   "          \"event\": \"sched_switch\",\n"
+		   "          \"filter\": \"prev_tid > 0\",\n"
+		   "          \"state\": \"active\",\n"
+		   "          \"why\": null,\n"
+		   "          \"filtered\": 99\n");
+
+	/* the CLI draws the caret under the offending token */
+	cli(&co, rd, "filter", "vm1", "sched_switch",
+	    "prev_tid == 1 && next_pidd == 2", NULL);
+	CU_ASSERT_EQUAL(co.status, 1);
+	CU_ASSERT_STRING_EQUAL(co.err,
+		"guestrelay: no field 'next_pidd' in sched_switch; did you "
+		"mean next_tid?\n"
+		"  prev_tid == 1 && next_pidd == 2\n"
+		"                   ^~~~~~~~~\n");
+	cli(&co, rd, "enable", "vm1", "sched_switch", "--filter",
+	    "prev_comm < 3", NULL);
+	CU_ASSERT_EQUAL(co.status, 1);
+	CU_ASSERT_STRING_EQUAL(co.err,
+		"guestrelay: operator '<' does not apply to text field "
+		"'prev_comm'; use ==, != or ~\n"
+		"  prev_comm < 3\n"
+		"            ^\n");
+	cli(&co, rd, "filter", "vm1", "sched_switch", "next_tid == 7", NULL);
+	CU_ASSERT_EQUAL(co.status, 0);
+	CU_ASSERT_STRING_EQUAL(co.out, "vm1: sched_switch: filter next_tid == "
+			       "7 requested\n");
+	cli(&co, rd, "filter", "vm1", "sched_switch", "--clear", "x", NULL);
+	CU_ASSERT_EQUAL(co.status, 2);
+	cli(&co, rd, "filter", "vm1", "sched_switch", NULL);
+	CU_ASSERT_EQUAL(co.status, 2);
+	cli(&co, rd, "filter", "vm1", "sched_switch", "--clear", NULL);
+	CU_ASSERT_EQUAL(co.status, 0);
+	CU_ASSERT_STRING_EQUAL(co.out, "vm1: sched_switch: filter cleared\n");
+	/* vm-add --filter, through the one options parser */
+	cli(&co, rd, "vm-add", "vmf", "--filter",
+	    "sched_switch:prev_tid == 42 || next_tid == 42", NULL);
+	CU_ASSERT_EQUAL(co.status, 0);
+	CU_ASSERT_STRING_EQUAL(last_add.filters[0].event, "sched_switch");
+	CU_ASSERT_STRING_EQUAL(last_add.filters[0].expr,
+			       "prev_tid == 42 || next_tid == 42");
+	fake_clear();
+}
+
 static void test_cli_usage_errors_exit_2_and_say_why(void)
 {
 	static const struct {
@@ -1750,7 +1913,7 @@ static void test_cli_local_commands_print_qemu_and_libvirt_config(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(co.out, "ivshmem-plain"));
 	cli(&co, "--version", NULL);
 	CU_ASSERT_STRING_EQUAL(co.out, "guestrelay " GR_VERSION
-			       " (ABI 1.0)\n");
+			       " (ABI 1.1)\n");
 	cli(&co, "help", "vm-add", NULL);
 	CU_ASSERT_EQUAL(co.status, 0);
 	CU_ASSERT(strncmp(co.out, "usage: guestrelay vm-add VM", 27) == 0);
@@ -1792,6 +1955,7 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_client_that_does_not_read_never_delays_others),
 	GR_TEST(test_finish_answers_waiting_clients_and_removes_socket),
 	GR_TEST(test_cli_talks_to_the_agent),
+	GR_TEST(test_filter_commands),
 	GR_TEST(test_cli_usage_errors_exit_2_and_say_why),
 	GR_TEST(test_cli_without_agent_says_how_to_start_it),
 	GR_TEST(test_cli_local_commands_print_qemu_and_libvirt_config),

@@ -185,10 +185,80 @@ static void test_ratelimit_check(void)
 	CU_ASSERT_EQUAL(rl.last_ns, 1000);
 }
 
+/*
+ * Spec 14.1, 14.4: with GR_F_FILTER the area counts only if ctrl_size
+ * covers it; a bad slot refuses it with a reason the status block shows.
+ */
+static void test_filter_area_read_and_refusal(void)
+{
+	struct gr_filter_bounds bounds[2] = { { 16, 16 }, { 16, 16 } };
+	static struct gr_filter_set set;
+	struct gr_filter_slot *area;
+	struct gr_guest_status *st;
+	struct gr_filter_err err;
+	struct gr_ctrl_req req;
+	struct gr_host_ctrl *c;
+	struct model m;
+
+	model_init(&m);
+	c = gr_ctrl(m.region);
+	st = gr_status(m.region);
+	area = (struct gr_filter_slot *)(m.region + GR_FILTER_OFFSET);
+	c->host_features = htole64(GR_F_FILTER);
+	area[4].event_id = htole16(1);
+	area[4].nr_insns = htole16(1);
+	area[4].insns[0].code = GR_FI_RET;
+
+	CU_ASSERT_EQUAL(gr_ctrl_read(m.region, 2, &req), 0);
+	CU_ASSERT_EQUAL(req.ctrl_size, 512);
+	CU_ASSERT_EQUAL(gr_ctrl_read_filters(m.region, &req, 2, bounds, &set,
+					     &err), -EINVAL);
+	CU_ASSERT_EQUAL(err.reason, GR_FILTER_E_AREA);
+	CU_ASSERT_EQUAL(err.slot, GR_FILTER_NO_SLOT);
+
+	c->ctrl_size = htole32(GR_FILTER_CTRL_SIZE);
+	CU_ASSERT_EQUAL(gr_ctrl_read(m.region, 2, &req), 0);
+	CU_ASSERT_EQUAL(req.ctrl_size, GR_FILTER_CTRL_SIZE);
+	CU_ASSERT_EQUAL(gr_ctrl_read_filters(m.region, &req, 2, bounds, &set,
+					     &err), 0);
+	CU_ASSERT_EQUAL(set.nr_progs, 1);
+	CU_ASSERT_EQUAL(set.slot_of[1], 0);
+	CU_ASSERT_EQUAL(set.progs[0].slot, 4);
+
+	/* A load past the payload: refused, and the status says where */
+	area[4].nr_insns = htole16(2);
+	area[4].insns[1] = area[4].insns[0];
+	area[4].insns[0].code = GR_FI_LD;
+	area[4].insns[0].width = 8;
+	area[4].insns[0].off = htole16(9);
+	CU_ASSERT_EQUAL(gr_ctrl_read_filters(m.region, &req, 2, bounds, &set,
+					     &err), -EINVAL);
+	CU_ASSERT_EQUAL(err.reason, GR_FILTER_E_LOAD);
+	CU_ASSERT_EQUAL(err.slot, 4);
+	CU_ASSERT_EQUAL(err.insn, 0);
+	gr_status_filter_rejected(m.region, &err, 1);
+	gr_status_rejected(m.region, req.seq, -EINVAL, 1);
+	CU_ASSERT_EQUAL(le32toh(st->filter_errors), 1);
+	CU_ASSERT_EQUAL(st->filter_bad_slot, 4);
+	CU_ASSERT_EQUAL(st->filter_reason, GR_FILTER_E_LOAD);
+	CU_ASSERT_EQUAL(le16toh(st->filter_bad_insn), 0);
+	CU_ASSERT_EQUAL(le32toh(st->ctrl_errors), 1);
+	CU_ASSERT_EQUAL(le64toh(st->ctrl_ack), req.seq);
+
+	gr_status_set_filtered(m.region, 6, 42);
+	gr_status_set_filtered(m.region, GR_FILTER_SLOTS, 1);
+	CU_ASSERT_EQUAL(le64toh(st->filtered[6]), 42);
+	/* ctrl_size not a multiple of 8: no host block */
+	c->ctrl_size = htole32(GR_FILTER_CTRL_SIZE - 4);
+	CU_ASSERT_EQUAL(gr_ctrl_read(m.region, 2, &req), -EPROTONOSUPPORT);
+	free(m.region);
+}
+
 static const struct gr_test tests[] = {
 	GR_TEST(test_ratelimit_check),
 	GR_TEST(test_request_after_quiet_interval_runs_at_once),
 	GR_TEST(test_tight_loop_gets_bounded_work_and_last_request_runs),
+	GR_TEST(test_filter_area_read_and_refusal),
 };
 
 int main(void)

@@ -1149,6 +1149,118 @@ static void test_probe_writes_record_in_place(void)
 	fixture_close(&f);
 }
 
+/* A filter on EV_TEST at slot 3 keeping records whose seq is odd */
+static void odd_seq_filter(struct gr_filter_set *set)
+{
+	struct gr_filter_bounds b = { 16, 16 };
+	struct gr_filter_prog *prog = &set->progs[0];
+	struct gr_filter_err err;
+
+	memset(set, 0, sizeof(*set));
+	memset(set->slot_of, GR_FILTER_NONE, sizeof(set->slot_of));
+	set->nr_progs = 1;
+	set->slot_of[EV_TEST] = 0;
+	prog->event_id = EV_TEST;
+	prog->slot = 3;
+	prog->nr_insns = 4;
+	prog->ops[0] = (struct gr_filter_op){ .code = GR_FI_LD, .width = 8,
+					      .off = 8 };
+	prog->ops[1] = (struct gr_filter_op){ .code = GR_FI_JSET, .jf = 1,
+					      .k = 1 };
+	prog->ops[2] = (struct gr_filter_op){ .code = GR_FI_RET, .k = 1 };
+	prog->ops[3] = (struct gr_filter_op){ .code = GR_FI_RET, .k = 0 };
+	CU_ASSERT_EQUAL_FATAL(gr_filter_verify(prog, &b, &err), 0);
+}
+
+static void rec_write(u64 seq)
+{
+	struct test_payload *p;
+	struct gr_rec rec;
+
+	p = gr_rec_begin(&rec, EV_TEST, sizeof(*p));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	p->writer = 0;
+	p->pad = 0;
+	p->seq = htole64(seq);
+	gr_rec_commit(&rec);
+}
+
+/*
+ * Spec 14.5: a record a filter rejects is taken back before the commit:
+ * the ring holds exactly the accepted records, back to back, events
+ * counts only them, the slot's filtered count the others, and a record
+ * taken back right after the switch it caused leaves an empty sub-buffer
+ * that a flush does not deliver.
+ */
+static void test_record_api_filter_takes_back(void)
+{
+	u64 enable[GR_MAX_EVENTS / 64] = { 0 };
+	static struct gr_filter_set set;
+	struct gr_event_header *eh;
+	struct test_payload *p;
+	struct gr_buf *buf;
+	struct fixture f;
+	u64 want = 1, seq;
+	u32 slot, off, end;
+
+	fixture_open(&f, 1, false, 4096, 4);
+	buf = &f.chan->bufs[0];
+	gr_user_set_cpu(0);
+	enable[0] = 1ULL << EV_TEST;
+	gr_rec_set_events(enable);
+	gr_rec_activate(f.chan);
+	odd_seq_filter(&set);
+	CU_ASSERT_PTR_NULL(gr_rec_set_filters(&set));
+	CU_ASSERT(gr_event_filtered(EV_TEST));
+	CU_ASSERT(!gr_event_filtered(EV_TEST + 1));
+
+	for (seq = 0; seq < 200; seq++)
+		rec_write(seq);
+	gr_chan_publish_events(f.chan);
+	CU_ASSERT_EQUAL(h_load(&f_ring(&f, 0)->prod.events), 100);
+	CU_ASSERT_EQUAL(gr_chan_filtered(f.chan, 3), 100);
+	CU_ASSERT_EQUAL(gr_chan_filtered(f.chan, 0), 0);
+	CU_ASSERT_EQUAL(gr_chan_filtered(f.chan, GR_FILTER_SLOTS), 0);
+	CU_ASSERT_EQUAL(h_load(&f_ring(&f, 0)->prod.lost_full), 0);
+
+	/* Fill the sub-buffer, then a rejected record switches and leaves */
+	while (buf->offset + 32 <= buf->subbuf_size)
+		rec_write(seq++ | 1);
+	CU_ASSERT_EQUAL(h_produced(f_ring(&f, 0)), 0);
+	rec_write(seq++ & ~1ULL);
+	CU_ASSERT_EQUAL(h_produced(f_ring(&f, 0)), 1);
+	CU_ASSERT_EQUAL(buf->offset, buf->hdr_reserved);
+	CU_ASSERT_EQUAL(gr_rec_flush_this_cpu(), 0);
+	CU_ASSERT_EQUAL(h_produced(f_ring(&f, 0)), 1);
+
+	/* Every record of the packet is accepted, in order */
+	for (slot = 0; slot < 1; slot++) {
+		end = (u32)(le64toh(f_hdr(&f, 0, slot)->content_size) / 8);
+		for (off = HDR; off < end; off += 32) {
+			eh = (struct gr_event_header *)(f_subbuf(&f, 0, slot) +
+							off);
+			p = (struct test_payload *)(eh + 1);
+			CU_ASSERT_EQUAL(le16toh(eh->size), 32);
+			CU_ASSERT_EQUAL(le64toh(p->seq) & 1, 1);
+			if (le64toh(p->seq) < 200) {
+				CU_ASSERT_EQUAL(le64toh(p->seq), want);
+				want += 2;
+			}
+		}
+	}
+	CU_ASSERT_EQUAL(want, 201);
+
+	/* No set: nothing is filtered any more */
+	CU_ASSERT_PTR_EQUAL(gr_rec_set_filters(NULL), &set);
+	CU_ASSERT(!gr_event_filtered(EV_TEST));
+	off = (u32)buf->offset;
+	rec_write(2);
+	CU_ASSERT_EQUAL(buf->offset, off + 32);
+	gr_rec_deactivate();
+	gr_rec_set_events(NULL);
+	fixture_close(&f);
+}
+
 /* The record API of the probes: one enable bitmap, the active channel */
 static void test_record_api_over_active_channel(void)
 {
@@ -1907,6 +2019,7 @@ static const struct gr_test tests[] = {
 	TEST(test_switch_shares_write_timestamp),
 	TEST(test_probe_writes_record_in_place),
 	TEST(test_record_api_over_active_channel),
+	TEST(test_record_api_filter_takes_back),
 	TEST(test_panic_flush_skips_only_rings_mid_write),
 	TEST(test_reserve_and_preempt_only_write),
 	TEST(test_global_channel_one_ring_for_all_cpus),
