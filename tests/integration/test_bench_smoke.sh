@@ -67,6 +67,26 @@ else
 	skip grwl-builds-static "no static libc here" 
 fi
 
+# relay_ir (bench_core.sh's program): builds from the guest's sources and
+# runs every path (natively: callgrind is the benchmark's business)
+if "$CC" -std=gnu11 -O2 -D_GNU_SOURCE -Wall -Wextra -Werror \
+	-I"$TOP/spec" -I"$TOP/tests/shim" -I"$TOP/guest-module" \
+	-o "$tmp/relay_ir" "$BENCH/relay_ir.c" "$TOP/guest-module/gr_relay.c" \
+	"$TOP/guest-module/gr_layout.c" "$TOP/guest-module/gr_filter.c" \
+	-pthread >"$tmp/relay_ir.log" 2>&1; then
+	ok relay-ir-builds
+	for p in clock floor rec write reserve; do
+		if "$tmp/relay_ir" "$p" 56 1000 >"$tmp/ri.out" 2>&1 &&
+		   grep -q "^path=$p payload=56 n=1000 " "$tmp/ri.out"; then
+			ok "relay-ir-runs-$p"
+		else
+			bad "relay-ir-runs-$p" "$(cat "$tmp/ri.out")"
+		fi
+	done
+else
+	bad relay-ir-builds "build failed" "$tmp/relay_ir.log"
+fi
+
 # latwatch: builds, usage
 if "$CC" -O2 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror \
 	-I"$TOP/spec" -o "$tmp/latwatch" "$BENCH/latwatch.c" \
