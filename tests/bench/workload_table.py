@@ -125,6 +125,9 @@ def main():
     if any(lost.values()):
         out.append("- **WARNING: guestrelay lost events (a dropped event "
                    "is cheaper than a written one)**")
+    out.append("- event clocks: guestrelay %s, ftrace the same (its clock "
+               "below), LTTng ktime_get_mono_fast_ns() (its only kernel "
+               "clock)" % info.get("gr_clock", "?"))
     out.append("- ftrace: %s; entries %s, overrun %s (overwrite mode: the "
                "buffer wraps, as ftrace's default; a write costs the same)"
                % (info.get("ftrace", "?"), info.get("ftrace_entries", "?"),
