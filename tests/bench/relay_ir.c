@@ -18,6 +18,10 @@
  *   write    gr_relay_write() of a payload prepared on the stack
  *   reserve  gr_relay_reserve(), fill (the caller protects the ring)
  *   clock    the event clock alone
+ *   keep     rec with a filter program on the event (spec 14) that keeps
+ *            every record: load the first payload word, compare, return
+ *   drop     the same program with the constant that drops every record
+ *            (each record is taken back out of the ring at commit)
  *
  * The code is guest-module/gr_relay.h and gr_relay.c built in userspace
  * (tests/shim), the same inline fast path the module compiles, over a
@@ -27,6 +31,7 @@
  * not counted. Instruction counts do not depend on the machine's load.
  */
 #include "gr_env.h"
+#include "gr_filter.h"
 #include "gr_layout.h"
 #include "gr_relay.h"
 
@@ -84,7 +89,8 @@ static __always_inline u64 run(struct gr_chan *chan, const char *path,
 			floor_one(chan->bufs[0].data,
 				  (size_t)chan->layout.n_subbufs *
 				  chan->layout.subbuf_size, &off, len);
-	} else if (!strcmp(path, "rec")) {
+	} else if (!strcmp(path, "rec") || !strcmp(path, "keep") ||
+		   !strcmp(path, "drop")) {
 		for (i = 0; i < n; i++, fill_word++) {
 			p = gr_rec_begin(&rec, EV_ID, len);
 			if (!p)
@@ -113,6 +119,42 @@ static __always_inline u64 run(struct gr_chan *chan, const char *path,
 	return sink;
 }
 
+/*
+ * Install a filter program on EV_ID, read and verified by the guest's own
+ * code from a filter area as a host writes it: A := payload[0..7];
+ * A >= k ? drop : keep. k = 0 drops every record, k = ~0 keeps them (the
+ * payload's first word never reaches it).
+ */
+static int install_filter(size_t len, bool keep)
+{
+	static u8 area[GR_FILTER_OFFSET + GR_FILTER_SLOTS *
+		       sizeof(struct gr_filter_slot)] __aligned(64);
+	static struct gr_filter_bounds bounds[GR_MAX_EVENTS];
+	static struct gr_filter_set set;
+	struct gr_filter_slot *slot = (void *)(area + GR_FILTER_OFFSET);
+	struct gr_filter_err err;
+
+	slot->event_id = cpu_to_le16(EV_ID);
+	slot->nr_insns = cpu_to_le16(4);
+	slot->insns[0].code = GR_FI_LD;
+	slot->insns[0].width = 8;
+	slot->insns[1].code = GR_FI_JGE;
+	slot->insns[1].k = cpu_to_le64(keep ? ~0ULL : 0);
+	slot->insns[1].jf = 1;
+	slot->insns[2].code = GR_FI_RET;	/* true: drop */
+	slot->insns[3].code = GR_FI_RET;	/* false: keep */
+	slot->insns[3].k = cpu_to_le64(1);
+	bounds[EV_ID].fixed = (u16)len;
+	bounds[EV_ID].max = (u16)len;
+	if (gr_filter_read_area(area, EV_ID + 1, bounds, &set, &err)) {
+		fprintf(stderr, "relay_ir: filter refused (reason %u, insn %u)\n",
+			err.reason, err.insn);
+		return -1;
+	}
+	gr_rec_set_filters(&set);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct gr_geometry geo = { .region_size = 8 << 20, .nr_cpus = 1,
@@ -126,7 +168,7 @@ int main(int argc, char **argv)
 	long n;
 
 	if (argc != 4) {
-		fprintf(stderr, "usage: relay_ir floor|rec|write|reserve|clock 8|56|248 N\n");
+		fprintf(stderr, "usage: relay_ir floor|rec|keep|drop|write|reserve|clock 8|56|248 N\n");
 		return 2;
 	}
 	len = strtoul(argv[2], NULL, 0);
@@ -143,6 +185,9 @@ int main(int argc, char **argv)
 	}
 	gr_rec_set_events(enable);
 	gr_rec_activate(chan);
+	if ((!strcmp(argv[1], "keep") || !strcmp(argv[1], "drop")) &&
+	    install_filter(len, !strcmp(argv[1], "keep")))
+		return 1;
 	switch (len) {
 	case 8:
 		sink = run(chan, argv[1], n, 8);
