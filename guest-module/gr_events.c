@@ -183,15 +183,9 @@ static __always_inline void gr_wakeup_fill(struct gr_ev_sched_wakeup *ev,
 static __always_inline void gr_syscall_args(struct gr_ev_sys_enter *ev,
 					    struct pt_regs *regs)
 {
-	unsigned long args[6];
-
-	syscall_get_arguments(current, regs, args);
-	ev->arg0 = cpu_to_le64(args[0]);
-	ev->arg1 = cpu_to_le64(args[1]);
-	ev->arg2 = cpu_to_le64(args[2]);
-	ev->arg3 = cpu_to_le64(args[3]);
-	ev->arg4 = cpu_to_le64(args[4]);
-	ev->arg5 = cpu_to_le64(args[5]);
+	static_assert(offsetof(struct gr_ev_sys_enter, arg5) ==
+		      offsetof(struct gr_ev_sys_enter, arg0) + 5 * 8);
+	gr_syscall_args_fill(&ev->arg0, regs);
 }
 
 /*

@@ -42,6 +42,7 @@
 #include <linux/sched.h>
 #include <linux/stddef.h>
 #include <linux/types.h>
+#include <asm/syscall.h>
 #include "guestrelay_abi.h"
 
 /*
@@ -126,6 +127,22 @@ static __always_inline long gr_switch_state(bool preempt,
 		return TASK_REPORT_MAX;
 	idx = __task_state_index(prev_state, prev->exit_state);
 	return idx ? 1L << (idx - 1) : 0;
+}
+
+/*
+ * The six argument registers of a system call into @dst[0..5], as
+ * sys_enter records them (arg0 ... arg5, consecutive). Also what the
+ * benchmark's floor records (tests/bench/grbench).
+ */
+static __always_inline void gr_syscall_args_fill(__le64 *dst,
+						 struct pt_regs *regs)
+{
+	unsigned long args[6];
+	unsigned int i;
+
+	syscall_get_arguments(current, regs, args);
+	for (i = 0; i < 6; i++)
+		dst[i] = cpu_to_le64(args[i]);
 }
 
 bool gr_event_available(unsigned int id);

@@ -490,17 +490,12 @@ static void grb_floor_sched_switch(void *data, bool preempt,
 static void grb_floor_sys_enter(void *data, struct pt_regs *regs, long id)
 {
 	struct grb_ev_sys_enter *ev;
-	unsigned long args[6];
 
+	static_assert(offsetof(struct grb_ev_sys_enter, arg5) ==
+		      offsetof(struct grb_ev_sys_enter, arg0) + 5 * 8);
 	ev = grb_ev_sys_enter_rec(data, sizeof(*ev));
 	ev->id = cpu_to_le64(id);
-	syscall_get_arguments(current, regs, args);
-	ev->arg0 = cpu_to_le64(args[0]);
-	ev->arg1 = cpu_to_le64(args[1]);
-	ev->arg2 = cpu_to_le64(args[2]);
-	ev->arg3 = cpu_to_le64(args[3]);
-	ev->arg4 = cpu_to_le64(args[4]);
-	ev->arg5 = cpu_to_le64(args[5]);
+	gr_syscall_args_fill(&ev->arg0, regs);
 }
 
 static void grb_floor_irq_handler_exit(void *data, int irq,
