@@ -3,8 +3,8 @@
 # Install the Debian 12 packages guestrelay needs, only those missing.
 # Idempotent: runs `apt-get update` at most once, and only when something
 # has to be installed. Usage: scripts/deps.sh [GROUP...]
-#   build   compilers, liburing, libmicrohttpd, CUnit, kernel headers,
-#           checkpatch source
+#   build   compilers, liburing, libmicrohttpd, libnats (the NATS C client),
+#           CUnit, kernel headers, checkpatch source
 #   guest   QEMU, the guest kernel, busybox initramfs tools
 #   trace   babeltrace2 and its Python bindings (trace readers)
 #   libvirt libvirtd, virtlogd, the QEMU driver and virsh, without
@@ -12,6 +12,8 @@
 #           creates the libvirt-qemu account that package would create
 #   metrics Prometheus (promtool and a real server) and curl, for
 #           tests/integration/test_metrics.sh
+#   fleet   nats-server (JetStream), for the shipping, collecting and
+#           fleet-status tests (tests/fleet)
 #   fuzz    clang and its libFuzzer runtime (tests/fuzz)
 #   view    headless Chromium and a font (tests/integration/test_timeline.sh
 #           renders `guestrelay timeline` pictures in it)
@@ -20,15 +22,16 @@
 #           and lttng-modules-dkms, whose sources tests/bench builds for the
 #           guest kernel itself; DKMS's own build at install is switched off
 #           (see below)
-#   all     build, guest, trace, metrics and fuzz (default)
+#   all     build, guest, trace, metrics, fleet and fuzz (default)
 set -euo pipefail
 
 declare -A group
-group[build]="build-essential pkg-config liburing-dev libmicrohttpd-dev libxml2-dev libcunit1-dev linux-headers-amd64 linux-source-6.1 xz-utils kmod"
+group[build]="build-essential pkg-config liburing-dev libmicrohttpd-dev libnats-dev libxml2-dev libcunit1-dev linux-headers-amd64 linux-source-6.1 xz-utils kmod"
 group[guest]="qemu-system-x86 linux-image-amd64 busybox-static cpio"
 group[trace]="babeltrace2 python3-bt2"
 group[metrics]="prometheus curl"
 group[libvirt]="libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients adduser"
+group[fleet]="nats-server"
 group[fuzz]="clang libclang-rt-14-dev"
 group[view]="chromium fonts-dejavu-core"
 group[bench]="lttng-tools lttng-modules-dkms kmod valgrind"
@@ -37,7 +40,7 @@ want=()
 [ $# -eq 0 ] && set -- all
 for g in "$@"; do
 	if [ "$g" = all ]; then
-		for k in build guest trace metrics fuzz; do
+		for k in build guest trace metrics fleet fuzz; do
 			read -ra w <<<"${group[$k]}"
 			want+=("${w[@]}")
 		done
@@ -45,7 +48,7 @@ for g in "$@"; do
 		read -ra w <<<"${group[$g]}"
 		want+=("${w[@]}")
 	else
-		echo "deps.sh: unknown group '$g' (build, guest, trace, metrics, libvirt, fuzz, view, bench, all)" >&2
+		echo "deps.sh: unknown group '$g' (build, guest, trace, metrics, fleet, libvirt, fuzz, view, bench, all)" >&2
 		exit 2
 	fi
 done
