@@ -8,7 +8,8 @@
  *   sync      answer a clock-sync request first (also done straight from
  *             the GR_VEC_CTRL interrupt, for a tight round trip)
  *   settings  ctrl.seq changed: read the block once (gr_ctrl_read()),
- *             and the filter area with GR_F_FILTER in use (spec 14);
+ *             and the filter area with GR_F_FILTER in use (spec 14),
+ *             the follow block with GR_F_FOLLOW (spec 15);
  *             valid -> apply all of it, acknowledge what is in effect;
  *             invalid -> count the rejection, keep everything;
  *             no block -> the module-parameter defaults
@@ -45,6 +46,7 @@
 
 #include "gr_dev.h"
 #include "gr_events.h"
+#include "gr_follow.h"
 
 static DEFINE_PER_CPU(struct hrtimer, gr_switch_timer);
 /* Switch timer period in ns, 0 = off; read by the timers */
@@ -393,22 +395,108 @@ static void gr_ctl_apply_filters(struct gr_dev *gd, struct gr_filter_set *want)
 			     want ? want->nr_progs : 0);
 }
 
+/* Do two follow specs ask for the same? */
+static bool gr_ctl_follow_equal(const struct gr_follow_spec *a,
+				const struct gr_follow_spec *b)
+{
+	return a->flags == b->flags && a->nr_pids == b->nr_pids &&
+	       a->comm_len == b->comm_len &&
+	       !memcmp(a->pids, b->pids, a->nr_pids * sizeof(a->pids[0])) &&
+	       !memcmp(a->comm, b->comm, a->comm_len);
+}
+
+/*
+ * Spec 15.2: read and check the follow block into @gd->follow_req and,
+ * if it asks for a set other than the one in effect, have one ready in
+ * @gd->follow_new (allocated here, in the read step, so that a guest
+ * without the memory or the hooks refuses the block rather than
+ * acknowledging what it cannot do). 0 or -EINVAL with @gd->ferr.
+ */
+static int gr_ctl_read_follow(struct gr_dev *gd)
+{
+	struct gr_follow_spec *spec = &gd->follow_req;
+	int ret;
+
+	ret = gr_follow_read(gr_ctrl(gd->region), spec, &gd->ferr);
+	if (ret || !spec->flags)
+		return ret;
+	if (gd->follow_active &&
+	    gr_ctl_follow_equal(spec, &gd->follow_active->spec))
+		return 0;
+	if (gd->follow_new && gr_ctl_follow_equal(spec, &gd->follow_new->spec))
+		return 0;
+	/* never in effect: no grace period needed */
+	gr_follow_free(gd->follow_new);
+	gd->follow_new = NULL;
+	if (!gr_follow_hooks_attach())
+		gd->follow_new = gr_follow_alloc(spec);
+	if (gd->follow_new)
+		return 0;
+	gd->ferr.reason = GR_FILTER_E_SETUP;
+	gd->ferr.slot = GR_FILTER_NO_SLOT;
+	gd->ferr.insn = GR_FILTER_NO_INSN;
+	return -EINVAL;
+}
+
+/*
+ * Make the set for @spec (NULL or flags 0: none) the follow filter in
+ * effect (spec 15.4), swapped as the programs are (G31): a grace period
+ * after the swap no probe or hook sees the old set, which is then freed.
+ */
+static void gr_ctl_apply_follow(struct gr_dev *gd,
+				const struct gr_follow_spec *spec)
+{
+	struct gr_follow *want = NULL, *old;
+
+	lockdep_assert_held(&gd->ctl_lock);
+	if (spec && spec->flags) {
+		if (gd->follow_active &&
+		    gr_ctl_follow_equal(spec, &gd->follow_active->spec))
+			return;
+		if (WARN_ON_ONCE(!gd->follow_new))
+			return;
+		want = gd->follow_new;
+		gd->follow_new = NULL;
+		gr_follow_seed(want);
+	} else if (!gd->follow_active) {
+		return;
+	}
+	old = gr_rec_set_follow(want);
+	synchronize_rcu();
+	gr_follow_free(old);
+	gd->follow_active = want;
+	dev_info_ratelimited(&gd->pdev->dev,
+			     "follow filter: %u pids, %u tasks followed\n",
+			     want ? want->spec.nr_pids : 0,
+			     want ? atomic_read(&want->tasks) : 0);
+}
+
 /*
  * gr_ctrl_read(), and with GR_F_FILTER in use (ours and the new block's)
- * the filter area into the spare set: 0, -EINVAL (a refused block; a
- * refused area leaves its reason in @gd->ferr) or no block (-ENODEV,
- * -EPROTONOSUPPORT).
+ * the filter area into the spare set, with GR_F_FOLLOW the follow block:
+ * 0, -EINVAL (a refused block; a refused area or follow block leaves its
+ * reason in @gd->ferr) or no block (-ENODEV, -EPROTONOSUPPORT).
  */
 static int gr_ctl_read(struct gr_dev *gd, struct gr_ctrl_req *req)
 {
+	u64 use;
 	int ret;
 
 	gd->ferr.reason = GR_FILTER_E_NONE;
 	ret = gr_ctrl_read(gd->region, gr_nr_event_defs, req);
-	if (ret || !(req->features & GR_GUEST_FEATURES & GR_F_FILTER))
+	if (ret)
 		return ret;
-	return gr_ctrl_read_filters(gd->region, req, gr_nr_event_defs,
-				    gr_ctl_bounds, gd->fset_read, &gd->ferr);
+	use = req->features & GR_GUEST_FEATURES;
+	if (use & GR_F_FILTER) {
+		ret = gr_ctrl_read_filters(gd->region, req, gr_nr_event_defs,
+					   gr_ctl_bounds, gd->fset_read,
+					   &gd->ferr);
+		if (ret)
+			return ret;
+	}
+	if (use & GR_F_FOLLOW)
+		return gr_ctl_read_follow(gd);
+	return 0;
 }
 
 /* Spec 9.4, G30: count and acknowledge a refused block, say why */
@@ -440,6 +528,8 @@ static void gr_ctl_apply_host(struct gr_dev *gd, const struct gr_ctrl_req *req)
 	gr_ctl_apply(gd, &want);
 	gr_ctl_apply_filters(gd, req->features & GR_GUEST_FEATURES &
 			     GR_F_FILTER ? gd->fset_read : NULL);
+	gr_ctl_apply_follow(gd, req->features & GR_GUEST_FEATURES &
+			    GR_F_FOLLOW ? &gd->follow_req : NULL);
 	gd->host_present = true;
 	gr_ctl_ack_settings(gd, req->seq);
 }
@@ -449,6 +539,7 @@ static void gr_ctl_apply_defaults(struct gr_dev *gd)
 {
 	gr_ctl_apply(gd, &gr_params.defaults);
 	gr_ctl_apply_filters(gd, NULL);
+	gr_ctl_apply_follow(gd, NULL);
 	gd->host_present = false;
 	gr_ctl_ack_settings(gd, gd->ctrl_ack);
 }
@@ -638,6 +729,9 @@ static void gr_ctl_publish(struct work_struct *work)
 				gr_status_set_filtered(gd->region, i, n);
 			gd->filtered[i] = n;
 		}
+		/* spec 15.4: the follow filter's counts, with the events */
+		gr_follow_publish(gd->region, gd->follow_active,
+				  gr_chan_filtered(gd->chan, GR_FOLLOW_SLOT));
 	}
 	mutex_unlock(&gd->ctl_lock);
 }
@@ -769,6 +863,13 @@ void gr_ctl_stop(struct gr_dev *gd)
 	/* @gd holds the sets: none in effect once the caller's grace period ends */
 	gr_rec_set_filters(NULL);
 	gd->fset_active = NULL;
+	/* The follow sets are ours to free, a grace period after */
+	gr_rec_set_follow(NULL);
+	synchronize_rcu();
+	gr_follow_free(gd->follow_active);
+	gr_follow_free(gd->follow_new);
+	gd->follow_active = NULL;
+	gd->follow_new = NULL;
 	gr_main_set_panic_dev(NULL);
 
 	cpus_read_lock();

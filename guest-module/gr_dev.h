@@ -192,6 +192,9 @@ struct gr_dev {
 	struct gr_filter_err ferr;	/* why the last area read was refused */
 	u32 filter_errors;
 	u64 filtered[GR_FILTER_SLOTS];	/* status.filtered as published */
+	struct gr_follow_spec follow_req;	/* the follow block last read */
+	struct gr_follow *follow_active;	/* NULL: no follow filter */
+	struct gr_follow *follow_new;	/* for follow_req, not yet in effect */
 
 	struct mutex ctl_lock;		/* passes and settings, see above */
 	raw_spinlock_t sync_lock;

@@ -431,3 +431,131 @@ bool gr_filter_match(const struct gr_filter_prog *prog, const u8 *payload,
 	}
 	return true;
 }
+
+/**
+ * gr_follow_read() - copy and check the host's follow block, once
+ * @ctrl: the control block in the region (host-written, hostile)
+ * @spec: receives the block, host byte order; all 0 for "no follow"
+ * @err: receives the reason of a refusal (slot GR_FILTER_NO_SLOT; insn
+ *	the index of a bad pid, else GR_FILTER_NO_INSN)
+ *
+ * Spec 15.2: flags 0 means no follow filter and the rest of the block is
+ * ignored; otherwise GR_FOLLOW_F_ON is set, no unknown flag, at most
+ * GR_FOLLOW_MAX_PIDS pids each in 1..GR_FOLLOW_PID_LIMIT-1, a comm glob of
+ * at most GR_FOLLOW_COMM_LEN bytes, at least one of the two, and the
+ * reserved byte 0.
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL with @err filled.
+ */
+int gr_follow_read(const struct gr_host_ctrl *ctrl,
+		   struct gr_follow_spec *spec, struct gr_filter_err *err)
+{
+	unsigned int i;
+	u32 flags, pid;
+
+	memset(spec, 0, sizeof(*spec));
+	flags = le32_to_cpu(READ_ONCE(ctrl->follow_flags));
+	if (!flags)
+		return 0;
+	if ((flags & ~GR_FOLLOW_F_KNOWN) || !(flags & GR_FOLLOW_F_ON))
+		return gr_filter_fail(err, GR_FILTER_E_FOLLOW,
+				      GR_FILTER_NO_SLOT, GR_FILTER_NO_INSN);
+	if (READ_ONCE(ctrl->follow_reserved))
+		return gr_filter_fail(err, GR_FILTER_E_RESERVED,
+				      GR_FILTER_NO_SLOT, GR_FILTER_NO_INSN);
+	spec->nr_pids = le16_to_cpu(READ_ONCE(ctrl->follow_nr_pids));
+	spec->comm_len = READ_ONCE(ctrl->follow_comm_len);
+	if (spec->nr_pids > GR_FOLLOW_MAX_PIDS ||
+	    spec->comm_len > GR_FOLLOW_COMM_LEN ||
+	    (!spec->nr_pids && !spec->comm_len)) {
+		memset(spec, 0, sizeof(*spec));
+		return gr_filter_fail(err, GR_FILTER_E_FOLLOW,
+				      GR_FILTER_NO_SLOT, GR_FILTER_NO_INSN);
+	}
+	for (i = 0; i < spec->nr_pids; i++) {
+		pid = le32_to_cpu(READ_ONCE(ctrl->follow_pids[i]));
+		if (!pid || pid >= GR_FOLLOW_PID_LIMIT) {
+			memset(spec, 0, sizeof(*spec));
+			return gr_filter_fail(err, GR_FILTER_E_FOLLOW,
+					      GR_FILTER_NO_SLOT, i);
+		}
+		spec->pids[i] = pid;
+	}
+	for (i = 0; i < spec->comm_len; i++)
+		spec->comm[i] = READ_ONCE(ctrl->follow_comm[i]);
+	spec->flags = flags;
+	return 0;
+}
+
+/**
+ * gr_follow_add() - follow @pid
+ * @f: the set
+ * @pid: a thread id; one at or above @f->nr_bits is ignored (none is:
+ *	the set covers every pid the kernel hands out)
+ *
+ * Context: any; atomic, lock-free.
+ * Return: true if @pid was not followed before.
+ */
+bool gr_follow_add(struct gr_follow *f, u32 pid)
+{
+	if (pid >= f->nr_bits || test_and_set_bit(pid, f->bits))
+		return false;
+	atomic_inc(&f->tasks);
+	return true;
+}
+
+/**
+ * gr_follow_del() - stop following @pid (its task is gone)
+ * @f: the set
+ * @pid: a thread id
+ *
+ * Context: any; atomic, lock-free.
+ */
+void gr_follow_del(struct gr_follow *f, u32 pid)
+{
+	if (pid < f->nr_bits && test_and_clear_bit(pid, f->bits))
+		atomic_dec(&f->tasks);
+}
+
+/**
+ * gr_follow_comm() - does a task's comm match the spec's glob?
+ * @spec: the follow spec
+ * @comm: the task's comm, up to TASK_COMM_LEN (16) bytes
+ *
+ * Return: false when the spec has no glob.
+ */
+bool gr_follow_comm(const struct gr_follow_spec *spec, const char *comm)
+{
+	return spec->comm_len &&
+	       gr_glob_match(spec->comm, spec->comm_len, (const u8 *)comm,
+			     strnlen(comm, 16));
+}
+
+/**
+ * gr_follow_keep() - is a record about a followed task?
+ * @f: the set
+ * @id: the record's event id, < GR_MAX_EVENTS
+ * @payload: its payload
+ * @len: its length (private: what the probe reserved)
+ * @tid: the thread that records it
+ *
+ * As ftrace's set_event_pid: the recording thread is followed, or, for
+ * an event that names a second task (sched_switch's next, a wakeup's
+ * woken task), that task is.
+ *
+ * Context: any, including NMI; no locks.
+ * Return: true to keep the record.
+ */
+bool gr_follow_keep(const struct gr_follow *f, unsigned int id,
+		    const u8 *payload, u32 len, u32 tid)
+{
+	u32 off;
+
+	if (gr_follow_has(f, tid))
+		return true;
+	off = f->other_off[id];
+	if (off == GR_FOLLOW_NO_OFF || off + 4 > len)
+		return false;
+	return gr_follow_has(f, (u32)gr_filter_load(payload + off, 4));
+}

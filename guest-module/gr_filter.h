@@ -97,6 +97,80 @@ struct gr_filter_set {
 	struct gr_filter_prog progs[GR_FILTER_SLOTS];
 };
 
+/*
+ * The follow filter (spec 15): a set of pids, one bit each, for every pid
+ * the kernel can hand out. A probe tests one bit (two for an event that
+ * names a second task); fork, exec, rename and free hooks add and remove
+ * bits. It never fills, so no task is ever left out for lack of room.
+ */
+
+/* Index of the follow filter's count among the per-slot filtered counts */
+#define GR_FOLLOW_SLOT		GR_FILTER_SLOTS
+
+/* gr_follow.other_off[] of an event that names no second task */
+#define GR_FOLLOW_NO_OFF	0xffff
+
+/**
+ * struct gr_follow_spec - a verified private copy of the follow block
+ * @flags: GR_FOLLOW_F_*; 0 = no follow filter (the rest is then 0)
+ * @nr_pids: used entries of @pids
+ * @comm_len: bytes of @comm, 0 = no comm glob
+ * @pids: tasks named by the host, each in 1..GR_FOLLOW_PID_LIMIT-1
+ * @comm: glob on a task's comm (gr_glob_match()), not NUL-terminated
+ */
+struct gr_follow_spec {
+	u32 flags;
+	u16 nr_pids;
+	u8 comm_len;
+	u32 pids[GR_FOLLOW_MAX_PIDS];
+	char comm[GR_FOLLOW_COMM_LEN];
+};
+
+/**
+ * struct gr_follow - the tasks followed, live
+ * @spec: what the host asked for
+ * @other_off: per event id, the payload offset of a second task's tid
+ *	whose being followed also keeps the record (sched_switch's
+ *	next_tid, the woken task of sched_wakeup), or GR_FOLLOW_NO_OFF
+ * @nr_bits: bits of @bits; pids at or above are never followed
+ * @tasks: bits set
+ * @forks: children added because their parent was followed
+ * @missing: pids of @spec with no task when the set was installed
+ * @bits: bit p: pid p is followed
+ */
+struct gr_follow {
+	struct gr_follow_spec spec;
+	u16 other_off[GR_MAX_EVENTS];
+	u32 nr_bits;
+	atomic_t tasks;
+	atomic64_t forks;
+	u32 missing;
+	unsigned long *bits;
+};
+
+/**
+ * gr_follow_has() - is @pid followed?
+ * @f: the set
+ * @pid: a thread id
+ *
+ * Context: any, including NMI; one load.
+ */
+static __always_inline notrace bool gr_follow_has(const struct gr_follow *f,
+						  u32 pid)
+{
+	return pid < f->nr_bits &&
+	       (READ_ONCE(f->bits[pid / BITS_PER_LONG]) >>
+		(pid % BITS_PER_LONG)) & 1;
+}
+
+int gr_follow_read(const struct gr_host_ctrl *ctrl,
+		   struct gr_follow_spec *spec, struct gr_filter_err *err);
+bool gr_follow_add(struct gr_follow *f, u32 pid);
+void gr_follow_del(struct gr_follow *f, u32 pid);
+bool gr_follow_comm(const struct gr_follow_spec *spec, const char *comm);
+bool gr_follow_keep(const struct gr_follow *f, unsigned int id,
+		    const u8 *payload, u32 len, u32 tid);
+
 int gr_filter_read(const struct gr_filter_slot *shared, unsigned int slot,
 		   struct gr_filter_prog *prog, struct gr_filter_err *err);
 int gr_filter_verify(const struct gr_filter_prog *prog,

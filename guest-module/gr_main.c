@@ -46,6 +46,7 @@
 
 #include "gr_dev.h"
 #include "gr_events.h"
+#include "gr_follow.h"
 
 static bool force;
 module_param(force, bool, 0444);
@@ -334,6 +335,7 @@ static void __exit gr_exit(void)
 	cpuhp_remove_state(gr_cpuhp_state);
 	/* Probes a shutdown left attached; none after a remove */
 	gr_events_detach_all();
+	gr_follow_hooks_detach();
 }
 
 module_init(gr_init);

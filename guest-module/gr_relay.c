@@ -998,9 +998,10 @@ u64 gr_chan_consumed_errors(struct gr_chan *chan)
 /**
  * gr_chan_filtered() - records filter slot @slot's programs took back
  * @chan: the channel
- * @slot: filter slot, < GR_FILTER_SLOTS
+ * @slot: filter slot, < GR_FILTER_SLOTS, or GR_FOLLOW_SLOT
  *
- * What the module publishes as status.filtered[@slot] (spec 14.5).
+ * What the module publishes as status.filtered[@slot] (spec 14.5), or for
+ * GR_FOLLOW_SLOT as status.follow_dropped (spec 15.4).
  *
  * Context: any.
  * Return: the sum over all rings, or 0 for a slot out of range.
@@ -1010,7 +1011,7 @@ u64 gr_chan_filtered(struct gr_chan *chan, unsigned int slot)
 	u64 sum = 0;
 	u32 i;
 
-	if (slot >= GR_FILTER_SLOTS)
+	if (slot > GR_FOLLOW_SLOT)
 		return 0;
 	for (i = 0; i < chan->layout.nr_rings; i++)
 		sum += READ_ONCE(chan->bufs[i].filtered[slot]);
@@ -1151,6 +1152,8 @@ struct gr_chan __rcu *gr_rec_chan;
 struct gr_rec_bits gr_rec_bits;
 /* The filter programs in effect, NULL for none (spec 14.5) */
 struct gr_filter_set __rcu *gr_rec_filters;
+/* The follow filter in effect, NULL for none (spec 15.4) */
+struct gr_follow __rcu *gr_rec_follow;
 
 /**
  * gr_rec_set_events() - choose the events gr_rec_open() accepts
@@ -1180,6 +1183,27 @@ void gr_rec_set_events(const u64 *enable)
 	}
 }
 
+/*
+ * Bit n of the filtered words: event n has a program, or a follow filter
+ * is in effect (then every event goes through gr_rec_filter()).
+ */
+static void gr_rec_set_filtered_bits(const struct gr_filter_set *set,
+				     bool follow)
+{
+	unsigned long word;
+	unsigned int w, b, id;
+
+	for (w = 0; w < GR_REC_WORDS; w++) {
+		word = follow ? ~0UL : 0;
+		for (b = 0; set && b < GR_REC_WORD_BITS; b++) {
+			id = w * GR_REC_WORD_BITS + b;
+			if (set->slot_of[id] != GR_FILTER_NONE)
+				word |= 1UL << b;
+		}
+		WRITE_ONCE(gr_rec_bits.filtered[w], word);
+	}
+}
+
 /**
  * gr_rec_set_filters() - install the filter programs records are judged by
  * @set: verified programs (gr_filter_read_area()), or NULL for none
@@ -1197,21 +1221,37 @@ void gr_rec_set_events(const u64 *enable)
 struct gr_filter_set *gr_rec_set_filters(struct gr_filter_set *set)
 {
 	struct gr_filter_set *old;
-	unsigned long word;
-	unsigned int w, b, id;
 
 	old = rcu_dereference_protected(gr_rec_filters, true);
 	/* Pairs with rcu_dereference_sched() in gr_rec_filter() */
 	rcu_assign_pointer(gr_rec_filters, set);
-	for (w = 0; w < GR_REC_WORDS; w++) {
-		word = 0;
-		for (b = 0; set && b < GR_REC_WORD_BITS; b++) {
-			id = w * GR_REC_WORD_BITS + b;
-			if (set->slot_of[id] != GR_FILTER_NONE)
-				word |= 1UL << b;
-		}
-		WRITE_ONCE(gr_rec_bits.filtered[w], word);
-	}
+	gr_rec_set_filtered_bits(set,
+				 rcu_dereference_protected(gr_rec_follow,
+							   true));
+	return old;
+}
+
+/**
+ * gr_rec_set_follow() - install the follow filter records are judged by
+ * @f: a follow set, filled, or NULL for none
+ *
+ * As gr_rec_set_filters(), for the follow filter (spec 15.4): publishes
+ * @f, then sends every event through gr_rec_filter() while one is in
+ * effect. The caller waits for a grace period before it frees what this
+ * returns and before it acknowledges the change.
+ *
+ * Context: process context; callers serialize (the control pass).
+ * Return: the follow set that was in effect, or NULL.
+ */
+struct gr_follow *gr_rec_set_follow(struct gr_follow *f)
+{
+	struct gr_follow *old;
+
+	old = rcu_dereference_protected(gr_rec_follow, true);
+	/* Pairs with rcu_dereference_sched() in gr_rec_filter() */
+	rcu_assign_pointer(gr_rec_follow, f);
+	gr_rec_set_filtered_bits(rcu_dereference_protected(gr_rec_filters,
+							   true), f);
 	return old;
 }
 
@@ -1226,18 +1266,38 @@ struct gr_filter_set *gr_rec_set_filters(struct gr_filter_set *set)
  * nesting guard up. If reserving the record switched sub-buffers, the new
  * one is left empty, which a flush and the next switch handle (spec 6.7).
  * The record then never existed: it leaves @events as it was and counts
- * in the ring's @filtered of the program's slot.
+ * in the ring's @filtered of the program's slot. With a follow filter in
+ * effect every event comes here and a record of a task not followed is
+ * taken back first, counted in @filtered[GR_FOLLOW_SLOT] (spec 15.4).
  *
  * Context: between gr_rec_reserve() and the end of gr_rec_commit().
  */
+/* Take back the record @rec: it was never there (see gr_rec_filter()) */
+static notrace void gr_rec_take_back(struct gr_rec *rec, unsigned int slot)
+{
+	struct gr_buf *buf = rec->buf;
+
+	buf->offset = rec->payload - sizeof(struct gr_event_header) -
+		      buf->start;
+	buf->events--;
+	buf->filtered[slot]++;
+}
+
 notrace void gr_rec_filter(struct gr_rec *rec)
 {
 	const struct gr_filter_prog *prog;
-	struct gr_buf *buf = rec->buf;
 	struct gr_filter_set *set;
+	struct gr_follow *fol;
+	u32 tid = gr_current_tid();
 	u8 idx;
 
-	/* The tracepoint's RCU-sched read side covers the set (gr_rec_open()) */
+	/* The tracepoint's RCU-sched read side covers both (gr_rec_open()) */
+	fol = rcu_dereference_sched(gr_rec_follow);
+	if (fol && !gr_follow_keep(fol, rec->id, rec->payload, rec->len,
+				   tid)) {
+		gr_rec_take_back(rec, GR_FOLLOW_SLOT);
+		return;
+	}
 	set = rcu_dereference_sched(gr_rec_filters);
 	if (!set)
 		return;
@@ -1245,13 +1305,9 @@ notrace void gr_rec_filter(struct gr_rec *rec)
 	if (idx >= set->nr_progs)
 		return;
 	prog = &set->progs[idx];
-	if (gr_filter_match(prog, rec->payload, rec->len, gr_current_tid(),
-			    smp_processor_id()))
-		return;
-	buf->offset = rec->payload - sizeof(struct gr_event_header) -
-		      buf->start;
-	buf->events--;
-	buf->filtered[prog->slot]++;
+	if (!gr_filter_match(prog, rec->payload, rec->len, tid,
+			     smp_processor_id()))
+		gr_rec_take_back(rec, prog->slot);
 }
 
 /**

@@ -86,7 +86,8 @@ struct gr_callbacks {
  * @consumed_errors: invalid values of cons.consumed ignored
  * @doorbells: times the doorbell decision said "ring"
  * @filtered: per filter slot, records its programs took back, free-running
- *	(spec 14.5); summed into status.filtered by gr_chan_filtered()
+ *	(spec 14.5); summed into status.filtered by gr_chan_filtered(); entry
+ *	GR_FOLLOW_SLOT: records the follow filter took back (spec 15.4)
  *
  * The members up to @chan are all a write touches on the fast path, in
  * the structure's first cache line (the structure is cache-line aligned
@@ -134,7 +135,7 @@ struct gr_buf {
 	u64 overwritten_base;
 	u64 consumed_errors;
 	u64 doorbells;
-	u64 filtered[GR_FILTER_SLOTS];
+	u64 filtered[GR_FOLLOW_SLOT + 1];
 } ____cacheline_aligned_in_smp;
 
 /**
@@ -216,6 +217,7 @@ int gr_event_write(struct gr_chan *chan, u16 id, const void *payload,
 /* The record API's channel and events (gr_rec_*() below) */
 void gr_rec_set_events(const u64 *enable);
 struct gr_filter_set *gr_rec_set_filters(struct gr_filter_set *set);
+struct gr_follow *gr_rec_set_follow(struct gr_follow *f);
 void gr_rec_activate(struct gr_chan *chan);
 void gr_rec_deactivate(void);
 int gr_rec_flush_this_cpu(void);
@@ -607,7 +609,8 @@ static __always_inline notrace void *gr_event_reserve(struct gr_buf *buf,
 /**
  * struct gr_rec_bits - what a probe tests first, in one cache line
  * @enabled: bit n: event n is recorded (enabled and recording on)
- * @filtered: bit n: event n may have a filter program (spec 14.5)
+ * @filtered: bit n: event n may have a filter program, or a follow
+ *	filter is in effect (spec 14.5, 15.4)
  */
 struct gr_rec_bits {
 	unsigned long enabled[GR_REC_WORDS];
@@ -617,6 +620,7 @@ struct gr_rec_bits {
 extern struct gr_chan __rcu *gr_rec_chan;
 extern struct gr_rec_bits gr_rec_bits;
 extern struct gr_filter_set __rcu *gr_rec_filters;
+extern struct gr_follow __rcu *gr_rec_follow;
 
 /**
  * struct gr_rec - one record being written; lives on the probe's stack

@@ -53,7 +53,7 @@
 #endif
 
 #define GR_ABI_MAJOR		1	/* incompatible layout changes */
-#define GR_ABI_MINOR		1	/* compatible additions (1: filters) */
+#define GR_ABI_MINOR		2	/* compatible additions (1: filters, 2: follow) */
 
 #define GR_REGION_MAGIC		0x3159414c45525247ULL	/* "GRRELAY1" */
 #define GR_CTRL_MAGIC		0x313054534f485247ULL	/* "GRHOST01" */
@@ -91,7 +91,8 @@
 #define GR_F_SWITCH_TIMER	_BITULL(3)	/* partial sub-buffer delivery */
 #define GR_F_DOORBELL		_BITULL(4)	/* interrupts wired (not plain) */
 #define GR_F_FILTER		_BITULL(5)	/* event filter programs (v1.1) */
-#define GR_F_KNOWN		0x3fULL		/* all bits defined in v1.1 */
+#define GR_F_FOLLOW		_BITULL(6)	/* follow-pid filter (v1.2) */
+#define GR_F_KNOWN		0x7fULL		/* all bits defined in v1.2 */
 
 /**
  * struct gr_region_hdr - identity, geometry and layout of the region
@@ -168,6 +169,18 @@ static_assert(offsetof(struct gr_region_hdr, reserved) == 296, "hdr reserved");
 #define GR_FILTER_E_STRING	9	/* string operand outside payload/strtab */
 #define GR_FILTER_E_RET		10	/* return value other than 0 or 1 */
 #define GR_FILTER_E_NORET	11	/* last instruction is not GR_FI_RET */
+#define GR_FILTER_E_FOLLOW	12	/* follow block: flags, counts, pids */
+#define GR_FILTER_E_SETUP	13	/* guest could not set up the followed set */
+
+/*
+ * Follow filter (v1.2, GR_F_FOLLOW; spec 15): the host names tasks, the
+ * guest records only events of those tasks and, with GR_FOLLOW_F_FORK,
+ * of the tasks they fork afterwards (ftrace's set_event_pid with the
+ * event-fork option).
+ */
+#define GR_FOLLOW_MAX_PIDS	64	/* pids in the follow block */
+#define GR_FOLLOW_COMM_LEN	32	/* bytes of the comm glob */
+#define GR_FOLLOW_PID_LIMIT	0x400000	/* pids are below this (2^22) */
 
 /* Values of gr_guest_status.state */
 #define GR_STATE_ABSENT		0	/* no guest driver has published */
@@ -209,7 +222,12 @@ struct gr_guest_status {
 	__u8 filter_reason;		/* GR_FILTER_E_* of the last rejection */
 	__le16 filter_bad_insn;		/* instruction it names, or 0xffff */
 	__le64 filtered[GR_FILTER_SLOTS];	/* events slot i's program rejected */
-	__u8 reserved[328];		/* 0 */
+	/* v1.2, GR_F_FOLLOW (spec 15): all 0 while the feature is not in use */
+	__le32 follow_tasks;		/* tasks followed now */
+	__le32 follow_missing;		/* named pids with no task at install */
+	__le64 follow_dropped;		/* records of tasks not followed */
+	__le64 follow_forks;		/* children added by a followed fork */
+	__u8 reserved[304];		/* 0 */
 };
 
 static_assert(sizeof(struct gr_guest_status) == 512, "gr_guest_status size");
@@ -219,6 +237,9 @@ static_assert(offsetof(struct gr_guest_status, switch_timer_us) == 88, "timer");
 static_assert(offsetof(struct gr_guest_status, consumed_errors) == 104, "cerr");
 static_assert(offsetof(struct gr_guest_status, filter_errors) == 120, "ferr");
 static_assert(offsetof(struct gr_guest_status, filtered) == 128, "filtered");
+static_assert(offsetof(struct gr_guest_status, follow_tasks) == 184, "ftasks");
+static_assert(offsetof(struct gr_guest_status, follow_dropped) == 192, "fdrop");
+static_assert(offsetof(struct gr_guest_status, reserved) == 208, "st rsvd");
 static_assert(sizeof(struct gr_region_hdr) + GR_HDR_OFFSET == GR_STATUS_OFFSET,
 	      "status follows header");
 
@@ -253,7 +274,17 @@ struct gr_host_ctrl {
 	__le64 flush_req;		/* counter: close partial sub-buffers */
 	__le64 reset_req;		/* counter: discard partial sub-buffers */
 	__le64 sync_req;		/* counter: answer with sync_guest_time */
-	__u8 reserved[392];		/* 0 */
+	/* v1.2, GR_F_FOLLOW (spec 15): settings, ignored while not in use */
+	__le32 follow_flags;		/* GR_FOLLOW_F_*; 0 = no follow filter */
+#define GR_FOLLOW_F_ON		0x1	/* record only followed tasks */
+#define GR_FOLLOW_F_FORK	0x2	/* a followed task's children too */
+#define GR_FOLLOW_F_KNOWN	0x3
+	__le16 follow_nr_pids;		/* used entries of @follow_pids */
+	__u8 follow_comm_len;		/* bytes of @follow_comm, 0 = none */
+	__u8 follow_reserved;		/* 0 */
+	__le32 follow_pids[GR_FOLLOW_MAX_PIDS];	/* 1..GR_FOLLOW_PID_LIMIT-1 */
+	char follow_comm[GR_FOLLOW_COMM_LEN];	/* glob on comm, no NUL needed */
+	__u8 reserved[96];		/* 0 */
 };
 
 static_assert(sizeof(struct gr_host_ctrl) == 512, "gr_host_ctrl size");
@@ -261,7 +292,10 @@ static_assert(offsetof(struct gr_host_ctrl, seq) == 24, "ctrl seq");
 static_assert(offsetof(struct gr_host_ctrl, enable) == 48, "ctrl enable");
 static_assert(offsetof(struct gr_host_ctrl, host_peer_id) == 92, "peer");
 static_assert(offsetof(struct gr_host_ctrl, flush_req) == 96, "flush_req");
-static_assert(offsetof(struct gr_host_ctrl, reserved) == 120, "ctrl reserved");
+static_assert(offsetof(struct gr_host_ctrl, follow_flags) == 120, "follow");
+static_assert(offsetof(struct gr_host_ctrl, follow_pids) == 128, "pids");
+static_assert(offsetof(struct gr_host_ctrl, follow_comm) == 384, "comm");
+static_assert(offsetof(struct gr_host_ctrl, reserved) == 416, "ctrl reserved");
 
 /* Instruction codes of struct gr_filter_insn (spec 14.2) */
 #define GR_FI_RET		0x01	/* return k: 1 record, 0 drop */

@@ -31,6 +31,7 @@
 #include <liburing.h>
 
 #include "guestrelay_abi.h"
+#include "filter.h"
 #include "validate.h"
 #include "ivshmem_server.h"
 #include "shm.h"
@@ -153,6 +154,7 @@ struct gr_vm_opts {
 					 * (cost 1.1-1.2x the CPU per GB on
 					 * tmpfs, bench_host.sh) */
 	struct gr_vm_filter filters[GR_FILTER_SLOTS];	/* event filters */
+	struct gr_fx_follow follow;	/* follow filter (spec 15) */
 };
 
 /*
@@ -230,6 +232,8 @@ void vm_get_stats(const struct gr_vm *vm, struct gr_vm_stats *st);
 int vm_set_events(struct gr_vm *vm, const char *list, bool on,
 		  char *err, size_t errlen);
 int vm_set_mode(struct gr_vm *vm, uint32_t mode, char *err, size_t errlen);
+int vm_set_follow(struct gr_vm *vm, const struct gr_fx_follow *fo, char *err,
+		  size_t errlen);
 int vm_set_filter(struct gr_vm *vm, char *const *events, int nr,
 		  const char *expr, char *err, size_t errlen);
 int vm_flush(struct gr_vm *vm, gr_done_fn done, void *arg);
@@ -269,6 +273,15 @@ struct gr_vm_info {
 		uint64_t filtered;	/* the guest's count (spec H27) */
 	} filters[GR_FILTER_SLOTS];	/* event "" = unused */
 	uint32_t filter_errors;		/* filter areas the guest refused */
+	struct {
+		char what[GR_FOLLOW_MAX_PIDS * 9 + 64];	/* "" = none */
+		const char *state;	/* active, pending, refused */
+		char why[256];		/* why refused, "" otherwise */
+		uint32_t tasks;		/* the guest's counts (spec 15.4) */
+		uint32_t missing;
+		uint64_t dropped;
+		uint64_t forks;
+	} follow;
 };
 
 void vm_get_info(const struct gr_vm *vm, struct gr_vm_info *info);

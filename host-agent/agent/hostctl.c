@@ -29,7 +29,7 @@
 #define GR_SYNC_REFRESH_NS	(60000 * MS)
 
 #define HOST_FEATURES (GR_F_EVENT_IDX | GR_F_FLIGHT | GR_F_CLOCK_SYNC | \
-		       GR_F_SWITCH_TIMER | GR_F_FILTER)
+		       GR_F_SWITCH_TIMER | GR_F_FILTER | GR_F_FOLLOW)
 
 static struct gr_host_ctrl *ctrl(struct gr_vm *vm)
 {
@@ -126,6 +126,8 @@ void hostctl_publish(struct gr_vm *vm)
 	/* spec 14.1, H25: the filter programs are settings too */
 	vm_filters_fill(vm, (struct gr_filter_slot *)(vm->region +
 						      GR_FILTER_OFFSET));
+	/* spec 15.2: and the follow block */
+	vm_follow_fill(vm, c);
 	/* H16: the fields above before seq; pairs with the guest's
 	 * smp_load_acquire() of seq in gr_ctrl_read() (spec 10 #10)
 	 */

@@ -214,6 +214,7 @@ struct gr_vm {
 	uint64_t sync_req;
 	char filter_why[GR_FILTER_SLOTS][256];	/* a filter not applied: why */
 	uint32_t filter_errors_base;	/* status.filter_errors at publish */
+	char follow_why[256];		/* the follow filter not applied: why */
 
 	/* session */
 	char session[128];		/* directory name under <store>/<vm> */

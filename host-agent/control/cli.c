@@ -276,19 +276,40 @@ static int run_vm_cmd(struct cli *cli, const struct cli_cmd *cmd, int argc,
 	return ret ? ret : agent_request(cli, cmd->name, 1, pos, NULL);
 }
 
+/* The follow options as the agent takes them, after @pos[0..@n) */
+static int follow_args(char **pos, int n, const char *pid, const char *comm,
+		       bool no_fork)
+{
+	if (pid) {
+		pos[n++] = "--pid";
+		pos[n++] = (char *)pid;
+	}
+	if (comm) {
+		pos[n++] = "--comm";
+		pos[n++] = (char *)comm;
+	}
+	if (no_fork)
+		pos[n++] = "--no-fork";
+	return n;
+}
+
 static int run_events(struct cli *cli, const struct cli_cmd *cmd, int argc,
 		      char **argv)
 {
-	const char *filter = NULL;
+	const char *filter = NULL, *pid = NULL, *comm = NULL;
+	bool no_fork = false;
 	const struct cli_opt opts[] = {
 		{ "--filter", &filter, NULL },
+		{ "--pid", &pid, NULL },
+		{ "--comm", &comm, NULL },
+		{ "--no-fork", NULL, &no_fork },
 		{ NULL, NULL, NULL },
 	};
 	bool on = !strcmp(cmd->name, "enable");
 	char **pos;
 	int n, ret;
 
-	pos = calloc((size_t)argc + 3, sizeof(*pos));
+	pos = calloc((size_t)argc + 8, sizeof(*pos));
 	if (!pos) {
 		cli_err("out of memory");
 		return 1;
@@ -302,27 +323,50 @@ static int run_events(struct cli *cli, const struct cli_cmd *cmd, int argc,
 		pos[n++] = "--filter";
 		pos[n++] = (char *)filter;
 	}
+	/* spec 15: and the follow filter, before the events */
+	n = follow_args(pos, n, pid, comm, no_fork);
 	if (!ret)
 		ret = agent_call(cli, cmd->name, n, pos, NULL, filter);
 	free(pos);
 	return ret;
 }
 
-/* `filter VM EVENT EXPR` or `filter VM EVENT --clear` */
+/*
+ * `filter VM EVENT EXPR`, `filter VM EVENT --clear`, and the follow
+ * filter: `filter VM --pid LIST [--comm GLOB] [--no-fork]`, `filter VM
+ * --clear`
+ */
 static int run_filter(struct cli *cli, const struct cli_cmd *cmd, int argc,
 		      char **argv)
 {
-	bool clear = false;
+	const char *pid = NULL, *comm = NULL;
+	bool clear = false, no_fork = false;
 	const struct cli_opt opts[] = {
 		{ "--clear", NULL, &clear },
+		{ "--pid", &pid, NULL },
+		{ "--comm", &comm, NULL },
+		{ "--no-fork", NULL, &no_fork },
 		{ NULL, NULL, NULL },
 	};
-	char *pos[3];
+	char *pos[10];
 	int n, ret;
 
-	ret = parse_args(cmd, argc, argv, opts, pos, 2, 3, &n);
+	ret = parse_args(cmd, argc, argv, opts, pos, 1, 3, &n);
 	if (!ret)
 		ret = check_vm(cmd, pos[0]);
+	if (!ret && n == 1) {
+		if (clear == (pid || comm) || (no_fork && !pid && !comm))
+			return usage_err(cmd, "filter VM needs --pid LIST or "
+					 "--comm GLOB (with --no-fork: not "
+					 "their children), or --clear alone");
+		if (clear)
+			pos[n++] = "--clear";
+		n = follow_args(pos, n, pid, comm, no_fork);
+		return agent_call(cli, cmd->name, n, pos, NULL, NULL);
+	}
+	if (!ret && (pid || comm || no_fork))
+		ret = usage_err(cmd, "--pid, --comm and --no-fork go without "
+				"an EVENT: filter VM --pid LIST");
 	if (!ret && clear == (n == 3))
 		ret = usage_err(cmd, clear ? "--clear takes no expression" :
 				"filter needs an expression or --clear");
@@ -756,13 +800,19 @@ static const struct cli_cmd cli_cmds[] = {
 	  "and bytes stored, rate, events lost by cause, invalid and skipped\n"
 	  "sub-buffers, doorbells, clock sync error, quota and usage, why the\n"
 	  "stream stopped, and the session's trace directory.\n" },
-	{ "enable", run_events, "enable VM EVENT... [--filter EXPR]",
+	{ "enable", run_events, "enable VM EVENT... [--filter EXPR] "
+	  "[--pid LIST] [--comm GLOB] [--no-fork]",
 	  "Ask the guest to record EVENTs: names (sched_switch), globs\n"
 	  "(sched_*, irq_*) or all. `guestrelay status VM` shows what the\n"
 	  "guest records once it applied the request.\n"
 	  "  --filter EXPR  record only the events EXPR accepts (see\n"
-	  "                 `guestrelay help filter`); EVENTs are then names\n" },
-	{ "filter", run_filter, "filter VM EVENT EXPR|--clear",
+	  "                 `guestrelay help filter`); EVENTs are then names\n"
+	  "  --pid LIST     record only events of these tasks and of the tasks\n"
+	  "                 they fork from now on (`guestrelay help filter`)\n"
+	  "  --comm GLOB    the same for tasks whose name matches GLOB\n"
+	  "  --no-fork      not the children forked from now on\n" },
+	{ "filter", run_filter, "filter VM EVENT EXPR|--clear, filter VM "
+	  "--pid LIST [--comm GLOB] [--no-fork] | --clear",
 	  "Record only the EVENTs that EXPR accepts, deciding in the guest\n"
 	  "before anything is stored (ftrace's events/<sys>/<event>/filter\n"
 	  "language):\n"
@@ -775,7 +825,16 @@ static const struct cli_cmd cli_cmds[] = {
 	  "  guestrelay filter vm1 sched_switch 'prev_tid == 42 || next_tid == 42'\n"
 	  "At most 7 events of a VM carry a filter, each of at most about 11\n"
 	  "comparisons. A bad expression is refused here, with the offending\n"
-	  "token marked. --clear removes the event's filter.\n" },
+	  "token marked. --clear removes the event's filter.\n"
+	  "Follow filter, for all events of the VM (ftrace's set_event_pid\n"
+	  "with options/event-fork, trace-cmd's -P --fork):\n"
+	  "  guestrelay filter vm1 --pid 812,900 [--comm 'nginx*'] [--no-fork]\n"
+	  "records only events of those tasks (by thread id), of the tasks whose\n"
+	  "name matches the glob (now, after exec or a rename) and of every\n"
+	  "task they fork from now on (not with --no-fork). sched_switch is\n"
+	  "kept if its next task is followed, a wakeup if its woken task is.\n"
+	  "At most 64 pids; the children are followed without limit.\n"
+	  "`guestrelay filter vm1 --clear` removes it.\n" },
 	{ "disable", run_events, "disable VM EVENT...",
 	  "Ask the guest to stop recording EVENTs (names, globs or all).\n" },
 	{ "mode", run_mode, "mode VM stream|flight",
@@ -815,6 +874,10 @@ static const struct cli_cmd cli_cmds[] = {
 	  "                       user QEMU runs as)\n"
 	  "  --filter EVENT:EXPR  record only the EVENTs EXPR accepts (see\n"
 	  "                       `guestrelay help filter`); once per event\n"
+	  "  --pid LIST           record only events of these tasks and of\n"
+	  "                       their children (follow filter)\n"
+	  "  --comm GLOB          the same for tasks whose name matches\n"
+	  "  --no-fork            follow no children\n"
 	  "Then attach QEMU (guestrelay qemu-args VM) or libvirt\n"
 	  "(guestrelay libvirt-xml VM).\n" },
 	{ "vm-remove", run_vm_cmd, "vm-remove VM",

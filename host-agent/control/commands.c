@@ -140,19 +140,57 @@ static int cmd_status(struct ctl_req *r, struct gr_vm *vm, int argc,
 }
 
 /*
- * `enable VM EVENT... --filter EXPR`: the filter on every named event
- * first, all or nothing (spec 14.6: a bad expression is refused before
- * anything reaches the guest), then the events. Takes "--filter EXPR"
- * out of @argv; returns the new argc, or an error.
+ * The follow options of @argv[@i] ("--pid LIST", "--comm GLOB",
+ * "--no-fork", spec 15) into @fo: the number of arguments taken (0: not
+ * a follow option), or an error.
+ */
+static int follow_opt(struct ctl_req *r, struct gr_fx_follow *fo, int argc,
+		      char **argv, int i)
+{
+	char err[256];
+	int ret;
+
+	if (!strcmp(argv[i], "--no-fork")) {
+		fo->flags = GR_FOLLOW_F_ON;
+		return 1;
+	}
+	if (strcmp(argv[i], "--pid") && strcmp(argv[i], "--comm"))
+		return 0;
+	if (i + 1 == argc)
+		return req_err(r, -EINVAL, "%s needs a value", argv[i]);
+	ret = !strcmp(argv[i], "--pid") ?
+		gr_fx_follow_pids(fo, argv[i + 1], err, sizeof(err)) :
+		gr_fx_follow_comm(fo, argv[i + 1], err, sizeof(err));
+	return ret ? req_err(r, ret, "%s", err) : 2;
+}
+
+/*
+ * `enable VM EVENT... --filter EXPR --pid LIST --comm GLOB --no-fork`:
+ * the filter on every named event first, all or nothing (spec 14.6: a
+ * bad expression is refused before anything reaches the guest), then the
+ * follow filter (spec 15), then the events. Takes the options out of
+ * @argv; returns the new argc, or an error.
  */
 static int events_filter(struct ctl_req *r, struct gr_vm *vm, int argc,
 			 char **argv, bool on)
 {
+	struct gr_fx_follow fo = { 0 };
 	const char *expr = NULL;
 	char err[2048] = "";
 	int i, n = 1, ret;
 
 	for (i = 1; i < argc; i++) {
+		ret = follow_opt(r, &fo, argc, argv, i);
+		if (ret < 0)
+			return ret;
+		if (ret && !on)
+			return req_err(r, -EINVAL, "disable takes no %s "
+				       "(guestrelay filter VM --clear removes "
+				       "the follow filter)", argv[i]);
+		if (ret) {
+			i += ret - 1;
+			continue;
+		}
 		if (strcmp(argv[i], "--filter")) {
 			argv[n++] = argv[i];
 			continue;
@@ -166,13 +204,23 @@ static int events_filter(struct ctl_req *r, struct gr_vm *vm, int argc,
 				       "expression");
 		expr = argv[++i];
 	}
-	if (!expr)
-		return n;
-	if (n < 2)
+	if (fo.flags && !fo.nr_pids && !fo.comm[0])
+		return req_err(r, -EINVAL, "--no-fork goes with --pid or "
+			       "--comm");
+	if (n < 2 && (expr || fo.flags))
 		return req_err(r, -EINVAL, "enable needs an event");
-	ret = vm_set_filter(vm, argv + 1, n - 1, expr, err, sizeof(err));
-	if (ret)
-		return vm_err(r, ret, err, "filter events in", argv[0]);
+	if (expr) {
+		ret = vm_set_filter(vm, argv + 1, n - 1, expr, err,
+				    sizeof(err));
+		if (ret)
+			return vm_err(r, ret, err, "filter events in",
+				      argv[0]);
+	}
+	if (fo.flags) {
+		ret = vm_set_follow(vm, &fo, err, sizeof(err));
+		if (ret)
+			return vm_err(r, ret, err, "follow tasks in", argv[0]);
+	}
 	return n;
 }
 
@@ -217,6 +265,55 @@ static int cmd_events(struct ctl_req *r, struct gr_vm *vm, int argc,
 	return ret;
 }
 
+/*
+ * `filter VM --pid LIST [--comm GLOB] [--no-fork]` and `filter VM --clear`:
+ * the follow filter (spec 15)
+ */
+static int cmd_follow(struct ctl_req *r, struct gr_vm *vm, int argc,
+		      char **argv)
+{
+	struct gr_fx_follow fo = { 0 };
+	char err[512] = "", what[sizeof(fo.pids) * 3 + 64];
+	bool clear = false;
+	int i, ret;
+
+	for (i = 1; i < argc; i += ret) {
+		ret = follow_opt(r, &fo, argc, argv, i);
+		if (ret < 0)
+			return ret;
+		if (!ret && !strcmp(argv[i], "--clear") && !clear) {
+			clear = true;
+			ret = 1;
+		}
+		if (!ret)
+			return req_err(r, -EINVAL, "filter VM takes --pid, "
+				       "--comm, --no-fork or --clear, not '%s'",
+				       argv[i]);
+	}
+	if (clear == !!fo.flags || (fo.flags && !fo.nr_pids && !fo.comm[0]))
+		return req_err(r, -EINVAL, "filter VM needs --pid LIST or "
+			       "--comm GLOB, or --clear alone");
+	ret = vm_set_follow(vm, clear ? NULL : &fo, err, sizeof(err));
+	if (ret)
+		return vm_err(r, ret, err, "follow tasks in", argv[0]);
+	gr_fx_follow_str(&fo, what, sizeof(what));
+	if (r->json) {
+		ctl_json_begin_object(&r->j, NULL);
+		ctl_json_string(&r->j, "vm", argv[0]);
+		ctl_json_string(&r->j, "follow", clear ? NULL : what);
+		ctl_json_end_object(&r->j);
+	} else {
+		ctl_put_text(r->out, argv[0]);
+		fputs(clear ? ": follow filter cleared\n" : ": follow ",
+		      r->out);
+		if (!clear) {
+			ctl_put_text(r->out, what);
+			fputs(" requested\n", r->out);
+		}
+	}
+	return 0;
+}
+
 /* `filter VM EVENT EXPR` and `filter VM EVENT --clear` (spec 14.6) */
 static int cmd_filter(struct ctl_req *r, struct gr_vm *vm, int argc,
 		      char **argv)
@@ -226,6 +323,11 @@ static int cmd_filter(struct ctl_req *r, struct gr_vm *vm, int argc,
 	bool clear;
 	int ret;
 
+	if (!strncmp(argv[1], "--", 2))
+		return cmd_follow(r, vm, argc, argv);
+	if (argc > 3)
+		return req_err(r, -EINVAL, "filter VM EVENT takes one "
+			       "expression or --clear");
 	clear = expr && !strcmp(expr, "--clear");
 	if (!expr)
 		return req_err(r, -EINVAL, "filter needs an expression or "
@@ -491,11 +593,13 @@ static const struct ctl_cmd {
 	{ "ping", 0, 0, false, cmd_ping, "ping" },
 	{ "status", 0, 1, true, cmd_status, "status [VM]" },
 	{ "enable", 2, CTL_MAX_ARGS, true, cmd_events,
-	  "enable VM EVENT... [--filter EXPR]" },
+	  "enable VM EVENT... [--filter EXPR] [--pid LIST] [--comm GLOB] "
+	  "[--no-fork]" },
 	{ "disable", 2, CTL_MAX_ARGS, true, cmd_events,
 	  "disable VM EVENT..." },
 	{ "mode", 2, 2, true, cmd_mode, "mode VM stream|flight" },
-	{ "filter", 2, 3, true, cmd_filter, "filter VM EVENT EXPR|--clear" },
+	{ "filter", 2, 7, true, cmd_filter, "filter VM EVENT EXPR|--clear, "
+	  "filter VM --pid LIST [--comm GLOB] [--no-fork] | --clear" },
 	{ "flush", 1, 1, true, cmd_async, "flush VM" },
 	{ "snapshot", 1, 1, true, cmd_async, "snapshot VM" },
 	{ "stop", 1, 1, true, cmd_async, "stop VM" },

@@ -193,7 +193,7 @@ enum {
 	OPT_SIZE, OPT_PLAIN, OPT_MODE, OPT_EVENTS, OPT_SUBBUF_SIZE,
 	OPT_SUBBUFS, OPT_SWITCH_TIMER, OPT_QUOTA, OPT_OWNER, OPT_VERIFY,
 	OPT_IO,
-	OPT_FILTER,
+	OPT_FILTER, OPT_PID, OPT_COMM, OPT_NO_FORK,
 };
 
 static const struct {
@@ -212,6 +212,9 @@ static const struct {
 	[OPT_VERIFY] = { "--verify", true },
 	[OPT_IO] = { "--io", true },
 	[OPT_FILTER] = { "--filter", true },
+	[OPT_PID] = { "--pid", true },
+	[OPT_COMM] = { "--comm", true },
+	[OPT_NO_FORK] = { "--no-fork", false },
 };
 
 /*
@@ -346,6 +349,14 @@ static int vm_add_opt(struct gr_vm_opts *o, int opt, const char *val,
 		return 0;
 	case OPT_FILTER:
 		return parse_filter(o, val, err, errlen);
+	case OPT_PID:
+		/* spec 15: the follow filter */
+		return gr_fx_follow_pids(&o->follow, val, err, errlen);
+	case OPT_COMM:
+		return gr_fx_follow_comm(&o->follow, val, err, errlen);
+	case OPT_NO_FORK:
+		o->follow.flags = GR_FOLLOW_F_ON;
+		return 0;
 	}
 	ctl_set_err(err, errlen, "%s: internal error", name);
 	return -EINVAL;
@@ -433,6 +444,10 @@ int ctl_parse_vm_add(struct gr_vm_opts *o, int argc, char **argv,
 		ctl_set_err(err, errlen, "vm-add needs a VM name");
 		return -EINVAL;
 	}
+	if (o->follow.flags && !o->follow.nr_pids && !o->follow.comm[0]) {
+		ctl_set_err(err, errlen, "--no-fork goes with --pid or --comm");
+		return -EINVAL;
+	}
 	ret = ctl_check_vm_name(name, err, errlen);
 	if (ret)
 		return ret;
@@ -484,6 +499,18 @@ void ctl_vm_add_args(FILE *f, const struct gr_vm_opts *o)
 		fputs(" --filter", f);
 		put_arg(f, arg);
 	}
+	if (o->follow.nr_pids) {
+		char pids[sizeof(o->follow.pids) * 3];
+
+		gr_fx_follow_pid_list(&o->follow, pids, sizeof(pids));
+		fprintf(f, " --pid %s", pids);
+	}
+	if (o->follow.comm[0]) {
+		fputs(" --comm", f);
+		put_arg(f, o->follow.comm);
+	}
+	if (o->follow.flags && !(o->follow.flags & GR_FOLLOW_F_FORK))
+		fputs(" --no-fork", f);
 	if (o->own) {
 		fprintf(f, " --owner %" PRIu32, o->uid);
 		if (o->gid != (uint32_t)-1)

@@ -50,6 +50,23 @@ static void put_filters(FILE *f, const struct gr_vm_info *in)
 		put_row(f, "filters");
 		fputs("none\n", f);
 	}
+	/* spec 15: the follow filter, its state and the guest's counts */
+	if (!in->follow.what[0])
+		return;
+	put_row(f, "follow");
+	ctl_put_text(f, in->follow.what);
+	fprintf(f, " [%s", in->follow.state);
+	if (in->follow.why[0]) {
+		fputs(": ", f);
+		ctl_put_text(f, in->follow.why);
+	}
+	fprintf(f, "], %" PRIu32 " tasks followed, %" PRIu64
+		" children added, %" PRIu64 " records of other tasks left out",
+		in->follow.tasks, in->follow.forks, in->follow.dropped);
+	if (in->follow.missing)
+		fprintf(f, ", %" PRIu32 " named pids had no task",
+			in->follow.missing);
+	fputc('\n', f);
 }
 
 void ctl_status_text(FILE *f, const struct gr_vm_info *in)
@@ -194,6 +211,20 @@ void ctl_status_json(struct ctl_json *j, const struct gr_vm_info *in)
 	}
 	ctl_json_end_array(j);
 	ctl_json_u64(j, "filter_errors", in->filter_errors);
+	if (in->follow.what[0]) {
+		ctl_json_begin_object(j, "follow");
+		ctl_json_string(j, "what", in->follow.what);
+		ctl_json_string(j, "state", in->follow.state);
+		ctl_json_string(j, "why", in->follow.why[0] ?
+				in->follow.why : NULL);
+		ctl_json_u64(j, "tasks", in->follow.tasks);
+		ctl_json_u64(j, "missing", in->follow.missing);
+		ctl_json_u64(j, "children", in->follow.forks);
+		ctl_json_u64(j, "dropped", in->follow.dropped);
+		ctl_json_end_object(j);
+	} else {
+		ctl_json_null(j, "follow");
+	}
 	ctl_json_string(j, "pending", in->pending);
 	ctl_json_string(j, "stop_reason",
 			in->stop_reason && *in->stop_reason ?

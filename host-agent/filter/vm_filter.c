@@ -35,6 +35,8 @@ static const char *const gr_filter_reasons[] = {
 	[GR_FILTER_E_STRING] = "text operand outside the payload or constants",
 	[GR_FILTER_E_RET] = "return value not 0 or 1",
 	[GR_FILTER_E_NORET] = "last instruction is not a return",
+	[GR_FILTER_E_FOLLOW] = "follow block invalid",
+	[GR_FILTER_E_SETUP] = "the guest could not set up the followed set",
 };
 
 /**
@@ -231,6 +233,106 @@ void vm_filters_fill(struct gr_vm *vm, struct gr_filter_slot *area)
 	}
 }
 
+/* The follow filter's part of vm_filters_info() (spec 15.4) */
+static void follow_info(const struct gr_vm *vm, struct gr_vm_info *info,
+			bool refused, unsigned int reason)
+{
+	const struct gr_guest_status *st = (const void *)
+		(vm->region + GR_STATUS_OFFSET);
+	const struct gr_fx_follow *fo = &vm->opts.follow;
+
+	memset(&info->follow, 0, sizeof(info->follow));
+	if (!fo->flags)
+		return;
+	gr_fx_follow_str(fo, info->follow.what, sizeof(info->follow.what));
+	/* the guest's fields, each loaded once (shown as given) */
+	info->follow.tasks = le32toh(__atomic_load_n(&st->follow_tasks,
+						     __ATOMIC_RELAXED));
+	info->follow.missing = le32toh(__atomic_load_n(&st->follow_missing,
+						       __ATOMIC_RELAXED));
+	info->follow.dropped = le64toh(__atomic_load_n(&st->follow_dropped,
+						       __ATOMIC_RELAXED));
+	info->follow.forks = le64toh(__atomic_load_n(&st->follow_forks,
+						     __ATOMIC_RELAXED));
+	if (vm->follow_why[0]) {
+		info->follow.state = "refused";
+		snprintf(info->follow.why, sizeof(info->follow.why), "%s",
+			 vm->follow_why);
+	} else if (refused) {
+		info->follow.state = "refused";
+		snprintf(info->follow.why, sizeof(info->follow.why),
+			 "by the guest: %s", gr_filter_reason_name(reason));
+	} else if (vm->state == GR_VM_WAITING ||
+		   !hostctl_settings_acked(vm, vm->ctrl_seq)) {
+		info->follow.state = "pending";
+	} else {
+		info->follow.state = "active";
+	}
+}
+
+/**
+ * vm_follow_fill() - write the follow block from the VM's follow filter
+ * @vm: the VM
+ * @c: its control block
+ *
+ * Called while the host writes its settings, before seq is bumped (spec
+ * 15.2). A guest without GR_F_FOLLOW gets an empty block; the reason is
+ * logged once and shown by status.
+ */
+void vm_follow_fill(struct gr_vm *vm, struct gr_host_ctrl *c)
+{
+	const struct gr_fx_follow *fo = &vm->opts.follow;
+	char why[sizeof(vm->follow_why)] = "";
+
+	if (fo->flags && vm->state != GR_VM_WAITING &&
+	    !(vm->view.features & GR_F_FOLLOW))
+		snprintf(why, sizeof(why), "the guest runs no follow filter (its module is older than ABI 1.2)");
+	if (why[0] && strcmp(why, vm->follow_why))
+		syslog(LOG_WARNING, "%s: follow filter not applied: %s",
+		       vm->opts.name, why);
+	memcpy(vm->follow_why, why, sizeof(why));
+	gr_fx_follow_fill(why[0] || vm->state == GR_VM_WAITING ? NULL : fo,
+			  c);
+}
+
+/**
+ * vm_set_follow() - set or clear the VM's follow filter
+ * @vm: the VM
+ * @fo: the filter, or NULL (or flags 0) to clear
+ * @err: receives the reason of a refusal
+ * @errlen: size of @err
+ *
+ * A guest that has published is asked at once; before that the filter
+ * waits for its publication.
+ *
+ * Return: 0, -ENOENT (nothing to clear), -EOPNOTSUPP (the guest runs no
+ * follow filter).
+ */
+int vm_set_follow(struct gr_vm *vm, const struct gr_fx_follow *fo, char *err,
+		  size_t errlen)
+{
+	if ((!fo || !fo->flags) && !vm->opts.follow.flags) {
+		snprintf(err, errlen, "%s has no follow filter", vm->opts.name);
+		return -ENOENT;
+	}
+	if (fo && fo->flags && vm->state != GR_VM_WAITING &&
+	    !(vm->view.features & GR_F_FOLLOW)) {
+		snprintf(err, errlen, "the guest of %s runs no follow filter (its module is older than ABI 1.2)",
+			 vm->opts.name);
+		return -EOPNOTSUPP;
+	}
+	if (fo && fo->flags)
+		vm->opts.follow = *fo;
+	else
+		memset(&vm->opts.follow, 0, sizeof(vm->opts.follow));
+	vm->follow_why[0] = '\0';
+	if (vm->state != GR_VM_WAITING) {
+		hostctl_publish(vm);
+		vm->sync_dirty = true;
+	}
+	return 0;
+}
+
 /**
  * vm_filters_info() - the filters and their state, for status
  * @vm: the VM
@@ -270,7 +372,8 @@ void vm_filters_info(const struct gr_vm *vm, struct gr_vm_info *info)
 				 sizeof(info->filters[i].why), "%s",
 				 vm->filter_why[i]);
 		} else if (refused && (bad_slot == i ||
-				       bad_slot == GR_FILTER_NO_SLOT)) {
+				       (bad_slot == GR_FILTER_NO_SLOT &&
+					reason == GR_FILTER_E_AREA))) {
 			info->filters[i].state = "refused";
 			snprintf(info->filters[i].why,
 				 sizeof(info->filters[i].why),
@@ -282,6 +385,8 @@ void vm_filters_info(const struct gr_vm *vm, struct gr_vm_info *info)
 			info->filters[i].state = "active";
 		}
 	}
+	follow_info(vm, info, refused && bad_slot == GR_FILTER_NO_SLOT &&
+		    reason != GR_FILTER_E_AREA, reason);
 }
 
 /**
@@ -305,5 +410,13 @@ void vm_filters_env(const struct gr_vm *vm, char *buf, size_t size)
 			continue;
 		off += snprintf(buf + off, size - off, "%s%s: %s",
 				off ? "; " : "", f[i].event, f[i].expr);
+	}
+	/* spec 15.5: the follow filter, as "follow: pid 812 and their children" */
+	if (vm->opts.follow.flags && !vm->follow_why[0] && off < size) {
+		off += snprintf(buf + off, size - off, "%sfollow: ",
+				off ? "; " : "");
+		if (off < size)
+			gr_fx_follow_str(&vm->opts.follow, buf + off,
+					 size - off);
 	}
 }

@@ -14,5 +14,6 @@ void vm_filters_fill(struct gr_vm *vm, struct gr_filter_slot *area);
 void vm_filters_info(const struct gr_vm *vm, struct gr_vm_info *info);
 const char *gr_filter_reason_name(unsigned int reason);
 void vm_filters_env(const struct gr_vm *vm, char *buf, size_t size);
+void vm_follow_fill(struct gr_vm *vm, struct gr_host_ctrl *c);
 
 #endif /* _GR_VM_FILTER_H */

@@ -49,6 +49,7 @@ enum gr_meta_attr {
 	GR_META_QUOTA,
 	GR_META_VERIFY,
 	GR_META_FILTER,
+	GR_META_COMM,
 	GR_META_NR,
 };
 

@@ -27,6 +27,7 @@ const char *const gr_meta_attr[GR_META_NR] = {
 	[GR_META_QUOTA] = "quota",
 	[GR_META_VERIFY] = "verify",
 	[GR_META_FILTER] = "filter",	/* EVENT:EXPR, one per domain */
+	[GR_META_COMM] = "comm",	/* follow filter: glob on comm */
 };
 
 int gr_meta_to_opts(const struct gr_libvirt_meta *m, const char *name,
@@ -134,7 +135,7 @@ int gr_meta_parse(xmlNodePtr n, struct gr_meta_xml *mx, char *err,
 			ctl_set_err(err, errlen, "unknown attribute '%.64s' "
 				"(events, mode, size, subbuf-size, subbufs, "
 				"switch-timer-ms, quota, verify, filter, "
-				"required)",
+				"comm, required)",
 				name);
 			xmlFree(v);
 			return -EINVAL;

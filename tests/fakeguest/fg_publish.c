@@ -304,7 +304,8 @@ int fg_publish(struct fakeguest *fg)
 	else
 		fg_defaults(fg, &eff);
 	/* The fake guest runs no filter programs: it does not claim them */
-	fg->guest_features = GR_GUEST_FEATURES & ~GR_F_FILTER;
+	fg->guest_features = GR_GUEST_FEATURES &
+			    ~(GR_F_FILTER | GR_F_FOLLOW);
 	if (fg->have_client)
 		fg->guest_features |= GR_F_DOORBELL;
 	fg_apply(fg, &eff);

@@ -120,6 +120,45 @@ static inline void atomic64_inc(atomic64_t *v)
 	__atomic_fetch_add(&v->counter, 1, __ATOMIC_RELAXED);
 }
 
+/* The kernel's own typedef of this type (checkpatch: justified) */
+typedef struct {
+	int counter;
+} atomic_t;
+
+static inline int atomic_read(const atomic_t *v)
+{
+	return __atomic_load_n(&v->counter, __ATOMIC_RELAXED);
+}
+
+static inline void atomic_inc(atomic_t *v)
+{
+	__atomic_fetch_add(&v->counter, 1, __ATOMIC_RELAXED);
+}
+
+static inline void atomic_dec(atomic_t *v)
+{
+	__atomic_fetch_sub(&v->counter, 1, __ATOMIC_RELAXED);
+}
+
+/* Atomic bit operations on unsigned long bitmaps (the follow filter's) */
+#define BITS_PER_LONG		(8 * (int)sizeof(long))
+
+static inline bool test_and_set_bit(unsigned long nr, unsigned long *addr)
+{
+	unsigned long m = 1UL << (nr % BITS_PER_LONG);
+
+	return __atomic_fetch_or(&addr[nr / BITS_PER_LONG], m,
+				 __ATOMIC_SEQ_CST) & m;
+}
+
+static inline bool test_and_clear_bit(unsigned long nr, unsigned long *addr)
+{
+	unsigned long m = 1UL << (nr % BITS_PER_LONG);
+
+	return __atomic_fetch_and(&addr[nr / BITS_PER_LONG], ~m,
+				  __ATOMIC_SEQ_CST) & m;
+}
+
 /*
  * RCU, as far as the relay core's record API uses it: the pointer is
  * published with release and read with acquire (what rcu_assign_pointer()

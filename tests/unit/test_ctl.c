@@ -233,6 +233,21 @@ int vm_set_filter(struct gr_vm *vm, char *const *events, int nr,
 	return 0;
 }
 
+/* As vm_filter.c: the VM's follow filter, set or cleared */
+int vm_set_follow(struct gr_vm *vm, const struct gr_fx_follow *fo, char *err,
+		  size_t errlen)
+{
+	if ((!fo || !fo->flags) && !vm->opts.follow.flags) {
+		snprintf(err, errlen, "%s has no follow filter", vm->opts.name);
+		return -ENOENT;
+	}
+	if (fo && fo->flags)
+		vm->opts.follow = *fo;
+	else
+		memset(&vm->opts.follow, 0, sizeof(vm->opts.follow));
+	return 0;
+}
+
 int vm_set_mode(struct gr_vm *vm, uint32_t mode, char *err, size_t errlen)
 {
 	(void)err;
@@ -317,6 +332,14 @@ void vm_get_info(const struct gr_vm *vm, struct gr_vm_info *in)
 		strcpy(in->filters[0].expr, vm->opts.filters[0].expr);
 		in->filters[0].state = "active";
 		in->filters[0].filtered = 99;
+	}
+	if (vm->opts.follow.flags) {
+		gr_fx_follow_str(&vm->opts.follow, in->follow.what,
+				 sizeof(in->follow.what));
+		in->follow.state = "active";
+		in->follow.tasks = 3;
+		in->follow.forks = 2;
+		in->follow.dropped = 77;
 	}
 	in->stop_reason = "";
 	in->quota = 1ULL << 30;
@@ -1294,7 +1317,8 @@ static void test_command_argument_errors(void)
 		  "(guestrelay status lists them)\n" },
 		{ "text status ../etc\n", "error EINVAL '../etc': bad VM name" },
 		{ "text enable vm1\n", "error EINVAL usage: guestrelay enable "
-		  "VM EVENT... [--filter EXPR]\n" },
+		  "VM EVENT... [--filter EXPR] [--pid LIST] [--comm GLOB] "
+		  "[--no-fork]\n" },
 		{ "text enable\n", "error EINVAL usage" },
 		{ "text enable nosuch sched_switch\n", "error ENOENT no VM "
 		  "named 'nosuch'" },
@@ -1740,7 +1764,8 @@ static void test_filter_commands(void)
 	expect("text filter vm1 sched_switch\n",
 	       "error EINVAL filter needs an expression or --clear\n");
 	expect("text filter vm1 sched_switch --clear x\n",
-	       "error EINVAL usage: guestrelay filter VM EVENT EXPR|--clear\n");
+	       "error EINVAL filter VM EVENT takes one expression or "
+	       "--clear\n");
 	expect("text filter vm1 sched_switch next_pidd%20==%201\n",
 	       "error EINVAL no field 'next_pidd' in sched_switch; did you "
 	       "mean next_tid? (column 1-9)\n");
@@ -1799,6 +1824,78 @@ static void test_filter_commands(void)
 	CU_ASSERT_STRING_EQUAL(last_add.filters[0].event, "sched_switch");
 	CU_ASSERT_STRING_EQUAL(last_add.filters[0].expr,
 			       "prev_tid == 42 || next_tid == 42");
+	fake_clear();
+}
+
+/* spec 15: filter VM --pid/--comm/--clear, enable --pid, vm-add --pid */
+static void test_follow_commands(void)
+{
+	struct child_out co;
+	struct gr_vm *vm;
+	char rd[160];
+
+	snprintf(rd, sizeof(rd), "--run-dir=%s", tmpdir);
+	vm = fake_add("vm1");
+	expect("text filter vm1 --pid 812,900\n",
+	       "ok\nvm1: follow pid 812,900 and their children requested\n");
+	CU_ASSERT_EQUAL(vm->opts.follow.flags,
+			GR_FOLLOW_F_ON | GR_FOLLOW_F_FORK);
+	CU_ASSERT_EQUAL(vm->opts.follow.nr_pids, 2);
+	CU_ASSERT_EQUAL(vm->opts.follow.pids[1], 900);
+	expect("text filter vm1 --comm nginx* --no-fork\n",
+	       "ok\nvm1: follow comm nginx* requested\n");
+	CU_ASSERT_EQUAL(vm->opts.follow.flags, GR_FOLLOW_F_ON);
+	CU_ASSERT_STRING_EQUAL(vm->opts.follow.comm, "nginx*");
+	expect("json filter vm1 --clear\n",
+	       "ok\n{\n  \"vm\": \"vm1\",\n  \"follow\": null\n}\n");
+	CU_ASSERT_EQUAL(vm->opts.follow.flags, 0);
+	expect("text filter vm1 --clear\n",
+	       "error ENOENT vm1 has no follow filter\n");
+	expect("text filter vm1 --pid 0\n",
+	       "error EINVAL --pid wants thread ids from 1 to 4194303 "
+	       "separated by commas, not '0'\n");
+	expect("text filter vm1 --pid 5,5\n",
+	       "error EINVAL --pid: 5 given twice\n");
+	expect("text filter vm1 --pid 5,\n",
+	       "error EINVAL --pid wants thread ids from 1 to 4194303 "
+	       "separated by commas, not '5,'\n");
+	expect("text filter vm1 --no-fork\n",
+	       "error EINVAL filter VM needs --pid LIST or --comm GLOB, or "
+	       "--clear alone\n");
+	expect("text filter vm1 --pid 5 --clear\n",
+	       "error EINVAL filter VM needs --pid LIST or --comm GLOB, or "
+	       "--clear alone\n");
+	/* enable --pid: the follow filter, then the events */
+	expect("text enable vm1 sched_switch --pid 42\n",
+	       "ok\nvm1: enable sched_switch requested\n");
+	CU_ASSERT_EQUAL(vm->opts.follow.pids[0], 42);
+	expect("text disable vm1 sched_switch --pid 42\n",
+	       "error EINVAL disable takes no --pid");
+	expect_has("text status vm1\n", "  follow        pid 42 and their "
+		   "children [active], 3 tasks followed, 2 children added, 77 "
+		   "records of other tasks left out\n");
+	expect_has("json status vm1\n", "\"follow\": {\n");
+	/* the CLI passes the options through */
+	cli(&co, rd, "filter", "vm1", "--pid", "7", "--comm", "sh", NULL);
+	CU_ASSERT_EQUAL(co.status, 0);
+	CU_ASSERT_STRING_EQUAL(co.out, "vm1: follow pid 7; comm sh and their "
+			       "children requested\n");
+	cli(&co, rd, "filter", "vm1", "--no-fork", NULL);
+	CU_ASSERT_EQUAL(co.status, 2);
+	cli(&co, rd, "filter", "vm1", "sched_switch", "--pid", "7", NULL);
+	CU_ASSERT_EQUAL(co.status, 2);
+	cli(&co, rd, "filter", "vm1", "--clear", NULL);
+	CU_ASSERT_EQUAL(co.status, 0);
+	CU_ASSERT_STRING_EQUAL(co.out, "vm1: follow filter cleared\n");
+	/* vm-add --pid --comm --no-fork, through the one options parser */
+	cli(&co, rd, "vm-add", "vmf", "--pid", "1,2", "--comm", "a*",
+	    "--no-fork", NULL);
+	CU_ASSERT_EQUAL(co.status, 0);
+	CU_ASSERT_EQUAL(last_add.follow.nr_pids, 2);
+	CU_ASSERT_EQUAL(last_add.follow.flags, GR_FOLLOW_F_ON);
+	CU_ASSERT_STRING_EQUAL(last_add.follow.comm, "a*");
+	cli(&co, rd, "vm-add", "vmf", "--no-fork", NULL);
+	CU_ASSERT_EQUAL(co.status, 2);
 	fake_clear();
 }
 
@@ -1913,7 +2010,7 @@ static void test_cli_local_commands_print_qemu_and_libvirt_config(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(co.out, "ivshmem-plain"));
 	cli(&co, "--version", NULL);
 	CU_ASSERT_STRING_EQUAL(co.out, "guestrelay " GR_VERSION
-			       " (ABI 1.1)\n");
+			       " (ABI 1.2)\n");
 	cli(&co, "help", "vm-add", NULL);
 	CU_ASSERT_EQUAL(co.status, 0);
 	CU_ASSERT(strncmp(co.out, "usage: guestrelay vm-add VM", 27) == 0);
@@ -1956,6 +2053,7 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_finish_answers_waiting_clients_and_removes_socket),
 	GR_TEST(test_cli_talks_to_the_agent),
 	GR_TEST(test_filter_commands),
+	GR_TEST(test_follow_commands),
 	GR_TEST(test_cli_usage_errors_exit_2_and_say_why),
 	GR_TEST(test_cli_without_agent_says_how_to_start_it),
 	GR_TEST(test_cli_local_commands_print_qemu_and_libvirt_config),

@@ -980,6 +980,179 @@ static void test_glob(void)
 	}
 }
 
+/* spec 15.2: the follow block, written by the host, read by the guest */
+static void test_follow_block(void)
+{
+	static const struct {
+		const char *pids, *comm;
+		uint32_t flags;
+		int ret;
+		uint8_t reason;
+		uint16_t insn;
+	} cases[] = {
+		{ "812,900", NULL, 3, 0, 0, 0 },
+		{ NULL, "nginx*", 1, 0, 0, 0 },
+		{ "1", NULL, 4 | 3, -EINVAL, GR_FILTER_E_FOLLOW, 0xffff },
+		{ "1", NULL, 2, -EINVAL, GR_FILTER_E_FOLLOW, 0xffff },
+	};
+	struct gr_host_ctrl c;
+	struct gr_fx_follow fo;
+	struct gr_follow_spec spec;
+	struct gr_filter_err err;
+	char msg[256];
+	unsigned int i;
+
+	for (i = 0; i < GR_ARRAY_SIZE(cases); i++) {
+		memset(&fo, 0, sizeof(fo));
+		if (cases[i].pids)
+			CU_ASSERT_EQUAL(gr_fx_follow_pids(&fo, cases[i].pids,
+							  msg, sizeof(msg)), 0);
+		if (cases[i].comm)
+			CU_ASSERT_EQUAL(gr_fx_follow_comm(&fo, cases[i].comm,
+							  msg, sizeof(msg)), 0);
+		fo.flags = cases[i].flags;
+		memset(&c, 0xa5, sizeof(c));
+		gr_fx_follow_fill(&fo, &c);
+		memset(&err, 0, sizeof(err));
+		CU_ASSERT_EQUAL(gr_follow_read(&c, &spec, &err), cases[i].ret);
+		if (cases[i].ret) {
+			CU_ASSERT_EQUAL(err.reason, cases[i].reason);
+			CU_ASSERT_EQUAL(err.slot, GR_FILTER_NO_SLOT);
+			CU_ASSERT_EQUAL(err.insn, cases[i].insn);
+			CU_ASSERT_EQUAL(spec.flags, 0);
+			continue;
+		}
+		CU_ASSERT_EQUAL(spec.flags, fo.flags);
+		CU_ASSERT_EQUAL(spec.nr_pids, fo.nr_pids);
+		CU_ASSERT_EQUAL(memcmp(spec.pids, fo.pids,
+				       fo.nr_pids * sizeof(fo.pids[0])), 0);
+		CU_ASSERT_EQUAL(spec.comm_len, strlen(fo.comm));
+		CU_ASSERT_EQUAL(memcmp(spec.comm, fo.comm, spec.comm_len), 0);
+	}
+
+	/* flags 0: no follow filter, whatever the rest holds */
+	memset(&c, 0xa5, sizeof(c));
+	c.follow_flags = 0;
+	CU_ASSERT_EQUAL(gr_follow_read(&c, &spec, &err), 0);
+	CU_ASSERT_EQUAL(spec.flags, 0);
+	CU_ASSERT_EQUAL(spec.nr_pids, 0);
+
+	/* each rule of 15.2 on a block written by hand */
+	memset(&fo, 0, sizeof(fo));
+	CU_ASSERT_EQUAL(gr_fx_follow_pids(&fo, "5,6,7", msg, sizeof(msg)), 0);
+	gr_fx_follow_fill(&fo, &c);
+	c.follow_reserved = 1;
+	CU_ASSERT_EQUAL(gr_follow_read(&c, &spec, &err), -EINVAL);
+	CU_ASSERT_EQUAL(err.reason, GR_FILTER_E_RESERVED);
+	gr_fx_follow_fill(&fo, &c);
+	c.follow_nr_pids = htole16(GR_FOLLOW_MAX_PIDS + 1);
+	CU_ASSERT_EQUAL(gr_follow_read(&c, &spec, &err), -EINVAL);
+	CU_ASSERT_EQUAL(err.reason, GR_FILTER_E_FOLLOW);
+	gr_fx_follow_fill(&fo, &c);
+	c.follow_nr_pids = 0;
+	CU_ASSERT_EQUAL(gr_follow_read(&c, &spec, &err), -EINVAL);
+	CU_ASSERT_EQUAL(err.reason, GR_FILTER_E_FOLLOW);
+	gr_fx_follow_fill(&fo, &c);
+	c.follow_comm_len = GR_FOLLOW_COMM_LEN + 1;
+	CU_ASSERT_EQUAL(gr_follow_read(&c, &spec, &err), -EINVAL);
+	CU_ASSERT_EQUAL(err.reason, GR_FILTER_E_FOLLOW);
+	gr_fx_follow_fill(&fo, &c);
+	c.follow_pids[2] = 0;
+	CU_ASSERT_EQUAL(gr_follow_read(&c, &spec, &err), -EINVAL);
+	CU_ASSERT_EQUAL(err.reason, GR_FILTER_E_FOLLOW);
+	CU_ASSERT_EQUAL(err.insn, 2);
+	gr_fx_follow_fill(&fo, &c);
+	c.follow_pids[1] = htole32(GR_FOLLOW_PID_LIMIT);
+	CU_ASSERT_EQUAL(gr_follow_read(&c, &spec, &err), -EINVAL);
+	CU_ASSERT_EQUAL(err.insn, 1);
+	/* pids past nr_pids are not read */
+	gr_fx_follow_fill(&fo, &c);
+	c.follow_pids[3] = htole32(0xffffffff);
+	CU_ASSERT_EQUAL(gr_follow_read(&c, &spec, &err), 0);
+	CU_ASSERT_EQUAL(spec.nr_pids, 3);
+
+	/* the host's parser */
+	memset(&fo, 0, sizeof(fo));
+	CU_ASSERT_EQUAL(gr_fx_follow_pids(&fo, "4194303", msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(gr_fx_follow_pids(&fo, "4194304", msg, sizeof(msg)),
+			-EINVAL);
+	CU_ASSERT_EQUAL(gr_fx_follow_pids(&fo, "1,,2", msg, sizeof(msg)),
+			-EINVAL);
+	CU_ASSERT_EQUAL(gr_fx_follow_pids(&fo, "-1", msg, sizeof(msg)),
+			-EINVAL);
+	CU_ASSERT_EQUAL(gr_fx_follow_pids(&fo, "4194303", msg, sizeof(msg)),
+			-EINVAL);
+	CU_ASSERT_STRING_EQUAL(msg, "--pid: 4194303 given twice");
+	CU_ASSERT_EQUAL(fo.nr_pids, 1);
+	for (i = 2; i <= GR_FOLLOW_MAX_PIDS; i++) {
+		snprintf(msg, sizeof(msg), "%u", i);
+		CU_ASSERT_EQUAL(gr_fx_follow_pids(&fo, msg, msg, sizeof(msg)),
+				0);
+	}
+	CU_ASSERT_EQUAL(gr_fx_follow_pids(&fo, "99", msg, sizeof(msg)),
+			-EINVAL);
+	CU_ASSERT_EQUAL(gr_fx_follow_comm(&fo, "", msg, sizeof(msg)), -EINVAL);
+	CU_ASSERT_EQUAL(gr_fx_follow_comm(&fo,
+					  "123456789012345678901234567890123",
+					  msg, sizeof(msg)), -EINVAL);
+	CU_ASSERT_EQUAL(gr_fx_follow_str(&fo, msg, sizeof(msg)) > 0, 1);
+}
+
+/* spec 15.3: the followed set, its counts and the test a probe runs */
+static void test_follow_set(void)
+{
+	static unsigned long bits[GR_FOLLOW_PID_LIMIT / (8 * sizeof(long))];
+	static struct gr_follow f;
+	uint8_t payload[16] = { 0 };
+	unsigned int i;
+
+	memset(&f, 0, sizeof(f));
+	f.bits = bits;
+	f.nr_bits = GR_FOLLOW_PID_LIMIT;
+	for (i = 0; i < GR_MAX_EVENTS; i++)
+		f.other_off[i] = GR_FOLLOW_NO_OFF;
+	f.other_off[3] = 8;
+	CU_ASSERT(gr_follow_add(&f, 1));
+	CU_ASSERT(gr_follow_add(&f, 63));
+	CU_ASSERT(gr_follow_add(&f, 64));
+	CU_ASSERT(gr_follow_add(&f, GR_FOLLOW_PID_LIMIT - 1));
+	CU_ASSERT(!gr_follow_add(&f, 64));
+	CU_ASSERT(!gr_follow_add(&f, GR_FOLLOW_PID_LIMIT));
+	CU_ASSERT_EQUAL(atomic_read(&f.tasks), 4);
+	CU_ASSERT(gr_follow_has(&f, 63));
+	CU_ASSERT(!gr_follow_has(&f, 62));
+	CU_ASSERT(!gr_follow_has(&f, 0xffffffff));
+	gr_follow_del(&f, 63);
+	gr_follow_del(&f, 63);
+	gr_follow_del(&f, GR_FOLLOW_PID_LIMIT + 5);
+	CU_ASSERT_EQUAL(atomic_read(&f.tasks), 3);
+	CU_ASSERT(!gr_follow_has(&f, 63));
+
+	/* the recording thread, or the event's second task */
+	CU_ASSERT(gr_follow_keep(&f, 2, payload, 16, 64));
+	CU_ASSERT(!gr_follow_keep(&f, 2, payload, 16, 65));
+	payload[8] = 64;
+	CU_ASSERT(!gr_follow_keep(&f, 2, payload, 16, 65));
+	CU_ASSERT(gr_follow_keep(&f, 3, payload, 16, 65));
+	/* a second task past the record's end is not read */
+	CU_ASSERT(!gr_follow_keep(&f, 3, payload, 11, 65));
+	payload[8] = 0xff;
+	payload[9] = 0xff;
+	payload[10] = 0x3f;
+	CU_ASSERT(gr_follow_keep(&f, 3, payload, 12, 65));
+
+	/* the comm glob */
+	f.spec.comm_len = 6;
+	memcpy(f.spec.comm, "nginx*", 6);
+	CU_ASSERT(gr_follow_comm(&f.spec, "nginx"));
+	CU_ASSERT(gr_follow_comm(&f.spec, "nginx: worker"));
+	CU_ASSERT(!gr_follow_comm(&f.spec, "sshd"));
+	/* a full comm of 16 bytes without NUL is cut at 16 */
+	CU_ASSERT(gr_follow_comm(&f.spec, "nginx0123456789abcdefXYZ"));
+	f.spec.comm_len = 0;
+	CU_ASSERT(!gr_follow_comm(&f.spec, "nginx"));
+}
+
 static const struct gr_test tests[] = {
 	GR_TEST(test_compile_operators),
 	GR_TEST(test_compile_precedence),
@@ -991,6 +1164,8 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_verify_area),
 	GR_TEST(test_verify_fuzz),
 	GR_TEST(test_glob),
+	GR_TEST(test_follow_block),
+	GR_TEST(test_follow_set),
 };
 
 int main(void)

@@ -1261,6 +1261,98 @@ static void test_record_api_filter_takes_back(void)
 	fixture_close(&f);
 }
 
+/* A record of EV_TEST naming @writer as its second task */
+static void rec_write_writer(u64 seq, u32 writer)
+{
+	struct test_payload *p;
+	struct gr_rec rec;
+
+	p = gr_rec_begin(&rec, EV_TEST, sizeof(*p));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	p->writer = htole32(writer);
+	p->pad = 0;
+	p->seq = htole64(seq);
+	gr_rec_commit(&rec);
+}
+
+/*
+ * Spec 15.4: with a follow set in effect every event goes through the
+ * filter; a record is kept if the recording thread is followed or the
+ * event's second task is, else taken back and counted in the follow
+ * slot; with a program beside it, the program sees only what the follow
+ * set kept. Taking the set out sends the events back to the plain path.
+ */
+static void test_record_api_follow_takes_back(void)
+{
+	u64 enable[GR_MAX_EVENTS / 64] = { 0 };
+	static struct gr_filter_set set;
+	static unsigned long bits[GR_FOLLOW_PID_LIMIT / (8 * sizeof(long))];
+	static struct gr_follow fol;
+	u32 me = gr_current_tid(), other = me ^ 1, off;
+	struct fixture f;
+	struct gr_buf *buf;
+	unsigned int i;
+
+	fixture_open(&f, 1, false, 4096, 4);
+	buf = &f.chan->bufs[0];
+	gr_user_set_cpu(0);
+	enable[0] = 1ULL << EV_TEST;
+	gr_rec_set_events(enable);
+	gr_rec_activate(f.chan);
+
+	memset(&fol, 0, sizeof(fol));
+	fol.nr_bits = GR_FOLLOW_PID_LIMIT;
+	fol.bits = bits;
+	memset(bits, 0, sizeof(bits));
+	for (i = 0; i < GR_MAX_EVENTS; i++)
+		fol.other_off[i] = GR_FOLLOW_NO_OFF;
+	fol.other_off[EV_TEST] = offsetof(struct test_payload, writer);
+	fol.spec.flags = GR_FOLLOW_F_ON;
+	CU_ASSERT_PTR_NULL(gr_rec_set_follow(&fol));
+	/* every event is sent out of line, whether or not it has a program */
+	CU_ASSERT(gr_event_filtered(EV_TEST));
+	CU_ASSERT(gr_event_filtered(EV_TEST + 1));
+
+	/* neither this thread nor the writer is followed: taken back */
+	off = (u32)buf->offset;
+	rec_write_writer(0, other);
+	CU_ASSERT_EQUAL(buf->offset, off);
+	/* the second task is followed: kept */
+	CU_ASSERT(gr_follow_add(&fol, other));
+	rec_write_writer(1, other);
+	CU_ASSERT_EQUAL(buf->offset, off + 32);
+	/* this thread is followed: kept whoever the second task is */
+	gr_follow_del(&fol, other);
+	rec_write_writer(2, other);
+	CU_ASSERT_EQUAL(buf->offset, off + 32);
+	CU_ASSERT(gr_follow_add(&fol, me));
+	CU_ASSERT(!gr_follow_add(&fol, me));
+	rec_write_writer(3, 0);
+	CU_ASSERT_EQUAL(buf->offset, off + 64);
+	/* a program beside it judges what the follow set kept */
+	odd_seq_filter(&set);
+	gr_rec_set_filters(&set);
+	rec_write_writer(4, 0);
+	rec_write_writer(5, 0);
+	CU_ASSERT_EQUAL(buf->offset, off + 96);
+	CU_ASSERT_EQUAL(gr_chan_filtered(f.chan, 3), 1);
+	gr_rec_set_filters(NULL);
+	gr_follow_del(&fol, me);
+	gr_chan_publish_events(f.chan);
+	CU_ASSERT_EQUAL(gr_chan_filtered(f.chan, GR_FOLLOW_SLOT), 2);
+	CU_ASSERT_EQUAL(atomic_read(&fol.tasks), 0);
+
+	/* no set: back to the plain path */
+	CU_ASSERT_PTR_EQUAL(gr_rec_set_follow(NULL), &fol);
+	CU_ASSERT(!gr_event_filtered(EV_TEST));
+	off = (u32)buf->offset;
+	rec_write_writer(6, other);
+	CU_ASSERT_EQUAL(buf->offset, off + 32);
+	gr_rec_deactivate();
+	gr_rec_set_events(NULL);
+	fixture_close(&f);
+}
+
 /* The record API of the probes: one enable bitmap, the active channel */
 static void test_record_api_over_active_channel(void)
 {
@@ -2020,6 +2112,7 @@ static const struct gr_test tests[] = {
 	TEST(test_probe_writes_record_in_place),
 	TEST(test_record_api_over_active_channel),
 	TEST(test_record_api_filter_takes_back),
+	TEST(test_record_api_follow_takes_back),
 	TEST(test_panic_flush_skips_only_rings_mid_write),
 	TEST(test_reserve_and_preempt_only_write),
 	TEST(test_global_channel_one_ring_for_all_cpus),
