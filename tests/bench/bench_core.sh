@@ -27,7 +27,7 @@ build=${BUILD:-$top/build}
 out=${BENCH_OUT:-$build/bench}
 n=20000
 [ "${BENCH_QUICK:-0}" = 1 ] && n=5000
-paths="clock floor rec keep drop write reserve"
+paths="clock floor rec keep drop fkeep fdrop write reserve"
 # irq_handler_exit, sys_enter and sched_switch, sched_process_exec
 payloads="8 56 248"
 
@@ -76,17 +76,20 @@ done
 	echo "floor = clock + 16-byte header + payload at a bump pointer; rec = a probe's"
 	echo "gr_rec_begin/fill/gr_rec_commit; write = gr_relay_write() of a staged payload;"
 	echo "reserve = gr_relay_reserve() + fill; keep / drop = rec with a filter program"
-	echo "(spec 14) on the event that keeps / drops every record. The target of issue 12:"
+	echo "(spec 14) on the event that keeps / drops every record; pid keeps / drops = rec"
+	echo "with a follow filter (spec 15) whose set holds / does not hold the writer (rec"
+	echo "itself is the path without a pid filter). The target of issue 12:"
 	echo "rec <= 1.25 x floor."
 	echo
-	echo "| payload B | clock | floor | rec | rec, filter keeps | rec, filter drops | write | reserve | rec / floor | rec - floor |"
-	echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	echo "| payload B | clock | floor | rec | rec, filter keeps | rec, filter drops | rec, pid keeps | rec, pid drops | write | reserve | rec / floor | rec - floor | pid keeps / rec |"
+	echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for len in $payloads; do
 		awk -v l="$len" -v c="${per[clock.$len]}" -v f="${per[floor.$len]}" \
 		    -v r="${per[rec.$len]}" -v k="${per[keep.$len]}" \
-		    -v d="${per[drop.$len]}" -v w="${per[write.$len]}" \
+		    -v d="${per[drop.$len]}" -v fk="${per[fkeep.$len]}" \
+		    -v fd="${per[fdrop.$len]}" -v w="${per[write.$len]}" \
 		    -v s="${per[reserve.$len]}" 'BEGIN {
-			printf "| %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f | %.1f |\n",
-			       l, c, f, r, k, d, w, s, r / f, r - f }'
+			printf "| %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f | %.1f | %.2f |\n",
+			       l, c, f, r, k, d, fk, fd, w, s, r / f, r - f, fk / r }'
 	done
 } | tee "$out/core.md"

@@ -22,6 +22,10 @@
  *            every record: load the first payload word, compare, return
  *   drop     the same program with the constant that drops every record
  *            (each record is taken back out of the ring at commit)
+ *   fkeep    rec with a follow filter (spec 15) whose set holds the
+ *            writing thread: every record is kept
+ *   fdrop    the same with a set that does not hold it: every record is
+ *            taken back
  *
  * The code is guest-module/gr_relay.h and gr_relay.c built in userspace
  * (tests/shim), the same inline fast path the module compiles, over a
@@ -90,7 +94,8 @@ static __always_inline u64 run(struct gr_chan *chan, const char *path,
 				  (size_t)chan->layout.n_subbufs *
 				  chan->layout.subbuf_size, &off, len);
 	} else if (!strcmp(path, "rec") || !strcmp(path, "keep") ||
-		   !strcmp(path, "drop")) {
+		   !strcmp(path, "drop") || !strcmp(path, "fkeep") ||
+		   !strcmp(path, "fdrop")) {
 		for (i = 0; i < n; i++, fill_word++) {
 			p = gr_rec_begin(&rec, EV_ID, len);
 			if (!p)
@@ -155,6 +160,27 @@ static int install_filter(size_t len, bool keep)
 	return 0;
 }
 
+/*
+ * Install a follow set (spec 15) that holds this thread (@keep) or only
+ * another one; EV_ID names no second task.
+ */
+static int install_follow(bool keep)
+{
+	static struct gr_follow f;
+	unsigned int i;
+
+	f.nr_bits = GR_FOLLOW_PID_LIMIT;
+	f.bits = kvzalloc(GR_FOLLOW_PID_LIMIT / 8, GFP_KERNEL);
+	if (!f.bits)
+		return -1;
+	for (i = 0; i < GR_MAX_EVENTS; i++)
+		f.other_off[i] = GR_FOLLOW_NO_OFF;
+	f.spec.flags = GR_FOLLOW_F_ON | GR_FOLLOW_F_FORK;
+	gr_follow_add(&f, keep ? gr_current_tid() : gr_current_tid() ^ 1);
+	gr_rec_set_follow(&f);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct gr_geometry geo = { .region_size = 8 << 20, .nr_cpus = 1,
@@ -168,7 +194,7 @@ int main(int argc, char **argv)
 	long n;
 
 	if (argc != 4) {
-		fprintf(stderr, "usage: relay_ir floor|rec|keep|drop|write|reserve|clock 8|56|248 N\n");
+		fprintf(stderr, "usage: relay_ir floor|rec|keep|drop|fkeep|fdrop|write|reserve|clock 8|56|248 N\n");
 		return 2;
 	}
 	len = strtoul(argv[2], NULL, 0);
@@ -187,6 +213,9 @@ int main(int argc, char **argv)
 	gr_rec_activate(chan);
 	if ((!strcmp(argv[1], "keep") || !strcmp(argv[1], "drop")) &&
 	    install_filter(len, !strcmp(argv[1], "keep")))
+		return 1;
+	if ((!strcmp(argv[1], "fkeep") || !strcmp(argv[1], "fdrop")) &&
+	    install_follow(!strcmp(argv[1], "fkeep")))
 		return 1;
 	switch (len) {
 	case 8:
