@@ -78,6 +78,13 @@ PAYLOAD = {
     "sched_process_exec": (256, 260),
 }
 
+# filter variants (bench-probes (b2), (c2)): a filter on sched_switch that
+# keeps every call and one that drops it, for each tracer: (variant, base
+# variant whose probes it runs)
+FILTER_TARGET = "sched_switch"
+FILTER_VARIANTS = [("gr-fkeep", "gr"), ("gr-fdrop", "gr"),
+                   ("ftrace-fkeep", "ftrace"), ("ftrace-fdrop", "ftrace")]
+
 RUN_RE = re.compile(r"^GR: BENCH run (.*?) funcs=(.*)$")
 
 
@@ -123,6 +130,7 @@ def expected_probes(variant, funcs, nr):
             return "%d probe(s) attached, not LTTng's alone: %s" % (
                 nr, funcs or "none")
         return None
+    variant = dict(FILTER_VARIANTS).get(variant, variant)
     if variant.startswith("clock"):
         variant = "clock"
     want = {"none": (0, 0), "clock": (0, 0), "gr": (1, 0),
@@ -271,6 +279,58 @@ def floor_section(ns, warnings):
     p("- target: guestrelay's probe at most %.2fx the floor on small events "
       "(payload up to %d B); sched_process_exec is the 256-byte case."
       % (FLOOR_TARGET, SMALL_PAYLOAD))
+    p("")
+    return out
+
+
+def filter_section(ns, info):
+    """Filters: each tracer's sched_switch with no filter, a filter that
+    keeps every call and one that drops it, over none, and the ratios."""
+    med = {k: statistics.median(v) for k, v in ns.items() if v}
+    t = FILTER_TARGET
+    n0 = med.get(("none", t))
+
+    def over(v):
+        x = med.get((v, t))
+        return None if x is None or n0 is None else x - n0
+
+    def rel(a, b):
+        return "-" if a is None or b is None or b <= 0 else "%.2f" % (a / b)
+
+    out = []
+    p = out.append
+    p("## Filters (%s)" % t)
+    p("")
+    p("The same tracepoint with a filter that keeps every call and one that "
+      "drops every call, per tracer, in the same boot: guestrelay's program "
+      "(spec 14, set by the host: `prev_tid == PID`, `prev_tid == 0`), "
+      "ftrace's events/sched/sched_switch/filter (`%s`, `%s`). Cells: ns per "
+      "call over none (median), then the cell as in the first table; "
+      "ratios on the costs over none."
+      % (info.get("ftrace_filter_keep", "?"),
+         info.get("ftrace_filter_drop", "?")))
+    p("")
+    p("| tracer | no filter | filter keeps | filter drops | keeps / no "
+      "filter | drops / no filter |")
+    p("|---|---|---|---|---|---|")
+    rows = [("guestrelay", "gr", "gr-fkeep", "gr-fdrop"),
+            ("ftrace", "ftrace", "ftrace-fkeep", "ftrace-fdrop")]
+    for label, base, keep, drop in rows:
+        b, k, d = over(base), over(keep), over(drop)
+        p("| %s | %s | %s | %s | %s | %s |"
+          % (label, "-" if b is None else "%s: %s" % (fmt(b), cell(
+              ns.get((base, t)))),
+             "-" if k is None else "%s: %s" % (fmt(k), cell(ns.get((keep, t)))),
+             "-" if d is None else "%s: %s" % (fmt(d), cell(ns.get((drop, t)))),
+             rel(k, b), rel(d, b)))
+    p("| guestrelay/ftrace | %s | %s | %s | | |"
+      % (rel(over("gr"), over("ftrace")), rel(over("gr-fkeep"),
+                                              over("ftrace-fkeep")),
+         rel(over("gr-fdrop"), over("ftrace-fdrop"))))
+    p("")
+    p("- a record guestrelay's filter drops is written, judged at commit and "
+      "taken back (spec 14.5); ftrace's filtered event is written to a "
+      "per-CPU scratch event first and copied to its ring only if kept.")
     p("")
     return out
 
@@ -442,7 +502,9 @@ def main():
             invalid.append("%s/%s rep %s: %s" % (v, t, r.get("rep"), why))
         if "ft_overrun" in r:
             ft_overrun += int(r["ft_overrun"])
-            if int(r["ft_entries"]) < int(r["calls"]):
+            # a filter that drops every call keeps nothing
+            if int(r["ft_entries"]) < int(r["calls"]) and \
+                    v != "ftrace-fdrop":
                 ft_short += 1
         if "lt_discarded" in r:
             try:
@@ -459,6 +521,11 @@ def main():
             if n != a.reps:
                 invalid.append("%s/%s: %d runs, not %d" % (v, t, n, a.reps))
     invalid.extend(floor_clock_check(ns, a.reps))
+    for v, _ in FILTER_VARIANTS:
+        n = len(ns.get((v, FILTER_TARGET), []))
+        if n != a.reps:
+            invalid.append("%s/%s: %d runs, not %d"
+                           % (v, FILTER_TARGET, n, a.reps))
     if errors:
         invalid.extend(errors)
     if kernel_bad:
@@ -592,6 +659,7 @@ def main():
       % (", LTTng 4 B compact or 16 B extended (event ids above 30, as "
          "most system call events get)" if lt else ""))
     p("")
+    out.extend(filter_section(ns, info))
     out.extend(floor_section(ns, warnings))
     out.extend(clock_section(ns, info, warnings))
     p("## Conditions")

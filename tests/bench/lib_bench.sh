@@ -122,8 +122,21 @@ bench_boot() {
 		--log "$console" -- -pidfile "$tmp/qemu.pid" \
 		>"$tmp/launch.log" 2>&1 </dev/null &
 	launch_pid=$!
+	local asked=0 req ev expr
 	while kill -0 "$launch_pid" 2>/dev/null; do
 		grep -qaE "^GR: $marker (done|error)" "$console" && break
+		# the guest's requests for a filter (bench-probes' filter
+		# phases): "GR: MARKER host filter EVENT EXPR|--clear", in order
+		while read -r req; do
+			asked=$((asked + 1))
+			ev=${req%% *}
+			expr=${req#* }
+			"$gr" --run-dir "$tmp/run" --timeout 10 filter "$vm" \
+				"$ev" "$expr" >/dev/null 2>"$tmp/filter.err" ||
+				say "guestrelay filter $ev $expr failed: $(cat "$tmp/filter.err")"
+		done < <(grep -a "^GR: $marker host filter " "$console" |
+			 tr -d '\r' | sed "s/^GR: $marker host filter //" |
+			 tail -n +$((asked + 1)))
 		sleep 0.2
 	done
 	if grep -qa "^GR: $marker done" "$console"; then
