@@ -75,7 +75,7 @@ if "$CC" -std=gnu11 -O2 -D_GNU_SOURCE -Wall -Wextra -Werror \
 	"$TOP/guest-module/gr_layout.c" "$TOP/guest-module/gr_filter.c" \
 	-pthread >"$tmp/relay_ir.log" 2>&1; then
 	ok relay-ir-builds
-	for p in clock floor rec keep drop write reserve; do
+	for p in clock floor rec keep drop fkeep fdrop write reserve; do
 		if "$tmp/relay_ir" "$p" 56 1000 >"$tmp/ri.out" 2>&1 &&
 		   grep -q "^path=$p payload=56 n=1000 " "$tmp/ri.out"; then
 			ok "relay-ir-runs-$p"
@@ -187,6 +187,14 @@ bench_console() {
 			echo "GR: BENCH run variant=$v rep=1 target=$t calls=1000 ns=$((p * 500000 + 4000)) cpu=0 changed=0 probes=$p funcs=$f"
 		done
 	done
+	# the filter phases, on sched_switch
+	for v in gr-fkeep gr-fdrop ftrace-fkeep ftrace-fdrop; do
+		case $v in
+		gr-*) f="gr_probe_sched_switch [guestrelay]" ;;
+		*) f="trace_event_raw_event_sched_switch" ;;
+		esac
+		echo "GR: BENCH run variant=$v rep=1 target=sched_switch calls=1000 ns=754000 cpu=0 changed=0 probes=1 funcs=$f"
+	done
 	# the floor and the clocks, in the rounds bench-probes runs them
 	for t in sched_switch sys_enter irq_handler_exit sched_process_exec; do
 		echo "GR: BENCH run variant=none rep=1 target=floor_$t calls=1000 ns=404000 cpu=0 changed=0 probes=1 funcs=grb_floor_$t [grbench]"
@@ -209,7 +217,8 @@ if python3 "$BENCH/guest_table.py" --console "$tmp/lt.console" --calls 1000 \
 	--reps 1 --lttng 1 >"$tmp/lt.md" 2>&1 &&
 	grep -qE '^\| tracepoint .*\| LTTng \(ns\) \|.*\| guestrelay/LTTng \|' "$tmp/lt.md" &&
 	grep -qE '^\| sched_switch \| 56/56/56 \|( [^|]+ \|){5} 1\.00 \(min 1\.00\) \| 1\.00 \(min 1\.00\) \|' "$tmp/lt.md" &&
-	grep -q 'WARNING: LTTng discarded 7 events' "$tmp/lt.md"; then
+	grep -q 'WARNING: LTTng discarded 7 events' "$tmp/lt.md" &&
+	grep -qF '| guestrelay | 500.0: 504.0 [504.0-504.0] | 750.0: 754.0 [754.0-754.0] | 750.0: 754.0 [754.0-754.0] | 1.50 | 1.50 |' "$tmp/lt.md"; then
 	ok guest-table-lttng-column
 else
 	bad guest-table-lttng-column "no LTTng column, ratio or warning" "$tmp/lt.md"
