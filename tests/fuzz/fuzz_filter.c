@@ -13,6 +13,10 @@
  * First byte odd: an expression (the rest, NUL-terminated here) for a
  * sched_switch-like event. What the compiler accepts must pass the
  * guest's verifier; what it refuses must say where, inside the text.
+ * First byte 2 modulo 4: a control block (512 bytes) whose follow block
+ * (spec 15) the guest reads; what it accepts must obey 15.2 (checked here
+ * independently) and its pids then go through a follow set, the probe's
+ * test on the rest of the input as a payload, and out again.
  */
 #include "fuzz.h"
 #include "filter.h"
@@ -136,6 +140,74 @@ static void fuzz_expr(const uint8_t *data, size_t size)
 	free(text);
 }
 
+static void fuzz_follow(const uint8_t *data, size_t size)
+{
+	static unsigned long bits[GR_FOLLOW_PID_LIMIT / (8 * sizeof(long))];
+	static struct gr_host_ctrl c;
+	static struct gr_follow f;
+	struct gr_follow_spec *s = &f.spec;
+	struct gr_filter_err err;
+	uint16_t off;
+	unsigned int i;
+	uint32_t len;
+
+	if (fuzz_take(&data, &size, &c, sizeof(c)) ||
+	    fuzz_take(&data, &size, &off, sizeof(off)))
+		return;
+	if (gr_follow_read(&c, s, &err)) {
+		if (err.reason != GR_FILTER_E_FOLLOW &&
+		    err.reason != GR_FILTER_E_RESERVED)
+			FUZZ_BUG("follow block refused with reason %u",
+				 err.reason);
+		if (s->flags)
+			FUZZ_BUG("a refused follow block left flags %#x",
+				 s->flags);
+		return;
+	}
+	if (!s->flags) {
+		if (s->nr_pids || s->comm_len)
+			FUZZ_BUG("no follow filter, but %u pids", s->nr_pids);
+		return;
+	}
+	if (!(s->flags & GR_FOLLOW_F_ON) || (s->flags & ~GR_FOLLOW_F_KNOWN) ||
+	    s->nr_pids > GR_FOLLOW_MAX_PIDS ||
+	    s->comm_len > GR_FOLLOW_COMM_LEN ||
+	    (!s->nr_pids && !s->comm_len))
+		FUZZ_BUG("accepted flags %#x, %u pids, comm of %u", s->flags,
+			 s->nr_pids, s->comm_len);
+	f.bits = bits;
+	f.nr_bits = GR_FOLLOW_PID_LIMIT;
+	for (i = 0; i < GR_MAX_EVENTS; i++)
+		f.other_off[i] = GR_FOLLOW_NO_OFF;
+	f.other_off[1] = off % 64;
+	for (i = 0; i < s->nr_pids; i++) {
+		if (!s->pids[i] || s->pids[i] >= GR_FOLLOW_PID_LIMIT)
+			FUZZ_BUG("accepted pid %u", s->pids[i]);
+		gr_follow_add(&f, s->pids[i]);
+		if (!gr_follow_has(&f, s->pids[i]))
+			FUZZ_BUG("pid %u added, not followed", s->pids[i]);
+	}
+	/* the probe's test on the rest of the input, at its exact length */
+	len = size < 64 ? (uint32_t)size : 64;
+	{
+		uint8_t *pl = malloc(len ? len : 1);
+
+		if (pl) {
+			memcpy(pl, data, len);
+			gr_follow_keep(&f, 1, pl, len, s->nr_pids ?
+				       s->pids[0] : 1);
+			gr_follow_keep(&f, 1, pl, len, 0);
+			free(pl);
+		}
+	}
+	gr_follow_comm(s, (const char *)c.follow_comm);
+	for (i = 0; i < s->nr_pids; i++)
+		gr_follow_del(&f, s->pids[i]);
+	if (atomic_read(&f.tasks))
+		FUZZ_BUG("%d tasks left after every pid was removed",
+			 atomic_read(&f.tasks));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t mode;
@@ -144,6 +216,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (mode & 1)
 		fuzz_expr(data, size);
+	else if ((mode & 3) == 2)
+		fuzz_follow(data, size);
 	else
 		fuzz_slot(data, size);
 	return 0;
