@@ -1172,17 +1172,23 @@ static void odd_seq_filter(struct gr_filter_set *set)
 	CU_ASSERT_EQUAL_FATAL(gr_filter_verify(prog, &b, &err), 0);
 }
 
-static void rec_write(u64 seq)
+/* A record of EV_TEST naming @writer as its second task */
+static void rec_write_writer(u64 seq, u32 writer)
 {
 	struct test_payload *p;
 	struct gr_rec rec;
 
 	p = gr_rec_begin(&rec, EV_TEST, sizeof(*p));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-	p->writer = 0;
+	p->writer = htole32(writer);
 	p->pad = 0;
 	p->seq = htole64(seq);
 	gr_rec_commit(&rec);
+}
+
+static void rec_write(u64 seq)
+{
+	rec_write_writer(seq, 0);
 }
 
 /*
@@ -1259,20 +1265,6 @@ static void test_record_api_filter_takes_back(void)
 	gr_rec_deactivate();
 	gr_rec_set_events(NULL);
 	fixture_close(&f);
-}
-
-/* A record of EV_TEST naming @writer as its second task */
-static void rec_write_writer(u64 seq, u32 writer)
-{
-	struct test_payload *p;
-	struct gr_rec rec;
-
-	p = gr_rec_begin(&rec, EV_TEST, sizeof(*p));
-	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-	p->writer = htole32(writer);
-	p->pad = 0;
-	p->seq = htole64(seq);
-	gr_rec_commit(&rec);
 }
 
 /*
