@@ -53,7 +53,8 @@
 #endif
 
 #define GR_ABI_MAJOR		1	/* incompatible layout changes */
-#define GR_ABI_MINOR		1	/* compatible additions (1: filters) */
+#define GR_ABI_MINOR		2	/* compatible additions (1: filters,
+					 * 2: kernel_version, product_uuid) */
 
 #define GR_REGION_MAGIC		0x3159414c45525247ULL	/* "GRRELAY1" */
 #define GR_CTRL_MAGIC		0x313054534f485247ULL	/* "GRHOST01" */
@@ -79,6 +80,7 @@
 #define GR_CLOCK_NAME_LEN	32
 #define GR_RELEASE_LEN		64
 #define GR_NODENAME_LEN		64
+#define GR_VERSION_LEN		64	/* v1.2: kernel_version */
 
 /*
  * Feature bits. The guest publishes what it implements in
@@ -91,7 +93,9 @@
 #define GR_F_SWITCH_TIMER	_BITULL(3)	/* partial sub-buffer delivery */
 #define GR_F_DOORBELL		_BITULL(4)	/* interrupts wired (not plain) */
 #define GR_F_FILTER		_BITULL(5)	/* event filter programs (v1.1) */
-#define GR_F_KNOWN		0x3fULL		/* all bits defined in v1.1 */
+#define GR_F_GUEST_INFO		_BITULL(6)	/* kernel_version, product_uuid
+						 * in the header (v1.2) */
+#define GR_F_KNOWN		0x7fULL		/* all bits defined in v1.2 */
 
 /**
  * struct gr_region_hdr - identity, geometry and layout of the region
@@ -129,7 +133,10 @@ struct gr_region_hdr {
 	__u8 boot_id[16];		/* kernel random boot_id (UUID) */
 	__le32 nr_cpus;			/* CPUs the guest may run (nr_cpu_ids) */
 	__le32 reserved0;		/* 0 */
-	__u8 reserved[216];		/* 0; grows behind feature bits */
+	/* v1.2, GR_F_GUEST_INFO in guest_features; else 0, ignored */
+	char kernel_version[GR_VERSION_LEN];	/* uname -v, NUL-padded */
+	__u8 product_uuid[16];		/* DMI product UUID, text order; 0: none */
+	__u8 reserved[136];		/* 0; grows behind feature bits */
 };
 
 static_assert(sizeof(struct gr_region_hdr) == 512, "gr_region_hdr size");
@@ -140,7 +147,11 @@ static_assert(offsetof(struct gr_region_hdr, data_offset) == 88, "data_offset");
 static_assert(offsetof(struct gr_region_hdr, clock_freq) == 104, "clock_freq");
 static_assert(offsetof(struct gr_region_hdr, clock_name) == 112, "clock_name");
 static_assert(offsetof(struct gr_region_hdr, boot_id) == 272, "boot_id");
-static_assert(offsetof(struct gr_region_hdr, reserved) == 296, "hdr reserved");
+static_assert(offsetof(struct gr_region_hdr, kernel_version) == 296,
+	      "kernel_version");
+static_assert(offsetof(struct gr_region_hdr, product_uuid) == 360,
+	      "product_uuid");
+static_assert(offsetof(struct gr_region_hdr, reserved) == 376, "hdr reserved");
 
 /*
  * Event filters (v1.1, GR_F_FILTER; spec section 14). The host writes up

@@ -374,7 +374,8 @@ static void env_string(struct sbuf *b, const char *key, const char *val)
 static void emit_env(struct sbuf *b, const struct gr_view *v,
 		     const struct gr_ctf_env *env, const struct gr_ctf_clock *c)
 {
-	char boot_id[37];
+	static const uint8_t zero_uuid[16];
+	char boot_id[37], uuid[37];
 
 	gr_uuid_str(v->boot_id, boot_id);
 	/* spec 7.5: what Trace Compass and lttng-modules' readers look for */
@@ -388,6 +389,13 @@ static void emit_env(struct sbuf *b, const struct gr_view *v,
 	env_string(b, "hostname", v->nodename);
 	sb_printf(b, "\tsysname = \"Linux\";\n");
 	env_string(b, "kernel_release", v->kernel_release);
+	/* v1.2 guests (GR_F_GUEST_INFO): uname -v, the DMI product UUID */
+	if (v->kernel_version[0])
+		env_string(b, "kernel_version", v->kernel_version);
+	if (memcmp(v->product_uuid, zero_uuid, sizeof(zero_uuid))) {
+		gr_uuid_str(v->product_uuid, uuid);
+		sb_printf(b, "\tproduct_uuid = \"%s\";\n", uuid);
+	}
 	env_string(b, "trace_name", env->session);
 	if (env->created)
 		env_string(b, "trace_creation_datetime", env->created);
@@ -483,7 +491,8 @@ static const char tsdl_stream[] =
  * struct gr_packet_header), one env block (spec 7.5 entries: domain
  * "kernel", tracer_name "lttng-modules", tracer_major/minor/patchlevel
  * of the layout followed, hostname = the guest's nodename, sysname,
- * kernel_release = the guest's, trace_name, trace_creation_datetime,
+ * kernel_release = the guest's, kernel_version and product_uuid if the
+ * guest published them, trace_name, trace_creation_datetime,
  * trace_buffering_scheme; then guestrelay_major/minor, vm_name,
  * host_hostname, session, filters, guest_nodename, guest_kernel_release,
  * guest_boot_id, guest_instance_id, guest_nr_cpus, guest_nr_rings,

@@ -21,8 +21,9 @@ read with the search tool; none of its code is copied):
   packet context's events_discarded (StreamInputPacketIndexEntry).
 
 Checks, each printed "ok - ..." or "FAIL - ...":
-  1. env: the keys above with their values, hostname/kernel_release the
-     guest's (its "GR: UNAME" console line), trace_name,
+  1. env: the keys above with their values, hostname, kernel_release,
+     kernel_version and product_uuid the guest's (its "GR: UNAME",
+     "GR: UNAMEV" and "GR: DMI" console lines), trace_name,
      trace_creation_datetime, trace_buffering_scheme, sysname, and
      guestrelay's own keys; the clock's uuid is the guest's boot id
      (env guest_boot_id), never the host's.
@@ -150,6 +151,10 @@ def read_console(path):
                                 "comm": comm}
         elif line.startswith("GR: UNAME ") and len(w) >= 4:
             info["nodename"], info["release"] = w[2], w[3]
+        elif line.startswith("GR: UNAMEV "):
+            info["version"] = line.rstrip("\r\n")[len("GR: UNAMEV "):]
+        elif line.startswith("GR: DMI ") and len(w) >= 3:
+            info["dmi"] = w[2].lower()
     return marks, procs, info
 
 
@@ -343,12 +348,20 @@ def main():
     for k in ("vm_name", "host_hostname", "session", "guestrelay_major",
               "guest_boot_id"):
         check(k in env, "env keeps guestrelay's %s" % k, "missing")
-    if "kernel_version" in env:
-        ok("env kernel_version is set (%s)" % env["kernel_version"])
-    if "product_uuid" in env:
-        check(re.fullmatch(r"[0-9a-f-]{36}", str(env["product_uuid"]))
-              is not None, "env product_uuid is a UUID",
-              repr(env["product_uuid"]))
+    # the guest publishes the first 63 bytes of uname -v
+    check("version" in info and
+          env.get("kernel_version") == info["version"][:63],
+          "env kernel_version is the guest's (%s)" % info.get("version"),
+          repr(env.get("kernel_version")))
+    dmi = info.get("dmi", "none")
+    if dmi in ("none", "00000000-0000-0000-0000-000000000000"):
+        check("product_uuid" not in env,
+              "no env product_uuid: the guest has no DMI product UUID",
+              repr(env.get("product_uuid")))
+    else:
+        check(env.get("product_uuid") == dmi,
+              "env product_uuid is the guest's DMI product UUID (%s)" % dmi,
+              repr(env.get("product_uuid")))
     cuuid = str(clock_cls.uuid) if clock_cls is not None and \
         clock_cls.uuid is not None else None
     check(cuuid is not None and cuuid == env.get("guest_boot_id"),

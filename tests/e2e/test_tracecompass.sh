@@ -30,7 +30,10 @@ events="$events,irq_handler_entry,irq_handler_exit,softirq_entry"
 events="$events,softirq_exit,block_rq_issue,block_rq_complete"
 events="$events,net_dev_xmit,netif_receive_skb,sys_enter,sys_exit"
 
+# a machine UUID, as libvirt gives its domains: the guest's DMI product
+# UUID, which the trace's env must carry as product_uuid
 boot_guest "$vm" --run e2e-tracecompass --append "gr.secs=4" \
+	--uuid 5a0e3f6c-2b1d-4c8e-9f7a-0123456789ab \
 	--vm-args "--switch-timer-ms 100 --events $events"
 guest_ran "$vm" e2e-tracecompass
 check_console "$vm"

@@ -1167,6 +1167,31 @@ static void test_metadata_names_events_as_lttng_modules(void)
 	free(text);
 }
 
+/* spec 7.5: uname -v and the DMI product UUID, when the guest has them */
+static void test_env_has_guest_kernel_version_and_product_uuid(void)
+{
+	struct gr_view v = syn.v;
+	size_t len;
+	char *text;
+	unsigned int i;
+
+	CU_ASSERT_EQUAL_FATAL(gr_ctf_metadata(&v, syn.ev, T_NDESC, &syn.env,
+					      NULL, &text, &len), 0);
+	CU_ASSERT_PTR_NULL(strstr(text, "kernel_version ="));
+	CU_ASSERT_PTR_NULL(strstr(text, "product_uuid ="));
+	free(text);
+	strcpy(v.kernel_version, "#1 SMP PREEMPT_DYNAMIC Debian 6.1.158-1");
+	for (i = 0; i < 16; i++)
+		v.product_uuid[i] = (uint8_t)(0xa0 + i);
+	CU_ASSERT_EQUAL_FATAL(gr_ctf_metadata(&v, syn.ev, T_NDESC, &syn.env,
+					      NULL, &text, &len), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\tkernel_version = \"#1 SMP "
+				      "PREEMPT_DYNAMIC Debian 6.1.158-1\";\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\tproduct_uuid = \"a0a1a2a3-"
+				      "a4a5-a6a7-a8a9-aaabacadaeaf\";\n"));
+	free(text);
+}
+
 static void test_metadata_refuses_unsafe_or_inexpressible_views(void)
 {
 	struct gr_event_view ev[T_NDESC], e;
@@ -2320,6 +2345,8 @@ static const struct gr_test ctf_tests[] = {
 	GR_TEST_NAMED("hostile names cannot inject TSDL",
 	  test_hostile_names_cannot_inject_tsdl),
 	GR_TEST_NAMED("odd clock names still parse", test_odd_clock_names_still_parse),
+	GR_TEST_NAMED("env has the guest's kernel_version and product_uuid",
+	  test_env_has_guest_kernel_version_and_product_uuid),
 	GR_TEST_NAMED("metadata names events as lttng-modules does",
 	  test_metadata_names_events_as_lttng_modules),
 	GR_TEST_NAMED("metadata refuses unsafe or inexpressible views",
