@@ -79,8 +79,8 @@ const char *gr_ctf_event_name(const char *system, const char *name);
  * struct gr_ctf_env - who and what a trace describes
  * @vm_name: the VM's name as the operator knows it (libvirt domain name or
  *	the agent's --vm argument); env "vm_name". (env "hostname" is the
- *	guest's nodename, spec 7.5: babeltrace2 prints it on every event line
- *	and Trace Compass uses it as the host ID.)
+ *	guest's nodename, spec 7.5: babeltrace2 prints it on every event line.
+ *	Trace Compass's host ID is the clock's uuid, the guest's boot_id.)
  * @host_name: the host's name (gethostname()); env "host_hostname"
  * @session: the session's name; env "session"
  * @trace_uuid: the trace UUID: new for every session of every VM.
