@@ -251,6 +251,7 @@ def main():
     open_tids = set(procs)
     self_ran = set()                # CPUs the shell ran on during the dump
     discarded = 0
+    pkt_ctx = ev_ctx = None
 
     try:
         it = bt2.TraceCollectionMessageIterator(trace)
@@ -283,6 +284,12 @@ def main():
             if name not in classes:
                 classes[name] = {k: field_kind(m.field_class) for k, m in
                                  ev.payload_field.cls.items()}
+            if pkt_ctx is None:
+                pkt_ctx = {k: field_kind(m.field_class) for k, m in
+                           ev.packet.context_field.cls.items()}
+                ev_ctx = {k: field_kind(m.field_class) for k, m in
+                          ev.common_context_field.cls.items()} \
+                    if ev.common_context_field is not None else {}
             f = ev.payload_field
             if ps_begin is not None and names_at_begin is None and \
                     ns >= ps_begin:
@@ -372,6 +379,18 @@ def main():
               cuuid)
 
     # ---- 2. names, fields and types ---------------------------------------
+    # TmfCpuAspect: the packet context's cpu_id; losses: events_discarded;
+    # LttngEventLayout.contextTid(): the event context's _tid
+    # (bt2 keeps events_discarded to itself: read the TSDL for it)
+    pkt_ctx, ev_ctx = pkt_ctx or {}, ev_ctx or {}
+    meta = open(trace + "/metadata", errors="replace").read()
+    ctx = re.search(r"packet\.context := struct \{([^}]*)\}", meta)
+    check(pkt_ctx.get("cpu_id") == UINT and ctx is not None and
+          re.search(r"\buint64_t events_discarded;", ctx.group(1)),
+          "the packet context has cpu_id and events_discarded",
+          "%r; %r" % (pkt_ctx, ctx.group(1) if ctx else None))
+    check(kind_ok(INT, ev_ctx.get("tid", "missing")),
+          "the event context has the thread id (_tid)", repr(ev_ctx))
     for name in EXPECTED:
         check(counts[name] > 0, "the trace has %s events (%d)" %
               (name, counts[name]), "none")
