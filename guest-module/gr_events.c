@@ -180,6 +180,15 @@ static __always_inline void gr_wakeup_fill(struct gr_ev_sched_wakeup *ev,
 	ev->target_cpu = cpu_to_le32(task_cpu(p));
 }
 
+/* The payload of the sched_process_exit class (exit, free) */
+static __always_inline void gr_process_fill(struct gr_ev_sched_process_exit *ev,
+					    struct task_struct *p)
+{
+	gr_copy_comm(&ev->comm, p->comm);
+	ev->tid = cpu_to_le32(task_pid_nr(p));
+	ev->prio = cpu_to_le32(gr_prio(p->prio));
+}
+
 /* The six argument registers of sys_enter, as the event records them */
 static __always_inline void gr_syscall_args(struct gr_ev_sys_enter *ev,
 					    struct pt_regs *regs)

@@ -96,9 +96,7 @@ GR_EVENT(sched_process_exit, sched,
 	 GR_FIELDS(GR_CHARS(comm, TASK_COMM_LEN)
 		   GR_INT(__le32, tid, GR_SIGNED)
 		   GR_INT(__le32, prio, GR_SIGNED)),
-	 GR_ASSIGN(gr_copy_comm(&ev->comm, p->comm);
-		   ev->tid = cpu_to_le32(task_pid_nr(p));
-		   ev->prio = cpu_to_le32(gr_prio(p->prio))))
+	 GR_ASSIGN(gr_process_fill(ev, p)))
 
 GR_EVENT(sched_migrate_task, sched,
 	 GR_PROTO(struct task_struct *p, int dest_cpu),
@@ -289,9 +287,7 @@ GR_EVENT_AS(sched_waking, sched, sched_wakeup,
 /* the task_struct is freed: its tid may be reused from now on */
 GR_EVENT_AS(sched_process_free, sched, sched_process_exit,
 	    GR_PROTO(struct task_struct *p),
-	    GR_ASSIGN(gr_copy_comm(&ev->comm, p->comm);
-		      ev->tid = cpu_to_le32(task_pid_nr(p));
-		      ev->prio = cpu_to_le32(gr_prio(p->prio))))
+	    GR_ASSIGN(gr_process_fill(ev, p)))
 
 /* newprio: the priority inherited from @pi_task, else the task's own */
 GR_EVENT(sched_pi_setprio, sched,
