@@ -315,7 +315,9 @@ static struct snap *snap_take(struct fleet *f)
 		return NULL;
 	}
 	for (vm = vm_next(a, NULL); vm && s->n < n; vm = vm_next(a, vm)) {
+		memset(f->info, 0, sizeof(*f->info));	/* as `status` */
 		vm_get_info(vm, f->info);
+		f->info->name[sizeof(f->info->name) - 1] = '\0';
 		eps = rate_of(f, rates, s->n, f->info, t);
 		shipped = fleet_backlog_hook &&
 			fleet_backlog_hook(vm, &b, fleet_backlog_arg);

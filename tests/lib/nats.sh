@@ -27,7 +27,8 @@
 #   nats_kill I                   kill -9 node I (and its timeout(1))
 #   nats_restart I [SECS]         start node I again (same ports, store)
 #   nats_stop I                   SIGTERM node I, SIGKILL after 10 s
-#   nats_stop_all                 every node (also run at exit)
+#   nats_stop_all                 every node (also run at exit); another
+#                                 nats_start_* may follow
 #   nats_urls [I...]              nats://127.0.0.1:P[,...] (default: all)
 #   nats_varz I PATH              GET http://monitor/PATH of node I
 #
@@ -161,10 +162,12 @@ nats_launch() {
 nats_setup() {
 	local i
 
-	[ "$NATS_N" = 0 ] || {
-		echo "$T_NAME: nats servers already started" >&2
-		return 1
-	}
+	for ((i = 0; i < NATS_N; i++)); do
+		[ -z "${nats_job[$i]}" ] || {
+			echo "$T_NAME: nats servers already running" >&2
+			return 1
+		}
+	done
 	nats_need
 	nats_extra=${3:-}
 	[ -z "$nats_extra" ] || [ -r "$nats_extra" ] || {
