@@ -116,29 +116,65 @@ static void free_secret(char *buf)
 	}
 }
 
-/* apply the "KEY VALUE" lines of @buf to @o; the error never quotes one */
+/*
+ * one line: "KEY VALUE" (the value trimmed) or "KEY=VALUE" (the value as
+ * it is, but a trailing CR); *keyp is "" for a blank or comment line
+ */
+static void split_line(char *line, char **keyp, char **valp)
+{
+	char *key = line + strspn(line, " \t"), *val, *end;
+
+	*keyp = *valp = key + strlen(key);
+	if (!*key || *key == '#' || *key == '\r')
+		return;
+	val = key + strspn(key, "abcdefghijklmnopqrstuvwxyz");
+	end = val + strlen(val);
+	if (*val == '=') {
+		*val++ = '\0';
+	} else {
+		if (*val && !strchr(" \t", *val)) {
+			*valp = val;	/* no separator: an unknown key */
+			*keyp = "?";
+			return;
+		}
+		if (*val)
+			*val++ = '\0';
+		val += strspn(val, " \t");
+		while (end > val && (end[-1] == ' ' || end[-1] == '\t'))
+			*--end = '\0';
+	}
+	if (end > val && end[-1] == '\r')
+		*--end = '\0';
+	*keyp = key;
+	*valp = val;
+}
+
+/* a file the credentials file names must be readable now */
+static int readable(const char *file, const char *path, unsigned int ln,
+		    char *err, size_t errlen)
+{
+	if (!access(file, R_OK))
+		return 0;
+	snprintf(err, errlen, "credentials file %s, line %u: cannot read the "
+		 "file it names: %s", path, ln, strerror(errno));
+	return -EINVAL;
+}
+
+/* apply the lines of @buf to @o; the error never quotes one */
 static int apply_lines(natsOptions *o, char *buf, const char *path,
 		       char *err, size_t errlen)
 {
-	const char *user = NULL, *pass = NULL;
-	char *line, *save = NULL, *key, *val, *end;
+	const char *user = NULL, *pass = NULL, *nkey = NULL, *seed = NULL;
+	char *line, *save = NULL, *key, *val;
 	unsigned int ln = 0;
 	natsStatus s = NATS_OK;
 
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		ln++;
-		key = line + strspn(line, " \t");
-		if (!*key || *key == '#' || *key == '\r')
+		split_line(line, &key, &val);
+		if (!*key)
 			continue;
-		val = key + strcspn(key, " \t");
-		if (*val)
-			*val++ = '\0';
-		val += strspn(val, " \t");
-		end = val + strlen(val);
-		while (end > val && (end[-1] == ' ' || end[-1] == '\t' ||
-				     end[-1] == '\r'))
-			*--end = '\0';
 		if (!*val) {
 			snprintf(err, errlen, "credentials file %s, line %u: "
 				 "no value", path, ln);
@@ -148,22 +184,25 @@ static int apply_lines(natsOptions *o, char *buf, const char *path,
 			user = val;
 		else if (!strcmp(key, "password"))
 			pass = val;
-		else if (!strcmp(key, "token"))
+		else if (!strcmp(key, "nkey"))
+			nkey = val;
+		else if (!strcmp(key, "seed")) {
+			if (readable(val, path, ln, err, errlen))
+				return -EINVAL;
+			seed = val;
+		} else if (!strcmp(key, "token"))
 			s = natsOptions_SetToken(o, val);
-		else if (!strcmp(key, "creds") && access(val, R_OK)) {
-			snprintf(err, errlen, "credentials file %s, line %u: "
-				 "cannot read the .creds file: %s", path, ln,
-				 strerror(errno));
-			return -EINVAL;
-		} else if (!strcmp(key, "creds"))
+		else if (!strcmp(key, "creds")) {
+			if (readable(val, path, ln, err, errlen))
+				return -EINVAL;
 			s = natsOptions_SetUserCredentialsFromFiles(o, val,
 								    NULL);
-		else if (!strcmp(key, "ca"))
+		} else if (!strcmp(key, "ca"))
 			s = natsOptions_LoadCATrustedCertificates(o, val);
 		else {
 			snprintf(err, errlen, "credentials file %s, line %u: "
-				 "unknown key (user, password, token, creds, "
-				 "ca)", path, ln);
+				 "unknown key (user, password, token, nkey, "
+				 "seed, creds, ca)", path, ln);
 			return -EINVAL;
 		}
 		if (s != NATS_OK) {
@@ -172,13 +211,19 @@ static int apply_lines(natsOptions *o, char *buf, const char *path,
 			return -EINVAL;
 		}
 	}
-	if (!user != !pass) {
-		snprintf(err, errlen, "credentials file %s: user and password "
-			 "go together", path);
+	if (!user != !pass || !nkey != !seed) {
+		snprintf(err, errlen, "credentials file %s: %s go together",
+			 path, !user != !pass ? "user and password" :
+			 "nkey and seed");
 		return -EINVAL;
 	}
 	if (user && natsOptions_SetUserInfo(o, user, pass) != NATS_OK) {
 		snprintf(err, errlen, "credentials file %s: user rejected",
+			 path);
+		return -EINVAL;
+	}
+	if (nkey && natsOptions_SetNKeyFromSeed(o, nkey, seed) != NATS_OK) {
+		snprintf(err, errlen, "credentials file %s: nkey rejected",
 			 path);
 		return -EINVAL;
 	}

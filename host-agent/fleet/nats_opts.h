@@ -10,9 +10,13 @@
  * file, which is one of
  *   - a NATS .creds file (user JWT and nkey seed, as `nsc` writes it):
  *     handed to natsOptions_SetUserCredentialsFromFiles();
- *   - a text file of "KEY VALUE" lines ('#' starts a comment):
+ *   - a text file of "KEY VALUE" or "KEY=VALUE" lines ('#' starts a
+ *     comment; the value of KEY=VALUE is taken as it is, that of
+ *     KEY VALUE without the blanks around it), the format of
+ *     --ship-creds too:
  *       user NAME        password SECRET     (natsOptions_SetUserInfo)
  *       token SECRET                         (natsOptions_SetToken)
+ *       nkey PUBLIC_KEY  seed FILE           (natsOptions_SetNKeyFromSeed)
  *       creds FILE       (a .creds file, as above: JWT and nkey)
  *       ca FILE          (CA certificates for tls:// servers)
  * The file must not be readable by others (mode o-r). Secrets read from

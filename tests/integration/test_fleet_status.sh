@@ -48,7 +48,7 @@ fg1='' fg2='' fg3='' fg4='' fg5=''
 
 printf 'authorization {\n  user: fleet\n  password: "%s"\n}\n' "$SECRET" \
 	>"$la_tmp/auth.conf"
-printf '# fleet status credentials\nuser fleet\npassword %s\n' "$SECRET" \
+printf '# fleet status credentials, as for --ship-creds\nuser=fleet\npassword=%s\n' "$SECRET" \
 	>"$CREDS"
 chmod 600 "$CREDS"
 

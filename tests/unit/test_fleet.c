@@ -537,6 +537,13 @@ static void test_creds_file(void)
 	expect_creds("# comment\n  user   fleet  \r\npassword\ts3cret\r\n",
 		     0640, 0, NULL);
 	expect_creds("token s3cret\n", 0600, 0, NULL);
+	/* the KEY=VALUE form of --ship-creds: the value as it is */
+	expect_creds("user=fleet\npassword= s3cret \r\n", 0600, 0, NULL);
+	expect_creds("user=fleet\n", 0600, -EINVAL, "go together");
+	expect_creds("nkey=UABC\n", 0600, -EINVAL, "nkey and seed");
+	expect_creds("nkey UABC\nseed /nonexistent/s3cret\n", 0600, -EINVAL,
+		     "line 2: cannot read");
+	expect_creds("user:fleet\n", 0600, -EINVAL, "line 1: unknown key");
 	expect_creds("user fleet\npassword s3cret\n", 0644, -EINVAL,
 		     "readable by others");
 	expect_creds("user fleet\n", 0600, -EINVAL, "go together");
