@@ -76,6 +76,7 @@ struct fleet {
 	jsCtx *js;
 	kvStore *kv;
 	struct snap *last;		/* last published, for deletions */
+	bool ttl_said;			/* the bucket's other TTL was logged */
 };
 
 static void snap_free(struct snap *s)
@@ -370,6 +371,31 @@ static void nats_drop(struct fleet *f)
 	f->last = NULL;
 }
 
+/*
+ * an existing bucket keeps the TTL it was created with: say so once if it
+ * is not this agent's (entries then expire sooner or later than asked)
+ */
+static void check_ttl(struct fleet *f)
+{
+	kvStatus *st = NULL;
+	int64_t ttl;
+
+	if (f->ttl_said || kvStore_Status(&st, f->kv) != NATS_OK)
+		return;
+	ttl = kvStatus_TTL(st);
+	kvStatus_Destroy(st);
+	if (ttl == (int64_t)f->cfg.ttl_s * 1000000000LL)
+		return;
+	f->ttl_said = true;
+	syslog(ttl && ttl < 2000000LL * f->cfg.interval_ms ?
+	       LOG_WARNING : LOG_NOTICE,
+	       "fleet status: bucket %s has a TTL of %.1f s, not --fleet-ttl "
+	       "%u s: kept%s", f->cfg.bucket, (double)ttl / 1e9,
+	       f->cfg.ttl_s, ttl && ttl < 2000000LL * f->cfg.interval_ms ?
+	       " (shorter than two intervals: entries may vanish between "
+	       "refreshes)" : "");
+}
+
 /* connect, bind the bucket or create it; a libnats status */
 static natsStatus nats_up(struct fleet *f, char *err, size_t errlen)
 {
@@ -404,6 +430,8 @@ static natsStatus nats_up(struct fleet *f, char *err, size_t errlen)
 	}
 	if (s != NATS_OK && !err[0])
 		gr_nats_err(s, err, errlen);
+	if (s == NATS_OK)
+		check_ttl(f);
 	return s;
 }
 

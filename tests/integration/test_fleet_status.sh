@@ -20,6 +20,8 @@
 #     another host's key, a key no agent writes, terminal escapes) is
 #     listed as INVALID with its reason; the honest rows are unchanged and
 #     no control character reaches the terminal
+#   - bad options are refused (a password in a URL is never echoed); NATS
+#     unreachable at start: the agent runs and logs it once
 #   - NATS stopped: the agent keeps answering, logs the outage once, and
 #     publishes again (says so) once NATS is back
 #   - one agent killed with kill -9: its entries expire after the TTL,
@@ -262,6 +264,50 @@ wait_fleet() {
 	done
 }
 
+# ---- options, and NATS unreachable at start ------------------------------------------
+# agent_err EXPECTED_RC WHAT ARGS...: the agent refuses ARGS, saying WHAT
+agent_err() {
+	local want=$1 what=$2 e
+
+	shift 2
+	e=$(timeout -k 2 20 "$GR" agent --run-dir "$la_tmp/runx" \
+		--store "$la_tmp/storex" "$@" 2>&1)
+	rc=$?
+	if [ "$rc" -eq "$want" ] && grep -q -- "$what" <<<"$e" &&
+	   ! grep -qF -- "$SECRET" <<<"$e"; then
+		ok "agent-refuses $what"
+	else
+		bad "agent-refuses $what" "exit $rc" "$e"
+	fi
+}
+agent_err 2 "user information" --fleet-status "nats://fleet:$SECRET@127.0.0.1:1"
+agent_err 2 "nats://HOST:PORT" --fleet-status "http://127.0.0.1:1"
+agent_err 2 "printable UTF-8" --host $'a\nb' --fleet-status nats://127.0.0.1:1
+agent_err 2 "fleet-bucket" --fleet-bucket a.b --fleet-status nats://127.0.0.1:1
+agent_err 1 "shorter than two intervals" --fleet-status nats://127.0.0.1:1 \
+	--fleet-interval-ms 1000 --fleet-ttl 1
+cp "$CREDS" "$la_tmp/open.creds"
+chmod 644 "$la_tmp/open.creds"
+agent_err 1 "readable by others" --fleet-status nats://127.0.0.1:1 \
+	--fleet-creds "$la_tmp/open.creds"
+
+read -r dead_port < <(nats_free_ports 1)
+if ag_start 4 "h" "nats://127.0.0.1:$dead_port"; then
+	sleep 3
+	n=$(grep -c 'fleet status: cannot publish' "$la_tmp/agent4.log")
+	if timeout -k 2 10 "$GR" --run-dir "${ag_run[4]}" --timeout 5 ping \
+		>/dev/null 2>&1 && [ "$n" -eq 1 ]; then
+		ok "agent-runs-with-nats-unreachable-logs-once"
+	else
+		bad "agent-runs-with-nats-unreachable-logs-once" "$n lines" \
+			"$(cat "$la_tmp/agent4.log")"
+	fi
+else
+	bad "agent-runs-with-nats-unreachable-logs-once" "no start" \
+		"$(cat "$la_tmp/agent4.log")"
+fi
+ag_stop 4
+
 # ---- one server, two agents --------------------------------------------------
 nats_start_single "$la_tmp/nats" "$la_tmp/auth.conf" ||
 	{ bad nats-starts "see above"; la_finish; }
@@ -406,6 +452,19 @@ fi
 a=$(fpy age "$la_tmp/f.json" "$H1" "$V1")
 check "live-agent-entries-fresh" "[ -n '$a' ] && [ '$a' -lt $((TTL * 1000)) ]" \
 	"age '$a' ms"
+
+# another agent asks for another TTL: the bucket keeps its own, said once
+if ag_start 5 "h5" "$NATS_URL" --fleet-ttl 9; then
+	end=$(($(date +%s) + 20))
+	while ! grep -q 'has a TTL of' "$la_tmp/agent5.log" &&
+	      [ "$(date +%s)" -lt "$end" ]; do
+		sleep 0.2
+	done
+fi
+check "other-ttl-kept-and-said" \
+	"grep -q 'bucket GUESTRELAY_STATUS has a TTL of $TTL.0 s, not --fleet-ttl 9 s: kept' '$la_tmp/agent5.log'" \
+	"$(cat "$la_tmp/agent5.log")"
+ag_stop 5
 
 # ---- secrets ---------------------------------------------------------------------
 leak=$(grep -l -F -- "$SECRET" "$la_tmp"/agent*.log "$la_tmp"/fleet.err \
