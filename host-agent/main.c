@@ -183,9 +183,11 @@ static int agent_args(int argc, char **argv, struct gr_agent *a,
 			*metrics = val;
 			continue;
 		}
-		if (!r && (r = fleet_agent_opt(&fleet_opts, argc, argv,
-					       &i))) {
-			ret = r < 0 ? -1 : 0;
+		for (k = 0; !r && fleet_agent_opts[k]; k++)
+			r = agent_opt(argc, argv, &i, fleet_agent_opts[k], &val);
+		if (r > 0) {
+			ret = fleet_agent_set(&fleet_opts, fleet_agent_opts[k - 1],
+					      val);
 			continue;
 		}
 		if (!r && (r = agent_opt(argc, argv, &i, "--vm", &val)) > 0) {

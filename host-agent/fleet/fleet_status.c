@@ -124,24 +124,6 @@ void fleet_cfg_init(struct fleet_cfg *c)
 	c->replicas = 1;
 }
 
-static int opt_val(int argc, char **argv, int *i, const char *opt,
-		   char **val)
-{
-	size_t len = strlen(opt);
-	char *arg = argv[*i];
-
-	if (strncmp(arg, opt, len) || (arg[len] && arg[len] != '='))
-		return 0;
-	if (arg[len] == '=') {
-		*val = arg + len + 1;
-		return 1;
-	}
-	if (*i + 1 >= argc)
-		return -1;
-	*val = argv[++*i];
-	return 1;
-}
-
 static int opt_u32(const char *opt, const char *val, unsigned long lo,
 		   unsigned long hi, uint32_t *out)
 {
@@ -156,7 +138,7 @@ static int opt_u32(const char *opt, const char *val, unsigned long lo,
 		return -1;
 	}
 	*out = (uint32_t)v;
-	return 1;
+	return 0;
 }
 
 static bool bucket_ok(const char *s)
@@ -169,29 +151,17 @@ static bool bucket_ok(const char *s)
 		      "0123456789_-") == n;
 }
 
-int fleet_agent_opt(struct fleet_cfg *c, int argc, char **argv, int *i)
-{
-	static const char *const names[] = {
-		"--host", "--fleet-status", "--fleet-creds", "--fleet-bucket",
-		"--fleet-interval-ms", "--fleet-ttl", "--fleet-replicas",
-	};
-	char err[256], *val = NULL;
-	unsigned int k;
-	uint32_t u;
-	int r = 0;
+const char *const fleet_agent_opts[] = {
+	"--host", "--fleet-status", "--fleet-creds", "--fleet-bucket",
+	"--fleet-interval-ms", "--fleet-ttl", "--fleet-replicas", NULL,
+};
 
-	for (k = 0; k < sizeof(names) / sizeof(names[0]) && !r; k++)
-		r = opt_val(argc, argv, i, names[k], &val);
-	if (!r)
-		return 0;
-	k--;
-	if (r < 0) {
-		fprintf(stderr, "guestrelay agent: %s needs a value\n",
-			names[k]);
-		return -1;
-	}
-	switch (k) {
-	case 0:
+int fleet_agent_set(struct fleet_cfg *c, const char *opt, const char *val)
+{
+	char err[256];
+	uint32_t u;
+
+	if (!strcmp(opt, "--host")) {
 		if (!fleet_name_ok(val)) {
 			fprintf(stderr, "guestrelay agent: --host: 1 to %d "
 				"bytes of printable UTF-8 text (no control "
@@ -200,19 +170,16 @@ int fleet_agent_opt(struct fleet_cfg *c, int argc, char **argv, int *i)
 			return -1;
 		}
 		snprintf(c->host, sizeof(c->host), "%s", val);
-		return 1;
-	case 1:
+	} else if (!strcmp(opt, "--fleet-status")) {
 		if (gr_nats_check_urls(val, err, sizeof(err))) {
 			fprintf(stderr, "guestrelay agent: --fleet-status: %s\n",
 				err);
 			return -1;
 		}
 		c->urls = val;
-		return 1;
-	case 2:
+	} else if (!strcmp(opt, "--fleet-creds")) {
 		c->creds = val;
-		return 1;
-	case 3:
+	} else if (!strcmp(opt, "--fleet-bucket")) {
 		if (!bucket_ok(val)) {
 			fprintf(stderr, "guestrelay agent: --fleet-bucket: "
 				"1 to %d of [A-Za-z0-9_-]\n",
@@ -220,16 +187,16 @@ int fleet_agent_opt(struct fleet_cfg *c, int argc, char **argv, int *i)
 			return -1;
 		}
 		snprintf(c->bucket, sizeof(c->bucket), "%s", val);
-		return 1;
-	case 4:
-		return opt_u32(names[k], val, 500, 60000, &c->interval_ms);
-	case 5:
-		return opt_u32(names[k], val, 1, 86400, &c->ttl_s);
-	default:
-		r = opt_u32(names[k], val, 1, 5, &u);
+	} else if (!strcmp(opt, "--fleet-interval-ms")) {
+		return opt_u32(opt, val, 500, 60000, &c->interval_ms);
+	} else if (!strcmp(opt, "--fleet-ttl")) {
+		return opt_u32(opt, val, 1, 86400, &c->ttl_s);
+	} else {
+		if (opt_u32(opt, val, 1, 5, &u))
+			return -1;
 		c->replicas = (int)u;
-		return r;
 	}
+	return 0;
 }
 
 /* ---- the loop's side -------------------------------------------------- */

@@ -74,16 +74,18 @@ struct fleet;
 /* defaults: off, host from gethostname() */
 void fleet_cfg_init(struct fleet_cfg *c);
 
+/* the `agent` options of fleet status (and --host), NULL-terminated */
+extern const char *const fleet_agent_opts[];
+
 /**
- * fleet_agent_opt() - one `agent` option of fleet status (or --host)
+ * fleet_agent_set() - take the value of one of fleet_agent_opts
  * @c: the options
- * @argc: argument count
- * @argv: arguments
- * @i: index of the option; moved past its value
+ * @opt: the option, as in fleet_agent_opts
+ * @val: its value (kept: argv outlives the agent)
  *
- * Return: 1 taken, 0 not a fleet option, -1 bad (said on stderr).
+ * Return: 0, or -1 if @val is bad (said on stderr).
  */
-int fleet_agent_opt(struct fleet_cfg *c, int argc, char **argv, int *i);
+int fleet_agent_set(struct fleet_cfg *c, const char *opt, const char *val);
 
 /* the lines of `agent --help` */
 extern const char fleet_agent_usage[];

@@ -59,40 +59,42 @@ cc -O2 -Wall -Wextra -D_GNU_SOURCE -I"$LA_TOP/host-agent/fleet" -o "$PUT" \
 	-lnats 2>"$la_tmp/cc.log" ||
 	{ bad build-kv-put "cc failed" "$(cat "$la_tmp/cc.log")"; la_finish; }
 
-# ag_start I HOST URLS [AGENT OPTIONS...]: agent I with its own run and
-# store directories, publishing fleet status as HOST; waits for ping
+# ag_start I HOST URLS [AGENT OPTIONS...]: agent I (t_agent_start) with
+# its own run and store directories, publishing fleet status as HOST
 ag_start() {
-	local i=$1 host=$2 urls=$3 n=100
+	local i=$1 host=$2 urls=$3 rc
 
 	shift 3
 	ag_run[i]=$la_tmp/run$i
 	mkdir -p "${ag_run[$i]}" "$la_tmp/store$i"
-	t_bg "ag_job[$i]" 300 "$la_tmp/agent$i.log" "$GR" agent \
-		--run-dir "${ag_run[$i]}" --store "$la_tmp/store$i" \
+	RUN=${ag_run[$i]} STORE=$la_tmp/store$i T_AGENT_SECS=300 \
+	T_AGENT_LOGFILE=$la_tmp/agent$i.log t_agent_start \
 		--host "$host" --fleet-status "$urls" --fleet-creds "$CREDS" \
 		--fleet-interval-ms "$INTERVAL" --fleet-ttl "$TTL" \
 		--events all --subbuf-size 16384 --subbufs 16 "$@"
-	ag_pid[i]=$(t_child "${ag_job[$i]}")
-	while [ "$n" -gt 0 ]; do
-		timeout -k 2 10 "$GR" --run-dir "${ag_run[$i]}" --timeout 5 \
-			ping >/dev/null 2>&1 && return 0
-		kill -0 "${ag_job[$i]}" 2>/dev/null || break
-		n=$((n - 1))
-		sleep 0.1
-	done
-	return 1
+	rc=$?
+	ag_job[i]=$T_AGENT_JOB
+	ag_pid[i]=$T_AGENT_PID
+	T_AGENT_JOB='' T_AGENT_PID=''
+	return $rc
 }
 
-# ag_stop I: SIGTERM, then SIGKILL after 10 s; its exit status
+# ag_stop I: t_agent_stop of agent I; its exit status
 ag_stop() {
 	[ -n "${ag_job[$1]:-}" ] || return 0
-	kill -TERM "${ag_pid[$1]}" 2>/dev/null
-	t_wait_pid "${ag_job[$1]}" 10 || t_term_job "${ag_job[$1]}" KILL
-	t_reap "${ag_job[$1]}"
-	local rc=$?
-
+	T_AGENT_JOB=${ag_job[$1]} T_AGENT_PID=${ag_pid[$1]}
 	ag_job[$1]=
-	return $rc
+	t_agent_stop
+}
+
+# wait_log FILE TEXT SECS: until FILE has the line TEXT (grep); 1 if not
+wait_log() {
+	local end=$(($(date +%s) + $3))
+
+	until grep -q -- "$2" "$1"; do
+		[ "$(date +%s)" -lt "$end" ] || return 1
+		sleep 0.2
+	done
 }
 
 # shellcheck disable=SC2317 # run at exit (t_defer)
@@ -426,14 +428,13 @@ n=$(grep -c 'fleet status: cannot publish' "$la_tmp/agent1.log")
 check "outage-logged-once" "[ $n -eq 1 ]" \
 	"$n lines: $(grep 'fleet status' "$la_tmp/agent1.log")"
 nats_restart 0 30 || bad nats-restarts "see above"
-end=$(($(date +%s) + 60))
-while ! grep -q 'fleet status: publishing to NATS again' "$la_tmp/agent1.log" &&
-      [ "$(date +%s)" -lt "$end" ]; do
-	sleep 0.5
-done
-check "publishing-again-after-the-outage" \
-	"grep -q 'fleet status: publishing to NATS again' '$la_tmp/agent1.log'" \
-	"$(grep 'fleet status' "$la_tmp/agent1.log")"
+if wait_log "$la_tmp/agent1.log" 'fleet status: publishing to NATS again' 60
+then
+	ok "publishing-again-after-the-outage"
+else
+	bad "publishing-again-after-the-outage" \
+		"$(grep 'fleet status' "$la_tmp/agent1.log")"
+fi
 if wait_fleet 20 set "${want[@]}"; then
 	ok "every-vm-listed-after-the-outage"
 else
@@ -454,16 +455,13 @@ check "live-agent-entries-fresh" "[ -n '$a' ] && [ '$a' -lt $((TTL * 1000)) ]" \
 	"age '$a' ms"
 
 # another agent asks for another TTL: the bucket keeps its own, said once
-if ag_start 5 "h5" "$NATS_URL" --fleet-ttl 9; then
-	end=$(($(date +%s) + 20))
-	while ! grep -q 'has a TTL of' "$la_tmp/agent5.log" &&
-	      [ "$(date +%s)" -lt "$end" ]; do
-		sleep 0.2
-	done
+if ag_start 5 "h5" "$NATS_URL" --fleet-ttl 9 &&
+   wait_log "$la_tmp/agent5.log" "bucket GUESTRELAY_STATUS has a TTL of $TTL.0 s, not --fleet-ttl 9 s: kept" 20
+then
+	ok "other-ttl-kept-and-said"
+else
+	bad "other-ttl-kept-and-said" "$(cat "$la_tmp/agent5.log")"
 fi
-check "other-ttl-kept-and-said" \
-	"grep -q 'bucket GUESTRELAY_STATUS has a TTL of $TTL.0 s, not --fleet-ttl 9 s: kept' '$la_tmp/agent5.log'" \
-	"$(cat "$la_tmp/agent5.log")"
 ag_stop 5
 
 # ---- secrets ---------------------------------------------------------------------
