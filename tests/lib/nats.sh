@@ -135,8 +135,13 @@ nats_ports_read() {
 		n=$((n - 1))
 		sleep 0.05
 	done
-	echo "$T_NAME: nats node $i did not start:" >&2
-	tail -n 30 "${nats_log[$i]}" | sed 's/^/    | /' >&2
+	nats_said "$i" "did not start"
+}
+
+# nats_said I WHY: node I failed: WHY and the end of its log on stderr; 1
+nats_said() {
+	echo "$T_NAME: nats node $1 $2:" >&2
+	tail -n 30 "${nats_log[$1]}" | sed 's/^/    | /' >&2
 	return 1
 }
 
@@ -276,9 +281,7 @@ nats_wait_ready() {
 		n=$((n - 1))
 		sleep 0.1
 	done
-	echo "$T_NAME: nats node $i not ready: ${body:-no answer}" >&2
-	tail -n 20 "${nats_log[$i]}" | sed 's/^/    | /' >&2
-	return 1
+	nats_said "$i" "not ready (${body:-no answer})"
 }
 
 nats_wait_all() {
