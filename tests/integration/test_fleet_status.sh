@@ -25,7 +25,8 @@
 #   - NATS stopped: the agent keeps answering, logs the outage once, and
 #     publishes again (says so) once NATS is back
 #   - one agent killed with kill -9: its entries expire after the TTL,
-#     the other agent's stay
+#     the other agent's stay; a VM removed from a live agent: its entry
+#     is deleted at the next refresh (a bucket with a TTL of 120 s)
 #   - a 3-node JetStream cluster, an R3 bucket: the stream leader killed
 #     with kill -9, the agent goes on publishing through the other nodes
 # Every process runs under a time limit and is stopped at exit. Without
@@ -453,6 +454,23 @@ fi
 a=$(fpy age "$la_tmp/f.json" "$H1" "$V1")
 check "live-agent-entries-fresh" "[ -n '$a' ] && [ '$a' -lt $((TTL * 1000)) ]" \
 	"age '$a' ms"
+
+# a VM removed from a live agent: its entry is deleted at the next
+# refresh, long before the TTL (120 s here: a bucket of its own)
+la_vm V6 keep
+la_vm V7 gone
+if ag_start 6 "h6" "$NATS_URL" --fleet-bucket LONG_TTL --fleet-ttl 120 \
+	--vm "$V6" --vm "$V7" &&
+   FLEET_BUCKET=LONG_TTL wait_fleet 20 set "h6	$V6" "h6	$V7" &&
+   timeout -k 2 20 "$GR" --run-dir "${ag_run[6]}" --timeout 15 \
+	vm-remove "$V7" >"$la_tmp/rm.log" 2>&1 &&
+   FLEET_BUCKET=LONG_TTL wait_fleet 30 set "h6	$V6"; then
+	ok "removed-vm-entry-deleted-not-left-to-the-ttl"
+else
+	bad "removed-vm-entry-deleted-not-left-to-the-ttl" "${msg:-}" \
+		"$(cat "$la_tmp/rm.log" "$la_tmp/agent6.log" 2>&1)"
+fi
+ag_stop 6
 
 # another agent asks for another TTL: the bucket keeps its own, said once
 if ag_start 5 "h5" "$NATS_URL" --fleet-ttl 9 &&
