@@ -26,7 +26,8 @@
 #     publishes again (says so) once NATS is back
 #   - one agent killed with kill -9: its entries expire after the TTL,
 #     the other agent's stay; a VM removed from a live agent: its entry
-#     is deleted at the next refresh (a bucket with a TTL of 120 s)
+#     is deleted at the next refresh (a bucket with a TTL of 120 s); an
+#     empty bucket is an empty list, a missing one exit 1
 #   - a 3-node JetStream cluster, an R3 bucket: the stream leader killed
 #     with kill -9, the agent goes on publishing through the other nodes
 # Every process runs under a time limit and is stopped at exit. Without
@@ -470,6 +471,19 @@ else
 	bad "removed-vm-entry-deleted-not-left-to-the-ttl" "${msg:-}" \
 		"$(cat "$la_tmp/rm.log" "$la_tmp/agent6.log" 2>&1)"
 fi
+# no VM left: an empty list, a table of its head alone
+timeout -k 2 20 "$GR" --run-dir "${ag_run[6]}" --timeout 15 vm-remove "$V6" \
+	>"$la_tmp/rm.log" 2>&1
+end=$(($(date +%s) + 30))
+while FLEET_BUCKET=LONG_TTL fleet_json "$la_tmp/f6.json" &&
+      [ "$(tr -d ' \n' <"$la_tmp/f6.json")" != "[]" ] &&
+      [ "$(date +%s)" -lt "$end" ]; do
+	sleep 0.5
+done
+fleet "$NATS_URL" --bucket LONG_TTL
+check "empty-bucket-empty-list-and-table" \
+	"[ \"\$(tr -d ' \n' <'$la_tmp/f6.json')\" = '[]' ] && [ $rc -eq 0 ] && [ \$(wc -l <<<\"\$out\") -eq 1 ] && grep -q '^HOST' <<<\"\$out\"" \
+	"exit $rc: $out / $(cat "$la_tmp/f6.json")"
 ag_stop 6
 
 # another agent asks for another TTL: the bucket keeps its own, said once
@@ -502,6 +516,9 @@ if ! nats_start_cluster "$la_tmp/cluster" 3 "$la_tmp/auth.conf"; then
 	la_finish
 fi
 ok cluster-starts
+fleet "$NATS_URLS" --bucket FLEET_R3
+check "no-bucket-exit-1" "[ $rc -eq 1 ] && grep -q 'no bucket FLEET_R3' <<<\"\$err\"" \
+	"exit $rc: $err"
 la_vm V5 r
 H3="r3 host/é"
 ag_start 3 "$H3" "$NATS_URLS" --fleet-bucket FLEET_R3 --fleet-replicas 3 \
