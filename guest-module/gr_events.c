@@ -29,8 +29,9 @@
  * every payload byte, gr_rec_commit(). They never sleep, lock or allocate,
  * and call nothing that fires one of the tracepoints handled here. Values
  * are those this kernel's ftrace events record (thread ids from
- * task_pid_nr(), prio as p->prio, prev_state as the sched_switch event
- * computes it, block dev/sector/rwbs as the block_rq events compute them).
+ * task_pid_nr(), prev_state as the sched_switch event computes it, block
+ * dev/sector/rwbs as the block_rq events compute them), except priorities:
+ * p->prio - MAX_RT_PRIO, as lttng-modules records them (gr_prio()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -175,8 +176,17 @@ static __always_inline void gr_wakeup_fill(struct gr_ev_sched_wakeup *ev,
 {
 	gr_copy_comm(&ev->comm, p->comm);
 	ev->tid = cpu_to_le32(task_pid_nr(p));
-	ev->prio = cpu_to_le32(p->prio);
+	ev->prio = cpu_to_le32(gr_prio(p->prio));
 	ev->target_cpu = cpu_to_le32(task_cpu(p));
+}
+
+/* The payload of the sched_process_exit class (exit, free) */
+static __always_inline void gr_process_fill(struct gr_ev_sched_process_exit *ev,
+					    struct task_struct *p)
+{
+	gr_copy_comm(&ev->comm, p->comm);
+	ev->tid = cpu_to_le32(task_pid_nr(p));
+	ev->prio = cpu_to_le32(gr_prio(p->prio));
 }
 
 /* The six argument registers of sys_enter, as the event records them */

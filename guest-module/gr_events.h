@@ -13,10 +13,11 @@
  * file from the guest.
  * Event names are this kernel's tracepoint names (sys_enter, kmalloc,
  * softirq_entry, ...), not LTTng's renamed ones (syscall_entry_*,
- * kmem_kmalloc, irq_softirq_entry); field names follow the LTTng kernel
- * tracer (prev_tid, next_tid, ...); values follow what this kernel's
- * ftrace events record. The build-time checks of the table are in
- * gr_events.c.
+ * kmem_kmalloc, irq_softirq_entry): the host's CTF metadata renames them
+ * (spec 7.5); field names follow the LTTng kernel tracer (prev_tid,
+ * next_tid, ...); values follow what this kernel's ftrace events record,
+ * except priorities, recorded as lttng-modules records them (gr_prio()).
+ * The build-time checks of the table are in gr_events.c.
  *
  * Attach model: a probe is attached to its tracepoint the first time its
  * event is enabled (gr_event_attach()) and stays attached until the module
@@ -40,6 +41,7 @@
 #define _GR_EVENTS_H
 
 #include <linux/sched.h>
+#include <linux/sched/prio.h>
 #include <linux/stddef.h>
 #include <linux/types.h>
 #include <asm/syscall.h>
@@ -110,6 +112,16 @@ extern const unsigned int gr_nr_event_defs;
 void gr_event_desc_fill(const struct gr_event_def *def, unsigned int id,
 			struct gr_event_desc *out);
 int gr_events_init(void);
+
+/*
+ * A task priority as lttng-modules records it (and Trace Compass reads
+ * it): p->prio - MAX_RT_PRIO, so 20 is nice 0 and RT priorities are
+ * negative. Also what the benchmark's floor records (tests/bench/grbench).
+ */
+static __always_inline int gr_prio(int prio)
+{
+	return prio - MAX_RT_PRIO;
+}
 
 /*
  * prev_state as the 6.1 sched_switch event records it: TASK_REPORT_MAX

@@ -24,6 +24,8 @@
  * flags GR_SIGNED, GR_HEX or 0; GR_CHARS(member, size), NUL-padded text.
  * The tracepoint is the one named <call>; the probe's prototype is
  * checked against it at build time. Payload rules: see gr_events.c.
+ * Priorities are recorded as lttng-modules records them, gr_prio():
+ * p->prio - MAX_RT_PRIO (0..39 for nice -20..19, negative for RT).
  */
 
 /* ---- sched ------------------------------------------------------------ */
@@ -40,13 +42,13 @@ GR_EVENT(sched_switch, sched,
 		   GR_INT(__le32, next_prio, GR_SIGNED)),
 	 GR_ASSIGN(gr_copy_comm(&ev->prev_comm, prev->comm);
 		   ev->prev_tid = cpu_to_le32(task_pid_nr(prev));
-		   ev->prev_prio = cpu_to_le32(prev->prio);
+		   ev->prev_prio = cpu_to_le32(gr_prio(prev->prio));
 		   ev->prev_state = cpu_to_le64(gr_switch_state(preempt,
 								prev_state,
 								prev));
 		   gr_copy_comm(&ev->next_comm, next->comm);
 		   ev->next_tid = cpu_to_le32(task_pid_nr(next));
-		   ev->next_prio = cpu_to_le32(next->prio)))
+		   ev->next_prio = cpu_to_le32(gr_prio(next->prio))))
 
 GR_EVENT(sched_wakeup, sched,
 	 GR_PROTO(struct task_struct *p),
@@ -94,9 +96,7 @@ GR_EVENT(sched_process_exit, sched,
 	 GR_FIELDS(GR_CHARS(comm, TASK_COMM_LEN)
 		   GR_INT(__le32, tid, GR_SIGNED)
 		   GR_INT(__le32, prio, GR_SIGNED)),
-	 GR_ASSIGN(gr_copy_comm(&ev->comm, p->comm);
-		   ev->tid = cpu_to_le32(task_pid_nr(p));
-		   ev->prio = cpu_to_le32(p->prio)))
+	 GR_ASSIGN(gr_process_fill(ev, p)))
 
 GR_EVENT(sched_migrate_task, sched,
 	 GR_PROTO(struct task_struct *p, int dest_cpu),
@@ -107,7 +107,7 @@ GR_EVENT(sched_migrate_task, sched,
 		   GR_INT(__le32, dest_cpu, GR_SIGNED)),
 	 GR_ASSIGN(gr_copy_comm(&ev->comm, p->comm);
 		   ev->tid = cpu_to_le32(task_pid_nr(p));
-		   ev->prio = cpu_to_le32(p->prio);
+		   ev->prio = cpu_to_le32(gr_prio(p->prio));
 		   ev->orig_cpu = cpu_to_le32(task_cpu(p));
 		   ev->dest_cpu = cpu_to_le32(dest_cpu)))
 
@@ -276,6 +276,31 @@ GR_EVENT(kfree, kmem,
 		   GR_INT(__le64, ptr, GR_HEX)),
 	 GR_ASSIGN(ev->call_site = cpu_to_le64(call_site);
 		   ev->ptr = cpu_to_le64((unsigned long)ptr)))
+
+/* ---- sched, appended ------------------------------------------------- */
+
+/* before the wakeup, on the waker's CPU (Trace Compass's LTTng 2.8+) */
+GR_EVENT_AS(sched_waking, sched, sched_wakeup,
+	    GR_PROTO(struct task_struct *p),
+	    GR_ASSIGN(gr_wakeup_fill(ev, p)))
+
+/* the task_struct is freed: its tid may be reused from now on */
+GR_EVENT_AS(sched_process_free, sched, sched_process_exit,
+	    GR_PROTO(struct task_struct *p),
+	    GR_ASSIGN(gr_process_fill(ev, p)))
+
+/* newprio: the priority inherited from @pi_task, else the task's own */
+GR_EVENT(sched_pi_setprio, sched,
+	 GR_PROTO(struct task_struct *tsk, struct task_struct *pi_task),
+	 GR_FIELDS(GR_CHARS(comm, TASK_COMM_LEN)
+		   GR_INT(__le32, tid, GR_SIGNED)
+		   GR_INT(__le32, oldprio, GR_SIGNED)
+		   GR_INT(__le32, newprio, GR_SIGNED)),
+	 GR_ASSIGN(gr_copy_comm(&ev->comm, tsk->comm);
+		   ev->tid = cpu_to_le32(task_pid_nr(tsk));
+		   ev->oldprio = cpu_to_le32(gr_prio(tsk->prio));
+		   ev->newprio = cpu_to_le32(gr_prio(pi_task ? pi_task->prio :
+							     tsk->prio))))
 
 #undef GR_EVENT
 #undef GR_EVENT_AS

@@ -38,6 +38,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/dmi.h>
 #include <linux/err.h>
 #include <linux/interrupt.h>
 #include <linux/io.h>
@@ -203,14 +204,31 @@ static int gr_pci_open_chan(struct gr_dev *gd)
 	return ret;
 }
 
+/*
+ * The DMI product UUID (SMBIOS type 1; a libvirt guest's is its domain
+ * UUID) into @uuid in text order, all zero if the firmware gives none or
+ * its text is not a UUID (spec 3.2, v1.2).
+ */
+static void gr_product_uuid(u8 uuid[16])
+{
+	const char *text = dmi_get_system_info(DMI_PRODUCT_UUID);
+	uuid_t u;
+
+	memset(uuid, 0, 16);
+	if (text && !uuid_parse(text, &u))
+		memcpy(uuid, u.b, 16);
+}
+
 /* Spec 5.2 step 11: identity, descriptors, header, magic last. */
 static void gr_pci_publish(struct gr_dev *gd, u64 instance_id)
 {
 	char release[GR_RELEASE_LEN];
 	char nodename[GR_NODENAME_LEN];
+	char version[GR_VERSION_LEN];
 	struct gr_ident ident = {
 		.release = release,
 		.nodename = nodename,
+		.version = version,
 		.clock_name = gr_params.clock_name,
 		.clock_freq = gr_params.clock_freq,
 		.nr_cpus = nr_cpu_ids,
@@ -221,7 +239,9 @@ static void gr_pci_publish(struct gr_dev *gd, u64 instance_id)
 
 	strscpy(release, utsname()->release, sizeof(release));
 	strscpy(nodename, utsname()->nodename, sizeof(nodename));
+	strscpy(version, utsname()->version, sizeof(version));
 	memcpy(ident.boot_id, gr_boot_uuid, sizeof(ident.boot_id));
+	gr_product_uuid(ident.product_uuid);
 	gr_region_publish(gd->region, &gd->layout, &ident, gr_pci_desc_fill,
 			  NULL);
 }

@@ -87,6 +87,11 @@ void gr_region_publish(void *region, const struct gr_layout *lay,
 		     ident->release);
 	gr_copy_name(hdr->nodename, sizeof(hdr->nodename), ident->nodename);
 	memcpy(hdr->boot_id, ident->boot_id, sizeof(hdr->boot_id));
+	/* v1.2, GR_F_GUEST_INFO */
+	gr_copy_name(hdr->kernel_version, sizeof(hdr->kernel_version),
+		     ident->version);
+	memcpy(hdr->product_uuid, ident->product_uuid,
+	       sizeof(hdr->product_uuid));
 
 	/*
 	 * Everything above, the descriptors and the rings written by

@@ -20,7 +20,7 @@
  */
 #define GR_GUEST_FEATURES	(GR_F_EVENT_IDX | GR_F_FLIGHT | \
 				 GR_F_CLOCK_SYNC | GR_F_SWITCH_TIMER | \
-				 GR_F_FILTER | GR_F_FOLLOW)
+				 GR_F_FILTER | GR_F_GUEST_INFO | GR_F_FOLLOW)
 
 /* Longest switch timer a host may ask for: 10 s */
 #define GR_MAX_SWITCH_TIMER_US	10000000U
@@ -29,6 +29,8 @@
  * struct gr_ident - who the guest is, as published in the region header
  * @release: kernel release (uname -r)
  * @nodename: host name of the guest (uname -n)
+ * @version: kernel version (uname -v), or NULL (then "")
+ * @product_uuid: DMI product UUID in text order, all zero if none
  * @clock_name: name of the event clock
  * @clock_freq: event clock ticks per second
  * @boot_id: the kernel's boot id (all zero if unknown)
@@ -39,6 +41,8 @@
 struct gr_ident {
 	const char *release;
 	const char *nodename;
+	const char *version;
+	u8 product_uuid[16];
 	const char *clock_name;
 	u64 clock_freq;
 	u8 boot_id[16];

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "fleet_status.h"
 #include "metrics.h"
 #include "opts.h"
 
@@ -81,8 +82,11 @@ static void usage(FILE *f)
 		"                        storing (default on); off: zero copy\n"
 		"  --owner UID[:GID]     owner of the VM's shared memory and socket\n"
 		"VM options are those of vm-add, with the same bounds.\n"
-		"VMs can also be added later: guestrelay vm-add NAME ...\n");
+		"VMs can also be added later: guestrelay vm-add NAME ...\n"
+		"Fleet status (guestrelay fleet --help):\n%s", fleet_agent_usage);
 }
+
+static struct fleet_cfg fleet_opts;	/* --host, --fleet-* */
 
 /* the vm-add options given for one VM (or, first, for every VM) */
 struct vm_args {
@@ -179,6 +183,13 @@ static int agent_args(int argc, char **argv, struct gr_agent *a,
 			*metrics = val;
 			continue;
 		}
+		for (k = 0; !r && fleet_agent_opts[k]; k++)
+			r = agent_opt(argc, argv, &i, fleet_agent_opts[k], &val);
+		if (r > 0) {
+			ret = fleet_agent_set(&fleet_opts, fleet_agent_opts[k - 1],
+					      val);
+			continue;
+		}
 		if (!r && (r = agent_opt(argc, argv, &i, "--vm", &val)) > 0) {
 			struct vm_args *p = realloc(per, (n + 1) * sizeof(*p));
 
@@ -248,6 +259,7 @@ static int agent_main(int argc, char **argv)
 	struct gr_vm_opts *vms = NULL;
 	struct sig_watch sw = { .op.done = sig_done, .agent = &a };
 	struct gr_metrics *metrics = NULL;
+	struct fleet *fleet = NULL;
 	const char *metrics_addr = NULL;
 	unsigned int nvms = 0, i;
 	char err[512];
@@ -258,6 +270,7 @@ static int agent_main(int argc, char **argv)
 	snprintf(a.store_dir, sizeof(a.store_dir), "%s", GR_DEFAULT_STORE_DIR);
 	a.sock_gid = (unsigned int)-1;
 	a.store_fd = -1;
+	fleet_cfg_init(&fleet_opts);
 	ret = agent_args(argc, argv, &a, &metrics_addr, &vms, &nvms);
 	if (ret > 0) {
 		usage(stdout);
@@ -305,6 +318,12 @@ static int agent_main(int argc, char **argv)
 		ctl_finish(&a);
 		return 1;
 	}
+	if (fleet_init(&a, &fleet_opts, &fleet, err, sizeof(err))) {
+		syslog(LOG_ERR, "fleet status: %s", err);
+		metrics_finish(metrics);
+		ctl_finish(&a);
+		return 1;
+	}
 	for (i = 0; i < nvms; i++) {
 		struct gr_vm *vm;
 
@@ -325,6 +344,7 @@ static int agent_main(int argc, char **argv)
 		}
 	}
 
+	fleet_finish(fleet);
 	metrics_finish(metrics);
 	/* close every VM's session once its writes and fsyncs completed (5 s
 	 * at most) */
@@ -349,6 +369,8 @@ int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "agent"))
 		return agent_main(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "fleet"))
+		return fleet_main(argc - 1, argv + 1);
 	if (argc >= 2 && (!strcmp(argv[1], "--version") ||
 			  !strcmp(argv[1], "version"))) {
 		printf("guestrelay %s (ABI %d.%d)\n", GR_VERSION, GR_ABI_MAJOR,

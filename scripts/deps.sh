@@ -4,6 +4,7 @@
 # Idempotent: runs `apt-get update` at most once, and only when something
 # has to be installed. Usage: scripts/deps.sh [GROUP...]
 #   build   compilers, liburing, libmicrohttpd, libnats (the NATS C client),
+#           jansson (JSON of fleet-status entries),
 #           CUnit, kernel headers, checkpatch source
 #   guest   QEMU, the guest kernel, busybox initramfs tools
 #   trace   babeltrace2 and its Python bindings (trace readers)
@@ -26,12 +27,12 @@
 set -euo pipefail
 
 declare -A group
-group[build]="build-essential pkg-config liburing-dev libmicrohttpd-dev libnats-dev libxml2-dev libcunit1-dev linux-headers-amd64 linux-source-6.1 xz-utils kmod"
+group[build]="build-essential pkg-config liburing-dev libmicrohttpd-dev libnats-dev libjansson-dev libxml2-dev libcunit1-dev linux-headers-amd64 linux-source-6.1 xz-utils kmod"
 group[guest]="qemu-system-x86 linux-image-amd64 busybox-static cpio"
 group[trace]="babeltrace2 python3-bt2"
 group[metrics]="prometheus curl"
 group[libvirt]="libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients adduser"
-group[fleet]="nats-server"
+group[fleet]="nats-server curl"
 group[fuzz]="clang libclang-rt-14-dev"
 group[view]="chromium fonts-dejavu-core"
 group[bench]="lttng-tools lttng-modules-dkms kmod valgrind"

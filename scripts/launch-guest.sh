@@ -17,6 +17,8 @@
 #     --append TEXT      more kernel command line
 #     --log FILE         serial console to FILE (default: stdout)
 #     --vm-args "ARGS"   options for `guestrelay vm-add` (events, mode, ...)
+#     --uuid UUID        the machine's UUID (QEMU -uuid: its DMI product
+#                        UUID, as libvirt gives a domain's UUID)
 #     --no-agent         do not start an agent (one must be running)
 #
 # Starts `guestrelay agent` in the background if none answers on RUN_DIR,
@@ -26,7 +28,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 name=guest run_dir=$top/build/run store=$top/build/traces guest=$top/build/guest
 plain=0 size=16M kvm=0 smp=2 mem=256 single=0 run="" modargs="" append=""
-log="" vm_args="" start_agent=1
+log="" vm_args="" start_agent=1 uuid=""
 bin=$top/build/host-agent/guestrelay
 
 die() { echo "launch-guest.sh: $*" >&2; exit 1; }
@@ -48,6 +50,7 @@ while [ $# -gt 0 ]; do
 	--append) append=$2; shift ;;
 	--log) log=$2; shift ;;
 	--vm-args) vm_args=$2; shift ;;
+	--uuid) uuid=$2; shift ;;
 	--no-agent) start_agent=0 ;;
 	--) shift; break ;;
 	*) die "unknown option $1 (see the comment at the top of this script)" ;;
@@ -104,9 +107,11 @@ cmdline="console=ttyS0 panic=-1 quiet"
 [ -n "$modargs" ] && cmdline="$cmdline gr.modargs=$modargs"
 [ -n "$append" ] && cmdline="$cmdline $append"
 serial=(-serial stdio)
+machine=()
+[ -n "$uuid" ] && machine=(-uuid "$uuid")
 [ -n "$log" ] && serial=(-serial "file:$log")
 
 exec qemu-system-x86_64 -accel "$accel" -cpu max -m "$mem" -smp "$smp" \
 	-display none -monitor none "${serial[@]}" -no-reboot -net none \
 	-kernel "$guest/vmlinux" -initrd "$guest/initrd.cpio.gz" \
-	-append "$cmdline" "${dev[@]}" "$@"
+	-append "$cmdline" "${machine[@]}" "${dev[@]}" "$@"

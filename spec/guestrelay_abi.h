@@ -53,7 +53,8 @@
 #endif
 
 #define GR_ABI_MAJOR		1	/* incompatible layout changes */
-#define GR_ABI_MINOR		2	/* compatible additions (1: filters, 2: follow) */
+/* compatible additions: 1 filters, 2 kernel_version and product_uuid, 3 follow */
+#define GR_ABI_MINOR		3
 
 #define GR_REGION_MAGIC		0x3159414c45525247ULL	/* "GRRELAY1" */
 #define GR_CTRL_MAGIC		0x313054534f485247ULL	/* "GRHOST01" */
@@ -79,6 +80,7 @@
 #define GR_CLOCK_NAME_LEN	32
 #define GR_RELEASE_LEN		64
 #define GR_NODENAME_LEN		64
+#define GR_VERSION_LEN		64	/* v1.2: kernel_version */
 
 /*
  * Feature bits. The guest publishes what it implements in
@@ -91,8 +93,9 @@
 #define GR_F_SWITCH_TIMER	_BITULL(3)	/* partial sub-buffer delivery */
 #define GR_F_DOORBELL		_BITULL(4)	/* interrupts wired (not plain) */
 #define GR_F_FILTER		_BITULL(5)	/* event filter programs (v1.1) */
-#define GR_F_FOLLOW		_BITULL(6)	/* follow-pid filter (v1.2) */
-#define GR_F_KNOWN		0x7fULL		/* all bits defined in v1.2 */
+#define GR_F_GUEST_INFO		_BITULL(6)	/* kernel_version etc. (v1.2) */
+#define GR_F_FOLLOW		_BITULL(7)	/* follow-pid filter (v1.3) */
+#define GR_F_KNOWN		0xffULL		/* all bits defined in v1.3 */
 
 /**
  * struct gr_region_hdr - identity, geometry and layout of the region
@@ -130,7 +133,10 @@ struct gr_region_hdr {
 	__u8 boot_id[16];		/* kernel random boot_id (UUID) */
 	__le32 nr_cpus;			/* CPUs the guest may run (nr_cpu_ids) */
 	__le32 reserved0;		/* 0 */
-	__u8 reserved[216];		/* 0; grows behind feature bits */
+	/* v1.2, GR_F_GUEST_INFO in guest_features; else 0, ignored */
+	char kernel_version[GR_VERSION_LEN];	/* uname -v, NUL-padded */
+	__u8 product_uuid[16];		/* DMI product UUID, text order; 0: none */
+	__u8 reserved[136];		/* 0; grows behind feature bits */
 };
 
 static_assert(sizeof(struct gr_region_hdr) == 512, "gr_region_hdr size");
@@ -141,7 +147,11 @@ static_assert(offsetof(struct gr_region_hdr, data_offset) == 88, "data_offset");
 static_assert(offsetof(struct gr_region_hdr, clock_freq) == 104, "clock_freq");
 static_assert(offsetof(struct gr_region_hdr, clock_name) == 112, "clock_name");
 static_assert(offsetof(struct gr_region_hdr, boot_id) == 272, "boot_id");
-static_assert(offsetof(struct gr_region_hdr, reserved) == 296, "hdr reserved");
+static_assert(offsetof(struct gr_region_hdr, kernel_version) == 296,
+	      "kernel_version");
+static_assert(offsetof(struct gr_region_hdr, product_uuid) == 360,
+	      "product_uuid");
+static_assert(offsetof(struct gr_region_hdr, reserved) == 376, "hdr reserved");
 
 /*
  * Event filters (v1.1, GR_F_FILTER; spec section 14). The host writes up
@@ -173,7 +183,7 @@ static_assert(offsetof(struct gr_region_hdr, reserved) == 296, "hdr reserved");
 #define GR_FILTER_E_SETUP	13	/* guest could not set up the followed set */
 
 /*
- * Follow filter (v1.2, GR_F_FOLLOW; spec 15): the host names tasks, the
+ * Follow filter (v1.3, GR_F_FOLLOW; spec 15): the host names tasks, the
  * guest records only events of those tasks and, with GR_FOLLOW_F_FORK,
  * of the tasks they fork afterwards (ftrace's set_event_pid with the
  * event-fork option).
@@ -222,7 +232,7 @@ struct gr_guest_status {
 	__u8 filter_reason;		/* GR_FILTER_E_* of the last rejection */
 	__le16 filter_bad_insn;		/* instruction it names, or 0xffff */
 	__le64 filtered[GR_FILTER_SLOTS];	/* events slot i's program rejected */
-	/* v1.2, GR_F_FOLLOW (spec 15): all 0 while the feature is not in use */
+	/* v1.3, GR_F_FOLLOW (spec 15): all 0 while the feature is not in use */
 	__le32 follow_tasks;		/* tasks followed now */
 	__le32 follow_missing;		/* named pids with no task at install */
 	__le64 follow_dropped;		/* records of tasks not followed */
@@ -274,7 +284,7 @@ struct gr_host_ctrl {
 	__le64 flush_req;		/* counter: close partial sub-buffers */
 	__le64 reset_req;		/* counter: discard partial sub-buffers */
 	__le64 sync_req;		/* counter: answer with sync_guest_time */
-	/* v1.2, GR_F_FOLLOW (spec 15): settings, ignored while not in use */
+	/* v1.3, GR_F_FOLLOW (spec 15): settings, ignored while not in use */
 	__le32 follow_flags;		/* GR_FOLLOW_F_*; 0 = no follow filter */
 #define GR_FOLLOW_F_ON		0x1	/* record only followed tasks */
 #define GR_FOLLOW_F_FORK	0x2	/* a followed task's children too */

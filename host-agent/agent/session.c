@@ -77,6 +77,30 @@ static void file_sync(struct gr_agent *a, int fd)
 	io_uring_prep_fsync(sqe, fd, 0);
 }
 
+/*
+ * The creation time of session directory @name (store_new_session(): an
+ * optional prefix, "YYYYmmddTHHMMSSZ", an optional "-N") as LTTng's env
+ * trace_creation_datetime writes it, "YYYYmmddTHHMMSS+0000", into @out:
+ * the same on every rewrite of the metadata and after an agent restart.
+ * Return: true if @name holds such a stamp.
+ */
+static bool session_created(const char *name, char out[24])
+{
+	const char *p;
+	unsigned int i;
+
+	for (p = name; strlen(p) >= 16; p++) {
+		for (i = 0; i < 15; i++)
+			if (i == 8 ? p[i] != 'T' : (p[i] < '0' || p[i] > '9'))
+				break;
+		if (i == 15 && p[15] == 'Z') {
+			snprintf(out, 24, "%.15s+0000", p);
+			return true;
+		}
+	}
+	return false;
+}
+
 /**
  * session_write_files() - metadata and .guestrelay of a session
  * @vm: an attached VM
@@ -96,7 +120,7 @@ static void file_sync(struct gr_agent *a, int fd)
  */
 int session_write_files(struct gr_vm *vm, int dirfd, const char *session)
 {
-	char host[256] = "", filters[GR_FILTER_SLOTS * 560];
+	char host[256] = "", filters[GR_FILTER_SLOTS * 560], created[24];
 	struct gr_ctf_env env = {
 		.vm_name = vm->opts.name,
 		.host_name = host,
@@ -104,6 +128,7 @@ int session_write_files(struct gr_vm *vm, int dirfd, const char *session)
 		.tracer_major = 1,
 		.tracer_minor = 0,
 		.filters = filters,
+		.created = session_created(session, created) ? created : NULL,
 	};
 	struct gr_agent *a = vm->agent;
 	int ret, fd = -1, dfd;

@@ -98,4 +98,8 @@ void ctl_status_text(FILE *f, const struct gr_vm_info *in);
 /* one VM's status as a JSON object (an array member) */
 void ctl_status_json(struct ctl_json *j, const struct gr_vm_info *in);
 
+/* the same object as the member @key of an object (fleet status) */
+void ctl_status_json_member(struct ctl_json *j, const char *key,
+			    const struct gr_vm_info *in);
+
 #endif /* GR_OUT_H */

@@ -178,10 +178,16 @@ void ctl_status_text(FILE *f, const struct gr_vm_info *in)
 
 void ctl_status_json(struct ctl_json *j, const struct gr_vm_info *in)
 {
+	ctl_status_json_member(j, NULL, in);
+}
+
+void ctl_status_json_member(struct ctl_json *j, const char *key,
+			    const struct gr_vm_info *in)
+{
 	const struct gr_vm_stats *st = &in->st;
 	unsigned int i;
 
-	ctl_json_begin_object(j, NULL);
+	ctl_json_begin_object(j, key);
 	ctl_json_string(j, "name", in->name);
 	ctl_json_string(j, "state", in->state);
 	ctl_json_string(j, "guest_state", in->guest_state);

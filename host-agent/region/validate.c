@@ -429,6 +429,11 @@ static int check_strings(const struct gr_region_hdr *h, struct gr_view *v,
 		return bad(why, "kernel_release is not NUL-terminated");
 	if (strnlen(h->nodename, sizeof(h->nodename)) == sizeof(h->nodename))
 		return bad(why, "nodename is not NUL-terminated");
+	/* v1.2: only a guest that sets GR_F_GUEST_INFO defines these bytes */
+	if ((v->features & GR_F_GUEST_INFO) &&
+	    strnlen(h->kernel_version, sizeof(h->kernel_version)) ==
+	    sizeof(h->kernel_version))
+		return bad(why, "kernel_version is not NUL-terminated");
 
 	memset(v->clock_name, 0, sizeof(v->clock_name));
 	strcpy(v->clock_name, h->clock_name);
@@ -436,6 +441,14 @@ static int check_strings(const struct gr_region_hdr *h, struct gr_view *v,
 		 sizeof(v->kernel_release));
 	sanitize(v->nodename, h->nodename, sizeof(v->nodename));
 	memcpy(v->boot_id, h->boot_id, sizeof(v->boot_id));
+	memset(v->kernel_version, 0, sizeof(v->kernel_version));
+	memset(v->product_uuid, 0, sizeof(v->product_uuid));
+	if (v->features & GR_F_GUEST_INFO) {
+		sanitize(v->kernel_version, h->kernel_version,
+			 sizeof(v->kernel_version));
+		memcpy(v->product_uuid, h->product_uuid,
+		       sizeof(v->product_uuid));
+	}
 	return 0;
 }
 

@@ -77,12 +77,17 @@
  * @kernel_release: sanitized copy, see below
  * @nodename: sanitized copy, see below
  * @boot_id: as published
+ * @kernel_version: sanitized copy (v1.2, GR_F_GUEST_INFO in @features;
+ *	else "")
+ * @product_uuid: as published (v1.2, GR_F_GUEST_INFO; else zero); all
+ *	zero means "none"
  *
  * Filled only by gr_check_region_hdr(); every statement above holds for a
  * view it accepted. The four areas (descriptors, rings, commit records,
  * data) each lie in [GR_LAYOUT_START, @region_size] and do not overlap.
  *
- * @kernel_release and @nodename are NUL-terminated and hold only printable
+ * @kernel_release, @nodename and @kernel_version are NUL-terminated and
+ * hold only printable
  * ASCII (0x20..0x7e) other than '"' and '\\'; any other byte the guest
  * published is replaced by '?'. They are safe inside a TSDL, JSON or C
  * string literal and on a terminal. They are NOT file names: never build a
@@ -134,6 +139,8 @@ struct gr_view {
 	char kernel_release[GR_RELEASE_LEN];
 	char nodename[GR_NODENAME_LEN];
 	uint8_t boot_id[16];
+	char kernel_version[GR_VERSION_LEN];
+	uint8_t product_uuid[16];
 };
 
 /**

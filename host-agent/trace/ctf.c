@@ -208,6 +208,80 @@ int gr_ctf_clock_from_sync(uint64_t freq, uint64_t guest_ticks,
 	return 0;
 }
 
+/* --- event names ---------------------------------------------------------- */
+
+/*
+ * Descriptor names are this kernel's tracepoint names (what operators type
+ * in `enable`, filters and `report`); the metadata names the events as
+ * lttng-modules 2.9+ does, so that Trace Compass's LTTng 2.9 layout
+ * (Lttng27EventLayout and successors) finds them (spec 7.5, table "Event
+ * names in the metadata"). Only the name changes: the fields are the
+ * descriptor's, already named as lttng-modules names them.
+ */
+static const struct {
+	const char *system;
+	const char *name;
+	const char *ctf;
+} ctf_names[] = {
+	{ "irq", "softirq_entry", "irq_softirq_entry" },
+	{ "irq", "softirq_exit", "irq_softirq_exit" },
+	{ "irq", "softirq_raise", "irq_softirq_raise" },
+	{ "net", "netif_receive_skb", "net_if_receive_skb" },
+	{ "kmem", "kmalloc", "kmem_kmalloc" },
+	{ "kmem", "kfree", "kmem_kfree" },
+	{ "kmem", "mm_page_alloc", "kmem_mm_page_alloc" },
+	{ "kmem", "mm_page_free", "kmem_mm_page_free" },
+	{ "timer", "hrtimer_start", "timer_hrtimer_start" },
+	{ "timer", "hrtimer_cancel", "timer_hrtimer_cancel" },
+	{ "timer", "hrtimer_expire_entry", "timer_hrtimer_expire_entry" },
+	{ "timer", "hrtimer_expire_exit", "timer_hrtimer_expire_exit" },
+	/*
+	 * lttng-modules' names for a system call it has no table entry
+	 * for: the number is in "id", the arguments raw
+	 */
+	{ "raw_syscalls", "sys_enter", "syscall_entry_unknown" },
+	{ "raw_syscalls", "sys_exit", "syscall_exit_unknown" },
+};
+
+/**
+ * gr_ctf_event_name() - the name the metadata gives an event
+ * @system: the descriptor's system
+ * @name: the descriptor's name
+ *
+ * Context: any; does not sleep.
+ * Return: lttng-modules' name for the tracepoint (a static string) if it
+ * differs from the tracepoint's, else @name.
+ */
+const char *gr_ctf_event_name(const char *system, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(ctf_names) / sizeof(ctf_names[0]); i++)
+		if (!strcmp(system, ctf_names[i].system) &&
+		    !strcmp(name, ctf_names[i].name))
+			return ctf_names[i].ctf;
+	return name;
+}
+
+/*
+ * The CTF name of @events[@i], unless another descriptor of the table
+ * already carries that name itself (then @events[@i]'s own name): event
+ * names stay unique in the metadata whatever a guest publishes.
+ */
+static const char *event_ctf_name(const struct gr_event_view *events,
+				  unsigned int nr_events, unsigned int i)
+{
+	const char *ctf = gr_ctf_event_name(events[i].system, events[i].name);
+	unsigned int j;
+
+	if (ctf == events[i].name)
+		return ctf;
+	for (j = 0; j < nr_events; j++)
+		if (!strncmp(events[j].name, ctf, sizeof(events[j].name)))
+			return events[i].name;
+	return ctf;
+}
+
 /* --- metadata ------------------------------------------------------------- */
 
 static void pad_bytes(struct sbuf *b, uint32_t from, uint32_t to)
@@ -290,37 +364,53 @@ static int emit_fields(struct sbuf *b, const struct gr_event_view *ev)
 	return 0;
 }
 
+static void env_string(struct sbuf *b, const char *key, const char *val)
+{
+	sb_printf(b, "\t%s = ", key);
+	tsdl_string(b, val ? val : "");
+	sb_printf(b, ";\n");
+}
+
 static void emit_env(struct sbuf *b, const struct gr_view *v,
 		     const struct gr_ctf_env *env, const struct gr_ctf_clock *c)
 {
-	const char *vm = env->vm_name ? env->vm_name : "";
-	char boot_id[37];
+	static const uint8_t zero_uuid[16];
+	char boot_id[37], uuid[37];
 
 	gr_uuid_str(v->boot_id, boot_id);
+	/* spec 7.5: what Trace Compass and lttng-modules' readers look for */
 	sb_printf(b, "env {\n\tdomain = \"kernel\";\n"
-		  "\ttracer_name = \"guestrelay\";\n"
-		  "\ttracer_major = %u;\n\ttracer_minor = %u;\n",
-		  env->tracer_major, env->tracer_minor);
-	/* spec 7.5: the traced kernel's host name is the guest's */
-	sb_printf(b, "\thostname = ");
-	tsdl_string(b, v->nodename);
-	sb_printf(b, ";\n\tvm_name = ");
-	tsdl_string(b, vm);
-	sb_printf(b, ";\n\thost_hostname = ");
-	tsdl_string(b, env->host_name);
-	sb_printf(b, ";\n\tsession = ");
-	tsdl_string(b, env->session);
-	if (env->filters && *env->filters) {
-		sb_printf(b, ";\n\tfilters = ");
-		tsdl_string(b, env->filters);
+		  "\ttracer_name = \"" GR_CTF_TRACER_NAME "\";\n"
+		  "\ttracer_major = %d;\n\ttracer_minor = %d;\n"
+		  "\ttracer_patchlevel = %d;\n",
+		  GR_CTF_TRACER_MAJOR, GR_CTF_TRACER_MINOR,
+		  GR_CTF_TRACER_PATCH);
+	/* the traced kernel's host name is the guest's */
+	env_string(b, "hostname", v->nodename);
+	sb_printf(b, "\tsysname = \"Linux\";\n");
+	env_string(b, "kernel_release", v->kernel_release);
+	/* v1.2 guests (GR_F_GUEST_INFO): uname -v, the DMI product UUID */
+	if (v->kernel_version[0])
+		env_string(b, "kernel_version", v->kernel_version);
+	if (memcmp(v->product_uuid, zero_uuid, sizeof(zero_uuid))) {
+		gr_uuid_str(v->product_uuid, uuid);
+		sb_printf(b, "\tproduct_uuid = \"%s\";\n", uuid);
 	}
-	sb_printf(b, ";\n\tsysname = \"Linux\";\n\tkernel_release = ");
-	tsdl_string(b, v->kernel_release);
-	sb_printf(b, ";\n\tguest_kernel_release = ");
-	tsdl_string(b, v->kernel_release);
-	sb_printf(b, ";\n\tguest_nodename = ");
-	tsdl_string(b, v->nodename);
-	sb_printf(b, ";\n\tguest_boot_id = \"%s\";\n"
+	env_string(b, "trace_name", env->session);
+	if (env->created)
+		env_string(b, "trace_creation_datetime", env->created);
+	sb_printf(b, "\ttrace_buffering_scheme = \"global\";\n");
+	/* guestrelay's own */
+	sb_printf(b, "\tguestrelay_major = %u;\n\tguestrelay_minor = %u;\n",
+		  env->tracer_major, env->tracer_minor);
+	env_string(b, "vm_name", env->vm_name);
+	env_string(b, "host_hostname", env->host_name);
+	env_string(b, "session", env->session);
+	if (env->filters && *env->filters)
+		env_string(b, "filters", env->filters);
+	env_string(b, "guest_kernel_release", v->kernel_release);
+	env_string(b, "guest_nodename", v->nodename);
+	sb_printf(b, "\tguest_boot_id = \"%s\";\n"
 		  "\tguest_instance_id = \"0x%016llx\";\n"
 		  "\tguest_nr_cpus = %u;\n\tguest_nr_rings = %u;\n"
 		  "\tclock_synced = %d;\n\tclock_error_ns = %llu;\n};\n\n",
@@ -399,15 +489,19 @@ static const char tsdl_stream[] =
  *
  * Declares one trace (UUID from @env, little-endian, packet.header as in
  * struct gr_packet_header), one env block (spec 7.5 entries: domain
- * "kernel", sysname, hostname = the guest's nodename, kernel_release =
- * the guest's, tracer_*; then vm_name, host_hostname, session,
- * guest_nodename, guest_kernel_release, guest_boot_id, guest_instance_id,
- * guest_nr_cpus, guest_nr_rings, clock_synced, clock_error_ns), one
+ * "kernel", tracer_name "lttng-modules", tracer_major/minor/patchlevel
+ * of the layout followed, hostname = the guest's nodename, sysname,
+ * kernel_release = the guest's, kernel_version and product_uuid if the
+ * guest published them, trace_name, trace_creation_datetime,
+ * trace_buffering_scheme; then guestrelay_major/minor, vm_name,
+ * host_hostname, session, filters, guest_nodename, guest_kernel_release,
+ * guest_boot_id, guest_instance_id, guest_nr_cpus, guest_nr_rings,
+ * clock_synced, clock_error_ns), one
  * absolute clock named after the guest's clock (UUID: the guest's
  * boot_id, the domain of a since-boot clock), one stream class (id 0)
  * whose packet.context, event.header and event.context match struct
  * gr_packet_header and struct gr_event_header, and one event class per
- * view. Every field name is emitted with a leading '_' (stripped by CTF
+ * view, named by gr_ctf_event_name() (lttng-modules' names). Every field name is emitted with a leading '_' (stripped by CTF
  * readers), so guest names never clash with TSDL keywords or with this
  * file's type names.
  *
@@ -457,7 +551,7 @@ int gr_ctf_metadata(const struct gr_view *v,
 			break;
 		}
 		sb_printf(&b, "event {\n\tname = ");
-		tsdl_string(&b, ev->name);
+		tsdl_string(&b, event_ctf_name(events, nr_events, i));
 		sb_printf(&b, ";\n\tid = %u;\n\tstream_id = 0;\n"
 			  "\tfields := struct {\n", ev->id);
 		ret = emit_fields(&b, ev);

@@ -62,19 +62,35 @@
 #define GR_CTF_PAD_PREFIX	"__gr_pad"
 #define GR_CTF_TAIL_NAME	"__gr_tail"
 
+/*
+ * The tracer and version the env claims (spec 7.5): Trace Compass picks its
+ * kernel event layout from tracer_name/major/minor, and the event names the
+ * metadata writes (gr_ctf_event_name()) are those of lttng-modules 2.9 and
+ * later; 2.10 is the first whose lttng_statedump_process_state has "cpu".
+ */
+#define GR_CTF_TRACER_NAME	"lttng-modules"
+#define GR_CTF_TRACER_MAJOR	2
+#define GR_CTF_TRACER_MINOR	10
+#define GR_CTF_TRACER_PATCH	0
+
+const char *gr_ctf_event_name(const char *system, const char *name);
+
 /**
  * struct gr_ctf_env - who and what a trace describes
  * @vm_name: the VM's name as the operator knows it (libvirt domain name or
  *	the agent's --vm argument); env "vm_name". (env "hostname" is the
- *	guest's nodename, spec 7.5: babeltrace2 prints it on every event line
- *	and Trace Compass uses it as the host ID.)
+ *	guest's nodename, spec 7.5: babeltrace2 prints it on every event line.
+ *	Trace Compass's host ID is the clock's uuid, the guest's boot_id.)
  * @host_name: the host's name (gethostname()); env "host_hostname"
  * @session: the session's name; env "session"
  * @trace_uuid: the trace UUID: new for every session of every VM.
  *	babeltrace2 treats directories with the same trace UUID given in one
  *	run as parts of one trace, so two VMs must never share one.
- * @tracer_major: version of guestrelay; env "tracer_major"
- * @tracer_minor: env "tracer_minor"
+ * @tracer_major: version of guestrelay; env "guestrelay_major" (the env's
+ *	"tracer_*" entries name the layout, spec 7.5: lttng-modules 2.10)
+ * @tracer_minor: env "guestrelay_minor"
+ * @created: the session's creation time, "YYYYmmddTHHMMSS+0000" (UTC), as
+ *	LTTng writes it; env "trace_creation_datetime", absent when NULL
  * @filters: the event filters the host asked the guest for (spec 14),
  *	"EVENT: EXPR" joined by "; ", so a trace says what it left out; env
  *	"filters", absent when NULL or ""
@@ -89,6 +105,7 @@ struct gr_ctf_env {
 	unsigned int tracer_major;
 	unsigned int tracer_minor;
 	const char *filters;
+	const char *created;
 };
 
 /**

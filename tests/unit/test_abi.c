@@ -78,7 +78,9 @@ static void test_region_hdr_layout(void)
 	PIN(struct gr_region_hdr, boot_id, 272, 16);
 	PIN(struct gr_region_hdr, nr_cpus, 288, 4);
 	PIN(struct gr_region_hdr, reserved0, 292, 4);
-	PIN(struct gr_region_hdr, reserved, 296, 216);
+	PIN(struct gr_region_hdr, kernel_version, 296, 64);
+	PIN(struct gr_region_hdr, product_uuid, 360, 16);
+	PIN(struct gr_region_hdr, reserved, 376, 136);
 	END_PINS(struct gr_region_hdr, 512);
 }
 
@@ -314,7 +316,7 @@ static void test_versions_and_magics(void)
 	uint64_t m;
 
 	CU_ASSERT_EQUAL(GR_ABI_MAJOR, 1);
-	CU_ASSERT_EQUAL(GR_ABI_MINOR, 2);
+	CU_ASSERT_EQUAL(GR_ABI_MINOR, 3);
 	CU_ASSERT_EQUAL(GR_REGION_MAGIC, 0x3159414c45525247ULL);
 	CU_ASSERT_EQUAL(GR_CTRL_MAGIC, 0x313054534f485247ULL);
 	CU_ASSERT_EQUAL(GR_CTF_MAGIC, 0xc1fc1fc1U);
@@ -365,6 +367,7 @@ static void test_limit_constants(void)
 	CU_ASSERT_EQUAL(GR_CLOCK_NAME_LEN, 32);
 	CU_ASSERT_EQUAL(GR_RELEASE_LEN, 64);
 	CU_ASSERT_EQUAL(GR_NODENAME_LEN, 64);
+	CU_ASSERT_EQUAL(GR_VERSION_LEN, 64);
 	CU_ASSERT_EQUAL(GR_RECORD_ALIGN, 8);
 	/* limits that other definitions depend on */
 	CU_ASSERT_EQUAL(GR_MAX_EVENTS % 64, 0);	/* enable[] bitmaps */
@@ -386,12 +389,12 @@ static void test_feature_and_flag_bits(void)
 	CU_ASSERT_EQUAL(GR_F_SWITCH_TIMER, 1ULL << 3);
 	CU_ASSERT_EQUAL(GR_F_DOORBELL, 1ULL << 4);
 	CU_ASSERT_EQUAL(GR_F_FILTER, 1ULL << 5);
-	CU_ASSERT_EQUAL(GR_F_FOLLOW, 1ULL << 6);
-	CU_ASSERT_EQUAL(GR_F_KNOWN, 0x7fULL);
+	CU_ASSERT_EQUAL(GR_F_GUEST_INFO, 1ULL << 6);
+	CU_ASSERT_EQUAL(GR_F_FOLLOW, 1ULL << 7);
+	CU_ASSERT_EQUAL(GR_F_KNOWN, 0xffULL);
 	CU_ASSERT_EQUAL(GR_F_EVENT_IDX | GR_F_FLIGHT | GR_F_CLOCK_SYNC |
 			GR_F_SWITCH_TIMER | GR_F_DOORBELL | GR_F_FILTER |
-			GR_F_FOLLOW,
-			GR_F_KNOWN);
+			GR_F_GUEST_INFO | GR_F_FOLLOW, GR_F_KNOWN);
 	CU_ASSERT_EQUAL(sizeof(GR_F_EVENT_IDX), 8);
 
 	CU_ASSERT_EQUAL(GR_HDR_GLOBAL, 1);

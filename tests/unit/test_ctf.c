@@ -377,6 +377,7 @@ static void synthetic_env(struct trace *t, const char *vm, uint8_t uuid0)
 	t->env.tracer_major = 1;
 	t->env.tracer_minor = 0;
 	t->env.filters = "sched_switch: prev_tid == 5";
+	t->env.created = "20231114T221320+0000";
 }
 
 /*
@@ -733,14 +734,14 @@ static const char syn_dump[] =
 "E guest1 0 3000 1700000000500003000 irq_handler_entry {size=40,tid=0} {irq=11,name=s:76697274696f302d696e707574,_gr_tail={}}\n"
 "E guest1 1 4000 1700000000500004000 irq_handler_entry {size=24,tid=21} {irq=-2,name=s:,_gr_tail={}}\n"
 "D guest1 1 count=2\n"
-"E guest1 0 5000 1700000000500005000 kmalloc {size=56,tid=12} {call_site=18446744071581156711,ptr=18446612682133262336,bytes_req=100,bytes_alloc=128,gfp_flags=3264,node=-1,_gr_tail={}}\n"
+"E guest1 0 5000 1700000000500005000 kmem_kmalloc {size=56,tid=12} {call_site=18446744071581156711,ptr=18446612682133262336,bytes_req=100,bytes_alloc=128,gfp_flags=3264,node=-1,_gr_tail={}}\n"
 "K guest1 0 5600 {cpu_id=0}\n"
 "E guest1 0 6000 1700000000500006000 gaps {size=64,tid=7} {a=255,_gr_pad1=[238,238,238],b=65535,_gr_pad6=[238,238,238],c=305419896,d=-128,e=s:616263,_gr_pad17=[238,238,238,238,238,238,238],f=18446744073709551615,_gr_pad32=[238,238,238,238,238,238,238,238,238,238,238,238,238,238,238,238],_gr_tail={}}\n"
 "E guest1 0 7000 1700000000500007000 tick {size=16,tid=1} {_gr_tail={}}\n"
 "D guest1 0 count=5\n"
 "P guest1 0 count=1\n"
 "K guest1 1 7600 {cpu_id=1}\n"
-"E guest1 1 8000 1700000000500008000 kmalloc {size=56,tid=44} {call_site=18446744072635814452,ptr=0,bytes_req=0,bytes_alloc=0,gfp_flags=0,node=0,_gr_tail={}}\n"
+"E guest1 1 8000 1700000000500008000 kmem_kmalloc {size=56,tid=44} {call_site=18446744072635814452,ptr=0,bytes_req=0,bytes_alloc=0,gfp_flags=0,node=0,_gr_tail={}}\n"
 "E guest1 1 9000 1700000000500009000 irq_handler_entry {size=48,tid=0} {irq=5,name=s:6162636465666768696a6b6c6d6e6f707172737475767778797a30,_gr_tail={}}\n"
 "K guest1 0 9500 {cpu_id=0}\n"
 "E guest1 0 10000 1700000000500010000 sched_switch {size=72,tid=0} {prev_comm=s:737761707065722f30,prev_tid=0,prev_prio=120,prev_state=0,next_comm=s:6162636465666768696a6b6c6d6e6f70,next_tid=33,next_prio=-51,_gr_tail={}}\n"
@@ -808,7 +809,7 @@ static void test_babeltrace_cli_prints_events_and_loss_warnings(void)
 		"next_comm = \"swapper/0\", next_tid = 0, next_prio = 120, "
 		"_gr_tail = { } }\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.out,
-		"guest1 kmalloc: { cpu_id = 0 }, { size = 56, tid = 12 }, { "
+		"guest1 kmem_kmalloc: { cpu_id = 0 }, { size = 56, tid = 12 }, { "
 		"call_site = 0xFFFFFFFF81234567, ptr = 0xFFFF888003C4D000, "
 		"bytes_req = 100, bytes_alloc = 128, gfp_flags = 0xCC0, "
 		"node = -1, _gr_tail = { } }\n"));
@@ -840,12 +841,21 @@ static void test_env_identifies_guest_vm_host_and_tracer(void)
 
 	CU_ASSERT_EQUAL_FATAL(bt_dump(dirs, 1, 0, &r), 0);
 	CU_ASSERT(exited_ok(&r));
-	/* hex of: kernel, guestrelay, guest1, vm1, host-a, s1, Linux */
+	/* hex of: kernel, lttng-modules, guest1, vm1, host-a, s1, Linux */
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "V domain=s:6b65726e656c\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.out,
-		"V tracer_name=s:677565737472656c6179\n"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "V tracer_major=1\n"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "V tracer_minor=0\n"));
+		"V tracer_name=s:6c74746e672d6d6f64756c6573\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "V tracer_major=2\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "V tracer_minor=10\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "V tracer_patchlevel=0\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "V guestrelay_major=1\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "V guestrelay_minor=0\n"));
+	/* hex of: s1, global, 20231114T221320+0000 */
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "V trace_name=s:7331\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out,
+		"V trace_buffering_scheme=s:676c6f62616c\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "V trace_creation_datetime=s:"
+		"3230323331313134543232313332302b30303030\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "V hostname=s:677565737431\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "V vm_name=s:766d31\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.out,
@@ -1119,6 +1129,69 @@ static void test_odd_clock_names_still_parse(void)
 }
 
 /* a view that did not come from the validator is still not trusted */
+/* spec 7.5: tracepoint names in descriptors, lttng-modules' in metadata */
+static void test_metadata_names_events_as_lttng_modules(void)
+{
+	struct gr_event_view ev[T_NDESC];
+	struct gr_view v = syn.v;
+	size_t len;
+	char *text;
+
+	CU_ASSERT_STRING_EQUAL(gr_ctf_event_name("irq", "softirq_entry"),
+			       "irq_softirq_entry");
+	CU_ASSERT_STRING_EQUAL(gr_ctf_event_name("net", "netif_receive_skb"),
+			       "net_if_receive_skb");
+	CU_ASSERT_STRING_EQUAL(gr_ctf_event_name("kmem", "mm_page_alloc"),
+			       "kmem_mm_page_alloc");
+	CU_ASSERT_STRING_EQUAL(gr_ctf_event_name("raw_syscalls", "sys_exit"),
+			       "syscall_exit_unknown");
+	CU_ASSERT_STRING_EQUAL(gr_ctf_event_name("sched", "sched_switch"),
+			       "sched_switch");
+	/* the system is part of the key */
+	CU_ASSERT_STRING_EQUAL(gr_ctf_event_name("sched", "kmalloc"),
+			       "kmalloc");
+
+	memcpy(ev, syn.ev, sizeof(ev));
+	CU_ASSERT_EQUAL_FATAL(gr_ctf_metadata(&v, ev, T_NDESC, &syn.env, NULL,
+					      &text, &len), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "name = \"kmem_kmalloc\";"));
+	CU_ASSERT_PTR_NULL(strstr(text, "name = \"kmalloc\";"));
+	free(text);
+	/* a guest that publishes the target name too keeps both its own */
+	strcpy(ev[EV_SWITCH].name, "kmem_kmalloc");
+	CU_ASSERT_EQUAL_FATAL(gr_ctf_metadata(&v, ev, T_NDESC, &syn.env, NULL,
+					      &text, &len), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "name = \"kmalloc\";"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(strstr(text, "name = \"kmem_kmalloc\";")
+				      + 1, "name = \"kmalloc\";"));
+	free(text);
+}
+
+/* spec 7.5: uname -v and the DMI product UUID, when the guest has them */
+static void test_env_has_guest_kernel_version_and_product_uuid(void)
+{
+	struct gr_view v = syn.v;
+	size_t len;
+	char *text;
+	unsigned int i;
+
+	CU_ASSERT_EQUAL_FATAL(gr_ctf_metadata(&v, syn.ev, T_NDESC, &syn.env,
+					      NULL, &text, &len), 0);
+	CU_ASSERT_PTR_NULL(strstr(text, "kernel_version ="));
+	CU_ASSERT_PTR_NULL(strstr(text, "product_uuid ="));
+	free(text);
+	strcpy(v.kernel_version, "#1 SMP PREEMPT_DYNAMIC Debian 6.1.158-1");
+	for (i = 0; i < 16; i++)
+		v.product_uuid[i] = (uint8_t)(0xa0 + i);
+	CU_ASSERT_EQUAL_FATAL(gr_ctf_metadata(&v, syn.ev, T_NDESC, &syn.env,
+					      NULL, &text, &len), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\tkernel_version = \"#1 SMP "
+				      "PREEMPT_DYNAMIC Debian 6.1.158-1\";\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\tproduct_uuid = \"a0a1a2a3-"
+				      "a4a5-a6a7-a8a9-aaabacadaeaf\";\n"));
+	free(text);
+}
+
 static void test_metadata_refuses_unsafe_or_inexpressible_views(void)
 {
 	struct gr_event_view ev[T_NDESC], e;
@@ -2272,6 +2345,10 @@ static const struct gr_test ctf_tests[] = {
 	GR_TEST_NAMED("hostile names cannot inject TSDL",
 	  test_hostile_names_cannot_inject_tsdl),
 	GR_TEST_NAMED("odd clock names still parse", test_odd_clock_names_still_parse),
+	GR_TEST_NAMED("env has the guest's kernel_version and product_uuid",
+	  test_env_has_guest_kernel_version_and_product_uuid),
+	GR_TEST_NAMED("metadata names events as lttng-modules does",
+	  test_metadata_names_events_as_lttng_modules),
 	GR_TEST_NAMED("metadata refuses unsafe or inexpressible views",
 	  test_metadata_refuses_unsafe_or_inexpressible_views),
 	GR_TEST_NAMED("random views: babeltrace2 decodes exactly",

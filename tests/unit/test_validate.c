@@ -283,6 +283,31 @@ static void test_hdr_sanitizes_release_and_nodename(void)
 	CU_ASSERT_EQUAL(v.kernel_release[11], 'r');
 }
 
+/* v1.2: kernel_version and product_uuid mean something only with the bit */
+static void test_hdr_guest_info_only_with_its_feature_bit(void)
+{
+	struct gr_region_hdr h;
+	struct gr_view v;
+	const char *why = NULL;
+	unsigned int i;
+
+	make_hdr(&h);
+	memset(h.kernel_version, 'v', sizeof(h.kernel_version));
+	memset(h.product_uuid, 0xab, sizeof(h.product_uuid));
+	CU_ASSERT_EQUAL(gr_check_region_hdr(&h, T_REGION, &v, &why), 0);
+	CU_ASSERT_STRING_EQUAL(v.kernel_version, "");
+	for (i = 0; i < sizeof(v.product_uuid); i++)
+		CU_ASSERT_EQUAL(v.product_uuid[i], 0);
+
+	h.guest_features |= htole64(GR_F_GUEST_INFO);
+	memset(h.kernel_version, 0, sizeof(h.kernel_version));
+	strcpy(h.kernel_version, "#1 SMP \"x\" \x01");
+	CU_ASSERT_EQUAL(gr_check_region_hdr(&h, T_REGION, &v, &why), 0);
+	CU_ASSERT_STRING_EQUAL(v.kernel_version, "#1 SMP ?x? ?");
+	for (i = 0; i < sizeof(v.product_uuid); i++)
+		CU_ASSERT_EQUAL(v.product_uuid[i], 0xab);
+}
+
 /* spec 2.4: a reader MUST NOT reject a region for a non-zero reserved byte */
 static void test_hdr_ignores_reserved_bytes(void)
 {
@@ -526,6 +551,10 @@ static void test_hdr_reject_leaves_view_untouched(void)
 	X(nodename_unterminated, -EINVAL,				\
 	  "nodename is not NUL-terminated",				\
 	  memset(h.nodename, 'n', sizeof(h.nodename)))			\
+	X(kernel_version_unterminated, -EINVAL,				\
+	  "kernel_version is not NUL-terminated",			\
+	  h.guest_features |= htole64(GR_F_GUEST_INFO);		\
+	  memset(h.kernel_version, 'v', sizeof(h.kernel_version)))	\
 	X(desc_count_0, -EINVAL, "desc_count is 0 (no event to describe)", \
 	  h.desc_count = 0)
 
@@ -1860,6 +1889,8 @@ static const struct gr_test hdr_tests[] = {
 	  test_hdr_keeps_unknown_guest_features),
 	GR_TEST_NAMED("hdr sanitizes kernel_release and nodename",
 	  test_hdr_sanitizes_release_and_nodename),
+	GR_TEST_NAMED("hdr: guest info only with its feature bit (v1.2)",
+		      test_hdr_guest_info_only_with_its_feature_bit),
 	GR_TEST_NAMED("hdr ignores reserved bytes (spec 2.4)",
 	  test_hdr_ignores_reserved_bytes),
 	GR_TEST_NAMED("hdr reject leaves the view untouched",

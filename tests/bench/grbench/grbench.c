@@ -478,13 +478,13 @@ static void grb_floor_sched_switch(void *data, bool preempt,
 	memcpy(ev->prev_comm, prev->comm, TASK_COMM_LEN);
 	ev->prev_comm[TASK_COMM_LEN - 1] = '\0';
 	ev->prev_tid = cpu_to_le32(task_pid_nr(prev));
-	ev->prev_prio = cpu_to_le32(prev->prio);
+	ev->prev_prio = cpu_to_le32(gr_prio(prev->prio));
 	ev->prev_state = cpu_to_le64(gr_switch_state(preempt, prev_state,
 						      prev));
 	memcpy(ev->next_comm, next->comm, TASK_COMM_LEN);
 	ev->next_comm[TASK_COMM_LEN - 1] = '\0';
 	ev->next_tid = cpu_to_le32(task_pid_nr(next));
-	ev->next_prio = cpu_to_le32(next->prio);
+	ev->next_prio = cpu_to_le32(gr_prio(next->prio));
 }
 
 static void grb_floor_sys_enter(void *data, struct pt_regs *regs, long id)

@@ -1,0 +1,463 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""tc_check.py - a real guest's trace read as Trace Compass reads it
+
+Usage: tc_check.py TRACE_DIR CONSOLE_LOG [HOST_BOOT_ID]
+
+Written from Trace Compass's kernel analysis (org.eclipse.tracecompass,
+read with the search tool; none of its code is copied):
+
+- LttngKernelTrace.validate() takes a CTF trace as a kernel trace when env
+  "domain" is "kernel"; getTracerFromEnv() picks the event layout from
+  tracer_name "lttng-modules", tracer_major >= 2, tracer_minor >= 9
+  (Lttng29EventLayout, which extends Lttng28/27/26EventLayout and
+  LttngEventLayout, the IKernelAnalysisEventLayout of LTTng 2.0).
+- KernelStateProvider.buildEventNames() maps each layout name to a handler
+  (SchedSwitchHandler, ProcessForkHandler, ProcessFreeHandler,
+  SchedWakeupHandler, StateDumpHandler, Irq*/SoftIrq*Handler, ...), and
+  names starting with eventSyscallEntryPrefix()/eventSyscallExitPrefix()
+  go to SysEntryHandler/SysExitHandler. The CPU of an event is the packet
+  context's cpu_id (TmfCpuAspect); losses are the differences of the
+  packet context's events_discarded (StreamInputPacketIndexEntry).
+
+Checks, each printed "ok - ..." or "FAIL - ...":
+  1. env: the keys above with their values, hostname, kernel_release,
+     kernel_version and product_uuid the guest's (its "GR: UNAME",
+     "GR: UNAMEV" and "GR: DMI" console lines), trace_name,
+     trace_creation_datetime, trace_buffering_scheme, sysname, and
+     guestrelay's own keys; the clock's uuid is the guest's boot id
+     (env guest_boot_id), never the host's.
+  2. every event class whose name the 2.9 layout knows has the fields its
+     handlers read, with the types they read (integers signed where
+     lttng-modules writes them signed, text as text); the events the
+     test enabled are there; no event carries the ftrace name of an event
+     lttng-modules renames (softirq_entry, sys_enter, ...).
+  3. replay of sched_switch, sched_process_fork/free and
+     lttng_statedump_process_state (when the trace has them) as the
+     handlers do it: per CPU the thread the replay has running before a
+     switch is the switch's prev_tid, at every switch after the first of
+     the CPU (and after any loss); at the guest's /proc dump (between the
+     console marks ps_begin and ps_end) every thread the replay knows has
+     the name /proc shows, the dumping shell runs on a CPU in the replay
+     during the dump, and, with a state dump in the trace, every thread
+     of /proc is known to the replay.
+Exit status 0 unless the trace cannot be read (2); the caller counts
+the ok/FAIL lines (tests/e2e/lib.sh take_checks).
+"""
+import collections
+import re
+import sys
+import uuid
+
+try:
+    import bt2
+except ImportError:
+    print("FAIL - python3-bt2: not installed")
+    sys.exit(2)
+
+SINT, UINT, INT, STR = "signed integer", "unsigned integer", "integer", "text"
+
+# The fields each handler reads, with the types lttng-modules writes them
+# (include/instrumentation/events/{sched,irq,block,net,kmem}.h); names as
+# IKernelAnalysisEventLayout returns them for LTTng 2.9+.
+WAKEUP = {"comm": STR, "tid": SINT, "prio": SINT, "target_cpu": SINT}
+PROCESS = {"comm": STR, "tid": SINT, "prio": SINT}
+LAYOUT = {
+    "sched_switch": {"prev_comm": STR, "prev_tid": SINT, "prev_prio": SINT,
+                     "prev_state": SINT, "next_comm": STR, "next_tid": SINT,
+                     "next_prio": SINT},
+    "sched_wakeup": WAKEUP,
+    "sched_wakeup_new": WAKEUP,
+    "sched_waking": WAKEUP,
+    "sched_process_fork": {"parent_comm": STR, "parent_tid": SINT,
+                           "parent_pid": SINT, "child_comm": STR,
+                           "child_tid": SINT, "child_pid": SINT},
+    "sched_process_exit": PROCESS,
+    "sched_process_free": PROCESS,
+    "sched_process_exec": {"filename": STR, "tid": SINT, "old_tid": SINT},
+    "sched_migrate_task": {"comm": STR, "tid": SINT, "prio": SINT,
+                           "orig_cpu": SINT, "dest_cpu": SINT},
+    "sched_pi_setprio": {"comm": STR, "tid": SINT, "oldprio": SINT,
+                         "newprio": SINT},
+    "irq_handler_entry": {"irq": SINT, "name": STR},
+    "irq_handler_exit": {"irq": SINT, "ret": SINT},
+    "irq_softirq_entry": {"vec": INT},
+    "irq_softirq_exit": {"vec": INT},
+    "irq_softirq_raise": {"vec": INT},
+    "block_rq_issue": {"dev": INT, "sector": INT, "nr_sector": INT},
+    "block_rq_complete": {"dev": INT, "sector": INT, "nr_sector": INT},
+    "net_dev_xmit": {"skbaddr": INT, "len": INT, "name": STR},
+    "net_if_receive_skb": {"skbaddr": INT, "len": INT, "name": STR},
+    "kmem_mm_page_alloc": {"order": INT},
+    "syscall_exit_": {"ret": SINT},
+    "lttng_statedump_process_state": {"tid": SINT, "pid": SINT,
+                                      "ppid": SINT, "name": STR,
+                                      "type": INT, "mode": INT,
+                                      "submode": INT, "status": INT},
+}
+# what the test enables (tests/e2e/test_tracecompass.sh) and must find
+EXPECTED = ["sched_switch", "sched_wakeup", "sched_waking",
+            "sched_process_fork", "sched_process_exec", "sched_process_exit",
+            "sched_process_free", "irq_handler_entry", "irq_handler_exit",
+            "irq_softirq_entry", "irq_softirq_exit", "net_if_receive_skb",
+            "syscall_entry_unknown", "syscall_exit_unknown"]
+# ftrace names that lttng-modules renames: never in the metadata
+FTRACE_ONLY = ["softirq_entry", "softirq_exit", "softirq_raise",
+               "netif_receive_skb", "kmalloc", "kfree", "mm_page_alloc",
+               "sys_enter", "sys_exit", "hrtimer_start"]
+
+def ok(name):
+    print("ok - " + name)
+
+
+def fail(name, why):
+    print("FAIL - %s: %s" % (name, why))
+
+
+def check(cond, name, why):
+    if cond:
+        ok(name)
+    else:
+        fail(name, why)
+
+
+def field_kind(fc):
+    if isinstance(fc, bt2._SignedIntegerFieldClassConst):
+        return SINT
+    if isinstance(fc, bt2._UnsignedIntegerFieldClassConst):
+        return UINT
+    if isinstance(fc, bt2._StringFieldClassConst):
+        return STR
+    return type(fc).__name__
+
+
+def kind_ok(want, got):
+    return got == want or (want == INT and got in (SINT, UINT))
+
+
+def read_console(path):
+    """Marks (ns), the /proc dump, the shell's tid, uname."""
+    marks, procs, info = {}, {}, {}
+    for line in open(path, errors="replace"):
+        w = line.split()
+        if line.startswith("GR: MARK ") and len(w) >= 4:
+            marks.setdefault(w[2], int(w[3]))
+        elif line.startswith("GR: PS SELF "):
+            info["self"] = int(w[3])
+        elif line.startswith("GR: PS ") and len(w) >= 8 and w[2].isdigit():
+            comm = line.rstrip("\r\n").split(" ", 7)[7]
+            procs[int(w[2])] = {"pid": int(w[3]), "ppid": int(w[4]),
+                                "state": w[5], "cpu": int(w[6]),
+                                "comm": comm}
+        elif line.startswith("GR: UNAME ") and len(w) >= 4:
+            info["nodename"], info["release"] = w[2], w[3]
+        elif line.startswith("GR: UNAMEV "):
+            info["version"] = line.rstrip("\r\n")[len("GR: UNAMEV "):]
+        elif line.startswith("GR: DMI ") and len(w) >= 3:
+            info["dmi"] = w[2].lower()
+    return marks, procs, info
+
+
+def same_comm(proc, traced):
+    """/proc's comm against task->comm: for a workqueue worker /proc
+    appends "-" or "+" and its current work's description (the kernel's
+    wq_worker_comm()), e.g. "kworker/0:0-events"."""
+    if proc == traced:
+        return True
+    return traced.startswith("kworker/") and len(proc) > len(traced) and \
+        proc.startswith(traced) and proc[len(traced)] in "-+"
+
+
+def env_value(v):
+    return int(v) if isinstance(v, bt2._IntegerValueConst) else str(v)
+
+
+class Replay:
+    """The thread and CPU state KernelStateProvider's handlers keep."""
+
+    def __init__(self):
+        self.name = {}              # tid -> exec name (Attributes.EXEC_NAME)
+        self.ppid = {}
+        self.cpu_thread = {}        # cpu -> tid (Attributes.CURRENT_THREAD)
+        self.known = set()
+        self.switch_checked = 0
+        self.switch_bad = []
+        self.statedump = 0
+
+    def lost(self, cpu):
+        # after a loss the replay no longer knows who runs there
+        self.cpu_thread.pop(cpu, None)
+
+    def set_name(self, tid, name):
+        self.name[tid] = name
+        self.known.add(tid)
+
+    def event(self, name, cpu, f, ns):
+        if name == "sched_switch":
+            prev, nxt = int(f["prev_tid"]), int(f["next_tid"])
+            cur = self.cpu_thread.get(cpu)
+            if cur is not None:
+                self.switch_checked += 1
+                if cur != prev:
+                    self.switch_bad.append((ns, cpu, cur, prev))
+            # SchedSwitchHandler: exec names from both comms; swapper is
+            # thread 0 of each CPU (Attributes.buildThreadAttributeName)
+            self.set_name((prev, cpu) if prev == 0 else prev,
+                          str(f["prev_comm"]))
+            self.set_name((nxt, cpu) if nxt == 0 else nxt,
+                          str(f["next_comm"]))
+            self.cpu_thread[cpu] = nxt
+        elif name == "sched_process_fork":
+            child = int(f["child_tid"])
+            self.set_name(child, str(f["child_comm"]))
+            self.ppid[child] = int(f["parent_tid"])
+            self.known.add(int(f["parent_tid"]))
+        elif name == "sched_process_free":
+            tid = int(f["tid"])
+            self.name.pop(tid, None)
+            self.known.discard(tid)
+        elif name == "lttng_statedump_process_state":
+            self.statedump += 1
+            tid = int(f["tid"])
+            # StateDumpHandler: only what the replay does not know yet
+            if tid not in self.name:
+                self.set_name(tid, str(f["name"]))
+            self.ppid.setdefault(tid, int(f["ppid"]))
+        elif name in ("sched_wakeup", "sched_wakeup_new", "sched_waking"):
+            self.known.add(int(f["tid"]))
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__)
+        return 2
+    trace, console = sys.argv[1], sys.argv[2]
+    host_boot = None
+    if len(sys.argv) > 3:
+        host_boot = open(sys.argv[3]).read().strip()
+    marks, procs, info = read_console(console)
+
+    env = None
+    clock_cls = None
+    classes = {}                    # name -> {field: kind}
+    counts = collections.Counter()
+    replay = Replay()
+    ps_begin, ps_end = marks.get("ps_begin"), marks.get("ps_end")
+    names_at_begin = None
+    # names each /proc thread takes from ps_begin until it is switched out
+    # after ps_end (an exec in between renames it; SchedSwitchHandler
+    # learns the new name from prev_comm)
+    window_names = collections.defaultdict(set)
+    open_tids = set(procs)
+    self_ran = set()                # CPUs the shell ran on during the dump
+    discarded = 0
+    pkt_ctx = ev_ctx = None
+
+    try:
+        it = bt2.TraceCollectionMessageIterator(trace)
+        for msg in it:
+            if isinstance(msg, bt2._StreamBeginningMessageConst):
+                if env is None:
+                    env = {k: env_value(v) for k, v in
+                           msg.stream.trace.environment.items()}
+                continue
+            if isinstance(msg, (bt2._DiscardedEventsMessageConst,
+                                bt2._DiscardedPacketsMessageConst)):
+                if isinstance(msg, bt2._DiscardedEventsMessageConst):
+                    discarded += msg.count or 0
+                # the stream's CPU: its packets' cpu_id, known once seen
+                cpu = stream_cpu.get(msg.stream.id)
+                if cpu is not None:
+                    replay.lost(cpu)
+                continue
+            if not isinstance(msg, bt2._EventMessageConst):
+                continue
+            ev = msg.event
+            snap = msg.default_clock_snapshot
+            if clock_cls is None:
+                clock_cls = snap.clock_class
+            ns = snap.value * 1000000000 // clock_cls.frequency
+            cpu = int(ev.packet.context_field["cpu_id"])
+            stream_cpu[ev.stream.id] = cpu
+            name = ev.name
+            counts[name] += 1
+            if name not in classes:
+                classes[name] = {k: field_kind(m.field_class) for k, m in
+                                 ev.payload_field.cls.items()}
+            if pkt_ctx is None:
+                pkt_ctx = {k: field_kind(m.field_class) for k, m in
+                           ev.packet.context_field.cls.items()}
+                ev_ctx = {k: field_kind(m.field_class) for k, m in
+                          ev.common_context_field.cls.items()} \
+                    if ev.common_context_field is not None else {}
+            f = ev.payload_field
+            if ps_begin is not None and names_at_begin is None and \
+                    ns >= ps_begin:
+                names_at_begin = dict(replay.name)
+                for tid in procs:
+                    if tid in replay.name:
+                        window_names[tid].add(replay.name[tid])
+            if ps_begin is not None and ps_end is not None and \
+                    ps_begin <= ns <= ps_end:
+                for c, t in replay.cpu_thread.items():
+                    if t == info.get("self"):
+                        self_ran.add(c)
+            replay.event(name, cpu, f, ns)
+            if name == "sched_switch" and ps_begin is not None and \
+                    ns >= ps_begin:
+                prev, nxt = int(f["prev_tid"]), int(f["next_tid"])
+                if prev in open_tids:
+                    window_names[prev].add(str(f["prev_comm"]))
+                    if ps_end is not None and ns > ps_end:
+                        open_tids.discard(prev)
+                if nxt in open_tids:
+                    window_names[nxt].add(str(f["next_comm"]))
+                if ps_end is not None and ns <= ps_end and \
+                        info.get("self") in (prev, nxt):
+                    self_ran.add(cpu)
+            if name == "sched_process_fork" and ps_begin is not None and \
+                    ns >= ps_begin and int(f["child_tid"]) in open_tids:
+                window_names[int(f["child_tid"])].add(str(f["child_comm"]))
+    except bt2._Error as e:
+        print("FAIL - bt2 reads the trace: %s" % str(e).splitlines()[0])
+        return 2
+
+    # ---- 1. env and clock --------------------------------------------------
+    env = env or {}
+    check(env.get("domain") == "kernel", "env domain is \"kernel\"",
+          repr(env.get("domain")))
+    check(env.get("tracer_name") == "lttng-modules",
+          "env tracer_name is \"lttng-modules\"", repr(env.get("tracer_name")))
+    major, minor = env.get("tracer_major"), env.get("tracer_minor")
+    check(major == 2 and isinstance(minor, int) and minor >= 9,
+          "env tracer_major 2, tracer_minor >= 9 (Trace Compass's "
+          "Lttng29EventLayout)", "%r.%r" % (major, minor))
+    check(isinstance(env.get("tracer_patchlevel"), int),
+          "env tracer_patchlevel is an integer",
+          repr(env.get("tracer_patchlevel")))
+    check(env.get("sysname") == "Linux", "env sysname is \"Linux\"",
+          repr(env.get("sysname")))
+    check("nodename" in info and env.get("hostname") == info["nodename"],
+          "env hostname is the guest's (%s)" % info.get("nodename"),
+          "%r" % env.get("hostname"))
+    check("release" in info and env.get("kernel_release") == info["release"],
+          "env kernel_release is the guest's (%s)" % info.get("release"),
+          repr(env.get("kernel_release")))
+    check(bool(env.get("trace_name")), "env trace_name is set",
+          repr(env.get("trace_name")))
+    check(re.fullmatch(r"\d{8}T\d{6}[+-]\d{4}",
+                       str(env.get("trace_creation_datetime", ""))) is not None,
+          "env trace_creation_datetime as LTTng writes it",
+          repr(env.get("trace_creation_datetime")))
+    check(env.get("trace_buffering_scheme") == "global",
+          "env trace_buffering_scheme is \"global\"",
+          repr(env.get("trace_buffering_scheme")))
+    for k in ("vm_name", "host_hostname", "session", "guestrelay_major",
+              "guest_boot_id"):
+        check(k in env, "env keeps guestrelay's %s" % k, "missing")
+    # the guest publishes the first 63 bytes of uname -v
+    check("version" in info and
+          env.get("kernel_version") == info["version"][:63],
+          "env kernel_version is the guest's (%s)" % info.get("version"),
+          repr(env.get("kernel_version")))
+    dmi = info.get("dmi", "none")
+    if dmi in ("none", "00000000-0000-0000-0000-000000000000"):
+        check("product_uuid" not in env,
+              "no env product_uuid: the guest has no DMI product UUID",
+              repr(env.get("product_uuid")))
+    else:
+        check(env.get("product_uuid") == dmi,
+              "env product_uuid is the guest's DMI product UUID (%s)" % dmi,
+              repr(env.get("product_uuid")))
+    cuuid = str(clock_cls.uuid) if clock_cls is not None and \
+        clock_cls.uuid is not None else None
+    check(cuuid is not None and cuuid == env.get("guest_boot_id"),
+          "the clock's uuid is the guest's boot id",
+          "clock %s, guest_boot_id %s" % (cuuid, env.get("guest_boot_id")))
+    if host_boot:
+        check(cuuid != host_boot, "the clock's uuid is not the host's boot id",
+              cuuid)
+
+    # ---- 2. names, fields and types ---------------------------------------
+    # TmfCpuAspect: the packet context's cpu_id; losses: events_discarded;
+    # LttngEventLayout.contextTid(): the event context's _tid
+    # (bt2 keeps events_discarded to itself: read the TSDL for it)
+    pkt_ctx, ev_ctx = pkt_ctx or {}, ev_ctx or {}
+    meta = open(trace + "/metadata", errors="replace").read()
+    ctx = re.search(r"packet\.context := struct \{([^}]*)\}", meta)
+    check(pkt_ctx.get("cpu_id") == UINT and ctx is not None and
+          re.search(r"\buint64_t events_discarded;", ctx.group(1)),
+          "the packet context has cpu_id and events_discarded",
+          "%r; %r" % (pkt_ctx, ctx.group(1) if ctx else None))
+    check(kind_ok(INT, ev_ctx.get("tid", "missing")),
+          "the event context has the thread id (_tid)", repr(ev_ctx))
+    for name in EXPECTED:
+        check(counts[name] > 0, "the trace has %s events (%d)" %
+              (name, counts[name]), "none")
+    bad = [n for n in FTRACE_ONLY if n in classes]
+    check(not bad, "no event carries an ftrace name lttng-modules renames",
+          ", ".join(bad))
+    nchecked = 0
+    for name, fields in sorted(classes.items()):
+        key = name
+        if name.startswith("syscall_exit_"):
+            key = "syscall_exit_"
+        want = LAYOUT.get(key)
+        if want is None:
+            continue
+        wrong = ["%s: %s, not %s" % (fn, fields.get(fn, "missing"), kind)
+                 for fn, kind in want.items()
+                 if not kind_ok(kind, fields.get(fn, "missing"))]
+        nchecked += 1
+        check(not wrong, "%s has the fields the kernel analysis reads" % name,
+              "; ".join(wrong))
+    check(nchecked >= 10, "event classes checked against the layout (%d)" %
+          nchecked, "too few")
+
+    # ---- 3. replay -----------------------------------------------------------
+    check(replay.switch_checked > 100 and not replay.switch_bad,
+          "per CPU, every switch's prev_tid is the thread the replay has "
+          "running (%d switches)" % replay.switch_checked,
+          "%d disagree, first %s" % (len(replay.switch_bad),
+                                     replay.switch_bad[:3]))
+    if ps_begin is None or ps_end is None or not procs:
+        fail("the guest dumped /proc between ps_begin and ps_end",
+             "marks %s, %d threads" % (sorted(marks), len(procs)))
+        return 0
+    agree, disagree, unknown = 0, [], []
+    for tid, p in sorted(procs.items()):
+        seen = window_names.get(tid)
+        if not seen:
+            unknown.append(tid)
+            continue
+        if any(same_comm(p["comm"], n) for n in seen):
+            agree += 1
+        else:
+            disagree.append("%d: /proc %r, replay %s" %
+                            (tid, p["comm"], sorted(seen)))
+    check(agree >= 5 and not disagree,
+          "every thread of /proc the replay knows has /proc's name "
+          "(%d agree)" % agree, "; ".join(disagree[:5]))
+    sh = info.get("self")
+    check(sh in procs and procs[sh]["state"] == "R",
+          "/proc shows the dumping shell running", repr(procs.get(sh)))
+    check(bool(self_ran) and sh in procs and procs[sh]["cpu"] in self_ran,
+          "the replay runs the dumping shell on the CPU /proc names "
+          "(%s in %s)" % (procs.get(sh, {}).get("cpu"), sorted(self_ran)),
+          "the replay had it on CPUs %s" % sorted(self_ran))
+    if replay.statedump:
+        check(not unknown, "with a state dump (%d threads) every thread "
+              "of /proc is known to the replay" % replay.statedump,
+              "unknown: %s" % unknown[:10])
+    else:
+        print("note - no lttng_statedump_process_state in the trace: "
+              "%d of %d threads of /proc never ran, forked or woke in it "
+              "(the replay cannot know them)" % (len(unknown), len(procs)))
+    print("note - %d events discarded" % discarded)
+    return 0
+
+
+stream_cpu = {}
+
+if __name__ == "__main__":
+    sys.exit(main())
