@@ -4,7 +4,8 @@
  * control block it writes, the guest's acknowledgements it reads, and the
  * clock-sync exchange
  *
- *   hostctl_init()     a fresh block, magic and seq last (5.1, 10 #16)
+ *   hostctl_init()     a fresh block, magic and seq last (5.1, 10 #16);
+ *                      the guest's own events until attach (9.6)
  *   hostctl_adopt()    our own block after an agent restart: counters
  *                      continue, never decrease (H16)
  *   hostctl_publish()  settings fields, then seq with release (9.1)
@@ -29,7 +30,7 @@
 #define GR_SYNC_REFRESH_NS	(60000 * MS)
 
 #define HOST_FEATURES (GR_F_EVENT_IDX | GR_F_FLIGHT | GR_F_CLOCK_SYNC | \
-		       GR_F_SWITCH_TIMER | GR_F_FILTER)
+		       GR_F_SWITCH_TIMER | GR_F_FILTER | GR_F_DEFAULTS)
 
 static struct gr_host_ctrl *ctrl(struct gr_vm *vm)
 {
@@ -74,6 +75,8 @@ void hostctl_init(struct gr_vm *vm)
 	c->tracing = htole32(1);
 	c->mode = htole32(vm->opts.mode);
 	c->switch_timer_us = htole32(vm->opts.switch_timer_us);
+	/* spec 9.6: no descriptors read, no events chosen: the guest's own */
+	c->ctrl_flags = htole32(GR_CTRL_F_DEFAULTS);
 	vm->ctrl_seq = 0;
 	vm->flush_req = 0;
 	vm->sync_req = 0;
@@ -123,6 +126,13 @@ void hostctl_publish(struct gr_vm *vm)
 	c->switch_timer_us = htole32(vm->opts.switch_timer_us);
 	for (i = 0; i < GR_MAX_EVENTS / 64; i++)
 		c->enable[i] = htole64(vm->enable[i]);
+	/*
+	 * Spec 9.6: vm->enable names events of the attached instance only;
+	 * while waiting for a (new) publication the guest records its own
+	 * default events from its first moment, ours apply from attach on.
+	 */
+	c->ctrl_flags = htole32(vm->state == GR_VM_WAITING ?
+				GR_CTRL_F_DEFAULTS : 0);
 	/* spec 14.1, H25: the filter programs are settings too */
 	vm_filters_fill(vm, (struct gr_filter_slot *)(vm->region +
 						      GR_FILTER_OFFSET));

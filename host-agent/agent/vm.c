@@ -49,7 +49,8 @@
 	"sched_switch,sched_wakeup,sched_wakeup_new,sched_process_fork," \
 	"sched_process_exec,sched_process_exit,sched_migrate_task," \
 	"irq_handler_entry,irq_handler_exit,softirq_entry,softirq_exit," \
-	"block_rq_issue,block_rq_complete,net_dev_xmit,netif_receive_skb"
+	"block_rq_issue,block_rq_complete,net_dev_xmit,netif_receive_skb," \
+	"lttng_statedump"
 
 static void vm_maybe_free(struct gr_vm *vm);
 
@@ -360,6 +361,7 @@ static void stopped_guest_gone(struct gr_vm *vm)
 	cons_close_rings(vm);
 	vm->state = GR_VM_WAITING;
 	vm->closed_instance = vm->instance_id;
+	hostctl_publish(vm);	/* spec 9.6: the next instance's own events */
 }
 
 /*
@@ -406,6 +408,8 @@ void vm_progress(struct gr_vm *vm)
 		vm->closing = false;
 		detach(vm);
 		vm->closed_instance = vm->instance_id;
+		/* spec 9.6: a re-publishing guest records its own events */
+		hostctl_publish(vm);
 	}
 	waiter_progress(vm);
 }
