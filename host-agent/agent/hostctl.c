@@ -9,6 +9,7 @@
  *   hostctl_adopt()    our own block after an agent restart: counters
  *                      continue, never decrease (H16)
  *   hostctl_publish()  settings fields, then seq with release (9.1)
+ *   hostctl_new_session()  a new session_id: a state dump (9.7)
  *   hostctl_flush()    a flush request (9.3)
  *   hostctl_*_acked()  the guest's acknowledgements, with acquire
  *   hostctl_sync_*()   rounds of host time, guest time, host time (9.5)
@@ -141,6 +142,24 @@ void hostctl_publish(struct gr_vm *vm)
 	 */
 	__atomic_store_n(&c->seq, htole64(++vm->ctrl_seq), __ATOMIC_RELEASE);
 	peer_kick(vm, GR_VEC_CTRL);
+}
+
+/**
+ * hostctl_new_session() - a new session_id for the next settings
+ * @vm: the VM
+ *
+ * Spec 9.7, H28: a second session on one publication gets its own id,
+ * so that the guest takes a state dump for it. Published with the next
+ * hostctl_publish().
+ */
+void hostctl_new_session(struct gr_vm *vm)
+{
+	struct gr_host_ctrl *c = ctrl(vm);
+	uint64_t id = (uint64_t)time(NULL);
+
+	if (id <= le64toh(c->session_id))
+		id = le64toh(c->session_id) + 1;
+	c->session_id = htole64(id);
 }
 
 /**

@@ -303,6 +303,13 @@ static void try_attach(struct gr_vm *vm, bool try_resume)
 	}
 	vm->state = GR_VM_ATTACHED;
 	vm->tracing = 1;
+	/*
+	 * Spec 9.7: a restarted agent's new session on a guest that was
+	 * already recording gets its own state dump; the first session of
+	 * a publication has the dump the guest took at publication.
+	 */
+	if (try_resume && !vm->session_resumed)
+		hostctl_new_session(vm);
 	hostctl_publish(vm);
 	vm->sync_pending = false;
 	hostctl_sync_start(vm);
@@ -786,6 +793,7 @@ int vm_start(struct gr_vm *vm, char *err, size_t errlen)
 	vm->state = GR_VM_ATTACHED;
 	vm->stop_reason = GR_STOP_NONE;
 	vm->tracing = 1;
+	hostctl_new_session(vm);	/* spec 9.7: the guest dumps its state */
 	hostctl_publish(vm);
 	hostctl_sync_start(vm);
 	vm_arm_timer(vm);

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck disable=SC2015 # "A && ok || fail": ok always succeeds
+# shellcheck disable=SC2015,SC2119 # "A && ok || fail": ok always succeeds
 #
 # test_statedump.sh - no blind spot after insmod, and the state dump
 #
@@ -12,8 +12,11 @@
 # the agent chose); one state dump, lttng_statedump_start ... _end, whose
 # thread list is /proc's once the forks and exits after it are counted,
 # with the same tgid, parent and name; interrupt handlers; the loop
-# device. Also: babeltrace2 reads the trace, the console is clean, the
-# dump's cost (dump_stats) is printed. Ends with "N passed, N failed";
+# device; babeltrace2's default output has no layout field (_gr_*, spec
+# 7.5). Also: babeltrace2 reads the trace, the console is clean, the
+# dump's cost (dump_stats) is printed. Then one more guest lingers while
+# the agent stops and starts its session: the second session's trace has
+# a state dump of its own (spec 9.7). Ends with "N passed, N failed";
 # exit 77 if it cannot run.
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -35,7 +38,40 @@ for r in $(seq 1 "$runs"); do
 		"$(console "$vm")" >"$tmp/check.$r" 2>&1
 	take_checks "$tmp/check.$r" $? "statedump_check.py (run $r)"
 	grep -q '^ok - the marker exec' "$tmp/check.$r" && found=$((found + 1))
+	# spec 7.5, 6.12: babeltrace2's default output shows the fields only
+	n=$(timeout 60 babeltrace2 "$dir" 2>/dev/null | grep -c '_gr_')
+	[ "$n" -eq 0 ] &&
+		ok "run $r: babeltrace2 prints no layout field (_gr_*)" ||
+		fail "run $r: babeltrace2 prints no layout field (_gr_*)" \
+			"$n lines" "$(timeout 60 babeltrace2 "$dir" 2>/dev/null |
+				       grep -m 3 '_gr_')"
 done
+
+# a second session on the same publication (stop, start) has a state
+# dump of its own (spec 9.7: the agent writes a new session_id)
+vm=$(vm_name sdss)
+boot_guest "$vm" --run e2e-statedump --append "gr.mod=0 gr.linger=12"
+if wait_console "$vm" '^GR: LINGER' 60; then
+	gr stop "$vm" >"$tmp/stop.out" 2>&1 || note "stop: $(cat "$tmp/stop.out")"
+	gr start "$vm" >"$tmp/start.out" 2>&1 || note "start: $(cat "$tmp/start.out")"
+	sleep 3
+	gr stop "$vm" >/dev/null 2>&1
+	n=$(trace_dirs "$vm" | wc -l)
+	dir=$(newest_trace "$vm")
+	timeout 60 babeltrace2 "$dir" >"$tmp/ss.out" 2>&1
+	s=$(grep -c ' lttng_statedump_start:' "$tmp/ss.out")
+	e=$(grep -c ' lttng_statedump_end:' "$tmp/ss.out")
+	t=$(grep -c ' lttng_statedump_process_state:' "$tmp/ss.out")
+	[ "$n" -eq 2 ] && [ "$s" -eq 1 ] && [ "$e" -eq 1 ] && [ "$t" -gt 20 ] &&
+		ok "stop and start: the second session has its own state dump ($t threads)" ||
+		fail "stop and start: the second session has its own state dump" \
+			"$n sessions; in the newest: $s starts, $e ends, $t threads" \
+			"$(tail -n 3 "$tmp/ss.out")"
+else
+	fail "the lingering guest came up" "no GR: LINGER" \
+		"$(tail -n 10 "$(console "$vm")")"
+fi
+guest_ran "$vm" e2e-statedump
 [ "$found" -eq "$runs" ] &&
 	ok "the marker after insmod is in $found of $runs traces" ||
 	fail "the marker after insmod is in every trace" "$found of $runs"
