@@ -358,6 +358,7 @@ static void gr_pci_teardown(struct gr_dev *gd, bool detach)
 	cancel_work_sync(&gd->ctl_work);
 	cancel_delayed_work_sync(&gd->ctl_retry);
 	cancel_work_sync(&gd->pub_work);
+	cancel_work_sync(&gd->dump_work);
 	if (detach)
 		gr_events_detach_all();
 	gr_ctl_quiesce();

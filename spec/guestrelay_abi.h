@@ -53,8 +53,8 @@
 #endif
 
 #define GR_ABI_MAJOR		1	/* incompatible layout changes */
-#define GR_ABI_MINOR		2	/* compatible additions (1: filters,
-					 * 2: kernel_version, product_uuid) */
+/* compatible additions (1: filters; 2: guest info, defaults, follow) */
+#define GR_ABI_MINOR		2
 
 #define GR_REGION_MAGIC		0x3159414c45525247ULL	/* "GRRELAY1" */
 #define GR_CTRL_MAGIC		0x313054534f485247ULL	/* "GRHOST01" */
@@ -93,9 +93,9 @@
 #define GR_F_SWITCH_TIMER	_BITULL(3)	/* partial sub-buffer delivery */
 #define GR_F_DOORBELL		_BITULL(4)	/* interrupts wired (not plain) */
 #define GR_F_FILTER		_BITULL(5)	/* event filter programs (v1.1) */
-#define GR_F_GUEST_INFO		_BITULL(6)	/* kernel_version, product_uuid
-						 * in the header (v1.2) */
-#define GR_F_KNOWN		0x7fULL		/* all bits defined in v1.2 */
+#define GR_F_GUEST_INFO		_BITULL(6)	/* header's kernel info (v1.2) */
+#define GR_F_DEFAULTS		_BITULL(7)	/* ctrl_flags honoured (v1.2) */
+#define GR_F_KNOWN		0xffULL		/* all bits defined in v1.2 */
 
 /**
  * struct gr_region_hdr - identity, geometry and layout of the region
@@ -264,7 +264,11 @@ struct gr_host_ctrl {
 	__le64 flush_req;		/* counter: close partial sub-buffers */
 	__le64 reset_req;		/* counter: discard partial sub-buffers */
 	__le64 sync_req;		/* counter: answer with sync_guest_time */
-	__u8 reserved[392];		/* 0 */
+	/* v1.2, GR_F_DEFAULTS: a settings field, 0 while not in use */
+	__le32 ctrl_flags;		/* GR_CTRL_F_* */
+#define GR_CTRL_F_DEFAULTS	_BITUL(0)	/* events not chosen yet: the guest's own */
+	__le32 reserved0;		/* 0 */
+	__u8 reserved[384];		/* 0 */
 };
 
 static_assert(sizeof(struct gr_host_ctrl) == 512, "gr_host_ctrl size");
@@ -272,7 +276,8 @@ static_assert(offsetof(struct gr_host_ctrl, seq) == 24, "ctrl seq");
 static_assert(offsetof(struct gr_host_ctrl, enable) == 48, "ctrl enable");
 static_assert(offsetof(struct gr_host_ctrl, host_peer_id) == 92, "peer");
 static_assert(offsetof(struct gr_host_ctrl, flush_req) == 96, "flush_req");
-static_assert(offsetof(struct gr_host_ctrl, reserved) == 120, "ctrl reserved");
+static_assert(offsetof(struct gr_host_ctrl, ctrl_flags) == 120, "ctrl_flags");
+static_assert(offsetof(struct gr_host_ctrl, reserved) == 128, "ctrl reserved");
 
 /* Instruction codes of struct gr_filter_insn (spec 14.2) */
 #define GR_FI_RET		0x01	/* return k: 1 record, 0 drop */

@@ -19,8 +19,10 @@
  * one is written with one writev(): the checked header copy, then the
  * rest of the content straight from the shared mapping. Only the
  * content is stored (spec 6.12 step 3): the header copy says
- * packet_size = content_size, and the padding up to the sub-buffer's
- * end is neither written nor charged to the quota; a quiet guest whose
+ * packet_size = the records' end and content_size = the last record's
+ * last declared byte (its tail padding is not content: babeltrace2
+ * would decode another header there), and the padding up to the
+ * sub-buffer's end is neither written nor charged to the quota; a quiet guest whose
  * switch timer closes 64 KiB sub-buffers holding a few hundred bytes
  * costs the disk those bytes. Only when
  * that write completed does cons.consumed move past it, in order, so the
@@ -82,7 +84,8 @@ static void unregister_bufs(struct gr_vm *vm);
  * The length in the file of the stored packet whose header copy is @h,
  * or 0 if @h is not one of ours for ring @r: a whole sub-buffer
  * (packet_size = subbuf_size * 8, traces of earlier agents) or its
- * content (packet_size = content_size, spec 6.12 step 3).
+ * records (packet_size = content_size rounded up to 64 bits: spec 6.12,
+ * the last record's tail padding is not content).
  */
 static uint64_t stored_len(const struct gr_ring_state *r,
 			   const struct gr_packet_header *h)
@@ -92,8 +95,8 @@ static uint64_t stored_len(const struct gr_ring_state *r,
 
 	if (le32toh(h->magic) != GR_CTF_MAGIC ||
 	    le64toh(h->stream_instance_id) != r->idx ||
-	    cs % 64 || cs < sizeof(*h) * 8 || cs > ps ||
-	    (ps != s * 8 && ps != cs))
+	    cs % 8 || ps % 64 || cs < sizeof(*h) * 8 || cs > ps ||
+	    (ps != s * 8 && ps - cs >= 64))
 		return 0;
 	return ps / 8;
 }
@@ -462,6 +465,10 @@ static bool take(struct gr_ring_state *r, uint64_t seq)
 	 * holds the header and at least one record (H9)
 	 */
 	s->hdr.packet_size = s->hdr.content_size;
+	/* spec 6.12: content up to the last record's last declared byte */
+	s->hdr.content_size = htole64(8 * gr_packet_content_end(&vm->view,
+				vm->events, vm->view.desc_count,
+				s->copy ? s->copy : sub, content));
 	s->iov[0].iov_base = &s->hdr;
 	s->iov[0].iov_len = sizeof(s->hdr);
 	s->iov[1].iov_base = (s->copy ? s->copy : sub) + sizeof(s->hdr);

@@ -165,6 +165,7 @@ struct gr_vm {
 	bool unlink_shm;		/* remove /dev/shm file when freed */
 	bool closing;			/* session ends once writes completed */
 	bool resume_pending;		/* first attach may resume a session */
+	bool session_resumed;		/* session_open() continued one */
 	bool saw_panic;			/* the guest reported GR_STATE_PANIC */
 	uint64_t closed_instance;	/* publication whose session ended */
 

@@ -134,7 +134,9 @@ static void test_host_ctrl_layout(void)
 	PIN(struct gr_host_ctrl, flush_req, 96, 8);
 	PIN(struct gr_host_ctrl, reset_req, 104, 8);
 	PIN(struct gr_host_ctrl, sync_req, 112, 8);
-	PIN(struct gr_host_ctrl, reserved, 120, 392);
+	PIN(struct gr_host_ctrl, ctrl_flags, 120, 4);
+	PIN(struct gr_host_ctrl, reserved0, 124, 4);
+	PIN(struct gr_host_ctrl, reserved, 128, 384);
 	END_PINS(struct gr_host_ctrl, 512);
 	CU_ASSERT_EQUAL(offsetof(struct gr_host_ctrl, enable[3]), 72);
 }
@@ -380,10 +382,12 @@ static void test_feature_and_flag_bits(void)
 	CU_ASSERT_EQUAL(GR_F_DOORBELL, 1ULL << 4);
 	CU_ASSERT_EQUAL(GR_F_FILTER, 1ULL << 5);
 	CU_ASSERT_EQUAL(GR_F_GUEST_INFO, 1ULL << 6);
-	CU_ASSERT_EQUAL(GR_F_KNOWN, 0x7fULL);
+	CU_ASSERT_EQUAL(GR_F_DEFAULTS, 1ULL << 7);
+	CU_ASSERT_EQUAL(GR_F_KNOWN, 0xffULL);
 	CU_ASSERT_EQUAL(GR_F_EVENT_IDX | GR_F_FLIGHT | GR_F_CLOCK_SYNC |
 			GR_F_SWITCH_TIMER | GR_F_DOORBELL | GR_F_FILTER |
-			GR_F_GUEST_INFO, GR_F_KNOWN);
+			GR_F_GUEST_INFO | GR_F_DEFAULTS, GR_F_KNOWN);
+	CU_ASSERT_EQUAL(GR_CTRL_F_DEFAULTS, 1);
 	CU_ASSERT_EQUAL(sizeof(GR_F_EVENT_IDX), 8);
 
 	CU_ASSERT_EQUAL(GR_HDR_GLOBAL, 1);
