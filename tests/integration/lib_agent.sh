@@ -261,9 +261,16 @@ la_bt_clean() {
 	return 1
 }
 
-# la_btcheck ARGS...: bt_check.py (see its --help); output in $bt_out
+# la_btcheck ARGS...: bt_check.py (see its --help); output in $bt_out;
+# LA_BT_SECS bounds it (default 60; long fault loops store millions of
+# events); a timeout says so in $bt_out
 la_btcheck() {
-	bt_out=$(timeout -k 5 60 "$PY" "$BT_CHECK" "$@" 2>&1)
+	local rc
+
+	bt_out=$(timeout -k 5 "${LA_BT_SECS:-60}" "$PY" "$BT_CHECK" "$@" 2>&1)
+	rc=$?
+	[ "$rc" -eq 124 ] && bt_out="bt_check timed out after ${LA_BT_SECS:-60} s $bt_out"
+	return $rc
 }
 
 # la_pktcheck ARGS...: packets_check.py; output in $pkt_out

@@ -43,7 +43,9 @@ la_vm P rsp
 SB=16384
 ROUNDS=${GR_FAULT_ROUNDS:-3}
 DUR=$((ROUNDS * 3 / 2 > 8 ? ROUNDS * 3 / 2 : 8))
-LA_AGENT_SECS=$((DUR + 120))
+# bt_check reads every event back: about 2.5 M per VM in 50 rounds
+LA_BT_SECS=$((60 + ROUNDS * 6))
+LA_AGENT_SECS=$((DUR + 120 + 2 * LA_BT_SECS))
 echo "# $ROUNDS rounds, guests write for $DUR s"
 AGENT_ARGS=(--events all --subbuf-size $SB --subbufs 16 --vm "$R"
 	--vm "$P" --plain)
