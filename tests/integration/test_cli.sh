@@ -252,6 +252,16 @@ expect_err "libvirt-xml bad size" 2 "--size must be a power of two" \
 	"$GR" libvirt-xml "$A" --plain --size 3M
 expect_err "qemu-args bad VM name" 2 "'\.\./x': bad VM name" \
 	"$GR" qemu-args ../x
+# agent --vm takes vm-add's options through the one VM option parser:
+# an out-of-range value is refused at start, not by the guest later
+expect_err "agent --vm refuses a switch timer above 10 s at start" 2 \
+	"--vm $A: --switch-timer-ms must be a number from 0 \(off\) to 10000, not '20000'" \
+	"$GR" agent --run-dir "$tmp/run-bad" --store "$STORE" --vm "$A" \
+	--switch-timer-ms 20000
+expect_err "... also as a common option before --vm" 2 \
+	"--vm $A: --switch-timer-ms must be a number" \
+	"$GR" agent --run-dir "$tmp/run-bad" --store "$STORE" \
+	--switch-timer-ms 20000 --vm "$A"
 # report.c prints its fatal error on the output too; the CLI adds one on
 # stderr
 expect "report of a missing trace" 1 \
