@@ -273,6 +273,28 @@ la_btcheck() {
 	return $rc
 }
 
+# la_new_guest_exact VM FIRST STATS: after a re-publication, VM has one
+# session besides FIRST (the sessions before it), whose trace holds every
+# fake_seq the new guest (its --stats file STATS) wrote once, and the
+# agent counted nothing invalid in it
+la_new_guest_exact() {
+	local sess n inv
+
+	sess=$(la_sessions "$1" | grep -vxF "$2")
+	n=$(grep -c . <<<"$sess")
+	[ "$n" -eq 1 ] && ok "one new session for the new guest" ||
+		bad new-session "$n new sessions: $sess"
+	if [ "$n" -eq 1 ] &&
+	   la_btcheck $sess --stats "$3" --expect written; then
+		ok "the new guest's trace holds every fake_seq it wrote once"
+	else
+		bad new-trace-exact "$bt_out"
+	fi
+	inv=$(la_field "$1" stats.invalid)
+	[ "$inv" = 0 ] && ok "nothing invalid in the new session" ||
+		bad no-invalid "invalid $inv"
+}
+
 # la_pktcheck ARGS...: packets_check.py; output in $pkt_out
 la_pktcheck() {
 	pkt_out=$(timeout -k 5 60 "$PY" "$PKT_CHECK" "$@" 2>&1)
