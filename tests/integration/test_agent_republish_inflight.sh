@@ -62,19 +62,37 @@ la_wait_status "$V" "s['state'] == 'attached' and s['stats']['packets'] > 10" 10
 	bad a-streams "$out"
 first=$(la_sessions "$V")
 
+# pub: "MAGIC INSTANCE_ID" of the region's header (offsets 0 and 32)
+pub() {
+	od -An -t x8 -j 0 -N 8 "/dev/shm/guestrelay-$V" | tr -d ' \n'
+	echo -n " "
+	od -An -t u8 -j 32 -N 8 "/dev/shm/guestrelay-$V" | tr -d ' '
+}
+MAGIC=3159414c45525247	# GR_REGION_MAGIC, "GRRELAY1"
+
 # writes in flight that cannot complete; A's rings fill
 fsfreeze -f "$MNT" && frozen=1 || bad freeze "fsfreeze -f failed"
 sleep 1
 t_term_job "$fa" KILL
 t_reap "$fa"
+read -r _ inst_a <<<"$(pub)"
 
 # B: another geometry on the same region, while the writes wait
 t_bg fb 60 "$la_tmp/fg-b.log" "$FG" --shm "guestrelay-$V" --cpus 2 \
 	--rate 500 --duration 3 --linger 10 --subbuf-size 65536 --subbufs 4 \
 	--stats "$la_tmp/fb.stats"
-sleep 1
+for i in $(seq 100); do
+	read -r magic inst <<<"$(pub)"
+	[ "$magic" = "$MAGIC" ] && [ "$inst" != "$inst_a" ] && break
+	sleep 0.1
+done
+sleep 0.2			# B writes into its rings
 thaw
-ok "store frozen for 2 s with writes in flight; B published meanwhile"
+if [ "$magic" = "$MAGIC" ] && [ "$inst" != "$inst_a" ]; then
+	ok "B published instance $inst over A's $inst_a while the store was frozen"
+else
+	bad b-published "magic $magic, instance $inst (A's: $inst_a)"
+fi
 
 la_wait_status "$V" "s['state'] == 'attached' and s.get('subbuf_size') == 65536" 20 &&
 	ok "B is attached with its own geometry (4 x 64 KiB)" ||
