@@ -164,9 +164,8 @@ la_agent_alive() {
 
 # la_agent_kill9: SIGKILL the agent itself (not its timeout)
 la_agent_kill9() {
-	kill -KILL "$T_AGENT_PID" 2>/dev/null
-	t_reap "$T_AGENT_JOB"
-	T_AGENT_PID= T_AGENT_JOB= la_agent_pid= la_agent_tpid=
+	t_agent_kill9
+	la_agent_pid= la_agent_tpid=
 }
 
 # la_agent_stop: SIGTERM, wait (10 s); returns the agent's exit status
