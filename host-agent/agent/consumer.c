@@ -59,8 +59,20 @@ static uint64_t load_produced(struct gr_ring *ring)
 				       __ATOMIC_ACQUIRE));
 }
 
-static void store_consumed(struct gr_ring *ring, uint64_t v)
+/*
+ * Store @v to cons.consumed of @ring, only while the layout is the one
+ * validated (H7): a write that completes after the guest withdrew or
+ * re-published (spec 5.5) would otherwise store at the old view's offset
+ * into the new layout, whose counters continue from that field (5.4).
+ * Return: false if nothing was stored.
+ */
+static bool store_consumed(struct gr_vm *vm, struct gr_ring *ring,
+			   uint64_t v)
 {
+	uint64_t magic;
+
+	if (!vm_same_publication(vm, &magic))
+		return false;
 	/*
 	 * H13: our reads of the sub-buffers below @v (completed writes)
 	 * before the guest may reuse them; pairs with the guest's
@@ -68,6 +80,7 @@ static void store_consumed(struct gr_ring *ring, uint64_t v)
 	 * (spec 10 #7)
 	 */
 	__atomic_store_n(&ring->cons.consumed, htole64(v), __ATOMIC_RELEASE);
+	return true;
 }
 
 static bool vm_streaming(const struct gr_vm *vm)
@@ -250,7 +263,7 @@ int cons_open_rings(struct gr_vm *vm, bool resume)
 			r->next = shm_consumed;
 		r->file_off = size;
 		r->consumed = r->next;
-		store_consumed(ring, r->consumed);
+		store_consumed(vm, ring, r->consumed);
 	}
 	register_bufs(vm);
 	return 0;
@@ -315,9 +328,8 @@ static void advance(struct gr_ring_state *r)
 		s->state = GR_SLOT_FREE;
 		r->consumed++;
 	}
-	if (r->consumed == old)
+	if (r->consumed == old || !store_consumed(vm, ring, r->consumed))
 		return;
-	store_consumed(ring, r->consumed);
 	if (!(vm->view.features & GR_F_EVENT_IDX)) {
 		peer_kick(vm, GR_VEC_CONSUMED);
 		return;
@@ -531,7 +543,7 @@ static void drain_ring(struct gr_ring_state *r)
 		vm->st.skipped = gr_sat_add(vm->st.skipped, ahead - (n - 1));
 		r->next += ahead - (n - 1);
 		r->consumed = r->next;
-		store_consumed(ring, r->consumed);
+		store_consumed(vm, ring, r->consumed);
 	}
 	while (r->next != produced && !r->stopped &&
 	       r->next - r->consumed < GR_MAX_INFLIGHT) {
@@ -569,7 +581,7 @@ void cons_discard(struct gr_vm *vm)
 	for (i = 0; i < vm->view.nr_rings; i++) {
 		struct gr_ring *ring = vm_ring(vm, i);
 
-		store_consumed(ring, load_produced(ring));
+		store_consumed(vm, ring, load_produced(ring));
 	}
 }
 
@@ -613,9 +625,12 @@ void cons_arm_event_idx(struct gr_vm *vm)
 	uint64_t batch = vm->view.n_subbufs / 4 ? vm->view.n_subbufs / 4 : 1;
 	bool changed[GR_MAX_RINGS] = { false }, any = false;
 	unsigned int i;
+	uint64_t magic;
 
 	vm->arm_pending = false;
-	if (!vm_streaming(vm) || !vm->rings)
+	/* H7: prod_event only into the layout validated (spec 5.5) */
+	if (!vm_streaming(vm) || !vm->rings ||
+	    !vm_same_publication(vm, &magic))
 		return;
 	for (i = 0; i < vm->view.nr_rings; i++) {
 		struct gr_ring_state *r = &vm->rings[i];

@@ -64,12 +64,18 @@ static uint64_t load_magic(const struct gr_vm *vm)
 	return le64toh(__atomic_load_n(&hdr->magic, __ATOMIC_ACQUIRE));
 }
 
-/*
- * Is the guest's publication still the one attached? *@magic receives
- * the magic loaded. A single load of each; nothing is trusted beyond
- * the comparison.
+/**
+ * vm_same_publication() - is the guest's publication still the one
+ * attached (magic and instance_id of the view)?
+ * @vm: the VM
+ * @magic: receives the magic loaded
+ *
+ * A single load of each; nothing is trusted beyond the comparison.
+ * Checked before every store into the layout (H7, spec 5.5).
+ *
+ * Return: true if the host may store into the layout of its view.
  */
-static bool same_publication(const struct gr_vm *vm, uint64_t *magic)
+bool vm_same_publication(const struct gr_vm *vm, uint64_t *magic)
 {
 	const struct gr_region_hdr *hdr = (const void *)vm->region;
 
@@ -486,7 +492,7 @@ void vm_wake(struct gr_vm *vm)
 	case GR_VM_ATTACHED:
 		if (vm->closing)
 			break;
-		if (!same_publication(vm, &magic)) {
+		if (!vm_same_publication(vm, &magic)) {
 			/*
 			 * Spec 5.5: on magic = 0 the layout is still the one
 			 * withdrawn: a final drain pass with our private copy
@@ -511,7 +517,7 @@ void vm_wake(struct gr_vm *vm)
 		break;
 	case GR_VM_STOPPED:
 		/* a new publication while stopped is a new guest (H7) */
-		if (!same_publication(vm, &magic))
+		if (!vm_same_publication(vm, &magic))
 			stopped_guest_gone(vm);
 		break;
 	}

@@ -252,6 +252,7 @@ void vm_arm_timer(struct gr_vm *vm);
 void vm_guest_left(struct gr_vm *vm);
 void vm_stopped(struct gr_vm *vm);
 void vm_stream_stopped(struct gr_vm *vm, enum gr_stop_reason why);
+bool vm_same_publication(const struct gr_vm *vm, uint64_t *magic);
 
 static inline struct gr_ring *vm_ring(struct gr_vm *vm, unsigned int idx)
 {
