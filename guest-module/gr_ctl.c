@@ -10,6 +10,7 @@
  *   settings  ctrl.seq changed: read the block once (gr_ctrl_read()),
  *             and the filter area with GR_F_FILTER in use (spec 14),
  *             the follow block with GR_F_FOLLOW (spec 15);
+ *             GR_CTRL_F_DEFAULTS: the module's events (spec 9.6);
  *             valid -> apply all of it, acknowledge what is in effect;
  *             invalid -> count the rejection, keep everything;
  *             no block -> the module-parameter defaults
@@ -280,6 +281,23 @@ static bool gr_bit(const u64 *words, unsigned int n)
 }
 
 /*
+ * Spec 9.7: a state dump when recording starts for a session it has not
+ * been taken for: the first recording of a publication, a new
+ * session_id. Resets queue their own (gr_ctl_pass()).
+ */
+static void gr_ctl_dump_check(struct gr_dev *gd)
+{
+	lockdep_assert_held(&gd->ctl_lock);
+	if (!gd->running || !gd->cur.tracing)
+		return;
+	if (gd->dump_done && gd->cur.session_id == gd->dump_session)
+		return;
+	gd->dump_done = true;
+	gd->dump_session = gd->cur.session_id;
+	gr_dump_queue(gd);
+}
+
+/*
  * Make @want the settings in effect. Events are attached as they are
  * first enabled; one whose probe cannot be attached (no such tracepoint
  * in this kernel) stays disabled, which status.enabled shows. When
@@ -344,6 +362,7 @@ static void gr_ctl_apply(struct gr_dev *gd, const struct gr_settings *want)
 	if (gd->running && state != gd->state)
 		gr_status_set_state(gd->region, state);
 	gd->state = state;
+	gr_ctl_dump_check(gd);
 }
 
 /* Store what is in effect, then ctrl_ack = @seq (release). */
@@ -484,7 +503,7 @@ static int gr_ctl_read(struct gr_dev *gd, struct gr_ctrl_req *req)
 
 	gd->ferr.reason = GR_FILTER_E_NONE;
 	ret = gr_ctrl_read(gd->region, gr_nr_event_defs, req);
-	if (ret)
+	if (ret || gr_ctrl_wants_defaults(req, GR_GUEST_FEATURES))
 		return ret;
 	use = req->features & GR_GUEST_FEATURES;
 	if (use & GR_F_FILTER) {
@@ -513,8 +532,14 @@ static void gr_ctl_reject(struct gr_dev *gd, const struct gr_ctrl_req *req)
 	gr_status_rejected(gd->region, req->seq, -EINVAL, ++gd->ctrl_errors);
 }
 
+/*
+ * A valid host block. Spec 9.6: while the host has not chosen events
+ * (GR_CTRL_F_DEFAULTS), the module's default events, without filters,
+ * under the host's other settings; status.enabled shows them.
+ */
 static void gr_ctl_apply_host(struct gr_dev *gd, const struct gr_ctrl_req *req)
 {
+	bool defaults = gr_ctrl_wants_defaults(req, GR_GUEST_FEATURES);
 	struct gr_settings want = {
 		.host_features = req->features,
 		.session_id = req->session_id,
@@ -524,12 +549,15 @@ static void gr_ctl_apply_host(struct gr_dev *gd, const struct gr_ctrl_req *req)
 		.host_peer_id = req->host_peer_id,
 	};
 
-	memcpy(want.enable, req->enable, sizeof(want.enable));
+	memcpy(want.enable, defaults ? gr_params.defaults.enable : req->enable,
+	       sizeof(want.enable));
 	gr_ctl_apply(gd, &want);
-	gr_ctl_apply_filters(gd, req->features & GR_GUEST_FEATURES &
-			     GR_F_FILTER ? gd->fset_read : NULL);
-	gr_ctl_apply_follow(gd, req->features & GR_GUEST_FEATURES &
-			    GR_F_FOLLOW ? &gd->follow_req : NULL);
+	gr_ctl_apply_filters(gd, !defaults && (req->features &
+			     GR_GUEST_FEATURES & GR_F_FILTER) ?
+			     gd->fset_read : NULL);
+	gr_ctl_apply_follow(gd, !defaults && (req->features &
+			    GR_GUEST_FEATURES & GR_F_FOLLOW) ?
+			    &gd->follow_req : NULL);
 	gd->host_present = true;
 	gr_ctl_ack_settings(gd, req->seq);
 }
@@ -684,6 +712,9 @@ void gr_ctl_pass(struct gr_dev *gd)
 	/* spec G19: each ack after its effect is in place, with release */
 	if (req.reset_req != gd->reset_ack) {
 		gr_ctl_reset(gd);
+		/* spec 9.7: the reset discarded the current sub-buffers */
+		if (gd->cur.tracing)
+			gr_dump_queue(gd);
 		gr_status_ack_reset(gd->region, req.reset_req);
 		gd->reset_ack = req.reset_req;
 		notify = true;
@@ -794,6 +825,7 @@ void gr_ctl_dev_init(struct gr_dev *gd)
 	INIT_WORK(&gd->ctl_work, gr_ctl_work);
 	INIT_DELAYED_WORK(&gd->ctl_retry, gr_ctl_retry);
 	INIT_WORK(&gd->pub_work, gr_ctl_publish);
+	gr_dump_dev_init(gd);
 	gd->ctl_rl.interval_ns = GR_CTL_MIN_INTERVAL_NS;
 	gd->fset_read = &gd->fsets[0];
 	timer_setup(&gd->tick, gr_ctl_tick, 0);
@@ -833,6 +865,9 @@ void gr_ctl_start(struct gr_dev *gd)
 	cpus_read_unlock();
 
 	WRITE_ONCE(gd->running, true);
+	mutex_lock(&gd->ctl_lock);
+	gr_ctl_dump_check(gd);	/* spec 9.7: recording from publication on */
+	mutex_unlock(&gd->ctl_lock);
 	gr_main_set_panic_dev(gd);
 	mod_timer(&gd->tick, jiffies + gr_ctl_tick_period(gd));
 	gr_dev_ring(gd, GR_VEC_STATUS);
@@ -847,8 +882,9 @@ void gr_ctl_start(struct gr_dev *gd)
  * Afterwards no control pass does anything, no tick or switch timer
  * runs, CPU hotplug and the panic path no longer see @gd and probes no
  * longer record. The caller then waits for the interrupt handlers (they
- * are freed at unbind, devm) and cancels @gd->ctl_work, @gd->ctl_retry
- * and @gd->pub_work, which may still be queued (they do nothing).
+ * are freed at unbind, devm) and cancels @gd->ctl_work, @gd->ctl_retry,
+ * @gd->pub_work and @gd->dump_work, which may still be queued (they do
+ * nothing, or stop early).
  *
  * Context: process context; may sleep.
  */

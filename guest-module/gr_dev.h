@@ -156,6 +156,9 @@ struct gr_ctrl_snap {
  * @consumed_irqs: GR_VEC_CONSUMED interrupts taken
  * @passes: control passes run
  * @flush_busy: per-CPU flushes that found a writer on their CPU
+ * @dump_work: the state dump (gr_dump.c), on the system workqueue
+ * @dump_session: session_id of the last dump queued, under @ctl_lock
+ * @dump_done: a dump was queued for this publication, under @ctl_lock
  *
  * Fields read without @ctl_lock (from interrupts, timers, probes) are
  * written with WRITE_ONCE() and read with READ_ONCE().
@@ -210,6 +213,26 @@ struct gr_dev {
 	atomic_long_t consumed_irqs;
 	atomic_long_t passes;
 	atomic_long_t flush_busy;
+
+	struct work_struct dump_work;
+	u64 dump_session;
+	bool dump_done;
+};
+
+/**
+ * struct gr_dump_stats - what the state dumps cost (spec 9.7)
+ * @dumps: dumps completed since load
+ * @threads: threads in the last dump
+ * @batches: RCU read-side sections of its thread walk
+ * @total_ns: its duration, start to end record
+ * @max_hold_ns: its longest RCU read-side section (or irq lock hold)
+ */
+struct gr_dump_stats {
+	u64 dumps;
+	u64 threads;
+	u64 batches;
+	u64 total_ns;
+	u64 max_hold_ns;
 };
 
 /* gr_pci.c */
@@ -233,5 +256,10 @@ void gr_ctl_kick(struct gr_dev *gd);
 int gr_ctl_cpu_online(unsigned int cpu);
 int gr_ctl_cpu_offline(unsigned int cpu);
 void gr_ctl_quiesce(void);
+
+/* gr_dump.c */
+void gr_dump_dev_init(struct gr_dev *gd);
+void gr_dump_queue(struct gr_dev *gd);
+void gr_dump_stats_get(struct gr_dump_stats *st);
 
 #endif /* _GR_DEV_H */

@@ -163,6 +163,9 @@ __diag_error(clang, 11, "-Wpadded", "payloads have no implicit padding");
 #define GR_EVENT_AS(call, sys, pl, proto, assign)
 #define GR_EVENT_STR(call, sys, fields, str, len)			\
 	GR_PAYLOAD(call, fields GR_CHARS(str, len))
+#define GR_DUMP(call, sys, fields)	GR_PAYLOAD(call, fields)
+#define GR_DUMP_STR(call, sys, fields, str, len)			\
+	GR_PAYLOAD(call, fields GR_CHARS(str, len))
 #include "gr_events_table.h"
 
 /* End of the payload structs. */
@@ -271,6 +274,148 @@ static void gr_probe_irq_handler_entry(void *data, int irq,
 
 GR_CHECK_PROBE(irq_handler_entry);
 
+/* ---- the state-dump records (the walk is gr_dump.c's) ----------------- */
+
+/*
+ * Values of lttng_statedump_process_state, as lttng-modules numbers them
+ * (its enum lttng_thread_type, lttng_execution_mode and _submode,
+ * lttng_process_status).
+ */
+#define GR_DUMP_USER_THREAD	0
+#define GR_DUMP_KERNEL_THREAD	1
+#define GR_DUMP_MODE_UNKNOWN	5
+#define GR_DUMP_SUBMODE_NONE	0
+#define GR_DUMP_UNNAMED		0
+#define GR_DUMP_WAIT_FORK	1
+#define GR_DUMP_WAIT_CPU	2
+#define GR_DUMP_ZOMBIE		4
+#define GR_DUMP_WAIT		5
+#define GR_DUMP_DEAD		7
+
+/*
+ * lttng-modules' status of @p. It tells a new child from a runnable task
+ * by an empty rt.run_list, which on current kernels is true of every
+ * task outside the RT class; TASK_NEW (set until the child is first
+ * woken) says it exactly.
+ */
+static int gr_dump_status(const struct task_struct *p)
+{
+	unsigned int state = READ_ONCE(p->__state);
+	int exit_state = READ_ONCE(p->exit_state);
+
+	if (exit_state == EXIT_ZOMBIE)
+		return GR_DUMP_ZOMBIE;
+	if (exit_state == EXIT_DEAD)
+		return GR_DUMP_DEAD;
+	if (state == TASK_RUNNING)
+		return GR_DUMP_WAIT_CPU;
+	if (state & TASK_NEW)
+		return GR_DUMP_WAIT_FORK;
+	if (state & (TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE))
+		return GR_DUMP_WAIT;
+	return GR_DUMP_UNNAMED;
+}
+
+/**
+ * gr_dump_rec_mark() - lttng_statedump_start or _end (no payload)
+ * @id: GR_EV_lttng_statedump_start or GR_EV_lttng_statedump_end
+ *
+ * Context: process context; preemption is disabled here.
+ */
+void gr_dump_rec_mark(unsigned int id)
+{
+	struct gr_rec rec;
+
+	preempt_disable();
+	if (gr_rec_begin(&rec, id, 0))
+		gr_rec_commit(&rec);
+	preempt_enable();
+}
+
+/**
+ * gr_dump_rec_thread() - lttng_statedump_process_state of one thread
+ * @p: the thread
+ *
+ * Context: RCU read-side critical section (@p and its real_parent stay
+ * valid); any context that may disable preemption.
+ */
+void gr_dump_rec_thread(struct task_struct *p)
+{
+	struct gr_ev_lttng_statedump_process_state *ev;
+	struct gr_rec rec;
+
+	preempt_disable();
+	ev = gr_rec_begin(&rec, GR_EV_lttng_statedump_process_state,
+			  sizeof(*ev));
+	if (ev) {
+		ev->tid = cpu_to_le32(task_pid_nr(p));
+		ev->pid = cpu_to_le32(task_tgid_nr(p));
+		ev->ppid = cpu_to_le32(task_tgid_nr(rcu_dereference(p->real_parent)));
+		gr_copy_comm(&ev->name, p->comm);
+		ev->type = cpu_to_le32(p->flags & PF_KTHREAD ?
+				       GR_DUMP_KERNEL_THREAD : GR_DUMP_USER_THREAD);
+		ev->mode = cpu_to_le32(GR_DUMP_MODE_UNKNOWN);
+		ev->submode = cpu_to_le32(GR_DUMP_SUBMODE_NONE);
+		ev->status = cpu_to_le32(gr_dump_status(p));
+		ev->cpu = cpu_to_le32(task_cpu(p));
+		gr_rec_commit(&rec);
+	}
+	preempt_enable();
+}
+
+/**
+ * gr_dump_rec_irq() - lttng_statedump_interrupt of one handler
+ * @irq: the interrupt number
+ * @chip: its irq chip's name
+ * @action: the handler
+ *
+ * Context: under the irq descriptor's lock, interrupts off.
+ */
+void gr_dump_rec_irq(unsigned int irq, const char *chip,
+		     const struct irqaction *action)
+{
+	struct gr_ev_lttng_statedump_interrupt *ev;
+	struct gr_rec rec;
+
+	ev = gr_rec_begin(&rec, GR_EV_lttng_statedump_interrupt, sizeof(*ev));
+	if (!ev)
+		return;
+	ev->irq = cpu_to_le32(irq);
+	strscpy_pad(ev->name, chip, sizeof(ev->name));
+	strscpy_pad(ev->action, action->name ? action->name : "",
+		    sizeof(ev->action));
+	ev->tid = cpu_to_le32(action->thread ? task_pid_nr(action->thread) : 0);
+	gr_rec_commit(&rec);
+}
+
+/**
+ * gr_dump_rec_blockdev() - lttng_statedump_block_device of one disk
+ * @devt: its dev_t, as the block_rq events record it
+ * @name: its name (vda, vda1, loop0, ...)
+ *
+ * Context: any that may disable preemption; a spinlock holder is fine.
+ */
+void gr_dump_rec_blockdev(u32 devt, const char *name)
+{
+	struct gr_ev_lttng_statedump_block_device *ev;
+	struct gr_rec rec;
+	size_t n;
+
+	preempt_disable();
+	if (!gr_rec_open(&rec, GR_EV_lttng_statedump_block_device))
+		goto out;
+	n = gr_str_clip(name, sizeof(ev->diskname));
+	ev = gr_rec_reserve(&rec, GR_VARLEN_SIZE(typeof(*ev), diskname, n));
+	if (!ev)
+		goto out;
+	ev->dev = cpu_to_le32(devt);
+	memcpy(ev->diskname, name, n);
+	ev->diskname[n] = '\0';
+	gr_rec_commit(&rec);
+out:
+	preempt_enable();
+}
+
 /* ---- pass 3: the field descriptor tables ------------------------------ */
 
 /*
@@ -295,7 +440,7 @@ GR_CHECK_PROBE(irq_handler_entry);
 #define GR_FIELD_TABLE(tag, ...)					\
 	static const struct gr_field_def *tag##_fields(unsigned int *nr) \
 	{								\
-		typeof(tag##_begin(NULL, 0)) gr_this = NULL;		\
+		typeof(tag##_begin(NULL, 0)) gr_this __maybe_unused = NULL; \
 		static const struct gr_field_def table[] = { __VA_ARGS__ }; \
 									\
 		static_assert(ARRAY_SIZE(table) <= GR_MAX_FIELDS);	\
@@ -307,6 +452,9 @@ GR_CHECK_PROBE(irq_handler_entry);
 #define GR_EVENT_AS(call, sys, pl, proto, assign)
 #define GR_EVENT_STR(call, sys, fields, str, len)			\
 	GR_FIELD_TABLE(gr_ev_##call, fields GR_FIELD(str, len, STRING, 0))
+#define GR_DUMP(call, sys, fields)	GR_FIELD_TABLE(gr_ev_##call, fields)
+#define GR_DUMP_STR(call, sys, fields, str, len)			\
+	GR_FIELD_TABLE(gr_ev_##call, fields GR_FIELD(str, len, STRING, 0))
 #include "gr_events_table.h"
 #undef GR_FIELD
 
@@ -317,14 +465,14 @@ GR_CHECK_PROBE(irq_handler_entry);
  * size is taken from @tag_begin()'s type, never evaluated). A record of
  * the largest payload fits the smallest sub-buffer.
  */
-#define GR_DEF(call, sys, tag, fl)					\
+#define GR_DEF(call, sys, tag, fl, tp, probe_fn)			\
 	[GR_EV_##call] = {						\
 		.name = #call +						\
 			BUILD_BUG_ON_ZERO(sizeof(#call) > GR_NAME_LEN),	\
 		.system = #sys +					\
 			BUILD_BUG_ON_ZERO(sizeof(#sys) > GR_SYSTEM_LEN), \
-		.tp_name = #call,					\
-		.probe = (void *)gr_probe_##call,			\
+		.tp_name = (tp),					\
+		.probe = (probe_fn),					\
 		.payload_size = sizeof(*tag##_begin(NULL, 0)) +		\
 			BUILD_BUG_ON_ZERO(sizeof(struct gr_event_header) + \
 					  sizeof(*tag##_begin(NULL, 0)) > \
@@ -334,11 +482,18 @@ GR_CHECK_PROBE(irq_handler_entry);
 		.fields = tag##_fields,					\
 	},
 #define GR_EVENT(call, sys, proto, fields, assign)			\
-	GR_DEF(call, sys, gr_ev_##call, 0)
+	GR_DEF(call, sys, gr_ev_##call, 0, #call,			\
+	       (void *)gr_probe_##call)
 #define GR_EVENT_AS(call, sys, pl, proto, assign)			\
-	GR_DEF(call, sys, gr_ev_##pl, 0)
+	GR_DEF(call, sys, gr_ev_##pl, 0, #call,			\
+	       (void *)gr_probe_##call)
 #define GR_EVENT_STR(call, sys, fields, str, len)			\
-	GR_DEF(call, sys, gr_ev_##call, GR_EVENT_F_VARLEN)
+	GR_DEF(call, sys, gr_ev_##call, GR_EVENT_F_VARLEN, #call,	\
+	       (void *)gr_probe_##call)
+#define GR_DUMP(call, sys, fields)					\
+	GR_DEF(call, sys, gr_ev_##call, 0, NULL, NULL)
+#define GR_DUMP_STR(call, sys, fields, str, len)			\
+	GR_DEF(call, sys, gr_ev_##call, GR_EVENT_F_VARLEN, NULL, NULL)
 
 const struct gr_event_def gr_event_defs[] = {
 #include "gr_events_table.h"
@@ -403,7 +558,8 @@ static void gr_tp_match(struct tracepoint *tp, void *priv)
 	unsigned int i;
 
 	for (i = 0; i < GR_NR_EVENTS; i++)
-		if (!tps[i] && !strcmp(tp->name, gr_event_defs[i].tp_name))
+		if (!tps[i] && gr_event_defs[i].tp_name &&
+		    !strcmp(tp->name, gr_event_defs[i].tp_name))
 			tps[i] = tp;
 }
 
@@ -424,7 +580,7 @@ int gr_events_init(void)
 
 	for_each_kernel_tracepoint(gr_tp_match, gr_tps);
 	for (i = 0; i < GR_NR_EVENTS; i++)
-		if (!gr_tps[i])
+		if (gr_event_defs[i].tp_name && !gr_tps[i])
 			pr_info("no tracepoint %s: event %s unavailable\n",
 				gr_event_defs[i].tp_name,
 				gr_event_defs[i].name);
@@ -440,7 +596,8 @@ int gr_events_init(void)
  */
 bool gr_event_available(unsigned int id)
 {
-	return id < GR_NR_EVENTS && gr_tps[id];
+	return id < GR_NR_EVENTS &&
+	       (gr_tps[id] || !gr_event_defs[id].tp_name);
 }
 
 /**
@@ -463,6 +620,8 @@ int gr_event_attach(unsigned int id)
 
 	if (id >= GR_NR_EVENTS)
 		return -EINVAL;
+	if (!gr_event_defs[id].tp_name)
+		return 0;	/* a state-dump event: nothing to attach */
 	if (!gr_tps[id])
 		return -ENOENT;
 	mutex_lock(&gr_attach_lock);

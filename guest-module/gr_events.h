@@ -40,6 +40,7 @@
 #ifndef _GR_EVENTS_H
 #define _GR_EVENTS_H
 
+#include <linux/interrupt.h>
 #include <linux/sched.h>
 #include <linux/sched/prio.h>
 #include <linux/stddef.h>
@@ -60,6 +61,8 @@
 #define GR_EVENT(call, sys, proto, fields, assign)	GR_EV_##call,
 #define GR_EVENT_AS(call, sys, pl, proto, assign)	GR_EV_##call,
 #define GR_EVENT_STR(call, sys, fields, str, len)	GR_EV_##call,
+#define GR_DUMP(call, sys, fields)			GR_EV_##call,
+#define GR_DUMP_STR(call, sys, fields, str, len)	GR_EV_##call,
 enum gr_event_id {
 #include "gr_events_table.h"
 	GR_NR_EVENTS
@@ -87,7 +90,8 @@ struct gr_field_def {
  * struct gr_event_def - one event the module can record
  * @name: event name published to the host, e.g. "sched_switch"
  * @system: tracepoint system, e.g. "sched"
- * @tp_name: name of the kernel tracepoint the probe attaches to
+ * @tp_name: name of the kernel tracepoint the probe attaches to, NULL
+ *	for a state-dump event (recorded by gr_dump.c, nothing to attach)
  * @probe: the probe, with the exact prototype of that tracepoint
  * @payload_size: payload bytes (the maximum if GR_EVENT_F_VARLEN)
  * @flags: GR_EVENT_F_VARLEN if the last field is a GR_FIELD_STRING and
@@ -156,6 +160,13 @@ static __always_inline void gr_syscall_args_fill(__le64 *dst,
 	for (i = 0; i < 6; i++)
 		dst[i] = cpu_to_le64(args[i]);
 }
+
+/* State-dump records (gr_events.c), written by the walk of gr_dump.c */
+void gr_dump_rec_mark(unsigned int id);
+void gr_dump_rec_thread(struct task_struct *p);
+void gr_dump_rec_irq(unsigned int irq, const char *chip,
+		     const struct irqaction *action);
+void gr_dump_rec_blockdev(u32 devt, const char *name);
 
 bool gr_event_available(unsigned int id);
 int gr_event_attach(unsigned int id);

@@ -20,6 +20,12 @@
  *	@size bytes, cut after its NUL (GR_EVENT_F_VARLEN); the probe
  *	gr_probe_<call> is hand-written in gr_events.c
  *
+ *   GR_DUMP(call, system, GR_FIELDS(...))
+ *   GR_DUMP_STR(call, system, GR_FIELDS(...), string, size)
+ *	a state-dump event (gr_dump.c): no tracepoint, no probe; its
+ *	records are written by the gr_dump_rec_*() functions of
+ *	gr_events.c. An includer that leaves these two undefined skips them.
+ *
  * Fields: GR_INT(type, member, flags) with type __le16/__le32/__le64 and
  * flags GR_SIGNED, GR_HEX or 0; GR_CHARS(member, size), NUL-padded text.
  * The tracepoint is the one named <call>; the probe's prototype is
@@ -27,6 +33,13 @@
  * Priorities are recorded as lttng-modules records them, gr_prio():
  * p->prio - MAX_RT_PRIO (0..39 for nice -20..19, negative for RT).
  */
+
+#ifndef GR_DUMP
+#define GR_DUMP(call, sys, fields)
+#endif
+#ifndef GR_DUMP_STR
+#define GR_DUMP_STR(call, sys, fields, str, len)
+#endif
 
 /* ---- sched ------------------------------------------------------------ */
 
@@ -302,8 +315,52 @@ GR_EVENT(sched_pi_setprio, sched,
 		   ev->newprio = cpu_to_le32(gr_prio(pi_task ? pi_task->prio :
 							     tsk->prio))))
 
+/* ---- lttng_statedump: the state at session start (gr_dump.c) ---------- */
+
+/*
+ * Names, fields and values as lttng-modules writes them, so that trace
+ * viewers rebuild the threads, interrupts and disks that existed before
+ * the first event: start and end bracket one dump.
+ */
+GR_DUMP(lttng_statedump_start, lttng_statedump, GR_FIELDS())
+
+/*
+ * One per thread. type: 0 user thread, 1 kernel thread; mode 5
+ * (unknown) and submode 0 (none), as lttng-modules; status: 1 new (not
+ * run yet), 2 runnable or running, 4 zombie, 5 waiting, 7 dead, 0 other.
+ */
+GR_DUMP(lttng_statedump_process_state, lttng_statedump,
+	GR_FIELDS(GR_INT(__le32, tid, GR_SIGNED)
+		  GR_INT(__le32, pid, GR_SIGNED)
+		  GR_INT(__le32, ppid, GR_SIGNED)
+		  GR_CHARS(name, TASK_COMM_LEN)
+		  GR_INT(__le32, type, GR_SIGNED)
+		  GR_INT(__le32, mode, GR_SIGNED)
+		  GR_INT(__le32, submode, GR_SIGNED)
+		  GR_INT(__le32, status, GR_SIGNED)
+		  GR_INT(__le32, cpu, 0)))
+
+/*
+ * One per handler: name is the irq chip's, action the handler's name
+ * (at most 31 chars each), tid its irq thread's (0 if none).
+ */
+GR_DUMP(lttng_statedump_interrupt, lttng_statedump,
+	GR_FIELDS(GR_INT(__le32, irq, 0)
+		  GR_CHARS(name, 32)
+		  GR_CHARS(action, 32)
+		  GR_INT(__le32, tid, GR_SIGNED)))
+
+/* One per disk and partition of non-zero size; dev as block_rq_* */
+GR_DUMP_STR(lttng_statedump_block_device, lttng_statedump,
+	    GR_FIELDS(GR_INT(__le32, dev, 0)),
+	    diskname, 32)
+
+GR_DUMP(lttng_statedump_end, lttng_statedump, GR_FIELDS())
+
 #undef GR_EVENT
 #undef GR_EVENT_AS
 #undef GR_EVENT_STR
+#undef GR_DUMP
+#undef GR_DUMP_STR
 #undef GR_INT
 #undef GR_CHARS

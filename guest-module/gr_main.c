@@ -67,7 +67,7 @@ MODULE_PARM_DESC(global, "One ring shared by all CPUs instead of one per CPU");
 /* The scheduler's view: enough for Trace Compass's kernel analyses */
 #define GR_DEFAULT_EVENTS	"sched_switch,sched_wakeup,sched_wakeup_new," \
 				"sched_process_fork,sched_process_exec," \
-				"sched_process_exit"
+				"sched_process_exit,lttng_statedump"
 
 static char *events = GR_DEFAULT_EVENTS;
 module_param(events, charp, 0444);
@@ -173,6 +173,24 @@ static const struct kernel_param_ops gr_clock_in_use_ops = {
 };
 
 module_param_cb(clock_in_use, &gr_clock_in_use_ops, NULL, 0444);
+/* dump_stats: what the last state dump cost (spec 9.7) */
+static int gr_dump_stats_show(char *buf, const struct kernel_param *kp)
+{
+	struct gr_dump_stats st;
+
+	gr_dump_stats_get(&st);
+	return sysfs_emit(buf,
+			  "dumps %llu threads %llu batches %llu total_ns %llu max_hold_ns %llu\n",
+			  st.dumps, st.threads, st.batches, st.total_ns,
+			  st.max_hold_ns);
+}
+
+static const struct kernel_param_ops gr_dump_stats_ops = {
+	.get = gr_dump_stats_show,
+};
+
+module_param_cb(dump_stats, &gr_dump_stats_ops, NULL, 0444);
+MODULE_PARM_DESC(dump_stats, "Read only: the last state dump: threads, RCU sections, duration, longest hold");
 MODULE_PARM_DESC(clock_in_use, "Read only: the event clock in use, tsc or mono_fast");
 MODULE_PARM_DESC(clock_now_ns, "Read only: the event clock now, in ns (ticks * 10^9 / clock_freq)");
 

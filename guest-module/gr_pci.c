@@ -33,8 +33,10 @@
  * or after remove, in reverse order, so probe has no unwinding of its own.
  *
  * Interrupts: GR_VEC_CTRL answers a clock-sync request and queues a
- * control pass; GR_VEC_CONSUMED is only counted, because writers re-read
- * cons.consumed whenever they need a free sub-buffer.
+ * control pass; GR_VEC_CONSUMED is never asked for (spec 8.3: writers
+ * re-read cons.consumed whenever they need a free sub-buffer) and only
+ * counted when a host rings it anyway (without GR_F_EVENT_IDX, or a
+ * hostile one).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -358,6 +360,7 @@ static void gr_pci_teardown(struct gr_dev *gd, bool detach)
 	cancel_work_sync(&gd->ctl_work);
 	cancel_delayed_work_sync(&gd->ctl_retry);
 	cancel_work_sync(&gd->pub_work);
+	cancel_work_sync(&gd->dump_work);
 	if (detach)
 		gr_events_detach_all();
 	gr_ctl_quiesce();

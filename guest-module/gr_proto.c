@@ -169,6 +169,7 @@ int gr_ctrl_read(void *region, unsigned int nr_events,
 	req->n_subbufs = le32_to_cpu(READ_ONCE(c->n_subbufs));
 	req->switch_timer_us = le32_to_cpu(READ_ONCE(c->switch_timer_us));
 	req->host_peer_id = le32_to_cpu(READ_ONCE(c->host_peer_id));
+	req->ctrl_flags = le32_to_cpu(READ_ONCE(c->ctrl_flags));
 	/* Each request is its own publication (spec 10 #11): the acquires */
 	/* pairs (spec 10 #11) with the host's release store of flush_req */
 	req->flush_req = le64_to_cpu(smp_load_acquire(&c->flush_req));

@@ -20,7 +20,8 @@
  */
 #define GR_GUEST_FEATURES	(GR_F_EVENT_IDX | GR_F_FLIGHT | \
 				 GR_F_CLOCK_SYNC | GR_F_SWITCH_TIMER | \
-				 GR_F_FILTER | GR_F_GUEST_INFO | GR_F_FOLLOW)
+				 GR_F_FILTER | GR_F_GUEST_INFO | GR_F_DEFAULTS | \
+				 GR_F_FOLLOW)
 
 /* Longest switch timer a host may ask for: 10 s */
 #define GR_MAX_SWITCH_TIMER_US	10000000U
@@ -76,6 +77,7 @@ typedef void (*gr_desc_fill_t)(unsigned int id, struct gr_event_desc *desc,
  * @flush_req: flush request counter
  * @reset_req: reset request counter
  * @sync_req: clock-sync request counter
+ * @ctrl_flags: GR_CTRL_F_* (v1.2), unknown bits kept (and ignored)
  */
 struct gr_ctrl_req {
 	u64 seq;
@@ -92,7 +94,27 @@ struct gr_ctrl_req {
 	u64 flush_req;
 	u64 reset_req;
 	u64 sync_req;
+	u32 ctrl_flags;
 };
+
+/**
+ * gr_ctrl_wants_defaults() - has the host left the events to the guest?
+ * @req: a block gr_ctrl_read() accepted
+ * @guest_features: GR_F_* this guest implements
+ *
+ * Spec 9.6: with GR_F_DEFAULTS in use and GR_CTRL_F_DEFAULTS set, the
+ * host has not chosen events yet (it cannot name them before it read the
+ * descriptors): the guest records its own default events, and no filter,
+ * under the block's other settings.
+ *
+ * Return: true if @req->enable and the filter area are to be ignored.
+ */
+static inline bool gr_ctrl_wants_defaults(const struct gr_ctrl_req *req,
+					  u64 guest_features)
+{
+	return (req->features & guest_features & GR_F_DEFAULTS) &&
+	       (req->ctrl_flags & GR_CTRL_F_DEFAULTS);
+}
 
 /*
  * Spec G28: the steps of a control pass that cost grace periods or IPIs

@@ -160,26 +160,18 @@ void gr_buf_lost_too_big(struct gr_buf *buf)
 		 buf->lost_too_big - buf->lost_too_big_base);
 }
 
+/*
+ * A record dropped because every sub-buffer is unconsumed (stream mode).
+ * No GR_VEC_CONSUMED is asked for (cons_event stays below consumed, spec
+ * 8.3): its handler could only count it, since every later write and the
+ * switch timer re-read cons.consumed before a switch anyway (6.6), so
+ * each request bought the guest an interrupt that woke nothing.
+ */
 static void gr_buf_lost_full(struct gr_buf *buf)
 {
 	buf->lost_full++;
 	gr_put64(&buf->ring->prod.lost_full,
 		 buf->lost_full - buf->lost_full_base);
-	/* Ask for GR_VEC_CONSUMED once the host frees the oldest sub-buffer */
-	if (buf->cons_event != buf->consumed) {
-		buf->cons_event = buf->consumed;
-		gr_put64(&buf->ring->prod.cons_event, buf->cons_event);
-		/*
-		 * Event index, Dekker pattern (spec 10 #9): our store of
-		 * cons_event before our re-load of consumed; pairs with the
-		 * host's smp_mb() between its store of consumed and its load
-		 * of cons_event: either the host sees the new cons_event and
-		 * rings, or we see its new consumed here and the next write
-		 * finds the slot free.
-		 */
-		smp_mb();
-		gr_buf_read_consumed(buf);
-	}
 }
 
 /**
@@ -630,7 +622,7 @@ static void gr_buf_init(struct gr_chan *chan, u32 index)
 	buf->produced = c;
 	buf->consumed = c;
 	buf->published = c;
-	/* No GR_VEC_CONSUMED until the ring fills up */
+	/* Never a GR_VEC_CONSUMED: see gr_buf_lost_full() */
 	buf->cons_event = c - 1;
 	gr_put64(&prod->produced, c);
 	gr_buf_publish_counters(buf);

@@ -654,7 +654,10 @@ static __always_inline notrace bool gr_event_on(unsigned int id)
 		(id % GR_REC_WORD_BITS)) & 1;
 }
 
-/* Is event @id (< GR_MAX_EVENTS) filtered? The enabled word's cache line */
+/*
+ * Is event @id (< GR_MAX_EVENTS) filtered? The enabled word's cache line:
+ * an event without a program pays one bit test (spec G33)
+ */
 static __always_inline notrace bool gr_event_filtered(unsigned int id)
 {
 	return (READ_ONCE(gr_rec_bits.filtered[id / GR_REC_WORD_BITS]) >>
@@ -747,8 +750,8 @@ static __always_inline notrace void *gr_rec_begin(struct gr_rec *rec,
  * @rec: the record state
  *
  * An event with a filter program runs it here, before the ring is left:
- * a record it rejects is taken back (spec 14.5). An event without one
- * pays the test of @rec->filter.
+ * a record it rejects is taken back (spec G32, 14.5). An event without
+ * one pays the test of @rec->filter (G33).
  *
  * Context: the context of the matching gr_rec_begin() or gr_rec_reserve().
  */

@@ -53,8 +53,8 @@
 #endif
 
 #define GR_ABI_MAJOR		1	/* incompatible layout changes */
-/* compatible additions: 1 filters, 2 kernel_version and product_uuid, 3 follow */
-#define GR_ABI_MINOR		3
+/* compatible additions (1: filters; 2: guest info, defaults, follow) */
+#define GR_ABI_MINOR		2
 
 #define GR_REGION_MAGIC		0x3159414c45525247ULL	/* "GRRELAY1" */
 #define GR_CTRL_MAGIC		0x313054534f485247ULL	/* "GRHOST01" */
@@ -93,9 +93,10 @@
 #define GR_F_SWITCH_TIMER	_BITULL(3)	/* partial sub-buffer delivery */
 #define GR_F_DOORBELL		_BITULL(4)	/* interrupts wired (not plain) */
 #define GR_F_FILTER		_BITULL(5)	/* event filter programs (v1.1) */
-#define GR_F_GUEST_INFO		_BITULL(6)	/* kernel_version etc. (v1.2) */
-#define GR_F_FOLLOW		_BITULL(7)	/* follow-pid filter (v1.3) */
-#define GR_F_KNOWN		0xffULL		/* all bits defined in v1.3 */
+#define GR_F_GUEST_INFO		_BITULL(6)	/* header's kernel info (v1.2) */
+#define GR_F_DEFAULTS		_BITULL(7)	/* ctrl_flags honoured (v1.2) */
+#define GR_F_FOLLOW		_BITULL(8)	/* follow-pid filter (v1.2) */
+#define GR_F_KNOWN		0x1ffULL	/* all bits defined in v1.2 */
 
 /**
  * struct gr_region_hdr - identity, geometry and layout of the region
@@ -183,7 +184,7 @@ static_assert(offsetof(struct gr_region_hdr, reserved) == 376, "hdr reserved");
 #define GR_FILTER_E_SETUP	13	/* guest could not set up the followed set */
 
 /*
- * Follow filter (v1.3, GR_F_FOLLOW; spec 15): the host names tasks, the
+ * Follow filter (v1.2, GR_F_FOLLOW; spec 15): the host names tasks, the
  * guest records only events of those tasks and, with GR_FOLLOW_F_FORK,
  * of the tasks they fork afterwards (ftrace's set_event_pid with the
  * event-fork option).
@@ -232,7 +233,7 @@ struct gr_guest_status {
 	__u8 filter_reason;		/* GR_FILTER_E_* of the last rejection */
 	__le16 filter_bad_insn;		/* instruction it names, or 0xffff */
 	__le64 filtered[GR_FILTER_SLOTS];	/* events slot i's program rejected */
-	/* v1.3, GR_F_FOLLOW (spec 15): all 0 while the feature is not in use */
+	/* v1.2, GR_F_FOLLOW (spec 15): all 0 while the feature is not in use */
 	__le32 follow_tasks;		/* tasks followed now */
 	__le32 follow_missing;		/* named pids with no task at install */
 	__le64 follow_dropped;		/* records of tasks not followed */
@@ -284,7 +285,11 @@ struct gr_host_ctrl {
 	__le64 flush_req;		/* counter: close partial sub-buffers */
 	__le64 reset_req;		/* counter: discard partial sub-buffers */
 	__le64 sync_req;		/* counter: answer with sync_guest_time */
-	/* v1.3, GR_F_FOLLOW (spec 15): settings, ignored while not in use */
+	/* v1.2, GR_F_DEFAULTS: a settings field, 0 while not in use */
+	__le32 ctrl_flags;		/* GR_CTRL_F_* */
+#define GR_CTRL_F_DEFAULTS	_BITUL(0)	/* events not chosen yet: the guest's own */
+	__le32 reserved0;		/* 0 */
+	/* v1.2, GR_F_FOLLOW (spec 15): settings, ignored while not in use */
 	__le32 follow_flags;		/* GR_FOLLOW_F_*; 0 = no follow filter */
 #define GR_FOLLOW_F_ON		0x1	/* record only followed tasks */
 #define GR_FOLLOW_F_FORK	0x2	/* a followed task's children too */
@@ -294,7 +299,7 @@ struct gr_host_ctrl {
 	__u8 follow_reserved;		/* 0 */
 	__le32 follow_pids[GR_FOLLOW_MAX_PIDS];	/* 1..GR_FOLLOW_PID_LIMIT-1 */
 	char follow_comm[GR_FOLLOW_COMM_LEN];	/* glob on comm, no NUL needed */
-	__u8 reserved[96];		/* 0 */
+	__u8 reserved[88];		/* 0 */
 };
 
 static_assert(sizeof(struct gr_host_ctrl) == 512, "gr_host_ctrl size");
@@ -302,10 +307,11 @@ static_assert(offsetof(struct gr_host_ctrl, seq) == 24, "ctrl seq");
 static_assert(offsetof(struct gr_host_ctrl, enable) == 48, "ctrl enable");
 static_assert(offsetof(struct gr_host_ctrl, host_peer_id) == 92, "peer");
 static_assert(offsetof(struct gr_host_ctrl, flush_req) == 96, "flush_req");
-static_assert(offsetof(struct gr_host_ctrl, follow_flags) == 120, "follow");
-static_assert(offsetof(struct gr_host_ctrl, follow_pids) == 128, "pids");
-static_assert(offsetof(struct gr_host_ctrl, follow_comm) == 384, "comm");
-static_assert(offsetof(struct gr_host_ctrl, reserved) == 416, "ctrl reserved");
+static_assert(offsetof(struct gr_host_ctrl, ctrl_flags) == 120, "ctrl_flags");
+static_assert(offsetof(struct gr_host_ctrl, follow_flags) == 128, "follow");
+static_assert(offsetof(struct gr_host_ctrl, follow_pids) == 136, "pids");
+static_assert(offsetof(struct gr_host_ctrl, follow_comm) == 392, "comm");
+static_assert(offsetof(struct gr_host_ctrl, reserved) == 424, "ctrl reserved");
 
 /* Instruction codes of struct gr_filter_insn (spec 14.2) */
 #define GR_FI_RET		0x01	/* return k: 1 record, 0 drop */

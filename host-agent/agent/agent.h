@@ -187,6 +187,7 @@ struct gr_vm_stats {
 	uint64_t invalid_records;	/* of those, for a record (verify) */
 	uint64_t skipped;		/* sub-buffers lost to counter jumps */
 	uint64_t doorbells_in;		/* guest -> host notifications */
+	uint64_t doorbell_passes;	/* passes they drove (coalesced) */
 	uint64_t doorbells_out;		/* host -> guest notifications */
 	uint64_t polls;			/* timer wake-ups */
 	uint64_t write_errors;		/* failed or short writes */

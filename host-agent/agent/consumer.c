@@ -19,8 +19,10 @@
  * one is written with one writev(): the checked header copy, then the
  * rest of the content straight from the shared mapping. Only the
  * content is stored (spec 6.12 step 3): the header copy says
- * packet_size = content_size, and the padding up to the sub-buffer's
- * end is neither written nor charged to the quota; a quiet guest whose
+ * packet_size = the records' end and content_size = the last record's
+ * last declared byte (its tail padding is not content: babeltrace2
+ * would decode another header there), and the padding up to the
+ * sub-buffer's end is neither written nor charged to the quota; a quiet guest whose
  * switch timer closes 64 KiB sub-buffers holding a few hundred bytes
  * costs the disk those bytes. Only when
  * that write completed does cons.consumed move past it, in order, so the
@@ -57,8 +59,20 @@ static uint64_t load_produced(struct gr_ring *ring)
 				       __ATOMIC_ACQUIRE));
 }
 
-static void store_consumed(struct gr_ring *ring, uint64_t v)
+/*
+ * Store @v to cons.consumed of @ring, only while the layout is the one
+ * validated (H7): a write that completes after the guest withdrew or
+ * re-published (spec 5.5) would otherwise store at the old view's offset
+ * into the new layout, whose counters continue from that field (5.4).
+ * Return: false if nothing was stored.
+ */
+static bool store_consumed(struct gr_vm *vm, struct gr_ring *ring,
+			   uint64_t v)
 {
+	uint64_t magic;
+
+	if (!vm_same_publication(vm, &magic))
+		return false;
 	/*
 	 * H13: our reads of the sub-buffers below @v (completed writes)
 	 * before the guest may reuse them; pairs with the guest's
@@ -66,6 +80,7 @@ static void store_consumed(struct gr_ring *ring, uint64_t v)
 	 * (spec 10 #7)
 	 */
 	__atomic_store_n(&ring->cons.consumed, htole64(v), __ATOMIC_RELEASE);
+	return true;
 }
 
 static bool vm_streaming(const struct gr_vm *vm)
@@ -82,7 +97,8 @@ static void unregister_bufs(struct gr_vm *vm);
  * The length in the file of the stored packet whose header copy is @h,
  * or 0 if @h is not one of ours for ring @r: a whole sub-buffer
  * (packet_size = subbuf_size * 8, traces of earlier agents) or its
- * content (packet_size = content_size, spec 6.12 step 3).
+ * records (packet_size = content_size rounded up to 64 bits: spec 6.12,
+ * the last record's tail padding is not content).
  */
 static uint64_t stored_len(const struct gr_ring_state *r,
 			   const struct gr_packet_header *h)
@@ -92,8 +108,8 @@ static uint64_t stored_len(const struct gr_ring_state *r,
 
 	if (le32toh(h->magic) != GR_CTF_MAGIC ||
 	    le64toh(h->stream_instance_id) != r->idx ||
-	    cs % 64 || cs < sizeof(*h) * 8 || cs > ps ||
-	    (ps != s * 8 && ps != cs))
+	    cs % 8 || ps % 64 || cs < sizeof(*h) * 8 || cs > ps ||
+	    (ps != s * 8 && ps - cs >= 64))
 		return 0;
 	return ps / 8;
 }
@@ -247,7 +263,7 @@ int cons_open_rings(struct gr_vm *vm, bool resume)
 			r->next = shm_consumed;
 		r->file_off = size;
 		r->consumed = r->next;
-		store_consumed(ring, r->consumed);
+		store_consumed(vm, ring, r->consumed);
 	}
 	register_bufs(vm);
 	return 0;
@@ -312,9 +328,8 @@ static void advance(struct gr_ring_state *r)
 		s->state = GR_SLOT_FREE;
 		r->consumed++;
 	}
-	if (r->consumed == old)
+	if (r->consumed == old || !store_consumed(vm, ring, r->consumed))
 		return;
-	store_consumed(ring, r->consumed);
 	if (!(vm->view.features & GR_F_EVENT_IDX)) {
 		peer_kick(vm, GR_VEC_CONSUMED);
 		return;
@@ -462,6 +477,10 @@ static bool take(struct gr_ring_state *r, uint64_t seq)
 	 * holds the header and at least one record (H9)
 	 */
 	s->hdr.packet_size = s->hdr.content_size;
+	/* spec 6.12: content up to the last record's last declared byte */
+	s->hdr.content_size = htole64(8 * gr_packet_content_end(&vm->view,
+				vm->events, vm->view.desc_count,
+				s->copy ? s->copy : sub, content));
 	s->iov[0].iov_base = &s->hdr;
 	s->iov[0].iov_len = sizeof(s->hdr);
 	s->iov[1].iov_base = (s->copy ? s->copy : sub) + sizeof(s->hdr);
@@ -524,7 +543,7 @@ static void drain_ring(struct gr_ring_state *r)
 		vm->st.skipped = gr_sat_add(vm->st.skipped, ahead - (n - 1));
 		r->next += ahead - (n - 1);
 		r->consumed = r->next;
-		store_consumed(ring, r->consumed);
+		store_consumed(vm, ring, r->consumed);
 	}
 	while (r->next != produced && !r->stopped &&
 	       r->next - r->consumed < GR_MAX_INFLIGHT) {
@@ -562,7 +581,7 @@ void cons_discard(struct gr_vm *vm)
 	for (i = 0; i < vm->view.nr_rings; i++) {
 		struct gr_ring *ring = vm_ring(vm, i);
 
-		store_consumed(ring, load_produced(ring));
+		store_consumed(vm, ring, load_produced(ring));
 	}
 }
 
@@ -606,9 +625,12 @@ void cons_arm_event_idx(struct gr_vm *vm)
 	uint64_t batch = vm->view.n_subbufs / 4 ? vm->view.n_subbufs / 4 : 1;
 	bool changed[GR_MAX_RINGS] = { false }, any = false;
 	unsigned int i;
+	uint64_t magic;
 
 	vm->arm_pending = false;
-	if (!vm_streaming(vm) || !vm->rings)
+	/* H7: prod_event only into the layout validated (spec 5.5) */
+	if (!vm_streaming(vm) || !vm->rings ||
+	    !vm_same_publication(vm, &magic))
 		return;
 	for (i = 0; i < vm->view.nr_rings; i++) {
 		struct gr_ring_state *r = &vm->rings[i];

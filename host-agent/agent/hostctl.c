@@ -4,10 +4,12 @@
  * control block it writes, the guest's acknowledgements it reads, and the
  * clock-sync exchange
  *
- *   hostctl_init()     a fresh block, magic and seq last (5.1, 10 #16)
+ *   hostctl_init()     a fresh block, magic and seq last (5.1, 10 #16);
+ *                      the guest's own events until attach (9.6)
  *   hostctl_adopt()    our own block after an agent restart: counters
  *                      continue, never decrease (H16)
  *   hostctl_publish()  settings fields, then seq with release (9.1)
+ *   hostctl_new_session()  a new session_id: a state dump (9.7)
  *   hostctl_flush()    a flush request (9.3)
  *   hostctl_*_acked()  the guest's acknowledgements, with acquire
  *   hostctl_sync_*()   rounds of host time, guest time, host time (9.5)
@@ -30,7 +32,7 @@
 
 #define HOST_FEATURES (GR_F_EVENT_IDX | GR_F_FLIGHT | GR_F_CLOCK_SYNC | \
 		       GR_F_SWITCH_TIMER | GR_F_FILTER | GR_F_GUEST_INFO | \
-		       GR_F_FOLLOW)
+		       GR_F_DEFAULTS | GR_F_FOLLOW)
 
 static struct gr_host_ctrl *ctrl(struct gr_vm *vm)
 {
@@ -75,6 +77,8 @@ void hostctl_init(struct gr_vm *vm)
 	c->tracing = htole32(1);
 	c->mode = htole32(vm->opts.mode);
 	c->switch_timer_us = htole32(vm->opts.switch_timer_us);
+	/* spec 9.6: no descriptors read, no events chosen: the guest's own */
+	c->ctrl_flags = htole32(GR_CTRL_F_DEFAULTS);
 	vm->ctrl_seq = 0;
 	vm->flush_req = 0;
 	vm->sync_req = 0;
@@ -124,6 +128,13 @@ void hostctl_publish(struct gr_vm *vm)
 	c->switch_timer_us = htole32(vm->opts.switch_timer_us);
 	for (i = 0; i < GR_MAX_EVENTS / 64; i++)
 		c->enable[i] = htole64(vm->enable[i]);
+	/*
+	 * Spec 9.6: vm->enable names events of the attached instance only;
+	 * while waiting for a (new) publication the guest records its own
+	 * default events from its first moment, ours apply from attach on.
+	 */
+	c->ctrl_flags = htole32(vm->state == GR_VM_WAITING ?
+				GR_CTRL_F_DEFAULTS : 0);
 	/* spec 14.1, H25: the filter programs are settings too */
 	vm_filters_fill(vm, (struct gr_filter_slot *)(vm->region +
 						      GR_FILTER_OFFSET));
@@ -134,6 +145,24 @@ void hostctl_publish(struct gr_vm *vm)
 	 */
 	__atomic_store_n(&c->seq, htole64(++vm->ctrl_seq), __ATOMIC_RELEASE);
 	peer_kick(vm, GR_VEC_CTRL);
+}
+
+/**
+ * hostctl_new_session() - a new session_id for the next settings
+ * @vm: the VM
+ *
+ * Spec 9.7, H28: a second session on one publication gets its own id,
+ * so that the guest takes a state dump for it. Published with the next
+ * hostctl_publish().
+ */
+void hostctl_new_session(struct gr_vm *vm)
+{
+	struct gr_host_ctrl *c = ctrl(vm);
+	uint64_t id = (uint64_t)time(NULL);
+
+	if (id <= le64toh(c->session_id))
+		id = le64toh(c->session_id) + 1;
+	c->session_id = htole64(id);
 }
 
 /**

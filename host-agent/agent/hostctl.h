@@ -14,6 +14,7 @@ struct gr_vm;
 void hostctl_init(struct gr_vm *vm);
 int hostctl_adopt(struct gr_vm *vm);
 void hostctl_publish(struct gr_vm *vm);
+void hostctl_new_session(struct gr_vm *vm);
 uint64_t hostctl_flush(struct gr_vm *vm);
 uint32_t hostctl_guest_state(const struct gr_vm *vm);
 bool hostctl_settings_acked(const struct gr_vm *vm, uint64_t seq);

@@ -98,6 +98,7 @@ static void self_done(struct gr_op *op, int res, unsigned int flags)
 		now = gr_now_ns();
 		if (now - vm->db_tick_ns >= GR_DOORBELL_MIN_NS) {
 			vm->db_tick_ns = now;
+			vm->st.doorbell_passes++;
 			vm_wake(vm);
 		}
 	}

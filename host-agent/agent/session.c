@@ -200,6 +200,7 @@ int session_open(struct gr_vm *vm, bool try_resume)
 		}
 		free(info);
 	}
+	vm->session_resumed = resume;
 	if (!resume) {
 		ret = store_new_session(vm->vm_fd, "", vm->session,
 					sizeof(vm->session), &vm->session_fd);

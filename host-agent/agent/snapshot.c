@@ -166,6 +166,9 @@ static int copy_one(struct gr_snap *s, uint8_t *dst)
 	}
 	gr_stream_mark_set(&s->last, h);
 	h->packet_size = h->content_size;
+	/* spec 6.12: content up to the last record's last declared byte */
+	h->content_size = htole64(8 * gr_packet_content_end(v, vm->events,
+				v->desc_count, dst, content));
 	return (int)content;
 }
 

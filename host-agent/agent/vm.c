@@ -49,7 +49,8 @@
 	"sched_switch,sched_wakeup,sched_wakeup_new,sched_process_fork," \
 	"sched_process_exec,sched_process_exit,sched_migrate_task," \
 	"irq_handler_entry,irq_handler_exit,softirq_entry,softirq_exit," \
-	"block_rq_issue,block_rq_complete,net_dev_xmit,netif_receive_skb"
+	"block_rq_issue,block_rq_complete,net_dev_xmit,netif_receive_skb," \
+	"lttng_statedump"
 
 static void vm_maybe_free(struct gr_vm *vm);
 
@@ -63,12 +64,18 @@ static uint64_t load_magic(const struct gr_vm *vm)
 	return le64toh(__atomic_load_n(&hdr->magic, __ATOMIC_ACQUIRE));
 }
 
-/*
- * Is the guest's publication still the one attached? *@magic receives
- * the magic loaded. A single load of each; nothing is trusted beyond
- * the comparison.
+/**
+ * vm_same_publication() - is the guest's publication still the one
+ * attached (magic and instance_id of the view)?
+ * @vm: the VM
+ * @magic: receives the magic loaded
+ *
+ * A single load of each; nothing is trusted beyond the comparison.
+ * Checked before every store into the layout (H7, spec 5.5).
+ *
+ * Return: true if the host may store into the layout of its view.
  */
-static bool same_publication(const struct gr_vm *vm, uint64_t *magic)
+bool vm_same_publication(const struct gr_vm *vm, uint64_t *magic)
 {
 	const struct gr_region_hdr *hdr = (const void *)vm->region;
 
@@ -302,6 +309,13 @@ static void try_attach(struct gr_vm *vm, bool try_resume)
 	}
 	vm->state = GR_VM_ATTACHED;
 	vm->tracing = 1;
+	/*
+	 * Spec 9.7: a restarted agent's new session on a guest that was
+	 * already recording gets its own state dump; the first session of
+	 * a publication has the dump the guest took at publication.
+	 */
+	if (try_resume && !vm->session_resumed)
+		hostctl_new_session(vm);
 	hostctl_publish(vm);
 	vm->sync_pending = false;
 	hostctl_sync_start(vm);
@@ -360,6 +374,7 @@ static void stopped_guest_gone(struct gr_vm *vm)
 	cons_close_rings(vm);
 	vm->state = GR_VM_WAITING;
 	vm->closed_instance = vm->instance_id;
+	hostctl_publish(vm);	/* spec 9.6: the next instance's own events */
 }
 
 /*
@@ -406,6 +421,8 @@ void vm_progress(struct gr_vm *vm)
 		vm->closing = false;
 		detach(vm);
 		vm->closed_instance = vm->instance_id;
+		/* spec 9.6: a re-publishing guest records its own events */
+		hostctl_publish(vm);
 	}
 	waiter_progress(vm);
 }
@@ -475,7 +492,7 @@ void vm_wake(struct gr_vm *vm)
 	case GR_VM_ATTACHED:
 		if (vm->closing)
 			break;
-		if (!same_publication(vm, &magic)) {
+		if (!vm_same_publication(vm, &magic)) {
 			/*
 			 * Spec 5.5: on magic = 0 the layout is still the one
 			 * withdrawn: a final drain pass with our private copy
@@ -500,7 +517,7 @@ void vm_wake(struct gr_vm *vm)
 		break;
 	case GR_VM_STOPPED:
 		/* a new publication while stopped is a new guest (H7) */
-		if (!same_publication(vm, &magic))
+		if (!vm_same_publication(vm, &magic))
 			stopped_guest_gone(vm);
 		break;
 	}
@@ -782,6 +799,7 @@ int vm_start(struct gr_vm *vm, char *err, size_t errlen)
 	vm->state = GR_VM_ATTACHED;
 	vm->stop_reason = GR_STOP_NONE;
 	vm->tracing = 1;
+	hostctl_new_session(vm);	/* spec 9.7: the guest dumps its state */
 	hostctl_publish(vm);
 	hostctl_sync_start(vm);
 	vm_arm_timer(vm);

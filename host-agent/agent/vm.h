@@ -165,6 +165,7 @@ struct gr_vm {
 	bool unlink_shm;		/* remove /dev/shm file when freed */
 	bool closing;			/* session ends once writes completed */
 	bool resume_pending;		/* first attach may resume a session */
+	bool session_resumed;		/* session_open() continued one */
 	bool saw_panic;			/* the guest reported GR_STATE_PANIC */
 	uint64_t closed_instance;	/* publication whose session ended */
 
@@ -252,6 +253,7 @@ void vm_arm_timer(struct gr_vm *vm);
 void vm_guest_left(struct gr_vm *vm);
 void vm_stopped(struct gr_vm *vm);
 void vm_stream_stopped(struct gr_vm *vm, enum gr_stop_reason why);
+bool vm_same_publication(const struct gr_vm *vm, uint64_t *magic);
 
 static inline struct gr_ring *vm_ring(struct gr_vm *vm, unsigned int idx)
 {

@@ -248,6 +248,7 @@ void ctl_status_json_member(struct ctl_json *j, const char *key,
 	ctl_json_u64(j, "invalid_records", st->invalid_records);
 	ctl_json_u64(j, "skipped", st->skipped);
 	ctl_json_u64(j, "doorbells_in", st->doorbells_in);
+	ctl_json_u64(j, "doorbell_passes", st->doorbell_passes);
 	ctl_json_u64(j, "doorbells_out", st->doorbells_out);
 	ctl_json_u64(j, "polls", st->polls);
 	ctl_json_u64(j, "write_errors", st->write_errors);

@@ -286,7 +286,7 @@ void vm_follow_fill(struct gr_vm *vm, struct gr_host_ctrl *c)
 
 	if (fo->flags && vm->state != GR_VM_WAITING &&
 	    !(vm->view.features & GR_F_FOLLOW))
-		snprintf(why, sizeof(why), "the guest runs no follow filter (its module is older than ABI 1.3)");
+		snprintf(why, sizeof(why), "the guest runs no follow filter (its module has no GR_F_FOLLOW, ABI 1.2)");
 	if (why[0] && strcmp(why, vm->follow_why))
 		syslog(LOG_WARNING, "%s: follow filter not applied: %s",
 		       vm->opts.name, why);
@@ -317,7 +317,7 @@ int vm_set_follow(struct gr_vm *vm, const struct gr_fx_follow *fo, char *err,
 	}
 	if (fo && fo->flags && vm->state != GR_VM_WAITING &&
 	    !(vm->view.features & GR_F_FOLLOW)) {
-		snprintf(err, errlen, "the guest of %s runs no follow filter (its module is older than ABI 1.3)",
+		snprintf(err, errlen, "the guest of %s runs no follow filter (its module has no GR_F_FOLLOW, ABI 1.2)",
 			 vm->opts.name);
 		return -EOPNOTSUPP;
 	}

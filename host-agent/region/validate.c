@@ -984,6 +984,94 @@ int gr_check_records(const struct gr_view *v,
 }
 
 /**
+ * gr_event_declared_end() - payload bytes the CTF metadata declares
+ * @ev: a validated descriptor (fields in offset order)
+ *
+ * Spec 7.5: the fields, and for a fixed-size event a trailing gap only
+ * when the next record header's align(64) would not skip it (it reaches
+ * another 8-byte word). A VARLEN event's declaration ends after its
+ * string's NUL, which only the record says.
+ *
+ * Context: any.
+ * Return: the end of the last declared field, in payload bytes.
+ */
+uint32_t gr_event_declared_end(const struct gr_event_view *ev)
+{
+	uint32_t end = 0;
+
+	if (ev->nr_fields && ev->nr_fields <= GR_MAX_FIELDS)
+		end = (uint32_t)ev->fields[ev->nr_fields - 1].offset +
+		      ev->fields[ev->nr_fields - 1].size;
+	/* payloads start 8-byte aligned (after the 16-byte header) */
+	if (!(ev->flags & GR_EVENT_F_VARLEN) &&
+	    ALIGN8(end) < ALIGN8(ev->payload_size))
+		end = ev->payload_size;
+	return end;
+}
+
+/**
+ * gr_packet_content_end() - where a packet's last declared byte is
+ * @v: the view the packet was checked against
+ * @events: validated descriptors
+ * @nr_events: their number
+ * @packet: the packet (a private copy, or with verify off the shared
+ *	sub-buffer: each record header is then read once, and a guest
+ *	racing the walk can only spoil its own packet)
+ * @content_bytes: content_size / 8 from gr_check_packet()
+ *
+ * Spec 6.12: the host stores content_size up to the end of the last
+ * record's declared fields, not its tail padding, because babeltrace2
+ * 2.0.4 starts decoding another event header wherever content remains.
+ * Walks the records by their size, from the header to @content_bytes.
+ *
+ * Context: any; does not sleep.
+ * Return: that end, in bytes from the packet start, in
+ * (@content_bytes - 8, @content_bytes]; @content_bytes itself if the
+ * records do not chain up to it or the last one is too short.
+ */
+uint64_t gr_packet_content_end(const struct gr_view *v,
+			       const struct gr_event_view *events,
+			       unsigned int nr_events, const void *packet,
+			       uint64_t content_bytes)
+{
+	const uint8_t *p = packet;
+	const struct gr_event_view *ev = NULL;
+	uint64_t off = v->packet_header_size, last = 0, end, str;
+	struct gr_event_header eh;
+	uint16_t id, size = 0;
+	const uint8_t *nul;
+
+	while (off < content_bytes) {
+		if (content_bytes - off < sizeof(eh))
+			return content_bytes;
+		memcpy(&eh, p + off, sizeof(eh));
+		id = le16toh(eh.id);
+		size = le16toh(eh.size);
+		if (id >= nr_events || size < sizeof(eh) ||
+		    size % GR_RECORD_ALIGN || size > content_bytes - off)
+			return content_bytes;
+		ev = &events[id];
+		last = off;
+		off += size;
+	}
+	if (!ev || off != content_bytes)
+		return content_bytes;
+	end = last + sizeof(eh) + gr_event_declared_end(ev);
+	if (ev->flags & GR_EVENT_F_VARLEN) {
+		str = end - ev->fields[ev->nr_fields - 1].size;
+		if (str >= content_bytes)
+			return content_bytes;
+		nul = memchr(p + str, 0, content_bytes - str);
+		if (!nul)
+			return content_bytes;
+		end = (uint64_t)(nul - p) + 1;
+	}
+	if (end > content_bytes || end + GR_RECORD_ALIGN <= content_bytes)
+		return content_bytes;
+	return end;
+}
+
+/**
  * gr_check_event_names() - every event name appears once in the table
  * @events: validated descriptors
  * @nr: their number

@@ -207,6 +207,11 @@ int gr_check_records(const struct gr_view *v,
 		     const char **why);
 int gr_check_event_names(const struct gr_event_view *events, unsigned int nr,
 			 const char **why);
+uint32_t gr_event_declared_end(const struct gr_event_view *ev);
+uint64_t gr_packet_content_end(const struct gr_view *v,
+			       const struct gr_event_view *events,
+			       unsigned int nr_events, const void *packet,
+			       uint64_t content_bytes);
 int gr_check_event_header(const struct gr_event_header *copy,
 			  const struct gr_event_view *events,
 			  unsigned int nr_events, uint64_t remaining,

@@ -21,15 +21,18 @@
  *
  * (babeltrace2 2.0.4 ignores, with a warning, event header fields other
  * than id and timestamp; as the stream's event context, size and tid are
- * shown, tid under LTTng's name for it.) Every integer is byte-aligned,
- * so the decoded layout is exactly the descriptor's offsets; gaps between
- * fields, and for a fixed-size event between the last field and
- * payload_size, are byte arrays named __gr_pad<offset>. Each event's
- * fields end with an empty structure aligned to 64 bits, __gr_tail, which
- * consumes the record's tail padding: without it babeltrace2 2.0.4 starts
- * decoding another event header when a packet's last record ends before
- * content_size. The spec reserves field names beginning with "_gr_" for
- * these (checked again here: such a name is refused).
+ * shown, tid under LTTng's name for it.) Every integer is declared with
+ * its natural alignment (at most 64 bits) where that lands on its
+ * descriptor offset, so a C-like payload decodes without any padding
+ * field; a gap no alignment explains (between fields, or at the end of a
+ * fixed-size event when the next header's align(64) would not skip it)
+ * is a byte array named __gr_pad<offset>, which no payload of the
+ * reference guest has. A record's tail padding is skipped by the next
+ * event header's align(64); the last record of a packet has none to
+ * skip, because the host stores content_size up to its last declared
+ * byte (gr_packet_content_end(), spec 6.12). The spec reserves field
+ * names beginning with "_gr_" for these (checked again here: such a
+ * name is refused).
  *
  * Guest strings arrive validated, and are still escaped: names of events
  * and fields appear only as identifiers [a-z_][a-z0-9_]* (re-checked here)
@@ -284,6 +287,25 @@ static const char *event_ctf_name(const struct gr_event_view *events,
 
 /* --- metadata ------------------------------------------------------------- */
 
+#define ALIGN_UP(x, a)	(((x) + (a) - 1) / (a) * (a))
+
+/*
+ * Spec 7.5: the alignment (bytes) declared for an integer of @size bytes
+ * at payload offset @off that follows declared bytes up to @pos: the
+ * largest power of two up to its natural alignment that lands exactly on
+ * @off from @pos (payloads start 8-byte aligned), so that no padding
+ * field is needed; 1 if none does (then the gap is declared).
+ */
+static uint32_t int_align(uint32_t pos, uint32_t off, uint32_t size)
+{
+	uint32_t a;
+
+	for (a = size > 8 ? 8 : size; a > 1; a /= 2)
+		if (!(off % a) && ALIGN_UP(pos, a) == off)
+			return a;
+	return 1;
+}
+
 static void pad_bytes(struct sbuf *b, uint32_t from, uint32_t to)
 {
 	sb_printf(b, "\t\tinteger { size = 8; align = 8; signed = false; "
@@ -318,21 +340,23 @@ static int emit_fields(struct sbuf *b, const struct gr_event_view *ev)
 	}
 	for (i = 0; i < n; i++) {
 		const struct gr_field_view *f = &ev->fields[order[i]];
-		uint32_t end = (uint32_t)f->offset + f->size;
+		uint32_t end = (uint32_t)f->offset + f->size, align = 1;
 
 		if (!field_name_ok(f) || string_seen || f->offset < pos ||
 		    end > ev->payload_size)
 			return -EINVAL;
-		if (pos < f->offset)
+		if (f->type == GR_FIELD_INTEGER)
+			align = int_align(pos, f->offset, f->size);
+		if (ALIGN_UP(pos, align) < f->offset)
 			pad_bytes(b, pos, f->offset);
 		switch (f->type) {
 		case GR_FIELD_INTEGER:
 			if (f->size != 1 && f->size != 2 && f->size != 4 &&
 			    f->size != 8)
 				return -EINVAL;
-			sb_printf(b, "\t\tinteger { size = %u; align = 8; "
+			sb_printf(b, "\t\tinteger { size = %u; align = %u; "
 				  "signed = %s; base = %u; } _%s;\n",
-				  f->size * 8U,
+				  f->size * 8U, align * 8U,
 				  f->flags & GR_FIELD_F_SIGNED ? "true" : "false",
 				  f->flags & GR_FIELD_F_HEX ? 16U : 10U, f->name);
 			break;
@@ -358,9 +382,9 @@ static int emit_fields(struct sbuf *b, const struct gr_event_view *ev)
 	}
 	if (varlen && !string_seen)
 		return -EINVAL;
-	if (!string_seen && pos < ev->payload_size)
+	/* a trailing gap the next header's align(64) does not skip */
+	if (!string_seen && pos < gr_event_declared_end(ev))
 		pad_bytes(b, pos, ev->payload_size);
-	sb_printf(b, "\t\tstruct { } align(64) " GR_CTF_TAIL_NAME ";\n");
 	return 0;
 }
 

@@ -52,15 +52,14 @@
 #define GR_CTF_STREAM_NAME_MAX	24		/* fits "stream_4294967295" */
 
 /*
- * Names the metadata gives to fields it adds itself (spec 7.5): gaps in a
- * payload become byte arrays GR_CTF_PAD_PREFIX<offset>, and every event's
- * fields end with GR_CTF_TAIL_NAME. Emitted guest field names are "_" +
- * name, and the spec forbids guest names beginning with "_gr_", so these
+ * Names the metadata gives to fields it adds itself (spec 7.5): a gap in
+ * a payload that no natural alignment explains becomes a byte array
+ * GR_CTF_PAD_PREFIX<offset>. Emitted guest field names are "_" + name,
+ * and the spec forbids guest names beginning with "_gr_", so these
  * cannot clash; gr_ctf_metadata() refuses such a name.
  */
 #define GR_CTF_RESERVED_PREFIX	"_gr_"
 #define GR_CTF_PAD_PREFIX	"__gr_pad"
-#define GR_CTF_TAIL_NAME	"__gr_tail"
 
 /*
  * The tracer and version the env claims (spec 7.5): Trace Compass picks its

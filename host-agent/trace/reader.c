@@ -80,9 +80,11 @@ static int pread_all(int fd, void *buf, size_t len, uint64_t off)
 /*
  * The agent's packet rules (gr_check_packet()), for a packet read back
  * from disk: the commit record is synthesized from the header, so only the
- * header is judged. A packet stored content-only (spec 6.12 step 3) has
- * packet_size == content_size; it is judged as the sub-buffer it came
- * from. @psize receives the packet's length in the file.
+ * header is judged. Its content_size ends up to 7 bytes before its last
+ * record's end (spec 6.12: the tail padding is not content); a packet
+ * stored content-only has packet_size == that record end and is judged
+ * as the sub-buffer it came from. @psize receives the packet's length in
+ * the file.
  */
 static int check_stored_packet(const struct gr_view *v, unsigned int ring,
 			       const struct gr_packet_header *ph,
@@ -100,6 +102,14 @@ static int check_stored_packet(const struct gr_view *v, unsigned int ring,
 		*why = "packet_seq_num is the busy marker";
 		return -EINVAL;
 	}
+	/*
+	 * Spec 6.12: content_size ends at the last record's last declared
+	 * byte, up to 7 bytes before the record's end (where a packet stored
+	 * content-only ends); the packet is judged up to that record end.
+	 */
+	if (cs % 64 && !(cs % 8) && cs < UINT64_MAX - 64)
+		cs += 64 - cs % 64;
+	copy.content_size = htole64(cs);
 	if (ps == cs && ps < (uint64_t)v->subbuf_size * 8)
 		copy.packet_size = htole64((uint64_t)v->subbuf_size * 8);
 	memset(&rec, 0, sizeof(rec));

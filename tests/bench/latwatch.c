@@ -83,7 +83,8 @@ static int add_lat(uint64_t ns)
 static int parse_packet(const uint8_t *p, uint64_t psize, uint64_t t)
 {
 	const struct gr_packet_header *h = (const void *)p;
-	uint64_t content = le64toh(h->content_size) / 8, off;
+	/* spec 6.12: content ends at the last record's last declared byte */
+	uint64_t content = (le64toh(h->content_size) / 8 + 7) / 8 * 8, off;
 
 	if (le32toh(h->magic) != GR_CTF_MAGIC || content > psize ||
 	    content < sizeof(*h))

@@ -138,7 +138,7 @@ def status():
 
 before = status()
 # GR_FOLLOW_F_ON, no pid, no comm (12: GR_FILTER_E_FOLLOW)
-struct.pack_into("<IHBB", m, CTRL + 0x78, 1, 0, 0, 0)
+struct.pack_into("<IHBB", m, CTRL + 0x80, 1, 0, 0, 0)
 seq = u("Q", CTRL + 0x18) + 1
 struct.pack_into("<Q", m, CTRL + 0x18, seq)
 end = time.time() + 20

@@ -26,9 +26,12 @@ a=$(vm_name k)
 b=$(vm_name s)
 ROUNDS=${GR_FAULT_ROUNDS:-2}
 
-QEMU_TIMEOUT=$((QEMU_TIMEOUT + 40 * ROUNDS))
+# the second VM's run must outlast every round: a round took 20 s on an
+# idle machine and 23 s on a loaded one, where 10 rounds outran a
+# 5 + 20 * ROUNDS s run and the last round found it powered off
+QEMU_TIMEOUT=$((QEMU_TIMEOUT + 50 * ROUNDS))
 boot_guest "$b" --smp 1 --run e2e-workload \
-	--append "gr.secs=$((5 + 20 * ROUNDS))" --vm-args "--switch-timer-ms 100"
+	--append "gr.secs=$((5 + 30 * ROUNDS))" --vm-args "--switch-timer-ms 100"
 killed_dirs=()
 for round in $(seq "$ROUNDS"); do
 boot_guest "$a" --run e2e-workload --append "gr.secs=30" \

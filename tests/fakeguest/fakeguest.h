@@ -271,6 +271,8 @@ void fg_doorbell(struct gr_buf *buf);
 int fg_subbuf_start(struct gr_buf *buf, void *subbuf, void *prev_subbuf,
 		    size_t prev_padding);
 int fg_ctrl_check(struct fakeguest *fg, const struct gr_ctrl_req *req);
+void fg_default_events(const struct fakeguest *fg, u64 *enable);
+void fg_ctrl_events(const struct fakeguest *fg, struct gr_ctrl_req *req);
 u32 fg_timer_us(u32 us);
 bool fg_apply(struct fakeguest *fg, const struct gr_ctrl_req *req);
 u64 fg_load_req(__le64 *field);

@@ -195,6 +195,34 @@ int fg_ctrl_check(struct fakeguest *fg, const struct gr_ctrl_req *req)
 }
 
 /**
+ * fg_default_events() - the events the fake guest records on its own
+ * @fg: the fake guest
+ * @enable: receives one bit per event: all of them
+ */
+void fg_default_events(const struct fakeguest *fg, u64 *enable)
+{
+	unsigned int i;
+
+	memset(enable, 0, GR_MAX_EVENTS / 8);
+	for (i = 0; i < fg->nr_events; i++)
+		enable[i / 64] |= 1ULL << (i % 64);
+}
+
+/**
+ * fg_ctrl_events() - the events an accepted block asks for (spec 9.6)
+ * @fg: the fake guest
+ * @req: a block gr_ctrl_read() and fg_ctrl_check() accepted
+ *
+ * With GR_CTRL_F_DEFAULTS (and GR_F_DEFAULTS in use) the host has not
+ * chosen events yet: @req->enable becomes the fake guest's own.
+ */
+void fg_ctrl_events(const struct fakeguest *fg, struct gr_ctrl_req *req)
+{
+	if (gr_ctrl_wants_defaults(req, GR_GUEST_FEATURES))
+		fg_default_events(fg, req->enable);
+}
+
+/**
  * fg_timer_us() - the switch timer in effect for a requested period
  * @us: requested period, 0 = off
  *
@@ -259,6 +287,8 @@ static void fg_settings(struct fakeguest *fg, u64 seq)
 		seq = req.seq;
 	if (!ret)
 		ret = fg_ctrl_check(fg, &req);
+	if (!ret)
+		fg_ctrl_events(fg, &req);
 	fg->ctrl_ack = seq;
 	if (ret) {
 		/* Not present counts as invalid too; v1.0: always EINVAL */

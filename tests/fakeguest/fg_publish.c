@@ -159,11 +159,8 @@ static void fg_boot_id(u8 *out)
 /* Settings when no host block was accepted: the guest's own defaults */
 static void fg_defaults(struct fakeguest *fg, struct gr_ctrl_req *req)
 {
-	unsigned int i;
-
 	memset(req, 0, sizeof(*req));
-	for (i = 0; i < fg->nr_events; i++)
-		req->enable[i / 64] |= 1ULL << (i % 64);
+	fg_default_events(fg, req->enable);
 	req->tracing = 1;
 	req->mode = fg->opt.mode;
 	req->switch_timer_us = fg->opt.switch_timer_ms * 1000;
@@ -299,10 +296,12 @@ int fg_publish(struct fakeguest *fg)
 	for (i = 0; i < fg->lay.nr_rings; i++)
 		fg->rings[i].produced_start = fg->chan->bufs[i].produced;
 
-	if (valid)
+	if (valid) {
 		eff = req;
-	else
+		fg_ctrl_events(fg, &eff);
+	} else {
 		fg_defaults(fg, &eff);
+	}
 	/* The fake guest runs no filter programs: it does not claim them */
 	fg->guest_features = GR_GUEST_FEATURES &
 			    ~(GR_F_FILTER | GR_F_FOLLOW);

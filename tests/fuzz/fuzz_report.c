@@ -8,6 +8,7 @@
  * metadata, then the rest as stream_0. Both the event listing and the
  * summary run over it; the output goes to /dev/null.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -49,11 +50,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!dir[0]) {
 		snprintf(dir, sizeof(dir), "/dev/shm/fuzz_report.%d",
 			 (int)getpid());
-		mkdir(dir, 0755);
 		null = fopen("/dev/null", "w");
 		if (!null)
 			FUZZ_BUG("no /dev/null");
 	}
+	/* again each time: a clean-up beside this run may have removed it */
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		FUZZ_BUG("cannot create %s", dir);
 	n = part(&data, &size);
 	if (n == (size_t)-1)
 		return 0;

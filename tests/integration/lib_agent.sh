@@ -164,9 +164,8 @@ la_agent_alive() {
 
 # la_agent_kill9: SIGKILL the agent itself (not its timeout)
 la_agent_kill9() {
-	kill -KILL "$T_AGENT_PID" 2>/dev/null
-	t_reap "$T_AGENT_JOB"
-	T_AGENT_PID= T_AGENT_JOB= la_agent_pid= la_agent_tpid=
+	t_agent_kill9
+	la_agent_pid= la_agent_tpid=
 }
 
 # la_agent_stop: SIGTERM, wait (10 s); returns the agent's exit status
@@ -261,9 +260,38 @@ la_bt_clean() {
 	return 1
 }
 
-# la_btcheck ARGS...: bt_check.py (see its --help); output in $bt_out
+# la_btcheck ARGS...: bt_check.py (see its --help); output in $bt_out;
+# LA_BT_SECS bounds it (default 60; long fault loops store millions of
+# events); a timeout says so in $bt_out
 la_btcheck() {
-	bt_out=$(timeout -k 5 60 "$PY" "$BT_CHECK" "$@" 2>&1)
+	local rc
+
+	bt_out=$(timeout -k 5 "${LA_BT_SECS:-60}" "$PY" "$BT_CHECK" "$@" 2>&1)
+	rc=$?
+	[ "$rc" -eq 124 ] && bt_out="bt_check timed out after ${LA_BT_SECS:-60} s $bt_out"
+	return $rc
+}
+
+# la_new_guest_exact VM FIRST STATS: after a re-publication, VM has one
+# session besides FIRST (the sessions before it), whose trace holds every
+# fake_seq the new guest (its --stats file STATS) wrote once, and the
+# agent counted nothing invalid in it
+la_new_guest_exact() {
+	local sess n inv
+
+	sess=$(la_sessions "$1" | grep -vxF "$2")
+	n=$(grep -c . <<<"$sess")
+	[ "$n" -eq 1 ] && ok "one new session for the new guest" ||
+		bad new-session "$n new sessions: $sess"
+	if [ "$n" -eq 1 ] &&
+	   la_btcheck $sess --stats "$3" --expect written; then
+		ok "the new guest's trace holds every fake_seq it wrote once"
+	else
+		bad new-trace-exact "$bt_out"
+	fi
+	inv=$(la_field "$1" stats.invalid)
+	[ "$inv" = 0 ] && ok "nothing invalid in the new session" ||
+		bad no-invalid "invalid $inv"
 }
 
 # la_pktcheck ARGS...: packets_check.py; output in $pkt_out

@@ -10,12 +10,14 @@ reserved), and checks:
 
   - the file is made of whole packets, walked by their packet_size: each
     is a whole sub-buffer (with --subbuf-size S, packet_size = 8 S) or
-    its content only (packet_size = content_size, spec 6.12 step 3; at
-    most 8 S); with --content-only every packet must be content-only,
-    as the agent stores them
+    its content only (packet_size = content_size rounded up to 64 bits:
+    the records up to the last one's end, spec 6.12 step 3; at most
+    8 S); with --content-only every packet must be content-only, as the
+    agent stores them
   - each header: magic 0xc1fc1fc1, stream_id 0, stream_instance_id N,
     cpu_id N (0 with --global), 72 * 8 <= content_size <= packet_size,
-    both multiples of 8, timestamp_begin <= timestamp_end
+    content_size a multiple of 8 (it ends at the last record's last
+    declared byte), packet_size of 64, timestamp_begin <= timestamp_end
   - packet_seq_num goes up by exactly one from packet to packet (no gap,
     no duplicate) unless --allow-gaps, and never goes back
   - timestamp_begin >= the previous packet's timestamp_end
@@ -65,16 +67,18 @@ def check_packets(f, path, size, ring, args, errors):
             errors.append("%s: stream_id %d, instance %d, cpu_id %d" %
                           (where, sid, inst, cpu))
         whole = args.subbuf_size and packet == args.subbuf_size * 8
-        if packet % 64 or content % 64 or \
+        if packet % 64 or content % 8 or \
            not HDR.size * 8 <= content <= packet:
             errors.append("%s: content_size %d, packet_size %d" %
                           (where, content, packet))
             break
-        if args.content_only and packet != content:
+        # the last record's tail padding is not content (spec 6.12)
+        stored = (content + 63) // 64 * 64
+        if args.content_only and packet != stored:
             errors.append("%s: packet_size %d, content_size %d: not "
                           "stored content-only" % (where, packet, content))
         elif args.subbuf_size and not whole and \
-                (packet != content or packet > args.subbuf_size * 8):
+                (packet != stored or packet > args.subbuf_size * 8):
             errors.append("%s: packet_size %d bytes, sub-buffers are %d "
                           "(content %d)" % (where, packet // 8,
                                             args.subbuf_size, content // 8))

@@ -52,17 +52,6 @@ la_wait_status "$V" "s['state'] == 'attached' and s.get('subbuf_size') == 65536"
 la_wait_fg "$f2" 25
 la_wait_status "$V" "s['state'] == 'waiting'" 10 || bad closed "$out"
 
-sess=$(la_sessions "$V" | grep -vxF "$first")
-n=$(grep -c . <<<"$sess")
-[ "$n" -eq 1 ] && ok "one new session for the new guest" ||
-	bad new-session "$n new sessions: $sess"
-if la_btcheck $sess --stats "$la_tmp/fg2.stats" --expect written; then
-	ok "the new guest's trace holds every fake_seq it wrote once"
-else
-	bad new-trace-exact "$bt_out"
-fi
-inv=$(la_field "$V" stats.invalid)
-[ "$inv" = 0 ] && ok "nothing read through a stale view (invalid 0)" ||
-	bad no-invalid "invalid $inv"
+la_new_guest_exact "$V" "$first" "$la_tmp/fg2.stats"
 la_agent_stop || bad agent-exit "exit status $?"
 la_finish

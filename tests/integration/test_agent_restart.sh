@@ -11,7 +11,8 @@
 #      agent polls.
 #   P  plain device (the fake guest maps /dev/shm), 8000 ticks/s per CPU
 # The agent is killed (SIGKILL) GR_FAULT_ROUNDS times (default 3; a long
-# run: GR_FAULT_ROUNDS=50, the guests then write for 1.5 s per round) at
+# run: GR_FAULT_ROUNDS=50; the guests write until the last round is over,
+# at least 8 s, however long the rounds take on a loaded machine) at
 # a random moment (0.1-0.9 s after the previous restart) and restarted
 # with the same run and store directories and the same --vm options; the
 # rounds take these three kinds in turn:
@@ -42,9 +43,11 @@ la_vm R rsd
 la_vm P rsp
 SB=16384
 ROUNDS=${GR_FAULT_ROUNDS:-3}
-DUR=$((ROUNDS * 3 / 2 > 8 ? ROUNDS * 3 / 2 : 8))
-LA_AGENT_SECS=$((DUR + 120))
-echo "# $ROUNDS rounds, guests write for $DUR s"
+DUR=8			# the guests write at least this long
+# bt_check reads every event back: about 2.5 M per VM in 50 rounds
+LA_BT_SECS=$((60 + ROUNDS * 6))
+LA_AGENT_SECS=$((DUR + 120 + 2 * LA_BT_SECS))
+echo "# $ROUNDS rounds; the guests write until they are over (>= $DUR s)"
 AGENT_ARGS=(--events all --subbuf-size $SB --subbufs 16 --vm "$R"
 	--vm "$P" --plain)
 
@@ -52,11 +55,14 @@ la_agent_start "${AGENT_ARGS[@]}" ||
 	{ bad agent-starts "see the log"; la_show_logs; la_finish; }
 ok agent-starts
 
-t_bg fr $((DUR + 60)) "$la_tmp/fg-$R.log" "$FG" --socket "$RUN/$R.sock" \
-	--cpus 2 --rate 3000 --duration "$DUR" --linger 12 \
+# until SIGTERM after the rounds: a guest that ended before the last
+# round would leave that round's crash leftovers to no agent to trim them
+t_guests=$(date +%s)
+t_bg fr $((ROUNDS * 10 + 60)) "$la_tmp/fg-$R.log" "$FG" --socket "$RUN/$R.sock" \
+	--cpus 2 --rate 3000 --linger 12 \
 	--stats "$la_tmp/$R.stats"
-t_bg fp $((DUR + 60)) "$la_tmp/fg-$P.log" "$FG" --shm "guestrelay-$P" \
-	--cpus 2 --rate 8000 --duration "$DUR" --linger 12 \
+t_bg fp $((ROUNDS * 10 + 60)) "$la_tmp/fg-$P.log" "$FG" --shm "guestrelay-$P" \
+	--cpus 2 --rate 8000 --linger 12 \
 	--stats "$la_tmp/$P.stats"
 la_wait_status "$R" "s['stats']['packets'] > 10" 10 || bad "R-streams" "$out"
 la_wait_status "$P" "s['stats']['packets'] > 10" 10 || bad "P-streams" "$out"
@@ -149,11 +155,16 @@ for round in $(seq "$ROUNDS"); do
 	fi
 done
 echo "# $ROUNDS kill -9 rounds in $(($(date +%s) - t_start)) s"
+while [ $(($(date +%s) - t_guests)) -lt "$DUR" ]; do
+	sleep 0.5
+done
+t_term_job "$fr"
+t_term_job "$fp"
 
-la_wait_fg "$fr" $((DUR + 40))
+la_wait_fg "$fr" 40
 rc=$?
 check "fakeguest-$R-exits-0" "[ $rc -eq 0 ]" "exit $rc"
-la_wait_fg "$fp" $((DUR + 40))
+la_wait_fg "$fp" 40
 rc=$?
 check "fakeguest-$P-exits-0" "[ $rc -eq 0 ]" "exit $rc"
 

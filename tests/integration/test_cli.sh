@@ -9,6 +9,8 @@
 # CLI command, including the error cases, checking exit status and output.
 # Prints "ok - NAME" or "FAIL - NAME" per case and ends with
 # "N passed, N failed"; exits 1 if any case failed, 77 if it cannot run.
+# Results, clean-up and the agent's start and stop come from the one shell
+# library, tests/lib/lib.sh.
 #
 # Environment: BUILD (default TOP/build), GUESTRELAY and FAKEGUEST (the
 # binaries), KEEP=1 keeps the temporary directory.
@@ -29,14 +31,16 @@ if [ -z "$FG" ]; then
 	done
 fi
 
-skip() { echo "test_cli.sh: skipped: $*"; exit 77; }
-[ -x "$GR" ] || skip "no agent binary at $GR (make -C host-agent)"
-[ -n "$FG" ] || skip "no fake guest under $BUILD/tests (make -C tests/fakeguest)"
-command -v python3 >/dev/null || skip "python3 is needed to check JSON"
-command -v timeout >/dev/null || skip "timeout(1) is needed"
+# shellcheck source=tests/lib/lib.sh
+. "$top/tests/lib/lib.sh"
+t_init test_cli
+[ -x "$GR" ] || t_skip "no agent binary at $GR (make -C host-agent)"
+[ -n "$FG" ] || t_skip "no fake guest under $BUILD/tests (make -C tests/fakeguest)"
+command -v python3 >/dev/null || t_skip "python3 is needed to check JSON"
+command -v timeout >/dev/null || t_skip "timeout(1) is needed"
 
-tmp=$(mktemp -d /tmp/test_cli.XXXXXX) || skip "cannot create a temp dir"
-chmod 755 "$tmp"		# another uid must reach the socket
+t_tmpdir test_cli		# mode 755: another uid must reach the socket
+tmp=$T_TMP
 RUN=$tmp/run
 STORE=$tmp/store
 mkdir -p "$RUN" "$STORE"
@@ -48,6 +52,7 @@ C=clic$$
 agent_pid=
 fg_pids=()
 
+# the agent and the temporary directory are lib.sh's to end and remove
 cleanup() {
 	local p
 
@@ -57,37 +62,18 @@ cleanup() {
 	for p in "${fg_pids[@]}"; do
 		wait "$p" 2>/dev/null
 	done
-	if [ -n "$agent_pid" ]; then
-		kill "$agent_pid" 2>/dev/null
-		wait "$agent_pid" 2>/dev/null
-	fi
+	t_agent_stop >/dev/null
 	rm -f "/dev/shm/guestrelay-$A" "/dev/shm/guestrelay-$B" \
 		"/dev/shm/guestrelay-$C"
-	if [ "${KEEP:-0}" = 1 ]; then
-		echo "kept $tmp"
-	else
-		rm -rf "$tmp"
-	fi
 }
-trap cleanup EXIT
+t_defer cleanup
 
-passed=0
-failed=0
-
-ok() {
-	echo "ok - $1"
-	passed=$((passed + 1))
-}
-
+# bad NAME DETAIL...: a failed case (fail of lib.sh)
 bad() {
-	local l
+	local name=$1
 
-	echo "FAIL - $1"
 	shift
-	for l in "$@"; do
-		printf '%s\n' "$l" | head -n 30 | sed 's/^/    | /'
-	done
-	failed=$((failed + 1))
+	fail "$name" "${1:-}" "${@:2}"
 }
 
 # run CMD...: sets $out, $err and $rc (30 s at most); "gr" is the CLI
@@ -179,31 +165,26 @@ vm_is() {		# vm_is VM FIELD VALUE
 	[ "$(vm_field "$1" "$2")" = "$3" ]
 }
 
+# every agent of this test logs into one file, read at the end
+T_AGENT_LOGFILE=$tmp/agent.log
+
+# start_agent [OPTS]: t_agent_start (it waits until the agent answers,
+# also over a stale socket file); $agent_pid is the agent
 start_agent() {
-	"$GR" agent --run-dir "$RUN" --store "$STORE" "$@" \
-		>>"$tmp/agent.log" 2>&1 &
-	agent_pid=$!
-	# the socket file may be a stale one: wait for an answer
-	wait_until 5 agent_answers
+	t_agent_start "$@" 2>/dev/null
+	local rc=$?
+
+	agent_pid=$T_AGENT_PID
+	return $rc
 }
 
-agent_answers() {
-	kill -0 "$agent_pid" 2>/dev/null &&
-		gr ping 2>/dev/null | grep -q "pid $agent_pid,"
-}
-
+# stop_agent: SIGTERM; false if it had to be killed after 10 s;
+# $agent_rc is its exit status
 stop_agent() {
-	local i
-
-	kill -TERM "$agent_pid" 2>/dev/null || return 1
-	for ((i = 0; i < 100; i++)); do
-		kill -0 "$agent_pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	wait "$agent_pid"
+	t_agent_stop
 	agent_rc=$?
 	agent_pid=
-	[ "$i" -lt 100 ]
+	[ "$agent_rc" -ne 137 ]
 }
 
 start_guest() {		# start_guest LOG FAKEGUEST-OPTIONS...
@@ -252,6 +233,16 @@ expect_err "libvirt-xml bad size" 2 "--size must be a power of two" \
 	"$GR" libvirt-xml "$A" --plain --size 3M
 expect_err "qemu-args bad VM name" 2 "'\.\./x': bad VM name" \
 	"$GR" qemu-args ../x
+# agent --vm takes vm-add's options through the one VM option parser:
+# an out-of-range value is refused at start, not by the guest later
+expect_err "agent --vm refuses a switch timer above 10 s at start" 2 \
+	"--vm $A: --switch-timer-ms must be a number from 0 \(off\) to 10000, not '20000'" \
+	"$GR" agent --run-dir "$tmp/run-bad" --store "$STORE" --vm "$A" \
+	--switch-timer-ms 20000
+expect_err "... also as a common option before --vm" 2 \
+	"--vm $A: --switch-timer-ms must be a number" \
+	"$GR" agent --run-dir "$tmp/run-bad" --store "$STORE" \
+	--switch-timer-ms 20000 --vm "$A"
 # report.c prints its fatal error on the output too; the CLI adds one on
 # stderr
 expect "report of a missing trace" 1 \
@@ -262,8 +253,7 @@ expect "report of a missing trace" 1 \
 
 if ! start_agent; then
 	bad "agent starts" "$(cat "$tmp/agent.log")"
-	echo "$passed passed, $failed failed"
-	exit 1
+	finish
 fi
 ok "agent starts and creates its socket"
 check "control socket is mode 0660" \
@@ -586,8 +576,7 @@ check "... and removes its socket" test ! -e "$RUN/agent.sock"
 
 # a socket left behind by a killed agent is replaced
 check "a restarted agent starts" start_agent
-kill -KILL "$agent_pid"
-wait "$agent_pid" 2>/dev/null
+t_agent_kill9
 agent_pid=
 check "a killed agent leaves its socket" test -S "$RUN/agent.sock"
 check "a new agent replaces the stale socket" start_agent
@@ -603,5 +592,4 @@ else
 	ok "the agent's log has no sanitizer report"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

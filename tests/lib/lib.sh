@@ -21,6 +21,7 @@
 #   stop_pid PID [SECS]    SIGTERM, SIGKILL after SECS (default 5)
 #   t_agent_start [OPTS]   `guestrelay agent` on $RUN/$STORE, waits for ping
 #   t_agent_stop           SIGTERM, then SIGKILL after 10 s; its exit status
+#   t_agent_kill9          SIGKILL to the agent itself (not its timeout)
 #
 # Every process started by t_bg is ended at exit, whatever happened.
 
@@ -288,6 +289,15 @@ t_agent_start() {
 # t_agent_alive: the agent process runs
 t_agent_alive() {
 	[ -n "$T_AGENT_PID" ] && kill -0 "$T_AGENT_PID" 2>/dev/null
+}
+
+# t_agent_kill9: SIGKILL to the agent itself (not its timeout), reaped
+t_agent_kill9() {
+	[ -n "$T_AGENT_JOB" ] || return 0
+	kill -KILL "$T_AGENT_PID" 2>/dev/null
+	t_reap "$T_AGENT_JOB"
+	T_AGENT_PID=
+	T_AGENT_JOB=
 }
 
 # t_agent_stop: SIGTERM, wait (10 s, then SIGKILL); the agent's status

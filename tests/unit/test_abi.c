@@ -138,13 +138,15 @@ static void test_host_ctrl_layout(void)
 	PIN(struct gr_host_ctrl, flush_req, 96, 8);
 	PIN(struct gr_host_ctrl, reset_req, 104, 8);
 	PIN(struct gr_host_ctrl, sync_req, 112, 8);
-	PIN(struct gr_host_ctrl, follow_flags, 120, 4);
-	PIN(struct gr_host_ctrl, follow_nr_pids, 124, 2);
-	PIN(struct gr_host_ctrl, follow_comm_len, 126, 1);
-	PIN(struct gr_host_ctrl, follow_reserved, 127, 1);
-	PIN(struct gr_host_ctrl, follow_pids, 128, 256);
-	PIN(struct gr_host_ctrl, follow_comm, 384, 32);
-	PIN(struct gr_host_ctrl, reserved, 416, 96);
+	PIN(struct gr_host_ctrl, ctrl_flags, 120, 4);
+	PIN(struct gr_host_ctrl, reserved0, 124, 4);
+	PIN(struct gr_host_ctrl, follow_flags, 128, 4);
+	PIN(struct gr_host_ctrl, follow_nr_pids, 132, 2);
+	PIN(struct gr_host_ctrl, follow_comm_len, 134, 1);
+	PIN(struct gr_host_ctrl, follow_reserved, 135, 1);
+	PIN(struct gr_host_ctrl, follow_pids, 136, 256);
+	PIN(struct gr_host_ctrl, follow_comm, 392, 32);
+	PIN(struct gr_host_ctrl, reserved, 424, 88);
 	END_PINS(struct gr_host_ctrl, 512);
 	CU_ASSERT_EQUAL(offsetof(struct gr_host_ctrl, enable[3]), 72);
 }
@@ -316,7 +318,7 @@ static void test_versions_and_magics(void)
 	uint64_t m;
 
 	CU_ASSERT_EQUAL(GR_ABI_MAJOR, 1);
-	CU_ASSERT_EQUAL(GR_ABI_MINOR, 3);
+	CU_ASSERT_EQUAL(GR_ABI_MINOR, 2);
 	CU_ASSERT_EQUAL(GR_REGION_MAGIC, 0x3159414c45525247ULL);
 	CU_ASSERT_EQUAL(GR_CTRL_MAGIC, 0x313054534f485247ULL);
 	CU_ASSERT_EQUAL(GR_CTF_MAGIC, 0xc1fc1fc1U);
@@ -390,11 +392,14 @@ static void test_feature_and_flag_bits(void)
 	CU_ASSERT_EQUAL(GR_F_DOORBELL, 1ULL << 4);
 	CU_ASSERT_EQUAL(GR_F_FILTER, 1ULL << 5);
 	CU_ASSERT_EQUAL(GR_F_GUEST_INFO, 1ULL << 6);
-	CU_ASSERT_EQUAL(GR_F_FOLLOW, 1ULL << 7);
-	CU_ASSERT_EQUAL(GR_F_KNOWN, 0xffULL);
+	CU_ASSERT_EQUAL(GR_F_DEFAULTS, 1ULL << 7);
+	CU_ASSERT_EQUAL(GR_F_FOLLOW, 1ULL << 8);
+	CU_ASSERT_EQUAL(GR_F_KNOWN, 0x1ffULL);
 	CU_ASSERT_EQUAL(GR_F_EVENT_IDX | GR_F_FLIGHT | GR_F_CLOCK_SYNC |
 			GR_F_SWITCH_TIMER | GR_F_DOORBELL | GR_F_FILTER |
-			GR_F_GUEST_INFO | GR_F_FOLLOW, GR_F_KNOWN);
+			GR_F_GUEST_INFO | GR_F_DEFAULTS | GR_F_FOLLOW,
+			GR_F_KNOWN);
+	CU_ASSERT_EQUAL(GR_CTRL_F_DEFAULTS, 1);
 	CU_ASSERT_EQUAL(sizeof(GR_F_EVENT_IDX), 8);
 
 	CU_ASSERT_EQUAL(GR_HDR_GLOBAL, 1);

@@ -1362,6 +1362,46 @@ static void test_records_accepts_a_good_packet(void)
 	CU_ASSERT_EQUAL(gr_check_records(&v, ev, T_NDESC, p.b, 72, &why), 0);
 }
 
+/* spec 6.12: stored content ends at the last record's last declared byte */
+static void test_content_end_excludes_the_last_tail(void)
+{
+	struct gr_event_view ev[T_NDESC], e;
+	struct gr_view v;
+	struct rpkt p;
+
+	make_view(&v);
+	make_event_views(ev);
+	rpkt_start(&p, 10, 20);
+	rpkt_add(&p, 0, 10, NULL);		/* 72 bytes, no tail */
+	CU_ASSERT_EQUAL(gr_packet_content_end(&v, ev, T_NDESC, p.b, p.len),
+			p.len);
+	rpkt_add(&p, 2, 12, "abc");		/* string ends 4 bytes early */
+	CU_ASSERT_EQUAL(p.len, 176);
+	CU_ASSERT_EQUAL(gr_packet_content_end(&v, ev, T_NDESC, p.b, p.len),
+			144 + 16 + 8 + 4);
+	rpkt_add(&p, 2, 15, "1234567");		/* ends a word exactly */
+	CU_ASSERT_EQUAL(gr_packet_content_end(&v, ev, T_NDESC, p.b, p.len),
+			p.len);
+	/* a chain that does not reach content_size: left as it is */
+	CU_ASSERT_EQUAL(gr_packet_content_end(&v, ev, T_NDESC, p.b,
+					      p.len + 8), p.len + 8);
+	rpkt_poke16(&p, 144 + 10, 0);		/* a record of size 0 */
+	CU_ASSERT_EQUAL(gr_packet_content_end(&v, ev, T_NDESC, p.b, p.len),
+			p.len);
+	/* header only: nothing to trim */
+	CU_ASSERT_EQUAL(gr_packet_content_end(&v, ev, T_NDESC, p.b, 72), 72);
+
+	/* a fixed-size tail gap is declared only if it reaches a new word */
+	e = ev[1];
+	e.fields[1].size = 4;			/* fields end at 12 */
+	CU_ASSERT_EQUAL(gr_event_declared_end(&e), 12);
+	e.payload_size = 20;			/* 16..19: another word */
+	CU_ASSERT_EQUAL(gr_event_declared_end(&e), 20);
+	e.nr_fields = 0;
+	e.payload_size = 0;
+	CU_ASSERT_EQUAL(gr_event_declared_end(&e), 0);
+}
+
 /*
  * Each damage a reader cannot get past, in the second record of
  * [0 @10, 2 "abc" @12, 1 @20] (offsets 72, 144, 176).
@@ -1942,6 +1982,8 @@ static const struct gr_test counter_tests[] = {
 
 static const struct gr_test packet_tests[] = {
 	GR_TEST_NAMED("records: a good packet passes", test_records_accepts_a_good_packet),
+	GR_TEST_NAMED("records: stored content ends at the last declared byte",
+		      test_content_end_excludes_the_last_tail),
 #define RECORD_REJECT_ENTRY(name, msg, ...)				\
 	GR_TEST_NAMED("records reject " #name, test_records_rejects_##name),
 	RECORD_REJECTS(RECORD_REJECT_ENTRY)
