@@ -54,7 +54,8 @@
 
 #define GR_ABI_MAJOR		1	/* incompatible layout changes */
 #define GR_ABI_MINOR		2	/* compatible additions (1: filters,
-					 * 2: kernel_version, product_uuid) */
+					 * 2: kernel_version, product_uuid,
+					 * event families) */
 
 #define GR_REGION_MAGIC		0x3159414c45525247ULL	/* "GRRELAY1" */
 #define GR_CTRL_MAGIC		0x313054534f485247ULL	/* "GRHOST01" */
@@ -95,7 +96,13 @@
 #define GR_F_FILTER		_BITULL(5)	/* event filter programs (v1.1) */
 #define GR_F_GUEST_INFO		_BITULL(6)	/* kernel_version, product_uuid
 						 * in the header (v1.2) */
-#define GR_F_KNOWN		0x7fULL		/* all bits defined in v1.2 */
+/*
+ * Bits 7 and 8 are GR_F_DEFAULTS and GR_F_FOLLOW (defined on other
+ * branches of v1.2; the lead merges them here).
+ */
+#define GR_F_SYSCALLS		_BITULL(9)	/* event families: one record
+						 * id per system call (v1.2) */
+#define GR_F_KNOWN		0x3ffULL	/* all bits defined in v1.2 */
 
 /**
  * struct gr_region_hdr - identity, geometry and layout of the region
@@ -375,6 +382,14 @@ static_assert(sizeof(struct gr_field_desc) == 32, "gr_field_desc size");
  * Guest writes (at publication); host reads. Descriptor i describes event
  * id i, so the host can decode records and write CTF metadata without any
  * file from the guest.
+ *
+ * v1.2, GR_F_SYSCALLS in guest_features: a descriptor may also describe a
+ * family of record ids, [@family_base, @family_base + @family_count),
+ * each a record of this event with the same payload (spec 7.2): member k
+ * of the family of raw_syscalls/sys_enter or sys_exit is native system
+ * call number k. Only records carry member ids; the enable bit, filter
+ * slot and counters are the descriptor's. Without the feature both are
+ * 0 and ignored.
  */
 struct gr_event_desc {
 	char name[GR_NAME_LEN];		/* e.g. "sched_switch", NUL-terminated */
@@ -384,11 +399,16 @@ struct gr_event_desc {
 	__le16 flags;			/* GR_EVENT_F_* */
 #define GR_EVENT_F_VARLEN	_BITUL(0)	/* last field is a STRING */
 	char system[GR_SYSTEM_LEN];	/* tracepoint system, e.g. "sched" */
-	__le64 reserved;		/* 0 */
+	__le16 family_base;		/* v1.2: first member record id */
+	__le16 family_count;		/* v1.2: member ids, 0 = no family */
+	__le32 reserved;		/* 0 */
 	struct gr_field_desc fields[GR_MAX_FIELDS];
 };
 
+#define GR_MAX_FAMILY		1024	/* members of one family */
+
 static_assert(sizeof(struct gr_event_desc) == 576, "gr_event_desc size");
+static_assert(offsetof(struct gr_event_desc, family_base) == 56, "family");
 static_assert(offsetof(struct gr_event_desc, fields) == 64, "fields");
 
 /**
@@ -490,7 +510,8 @@ static_assert(offsetof(struct gr_packet_header, cpu_id) == 64, "cpu_id");
  */
 struct gr_event_header {
 	__le64 timestamp;		/* event clock */
-	__le16 id;			/* event id (descriptor index) */
+	__le16 id;			/* event id (descriptor index), or a
+					 * family member's id (v1.2) */
 	__le16 size;			/* record bytes, multiple of 8, >= 16 */
 	__le32 tid;			/* current thread id when recorded */
 };

@@ -776,7 +776,8 @@ static int info_bad(const char **why, const char *msg)
  * Trusts nothing in @buf: checks magic, version and every size against
  * @len, runs gr_check_region_hdr() on the region header copy (with the
  * stored region size as the real size) and gr_check_event_desc() on each
- * descriptor the header covers. A descriptor that fails is marked invalid
+ * descriptor the header covers, then gr_check_families() on the valid ones
+ * (a table it refuses keeps no family). A descriptor that fails is marked invalid
  * in @info (with its reason) rather than failing the file; so is a CRC
  * mismatch (@info->crc_ok = 0), since validated contents stay usable.
  *
@@ -841,6 +842,8 @@ int gr_ctf_parse_info(const void *buf, size_t len, struct gr_ctf_info *info,
 			continue;
 		info->valid[i] = 1;
 	}
+	/* invalid descriptors are zero: no family; on failure none at all */
+	gr_check_families(&info->view, info->events, info->nr_events, NULL);
 
 	memcpy(info->trace_uuid, h.trace_uuid, sizeof(info->trace_uuid));
 	if (le32toh(h.flags) & GR_INFO_F_CLOCK_SYNCED) {
