@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include "ctf.h"
+#include "syscalls_x86_64.h"
 
 #define NSEC_PER_SEC	1000000000LL
 
@@ -282,6 +283,31 @@ static const char *event_ctf_name(const struct gr_event_view *events,
 	return ctf;
 }
 
+/*
+ * Members of the sys_enter and sys_exit families (spec 7.5, "System call
+ * events"): syscall_entry_<name> / syscall_exit_<name> of native x86_64
+ * call @nr, or nr<nr> where the table has no name.
+ */
+static int member_name(char *out, size_t len, const struct gr_event_view *ev,
+		       unsigned int nr)
+{
+	const char *prefix;
+	int n;
+
+	if (!strcmp(ev->name, "sys_enter"))
+		prefix = "syscall_entry_";
+	else if (!strcmp(ev->name, "sys_exit"))
+		prefix = "syscall_exit_";
+	else
+		return -EINVAL;
+	if (nr < sizeof(gr_syscall_names) / sizeof(gr_syscall_names[0]) &&
+	    gr_syscall_names[nr])
+		n = snprintf(out, len, "%s%s", prefix, gr_syscall_names[nr]);
+	else
+		n = snprintf(out, len, "%snr%u", prefix, nr);
+	return n < 0 || (size_t)n >= len ? -EINVAL : 0;
+}
+
 /* --- metadata ------------------------------------------------------------- */
 
 static void pad_bytes(struct sbuf *b, uint32_t from, uint32_t to)
@@ -361,6 +387,38 @@ static int emit_fields(struct sbuf *b, const struct gr_event_view *ev)
 	if (!string_seen && pos < ev->payload_size)
 		pad_bytes(b, pos, ev->payload_size);
 	sb_printf(b, "\t\tstruct { } align(64) " GR_CTF_TAIL_NAME ";\n");
+	return 0;
+}
+
+/* one event class per member of each family of @v (gr_check_families()) */
+static int emit_families(struct sbuf *b, const struct gr_view *v,
+			 const struct gr_event_view *events,
+			 unsigned int nr_events)
+{
+	char name[GR_NAME_LEN + 64];
+	unsigned int k, m;
+	int ret;
+
+	for (k = 0; k < v->nr_families && k < GR_MAX_FAMILIES; k++) {
+		const struct gr_family *f = &v->families[k];
+		const struct gr_event_view *ev;
+
+		if (f->desc >= nr_events || events[f->desc].id != f->desc)
+			return -EINVAL;
+		ev = &events[f->desc];
+		for (m = 0; m < f->count; m++) {
+			ret = member_name(name, sizeof(name), ev, m);
+			if (ret)
+				return ret;
+			sb_printf(b, "event {\n\tname = \"%s\";\n\tid = %u;\n"
+				  "\tstream_id = 0;\n\tfields := struct {\n",
+				  name, (unsigned int)f->base + m);
+			ret = emit_fields(b, ev);
+			if (ret)
+				return ret;
+			sb_printf(b, "\t};\n};\n\n");
+		}
+	}
 	return 0;
 }
 
@@ -500,8 +558,11 @@ static const char tsdl_stream[] =
  * absolute clock named after the guest's clock (UUID: the guest's
  * boot_id, the domain of a since-boot clock), one stream class (id 0)
  * whose packet.context, event.header and event.context match struct
- * gr_packet_header and struct gr_event_header, and one event class per
- * view, named by gr_ctf_event_name() (lttng-modules' names). Every field name is emitted with a leading '_' (stripped by CTF
+ * gr_packet_header and struct gr_event_header, one event class per
+ * view, named by gr_ctf_event_name() (lttng-modules' names), and one per
+ * member of each family of @v (v1.2, gr_check_families(): a family's
+ * descriptor must be among @events), syscall_entry_<name> or
+ * syscall_exit_<name> with the descriptor's fields. Every field name is emitted with a leading '_' (stripped by CTF
  * readers), so guest names never clash with TSDL keywords or with this
  * file's type names.
  *
@@ -557,6 +618,8 @@ int gr_ctf_metadata(const struct gr_view *v,
 		ret = emit_fields(&b, ev);
 		sb_printf(&b, "\t};\n};\n\n");
 	}
+	if (!ret)
+		ret = emit_families(&b, v, events, nr_events);
 	if (!ret)
 		ret = b.err;
 	if (ret) {
