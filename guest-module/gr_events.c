@@ -191,7 +191,7 @@ static __always_inline void gr_process_fill(struct gr_ev_sched_process_exit *ev,
 }
 
 /*
- * Event families (spec 7.2, G34): whether the host has GR_F_SYSCALLS in
+ * Event families (spec 7.2, G39): whether the host has GR_F_SYSCALLS in
  * use. A probe of sys_enter or sys_exit loads it once.
  */
 static bool gr_sys_members __read_mostly;

@@ -82,7 +82,7 @@ static_assert(GR_NR_EVENTS <= GR_MAX_EVENTS, "too many events");
 #define GR_SYS_ENTER_BASE	GR_NR_EVENTS
 #define GR_SYS_EXIT_BASE	(GR_NR_EVENTS + NR_syscalls)
 static_assert(NR_syscalls <= GR_MAX_FAMILY, "a family per system call");
-/* the reference host's cap on record ids (spec H28) */
+/* the reference host's cap on record ids (spec H30) */
 static_assert(GR_SYS_EXIT_BASE + NR_syscalls <= 4096, "record ids");
 
 void gr_events_set_families(u64 host_features);

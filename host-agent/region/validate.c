@@ -593,7 +593,7 @@ static int names_clash(const char *a, const char *b)
 }
 
 /*
- * v1.2, GR_F_SYSCALLS (spec 7.2, H28): a family belongs to sys_enter or
+ * v1.2, GR_F_SYSCALLS (spec 7.2, H30): a family belongs to sys_enter or
  * sys_exit, has 1..GR_MAX_FAMILY members and lies in [desc_count,
  * GR_MAX_RECORD_IDS). Without the feature the fields are reserved bytes,
  * ignored.
@@ -645,7 +645,7 @@ static int check_family(const struct gr_view *v,
  * integer size of 1, 2, 4 or 8, a non-zero CHARS or STRING size, flags only
  * on integers, and lies inside payload_size; fields do not overlap; a STRING
  * field is the last one and only in a VARLEN event, and a VARLEN event ends
- * with one; with GR_F_SYSCALLS, family_base and family_count as spec H28
+ * with one; with GR_F_SYSCALLS, family_base and family_count as spec H30
  * says (one descriptor; gr_check_families() checks the table). Entries of
  * @copy->fields past nr_fields and reserved bytes are ignored (spec 2.4).
  *
@@ -1086,7 +1086,7 @@ static int member_prefix(const char *name)
  * @nr: their number, at most @v->desc_count
  * @why: receives the reason of a rejection; may be NULL
  *
- * Spec H28: at most GR_MAX_FAMILIES descriptors carry a family (each
+ * Spec H30: at most GR_MAX_FAMILIES descriptors carry a family (each
  * range already checked by gr_check_event_desc()), the ranges do not
  * overlap, and while there is one no event is named like a member
  * (syscall_entry_*, syscall_exit_*). On success @v->families maps every

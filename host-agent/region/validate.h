@@ -40,7 +40,7 @@
 #define GR_EVENT_KNOWN_FLAGS	GR_EVENT_F_VARLEN
 #define GR_FIELD_KNOWN_FLAGS	(GR_FIELD_F_SIGNED | GR_FIELD_F_HEX)
 /*
- * Event families (v1.2, GR_F_SYSCALLS; spec 7.2, H28): only raw_syscalls
+ * Event families (v1.2, GR_F_SYSCALLS; spec 7.2, H30): only raw_syscalls
  * sys_enter and sys_exit carry one, so a table holds at most two; every
  * record id is below GR_MAX_RECORD_IDS.
  */

@@ -1490,7 +1490,7 @@ static void test_evh_rejects_##name(void)				\
 EVH_REJECTS(EVH_REJECT_FN)
 
 
-/* --- event families (v1.2, GR_F_SYSCALLS, spec 7.2, H28) ---------------- */
+/* --- event families (v1.2, GR_F_SYSCALLS, spec 7.2, H30) ---------------- */
 
 /*
  * The test layout with GR_F_SYSCALLS and a family of @count members at
@@ -2147,9 +2147,9 @@ static const struct gr_test evh_tests[] = {
 };
 
 static const struct gr_test misc_tests[] = {
-	GR_TEST_NAMED("families accepted and refused at each bound (H28)",
+	GR_TEST_NAMED("families accepted and refused at each bound (H30)",
 		      test_family_bounds),
-	GR_TEST_NAMED("family table: overlap, member names (H28)",
+	GR_TEST_NAMED("family table: overlap, member names (H30)",
 		      test_family_table),
 	GR_TEST_NAMED("family member records map to their descriptor",
 		      test_family_records),
