@@ -15,7 +15,8 @@
 #
 # and `scripts/gen-syscalls.sh --check` says whether the committed table
 # matches this machine's header (exit 0), differs (1) or cannot be
-# checked here (77).
+# checked here (77); tests/unit/test_ctf does the same comparison on the
+# metadata it generates.
 set -eu
 HDR=${GR_UNISTD_64:-/usr/include/x86_64-linux-gnu/asm/unistd_64.h}
 TOP=$(cd "$(dirname "$0")/.." && pwd)

@@ -1180,6 +1180,39 @@ static unsigned int count_str(const char *hay, const char *needle)
 }
 
 /*
+ * Every native call of this machine's asm/unistd_64.h below 451 (the
+ * committed table's Linux 6.1, scripts/gen-syscalls.sh) is declared under
+ * its name at @base + its number.
+ */
+static void check_syscall_names(const char *text, unsigned int base)
+{
+	static const char hdr[] = "/usr/include/x86_64-linux-gnu/asm/unistd_64.h";
+	char line[256], name[128], want[200];
+	unsigned int nr, n = 0, bad = 0;
+	FILE *f = fopen(hdr, "r");
+
+	if (!f) {
+		printf("\n    note: no %s, names not compared\n", hdr);
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "#define __NR_%100s %u", name, &nr) != 2 ||
+		    nr >= 451)
+			continue;
+		snprintf(want, sizeof(want), "name = \"syscall_entry_%s\";\n"
+			 "\tid = %u;", name, base + nr);
+		n++;
+		if (!strstr(text, want)) {
+			if (!bad++)
+				fprintf(stderr, "\n    missing: %s\n", want);
+		}
+	}
+	fclose(f);
+	CU_ASSERT_TRUE(n >= 300);
+	CU_ASSERT_EQUAL(bad, 0);
+}
+
+/*
  * spec 7.5, "System call events": one event class per family member,
  * named as lttng-modules names system calls, with the descriptor's fields
  */
@@ -1229,6 +1262,7 @@ static void test_metadata_names_every_system_call(void)
 	CU_ASSERT_TRUE(strstr(p, "_gfp_flags") < strstr(p + 1, "event {"));
 	CU_ASSERT_EQUAL(count_str(text, "syscall_entry_"), 451 + 1);
 	CU_ASSERT_EQUAL(count_str(text, "syscall_exit_"), 451 + 1);
+	check_syscall_names(text, 100);
 	free(text);
 
 	/* without gr_check_families() (or after a refusal): no member */
