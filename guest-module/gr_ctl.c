@@ -335,6 +335,8 @@ static void gr_ctl_apply(struct gr_dev *gd, const struct gr_settings *want)
 	}
 	narrowed |= cur->tracing && !want->tracing;
 
+	/* spec 7.2: member ids from the first record the host enables */
+	gr_events_set_families(want->host_features);
 	gr_rec_set_events(want->tracing ? enable : NULL);
 	/* spec G19: no write of a disabled event runs once we acknowledge */
 	if (narrowed)

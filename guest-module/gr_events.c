@@ -40,6 +40,7 @@
 #include <linux/blkdev.h>
 #include <linux/blktrace_api.h>
 #include <linux/build_bug.h>
+#include <linux/compat.h>
 #include <linux/interrupt.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
@@ -190,6 +191,39 @@ static __always_inline void gr_process_fill(struct gr_ev_sched_process_exit *ev,
 	gr_copy_comm(&ev->comm, p->comm);
 	ev->tid = cpu_to_le32(task_pid_nr(p));
 	ev->prio = cpu_to_le32(gr_prio(p->prio));
+}
+
+/*
+ * Event families (spec 7.2, G39): whether the host has GR_F_SYSCALLS in
+ * use. A probe of sys_enter or sys_exit loads it once.
+ */
+static bool gr_sys_members __read_mostly;
+
+/**
+ * gr_events_set_families() - the host's features, as a control pass applies
+ * @host_features: GR_F_* of the control block in effect (0 without a host)
+ *
+ * Context: the control pass.
+ */
+void gr_events_set_families(u64 host_features)
+{
+	WRITE_ONCE(gr_sys_members, !!(host_features & GR_EVENTS_FEATURES));
+}
+
+/*
+ * Write the record of @payload as member @base + @nr of its event's
+ * family when that is in use and @nr a native call of the family, else
+ * leave the descriptor's own id: one load, a compare, an add and a store
+ * into the header the reservation just wrote.
+ */
+static __always_inline void gr_sys_member(void *payload, unsigned int base,
+					  long nr)
+{
+	struct gr_event_header *eh = (struct gr_event_header *)payload - 1;
+
+	if (READ_ONCE(gr_sys_members) && (unsigned long)nr < NR_syscalls &&
+	    !in_compat_syscall())
+		eh->id = cpu_to_le16(base + nr);
 }
 
 /* The six argument registers of sys_enter, as the event records them */
@@ -532,6 +566,14 @@ void gr_event_desc_fill(const struct gr_event_def *def, unsigned int id,
 	out->payload_size = cpu_to_le16(def->payload_size);
 	out->flags = cpu_to_le16(def->flags);
 	strscpy(out->system, def->system, sizeof(out->system));
+	/* spec 7.2: the families of sys_enter and sys_exit, one id a call */
+	if ((GR_EVENTS_FEATURES & GR_F_SYSCALLS) &&
+	    (id == GR_EV_sys_enter || id == GR_EV_sys_exit)) {
+		out->family_base = cpu_to_le16(id == GR_EV_sys_enter ?
+					       GR_SYS_ENTER_BASE :
+					       GR_SYS_EXIT_BASE);
+		out->family_count = cpu_to_le16(NR_syscalls);
+	}
 	for (i = 0; i < n; i++) {
 		const struct gr_field_def *f = &fields[i];
 		struct gr_field_desc *d = &out->fields[i];

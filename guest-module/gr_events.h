@@ -45,6 +45,7 @@
 #include <linux/sched/prio.h>
 #include <linux/stddef.h>
 #include <linux/types.h>
+#include <linux/unistd.h>
 #include <asm/syscall.h>
 #include "guestrelay_abi.h"
 
@@ -69,6 +70,25 @@ enum gr_event_id {
 };
 
 static_assert(GR_NR_EVENTS <= GR_MAX_EVENTS, "too many events");
+
+/*
+ * Event families (spec 7.2, v1.2 GR_F_SYSCALLS, x86_64 only): sys_enter
+ * of native system call nr may be written as record id
+ * GR_SYS_ENTER_BASE + nr, sys_exit as GR_SYS_EXIT_BASE + nr, one CTF
+ * event per call. The driver publishes GR_EVENTS_FEATURES with its own.
+ */
+#ifdef CONFIG_X86_64
+#define GR_EVENTS_FEATURES	GR_F_SYSCALLS
+#else
+#define GR_EVENTS_FEATURES	0
+#endif
+#define GR_SYS_ENTER_BASE	GR_NR_EVENTS
+#define GR_SYS_EXIT_BASE	(GR_NR_EVENTS + NR_syscalls)
+static_assert(NR_syscalls <= GR_MAX_FAMILY, "a family per system call");
+/* the reference host's cap on record ids (spec H30) */
+static_assert(GR_SYS_EXIT_BASE + NR_syscalls <= 4096, "record ids");
+
+void gr_events_set_families(u64 host_features);
 
 /**
  * struct gr_field_def - one payload field, as published to the host

@@ -151,7 +151,10 @@ GR_EVENT_AS(softirq_exit, irq, softirq_entry,
 
 /* ---- raw_syscalls ----------------------------------------------------- */
 
-/* the syscall number and its six argument registers */
+/*
+ * the syscall number and its six argument registers; a native call's
+ * record carries its family member's id (spec 7.2, gr_sys_member())
+ */
 GR_EVENT(sys_enter, raw_syscalls,
 	 GR_PROTO(struct pt_regs *regs, long id),
 	 GR_FIELDS(GR_INT(__le64, id, GR_SIGNED)
@@ -162,14 +165,17 @@ GR_EVENT(sys_enter, raw_syscalls,
 		   GR_INT(__le64, arg4, GR_HEX)
 		   GR_INT(__le64, arg5, GR_HEX)),
 	 GR_ASSIGN(ev->id = cpu_to_le64(id);
-		   gr_syscall_args(ev, regs)))
+		   gr_syscall_args(ev, regs);
+		   gr_sys_member(ev, GR_SYS_ENTER_BASE, id)))
 
 GR_EVENT(sys_exit, raw_syscalls,
 	 GR_PROTO(struct pt_regs *regs, long ret),
 	 GR_FIELDS(GR_INT(__le64, id, GR_SIGNED)
 		   GR_INT(__le64, ret, GR_SIGNED)),
 	 GR_ASSIGN(ev->id = cpu_to_le64(syscall_get_nr(current, regs));
-		   ev->ret = cpu_to_le64(ret)))
+		   ev->ret = cpu_to_le64(ret);
+		   gr_sys_member(ev, GR_SYS_EXIT_BASE,
+				 syscall_get_nr(current, regs))))
 
 /* ---- block ------------------------------------------------------------ */
 

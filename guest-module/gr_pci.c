@@ -234,7 +234,7 @@ static void gr_pci_publish(struct gr_dev *gd, u64 instance_id)
 		.clock_name = gr_params.clock_name,
 		.clock_freq = gr_params.clock_freq,
 		.nr_cpus = nr_cpu_ids,
-		.features = GR_GUEST_FEATURES |
+		.features = GR_GUEST_FEATURES | GR_EVENTS_FEATURES |
 			    (gd->has_irqs ? GR_F_DOORBELL : 0),
 		.instance_id = instance_id,
 	};

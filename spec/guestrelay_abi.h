@@ -53,7 +53,8 @@
 #endif
 
 #define GR_ABI_MAJOR		1	/* incompatible layout changes */
-/* compatible additions (1: filters; 2: guest info, defaults, follow) */
+/* compatible additions (1: filters; 2: guest info, defaults, follow,
+ * event families) */
 #define GR_ABI_MINOR		2
 
 #define GR_REGION_MAGIC		0x3159414c45525247ULL	/* "GRRELAY1" */
@@ -96,7 +97,8 @@
 #define GR_F_GUEST_INFO		_BITULL(6)	/* header's kernel info (v1.2) */
 #define GR_F_DEFAULTS		_BITULL(7)	/* ctrl_flags honoured (v1.2) */
 #define GR_F_FOLLOW		_BITULL(8)	/* follow-pid filter (v1.2) */
-#define GR_F_KNOWN		0x1ffULL	/* all bits defined in v1.2 */
+#define GR_F_SYSCALLS		_BITULL(9)	/* event families (v1.2) */
+#define GR_F_KNOWN		0x3ffULL	/* all bits defined in v1.2 */
 
 /**
  * struct gr_region_hdr - identity, geometry and layout of the region
@@ -414,6 +416,14 @@ static_assert(sizeof(struct gr_field_desc) == 32, "gr_field_desc size");
  * Guest writes (at publication); host reads. Descriptor i describes event
  * id i, so the host can decode records and write CTF metadata without any
  * file from the guest.
+ *
+ * v1.2, GR_F_SYSCALLS in guest_features: a descriptor may also describe a
+ * family of record ids, [@family_base, @family_base + @family_count),
+ * each a record of this event with the same payload (spec 7.2): member k
+ * of the family of raw_syscalls/sys_enter or sys_exit is native system
+ * call number k. Only records carry member ids; the enable bit, filter
+ * slot and counters are the descriptor's. Without the feature both are
+ * 0 and ignored.
  */
 struct gr_event_desc {
 	char name[GR_NAME_LEN];		/* e.g. "sched_switch", NUL-terminated */
@@ -423,11 +433,16 @@ struct gr_event_desc {
 	__le16 flags;			/* GR_EVENT_F_* */
 #define GR_EVENT_F_VARLEN	_BITUL(0)	/* last field is a STRING */
 	char system[GR_SYSTEM_LEN];	/* tracepoint system, e.g. "sched" */
-	__le64 reserved;		/* 0 */
+	__le16 family_base;		/* v1.2: first member record id */
+	__le16 family_count;		/* v1.2: member ids, 0 = no family */
+	__le32 reserved;		/* 0 */
 	struct gr_field_desc fields[GR_MAX_FIELDS];
 };
 
+#define GR_MAX_FAMILY		1024	/* members of one family */
+
 static_assert(sizeof(struct gr_event_desc) == 576, "gr_event_desc size");
+static_assert(offsetof(struct gr_event_desc, family_base) == 56, "family");
 static_assert(offsetof(struct gr_event_desc, fields) == 64, "fields");
 
 /**
@@ -529,7 +544,8 @@ static_assert(offsetof(struct gr_packet_header, cpu_id) == 64, "cpu_id");
  */
 struct gr_event_header {
 	__le64 timestamp;		/* event clock */
-	__le16 id;			/* event id (descriptor index) */
+	__le16 id;			/* event id (descriptor index), or a
+					 * family member's id (v1.2) */
 	__le16 size;			/* record bytes, multiple of 8, >= 16 */
 	__le32 tid;			/* current thread id when recorded */
 };

@@ -273,7 +273,9 @@ static void try_attach(struct gr_vm *vm, bool try_resume)
 			goto fail;
 		}
 	}
-	if (gr_check_event_names(vm->events, vm->view.desc_count, &why)) {
+	if (gr_check_event_names(vm->events, vm->view.desc_count, &why) ||
+	    gr_check_families(&vm->view, vm->events, vm->view.desc_count,
+			      &why)) {
 		reject(vm, instance, "event descriptors", why);
 		goto fail;
 	}

@@ -592,6 +592,41 @@ static int names_clash(const char *a, const char *b)
 	return !strcmp(a, b);
 }
 
+/*
+ * v1.2, GR_F_SYSCALLS (spec 7.2, H30): a family belongs to sys_enter or
+ * sys_exit, has 1..GR_MAX_FAMILY members and lies in [desc_count,
+ * GR_MAX_RECORD_IDS). Without the feature the fields are reserved bytes,
+ * ignored.
+ */
+static int check_family(const struct gr_view *v,
+			const struct gr_event_desc *copy,
+			struct gr_event_view *ev, const char **why)
+{
+	uint32_t base, count;
+
+	if (!(v->features & GR_F_SYSCALLS))
+		return 0;
+	base = le16toh(copy->family_base);
+	count = le16toh(copy->family_count);
+	if (!count) {
+		if (base)
+			return bad(why, "family_base without family_count");
+		return 0;
+	}
+	if (strcmp(ev->system, "raw_syscalls") ||
+	    (strcmp(ev->name, "sys_enter") && strcmp(ev->name, "sys_exit")))
+		return bad(why, "a family on an event other than raw_syscalls sys_enter or sys_exit");
+	if (count > GR_MAX_FAMILY)
+		return bad(why, "family_count is above GR_MAX_FAMILY");
+	if (base < v->desc_count)
+		return bad(why, "family_base is below desc_count");
+	if (base + count > GR_MAX_RECORD_IDS)
+		return bad(why, "family ends above GR_MAX_RECORD_IDS");
+	ev->family_base = (uint16_t)base;
+	ev->family_count = (uint16_t)count;
+	return 0;
+}
+
 /**
  * gr_check_event_desc() - validate a private copy of an event descriptor
  * @v: view of the region header, from gr_check_region_hdr()
@@ -610,8 +645,9 @@ static int names_clash(const char *a, const char *b)
  * integer size of 1, 2, 4 or 8, a non-zero CHARS or STRING size, flags only
  * on integers, and lies inside payload_size; fields do not overlap; a STRING
  * field is the last one and only in a VARLEN event, and a VARLEN event ends
- * with one. Entries of @copy->fields past nr_fields and reserved bytes are
- * ignored (spec 2.4).
+ * with one; with GR_F_SYSCALLS, family_base and family_count as spec H30
+ * says (one descriptor; gr_check_families() checks the table). Entries of
+ * @copy->fields past nr_fields and reserved bytes are ignored (spec 2.4).
  *
  * No name is checked against TSDL keywords: the CTF writer emits event and
  * system names inside string literals and every field name with a leading
@@ -695,6 +731,9 @@ int gr_check_event_desc(const struct gr_view *v,
 
 	memcpy(ev.name, copy->name, strlen(copy->name));
 	memcpy(ev.system, copy->system, strlen(copy->system));
+	ret = check_family(v, copy, &ev, why);
+	if (ret)
+		return ret;
 	ev.max_record = (uint16_t)ALIGN8(sizeof(struct gr_event_header) +
 					 ev.payload_size);
 	if (varlen)
@@ -865,8 +904,21 @@ void gr_stream_mark_set(struct gr_stream_mark *m,
 	m->discarded = le64toh(hdr_copy->events_discarded);
 }
 
+/* The descriptor whose family holds record id @id, or -1 */
+static int family_of(const struct gr_view *v, uint16_t id)
+{
+	unsigned int k;
+
+	for (k = 0; k < v->nr_families && k < GR_MAX_FAMILIES; k++)
+		if ((uint16_t)(id - v->families[k].base) <
+		    v->families[k].count)
+			return v->families[k].desc;
+	return -1;
+}
+
 /**
  * gr_check_event_header() - validate one record while walking a packet
+ * @v: view of the region header, with its families (gr_check_families())
  * @copy: host-private copy of the record's struct gr_event_header
  * @events: validated descriptors, @events[i] describing event id i
  * @nr_events: entries in @events
@@ -874,7 +926,10 @@ void gr_stream_mark_set(struct gr_stream_mark *m,
  * @out: receives the CPU-endian record header; written only on success
  * @why: receives a static reason on failure; may be NULL
  *
- * Checks: id < @nr_events; size a multiple of 8, >= 16 and <= @remaining;
+ * Checks: id < @nr_events, or a member of the family of a descriptor
+ * below @nr_events (then @out->id is that descriptor and @out->member the
+ * record's id; two comparisons per family, at most GR_MAX_FAMILIES); size
+ * a multiple of 8, >= 16 and <= @remaining;
  * for a fixed-size event size == ALIGN(16 + payload_size, 8), for a VARLEN
  * one size in [ALIGN(16 + string offset + 1, 8), ALIGN(16 + payload_size,
  * 8)]. The terminating NUL of a VARLEN string is not checked here: a reader
@@ -883,21 +938,28 @@ void gr_stream_mark_set(struct gr_stream_mark *m,
  * Context: any; does not sleep.
  * Return: 0 if the record may be decoded, -EINVAL otherwise.
  */
-int gr_check_event_header(const struct gr_event_header *copy,
+int gr_check_event_header(const struct gr_view *v,
+			  const struct gr_event_header *copy,
 			  const struct gr_event_view *events,
 			  unsigned int nr_events, uint64_t remaining,
 			  struct gr_record_view *out, const char **why)
 {
 	struct gr_record_view r;
 	const struct gr_event_view *ev;
+	int desc;
 
 	r.id = le16toh(copy->id);
+	r.member = r.id;
 	r.size = le16toh(copy->size);
 	r.tid = le32toh(copy->tid);
 	r.timestamp = le64toh(copy->timestamp);
 
-	if (r.id >= nr_events)
-		return bad(why, "unknown event id");
+	if (r.id >= nr_events) {
+		desc = family_of(v, r.id);
+		if (desc < 0 || (unsigned int)desc >= nr_events)
+			return bad(why, "unknown event id");
+		r.id = (uint16_t)desc;
+	}
 	if (r.size % GR_RECORD_ALIGN)
 		return bad(why, "record size is not a multiple of 8");
 	if (r.size < sizeof(struct gr_event_header))
@@ -955,7 +1017,7 @@ int gr_check_records(const struct gr_view *v,
 		struct gr_record_view r;
 
 		memcpy(&eh, p + off, sizeof(eh));
-		ret = gr_check_event_header(&eh, events, nr_events,
+		ret = gr_check_event_header(v, &eh, events, nr_events,
 					    content_bytes - off, &r, why);
 		if (ret)
 			return ret;
@@ -1091,5 +1153,71 @@ int gr_check_event_names(const struct gr_event_view *events, unsigned int nr,
 		for (j = 0; j < i; j++)
 			if (!strcmp(events[i].name, events[j].name))
 				return bad(why, "two events have the same name");
+	return 0;
+}
+
+/*
+ * CTF names of family members (spec 7.5): no descriptor may carry one,
+ * or two event classes of the metadata would share it
+ */
+static int member_prefix(const char *name)
+{
+	return !strncmp(name, "syscall_entry_", 14) ||
+	       !strncmp(name, "syscall_exit_", 13);
+}
+
+/**
+ * gr_check_families() - check the event families of a descriptor table
+ * @v: the region's view; receives the families on success
+ * @events: validated descriptors (gr_check_event_desc()), @events[i]
+ *	describing event id i
+ * @nr: their number, at most @v->desc_count
+ * @why: receives the reason of a rejection; may be NULL
+ *
+ * Spec H30: at most GR_MAX_FAMILIES descriptors carry a family (each
+ * range already checked by gr_check_event_desc()), the ranges do not
+ * overlap, and while there is one no event is named like a member
+ * (syscall_entry_*, syscall_exit_*). On success @v->families maps every
+ * member id to its descriptor, for gr_check_event_header(); on failure
+ * @v has none, so member records are refused.
+ *
+ * Context: any; does not sleep.
+ * Return: 0 or -EINVAL.
+ */
+int gr_check_families(struct gr_view *v, const struct gr_event_view *events,
+		      unsigned int nr, const char **why)
+{
+	struct gr_family fam[GR_MAX_FAMILIES];
+	unsigned int i, k, n = 0;
+
+	v->nr_families = 0;
+	if (nr > v->desc_count)
+		return bad(why, "more descriptors than desc_count");
+	for (i = 0; i < nr; i++) {
+		const struct gr_event_view *ev = &events[i];
+
+		if (!ev->family_count)
+			continue;
+		if (n == GR_MAX_FAMILIES)
+			return bad(why, "more event families than GR_MAX_FAMILIES");
+		if (ev->family_base < v->desc_count ||
+		    ev->family_count > GR_MAX_FAMILY ||
+		    (uint32_t)ev->family_base + ev->family_count >
+		    GR_MAX_RECORD_IDS)
+			return bad(why, "family outside its id range");
+		for (k = 0; k < n; k++)
+			if (ev->family_base < fam[k].base + fam[k].count &&
+			    fam[k].base < ev->family_base + ev->family_count)
+				return bad(why, "event families overlap");
+		fam[n].base = ev->family_base;
+		fam[n].count = ev->family_count;
+		fam[n].desc = (uint16_t)i;
+		n++;
+	}
+	for (i = 0; n && i < nr; i++)
+		if (member_prefix(events[i].name))
+			return bad(why, "an event is named like a family member");
+	memcpy(v->families, fam, n * sizeof(fam[0]));
+	v->nr_families = n;
 	return 0;
 }

@@ -15,6 +15,8 @@
  *   gr_check_region_hdr()   -> struct gr_view (geometry and layout)
  *   gr_check_event_desc()   for i < desc_count, on a copy of descriptor i
  *                           read at gr_view_desc_off(v, i) -> gr_event_view
+ *   gr_check_event_names()  on the whole table
+ *   gr_check_families()     on the whole table -> gr_view.families
  *   gr_check_counters()     on produced (guest) and consumed (host)
  *   gr_check_packet()       on copies of a commit record and packet header
  *   gr_check_event_header() when walking the records of a packet
@@ -37,6 +39,13 @@
 #define GR_HDR_KNOWN_FLAGS	GR_HDR_GLOBAL
 #define GR_EVENT_KNOWN_FLAGS	GR_EVENT_F_VARLEN
 #define GR_FIELD_KNOWN_FLAGS	(GR_FIELD_F_SIGNED | GR_FIELD_F_HEX)
+/*
+ * Event families (v1.2, GR_F_SYSCALLS; spec 7.2, H30): only raw_syscalls
+ * sys_enter and sys_exit carry one, so a table holds at most two; every
+ * record id is below GR_MAX_RECORD_IDS.
+ */
+#define GR_MAX_FAMILIES		2
+#define GR_MAX_RECORD_IDS	4096
 
 /*
  * hdr_size: the status block follows the header at GR_STATUS_OFFSET, so a
@@ -81,9 +90,16 @@
  *	else "")
  * @product_uuid: as published (v1.2, GR_F_GUEST_INFO; else zero); all
  *	zero means "none"
+ * @nr_families: entries of @families, 0..GR_MAX_FAMILIES
+ * @families: the event families of the descriptor table (v1.2,
+ *	GR_F_SYSCALLS): member ids [base, base + count) are records of
+ *	descriptor @desc; ranges lie in [desc_count, GR_MAX_RECORD_IDS) and
+ *	do not overlap
  *
- * Filled only by gr_check_region_hdr(); every statement above holds for a
- * view it accepted. The four areas (descriptors, rings, commit records,
+ * Filled by gr_check_region_hdr() (with no family) and then, for
+ * @nr_families and @families, by gr_check_families() once the
+ * descriptors are checked; every statement above holds for a view they
+ * accepted. The four areas (descriptors, rings, commit records,
  * data) each lie in [GR_LAYOUT_START, @region_size] and do not overlap.
  *
  * @kernel_release, @nodename and @kernel_version are NUL-terminated and
@@ -141,6 +157,12 @@ struct gr_view {
 	uint8_t boot_id[16];
 	char kernel_version[GR_VERSION_LEN];
 	uint8_t product_uuid[16];
+	uint32_t nr_families;
+	struct gr_family {
+		uint16_t base;
+		uint16_t count;
+		uint16_t desc;
+	} families[GR_MAX_FAMILIES];
 };
 
 /**
@@ -170,6 +192,8 @@ struct gr_event_view {
 	uint16_t flags;			/* GR_EVENT_F_* known bits only */
 	uint16_t min_record;		/* smallest valid gr_event_header.size */
 	uint16_t max_record;		/* largest valid gr_event_header.size */
+	uint16_t family_base;		/* 0 unless @family_count */
+	uint16_t family_count;		/* 0..GR_MAX_FAMILY; see gr_view */
 	struct gr_field_view fields[GR_MAX_FIELDS];
 };
 
@@ -177,7 +201,9 @@ struct gr_event_view {
  * struct gr_record_view - validated, CPU-endian copy of an event header
  */
 struct gr_record_view {
-	uint16_t id;			/* < nr_events of the check */
+	uint16_t id;			/* descriptor: < nr_events of the check */
+	uint16_t member;		/* the record's id: @id, or a member of
+					 * @id's family */
 	uint16_t size;			/* in [min_record, max_record] of @id */
 	uint32_t tid;			/* any value */
 	uint64_t timestamp;		/* any value */
@@ -212,7 +238,10 @@ uint64_t gr_packet_content_end(const struct gr_view *v,
 			       const struct gr_event_view *events,
 			       unsigned int nr_events, const void *packet,
 			       uint64_t content_bytes);
-int gr_check_event_header(const struct gr_event_header *copy,
+int gr_check_families(struct gr_view *v, const struct gr_event_view *events,
+		      unsigned int nr, const char **why);
+int gr_check_event_header(const struct gr_view *v,
+			  const struct gr_event_header *copy,
 			  const struct gr_event_view *events,
 			  unsigned int nr_events, uint64_t remaining,
 			  struct gr_record_view *out, const char **why);

@@ -53,6 +53,7 @@
 #include <unistd.h>
 
 #include "ctf.h"
+#include "syscalls_x86_64.h"
 
 #define NSEC_PER_SEC	1000000000LL
 
@@ -285,6 +286,31 @@ static const char *event_ctf_name(const struct gr_event_view *events,
 	return ctf;
 }
 
+/*
+ * Members of the sys_enter and sys_exit families (spec 7.5, "System call
+ * events"): syscall_entry_<name> / syscall_exit_<name> of native x86_64
+ * call @nr, or nr<nr> where the table has no name.
+ */
+static int member_name(char *out, size_t len, const struct gr_event_view *ev,
+		       unsigned int nr)
+{
+	const char *prefix;
+	int n;
+
+	if (!strcmp(ev->name, "sys_enter"))
+		prefix = "syscall_entry_";
+	else if (!strcmp(ev->name, "sys_exit"))
+		prefix = "syscall_exit_";
+	else
+		return -EINVAL;
+	if (nr < sizeof(gr_syscall_names) / sizeof(gr_syscall_names[0]) &&
+	    gr_syscall_names[nr])
+		n = snprintf(out, len, "%s%s", prefix, gr_syscall_names[nr]);
+	else
+		n = snprintf(out, len, "%snr%u", prefix, nr);
+	return n < 0 || (size_t)n >= len ? -EINVAL : 0;
+}
+
 /* --- metadata ------------------------------------------------------------- */
 
 #define ALIGN_UP(x, a)	(((x) + (a) - 1) / (a) * (a))
@@ -385,6 +411,38 @@ static int emit_fields(struct sbuf *b, const struct gr_event_view *ev)
 	/* a trailing gap the next header's align(64) does not skip */
 	if (!string_seen && pos < gr_event_declared_end(ev))
 		pad_bytes(b, pos, ev->payload_size);
+	return 0;
+}
+
+/* one event class per member of each family of @v (gr_check_families()) */
+static int emit_families(struct sbuf *b, const struct gr_view *v,
+			 const struct gr_event_view *events,
+			 unsigned int nr_events)
+{
+	char name[GR_NAME_LEN + 64];
+	unsigned int k, m;
+	int ret;
+
+	for (k = 0; k < v->nr_families && k < GR_MAX_FAMILIES; k++) {
+		const struct gr_family *f = &v->families[k];
+		const struct gr_event_view *ev;
+
+		if (f->desc >= nr_events || events[f->desc].id != f->desc)
+			return -EINVAL;
+		ev = &events[f->desc];
+		for (m = 0; m < f->count; m++) {
+			ret = member_name(name, sizeof(name), ev, m);
+			if (ret)
+				return ret;
+			sb_printf(b, "event {\n\tname = \"%s\";\n\tid = %u;\n"
+				  "\tstream_id = 0;\n\tfields := struct {\n",
+				  name, (unsigned int)f->base + m);
+			ret = emit_fields(b, ev);
+			if (ret)
+				return ret;
+			sb_printf(b, "\t};\n};\n\n");
+		}
+	}
 	return 0;
 }
 
@@ -524,8 +582,11 @@ static const char tsdl_stream[] =
  * absolute clock named after the guest's clock (UUID: the guest's
  * boot_id, the domain of a since-boot clock), one stream class (id 0)
  * whose packet.context, event.header and event.context match struct
- * gr_packet_header and struct gr_event_header, and one event class per
- * view, named by gr_ctf_event_name() (lttng-modules' names). Every field name is emitted with a leading '_' (stripped by CTF
+ * gr_packet_header and struct gr_event_header, one event class per
+ * view, named by gr_ctf_event_name() (lttng-modules' names), and one per
+ * member of each family of @v (v1.2, gr_check_families(): a family's
+ * descriptor must be among @events), syscall_entry_<name> or
+ * syscall_exit_<name> with the descriptor's fields. Every field name is emitted with a leading '_' (stripped by CTF
  * readers), so guest names never clash with TSDL keywords or with this
  * file's type names.
  *
@@ -581,6 +642,8 @@ int gr_ctf_metadata(const struct gr_view *v,
 		ret = emit_fields(&b, ev);
 		sb_printf(&b, "\t};\n};\n\n");
 	}
+	if (!ret)
+		ret = emit_families(&b, v, events, nr_events);
 	if (!ret)
 		ret = b.err;
 	if (ret) {
@@ -800,7 +863,8 @@ static int info_bad(const char **why, const char *msg)
  * Trusts nothing in @buf: checks magic, version and every size against
  * @len, runs gr_check_region_hdr() on the region header copy (with the
  * stored region size as the real size) and gr_check_event_desc() on each
- * descriptor the header covers. A descriptor that fails is marked invalid
+ * descriptor the header covers, then gr_check_families() on the valid ones
+ * (a table it refuses keeps no family). A descriptor that fails is marked invalid
  * in @info (with its reason) rather than failing the file; so is a CRC
  * mismatch (@info->crc_ok = 0), since validated contents stay usable.
  *
@@ -865,6 +929,8 @@ int gr_ctf_parse_info(const void *buf, size_t len, struct gr_ctf_info *info,
 			continue;
 		info->valid[i] = 1;
 	}
+	/* invalid descriptors are zero: no family; on failure none at all */
+	gr_check_families(&info->view, info->events, info->nr_events, NULL);
 
 	memcpy(info->trace_uuid, h.trace_uuid, sizeof(info->trace_uuid));
 	if (le32toh(h.flags) & GR_INFO_F_CLOCK_SYNCED) {

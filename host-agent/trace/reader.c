@@ -345,7 +345,7 @@ static int next_record(struct gr_reader *r, struct gr_cursor *c)
 		leave_packet(c);
 		return 0;
 	}
-	if (gr_check_event_header(&eh, info->events, info->nr_events,
+	if (gr_check_event_header(&info->view, &eh, info->events, info->nr_events,
 				  remaining, &rec, &why)) {
 		add_note(c, c->where, "packet seq %llu of stream_%u, offset "
 			 "%u: bad record (%s, id %u, size %u); rest of packet "

@@ -32,6 +32,12 @@ Checks, each printed "ok - ..." or "FAIL - ...":
      lttng-modules writes them signed, text as text); the events the
      test enabled are there; no event carries the ftrace name of an event
      lttng-modules renames (softirq_entry, sys_enter, ...).
+     System calls (spec 7.5, GR_F_SYSCALLS): every syscall_entry_<name>
+     and syscall_exit_<name> event's "id" is the number of <name> in the
+     host's asm/unistd_64.h (nr<N>: N), so each call is named right;
+     named calls are at least 99% of all; the shell that printed
+     "GR: PPID TID PPID" has a syscall_entry_getppid with its tid and a
+     syscall_exit_getppid whose ret is PPID.
   3. replay of sched_switch, sched_process_fork/free and
      lttng_statedump_process_state (when the trace has them) as the
      handlers do it: per CPU the thread the replay has running before a
@@ -100,7 +106,25 @@ EXPECTED = ["sched_switch", "sched_wakeup", "sched_waking",
             "sched_process_fork", "sched_process_exec", "sched_process_exit",
             "sched_process_free", "irq_handler_entry", "irq_handler_exit",
             "irq_softirq_entry", "irq_softirq_exit", "net_if_receive_skb",
-            "syscall_entry_unknown", "syscall_exit_unknown"]
+            "syscall_entry_read", "syscall_exit_read",
+            "syscall_entry_getppid", "syscall_exit_getppid"]
+# Trace Compass's Lttng29EventLayout system call prefixes
+SYS_ENTRY, SYS_EXIT = "syscall_entry_", "syscall_exit_"
+UNISTD_64 = "/usr/include/x86_64-linux-gnu/asm/unistd_64.h"
+
+
+def syscall_numbers():
+    """{name: number} of native x86_64 system calls (linux-libc-dev)."""
+    nrs = {}
+    try:
+        for line in open(UNISTD_64):
+            w = line.split()
+            if len(w) == 3 and w[0] == "#define" and \
+                    w[1].startswith("__NR_") and w[2].isdigit():
+                nrs[w[1][5:]] = int(w[2])
+    except OSError:
+        pass
+    return nrs
 # ftrace names that lttng-modules renames: never in the metadata
 FTRACE_ONLY = ["softirq_entry", "softirq_exit", "softirq_raise",
                "netif_receive_skb", "kmalloc", "kfree", "mm_page_alloc",
@@ -155,6 +179,9 @@ def read_console(path):
             info["version"] = line.rstrip("\r\n")[len("GR: UNAMEV "):]
         elif line.startswith("GR: DMI ") and len(w) >= 3:
             info["dmi"] = w[2].lower()
+        elif line.startswith("GR: PPID ") and len(w) >= 4 and \
+                w[2].isdigit() and w[3].isdigit():
+            info["ppid"] = (int(w[2]), int(w[3]))
     return marks, procs, info
 
 
@@ -252,6 +279,10 @@ def main():
     self_ran = set()                # CPUs the shell ran on during the dump
     discarded = 0
     pkt_ctx = ev_ctx = None
+    nrs = syscall_numbers()
+    sys_named = sys_unknown = sys_checked = 0
+    sys_bad = []
+    getppid = collections.defaultdict(list)   # tid -> [(entry/exit, ret)]
 
     try:
         it = bt2.TraceCollectionMessageIterator(trace)
@@ -291,6 +322,21 @@ def main():
                           ev.common_context_field.cls.items()} \
                     if ev.common_context_field is not None else {}
             f = ev.payload_field
+            if name.startswith((SYS_ENTRY, SYS_EXIT)):
+                call = name.split("_", 2)[2]
+                if call == "unknown":
+                    sys_unknown += name.startswith(SYS_ENTRY)
+                else:
+                    sys_named += name.startswith(SYS_ENTRY)
+                    want = int(call[2:]) if re.fullmatch(r"nr\d+", call) \
+                        else nrs.get(call)
+                    sys_checked += 1
+                    if want is None or int(f["id"]) != want:
+                        sys_bad.append("%s id %d" % (name, int(f["id"])))
+                if call == "getppid":
+                    tid = int(ev.common_context_field["tid"])
+                    getppid[tid].append(
+                        (name, int(f["ret"]) if "ret" in f else None))
             if ps_begin is not None and names_at_begin is None and \
                     ns >= ps_begin:
                 names_at_begin = dict(replay.name)
@@ -413,6 +459,23 @@ def main():
               "; ".join(wrong))
     check(nchecked >= 10, "event classes checked against the layout (%d)" %
           nchecked, "too few")
+    # system calls named per call (spec 7.5, GR_F_SYSCALLS)
+    check(bool(nrs), "the host has %s" % UNISTD_64, "missing")
+    check(sys_checked > 100 and not sys_bad,
+          "every syscall_entry_/syscall_exit_<name> carries the number of "
+          "<name> in its id (%d events)" % sys_checked,
+          "%d wrong, first %s" % (len(sys_bad), sys_bad[:5]))
+    check(sys_named > 0 and sys_unknown * 100 <= sys_named + sys_unknown,
+          "system calls are named (%d named, %d unknown)" %
+          (sys_named, sys_unknown), "more than 1% unknown")
+    tid, ppid = info.get("ppid", (None, None))
+    seen = getppid.get(tid, [])
+    check(tid is not None and (SYS_ENTRY + "getppid", None) in seen and
+          (SYS_EXIT + "getppid", ppid) in seen,
+          "the shell %s has syscall_entry_getppid and syscall_exit_getppid "
+          "returning its parent %s" % (tid, ppid),
+          "its getppid events: %s; tids with getppid: %s" %
+          (seen, sorted(getppid)[:10]))
 
     # ---- 3. replay -----------------------------------------------------------
     check(replay.switch_checked > 100 and not replay.switch_bad,

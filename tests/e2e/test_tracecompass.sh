@@ -12,7 +12,10 @@
 # sched_process_free, sched_pi_setprio, sys_enter and sys_exit).
 # tests/e2e/tc_check.py, written from Trace Compass's layout classes and
 # KernelStateProvider, then reads the trace with python3-bt2 and checks
-# the env, the event and field names and types, and a replay of the
+# the env, the event and field names and types, system calls named one
+# by one (syscall_entry_<name>, each event's number checked against the
+# host's asm/unistd_64.h, and a shell's getppid with its tid and
+# return value: GR_F_SYSCALLS, spec 7.2), and a replay of the
 # scheduler events against the guest's /proc (see its docstring). Also:
 # babeltrace2 reads the trace and counts as report does; no loss; a
 # clean console. Ends with "N passed, N failed"; exit 77 if it cannot run.

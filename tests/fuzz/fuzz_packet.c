@@ -36,6 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (fuzz_take(&data, &size, &d, sizeof(d)) ||
 		    gr_check_event_desc(&v, &d, i, &ev[i], &why))
 			return 0;
+	if (gr_check_families(&v, ev, v.desc_count, &why))
+		return 0;
 	if (fuzz_take(&data, &size, &last, sizeof(last)) ||
 	    fuzz_take(&data, &size, &rec, sizeof(rec)))
 		return 0;

@@ -77,7 +77,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		n++;
 	}
-	if (gr_check_event_names(ev, n, &why))
+	if (gr_check_event_names(ev, n, &why) ||
+	    gr_check_families(&v, ev, n, &why))
 		return 0;
 	ret = gr_ctf_metadata(&v, ev, n, &env, NULL, &text, &len);
 	if (ret)

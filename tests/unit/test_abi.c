@@ -209,7 +209,9 @@ static void test_event_desc_layout(void)
 	PIN(struct gr_event_desc, payload_size, 36, 2);
 	PIN(struct gr_event_desc, flags, 38, 2);
 	PIN(struct gr_event_desc, system, 40, 16);
-	PIN(struct gr_event_desc, reserved, 56, 8);
+	PIN(struct gr_event_desc, family_base, 56, 2);
+	PIN(struct gr_event_desc, family_count, 58, 2);
+	PIN(struct gr_event_desc, reserved, 60, 4);
 	PIN(struct gr_event_desc, fields, 64, 512);
 	END_PINS(struct gr_event_desc, 576);
 	CU_ASSERT_EQUAL(offsetof(struct gr_event_desc, fields[1]), 96);
@@ -305,7 +307,9 @@ static void test_struct_alignment(void)
 	CU_ASSERT_EQUAL(_Alignof(struct gr_guest_status), 8);
 	CU_ASSERT_EQUAL(_Alignof(struct gr_host_ctrl), 8);
 	CU_ASSERT_EQUAL(_Alignof(struct gr_field_desc), 2);
-	CU_ASSERT_EQUAL(_Alignof(struct gr_event_desc), 8);
+	/* 4 since v1.2 split its __le64 reserved (offsets and size unchanged;
+	 * desc_offset and desc_stride stay multiples of 8, spec H3) */
+	CU_ASSERT_EQUAL(_Alignof(struct gr_event_desc), 4);
 	CU_ASSERT_EQUAL(_Alignof(struct gr_ring), 8);
 	CU_ASSERT_EQUAL(_Alignof(struct gr_subbuf_rec), 8);
 	CU_ASSERT_EQUAL(_Alignof(struct gr_packet_header), 8);
@@ -371,6 +375,7 @@ static void test_limit_constants(void)
 	CU_ASSERT_EQUAL(GR_NODENAME_LEN, 64);
 	CU_ASSERT_EQUAL(GR_VERSION_LEN, 64);
 	CU_ASSERT_EQUAL(GR_RECORD_ALIGN, 8);
+	CU_ASSERT_EQUAL(GR_MAX_FAMILY, 1024);
 	/* limits that other definitions depend on */
 	CU_ASSERT_EQUAL(GR_MAX_EVENTS % 64, 0);	/* enable[] bitmaps */
 	CU_ASSERT_EQUAL(sizeof(((struct gr_host_ctrl *)0)->enable) * 8,
@@ -394,11 +399,12 @@ static void test_feature_and_flag_bits(void)
 	CU_ASSERT_EQUAL(GR_F_GUEST_INFO, 1ULL << 6);
 	CU_ASSERT_EQUAL(GR_F_DEFAULTS, 1ULL << 7);
 	CU_ASSERT_EQUAL(GR_F_FOLLOW, 1ULL << 8);
-	CU_ASSERT_EQUAL(GR_F_KNOWN, 0x1ffULL);
+	CU_ASSERT_EQUAL(GR_F_SYSCALLS, 1ULL << 9);
+	CU_ASSERT_EQUAL(GR_F_KNOWN, 0x3ffULL);
 	CU_ASSERT_EQUAL(GR_F_EVENT_IDX | GR_F_FLIGHT | GR_F_CLOCK_SYNC |
 			GR_F_SWITCH_TIMER | GR_F_DOORBELL | GR_F_FILTER |
-			GR_F_GUEST_INFO | GR_F_DEFAULTS | GR_F_FOLLOW,
-			GR_F_KNOWN);
+			GR_F_GUEST_INFO | GR_F_DEFAULTS | GR_F_FOLLOW |
+			GR_F_SYSCALLS, GR_F_KNOWN);
 	CU_ASSERT_EQUAL(GR_CTRL_F_DEFAULTS, 1);
 	CU_ASSERT_EQUAL(sizeof(GR_F_EVENT_IDX), 8);
 

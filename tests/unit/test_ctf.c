@@ -1194,6 +1194,116 @@ static void test_metadata_names_events_as_lttng_modules(void)
 	free(text);
 }
 
+/* count the occurrences of @needle in @hay */
+static unsigned int count_str(const char *hay, const char *needle)
+{
+	unsigned int n = 0;
+
+	while ((hay = strstr(hay, needle))) {
+		n++;
+		hay++;
+	}
+	return n;
+}
+
+/*
+ * Every native call of this machine's asm/unistd_64.h below 451 (the
+ * committed table's Linux 6.1, scripts/gen-syscalls.sh) is declared under
+ * its name at @base + its number.
+ */
+static void check_syscall_names(const char *text, unsigned int base)
+{
+	static const char hdr[] = "/usr/include/x86_64-linux-gnu/asm/unistd_64.h";
+	char line[256], name[128], want[200];
+	unsigned int nr, n = 0, bad = 0;
+	FILE *f = fopen(hdr, "r");
+
+	if (!f) {
+		printf("\n    note: no %s, names not compared\n", hdr);
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "#define __NR_%100s %u", name, &nr) != 2 ||
+		    nr >= 451)
+			continue;
+		snprintf(want, sizeof(want), "name = \"syscall_entry_%s\";\n"
+			 "\tid = %u;", name, base + nr);
+		n++;
+		if (!strstr(text, want)) {
+			if (!bad++)
+				fprintf(stderr, "\n    missing: %s\n", want);
+		}
+	}
+	fclose(f);
+	CU_ASSERT_TRUE(n >= 300);
+	CU_ASSERT_EQUAL(bad, 0);
+}
+
+/*
+ * spec 7.5, "System call events": one event class per family member,
+ * named as lttng-modules names system calls, with the descriptor's fields
+ */
+static void test_metadata_names_every_system_call(void)
+{
+	struct gr_event_view ev[T_NDESC];
+	struct gr_view v = syn.v;
+	const char *why = NULL;
+	char want[160], *text, *p;
+	size_t len;
+
+	memcpy(ev, syn.ev, sizeof(ev));
+	v.features |= GR_F_SYSCALLS;
+	/* the kmalloc and tick descriptors play sys_enter and sys_exit */
+	strcpy(ev[EV_KMALLOC].name, "sys_enter");
+	strcpy(ev[EV_KMALLOC].system, "raw_syscalls");
+	ev[EV_KMALLOC].family_base = 100;
+	ev[EV_KMALLOC].family_count = 451;
+	strcpy(ev[EV_TICK].name, "sys_exit");
+	strcpy(ev[EV_TICK].system, "raw_syscalls");
+	ev[EV_TICK].family_base = 100 + 451;
+	ev[EV_TICK].family_count = 451;
+	CU_ASSERT_EQUAL_FATAL(gr_check_families(&v, ev, T_NDESC, &why), 0);
+	CU_ASSERT_EQUAL_FATAL(gr_ctf_metadata(&v, ev, T_NDESC, &syn.env, NULL,
+					      &text, &len), 0);
+	CU_ASSERT_EQUAL(count_str(text, "event {"), T_NDESC + 2 * 451);
+	/* the descriptors' own events stay, for calls outside the family */
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "name = \"syscall_entry_unknown\";"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "name = \"syscall_exit_unknown\";"));
+	/* getppid is 110, read 0, the last of 6.1 450; 335 has no name */
+	snprintf(want, sizeof(want), "name = \"syscall_entry_getppid\";\n"
+		 "\tid = %u;", 100 + 110);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, want));
+	snprintf(want, sizeof(want), "name = \"syscall_exit_read\";\n"
+		 "\tid = %u;", 100 + 451);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, want));
+	snprintf(want, sizeof(want), "name = \"syscall_entry_nr335\";\n"
+		 "\tid = %u;", 100 + 335);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, want));
+	snprintf(want, sizeof(want), "name = \"syscall_exit_"
+		 "set_mempolicy_home_node\";\n\tid = %u;", 100 + 451 + 450);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, want));
+	/* a member's fields are its descriptor's: kmalloc's here */
+	p = strstr(text, "name = \"syscall_entry_getppid\";");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p, "_gfp_flags"));
+	CU_ASSERT_TRUE(strstr(p, "_gfp_flags") < strstr(p + 1, "event {"));
+	CU_ASSERT_EQUAL(count_str(text, "syscall_entry_"), 451 + 1);
+	CU_ASSERT_EQUAL(count_str(text, "syscall_exit_"), 451 + 1);
+	check_syscall_names(text, 100);
+	free(text);
+
+	/* without gr_check_families() (or after a refusal): no member */
+	v.nr_families = 0;
+	CU_ASSERT_EQUAL_FATAL(gr_ctf_metadata(&v, ev, T_NDESC, &syn.env, NULL,
+					      &text, &len), 0);
+	CU_ASSERT_EQUAL(count_str(text, "event {"), T_NDESC);
+	free(text);
+	/* a family whose descriptor is not among the views is refused */
+	CU_ASSERT_EQUAL_FATAL(gr_check_families(&v, ev, T_NDESC, &why), 0);
+	CU_ASSERT_EQUAL(gr_ctf_metadata(&v, ev, EV_KMALLOC, &syn.env, NULL,
+					&text, &len), -EINVAL);
+}
+
 /* spec 7.5: uname -v and the DMI product UUID, when the guest has them */
 static void test_env_has_guest_kernel_version_and_product_uuid(void)
 {
@@ -2383,6 +2493,8 @@ static int suite_clean(void)
 }
 
 static const struct gr_test ctf_tests[] = {
+	GR_TEST_NAMED("metadata names every system call (spec 7.5)",
+	  test_metadata_names_every_system_call),
 	GR_TEST_NAMED("babeltrace2 decodes every value exactly",
 	  test_babeltrace_decodes_every_value_exactly),
 	GR_TEST_NAMED("babeltrace2 CLI prints events and loss warnings",

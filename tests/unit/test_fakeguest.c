@@ -202,6 +202,8 @@ static void host_attach(struct host *h)
 		if (gr_check_event_desc(&h->v, &d, i, &h->ev[i], &why))
 			goto reject;
 	}
+	if (gr_check_families(&h->v, h->ev, h->v.desc_count, &why))
+		goto reject;
 	for (i = 0; i < h->v.nr_rings; i++) {
 		h->c[i] = ld64(&host_ring(h, i)->cons.consumed);
 		h->last_end[i] = 0;
@@ -278,7 +280,7 @@ static void host_walk(struct host *h, unsigned int r, const uint8_t *sb,
 			return;
 		}
 		memcpy(&eh, sb + off, sizeof(eh));
-		if (gr_check_event_header(&eh, h->ev, h->v.desc_count,
+		if (gr_check_event_header(&h->v, &eh, h->ev, h->v.desc_count,
 					  bytes - off, &rv, &why)) {
 			h->bad_records++;
 			host_error(h, "record: %s", why);

@@ -1470,20 +1470,22 @@ static void test_evh_accepts_valid_records(void)
 	struct gr_event_header e;
 	struct gr_record_view r;
 	const char *why = NULL;
+	struct gr_view v;
 	uint16_t size;
 
+	make_view(&v);
 	make_event_views(ev);
 	make_evh(&e, 0, 72);
-	CU_ASSERT_EQUAL(gr_check_event_header(&e, ev, T_NDESC, 72, &r, &why), 0);
+	CU_ASSERT_EQUAL(gr_check_event_header(&v, &e, ev, T_NDESC, 72, &r, &why), 0);
 	CU_ASSERT_EQUAL(r.id, 0);
 	CU_ASSERT_EQUAL(r.size, 72);
 	CU_ASSERT_EQUAL(r.tid, 4242);
 	CU_ASSERT_EQUAL(r.timestamp, 123456789ULL);
 	make_evh(&e, 1, 32);
-	CU_ASSERT_EQUAL(gr_check_event_header(&e, ev, T_NDESC, 4000, &r, &why), 0);
+	CU_ASSERT_EQUAL(gr_check_event_header(&v, &e, ev, T_NDESC, 4000, &r, &why), 0);
 	for (size = 32; size <= 224; size += 8) {
 		make_evh(&e, 2, size);
-		CU_ASSERT_EQUAL(gr_check_event_header(&e, ev, T_NDESC, 224,
+		CU_ASSERT_EQUAL(gr_check_event_header(&v, &e, ev, T_NDESC, 224,
 						      &r, &why), 0);
 	}
 }
@@ -1516,14 +1518,192 @@ static void test_evh_rejects_##name(void)				\
 	struct gr_record_view r;					\
 	uint64_t remaining = T_S - 72;					\
 	const char *why = NULL;						\
+	struct gr_view v;						\
 									\
+	make_view(&v);							\
 	make_event_views(ev);						\
 	make_evh(&e, 0, 72);						\
 	__VA_ARGS__;							\
-	expect(gr_check_event_header(&e, ev, T_NDESC, remaining, &r, &why), \
+	expect(gr_check_event_header(&v, &e, ev, T_NDESC, remaining, &r, &why), \
 	       &why, -EINVAL, msg);					\
 }
 EVH_REJECTS(EVH_REJECT_FN)
+
+
+/* --- event families (v1.2, GR_F_SYSCALLS, spec 7.2, H30) ---------------- */
+
+/*
+ * The test layout with GR_F_SYSCALLS and a family of @count members at
+ * @base on descriptor @i (1 is sys_enter); returns gr_check_event_desc()'s
+ * result for it, the views of all three in @ev, @v the view.
+ */
+static int family_desc(struct gr_view *v, struct gr_event_view ev[T_NDESC],
+		       unsigned int i, uint32_t base, uint32_t count,
+		       uint64_t features, const char **why)
+{
+	struct gr_build_layout l = t_layout;
+	struct gr_event_desc d[T_NDESC];
+	struct gr_region_hdr h;
+	unsigned int k;
+	int ret = 0;
+
+	l.features = features;
+	gr_build_hdr(&h, &l);
+	CU_ASSERT_EQUAL_FATAL(gr_check_region_hdr(&h, T_REGION, v, why), 0);
+	make_descs(d);
+	d[i].family_base = htole16((uint16_t)base);
+	d[i].family_count = htole16((uint16_t)count);
+	for (k = 0; k < T_NDESC; k++) {
+		*why = NULL;
+		ret = gr_check_event_desc(v, &d[k], k, &ev[k], why);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void test_family_bounds(void)
+{
+	const uint64_t f = T_FEATURES | GR_F_SYSCALLS;
+	struct gr_event_view ev[T_NDESC];
+	struct gr_view v;
+	const char *why = NULL;
+
+	/* accepted: right after the table, at the top of the cap, 1 and max */
+	CU_ASSERT_EQUAL(family_desc(&v, ev, 1, T_NDESC, 451, f, &why), 0);
+	CU_ASSERT_EQUAL(ev[1].family_base, T_NDESC);
+	CU_ASSERT_EQUAL(ev[1].family_count, 451);
+	CU_ASSERT_EQUAL(family_desc(&v, ev, 1, T_NDESC, 1, f, &why), 0);
+	CU_ASSERT_EQUAL(family_desc(&v, ev, 1, T_NDESC, GR_MAX_FAMILY, f,
+				    &why), 0);
+	CU_ASSERT_EQUAL(family_desc(&v, ev, 1, GR_MAX_RECORD_IDS -
+				    GR_MAX_FAMILY, GR_MAX_FAMILY, f, &why), 0);
+	CU_ASSERT_EQUAL(family_desc(&v, ev, 1, 0, 0, f, &why), 0);
+	CU_ASSERT_EQUAL(ev[1].family_count, 0);
+	/* refused, one past each bound */
+	expect(family_desc(&v, ev, 1, T_NDESC - 1, 10, f, &why), &why,
+	       -EINVAL, "family_base is below desc_count");
+	expect(family_desc(&v, ev, 1, T_NDESC, GR_MAX_FAMILY + 1, f, &why),
+	       &why, -EINVAL, "family_count is above GR_MAX_FAMILY");
+	expect(family_desc(&v, ev, 1, GR_MAX_RECORD_IDS - GR_MAX_FAMILY + 1,
+			   GR_MAX_FAMILY, f, &why), &why, -EINVAL,
+	       "family ends above GR_MAX_RECORD_IDS");
+	expect(family_desc(&v, ev, 1, 0xffff, 0xffff, f, &why), &why,
+	       -EINVAL, "family_count is above GR_MAX_FAMILY");
+	expect(family_desc(&v, ev, 1, 7, 0, f, &why), &why, -EINVAL,
+	       "family_base without family_count");
+	expect(family_desc(&v, ev, 0, T_NDESC, 10, f, &why), &why, -EINVAL,
+	       "a family on an event other than raw_syscalls sys_enter or sys_exit");
+	/* without the feature the fields are reserved bytes: ignored */
+	CU_ASSERT_EQUAL(family_desc(&v, ev, 0, 0xffff, 0xffff, T_FEATURES,
+				    &why), 0);
+	CU_ASSERT_EQUAL(ev[0].family_count, 0);
+	CU_ASSERT_EQUAL(ev[0].family_base, 0);
+}
+
+static void test_family_table(void)
+{
+	const uint64_t f = T_FEATURES | GR_F_SYSCALLS;
+	struct gr_event_view ev[T_NDESC];
+	struct gr_view v;
+	const char *why = NULL;
+
+	CU_ASSERT_EQUAL_FATAL(family_desc(&v, ev, 1, 10, 451, f, &why), 0);
+	CU_ASSERT_EQUAL(gr_check_families(&v, ev, T_NDESC, &why), 0);
+	CU_ASSERT_EQUAL(v.nr_families, 1);
+	CU_ASSERT_EQUAL(v.families[0].base, 10);
+	CU_ASSERT_EQUAL(v.families[0].count, 451);
+	CU_ASSERT_EQUAL(v.families[0].desc, 1);
+
+	/* a second family (descriptor 2 made a sys_exit) beside, then over */
+	strcpy(ev[2].name, "sys_exit");
+	strcpy(ev[2].system, "raw_syscalls");
+	ev[2].family_base = 461;
+	ev[2].family_count = 451;
+	CU_ASSERT_EQUAL(gr_check_families(&v, ev, T_NDESC, &why), 0);
+	CU_ASSERT_EQUAL(v.nr_families, 2);
+	ev[2].family_base = 460;
+	expect(gr_check_families(&v, ev, T_NDESC, &why), &why, -EINVAL,
+	       "event families overlap");
+	CU_ASSERT_EQUAL(v.nr_families, 0);
+	ev[2].family_base = 0;
+	ev[2].family_count = 0;
+	/* a descriptor named like a member */
+	strcpy(ev[2].name, "syscall_exit_read");
+	expect(gr_check_families(&v, ev, T_NDESC, &why), &why, -EINVAL,
+	       "an event is named like a family member");
+	strcpy(ev[2].name, "syscall_entry_x");
+	expect(gr_check_families(&v, ev, T_NDESC, &why), &why, -EINVAL,
+	       "an event is named like a family member");
+	/* ... which is fine while no descriptor has a family */
+	ev[1].family_count = 0;
+	ev[1].family_base = 0;
+	CU_ASSERT_EQUAL(gr_check_families(&v, ev, T_NDESC, &why), 0);
+	CU_ASSERT_EQUAL(v.nr_families, 0);
+	/* a view a validator did not fill: refused, not trusted */
+	ev[1].family_base = 1;
+	ev[1].family_count = 5;
+	expect(gr_check_families(&v, ev, T_NDESC, &why), &why, -EINVAL,
+	       "family outside its id range");
+}
+
+/* member records: the descriptor's size rules, its id in r.id */
+static void test_family_records(void)
+{
+	const uint64_t f = T_FEATURES | GR_F_SYSCALLS;
+	struct gr_event_view ev[T_NDESC];
+	struct gr_event_header e;
+	struct gr_record_view r;
+	struct gr_view v;
+	struct rpkt p;
+	const char *why = NULL;
+
+	CU_ASSERT_EQUAL_FATAL(family_desc(&v, ev, 1, 10, 451, f, &why), 0);
+	/* before gr_check_families(): no member id is known */
+	make_evh(&e, 10, 32);
+	expect(gr_check_event_header(&v, &e, ev, T_NDESC, 4000, &r, &why),
+	       &why, -EINVAL, "unknown event id");
+	CU_ASSERT_EQUAL_FATAL(gr_check_families(&v, ev, T_NDESC, &why), 0);
+	CU_ASSERT_EQUAL(gr_check_event_header(&v, &e, ev, T_NDESC, 4000, &r,
+					      &why), 0);
+	CU_ASSERT_EQUAL(r.id, 1);
+	CU_ASSERT_EQUAL(r.member, 10);
+	make_evh(&e, 460, 32);
+	CU_ASSERT_EQUAL(gr_check_event_header(&v, &e, ev, T_NDESC, 4000, &r,
+					      &why), 0);
+	CU_ASSERT_EQUAL(r.id, 1);
+	CU_ASSERT_EQUAL(r.member, 460);
+	make_evh(&e, 1, 32);
+	CU_ASSERT_EQUAL(gr_check_event_header(&v, &e, ev, T_NDESC, 4000, &r,
+					      &why), 0);
+	CU_ASSERT_EQUAL(r.member, 1);
+	/* just outside the family, and a member of the wrong size */
+	make_evh(&e, 9, 32);
+	expect(gr_check_event_header(&v, &e, ev, T_NDESC, 4000, &r, &why),
+	       &why, -EINVAL, "unknown event id");
+	make_evh(&e, 461, 32);
+	expect(gr_check_event_header(&v, &e, ev, T_NDESC, 4000, &r, &why),
+	       &why, -EINVAL, "unknown event id");
+	make_evh(&e, 11, 40);
+	expect(gr_check_event_header(&v, &e, ev, T_NDESC, 4000, &r, &why),
+	       &why, -EINVAL, "record size does not match the event");
+	/* a family whose descriptor the caller does not pass */
+	make_evh(&e, 11, 32);
+	expect(gr_check_event_header(&v, &e, ev, 1, 4000, &r, &why),
+	       &why, -EINVAL, "unknown event id");
+
+	/* verify mode: a packet of members and ordinary records */
+	rpkt_start(&p, 10, 20);
+	rpkt_add(&p, 0, 10, NULL);
+	rpkt_add(&p, 1, 12, NULL);
+	rpkt_add(&p, 2, 15, "x");
+	rpkt_poke16(&p, 72 + 72 + 8, 10 + 39);
+	CU_ASSERT_EQUAL(gr_check_records(&v, ev, T_NDESC, p.b, p.len, &why),
+			0);
+	rpkt_poke16(&p, 72 + 72 + 8, 10 + 451);
+	expect(gr_check_records(&v, ev, T_NDESC, p.b, p.len, &why), &why,
+	       -EINVAL, "unknown event id");
+}
 
 /* --- names --------------------------------------------------------------- */
 
@@ -1887,8 +2067,10 @@ static void test_random_event_headers(void)
 	const char *why;
 	unsigned long accepted = 0, bad_invariant = 0;
 	uint64_t remaining;
+	struct gr_view v;
 	int i;
 
+	make_view(&v);
 	make_event_views(ev);
 	for (i = 0; i < RANDOM_ROUNDS; i++) {
 		make_evh(&e, (uint16_t)(rnd() % 4), (uint16_t)(rnd() % 256));
@@ -1896,7 +2078,7 @@ static void test_random_event_headers(void)
 			mutate(&e, sizeof(e), sizeof(e));
 		remaining = rnd() % 2 ? rnd() % 300 : interesting();
 		why = NULL;
-		if (gr_check_event_header(&e, ev, T_NDESC, remaining, &r, &why))
+		if (gr_check_event_header(&v, &e, ev, T_NDESC, remaining, &r, &why))
 			continue;
 		accepted++;
 		if (r.id >= T_NDESC || r.size % 8 || r.size < 16 ||
@@ -2007,6 +2189,12 @@ static const struct gr_test evh_tests[] = {
 };
 
 static const struct gr_test misc_tests[] = {
+	GR_TEST_NAMED("families accepted and refused at each bound (H30)",
+		      test_family_bounds),
+	GR_TEST_NAMED("family table: overlap, member names (H30)",
+		      test_family_table),
+	GR_TEST_NAMED("family member records map to their descriptor",
+		      test_family_records),
 	GR_TEST_NAMED("mode and state names", test_mode_and_state_names),
 	GR_TEST_NAMED("identifier rules", test_identifier_rules),
 };
