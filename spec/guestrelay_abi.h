@@ -53,8 +53,7 @@
 #endif
 
 #define GR_ABI_MAJOR		1	/* incompatible layout changes */
-/* compatible additions (1: filters; 2: guest info, defaults, follow,
- * event families) */
+/* compatible additions: 1 filters; 2 guest info, defaults, follow, families */
 #define GR_ABI_MINOR		2
 
 #define GR_REGION_MAGIC		0x3159414c45525247ULL	/* "GRRELAY1" */
@@ -544,8 +543,7 @@ static_assert(offsetof(struct gr_packet_header, cpu_id) == 64, "cpu_id");
  */
 struct gr_event_header {
 	__le64 timestamp;		/* event clock */
-	__le16 id;			/* event id (descriptor index), or a
-					 * family member's id (v1.2) */
+	__le16 id;			/* descriptor index or member id */
 	__le16 size;			/* record bytes, multiple of 8, >= 16 */
 	__le32 tid;			/* current thread id when recorded */
 };
