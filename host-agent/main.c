@@ -21,8 +21,10 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "collect.h"
 #include "metrics.h"
 #include "opts.h"
+#include "ship.h"
 
 struct sig_watch {
 	struct gr_op op;
@@ -66,6 +68,13 @@ static void usage(FILE *f)
 		"                        http://ADDR:PORT/metrics; ADDR is an\n"
 		"                        IPv4 address or [IPv6] (127.0.0.1:9464,\n"
 		"                        [::1]:9464, 0.0.0.0:9464 for any)\n"
+		"  --ship URL[,URL...]   publish the store to NATS JetStream\n"
+		"                        (nats://HOST:PORT, tls://HOST:PORT)\n"
+		"  --ship-creds FILE     NATS credentials: a .creds file, or\n"
+		"                        lines user=/password=, token=, or\n"
+		"                        nkey=/seed=FILE\n"
+		"  --ship-stream NAME    JetStream stream (default " GR_SHIP_DEFAULT_STREAM ")\n"
+		"  --ship-replicas N     its replicas if it is created (default 1)\n"
 		"  --vm NAME             serve a VM from the start (repeatable); the\n"
 		"                        options below apply to the --vm before them,\n"
 		"                        or, before any --vm, to every VM\n"
@@ -131,8 +140,8 @@ static int agent_opt(int argc, char **argv, int *i, const char *opt,
  * every VM. Return: 0, 1 for --help, -1 on an error (said on stderr).
  */
 static int agent_args(int argc, char **argv, struct gr_agent *a,
-		      const char **metrics, struct gr_vm_opts **vms,
-		      unsigned int *nvms)
+		      const char **metrics, struct gr_ship_cfg *ship,
+		      struct gr_vm_opts **vms, unsigned int *nvms)
 {
 	struct vm_args all = { 0 }, *per = NULL, *cur = &all;
 	unsigned int n = 0, k;
@@ -177,6 +186,25 @@ static int agent_args(int argc, char **argv, struct gr_agent *a,
 				ret = -1;
 			}
 			*metrics = val;
+			continue;
+		}
+		if (!r && (r = agent_opt(argc, argv, &i, "--ship", &val)) > 0) {
+			ship->urls = val;
+			continue;
+		}
+		if (!r && (r = agent_opt(argc, argv, &i, "--ship-creds",
+					 &val)) > 0) {
+			ship->creds = val;
+			continue;
+		}
+		if (!r && (r = agent_opt(argc, argv, &i, "--ship-stream",
+					 &val)) > 0) {
+			ship->stream = val;
+			continue;
+		}
+		if (!r && (r = agent_opt(argc, argv, &i, "--ship-replicas",
+					 &val)) > 0) {
+			ship->replicas = atoi(val);
 			continue;
 		}
 		if (!r && (r = agent_opt(argc, argv, &i, "--vm", &val)) > 0) {
@@ -249,6 +277,9 @@ static int agent_main(int argc, char **argv)
 	struct sig_watch sw = { .op.done = sig_done, .agent = &a };
 	struct gr_metrics *metrics = NULL;
 	const char *metrics_addr = NULL;
+	struct gr_ship_cfg ship = {
+		.stream = GR_SHIP_DEFAULT_STREAM, .replicas = 1,
+	};
 	unsigned int nvms = 0, i;
 	char err[512];
 	sigset_t mask;
@@ -258,13 +289,18 @@ static int agent_main(int argc, char **argv)
 	snprintf(a.store_dir, sizeof(a.store_dir), "%s", GR_DEFAULT_STORE_DIR);
 	a.sock_gid = (unsigned int)-1;
 	a.store_fd = -1;
-	ret = agent_args(argc, argv, &a, &metrics_addr, &vms, &nvms);
+	ret = agent_args(argc, argv, &a, &metrics_addr, &ship, &vms, &nvms);
 	if (ret > 0) {
 		usage(stdout);
 		return 0;
 	}
 	if (ret)
 		return 2;
+	if ((ship.urls || ship.creds) &&
+	    ship_check_cfg(&ship, err, sizeof(err))) {
+		fprintf(stderr, "guestrelay agent: %s\n", err);
+		return 2;
+	}
 
 	openlog("guestrelay", LOG_PID | LOG_PERROR, LOG_DAEMON);
 	umask(027);
@@ -276,6 +312,11 @@ static int agent_main(int argc, char **argv)
 	if (ret) {
 		syslog(LOG_ERR, "cannot open the store %s: %s", a.store_dir,
 		       strerror(-ret));
+		return 1;
+	}
+	ship.store_dir = a.store_dir;
+	if (ship.urls && ship_start(&ship, err, sizeof(err))) {
+		syslog(LOG_ERR, "%s", err);
 		return 1;
 	}
 	ret = gr_loop_init(&a.loop, 1024);
@@ -340,6 +381,7 @@ static int agent_main(int argc, char **argv)
 	if (a.vms || a.syncs)
 		syslog(LOG_WARNING, "writes still in flight at exit");
 	gr_loop_finish(&a.loop);
+	ship_stop();
 	close(sw.fd);
 	close(a.store_fd);
 	return 0;
@@ -349,6 +391,8 @@ int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "agent"))
 		return agent_main(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "collect"))
+		return collect_main(argc - 1, argv + 1);
 	if (argc >= 2 && (!strcmp(argv[1], "--version") ||
 			  !strcmp(argv[1], "version"))) {
 		printf("guestrelay %s (ABI %d.%d)\n", GR_VERSION, GR_ABI_MAJOR,
