@@ -63,7 +63,7 @@ nats_deferred=0
 
 nats_need() {
 	NATS_SERVER=${NATS_SERVER:-$(command -v nats-server)}
-	[ -n "$NATS_SERVER" ] && [ -x "$NATS_SERVER" ] ||
+	[ -x "${NATS_SERVER:-/nonexistent}" ] ||
 		t_skip "nats-server is needed (scripts/deps.sh fleet: Debian package nats-server)"
 	command -v curl >/dev/null || t_skip "curl is needed"
 	command -v timeout >/dev/null || t_skip "timeout(1) is needed"
@@ -215,7 +215,9 @@ nats_fix_ports() {
 	for ((i = 0; i < NATS_N; i++)); do
 		nats_conf_write "$i" "$(nats_routes "$i")"
 	done
+	# shellcheck disable=SC2034 # for the tests
 	NATS_URL=$(nats_urls 0)
+	# shellcheck disable=SC2034
 	NATS_URLS=$(nats_urls)
 }
 
