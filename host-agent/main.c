@@ -314,11 +314,6 @@ static int agent_main(int argc, char **argv)
 		       strerror(-ret));
 		return 1;
 	}
-	ship.store_dir = a.store_dir;
-	if (ship.urls && ship_start(&ship, err, sizeof(err))) {
-		syslog(LOG_ERR, "%s", err);
-		return 1;
-	}
 	ret = gr_loop_init(&a.loop, 1024);
 	if (ret) {
 		syslog(LOG_ERR, "cannot set up io_uring: %s", strerror(-ret));
@@ -338,6 +333,12 @@ static int agent_main(int argc, char **argv)
 		return 1;
 	}
 	gr_loop_poll(&a.loop, &sw.op, sw.fd, POLLIN);
+	/* after the signals are blocked: its threads inherit the mask */
+	ship.store_dir = a.store_dir;
+	if (ship.urls && ship_start(&ship, err, sizeof(err))) {
+		syslog(LOG_ERR, "%s", err);
+		return 1;
+	}
 	if (ctl_init(&a))
 		return 1;	/* ctl_init() said why */
 	if (metrics_addr &&

@@ -33,7 +33,8 @@
  * did not acknowledge comes again as a duplicate. Objects larger than
  * max_payload come in parts, held unacknowledged until all are in.
  *
- * Counters go to DIR/.collect/stats after every batch.
+ * Counters go to DIR/.collect/stats.<pid> after every batch (several
+ * collectors may share DIR).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -55,11 +56,19 @@
 #include "validate.h"
 
 #define COL_FETCH		128
-#define COL_HOLD_NS		(20ULL * 1000000000ULL)	/* parts held */
-#define COL_MAX_DELIVER		200	/* a gap waited for this often */
+#define COL_HOLD_NS		(8ULL * 1000000000ULL)	/* parts held */
+#define COL_ACK_WAIT_S		10	/* the consumer's AckWait */
+#define COL_WAIT_NS		(8ULL * 1000000000ULL)	/* kept waiting */
+#define COL_MAX_DELIVER		50	/* then given back this often */
 #define COL_META_MAX		(64u << 20)
 
-enum col_verdict { COL_ACK, COL_NAK, COL_TERM, COL_HOLD };
+/*
+ * COL_WAIT: kept (not acknowledged) and tried again after every batch:
+ * the packet before it, or the session's .guestrelay, is not written
+ * yet (another collector has it, or it comes later); given back after
+ * COL_WAIT_NS
+ */
+enum col_verdict { COL_ACK, COL_NAK, COL_TERM, COL_HOLD, COL_WAIT };
 
 struct col_file {
 	int fd;
@@ -122,8 +131,8 @@ static uint64_t mono_ns(void)
 static enum col_verdict reject(const char *subj, const char *why)
 {
 	col.rejected++;
-	/* the first, then one in a thousand: a publisher cannot flood */
-	if (col.rejected == 1 || col.rejected - col.last_log_rejected >= 1000) {
+	/* the first 20, then one in a thousand: no flood of the log */
+	if (col.rejected <= 20 || col.rejected - col.last_log_rejected >= 1000) {
 		fprintf(stderr, "guestrelay collect: rejected a message on '%.200s': %s (%" PRIu64 " so far)\n",
 			subj, why, col.rejected);
 		col.last_log_rejected = col.rejected;
@@ -184,6 +193,26 @@ static int sess_set_info(struct col_sess *s, const uint8_t *b, size_t len)
 	return 0;
 }
 
+/* the session's .guestrelay as on disk, if it is there */
+static void sess_load_info(struct col_sess *s)
+{
+	int fd = openat(s->dfd, GR_CTF_INFO, O_RDONLY | O_NOFOLLOW |
+			O_CLOEXEC);
+	struct stat st;
+	uint8_t *b;
+
+	if (fd < 0)
+		return;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) &&
+	    (uint64_t)st.st_size <= GR_INFO_MAX_FILE) {
+		b = malloc(st.st_size ? (size_t)st.st_size : 1);
+		if (b && pread(fd, b, (size_t)st.st_size, 0) == st.st_size)
+			sess_set_info(s, b, (size_t)st.st_size);
+		free(b);
+	}
+	close(fd);
+}
+
 /*
  * DIR/<host>/<vm>/<session> and its .guestrelay if any; made if missing
  * only for @make (a valid .guestrelay: garbage makes no directory)
@@ -196,8 +225,12 @@ static struct col_sess *sess_get(const struct gr_obj *o, bool make)
 
 	for (s = col.sessions; s; s = s->next)
 		if (!strcmp(s->host, o->host) && !strcmp(s->vm, o->vm) &&
-		    !strcmp(s->session, o->session))
+		    !strcmp(s->session, o->session)) {
+			/* another collector may have written it since */
+			if (!s->info)
+				sess_load_info(s);
 			return s;
+		}
 	h = subdir(col.dfd, o->host, make, &created);
 	if (h < 0)
 		return NULL;
@@ -225,23 +258,7 @@ static struct col_sess *sess_get(const struct gr_obj *o, bool make)
 	snprintf(s->vm, sizeof(s->vm), "%s", o->vm);
 	snprintf(s->session, sizeof(s->session), "%s", o->session);
 	s->dfd = d;
-	{
-		int fd = openat(d, GR_CTF_INFO, O_RDONLY | O_NOFOLLOW |
-				O_CLOEXEC);
-		struct stat st;
-
-		if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) &&
-		    (uint64_t)st.st_size <= GR_INFO_MAX_FILE) {
-			uint8_t *b = malloc(st.st_size ? (size_t)st.st_size : 1);
-
-			if (b && pread(fd, b, (size_t)st.st_size, 0) ==
-				 st.st_size)
-				sess_set_info(s, b, (size_t)st.st_size);
-			free(b);
-		}
-		if (fd >= 0)
-			close(fd);
-	}
+	sess_load_info(s);
 	s->next = col.sessions;
 	col.sessions = s;
 	return s;
@@ -333,8 +350,7 @@ static enum col_verdict put_version(const char *subj, const struct gr_obj *o,
 	}
 	s = sess_get(o, o->kind == GR_OBJ_INFO);
 	if (!s) {
-		col.waits++;
-		return COL_NAK;		/* .guestrelay not in yet */
+		return COL_WAIT;	/* .guestrelay not in yet */
 	}
 	if (o->kind == GR_OBJ_INFO)
 		ret = replace_file(s->dfd, GR_CTF_INFO, GR_CTF_INFO_TMP, b, len);
@@ -425,10 +441,8 @@ static enum col_verdict put_packet(const char *subj, const struct gr_obj *o,
 	uint8_t *disk;
 
 	s = sess_get(o, false);
-	if (!s || !s->info) {
-		col.waits++;
-		return COL_NAK;		/* .guestrelay not in yet */
-	}
+	if (!s || !s->info)
+		return COL_WAIT;	/* .guestrelay not in yet */
 	v = &s->info->view;
 	if (o->ring >= v->nr_rings)
 		return reject(subj, "ring index out of range");
@@ -443,27 +457,36 @@ static enum col_verdict put_packet(const char *subj, const struct gr_obj *o,
 	if (file_sync_state(s, o->ring, &size))
 		return COL_NAK;
 	if (f->off < size) {
-		/* a duplicate: what is there must be these bytes */
-		if (f->off + len > size)
-			return reject(subj, "overlaps the end of the file");
-		disk = malloc(len);
+		/*
+		 * A duplicate: what is there must be these bytes. Or the
+		 * first bytes of this packet only, after the file's whole
+		 * packets: a write in progress (another collector) or cut
+		 * short (a collector killed in pwrite()); then it is written
+		 * whole, again.
+		 */
+		uint64_t have = size - f->off < len ? size - f->off : len;
+
+		disk = malloc(have);
 		if (!disk)
 			return COL_NAK;
-		if (pread(cf->fd, disk, len, (off_t)f->off) != (ssize_t)len ||
-		    memcmp(disk, b, len)) {
+		if (pread(cf->fd, disk, have, (off_t)f->off) != (ssize_t)have ||
+		    memcmp(disk, b, have)) {
 			free(disk);
 			return reject(subj, "differs from the packet stored at its offset");
 		}
 		free(disk);
-		col.duplicates++;
-		return COL_ACK;
+		if (have == len) {
+			col.duplicates++;
+			return COL_ACK;
+		}
+		if (f->off != cf->walked)
+			return COL_WAIT;
+		size = f->off;	/* the torn packet is rewritten */
 	}
-	if (f->off > size) {
-		col.waits++;
-		return COL_NAK;		/* the packet before it is not in yet */
-	}
+	if (f->off > size)
+		return COL_WAIT;	/* the packet before it is not in yet */
 	if (cf->walked != size)
-		return reject(subj, "the file does not end with a whole packet");
+		return COL_WAIT;	/* a packet being written before it */
 	if (cf->any && le64toh(h.packet_seq_num) <= cf->last_seq)
 		return reject(subj, "packet sequence does not increase");
 	/* the checks of a guest's sub-buffer, on this copy (H9, H24) */
@@ -477,11 +500,9 @@ static enum col_verdict put_packet(const char *subj, const struct gr_obj *o,
 	if (gr_check_records(v, s->info->events, v->desc_count, b, content,
 			     &why))
 		return reject(subj, why);
-	if (pwrite(cf->fd, b, len, (off_t)size) != (ssize_t)len) {
-		if (ftruncate(cf->fd, (off_t)size))
-			fprintf(stderr, "guestrelay collect: cannot cut a stream file back: %m\n");
+	/* a short write leaves a torn packet: the next delivery rewrites it */
+	if (pwrite(cf->fd, b, len, (off_t)size) != (ssize_t)len)
 		return COL_NAK;
-	}
 	memcpy(&h, b, sizeof(h));
 	cf->walked = size + len;
 	cf->any = true;
@@ -520,7 +541,6 @@ static enum col_verdict handle(natsMsg *m)
 	natsMsg **nm;
 	int r;
 
-	col.received++;
 	if (gr_subj_parse(col.stream, subj, &o))
 		return reject(subj, "subject is not <stream>.<host>.<vm>.<session>.<file>, canonically encoded");
 	if (natsMsgHeader_Get(m, "Gr-Frame", &fr) != NATS_OK ||
@@ -579,15 +599,73 @@ static void settle(natsMsg *m, enum col_verdict v)
 				natsMsg_Term(m, &col.jo);
 				break;
 			}
-			delay = md->NumDelivered > 20 ? 10000 :
-				(int64_t)md->NumDelivered * 500;
+			delay = md->NumDelivered > 10 ? 5000 : 1000;
 			jsMsgMetaData_Destroy(md);
 		}
 		natsMsg_NakWithDelay(m, delay, &col.jo);
 		break;
 	case COL_HOLD:
+	case COL_WAIT:
 		break;
 	}
+}
+
+/* verdicts given, carried out once what they acknowledge is durable */
+static struct {
+	natsMsg **m;
+	enum col_verdict *v;
+	unsigned int n, cap;
+} out;
+
+/* messages kept waiting (COL_WAIT) and since when */
+static struct {
+	natsMsg **m;
+	uint64_t *since;
+	unsigned int n, cap;
+} waiting;
+
+static void queue(natsMsg *m, enum col_verdict v)
+{
+	if (out.n == out.cap) {
+		unsigned int cap = out.cap ? out.cap * 2 : 256;
+		natsMsg **nm = realloc(out.m, cap * sizeof(*nm));
+		enum col_verdict *nv = nm ? realloc(out.v, cap * sizeof(*nv)) :
+					    NULL;
+
+		if (nm)
+			out.m = nm;
+		if (!nv) {
+			/* no memory: given back without waiting for fsync */
+			natsMsg_NakWithDelay(m, 1000, &col.jo);
+			natsMsg_Destroy(m);
+			return;
+		}
+		out.v = nv;
+		out.cap = cap;
+	}
+	out.m[out.n] = m;
+	out.v[out.n++] = v;
+}
+
+static void keep_waiting(natsMsg *m, uint64_t since)
+{
+	if (waiting.n == waiting.cap) {
+		unsigned int cap = waiting.cap ? waiting.cap * 2 : 256;
+		natsMsg **nm = realloc(waiting.m, cap * sizeof(*nm));
+		uint64_t *ns = nm ? realloc(waiting.since, cap * sizeof(*ns)) :
+				    NULL;
+
+		if (nm)
+			waiting.m = nm;
+		if (!ns) {
+			queue(m, COL_NAK);
+			return;
+		}
+		waiting.since = ns;
+		waiting.cap = cap;
+	}
+	waiting.m[waiting.n] = m;
+	waiting.since[waiting.n++] = since;
 }
 
 static void fsync_dirty(void)
@@ -619,22 +697,71 @@ static void settle_holds(bool all)
 			gr_subj_parse(col.stream, hd->subj, &o);
 			v = put_object(hd->subj, &o, &hd->ra.f, hd->ra.buf,
 				       hd->ra.f.len);
-			fsync_dirty();
+			if (v == COL_WAIT && !all &&
+			    now - hd->since <= COL_HOLD_NS) {
+				pp = &hd->next;
+				continue;
+			}
+			if (v == COL_WAIT)
+				v = COL_NAK;
 		} else if (all || now - hd->since > COL_HOLD_NS) {
 			v = COL_NAK;	/* let another collector have them */
 		} else {
 			pp = &hd->next;
 			continue;
 		}
-		for (i = 0; i < hd->nmsgs; i++) {
-			settle(hd->msgs[i], v);
-			natsMsg_Destroy(hd->msgs[i]);
-		}
+		for (i = 0; i < hd->nmsgs; i++)
+			queue(hd->msgs[i], v);
 		*pp = hd->next;
 		gr_reasm_free(&hd->ra);
 		free(hd->msgs);
 		free(hd);
 	}
+}
+
+/*
+ * Try the waiting messages again, as long as one of them goes in (each
+ * may be the predecessor of another); give back those waiting too long
+ */
+static void retry_waiting(bool all)
+{
+	uint64_t now = mono_ns();
+	bool progress = true;
+	unsigned int i, k;
+
+	while (progress && waiting.n) {
+		progress = false;
+		for (i = k = 0; i < waiting.n; i++) {
+			natsMsg *m = waiting.m[i];
+			enum col_verdict v = handle(m);
+
+			if (v == COL_WAIT && !all &&
+			    now - waiting.since[i] <= COL_WAIT_NS) {
+				waiting.m[k] = m;
+				waiting.since[k++] = waiting.since[i];
+				continue;
+			}
+			progress |= v != COL_WAIT;
+			if (v == COL_WAIT)
+				v = COL_NAK;
+			if (v != COL_HOLD)
+				queue(m, v);
+		}
+		waiting.n = k;
+	}
+}
+
+/* fsync what was written, then acknowledge (or give back) */
+static void flush_out(void)
+{
+	unsigned int i;
+
+	fsync_dirty();
+	for (i = 0; i < out.n; i++) {
+		settle(out.m[i], out.v[i]);
+		natsMsg_Destroy(out.m[i]);
+	}
+	out.n = 0;
 }
 
 static void write_stats(void)
@@ -646,14 +773,17 @@ static void write_stats(void)
 			 "\nrejected %" PRIu64 "\nwaits %" PRIu64 "\n",
 			 col.received, col.packets, col.bytes, col.versions,
 			 col.duplicates, col.rejected, col.waits);
-	int fd = openat(col.dfd, ".collect/.stats.tmp", O_WRONLY | O_CREAT |
-			O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0640);
+	char name[64], tmp[80];
+	int fd;
 
+	snprintf(name, sizeof(name), ".collect/stats.%d", (int)getpid());
+	snprintf(tmp, sizeof(tmp), ".collect/.stats.%d.tmp", (int)getpid());
+	fd = openat(col.dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+		    O_CLOEXEC, 0640);
 	if (fd < 0)
 		return;
 	if (write(fd, buf, (size_t)n) == n)
-		renameat(col.dfd, ".collect/.stats.tmp", col.dfd,
-			 ".collect/stats");
+		renameat(col.dfd, tmp, col.dfd, name);
 	close(fd);
 }
 
@@ -666,7 +796,7 @@ static void usage(FILE *f)
 		"                      (default guestrelay-collect)\n"
 		"  --stream NAME       JetStream stream (default " GR_SHIP_DEFAULT_STREAM ")\n"
 		"  --creds FILE        NATS credentials (as agent --ship-creds)\n"
-		"Counters: DIR/.collect/stats. Stops on SIGINT/SIGTERM.\n");
+		"Counters: DIR/.collect/stats.<pid>. Stops on SIGINT/SIGTERM.\n");
 }
 
 static natsStatus col_connect(const char *urls, const char *creds,
@@ -771,7 +901,7 @@ int collect_main(int argc, char **argv)
 			so.Stream = stream;
 			so.Config.Durable = durable;
 			so.Config.AckPolicy = js_AckExplicit;
-			so.Config.AckWait = 60LL * 1000000000LL;
+			so.Config.AckWait = COL_ACK_WAIT_S * 1000000000LL;
 			so.Config.MaxAckPending = 8192;
 			so.Config.MaxDeliver = -1;
 			s = js_PullSubscribe(&sub, js, subj, durable, &col.jo,
@@ -791,34 +921,39 @@ int collect_main(int argc, char **argv)
 			stream, durable, store);
 	while (!col_stop && sub) {
 		natsMsgList list = { 0 };
-		enum col_verdict *vs;
 		jsErrCode jerr = 0;
 		int k;
 
-		s = natsSubscription_Fetch(&list, sub, COL_FETCH, 1000, &jerr);
-		if (s != NATS_OK) {
-			settle_holds(false);
-			if (s != NATS_TIMEOUT)
-				usleep(200000);
-			continue;
+		s = natsSubscription_Fetch(&list, sub, COL_FETCH,
+					   waiting.n || col.holds ? 100 : 1000,
+					   &jerr);
+		if (s != NATS_OK && s != NATS_TIMEOUT)
+			usleep(200000);
+		for (k = 0; s == NATS_OK && k < list.Count; k++) {
+			natsMsg *m = list.Msgs[k];
+			enum col_verdict v;
+
+			list.Msgs[k] = NULL;	/* ours now */
+			col.received++;
+			v = handle(m);
+			if (v == COL_WAIT) {
+				col.waits++;
+				keep_waiting(m, mono_ns());
+			} else if (v != COL_HOLD) {
+				queue(m, v);
+			}
 		}
-		vs = calloc((size_t)list.Count, sizeof(*vs));
-		for (k = 0; k < list.Count; k++)
-			vs[k] = vs ? handle(list.Msgs[k]) : COL_NAK;
-		/* acknowledged only once durable */
-		fsync_dirty();
-		for (k = 0; k < list.Count; k++) {
-			if (vs && vs[k] == COL_HOLD)
-				list.Msgs[k] = NULL;	/* owned by its hold */
-			else
-				settle(list.Msgs[k], vs ? vs[k] : COL_NAK);
-		}
-		free(vs);
+		if (s == NATS_OK)
+			natsMsgList_Destroy(&list);
+		retry_waiting(false);
 		settle_holds(false);
-		natsMsgList_Destroy(&list);
+		/* acknowledged only once durable */
+		flush_out();
 		write_stats();
 	}
+	retry_waiting(true);
 	settle_holds(true);
+	flush_out();
 	write_stats();
 	if (sub)
 		natsSubscription_Destroy(sub);
