@@ -1091,7 +1091,7 @@ static void *ship_thread(void *arg)
 		if (sh.nc && natsConnection_Status(sh.nc) !=
 			     NATS_CONN_STATUS_CONNECTED) {
 			if (!sh.down)
-				outage("connection", NATS_CONNECTION_CLOSED);
+				outage("connection", NATS_CONNECTION_DISCONNECTED);
 			set_connected(false);
 		} else if (sh.nc && sh.down && now_ns() >= sh.next_try_ns) {
 			/* libnats reconnected: the stream may be new */
