@@ -322,6 +322,9 @@ static int replace_file(int dfd, const char *name, const char *tmp,
 	return fsync(dfd) ? -errno : 0;
 }
 
+static int file_sync_state(struct col_sess *s, unsigned int ring,
+			   uint64_t *size);
+
 static enum col_verdict put_version(const char *subj, const struct gr_obj *o,
 				    const struct gr_frame *f,
 				    const uint8_t *b, uint64_t len)
@@ -329,6 +332,7 @@ static enum col_verdict put_version(const char *subj, const struct gr_obj *o,
 	uint64_t hash = gr_fnv64(b, len);
 	char gname[GR_SUBJ_MAX], line[64];
 	struct col_sess *s;
+	unsigned int i;
 	int ret;
 
 	if (o->kind == GR_OBJ_INFO) {
@@ -361,6 +365,12 @@ static enum col_verdict put_version(const char *subj, const struct gr_obj *o,
 		ret = sess_set_info(s, b, len);
 	if (ret)
 		return COL_NAK;
+	/* the agent makes every ring's stream file at once, empty or not */
+	for (i = 0; o->kind == GR_OBJ_INFO && i < s->nr_files; i++) {
+		uint64_t size;
+
+		file_sync_state(s, i, &size);
+	}
 	gen_name(o, gname, sizeof(gname));
 	snprintf(line, sizeof(line), "%" PRIu64 " %" PRIx64 "\n", f->gen, hash);
 	{
