@@ -72,7 +72,7 @@ static void usage(FILE *f)
 		"                        (nats://HOST:PORT, tls://HOST:PORT)\n"
 		"  --ship-creds FILE     NATS credentials: a .creds file, or\n"
 		"                        lines user=/password=, token=, or\n"
-		"                        nkey=/seed=FILE\n"
+		"                        nkey=/seed=FILE; ca=FILE for tls://\n"
 		"  --ship-stream NAME    JetStream stream (default " GR_SHIP_DEFAULT_STREAM ")\n"
 		"  --ship-replicas N     its replicas if it is created (default 1)\n"
 		"  --vm NAME             serve a VM from the start (repeatable); the\n"

@@ -35,7 +35,8 @@
  *
  * Credentials (--ship-creds FILE, never on the command line): a NATS
  * .creds file (JWT + nkey seed), or lines "user=", "password=",
- * "token=", "nkey=" (public key) with "seed=" (path of the seed file).
+ * "token=", "nkey=" (public key) with "seed=" (path of the seed file),
+ * and "ca=" (a CA file for tls:// servers). Nothing of it is logged.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -253,7 +254,7 @@ int ship_check_cfg(const struct gr_ship_cfg *cfg, char *err, size_t errlen)
 natsStatus ship_apply_creds(natsOptions *o, const char *path)
 {
 	char line[4096], user[512] = "", pass[512] = "", token[1024] = "";
-	char nkey[128] = "", seed[1024] = "";
+	char nkey[128] = "", seed[1024] = "", ca[1024] = "";
 	natsStatus s = NATS_OK;
 	bool jwt = false;
 	FILE *f = fopen(path, "re");
@@ -281,17 +282,22 @@ natsStatus ship_apply_creds(natsOptions *o, const char *path)
 			snprintf(nkey, sizeof(nkey), "%s", v);
 		else if (!strcmp(line, "seed"))
 			snprintf(seed, sizeof(seed), "%s", v);
+		else if (!strcmp(line, "ca"))
+			snprintf(ca, sizeof(ca), "%s", v);
 	}
 	fclose(f);
-	if (jwt)
+	/* a CA for tls:// servers whose certificate is not in the system's */
+	if (*ca)
+		s = natsOptions_LoadCATrustedCertificates(o, ca);
+	if (s == NATS_OK && jwt)
 		s = natsOptions_SetUserCredentialsFromFiles(o, path, NULL);
-	else if (*user)
+	else if (s == NATS_OK && *user)
 		s = natsOptions_SetUserInfo(o, user, pass);
-	else if (*token)
+	else if (s == NATS_OK && *token)
 		s = natsOptions_SetToken(o, token);
-	else if (*nkey && *seed)
+	else if (s == NATS_OK && *nkey && *seed)
 		s = natsOptions_SetNKeyFromSeed(o, nkey, seed);
-	else
+	else if (s == NATS_OK && !*ca)
 		s = NATS_INVALID_ARG;
 	explicit_bzero(pass, sizeof(pass));
 	explicit_bzero(token, sizeof(token));
