@@ -809,36 +809,6 @@ static void usage(FILE *f)
 		"Counters: DIR/.collect/stats.<pid>. Stops on SIGINT/SIGTERM.\n");
 }
 
-static natsStatus col_connect(const char *urls, const char *creds,
-			      natsConnection **nc)
-{
-	const char *servers[64];
-	char buf[4096], *save = NULL, *u;
-	natsOptions *o = NULL;
-	natsStatus s;
-	int n = 0;
-
-	snprintf(buf, sizeof(buf), "%s", urls);
-	for (u = strtok_r(buf, ",", &save); u && n < 64;
-	     u = strtok_r(NULL, ",", &save))
-		servers[n++] = u;
-	s = natsOptions_Create(&o);
-	if (s == NATS_OK)
-		s = natsOptions_SetServers(o, servers, n);
-	if (s == NATS_OK)
-		s = natsOptions_SetName(o, "guestrelay-collect");
-	if (s == NATS_OK)
-		s = natsOptions_SetMaxReconnect(o, -1);
-	if (s == NATS_OK)
-		s = natsOptions_SetReconnectWait(o, 500);
-	if (s == NATS_OK && creds)
-		s = ship_apply_creds(o, creds);
-	if (s == NATS_OK)
-		s = natsConnection_Connect(nc, o);
-	natsOptions_Destroy(o);
-	return s;
-}
-
 int collect_main(int argc, char **argv)
 {
 	const char *url = NULL, *store = NULL, *durable = "guestrelay-collect";
@@ -903,7 +873,8 @@ int collect_main(int argc, char **argv)
 		jsSubOptions so;
 		jsErrCode jerr = 0;
 
-		s = nc ? NATS_OK : col_connect(url, creds, &nc);
+		s = nc ? NATS_OK : ship_connect(url, "guestrelay-collect",
+						 creds, &nc);
 		if (s == NATS_OK && !js)
 			s = natsConnection_JetStream(&js, nc, &col.jo);
 		if (s == NATS_OK) {

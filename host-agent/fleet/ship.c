@@ -379,36 +379,55 @@ static natsStatus ensure_stream(void)
 	return s;
 }
 
-static void try_connect(void)
+/**
+ * ship_connect() - a connection to the first of @urls that answers, which
+ * libnats keeps reconnecting (to any of them) for good
+ * @urls: comma-separated server URLs
+ * @name: the connection's name on the server
+ * @creds: a credentials file (see above), or NULL / ""
+ * @nc: receives the connection
+ *
+ * Return: NATS_OK or the reason.
+ */
+natsStatus ship_connect(const char *urls, const char *name,
+			const char *creds, natsConnection **nc)
 {
 	const char *servers[64];
-	char urls[sizeof(sh.urls)], *save = NULL, *u;
+	char buf[4096], *save = NULL, *u;
 	natsOptions *o = NULL;
-	jsOptions jo;
 	natsStatus s;
 	int n = 0;
-	int64_t mp;
 
-	snprintf(urls, sizeof(urls), "%s", sh.urls);
-	for (u = strtok_r(urls, ",", &save); u && n < 64;
+	snprintf(buf, sizeof(buf), "%s", urls);
+	for (u = strtok_r(buf, ",", &save); u && n < 64;
 	     u = strtok_r(NULL, ",", &save))
 		servers[n++] = u;
 	s = natsOptions_Create(&o);
 	if (s == NATS_OK)
 		s = natsOptions_SetServers(o, servers, n);
 	if (s == NATS_OK)
-		s = natsOptions_SetName(o, "guestrelay-agent");
+		s = natsOptions_SetName(o, name);
 	if (s == NATS_OK)
 		s = natsOptions_SetMaxReconnect(o, -1);
 	if (s == NATS_OK)
 		s = natsOptions_SetReconnectWait(o, 500);
 	if (s == NATS_OK)
 		s = natsOptions_SetTimeout(o, 2000);
-	if (s == NATS_OK && sh.creds[0])
-		s = ship_apply_creds(o, sh.creds);
+	if (s == NATS_OK && creds && *creds)
+		s = ship_apply_creds(o, creds);
 	if (s == NATS_OK)
-		s = natsConnection_Connect(&sh.nc, o);
+		s = natsConnection_Connect(nc, o);
 	natsOptions_Destroy(o);
+	return s;
+}
+
+static void try_connect(void)
+{
+	jsOptions jo;
+	natsStatus s;
+	int64_t mp;
+
+	s = ship_connect(sh.urls, "guestrelay-agent", sh.creds, &sh.nc);
 	if (s != NATS_OK) {
 		sh.nc = NULL;
 		outage("connect", s);
@@ -423,7 +442,7 @@ static void try_connect(void)
 		s = ensure_stream();
 	if (s != NATS_OK) {
 		disconnect();
-		outage("stream " GR_SHIP_DEFAULT_STREAM, s);
+		outage("stream", s);
 		return;
 	}
 	/* headers and the message count towards max_payload */

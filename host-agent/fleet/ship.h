@@ -79,5 +79,7 @@ static inline void ship_mark_set(struct gr_ship_mark *m, uint64_t done)
 
 int ship_backlog(const char *vm, struct gr_ship_backlog *b);
 natsStatus ship_apply_creds(natsOptions *o, const char *path);
+natsStatus ship_connect(const char *urls, const char *name,
+			const char *creds, natsConnection **nc);
 
 #endif /* GR_SHIP_H */

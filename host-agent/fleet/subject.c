@@ -284,30 +284,6 @@ int gr_subj_parse(const char *stream, const char *subj, struct gr_obj *o)
 }
 
 /**
- * gr_obj_file_name() - the object's file name in its session directory
- * Return: 0 or -EINVAL / -ENAMETOOLONG.
- */
-int gr_obj_file_name(const struct gr_obj *o, char *out, size_t cap)
-{
-	int n;
-
-	switch (o->kind) {
-	case GR_OBJ_METADATA:
-		n = snprintf(out, cap, "metadata");
-		break;
-	case GR_OBJ_INFO:
-		n = snprintf(out, cap, ".guestrelay");
-		break;
-	case GR_OBJ_STREAM:
-		n = snprintf(out, cap, "stream_%" PRIu32, o->ring);
-		break;
-	default:
-		return -EINVAL;
-	}
-	return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
-}
-
-/**
  * gr_msgid_build() - the Nats-Msg-Id of one part of an object
  * @o: the object
  * @f: the part's frame: its GEN and PART are in the id

@@ -67,7 +67,6 @@ bool gr_dir_name_ok(const char *s);
 int gr_subj_build(const char *stream, const struct gr_obj *o, char *out,
 		  size_t cap);
 int gr_subj_parse(const char *stream, const char *subj, struct gr_obj *o);
-int gr_obj_file_name(const struct gr_obj *o, char *out, size_t cap);
 int gr_msgid_build(const struct gr_obj *o, const struct gr_frame *f,
 		   uint64_t hash, char *out, size_t cap);
 

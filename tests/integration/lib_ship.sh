@@ -18,6 +18,12 @@
 #                          of $COL/$HOST: prints what differs, 1 if any
 #   ls_wait_equal SECS     until ls_tree_diff finds nothing; $diff_out
 #   ls_collected VM        the collected sessions of VM
+#   ls_check_collected VM [SECS]
+#                          checks: the collected tree equals the store
+#                          (within SECS, default 120), babeltrace2 reads
+#                          VM's collected trace, every fake_seq its guest
+#                          wrote ($la_tmp/VM.stats) is in it once, the
+#                          collectors rejected nothing
 
 # shellcheck source=tests/lib/nats.sh
 . "$LA_TOP/tests/lib/nats.sh"
@@ -106,4 +112,27 @@ ls_collected() {
 	for d in "$COL/$HOST/$1"/*; do
 		[ -d "$d" ] && echo "$d"
 	done
+}
+
+ls_check_collected() {
+	local vm=$1 sessions dropped
+
+	if ls_wait_equal "${2:-120}"; then
+		ok "collected-tree-equals-store ($(du -sb "$COL/$HOST" | cut -f1) bytes)"
+	else
+		bad collected-tree-equals-store "after ${2:-120} s" "$diff_out"
+	fi
+	sessions=$(ls_collected "$vm")
+	# shellcheck disable=SC2086 # one directory per line
+	la_bt $sessions && ok "$vm-babeltrace2-reads-collected" ||
+		bad "$vm-babeltrace2-reads-collected" "$bt_out"
+	dropped=$(la_stat "$la_tmp/$vm.stats" total.seq_dropped)
+	# shellcheck disable=SC2086
+	if la_btcheck $sessions --stats "$la_tmp/$vm.stats" --expect written; then
+		ok "$vm-every-written-event-once ($(head -n1 <<<"$bt_out" | cut -d' ' -f1) events; the guest dropped ${dropped:-?} itself)"
+	else
+		bad "$vm-every-written-event-once" "bt_check" "$bt_out"
+	fi
+	check nothing-rejected "[ $(ls_cstat rejected) -eq 0 ]" \
+		"$(cat "$COL"/.collect/stats.*)"
 }
