@@ -74,6 +74,8 @@ static bool ship_on;
 
 /**
  * ship_mark_open() - the loop starts writing stream_<ring> of a session
+ * (GR_SHIP_ALL_RINGS: every stream file of it, nothing ships until the
+ * mark is closed)
  * Return: the mark to move with ship_mark_set(), or NULL (not shipping,
  * or no memory: then that file ships once the loop closes it).
  */
@@ -123,9 +125,10 @@ static bool mark_lookup(const char *vm, const char *session,
 
 	pthread_mutex_lock(&reg_lock);
 	for (m = reg_head; m; m = m->next)
-		if (m->ring == ring && !strcmp(m->vm, vm) &&
-		    !strcmp(m->session, session)) {
-			*done = __atomic_load_n(&m->done, __ATOMIC_ACQUIRE);
+		if ((m->ring == ring || m->ring == GR_SHIP_ALL_RINGS) &&
+		    !strcmp(m->vm, vm) && !strcmp(m->session, session)) {
+			*done = m->ring == GR_SHIP_ALL_RINGS ? 0 :
+				__atomic_load_n(&m->done, __ATOMIC_ACQUIRE);
 			found = true;
 			break;
 		}

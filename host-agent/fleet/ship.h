@@ -67,6 +67,9 @@ int ship_check_cfg(const struct gr_ship_cfg *cfg, char *err, size_t errlen);
 int ship_start(const struct gr_ship_cfg *cfg, char *err, size_t errlen);
 void ship_stop(void);
 
+/* ring of a mark that holds back a whole session (a snapshot being taken) */
+#define GR_SHIP_ALL_RINGS	(~0u)
+
 struct gr_ship_mark *ship_mark_open(const char *vm, const char *session,
 				    unsigned int ring);
 void ship_mark_close(struct gr_ship_mark *m);

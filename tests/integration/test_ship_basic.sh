@@ -8,7 +8,8 @@
 # counted, and the honest traces stay intact (issue 9)
 #
 # Two VMs with hostile-looking names (a '.' and '_'), fed by fake guests
-# for 6 s (one doorbell device, one plain). Checks: the collected tree
+# for 6 s (one doorbell device, one plain), and one in flight mode whose
+# snapshot is taken mid-way. Checks: the collected tree
 # equals the store (cmp of every file, no file missing or extra);
 # babeltrace2 and `guestrelay report` read every collected trace; every
 # fake_seq the guest wrote is in it exactly once (bt_check.py --expect
@@ -28,11 +29,13 @@ ok nats-starts
 
 la_vm A sb.a.
 la_vm B sb_b-
+la_vm C sb-flight
 SB=16384
 DUR=6
 LA_AGENT_SECS=400
 la_agent_start --ship "$NATS_URLS" --events all --subbuf-size $SB \
-	--subbufs 16 --vm "$A" --vm "$B" --plain ||
+	--subbufs 16 --vm "$A" --vm "$B" --plain \
+	--vm "$C" --plain --mode flight ||
 	{ bad agent-starts "see the log"; la_show_logs; la_finish; }
 ok agent-starts
 
@@ -45,14 +48,21 @@ t_bg fb $((DUR + 60)) "$la_tmp/fg-$B.log" "$FG" --shm "guestrelay-$B" \
 	--cpus 2 --rate 3000 --duration "$DUR" --linger 10 \
 	--stats "$la_tmp/$B.stats"
 
+t_bg fc $((DUR + 60)) "$la_tmp/fg-$C.log" "$FG" --shm "guestrelay-$C" \
+	--cpus 2 --rate 3000 --duration "$DUR" --linger 10 \
+	--stats "$la_tmp/$C.stats"
+
 # one collector killed mid-stream, restarted a second later
 sleep 2
 ls_collect_kill9 c1
 ok "collector-1-killed (at $(ls_cstat packets) packets collected)"
 sleep 1
 ls_collect_start c1
+# a flight-recorder snapshot: shipped once it is whole
+gr snapshot "$C"
+check "snapshot-taken" "[ $rc -eq 0 ]" "exit $rc: $err"
 
-for j in "$fa" "$fb"; do
+for j in "$fa" "$fb" "$fc"; do
 	la_wait_fg "$j" $((DUR + 40)) || bad fakeguest-exits "exit $?"
 done
 for vm in "$A" "$B"; do
@@ -83,6 +93,12 @@ for vm in "$A" "$B"; do
 	gr report --summary $sessions
 	check "$vm-report-reads-collected" "[ $rc -eq 0 ]" "exit $rc: $err"
 done
+snap=$(ls -d "$COL/$HOST/$C"/snapshot-* 2>/dev/null | head -n1)
+if [ -n "$snap" ] && la_bt "$snap"; then
+	ok "snapshot-collected-and-read ($(du -sb "$snap" | cut -f1) bytes)"
+else
+	bad snapshot-collected-and-read "${snap:-no snapshot collected}: ${bt_out:-}"
+fi
 check nothing-rejected "[ $(ls_cstat rejected) -eq 0 ]" \
 	"$(cat "$COL"/.collect/stats.*)"
 
@@ -115,7 +131,7 @@ check no-directory-for-garbage \
 	"[ \"\$(ls -A "$COL" | sort | tr '\n' ' ')\" = '.collect $HOST ' ]" \
 	"$(ls -A "$COL")"
 extra=$(find "$COL/$HOST" -mindepth 1 -maxdepth 1 | sort)
-check only-the-two-vms "[ \$(grep -c . <<<\"$extra\") -eq 2 ]" "$extra"
+check only-the-three-vms "[ \$(grep -c . <<<\"$extra\") -eq 3 ]" "$extra"
 la_bt $(ls_collected "$A") && ok "$A-babeltrace2-reads-after-garbage" ||
 	bad "$A-babeltrace2-reads-after-garbage" "$bt_out"
 grep -h "rejected a message" "$la_tmp"/collect.*.log | head -n 2 |
