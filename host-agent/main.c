@@ -22,8 +22,10 @@
 
 #include "agent.h"
 #include "fleet_status.h"
+#include "collect.h"
 #include "metrics.h"
 #include "opts.h"
+#include "ship.h"
 
 struct sig_watch {
 	struct gr_op op;
@@ -67,6 +69,13 @@ static void usage(FILE *f)
 		"                        http://ADDR:PORT/metrics; ADDR is an\n"
 		"                        IPv4 address or [IPv6] (127.0.0.1:9464,\n"
 		"                        [::1]:9464, 0.0.0.0:9464 for any)\n"
+		"  --ship URL[,URL...]   publish the store to NATS JetStream\n"
+		"                        (nats://HOST:PORT, tls://HOST:PORT)\n"
+		"  --ship-creds FILE     NATS credentials: a .creds file, or\n"
+		"                        lines user=/password=, token=, or\n"
+		"                        nkey=/seed=FILE; ca=FILE for tls://\n"
+		"  --ship-stream NAME    JetStream stream (default " GR_SHIP_DEFAULT_STREAM ")\n"
+		"  --ship-replicas N     its replicas if it is created (default 1)\n"
 		"  --vm NAME             serve a VM from the start (repeatable); the\n"
 		"                        options below apply to the --vm before them,\n"
 		"                        or, before any --vm, to every VM\n"
@@ -135,8 +144,8 @@ static int agent_opt(int argc, char **argv, int *i, const char *opt,
  * every VM. Return: 0, 1 for --help, -1 on an error (said on stderr).
  */
 static int agent_args(int argc, char **argv, struct gr_agent *a,
-		      const char **metrics, struct gr_vm_opts **vms,
-		      unsigned int *nvms)
+		      const char **metrics, struct gr_ship_cfg *ship,
+		      struct gr_vm_opts **vms, unsigned int *nvms)
 {
 	struct vm_args all = { 0 }, *per = NULL, *cur = &all;
 	unsigned int n = 0, k;
@@ -188,6 +197,25 @@ static int agent_args(int argc, char **argv, struct gr_agent *a,
 		if (r > 0) {
 			ret = fleet_agent_set(&fleet_opts, fleet_agent_opts[k - 1],
 					      val);
+			continue;
+		}
+		if (!r && (r = agent_opt(argc, argv, &i, "--ship", &val)) > 0) {
+			ship->urls = val;
+			continue;
+		}
+		if (!r && (r = agent_opt(argc, argv, &i, "--ship-creds",
+					 &val)) > 0) {
+			ship->creds = val;
+			continue;
+		}
+		if (!r && (r = agent_opt(argc, argv, &i, "--ship-stream",
+					 &val)) > 0) {
+			ship->stream = val;
+			continue;
+		}
+		if (!r && (r = agent_opt(argc, argv, &i, "--ship-replicas",
+					 &val)) > 0) {
+			ship->replicas = atoi(val);
 			continue;
 		}
 		if (!r && (r = agent_opt(argc, argv, &i, "--vm", &val)) > 0) {
@@ -253,6 +281,21 @@ static int agent_args(int argc, char **argv, struct gr_agent *a,
 	return ret;
 }
 
+/* fleet status entries carry the shipper's backlog (fleet_backlog_hook) */
+static bool fleet_ship_backlog(const struct gr_vm *vm, struct fleet_backlog *b,
+			       void *arg)
+{
+	struct gr_ship_backlog sb;
+
+	(void)arg;
+	if (ship_backlog(vm_name(vm), &sb) || !sb.enabled)
+		return false;
+	b->bytes = sb.bytes;
+	b->packets = sb.packets;
+	b->oldest_age_ms = (int64_t)(sb.oldest_s * 1000.0);
+	return true;
+}
+
 static int agent_main(int argc, char **argv)
 {
 	static struct gr_agent a;
@@ -261,6 +304,9 @@ static int agent_main(int argc, char **argv)
 	struct gr_metrics *metrics = NULL;
 	struct fleet *fleet = NULL;
 	const char *metrics_addr = NULL;
+	struct gr_ship_cfg ship = {
+		.stream = GR_SHIP_DEFAULT_STREAM, .replicas = 1,
+	};
 	unsigned int nvms = 0, i;
 	char err[512];
 	sigset_t mask;
@@ -271,13 +317,28 @@ static int agent_main(int argc, char **argv)
 	a.sock_gid = (unsigned int)-1;
 	a.store_fd = -1;
 	fleet_cfg_init(&fleet_opts);
-	ret = agent_args(argc, argv, &a, &metrics_addr, &vms, &nvms);
+	ret = agent_args(argc, argv, &a, &metrics_addr, &ship, &vms, &nvms);
 	if (ret > 0) {
 		usage(stdout);
 		return 0;
 	}
 	if (ret)
 		return 2;
+	/* one host name and, unless told otherwise, one NATS for both */
+	ship.host = fleet_opts.host;
+	if (!fleet_opts.urls && ship.urls) {
+		fleet_opts.urls = ship.urls;
+		fleet_opts.creds = ship.creds;
+	}
+	if (ship.urls) {
+		fleet_backlog_hook = fleet_ship_backlog;
+		fleet_backlog_arg = NULL;
+	}
+	if ((ship.urls || ship.creds) &&
+	    ship_check_cfg(&ship, err, sizeof(err))) {
+		fprintf(stderr, "guestrelay agent: %s\n", err);
+		return 2;
+	}
 
 	openlog("guestrelay", LOG_PID | LOG_PERROR, LOG_DAEMON);
 	umask(027);
@@ -310,6 +371,12 @@ static int agent_main(int argc, char **argv)
 		return 1;
 	}
 	gr_loop_poll(&a.loop, &sw.op, sw.fd, POLLIN);
+	/* after the signals are blocked: its threads inherit the mask */
+	ship.store_dir = a.store_dir;
+	if (ship.urls && ship_start(&ship, err, sizeof(err))) {
+		syslog(LOG_ERR, "%s", err);
+		return 1;
+	}
 	if (ctl_init(&a))
 		return 1;	/* ctl_init() said why */
 	if (metrics_addr &&
@@ -360,6 +427,7 @@ static int agent_main(int argc, char **argv)
 	if (a.vms || a.syncs)
 		syslog(LOG_WARNING, "writes still in flight at exit");
 	gr_loop_finish(&a.loop);
+	ship_stop();
 	close(sw.fd);
 	close(a.store_fd);
 	return 0;
@@ -371,6 +439,8 @@ int main(int argc, char **argv)
 		return agent_main(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "fleet"))
 		return fleet_main(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "collect"))
+		return collect_main(argc - 1, argv + 1);
 	if (argc >= 2 && (!strcmp(argv[1], "--version") ||
 			  !strcmp(argv[1], "version"))) {
 		printf("guestrelay %s (ABI %d.%d)\n", GR_VERSION, GR_ABI_MAJOR,

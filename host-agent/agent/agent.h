@@ -243,6 +243,19 @@ int vm_stop(struct gr_vm *vm, gr_done_fn done, void *arg);
 int vm_start(struct gr_vm *vm, char *err, size_t errlen);
 
 /**
+ * struct gr_vm_ship - --ship: what of the VM's store JetStream has not
+ * acknowledged yet (fleet/ship.c: whole packets, metadata and
+ * .guestrelay versions)
+ */
+struct gr_vm_ship {
+	bool enabled;			/* the agent ships (--ship) */
+	bool connected;			/* to a NATS server, now */
+	uint64_t backlog_bytes;
+	uint64_t backlog_packets;
+	double oldest_s;		/* age of the oldest, 0 if none */
+};
+
+/**
  * struct gr_vm_info - what `guestrelay status` shows of one VM
  */
 struct gr_vm_info {
@@ -283,6 +296,7 @@ struct gr_vm_info {
 		uint64_t dropped;
 		uint64_t forks;
 	} follow;
+	struct gr_vm_ship ship;
 };
 
 void vm_get_info(const struct gr_vm *vm, struct gr_vm_info *info);

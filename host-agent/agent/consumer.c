@@ -48,6 +48,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "ship.h"
 #include "vm.h"
 
 static uint64_t load_produced(struct gr_ring *ring)
@@ -236,6 +237,8 @@ int cons_open_rings(struct gr_vm *vm, bool resume)
 		for (k = 0; vm->copy_block && k < GR_VERIFY_DEPTH; k++)
 			r->copies[k] = vm->copy_block + copy_len * i +
 				       (size_t)v->subbuf_size * k;
+		/* before the file is cut or written: see fleet/ship.c */
+		r->ship = ship_mark_open(vm->opts.name, vm->session, i);
 		ret = store_open_stream(vm->session_fd, i, resume, &r->fd,
 					&size);
 		if (ret)
@@ -262,6 +265,7 @@ int cons_open_rings(struct gr_vm *vm, bool resume)
 		if (resume && (int64_t)(shm_consumed - r->next) > 0)
 			r->next = shm_consumed;
 		r->file_off = size;
+		ship_mark_set(r->ship, size);
 		r->consumed = r->next;
 		store_consumed(vm, ring, r->consumed);
 	}
@@ -303,6 +307,7 @@ void cons_close_rings(struct gr_vm *vm)
 
 		if (r->fd >= 0)
 			close(r->fd);
+		ship_mark_close(r->ship);
 	}
 	free(vm->copy_block);
 	vm->copy_block = NULL;
@@ -328,6 +333,13 @@ static void advance(struct gr_ring_state *r)
 		s->state = GR_SLOT_FREE;
 		r->consumed++;
 	}
+	/*
+	 * --ship: every packet below the first write not completed is whole
+	 * (writes complete out of order); the slot at consumed is one
+	 */
+	if (r->ship)
+		ship_mark_set(r->ship, r->consumed == r->next ? r->file_off :
+			      r->slots[r->consumed % GR_MAX_INFLIGHT].off);
 	if (r->consumed == old || !store_consumed(vm, ring, r->consumed))
 		return;
 	if (!(vm->view.features & GR_F_EVENT_IDX)) {

@@ -38,6 +38,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ship.h"
 #include "vm.h"
 
 #define GR_SNAP_CHUNK	(1U << 20)	/* bytes copied per step */
@@ -64,6 +65,7 @@ struct gr_snap_file {
 
 struct gr_snap {
 	struct gr_vm *vm;
+	struct gr_ship_mark *ship;	/* --ship: not shipped while taken */
 	gr_snap_done_fn done;
 	char name[128];			/* snapshot-<time> */
 	int dirfd;
@@ -253,6 +255,7 @@ static void sync_next(struct gr_snap *s)
 		if (s->files[i].fd >= 0)
 			close(s->files[i].fd);
 	close(s->dirfd);
+	ship_mark_close(s->ship);	/* whole packets only from here on */
 	snprintf(path, sizeof(path), "%s/%s/%s", vm->agent->store_dir,
 		 vm->opts.name, s->name);
 	vm->snap = NULL;
@@ -403,9 +406,11 @@ int snap_start(struct gr_vm *vm, gr_snap_done_fn done)
 					sizeof(s->name), &s->dirfd);
 	if (ret)
 		goto out_free;
+	s->ship = ship_mark_open(vm->opts.name, s->name, GR_SHIP_ALL_RINGS);
 	ret = session_write_files(vm, s->dirfd, s->name);
 	if (ret) {
 		close(s->dirfd);
+		ship_mark_close(s->ship);
 		goto out_free;
 	}
 	vm->snap = s;

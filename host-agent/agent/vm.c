@@ -36,6 +36,7 @@
 #include <syslog.h>
 #include <time.h>
 
+#include "ship.h"
 #include "vm.h"
 #include "vm_filter.h"
 
@@ -912,8 +913,16 @@ void vm_get_info(const struct gr_vm *vm, struct gr_vm_info *info)
 	size_t off = 0;
 	unsigned int i;
 
+	struct gr_ship_backlog bl;
+
 	memset(info, 0, sizeof(*info));
 	snprintf(info->name, sizeof(info->name), "%s", vm->opts.name);
+	ship_backlog(vm->opts.name, &bl);
+	info->ship.enabled = bl.enabled;
+	info->ship.connected = bl.connected;
+	info->ship.backlog_bytes = bl.bytes;
+	info->ship.backlog_packets = bl.packets;
+	info->ship.oldest_s = bl.oldest_s;
 	info->state = vm_state_name(vm);
 	info->guest_state = gr_state_name(le32toh(st->state));
 	info->doorbell = vm->doorbell;

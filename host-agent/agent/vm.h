@@ -112,6 +112,7 @@ struct gr_ring_state {
 	uint64_t prod_event;
 	bool armed;
 	bool quiet;
+	struct gr_ship_mark *ship;	/* --ship: whole packets end here */
 };
 
 /* A waiter for an asynchronous command (flush, stop, snapshot) */

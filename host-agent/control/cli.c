@@ -956,7 +956,11 @@ static void print_usage(FILE *f)
 		"COMMAND [ARGS]\n"
 		"\n"
 		"  agent [OPTION...]    run the agent (guestrelay agent "
-		"--help)\n");
+		"--help)\n"
+		"  collect URL --store DIR [OPTION...]\n"
+		"                       rebuild shipped traces from NATS "
+		"JetStream\n"
+		"                       (guestrelay collect --help)\n");
 	for (i = 0; i < NR_CMDS; i++)
 		fprintf(f, "  %s\n", cli_cmds[i].usage);
 	fprintf(f,

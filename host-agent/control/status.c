@@ -174,6 +174,16 @@ void ctl_status_text(FILE *f, const struct gr_vm_info *in)
 	put_row(f, "session");
 	put_text_or_dash(f, in->session);
 	fputc('\n', f);
+	if (in->ship.enabled) {
+		put_row(f, "shipping");
+		ctl_human_bytes(b1, sizeof(b1),
+				(double)in->ship.backlog_bytes, "");
+		fprintf(f, "%s, backlog %" PRIu64 " packets, %s (%" PRIu64
+			" bytes), oldest %.1f s\n",
+			in->ship.connected ? "connected" : "NATS unreachable",
+			in->ship.backlog_packets, b1, in->ship.backlog_bytes,
+			in->ship.oldest_s);
+	}
 }
 
 void ctl_status_json(struct ctl_json *j, const struct gr_vm_info *in)
@@ -241,6 +251,14 @@ void ctl_status_json_member(struct ctl_json *j, const char *key,
 	ctl_json_i64(j, "sync_offset_ns", in->sync_offset_ns);
 	ctl_json_u64(j, "sync_error_ns", in->sync_error_ns);
 	ctl_json_double(j, "rate_bps", in->rate_bps);
+	if (in->ship.enabled) {
+		ctl_json_begin_object(j, "ship");
+		ctl_json_bool(j, "connected", in->ship.connected);
+		ctl_json_u64(j, "backlog_bytes", in->ship.backlog_bytes);
+		ctl_json_u64(j, "backlog_packets", in->ship.backlog_packets);
+		ctl_json_double(j, "oldest_s", in->ship.oldest_s);
+		ctl_json_end_object(j);
+	}
 	ctl_json_begin_object(j, "stats");
 	ctl_json_u64(j, "packets", st->packets);
 	ctl_json_u64(j, "bytes", st->bytes);

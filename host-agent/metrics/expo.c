@@ -347,6 +347,35 @@ static void vm_part(FILE *f, const struct gr_expo_vm *vms, size_t n)
 			put_u64(f, name, vms[i].info.name, NULL, NULL,
 				vms[i].info.quota);
 
+	for (i = 0; i < n && !vms[i].info.ship.enabled; i++)
+		;
+	if (i < n) {
+		name = "guestrelay_vm_ship_backlog_bytes";
+		family(f, name, "gauge",
+		       "Bytes of the VM's store that NATS JetStream has not acknowledged yet (agent --ship).");
+		for (i = 0; i < n; i++)
+			put_u64(f, name, vms[i].info.name, NULL, NULL,
+				vms[i].info.ship.backlog_bytes);
+		name = "guestrelay_vm_ship_backlog_packets";
+		family(f, name, "gauge",
+		       "Packets (and metadata versions) of the VM's store that NATS JetStream has not acknowledged yet.");
+		for (i = 0; i < n; i++)
+			put_u64(f, name, vms[i].info.name, NULL, NULL,
+				vms[i].info.ship.backlog_packets);
+		name = "guestrelay_vm_ship_backlog_oldest_seconds";
+		family(f, name, "gauge",
+		       "Age of the oldest part of the VM's shipping backlog; 0 when there is none.");
+		for (i = 0; i < n; i++)
+			put_double(f, name, vms[i].info.name,
+				   vms[i].info.ship.oldest_s);
+		name = "guestrelay_vm_ship_connected";
+		family(f, name, "gauge",
+		       "1 while the agent is connected to a NATS server.");
+		for (i = 0; i < n; i++)
+			put_u64(f, name, vms[i].info.name, NULL, NULL,
+				vms[i].info.ship.connected);
+	}
+
 	family(f, "guestrelay_vm_info", "gauge",
 	       "The VM's device, mode and guest kernel and node name; always 1.");
 	for (i = 0; i < n; i++)

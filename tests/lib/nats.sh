@@ -124,7 +124,7 @@ nats_ports_read() {
 			if [ "$nats_cluster" = 1 ] && [[ $j != *cluster* ]]; then
 				:
 			else
-				nats_port[i]=$(sed -n 's|.*"nats":\["nats://127\.0\.0\.1:\([0-9]*\)".*|\1|p' <<<"$j")
+				nats_port[i]=$(sed -n 's|.*"nats":\["[a-z]*://127\.0\.0\.1:\([0-9]*\)".*|\1|p' <<<"$j")
 				nats_mport[i]=$(sed -n 's|.*"monitoring":\["http://127\.0\.0\.1:\([0-9]*\)".*|\1|p' <<<"$j")
 				[ "$nats_cluster" = 1 ] &&
 					nats_cport[i]=$(sed -n 's|.*"cluster":\["nats://127\.0\.0\.1:\([0-9]*\)".*|\1|p' <<<"$j")

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ship.h - `guestrelay agent --ship URL`: the store, published to NATS
+ * JetStream by a thread of its own (issue 9)
+ *
+ * The loop never waits for it: the only things the loop does are
+ * ship_mark_open()/ship_mark_close() when a stream file is opened and
+ * closed (a mutex, rarely) and ship_mark_set() when the file's packets
+ * are written up to a new offset (one atomic store). The shipper reads
+ * the stored files, never VM state, and publishes only whole packets
+ * below the mark; what NATS does not take stays in the store (the spool)
+ * and is sent later, in order, from a cursor persisted per session in
+ * <store>/.ship/<vm>/<session>.
+ */
+#ifndef GR_SHIP_H
+#define GR_SHIP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <nats/nats.h>
+
+#define GR_SHIP_DEFAULT_STREAM	"GUESTRELAY"
+
+/**
+ * struct gr_ship_cfg - what `agent --ship*` asked for
+ * @urls: comma-separated server URLs (nats://, tls://), without
+ *	credentials (those go in @creds)
+ * @creds: file with credentials (see ship.c), or NULL
+ * @stream: JetStream stream name
+ * @replicas: its replicas when it is created
+ * @store_dir: the agent's store
+ */
+struct gr_ship_cfg {
+	const char *urls;
+	const char *creds;
+	const char *stream;
+	int replicas;
+	const char *store_dir;
+	const char *host;		/* --host, NULL = gethostname() */
+};
+
+/* a stream file the loop is writing: packets are whole below @done */
+struct gr_ship_mark {
+	uint64_t done;			/* atomic: loop stores, shipper loads */
+	char vm[64];
+	char session[256];
+	unsigned int ring;
+	struct gr_ship_mark *next;
+};
+
+/**
+ * struct gr_ship_backlog - what the store holds that JetStream has not
+ * acknowledged (whole packets, metadata and .guestrelay versions)
+ */
+struct gr_ship_backlog {
+	bool enabled;			/* --ship was given */
+	bool connected;			/* to a server, now */
+	uint64_t bytes;
+	uint64_t packets;
+	double oldest_s;		/* age of the oldest, 0 if none */
+	uint64_t shipped_bytes;		/* acknowledged since start */
+	uint64_t shipped_msgs;
+	uint64_t outages;		/* times the servers became unreachable */
+};
+
+int ship_check_cfg(const struct gr_ship_cfg *cfg, char *err, size_t errlen);
+int ship_start(const struct gr_ship_cfg *cfg, char *err, size_t errlen);
+void ship_stop(void);
+
+/* ring of a mark that holds back a whole session (a snapshot being taken) */
+#define GR_SHIP_ALL_RINGS	(~0u)
+
+struct gr_ship_mark *ship_mark_open(const char *vm, const char *session,
+				    unsigned int ring);
+void ship_mark_close(struct gr_ship_mark *m);
+
+static inline void ship_mark_set(struct gr_ship_mark *m, uint64_t done)
+{
+	if (m)
+		__atomic_store_n(&m->done, done, __ATOMIC_RELEASE);
+}
+
+int ship_backlog(const char *vm, struct gr_ship_backlog *b);
+natsStatus ship_connect(const char *urls, const char *name,
+			const char *creds, natsConnection **nc);
+
+#endif /* GR_SHIP_H */

@@ -1,0 +1,138 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# lib_ship.sh - helpers of the shipping tests (test_ship_*.sh), sourced
+# after lib_agent.sh: real nats-server JetStream servers (tests/lib/
+# nats.sh), real agents with --ship, real `guestrelay collect` processes.
+#
+#   ls_init NAME           la_init, nats_need, $COL (the collectors' DIR),
+#                          $HOST (the agents' host name)
+#   ls_collect_start VAR [ARGS...]
+#                          a collector of $NATS_URLS into $COL (t_bg job in
+#                          VAR, its PID in VAR_pid, log collect.N.log)
+#   ls_collect_kill9 VAR   SIGKILL that collector
+#   ls_collect_stop VAR    SIGTERM, wait
+#   ls_cstat KEY           one counter of $COL/.collect/stats.*, summed
+#                          over the collectors
+#   ls_tree_diff           every file of the agent's store (but .ship/) and
+#                          of $COL/$HOST: prints what differs, 1 if any
+#   ls_wait_equal SECS     until ls_tree_diff finds nothing; $diff_out
+#   ls_collected VM        the collected sessions of VM
+#   ls_check_collected VM [SECS]
+#                          checks: the collected tree equals the store
+#                          (within SECS, default 120), babeltrace2 reads
+#                          VM's collected trace, every fake_seq its guest
+#                          wrote ($la_tmp/VM.stats) is in it once, the
+#                          collectors rejected nothing
+
+# shellcheck source=tests/lib/nats.sh
+. "$LA_TOP/tests/lib/nats.sh"
+
+COL=
+HOST=
+ls_ncol=0
+
+ls_init() {
+	la_init "$1"
+	nats_need
+	COL=$la_tmp/col
+	HOST=$(hostname)
+	[[ $HOST =~ ^[A-Za-z0-9_-][A-Za-z0-9_.-]*$ ]] ||
+		t_skip "host name '$HOST' is not one the agent ships under"
+}
+
+ls_collect_start() {
+	local var=$1 job
+
+	shift
+	ls_ncol=$((ls_ncol + 1))
+	t_bg job 600 "$la_tmp/collect.$ls_ncol.log" "$GR" collect \
+		"$NATS_URLS" --store "$COL" "$@"
+	printf -v "$var" '%s' "$job"
+	printf -v "${var}_pid" '%s' "$(t_child "$job")"
+}
+
+ls_collect_kill9() {
+	local pid_var=${1}_pid
+
+	kill -KILL "${!pid_var}" 2>/dev/null
+	t_wait_pid "${!1}" 10
+	t_reap "${!1}"
+}
+
+ls_collect_stop() {
+	local pid_var=${1}_pid
+
+	kill -TERM "${!pid_var}" 2>/dev/null
+	t_wait_pid "${!1}" 15 || t_term_job "${!1}" KILL
+	t_reap "${!1}"
+}
+
+ls_cstat() {
+	cat "$COL"/.collect/stats.* 2>/dev/null |
+		awk -v k="$1" '$1 == k { n += $2 } END { print n + 0 }'
+}
+
+ls_tree_diff() {
+	local f rel n=0
+
+	while IFS= read -r -d '' f; do
+		rel=${f#"$STORE"/}
+		if [ ! -f "$COL/$HOST/$rel" ]; then
+			echo "missing $rel ($(stat -c %s "$f") bytes)"
+			n=$((n + 1))
+		elif ! cmp -s "$f" "$COL/$HOST/$rel"; then
+			echo "differs $rel ($(stat -c %s "$f") vs $(stat -c %s "$COL/$HOST/$rel") bytes)"
+			n=$((n + 1))
+		fi
+	done < <(find "$STORE" -path "$STORE/.ship" -prune -o -type f -print0)
+	while IFS= read -r -d '' f; do
+		rel=${f#"$COL/$HOST"/}
+		[ -f "$STORE/$rel" ] || {
+			echo "extra $rel"
+			n=$((n + 1))
+		}
+	done < <(find "$COL/$HOST" -type f -print0 2>/dev/null)
+	[ "$n" -eq 0 ]
+}
+
+ls_wait_equal() {
+	local end=$(($(date +%s) + $1))
+
+	while :; do
+		diff_out=$(ls_tree_diff) && return 0
+		[ "$(date +%s)" -ge "$end" ] && return 1
+		sleep 0.5
+	done
+}
+
+ls_collected() {
+	local d
+
+	for d in "$COL/$HOST/$1"/*; do
+		[ -d "$d" ] && echo "$d"
+	done
+}
+
+ls_check_collected() {
+	local vm=$1 sessions dropped
+
+	if ls_wait_equal "${2:-120}"; then
+		ok "collected-tree-equals-store ($(du -sb "$COL/$HOST" | cut -f1) bytes)"
+	else
+		bad collected-tree-equals-store "after ${2:-120} s" "$diff_out"
+	fi
+	sessions=$(ls_collected "$vm")
+	# shellcheck disable=SC2086 # one directory per line
+	la_bt $sessions && ok "$vm-babeltrace2-reads-collected" ||
+		bad "$vm-babeltrace2-reads-collected" "$bt_out"
+	dropped=$(la_stat "$la_tmp/$vm.stats" total.seq_dropped)
+	# shellcheck disable=SC2086
+	if la_btcheck $sessions --stats "$la_tmp/$vm.stats" --expect written; then
+		ok "$vm-every-written-event-once ($(head -n1 <<<"$bt_out" | cut -d' ' -f1) events; the guest dropped ${dropped:-?} itself)"
+	else
+		bad "$vm-every-written-event-once" "bt_check" "$bt_out"
+	fi
+	check nothing-rejected "[ $(ls_cstat rejected) -eq 0 ]" \
+		"$(cat "$COL"/.collect/stats.*)"
+}

@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_subject.c - subjects, message ids and framing of shipped traces
+ * (host-agent/fleet/subject.c): hostile names never form another subject
+ * or another path, the decoder takes only what the encoder makes, and
+ * objects cut into parts come back whole whatever the order of arrival
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gr_test.h"
+#include "subject.h"
+
+/* names an operator or a guest could choose; VM names can hold '.' */
+static const char *const hostile[] = {
+	"a.b", "a_2Eb", "a_b", "_", "__", "_2E", "..", ".", "...", "a..b",
+	"*", ">", "a.*", "a.>", "a b", "a\tb", "a\nb", "a\rb", "-", "--x",
+	"A", "a", "0", "_41", "a/b", "../x", "\xc3\xbc", "\xff\xfe", "x=y",
+	"a%2Eb", "GUESTRELAY", "metadata", "info", "s0", "$SYS", "a\"b",
+	"", "name.with.many.dots.and.more",
+};
+
+#define NH GR_ARRAY_SIZE(hostile)
+
+static bool token_chars_ok(const char *t)
+{
+	for (; *t; t++)
+		if (!((*t >= 'a' && *t <= 'z') || (*t >= 'A' && *t <= 'Z') ||
+		      (*t >= '0' && *t <= '9') || *t == '-' || *t == '_'))
+			return false;
+	return true;
+}
+
+static void test_encode_roundtrip_and_token_chars(void)
+{
+	char tok[GR_NAME_TOKEN_MAX * 3], back[GR_NAME_TOKEN_MAX];
+	size_t i;
+
+	for (i = 0; i < NH; i++) {
+		int n = gr_subj_encode(hostile[i], tok, sizeof(tok));
+
+		CU_ASSERT_FATAL(n > 0);
+		CU_ASSERT(token_chars_ok(tok));
+		CU_ASSERT_EQUAL(gr_subj_decode(tok, (size_t)n, back,
+					       sizeof(back)),
+				(int)strlen(hostile[i]));
+		CU_ASSERT_STRING_EQUAL(back, hostile[i]);
+	}
+}
+
+static void test_encode_is_injective(void)
+{
+	char a[GR_NAME_TOKEN_MAX * 3], b[GR_NAME_TOKEN_MAX * 3];
+	size_t i, j;
+
+	for (i = 0; i < NH; i++)
+		for (j = 0; j < NH; j++) {
+			if (i == j)
+				continue;
+			gr_subj_encode(hostile[i], a, sizeof(a));
+			gr_subj_encode(hostile[j], b, sizeof(b));
+			CU_ASSERT(strcmp(a, b) != 0);
+		}
+	/* every single byte */
+	for (i = 1; i < 256; i++)
+		for (j = i + 1; j < 256; j++) {
+			char x[2] = { (char)i, 0 }, y[2] = { (char)j, 0 };
+
+			gr_subj_encode(x, a, sizeof(a));
+			gr_subj_encode(y, b, sizeof(b));
+			CU_ASSERT(strcmp(a, b) != 0);
+		}
+}
+
+static void test_decode_refuses_non_canonical(void)
+{
+	static const char *const bad[] = {
+		"a_2e",		/* lower-case hex */
+		"_41",		/* escape of a plain byte ('A') */
+		"_2D",		/* escape of '-' */
+		"_00",		/* NUL */
+		"a_",		/* cut escape */
+		"a_4",
+		"_G0",
+		"a.b", "a*", ">", "a b", "",	/* not token bytes / empty */
+		"__",		/* "_" only as the whole token */
+		"a_5",
+	};
+	char out[64];
+	size_t i;
+
+	for (i = 0; i < GR_ARRAY_SIZE(bad); i++)
+		CU_ASSERT_EQUAL(gr_subj_decode(bad[i], strlen(bad[i]), out,
+					       sizeof(out)), -EINVAL);
+	CU_ASSERT_EQUAL(gr_subj_decode("_", 1, out, sizeof(out)), 0);
+	CU_ASSERT_STRING_EQUAL(out, "");
+	CU_ASSERT_EQUAL(gr_subj_decode("_5F", 3, out, sizeof(out)), 1);
+	CU_ASSERT_STRING_EQUAL(out, "_");
+}
+
+static void test_encode_bounds(void)
+{
+	char small[4];
+
+	CU_ASSERT_EQUAL(gr_subj_encode("abcd", small, sizeof(small)),
+			-ENAMETOOLONG);
+	CU_ASSERT_EQUAL(gr_subj_encode(".", small, sizeof(small)), 3);
+	CU_ASSERT_EQUAL(gr_subj_encode("..", small, sizeof(small)),
+			-ENAMETOOLONG);
+	CU_ASSERT_EQUAL(gr_subj_decode("abcd", 4, small, sizeof(small)),
+			-ENAMETOOLONG);
+}
+
+static void count_tokens(const char *s, int *n)
+{
+	*n = 1;
+	for (; *s; s++)
+		*n += *s == '.';
+}
+
+static void test_subject_has_five_tokens_whatever_the_names(void)
+{
+	char subj[GR_SUBJ_MAX];
+	struct gr_obj o, back;
+	size_t i;
+	int n;
+
+	for (i = 0; i < NH; i++) {
+		memset(&o, 0, sizeof(o));
+		snprintf(o.host, sizeof(o.host), "%s", hostile[i]);
+		snprintf(o.vm, sizeof(o.vm), "%s", hostile[NH - 1 - i]);
+		snprintf(o.session, sizeof(o.session), "%s", hostile[i]);
+		o.kind = GR_OBJ_STREAM;
+		o.ring = (uint32_t)i * 1000;
+		CU_ASSERT_FATAL(gr_subj_build("GUESTRELAY", &o, subj,
+					      sizeof(subj)) == 0);
+		count_tokens(subj, &n);
+		CU_ASSERT_EQUAL(n, 5);
+		CU_ASSERT(!strchr(subj, '*') && !strchr(subj, '>') &&
+			  !strchr(subj, ' '));
+		/* parsed back only when every name may be a directory */
+		if (gr_dir_name_ok(o.host) && gr_dir_name_ok(o.vm) &&
+		    gr_dir_name_ok(o.session)) {
+			CU_ASSERT_EQUAL(gr_subj_parse("GUESTRELAY", subj,
+						      &back), 0);
+			CU_ASSERT_STRING_EQUAL(back.vm, o.vm);
+			CU_ASSERT_EQUAL(back.ring, o.ring);
+		} else {
+			CU_ASSERT_EQUAL(gr_subj_parse("GUESTRELAY", subj,
+						      &back), -EINVAL);
+		}
+	}
+	CU_ASSERT_EQUAL(gr_subj_build("GUEST.RELAY", &o, subj, sizeof(subj)),
+			-EINVAL);
+	CU_ASSERT_EQUAL(gr_subj_build("G*", &o, subj, sizeof(subj)), -EINVAL);
+}
+
+static void test_subject_parse_refuses_hostile_subjects(void)
+{
+	static const char *const bad[] = {
+		"GUESTRELAY",
+		"GUESTRELAY.h.v.s",
+		"GUESTRELAY.h.v.s.s0.x",
+		"GUESTRELAYX.h.v.s.s0",
+		"OTHER.h.v.s.s0",
+		"GUESTRELAY.h.v.s.s01",
+		"GUESTRELAY.h.v.s.s",
+		"GUESTRELAY.h.v.s.s-1",
+		"GUESTRELAY.h.v.s.s4294967296",
+		"GUESTRELAY.h.v.s.stream_0",
+		"GUESTRELAY.h.v.s.Metadata",
+		"GUESTRELAY._2E_2E.v.s.s0",	/* ".." */
+		"GUESTRELAY.h._2E.s.s0",	/* "." */
+		"GUESTRELAY.h._2Ehidden.s.s0",	/* hidden */
+		"GUESTRELAY.h.a_2Fb.s.s0",	/* "/" */
+		"GUESTRELAY.h.v._.s0",		/* empty name */
+		"GUESTRELAY.h.v.s_2e.s0",	/* not canonical */
+		"GUESTRELAY.h.v.s_41.s0",
+		"GUESTRELAY.h.v.s.*",
+		"GUESTRELAY.h.v.s.>",
+		"GUESTRELAY..v.s.s0",
+		"GUESTRELAY.h.v.s_20x.s0",	/* space */
+	};
+	struct gr_obj o;
+	size_t i;
+
+	for (i = 0; i < GR_ARRAY_SIZE(bad); i++)
+		CU_ASSERT_EQUAL(gr_subj_parse("GUESTRELAY", bad[i], &o),
+				-EINVAL);
+	CU_ASSERT_EQUAL(gr_subj_parse("GUESTRELAY",
+				      "GUESTRELAY.host-1.vm_2E1.2026T.s4294967295",
+				      &o), 0);
+	CU_ASSERT_EQUAL(o.ring, 4294967295u);
+	CU_ASSERT_EQUAL(gr_subj_parse("GUESTRELAY",
+				      "GUESTRELAY.host-1.vm_2E1.2026T.s7", &o),
+			0);
+	CU_ASSERT_STRING_EQUAL(o.vm, "vm.1");
+	CU_ASSERT_EQUAL(o.kind, GR_OBJ_STREAM);
+	CU_ASSERT_EQUAL(o.ring, 7);
+	CU_ASSERT_EQUAL(gr_subj_parse("GUESTRELAY",
+				      "GUESTRELAY.h.v.s.metadata", &o), 0);
+	CU_ASSERT_EQUAL(o.kind, GR_OBJ_METADATA);
+	CU_ASSERT_EQUAL(gr_subj_parse("GUESTRELAY", "GUESTRELAY.h.v.s.info",
+				      &o), 0);
+	CU_ASSERT_EQUAL(o.kind, GR_OBJ_INFO);
+}
+
+static void test_dir_names(void)
+{
+	CU_ASSERT(gr_dir_name_ok("vm.1"));
+	CU_ASSERT(gr_dir_name_ok("20261125T161152Z-2"));
+	CU_ASSERT(gr_dir_name_ok("snapshot-20261125T161152Z"));
+	CU_ASSERT(!gr_dir_name_ok(""));
+	CU_ASSERT(!gr_dir_name_ok("."));
+	CU_ASSERT(!gr_dir_name_ok(".."));
+	CU_ASSERT(!gr_dir_name_ok(".collect"));
+	CU_ASSERT(!gr_dir_name_ok("a/b"));
+	CU_ASSERT(!gr_dir_name_ok("a b"));
+}
+
+static void test_msgid_distinct(void)
+{
+	struct gr_obj o = { .host = "h", .vm = "a.b", .session = "s",
+			    .kind = GR_OBJ_STREAM, .ring = 1 };
+	struct gr_obj p = { .host = "h", .vm = "a", .session = "b.s",
+			    .kind = GR_OBJ_STREAM, .ring = 1 };
+	struct gr_frame f = { .gen = 12, .part = 0 };
+	char a[GR_SUBJ_MAX], b[GR_SUBJ_MAX];
+
+	CU_ASSERT_EQUAL(gr_msgid_build(&o, &f, 0, a, sizeof(a)), 0);
+	CU_ASSERT_EQUAL(gr_msgid_build(&p, &f, 0, b, sizeof(b)), 0);
+	CU_ASSERT(strcmp(a, b) != 0);
+	f.part = 1;
+	CU_ASSERT_EQUAL(gr_msgid_build(&o, &f, 0, b, sizeof(b)), 0);
+	CU_ASSERT(strcmp(a, b) != 0);
+	f.part = 0;
+	f.gen = 13;
+	CU_ASSERT_EQUAL(gr_msgid_build(&o, &f, 0, b, sizeof(b)), 0);
+	CU_ASSERT(strcmp(a, b) != 0);
+	/* two versions of metadata with one mtime still differ */
+	o.kind = GR_OBJ_METADATA;
+	CU_ASSERT_EQUAL(gr_msgid_build(&o, &f, 1, a, sizeof(a)), 0);
+	CU_ASSERT_EQUAL(gr_msgid_build(&o, &f, 2, b, sizeof(b)), 0);
+	CU_ASSERT(strcmp(a, b) != 0);
+}
+
+static void test_frame_roundtrip_and_strictness(void)
+{
+	struct gr_frame f = { .off = 1ULL << 40, .len = 100000, .part = 3,
+			      .chunk = 30000, .gen = 77 }, g;
+	char s[160];
+	static const char *const bad[] = {
+		"", "1 2 3", "0 100 0 1 100 0 extra", "00 100 0 1 100 0",
+		"+0 100 0 1 100 0", "-1 100 0 1 100 0", "0  100 0 1 100 0",
+		"0 100 0 1 0 0",		/* chunk 0 */
+		"0 100 1 1 100 0",		/* part >= nparts */
+		"0 100 0 2 100 0",		/* nparts != ceil(len/chunk) */
+		"0 100 0 1 100 18446744073709551616",	/* overflow */
+		"18446744073709551615 1 0 1 100 0",	/* off + len wraps */
+		"0 100 0 1 4294967296 0",
+		"0x10 100 0 1 100 0",
+	};
+	size_t i;
+
+	f.nparts = gr_frame_nparts(f.len, f.chunk);
+	CU_ASSERT_EQUAL(f.nparts, 4);
+	CU_ASSERT_EQUAL(gr_frame_format(&f, s, sizeof(s)), 0);
+	CU_ASSERT_EQUAL(gr_frame_parse(s, 10000, &g), 0);	/* last part */
+	CU_ASSERT_EQUAL(g.off, f.off);
+	CU_ASSERT_EQUAL(g.gen, 77);
+	CU_ASSERT_EQUAL(gr_frame_parse(s, 9999, &g), -EINVAL);
+	CU_ASSERT_EQUAL(gr_frame_parse(s, 30000, &g), -EINVAL);
+	for (i = 0; i < GR_ARRAY_SIZE(bad); i++)
+		CU_ASSERT_EQUAL(gr_frame_parse(bad[i], 100, &g), -EINVAL);
+	CU_ASSERT_EQUAL(gr_frame_parse("0 100 0 1 100 0", 100, &g), 0);
+	CU_ASSERT_EQUAL(gr_frame_nparts(0, 10), 1);
+	CU_ASSERT_EQUAL(gr_frame_nparts(20, 10), 2);
+	CU_ASSERT_EQUAL(gr_frame_nparts(21, 10), 3);
+	CU_ASSERT_EQUAL(gr_frame_parse("0 0 0 1 10 0", 0, &g), 0);
+}
+
+static void test_reassembly_any_order(void)
+{
+	enum { LEN = 16 << 20, CHUNK = 65536 - 1024 };
+	uint8_t *src = malloc(LEN);
+	struct gr_frame f = { .off = 4096, .len = LEN, .chunk = CHUNK,
+			      .gen = 5 };
+	struct gr_reasm r;
+	uint32_t k, n, *order;
+	int ret = 0;
+
+	CU_ASSERT_FATAL(src != NULL);
+	for (k = 0; k < LEN; k++)
+		src[k] = (uint8_t)(k * 2654435761u >> 13);
+	f.nparts = n = gr_frame_nparts(LEN, CHUNK);
+	order = malloc(n * sizeof(*order));
+	for (k = 0; k < n; k++)
+		order[k] = k;
+	srand(7);
+	for (k = n - 1; k > 0; k--) {
+		uint32_t j = (uint32_t)rand() % (k + 1), t = order[k];
+
+		order[k] = order[j];
+		order[j] = t;
+	}
+	CU_ASSERT_FATAL(gr_reasm_init(&r, &f) == 0);
+	for (k = 0; k < n; k++) {
+		uint64_t from = (uint64_t)order[k] * CHUNK, len = LEN - from;
+
+		if (len > CHUNK)
+			len = CHUNK;
+		f.part = order[k];
+		ret = gr_reasm_add(&r, &f, src + from, len);
+		CU_ASSERT_EQUAL(ret, k == n - 1);
+		/* a duplicate part changes nothing */
+		if (k == n / 2)
+			CU_ASSERT_EQUAL(gr_reasm_add(&r, &f, src + from, len),
+					0);
+	}
+	CU_ASSERT_EQUAL(memcmp(r.buf, src, LEN), 0);
+	/* a part whose frame disagrees */
+	f.gen = 6;
+	CU_ASSERT_EQUAL(gr_reasm_add(&r, &f, src, CHUNK), -EINVAL);
+	f.gen = 5;
+	f.len = LEN - 8;
+	CU_ASSERT_EQUAL(gr_reasm_add(&r, &f, src, CHUNK), -EINVAL);
+	gr_reasm_free(&r);
+	free(order);
+	free(src);
+}
+
+static const struct gr_test tests[] = {
+	GR_TEST(test_encode_roundtrip_and_token_chars),
+	GR_TEST(test_encode_is_injective),
+	GR_TEST(test_decode_refuses_non_canonical),
+	GR_TEST(test_encode_bounds),
+	GR_TEST(test_subject_has_five_tokens_whatever_the_names),
+	GR_TEST(test_subject_parse_refuses_hostile_subjects),
+	GR_TEST(test_dir_names),
+	GR_TEST(test_msgid_distinct),
+	GR_TEST(test_frame_roundtrip_and_strictness),
+	GR_TEST(test_reassembly_any_order),
+};
+
+int main(void)
+{
+	return gr_test_main("subject", tests, GR_ARRAY_SIZE(tests), NULL,
+			    NULL);
+}
