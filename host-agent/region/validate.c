@@ -1109,8 +1109,15 @@ uint64_t gr_packet_content_end(const struct gr_view *v,
 		memcpy(&eh, p + off, sizeof(eh));
 		id = le16toh(eh.id);
 		size = le16toh(eh.size);
-		if (id >= nr_events || size < sizeof(eh) ||
-		    size % GR_RECORD_ALIGN || size > content_bytes - off)
+		if (id >= nr_events) {
+			int d = family_of(v, id);	/* a member's (H30) */
+
+			if (d < 0 || (unsigned int)d >= nr_events)
+				return content_bytes;
+			id = (uint16_t)d;
+		}
+		if (size < sizeof(eh) || size % GR_RECORD_ALIGN ||
+		    size > content_bytes - off)
 			return content_bytes;
 		ev = &events[id];
 		last = off;

@@ -1705,6 +1705,34 @@ static void test_family_records(void)
 	       -EINVAL, "unknown event id");
 }
 
+/* spec 6.12 with families: a member's record ends where its descriptor's does */
+static void test_family_content_end(void)
+{
+	const uint64_t f = T_FEATURES | GR_F_SYSCALLS;
+	struct gr_event_view ev[T_NDESC];
+	struct gr_view v;
+	struct rpkt p;
+	const char *why = NULL;
+
+	CU_ASSERT_EQUAL_FATAL(family_desc(&v, ev, 1, 10, 451, f, &why), 0);
+	/* the text event as a second family, as test_family_table makes one */
+	strcpy(ev[2].name, "sys_exit");
+	strcpy(ev[2].system, "raw_syscalls");
+	ev[2].family_base = 461;
+	ev[2].family_count = 451;
+	CU_ASSERT_EQUAL_FATAL(gr_check_families(&v, ev, T_NDESC, &why), 0);
+	rpkt_start(&p, 10, 20);
+	rpkt_add(&p, 2, 12, "abc");		/* string ends 4 bytes early */
+	rpkt_poke16(&p, 72 + 8, 461 + 3);
+	CU_ASSERT_EQUAL(p.len, 104);
+	CU_ASSERT_EQUAL(gr_packet_content_end(&v, ev, T_NDESC, p.b, p.len),
+			72 + 16 + 8 + 4);
+	/* an id in no family: left whole, as any record it cannot place */
+	rpkt_poke16(&p, 72 + 8, 461 + 451);
+	CU_ASSERT_EQUAL(gr_packet_content_end(&v, ev, T_NDESC, p.b, p.len),
+			p.len);
+}
+
 /* --- names --------------------------------------------------------------- */
 
 static void test_mode_and_state_names(void)
@@ -2166,6 +2194,8 @@ static const struct gr_test packet_tests[] = {
 	GR_TEST_NAMED("records: a good packet passes", test_records_accepts_a_good_packet),
 	GR_TEST_NAMED("records: stored content ends at the last declared byte",
 		      test_content_end_excludes_the_last_tail),
+	GR_TEST_NAMED("records: a family member's content ends at its fields",
+		      test_family_content_end),
 #define RECORD_REJECT_ENTRY(name, msg, ...)				\
 	GR_TEST_NAMED("records reject " #name, test_records_rejects_##name),
 	RECORD_REJECTS(RECORD_REJECT_ENTRY)
