@@ -94,25 +94,11 @@ static void hdr_done(struct gr_op *op, int res, unsigned int flags);
 static void content_done(struct gr_op *op, int res, unsigned int flags);
 static void unregister_bufs(struct gr_vm *vm);
 
-/*
- * The length in the file of the stored packet whose header copy is @h,
- * or 0 if @h is not one of ours for ring @r: a whole sub-buffer
- * (packet_size = subbuf_size * 8, traces of earlier agents) or its
- * records (packet_size = content_size rounded up to 64 bits: spec 6.12,
- * the last record's tail padding is not content).
- */
+/* the length in the file of the stored packet whose header copy is @h */
 static uint64_t stored_len(const struct gr_ring_state *r,
 			   const struct gr_packet_header *h)
 {
-	uint64_t s = r->vm->view.subbuf_size;
-	uint64_t cs = le64toh(h->content_size), ps = le64toh(h->packet_size);
-
-	if (le32toh(h->magic) != GR_CTF_MAGIC ||
-	    le64toh(h->stream_instance_id) != r->idx ||
-	    cs % 8 || ps % 64 || cs < sizeof(*h) * 8 || cs > ps ||
-	    (ps != s * 8 && ps - cs >= 64))
-		return 0;
-	return ps / 8;
+	return gr_stored_packet_len(h, r->idx, r->vm->view.subbuf_size);
 }
 
 /*

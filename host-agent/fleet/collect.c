@@ -383,18 +383,11 @@ static enum col_verdict put_version(const char *subj, const struct gr_obj *o,
 	return COL_ACK;
 }
 
-/* the stored-packet rule of the agent (consumer.c stored_len()) */
+/* the stored-packet rule of the agent */
 static uint64_t stored_len(const struct gr_view *v, unsigned int ring,
 			   const struct gr_packet_header *h)
 {
-	uint64_t cs = le64toh(h->content_size), ps = le64toh(h->packet_size);
-
-	if (le32toh(h->magic) != GR_CTF_MAGIC ||
-	    le64toh(h->stream_instance_id) != ring ||
-	    cs % 64 || cs < sizeof(*h) * 8 || cs > ps ||
-	    (ps != (uint64_t)v->subbuf_size * 8 && ps != cs))
-		return 0;
-	return ps / 8;
+	return gr_stored_packet_len(h, ring, v->subbuf_size);
 }
 
 /* open stream_<ring>, and know its last whole packet */
@@ -501,7 +494,8 @@ static enum col_verdict put_packet(const char *subj, const struct gr_obj *o,
 		return reject(subj, "packet sequence does not increase");
 	/* the checks of a guest's sub-buffer, on this copy (H9, H24) */
 	rec.seq = h.packet_seq_num;
-	rec.bytes = (uint32_t)(le64toh(h.content_size) / 8);
+	/* the records' end: content_size may stop short of it (6.12) */
+	rec.bytes = (uint32_t)(((le64toh(h.content_size) + 63) & ~63ULL) / 8);
 	rec.reserved = 0;
 	h.packet_size = htole64((uint64_t)v->subbuf_size * 8);
 	if (gr_check_packet(v, o->ring, le64toh(rec.seq), &rec, &h,

@@ -58,6 +58,7 @@
 #include "ship.h"
 #include "shm.h"
 #include "subject.h"
+#include "validate.h"
 
 #define SHIP_BATCH		256		/* messages per wait */
 #define SHIP_BATCH_BYTES	(32u << 20)
@@ -751,17 +752,13 @@ static uint64_t packet_at(int fd, const struct ship_sess *ss,
 			  bool have_prev, uint64_t prev, uint64_t *seq)
 {
 	struct gr_packet_header h;
-	uint64_t cs, ps, s = ss->subbuf_size;
+	uint64_t ps, s = ss->subbuf_size;
 
 	if (end - off < sizeof(h) ||
 	    pread(fd, &h, sizeof(h), (off_t)off) != sizeof(h))
 		return 0;
-	cs = le64toh(h.content_size);
-	ps = le64toh(h.packet_size);
-	if (le32toh(h.magic) != GR_CTF_MAGIC ||
-	    le64toh(h.stream_instance_id) != ring ||
-	    cs % 64 || cs < sizeof(h) * 8 || cs > ps ||
-	    (ps != s * 8 && ps != cs) || ps / 8 > end - off)
+	ps = gr_stored_packet_len(&h, ring, s) * 8;
+	if (!ps || ps / 8 > end - off)
 		return 0;
 	*seq = le64toh(h.packet_seq_num);
 	if (have_prev && *seq <= prev)

@@ -1072,6 +1072,32 @@ uint32_t gr_event_declared_end(const struct gr_event_view *ev)
 }
 
 /**
+ * gr_stored_packet_len() - the length in a stream file of the stored
+ * packet whose header is @h, or 0 if it is not one of ring @ring's
+ * @h: a copy of the packet's header as read from the file
+ * @ring: the stream file's ring
+ * @subbuf_size: the layout's sub-buffer size
+ *
+ * A stored packet is a whole sub-buffer (packet_size = subbuf_size * 8,
+ * traces of earlier agents) or its records (packet_size = the records'
+ * end, content_size = the last record's last declared byte, less than 64
+ * bits before it: spec 6.12). The one rule of the agent's resume walk,
+ * the shipper's and the collector's.
+ */
+uint64_t gr_stored_packet_len(const struct gr_packet_header *h,
+			      uint64_t ring, uint64_t subbuf_size)
+{
+	uint64_t cs = le64toh(h->content_size), ps = le64toh(h->packet_size);
+
+	if (le32toh(h->magic) != GR_CTF_MAGIC ||
+	    le64toh(h->stream_instance_id) != ring ||
+	    cs % 8 || ps % 64 || cs < sizeof(*h) * 8 || cs > ps ||
+	    (ps != subbuf_size * 8 && ps - cs >= 64))
+		return 0;
+	return ps / 8;
+}
+
+/**
  * gr_packet_content_end() - where a packet's last declared byte is
  * @v: the view the packet was checked against
  * @events: validated descriptors

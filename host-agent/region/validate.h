@@ -234,6 +234,8 @@ int gr_check_records(const struct gr_view *v,
 int gr_check_event_names(const struct gr_event_view *events, unsigned int nr,
 			 const char **why);
 uint32_t gr_event_declared_end(const struct gr_event_view *ev);
+uint64_t gr_stored_packet_len(const struct gr_packet_header *h,
+			      uint64_t ring, uint64_t subbuf_size);
 uint64_t gr_packet_content_end(const struct gr_view *v,
 			       const struct gr_event_view *events,
 			       unsigned int nr_events, const void *packet,

@@ -188,8 +188,12 @@ def read_console(path):
 def same_comm(proc, traced):
     """/proc's comm against task->comm: for a workqueue worker /proc
     appends "-" or "+" and its current work's description (the kernel's
-    wq_worker_comm()), e.g. "kworker/0:0-events"."""
+    wq_worker_comm()), e.g. "kworker/0:0-events"; for a kernel thread
+    /proc shows its full name, of which task->comm holds the first 15
+    bytes (TASK_COMM_LEN), e.g. "rcu_tasks_kthread"."""
     if proc == traced:
+        return True
+    if len(traced) == 15 and len(proc) > 15 and proc.startswith(traced):
         return True
     return traced.startswith("kworker/") and len(proc) > len(traced) and \
         proc.startswith(traced) and proc[len(traced)] in "-+"
