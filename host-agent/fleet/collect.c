@@ -494,8 +494,12 @@ static enum col_verdict put_packet(const char *subj, const struct gr_obj *o,
 		return reject(subj, "packet sequence does not increase");
 	/* the checks of a guest's sub-buffer, on this copy (H9, H24) */
 	rec.seq = h.packet_seq_num;
-	/* the records' end: content_size may stop short of it (6.12) */
-	rec.bytes = (uint32_t)(((le64toh(h.content_size) + 63) & ~63ULL) / 8);
+	/*
+	 * judged as the guest's sub-buffer was: content up to the records'
+	 * end, where the stored content_size may stop short of it (6.12)
+	 */
+	h.content_size = htole64((le64toh(h.content_size) + 63) & ~63ULL);
+	rec.bytes = (uint32_t)(le64toh(h.content_size) / 8);
 	rec.reserved = 0;
 	h.packet_size = htole64((uint64_t)v->subbuf_size * 8);
 	if (gr_check_packet(v, o->ring, le64toh(rec.seq), &rec, &h,
