@@ -203,6 +203,26 @@ console() {
 
 # wait_console VM REGEX SECONDS: wait until the serial log has a line
 # matching the extended REGEX; 1 if it did not come or QEMU left first
+# wait_guest_pid VM WORD WHAT WHY: the guest's "GR: WORD pid N" (its
+# ftrace comparison's task) into $guest_pid; the test ends when it never
+# comes, or is skipped (check WHAT, because WHY) when the guest prints
+# "GR: FTRACE unavailable"
+wait_guest_pid() {
+	local log
+
+	log=$(console "$1")
+	if ! wait_console "$1" "GR: $2 pid [0-9]+|GR: FTRACE unavailable" 90; then
+		fail "the guest printed the pid to follow" "$(tail -n 15 "$log")"
+		finish
+	fi
+	if grep -qa "GR: FTRACE unavailable" "$log"; then
+		skip_check "$3" "$4"
+		finish
+	fi
+	guest_pid=$(grep -ao "GR: $2 pid [0-9]*" "$log" | head -n1 |
+		awk '{ print $4 }')
+}
+
 wait_console() {
 	local vm=$1 re=$2 secs=$3 end pid=${LAUNCH_PID[$1]:-}
 

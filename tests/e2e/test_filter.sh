@@ -29,15 +29,8 @@ vm=$(vm_name fl)
 boot_guest "$vm" --run e2e-filter --append "gr.secs=2" \
 	--vm-args "--switch-timer-ms 100"
 log=$(console "$vm")
-if ! wait_console "$vm" "GR: FILTER pid [0-9]+|GR: FTRACE unavailable" 90; then
-	fail "the guest printed the pid to follow" "$(tail -n 15 "$log")"
-	finish
-fi
-if grep -qa "GR: FTRACE unavailable" "$log"; then
-	skip_check "filter comparison" "no ftrace filter file in the guest"
-	finish
-fi
-x=$(grep -ao 'GR: FILTER pid [0-9]*' "$log" | head -n1 | awk '{ print $4 }')
+wait_guest_pid "$vm" FILTER "filter comparison" "no ftrace filter file in the guest"
+x=$guest_pid
 ok "the guest follows pid $x"
 
 # A misspelt field is refused on the host, the token marked

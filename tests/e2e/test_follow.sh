@@ -32,15 +32,8 @@ vm=$(vm_name fo)
 boot_guest "$vm" --run e2e-follow --append "gr.secs=2" \
 	--vm-args "--switch-timer-ms 100 --events sched_switch,sched_process_fork,sched_process_exit,sched_wakeup"
 log=$(console "$vm")
-if ! wait_console "$vm" "GR: FOLLOW pid [0-9]+|GR: FTRACE unavailable" 90; then
-	fail "the guest printed the pid to follow" "$(tail -n 15 "$log")"
-	finish
-fi
-if grep -qa "GR: FTRACE unavailable" "$log"; then
-	skip_check "follow comparison" "no set_event_pid or event-fork in the guest"
-	finish
-fi
-x=$(grep -ao 'GR: FOLLOW pid [0-9]*' "$log" | head -n1 | awk '{ print $4 }')
+wait_guest_pid "$vm" FOLLOW "follow comparison" "no set_event_pid or event-fork in the guest"
+x=$guest_pid
 ok "the guest's tree starts at pid $x"
 
 # A bad pid list is refused before anything reaches the guest
