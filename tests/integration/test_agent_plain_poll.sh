@@ -30,6 +30,10 @@ t_bg f 30 "$la_tmp/fg.log" "$FG" --shm "guestrelay-$P" --cpus 1 \
 	--rate 200 --size 1000 --duration 3 --linger 3 \
 	--stats "$la_tmp/fg.stats"
 la_wait_status "$P" "s['state'] == 'attached'" 10 || bad attached "$out"
+# the guest records its own events from publication on (spec 9.6), before
+# the agent attaches: what it lost while nobody read its ring is not the
+# polling's doing
+l0=$(la_field "$P" stats.lost_full)
 p0=$(la_field "$P" stats.polls)
 t0=$(date +%s.%N)
 la_wait_fg "$f" 25 || bad fakeguest-exits "$(tail -n 5 "$la_tmp/fg.log")"
@@ -41,11 +45,12 @@ busy=$(awk -v a="$p0" -v b="$p1" -v s="$t0" -v e="$t1" \
 written=$(la_stat "$la_tmp/fg.stats" total.written)
 lost=$(la_stat "$la_tmp/fg.stats" total.lost)
 prod=$(la_stat "$la_tmp/fg.stats" total.produced)
-echo "# busy: $busy polls/s; the guest wrote $written events, lost $lost," \
-	"produced $prod sub-buffers"
+echo "# busy: $busy polls/s; the guest wrote $written events, lost $lost" \
+	"(${l0:-?} before the agent attached), produced $prod sub-buffers"
+lost=$((lost - ${l0:-0}))
 if [ -n "$written" ] && [ "$written" -gt 0 ] &&
    [ $((lost * 100)) -le "$written" ]; then
-	ok "a 4 x 4 KiB ring on the plain device loses <= 1% ($lost of $written)"
+	ok "a 4 x 4 KiB ring on the plain device loses <= 1% once attached ($lost of $written)"
 else
 	bad ring-keeps-up "lost $lost of $written events (polls/s $busy)"
 fi
