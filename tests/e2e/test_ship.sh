@@ -29,6 +29,14 @@ LA_TOP=$E2E_TOP
 # shellcheck source=tests/integration/lib_ship.sh
 . "$E2E_TOP/tests/integration/lib_ship.sh"
 
+# metric_backlog: the VM's guestrelay_vm_ship_backlog_bytes from /metrics
+# into $mb (the whole page into $page)
+metric_backlog() {
+	page=$(curl -sS -m 10 "http://127.0.0.1:$MPORT/metrics" 2>&1)
+	mb=$(awk -v s="guestrelay_vm_ship_backlog_bytes{vm=\"$vm\"" \
+		'index($0, s) == 1 { print $2 }' <<<"$page")
+}
+
 e2e_init
 nats_need
 command -v curl >/dev/null || e2e_skip "curl not found"
@@ -47,11 +55,15 @@ start_agent --ship "$NATS_URLS" --host "$HOST" --metrics "127.0.0.1:$MPORT"
 ls_collect_start col
 vm=$(vm_name s)
 
+# NATS is down while the guest runs: the agent stores on, and the backlog
+# it shows is real (with NATS up it is acknowledged too fast to be seen)
+nats_stop 0
+ok "nats-server stopped before the guest boots"
 boot_guest "$vm" --run e2e-workload --append "gr.secs=3" \
 	--vm-args "--switch-timer-ms 100"
 
 # while the guest runs (its launcher is bounded by QEMU_TIMEOUT): the
-# VM's status has the "ship" object
+# VM's status has the "ship" object, its backlog grows
 seen=0 peak=0
 while kill -0 "${LAUNCH_PID[$vm]}" 2>/dev/null; do
 	b=$(json_get "$vm" 'v["ship"]["backlog_bytes"] if "ship" in v else "none"' 2>/dev/null)
@@ -61,9 +73,10 @@ while kill -0 "${LAUNCH_PID[$vm]}" 2>/dev/null; do
 	fi
 	sleep 0.3
 done
-[ "$seen" -gt 0 ] &&
-	ok "status --json has the ship object while the guest runs ($seen looks, backlog up to $peak bytes)" ||
-	fail "status --json has the ship object while the guest runs" \
+[ "$seen" -gt 0 ] && [ "$peak" -gt 0 ] &&
+	ok "status --json: the ship backlog grows while the guest runs and NATS is down ($seen looks, up to $peak bytes)" ||
+	fail "status --json: the ship backlog grows while the guest runs and NATS is down" \
+		"$seen looks, up to $peak bytes" \
 		"$(gr status --json "$vm" 2>&1 | head -n 40)"
 
 guest_ran "$vm" e2e-workload
@@ -75,6 +88,21 @@ st=$(json_get "$vm" 'v["state"]+","+v["stop_reason"]')
 check_workload_trace "$vm"
 stored=$(newest_trace "$vm")
 n_stored=${TRACE_EVENTS:-0}
+bl=$(json_get "$vm" 'str(v["ship"]["backlog_bytes"])+","+str(v["ship"]["connected"])')
+[ "${bl%,*}" -gt 0 ] 2>/dev/null && [ "${bl#*,}" = False ] &&
+	ok "status --json: after the run the session is backlog, NATS unreachable (${bl%,*} bytes)" ||
+	fail "status --json: after the run the session is backlog, NATS unreachable" \
+		"backlog_bytes,connected: $bl"
+metric_backlog
+[ "${mb:-0}" -gt 0 ] 2>/dev/null &&
+	ok "/metrics: guestrelay_vm_ship_backlog_bytes of $vm is $mb while NATS is down" ||
+	fail "/metrics: guestrelay_vm_ship_backlog_bytes of $vm is above 0 while NATS is down" \
+		"value '${mb:-none}'" "$(grep ship_backlog <<<"$page")"
+if ! nats_restart 0 30; then
+	fail "nats-server restarts" "see above"
+	finish
+fi
+ok "nats-server restarts"
 
 # the backlog drains: status and metrics say 0
 bl=
@@ -88,9 +116,7 @@ done
 	fail "status --json: the ship backlog went to 0 bytes, 0 packets, connected" \
 		"backlog_bytes,backlog_packets,connected: $bl" \
 		"$(grep 'ship' "$tmp/agent.log" | tail -n 10)"
-page=$(curl -sS -m 10 "http://127.0.0.1:$MPORT/metrics" 2>&1)
-mb=$(awk -v s="guestrelay_vm_ship_backlog_bytes{vm=\"$vm\"" \
-	'index($0, s) == 1 { print $2 }' <<<"$page")
+metric_backlog
 [ "$mb" = 0 ] &&
 	ok "/metrics: guestrelay_vm_ship_backlog_bytes of $vm is 0" ||
 	fail "/metrics: guestrelay_vm_ship_backlog_bytes of $vm is 0" \
