@@ -7,17 +7,19 @@
 #
 # Starts a `nats-server -js` on loopback (tests/lib/nats.sh), the agent
 # with --ship to it and --metrics on a free loopback port, and a
-# `guestrelay collect` of the stream into a directory of its own; then
-# boots the test guest (ivshmem-doorbell, 2 CPUs) running
-# /gr/e2e-workload, which powers off and so ends the VM's session.
-# Checks: what the agent stored is the standard workload's trace (as in
-# test_basic.sh); while the guest runs, `status --json` has the VM's
-# "ship" object; afterwards its backlog goes to 0 bytes and 0 packets and
-# /metrics says guestrelay_vm_ship_backlog_bytes 0 for the VM; the
-# collected tree equals the agent's store (cmp of every file, none missing
-# or extra) within a bounded wait; babeltrace2 reads the collected trace
-# and counts as many events in it as in the stored one; the collector
-# rejected nothing. Every server is stopped at exit.
+# `guestrelay collect` of the stream into a directory of its own; stops
+# the server, boots the test guest (ivshmem-doorbell, 2 CPUs) running
+# /gr/e2e-workload, which powers off and so ends the VM's session, then
+# starts the server again (same ports and store). Checks: what the agent
+# stored is the standard workload's trace (as in test_basic.sh); while
+# NATS is down, `status --json` has the VM's "ship" object with a growing
+# backlog, not connected, and /metrics has the same backlog; once NATS is
+# back, the backlog goes to 0 bytes and 0 packets (connected) and /metrics
+# says guestrelay_vm_ship_backlog_bytes 0 for the VM; the collected tree
+# equals the agent's store (cmp of every file, none missing or extra)
+# within a bounded wait; babeltrace2 reads the collected trace and counts
+# as many events in it as in the stored one; the collector rejected
+# nothing. Every server is stopped at exit.
 # Ends with "N passed, N failed"; exit 77 if it cannot run (no QEMU, no
 # test guest, no nats-server, ...).
 
