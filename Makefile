@@ -81,6 +81,7 @@ bench: deps
 	BENCH_NO_BUILD=1 tests/bench/bench_workload.sh
 	BENCH_NO_BUILD=1 tests/bench/bench_volume.sh
 	tests/bench/bench_ship.sh
+	tests/bench/bench_fleet.sh
 
 # where `make install` puts the systemd unit, the sysusers file, the
 # libvirt hook and its settings (systemd and libvirt read these paths)

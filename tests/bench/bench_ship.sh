@@ -120,52 +120,9 @@ t_bg fg 300 "$la_tmp/fg.lag.log" "$FG" --socket "$RUN/$V.sock" --cpus 2 \
 la_wait_status "$V" "s['state'] == 'attached'" 20 || exit 1
 sess=$(la_sessions "$V")
 csess=$COL/$HOST/$V/$(basename "$sess")
-cat >"$la_tmp/watch.py" <<'EOF'
-import os, sys, time
-src, dst, secs = sys.argv[1], sys.argv[2], float(sys.argv[3])
-names = ["stream_0", "stream_1"]
-seen = {n: [] for n in names}     # (t, size) when the stored size grew
-got = {n: [] for n in names}      # (t, size) when the collected size grew
-last_s = {n: 0 for n in names}
-last_c = {n: 0 for n in names}
-end = time.monotonic() + secs
-quiet = 0
-while time.monotonic() < end:
-    t = time.monotonic()
-    for n in names:
-        for d, last, log in ((src, last_s, seen), (dst, last_c, got)):
-            try:
-                s = os.stat(os.path.join(d, n)).st_size
-            except OSError:
-                continue
-            if s > last[n]:
-                last[n] = s
-                log[n].append((t, s))
-    if last_s["stream_0"] and all(last_s[n] == last_c[n] for n in names):
-        quiet += 1
-        if quiet > 3000:
-            break
-    else:
-        quiet = 0
-    time.sleep(0.001)
-lags = []
-for n in names:
-    g = got[n]
-    k = 0
-    for t, s in seen[n]:
-        while k < len(g) and g[k][1] < s:
-            k += 1
-        if k < len(g):
-            lags.append(g[k][0] - t)
-lags.sort()
-if not lags:
-    print("lag none")
-    sys.exit(0)
-p = lambda q: lags[min(len(lags) - 1, int(q * len(lags)))] * 1000
-print("lag %d %.1f %.1f %.1f" % (len(lags), p(0.5), p(0.99), lags[-1] * 1000))
-EOF
-t_bg watch $((LAG_S + 120)) "$la_tmp/lag.txt" "$PY" "$la_tmp/watch.py" \
-	"$sess" "$csess" $((LAG_S + 30))
+t_bg watch $((LAG_S + 120)) "$la_tmp/lag.txt" "$PY" "$HERE/ship_lag.py" \
+	$((LAG_S + 30)) 1 "$sess/stream_0" "$csess/stream_0" \
+	"$sess/stream_1" "$csess/stream_1"
 la_wait_fg "$fg" 300
 la_wait_fg "$watch" $((LAG_S + 130))
 ls_collect_stop col
