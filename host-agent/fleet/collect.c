@@ -522,12 +522,36 @@ static enum col_verdict put_packet(const char *subj, const struct gr_obj *o,
 	return COL_ACK;
 }
 
+/*
+ * A message's payload lies where NATS put it, at any address; the packet
+ * checks read the header and records in place, as a sub-buffer's, so an
+ * unaligned payload is checked and written from an aligned copy
+ */
+static enum col_verdict put_packet_aligned(const char *subj,
+					   const struct gr_obj *o,
+					   const struct gr_frame *f,
+					   const uint8_t *b, uint64_t len)
+{
+	enum col_verdict v;
+	uint8_t *copy;
+
+	if (!((uintptr_t)b % 8))
+		return put_packet(subj, o, f, b, len);
+	copy = malloc(len ? len : 1);
+	if (!copy)
+		return COL_NAK;
+	memcpy(copy, b, len);
+	v = put_packet(subj, o, f, copy, len);
+	free(copy);
+	return v;
+}
+
 static enum col_verdict put_object(const char *subj, const struct gr_obj *o,
 				   const struct gr_frame *f,
 				   const uint8_t *b, uint64_t len)
 {
 	if (o->kind == GR_OBJ_STREAM)
-		return put_packet(subj, o, f, b, len);
+		return put_packet_aligned(subj, o, f, b, len);
 	return put_version(subj, o, f, b, len);
 }
 
