@@ -264,23 +264,25 @@ static struct col_sess *sess_get(const struct gr_obj *o, bool make)
 	return s;
 }
 
-/* the last version of a file written: DIR/.collect/gen/<h>.<v>.<s>.<f> */
-static void gen_name(const struct gr_obj *o, char *out, size_t cap)
+/*
+ * the last version of a file written: DIR/.collect/gen/<h>.<v>.<s>.<f>;
+ * -ENAMETOOLONG where the shipper could not make the message id either
+ */
+static int gen_name(const struct gr_obj *o, char *out, size_t cap)
 {
 	struct gr_frame f = { 0 };
 
 	/* a message id without GEN and PART is a fine flat file name */
-	gr_msgid_build(o, &f, 0, out, cap);
+	return gr_msgid_build(o, &f, 0, out, cap);
 }
 
-static bool gen_newer(const struct gr_obj *o, uint64_t gen, uint64_t hash)
+static bool gen_newer(const char *name, uint64_t gen, uint64_t hash)
 {
-	char name[GR_SUBJ_MAX], buf[64];
+	char buf[64];
 	uint64_t g = 0, h = 0;
 	ssize_t n;
 	int fd;
 
-	gen_name(o, name, sizeof(name));
 	fd = openat(col.gen_fd, name, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return true;
@@ -348,7 +350,9 @@ static enum col_verdict put_version(const char *subj, const struct gr_obj *o,
 		   memchr(b, 0, len)) {
 		return reject(subj, "metadata is not CTF 1.8 text");
 	}
-	if (!gen_newer(o, f->gen, hash)) {
+	if (gen_name(o, gname, sizeof(gname)))
+		return reject(subj, "names too long for a message id");
+	if (!gen_newer(gname, f->gen, hash)) {
 		col.duplicates++;
 		return COL_ACK;
 	}
@@ -371,7 +375,6 @@ static enum col_verdict put_version(const char *subj, const struct gr_obj *o,
 
 		file_sync_state(s, i, &size);
 	}
-	gen_name(o, gname, sizeof(gname));
 	snprintf(line, sizeof(line), "%" PRIu64 " %" PRIx64 "\n", f->gen, hash);
 	{
 		char tmp[GR_SUBJ_MAX + 8];
@@ -573,7 +576,8 @@ static enum col_verdict handle(natsMsg *m)
 	natsMsg **nm;
 	int r;
 
-	if (gr_subj_parse(col.stream, subj, &o))
+	/* longer than the shipper makes: a hold keeps GR_SUBJ_MAX bytes */
+	if (strlen(subj) >= GR_SUBJ_MAX || gr_subj_parse(col.stream, subj, &o))
 		return reject(subj, "subject is not <stream>.<host>.<vm>.<session>.<file>, canonically encoded");
 	if (natsMsgHeader_Get(m, "Gr-Frame", &fr) != NATS_OK ||
 	    gr_frame_parse(fr, len, &f))
