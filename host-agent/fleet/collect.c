@@ -39,6 +39,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -265,15 +266,23 @@ static struct col_sess *sess_get(const struct gr_obj *o, bool make)
 }
 
 /*
- * the last version of a file written: DIR/.collect/gen/<h>.<v>.<s>.<f>;
- * -ENAMETOOLONG where the shipper could not make the message id either
+ * the last version of a file written: DIR/.collect/gen/<h>.<v>.<s>.<f>,
+ * or ~<hash of that> where it is longer than a file name may be (with
+ * room for the ".<name>.tmp" it is written as); -ENAMETOOLONG where the
+ * shipper could not make the message id either
  */
 static int gen_name(const struct gr_obj *o, char *out, size_t cap)
 {
 	struct gr_frame f = { 0 };
+	size_t n;
+	int ret;
 
 	/* a message id without GEN and PART is a fine flat file name */
-	return gr_msgid_build(o, &f, 0, out, cap);
+	ret = gr_msgid_build(o, &f, 0, out, cap);
+	n = strlen(out);
+	if (!ret && n > NAME_MAX - 5)
+		snprintf(out, cap, "~%016" PRIx64, gr_fnv64(out, n));
+	return ret;
 }
 
 static bool gen_newer(const char *name, uint64_t gen, uint64_t hash)

@@ -21,16 +21,18 @@
  * integers little-endian, at most FUZZ_MSGS messages.
  *
  * Findings besides the sanitizers': a path collect.c opens, makes or
- * renames that is not one plain name under a directory it holds (checked
- * at each call), and anything in the directories above the store (the
- * store sits at <dir>/a/b/c/store: a name like ".." that got through
- * would write there; checked after each input).
+ * renames that is not one plain name under a directory it holds, or
+ * longer than a file name may be (checked at each call), and anything in
+ * the directories above the store (the store sits at <dir>/a/b/c/store:
+ * a name like ".." that got through would write there; checked after
+ * each input).
  */
 #include <dirent.h>
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -40,9 +42,9 @@
 
 static void check_name(const char *call, int dfd, const char *name)
 {
-	if (dfd == AT_FDCWD || !name[0] || strchr(name, '/') ||
-	    !strcmp(name, ".") || !strcmp(name, ".."))
-		FUZZ_BUG("collect.c: %s(%d, \"%.300s\"): not one name under a directory it holds",
+	if (dfd == AT_FDCWD || !name[0] || strlen(name) > NAME_MAX ||
+	    strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		FUZZ_BUG("collect.c: %s(%d, \"%.300s\"): not one file name under a directory it holds",
 			 call, dfd, name);
 }
 
