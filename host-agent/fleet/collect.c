@@ -809,6 +809,30 @@ static void flush_out(void)
 	out.n = 0;
 }
 
+/* one message of a fetch: its verdict, or kept */
+static void take(natsMsg *m)
+{
+	enum col_verdict v;
+
+	col.received++;
+	v = handle(m);
+	if (v == COL_WAIT) {
+		col.waits++;
+		keep_waiting(m, mono_ns());
+	} else if (v != COL_HOLD) {
+		queue(m, v);
+	}
+}
+
+/* after a fetch (@all: at the end, nothing kept) */
+static void batch_end(bool all)
+{
+	retry_waiting(all);
+	settle_holds(all);
+	/* acknowledged only once durable */
+	flush_out();
+}
+
 static void write_stats(void)
 {
 	char buf[512];
@@ -946,30 +970,15 @@ int collect_main(int argc, char **argv)
 		if (s != NATS_OK && s != NATS_TIMEOUT)
 			usleep(200000);
 		for (k = 0; s == NATS_OK && k < list.Count; k++) {
-			natsMsg *m = list.Msgs[k];
-			enum col_verdict v;
-
+			take(list.Msgs[k]);
 			list.Msgs[k] = NULL;	/* ours now */
-			col.received++;
-			v = handle(m);
-			if (v == COL_WAIT) {
-				col.waits++;
-				keep_waiting(m, mono_ns());
-			} else if (v != COL_HOLD) {
-				queue(m, v);
-			}
 		}
 		if (s == NATS_OK)
 			natsMsgList_Destroy(&list);
-		retry_waiting(false);
-		settle_holds(false);
-		/* acknowledged only once durable */
-		flush_out();
+		batch_end(false);
 		write_stats();
 	}
-	retry_waiting(true);
-	settle_holds(true);
-	flush_out();
+	batch_end(true);
 	write_stats();
 	if (sub)
 		natsSubscription_Destroy(sub);

@@ -185,14 +185,6 @@ static void col_close(void)
 	rm_tree(store);
 }
 
-/* the end of a batch in collect_main()'s loop */
-static void batch_end(bool all)
-{
-	retry_waiting(all);
-	settle_holds(all);
-	flush_out();
-}
-
 static int take_part(const uint8_t **d, size_t *left, size_t lenbytes,
 		     const uint8_t **p, size_t *n)
 {
@@ -228,7 +220,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	col_open();
 	for (k = 0; k < FUZZ_MSGS; k++) {
 		natsMsg *m = NULL;
-		enum col_verdict v;
 
 		if (fuzz_take(&data, &size, &flags, 1) ||
 		    take_part(&data, &size, 2, &sp, &sn) ||
@@ -250,14 +241,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			continue;
 		}
 		/* as collect_main() takes each message of a fetch */
-		col.received++;
-		v = handle(m);
-		if (v == COL_WAIT) {
-			col.waits++;
-			keep_waiting(m, mono_ns());
-		} else if (v != COL_HOLD) {
-			queue(m, v);
-		}
+		take(m);
 		if (flags & 1)
 			batch_end(false);
 	}
