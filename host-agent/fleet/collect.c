@@ -39,6 +39,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -264,23 +265,33 @@ static struct col_sess *sess_get(const struct gr_obj *o, bool make)
 	return s;
 }
 
-/* the last version of a file written: DIR/.collect/gen/<h>.<v>.<s>.<f> */
-static void gen_name(const struct gr_obj *o, char *out, size_t cap)
+/*
+ * the last version of a file written: DIR/.collect/gen/<h>.<v>.<s>.<f>,
+ * or ~<hash of that> where it is longer than a file name may be (with
+ * room for the ".<name>.tmp" it is written as); -ENAMETOOLONG where the
+ * shipper could not make the message id either
+ */
+static int gen_name(const struct gr_obj *o, char *out, size_t cap)
 {
 	struct gr_frame f = { 0 };
+	size_t n;
+	int ret;
 
 	/* a message id without GEN and PART is a fine flat file name */
-	gr_msgid_build(o, &f, 0, out, cap);
+	ret = gr_msgid_build(o, &f, 0, out, cap);
+	n = strlen(out);
+	if (!ret && n > NAME_MAX - 5)
+		snprintf(out, cap, "~%016" PRIx64, gr_fnv64(out, n));
+	return ret;
 }
 
-static bool gen_newer(const struct gr_obj *o, uint64_t gen, uint64_t hash)
+static bool gen_newer(const char *name, uint64_t gen, uint64_t hash)
 {
-	char name[GR_SUBJ_MAX], buf[64];
+	char buf[64];
 	uint64_t g = 0, h = 0;
 	ssize_t n;
 	int fd;
 
-	gen_name(o, name, sizeof(name));
 	fd = openat(col.gen_fd, name, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return true;
@@ -348,7 +359,9 @@ static enum col_verdict put_version(const char *subj, const struct gr_obj *o,
 		   memchr(b, 0, len)) {
 		return reject(subj, "metadata is not CTF 1.8 text");
 	}
-	if (!gen_newer(o, f->gen, hash)) {
+	if (gen_name(o, gname, sizeof(gname)))
+		return reject(subj, "names too long for a message id");
+	if (!gen_newer(gname, f->gen, hash)) {
 		col.duplicates++;
 		return COL_ACK;
 	}
@@ -371,7 +384,6 @@ static enum col_verdict put_version(const char *subj, const struct gr_obj *o,
 
 		file_sync_state(s, i, &size);
 	}
-	gen_name(o, gname, sizeof(gname));
 	snprintf(line, sizeof(line), "%" PRIu64 " %" PRIx64 "\n", f->gen, hash);
 	{
 		char tmp[GR_SUBJ_MAX + 8];
@@ -522,12 +534,36 @@ static enum col_verdict put_packet(const char *subj, const struct gr_obj *o,
 	return COL_ACK;
 }
 
+/*
+ * A message's payload lies where NATS put it, at any address; the packet
+ * checks read the header and records in place, as a sub-buffer's, so an
+ * unaligned payload is checked and written from an aligned copy
+ */
+static enum col_verdict put_packet_aligned(const char *subj,
+					   const struct gr_obj *o,
+					   const struct gr_frame *f,
+					   const uint8_t *b, uint64_t len)
+{
+	enum col_verdict v;
+	uint8_t *copy;
+
+	if (!((uintptr_t)b % 8))
+		return put_packet(subj, o, f, b, len);
+	copy = malloc(len ? len : 1);
+	if (!copy)
+		return COL_NAK;
+	memcpy(copy, b, len);
+	v = put_packet(subj, o, f, copy, len);
+	free(copy);
+	return v;
+}
+
 static enum col_verdict put_object(const char *subj, const struct gr_obj *o,
 				   const struct gr_frame *f,
 				   const uint8_t *b, uint64_t len)
 {
 	if (o->kind == GR_OBJ_STREAM)
-		return put_packet(subj, o, f, b, len);
+		return put_packet_aligned(subj, o, f, b, len);
 	return put_version(subj, o, f, b, len);
 }
 
@@ -549,7 +585,8 @@ static enum col_verdict handle(natsMsg *m)
 	natsMsg **nm;
 	int r;
 
-	if (gr_subj_parse(col.stream, subj, &o))
+	/* longer than the shipper makes: a hold keeps GR_SUBJ_MAX bytes */
+	if (strlen(subj) >= GR_SUBJ_MAX || gr_subj_parse(col.stream, subj, &o))
 		return reject(subj, "subject is not <stream>.<host>.<vm>.<session>.<file>, canonically encoded");
 	if (natsMsgHeader_Get(m, "Gr-Frame", &fr) != NATS_OK ||
 	    gr_frame_parse(fr, len, &f))
@@ -772,6 +809,30 @@ static void flush_out(void)
 	out.n = 0;
 }
 
+/* one message of a fetch: its verdict, or kept */
+static void take(natsMsg *m)
+{
+	enum col_verdict v;
+
+	col.received++;
+	v = handle(m);
+	if (v == COL_WAIT) {
+		col.waits++;
+		keep_waiting(m, mono_ns());
+	} else if (v != COL_HOLD) {
+		queue(m, v);
+	}
+}
+
+/* after a fetch (@all: at the end, nothing kept) */
+static void batch_end(bool all)
+{
+	retry_waiting(all);
+	settle_holds(all);
+	/* acknowledged only once durable */
+	flush_out();
+}
+
 static void write_stats(void)
 {
 	char buf[512];
@@ -909,30 +970,15 @@ int collect_main(int argc, char **argv)
 		if (s != NATS_OK && s != NATS_TIMEOUT)
 			usleep(200000);
 		for (k = 0; s == NATS_OK && k < list.Count; k++) {
-			natsMsg *m = list.Msgs[k];
-			enum col_verdict v;
-
+			take(list.Msgs[k]);
 			list.Msgs[k] = NULL;	/* ours now */
-			col.received++;
-			v = handle(m);
-			if (v == COL_WAIT) {
-				col.waits++;
-				keep_waiting(m, mono_ns());
-			} else if (v != COL_HOLD) {
-				queue(m, v);
-			}
 		}
 		if (s == NATS_OK)
 			natsMsgList_Destroy(&list);
-		retry_waiting(false);
-		settle_holds(false);
-		/* acknowledged only once durable */
-		flush_out();
+		batch_end(false);
 		write_stats();
 	}
-	retry_waiting(true);
-	settle_holds(true);
-	flush_out();
+	batch_end(true);
 	write_stats();
 	if (sub)
 		natsSubscription_Destroy(sub);

@@ -60,6 +60,7 @@ for i in range(min(3, len(s) // sb)):
     put("report", "seed-report%d" % i, struct.pack("<I", len(info)) + info +
         struct.pack("<I", len(meta)) + meta + s[:(i + 1) * sb])
 PY
+"$HERE/mkcorpus-collect.py" "$sess" "$HERE/corpus/collect"
 mkdir -p "$HERE/corpus/ctl"
 printf 'text status' >"$HERE/corpus/ctl/seed-status"
 printf 'json vm-add vm%%2e1 --size 16M --mode flight --events sched_%%2a --subbuf-size 64K --subbufs 8 --switch-timer-ms 100 --quota 2G --verify off --owner 64055:64056' \

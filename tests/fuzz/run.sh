@@ -86,10 +86,10 @@ if printf '%s\n' "${targets[@]}" | grep -qx region; then
 	fi
 	rm -rf "$md" "$trace" "$trace.err"
 fi
-# fuzz_report's directories, of its processes that are gone: a run
-# beside this one (a long make fuzz while make check runs the smoke tier)
-# keeps its own
-for d in /dev/shm/fuzz_report.*; do
+# fuzz_report's and fuzz_collect's directories, of their processes that
+# are gone: a run beside this one (a long make fuzz while make check runs
+# the smoke tier) keeps its own
+for d in /dev/shm/fuzz_report.* /dev/shm/fuzz_collect.*; do
 	[ -d "$d" ] || continue
 	kill -0 "${d##*.}" 2>/dev/null || rm -rf "$d"
 done
