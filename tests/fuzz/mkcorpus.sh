@@ -50,15 +50,27 @@ hdr[511] = 0
 put("region", "seed-region-too-small", bytes(hdr) + descs)
 s = open(os.path.join(sess, "stream_0"), "rb").read()
 sb = 4096
-for i in range(min(3, len(s) // sb)):
-    p = s[i * sb:(i + 1) * sb]
+off = 0
+for i in range(3):
+    # stored packets are their records (spec 6.12): packet_size at 40 is
+    # the records' end, content_size at 32 the last declared byte; the
+    # packet target takes the sub-buffer as the guest filled it
+    if off + 72 > len(s):
+        break
+    ps, = struct.unpack_from("<Q", s, off + 40)
+    if ps < 72 * 8 or off + ps // 8 > len(s):
+        break
+    p = bytearray(s[off:off + ps // 8].ljust(sb, b"\0"))
     seq, = struct.unpack_from("<Q", p, 48)
     content, = struct.unpack_from("<Q", p, 32)
+    content = (content + 63) // 64 * 64
+    struct.pack_into("<QQ", p, 32, content, sb * 8)
     rec = struct.pack("<QII", seq, content // 8, 0)
     put("packet", "seed-packet%d" % i, bytes(hdr) + descs +
-        struct.pack("<QQ", 0, 0) + rec + p)
+        struct.pack("<QQ", 0, 0) + rec + bytes(p))
+    off += ps // 8
     put("report", "seed-report%d" % i, struct.pack("<I", len(info)) + info +
-        struct.pack("<I", len(meta)) + meta + s[:(i + 1) * sb])
+        struct.pack("<I", len(meta)) + meta + s[:off])
 PY
 "$HERE/mkcorpus-collect.py" "$sess" "$HERE/corpus/collect"
 mkdir -p "$HERE/corpus/ctl"
