@@ -203,6 +203,19 @@ console() {
 
 # wait_console VM REGEX SECONDS: wait until the serial log has a line
 # matching the extended REGEX; 1 if it did not come or QEMU left first
+# wait_state VM PYEXPR T0: poll status --json of VM until PYEXPR (on v,
+# the VM's object) is "active", for at most 5 s from T0 (date +%s%N);
+# sets $state (the last value) and $ms (ms since T0)
+wait_state() {
+	state=""
+	while [ "$(($(date +%s%N) - $3))" -lt 5000000000 ]; do
+		state=$(json_get "$1" "$2")
+		[ "$state" = active ] && break
+		sleep 0.02
+	done
+	ms=$((($(date +%s%N) - $3) / 1000000))
+}
+
 # wait_guest_pid VM WORD WHAT WHY: the guest's "GR: WORD pid N" (its
 # ftrace comparison's task) into $guest_pid; the test ends when it never
 # comes, or is skipped (check WHAT, because WHY) when the guest prints

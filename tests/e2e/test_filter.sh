@@ -49,13 +49,7 @@ out=$(gr filter "$vm" sched_switch "$expr" 2>&1) &&
 	ok "the filter is accepted" ||
 	fail "the filter is accepted" "$out"
 # in effect (the guest acknowledged the block) well within a second
-state=""
-while [ "$(($(date +%s%N) - t0))" -lt 5000000000 ]; do
-	state=$(json_get "$vm" 'v["filters"][0]["state"]')
-	[ "$state" = active ] && break
-	sleep 0.02
-done
-ms=$((($(date +%s%N) - t0) / 1000000))
+wait_state "$vm" 'v["filters"][0]["state"]' "$t0"
 # the bound is generous (5 s, the polling loop's): the guest acknowledges
 # in tens of ms on a quiet host, but each poll here starts the CLI and a
 # python, and on a host shared by other work one change took 1.4-2.3 s

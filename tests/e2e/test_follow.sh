@@ -48,13 +48,7 @@ out=$(gr filter "$vm" --pid "$x" 2>&1)
 [ "$out" = "$vm: follow pid $x and their children requested" ] &&
 	ok "the follow filter is accepted" ||
 	fail "the follow filter is accepted" "$out"
-state=""
-while [ "$(($(date +%s%N) - t0))" -lt 5000000000 ]; do
-	state=$(json_get "$vm" 'v["follow"]["state"]')
-	[ "$state" = active ] && break
-	sleep 0.02
-done
-ms=$((($(date +%s%N) - t0) / 1000000))
+wait_state "$vm" 'v["follow"]["state"]' "$t0"
 # a generous bound: the guest allocates and seeds the set and waits for a
 # grace period under TCG on a shared machine (1.1 s seen under load)
 [ "$state" = active ] &&
