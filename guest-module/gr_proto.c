@@ -13,10 +13,11 @@
  * private struct gr_ctrl_req and checks it there. If the host rewrites the
  * block while it is being read, the fields may mix two requests; each is
  * checked on its own and the newer seq makes the guest read again, so a
- * mix is never acted on for long and never harmful.
+ * mix is never acted on for long and never harmful. gr_pass_decide() then
+ * says what the pass does about it, from private copies only.
  *
  * The status block is written by one guest context at a time (the
- * driver's control work, or the panic path once everything else stopped).
+ * driver's control pass, or the panic path once everything else stopped).
  */
 #include "gr_proto.h"
 

@@ -3,9 +3,11 @@
  * gr_proto.h - the guest's side of the region protocol
  *
  * Publication of the region (identity, descriptors, layout, magic last),
- * the host's control block read once and checked, and the guest's answers
- * in the status block. Like gr_relay.c, gr_proto.c is kernel code that
- * also builds in userspace, where it serves the fake guest of the tests.
+ * the host's control block ("ctrl", struct gr_host_ctrl) read once and
+ * checked, what a control pass does about it (gr_pass_decide()), and the
+ * guest's answers in the status block. Like gr_relay.c, gr_proto.c is
+ * kernel code that also builds in userspace, where the fake guest and the
+ * unit tests run the driver's own decisions.
  */
 #ifndef _GR_PROTO_H
 #define _GR_PROTO_H
