@@ -2,24 +2,26 @@
 /*
  * gr_dev.h - the guestrelay device and the parts of the module around it
  *
- *   gr_main.c   module parameters, init/exit, panic notifier, CPU hotplug
- *   gr_pci.c    the ivshmem PCI driver: BARs, MSI-X, doorbells, publication
- *   gr_ctl.c    control passes, the tick, the per-CPU switch timers
+ * The files, each calling only those below it:
+ *
+ *   gr_main.c   module parameters, load and unload
+ *   gr_pci.c    the ivshmem PCI driver: BARs, MSI-X, publication, unbind
+ *   gr_pass.c   control passes, their tick, the settings in effect
+ *   gr_dump.c   the state dump at session start
+ *   gr_dev.c    the active device (gr_active, its one pointer): doorbells,
+ *               switch timers, CPU hotplug, panic
+ *   gr_proto.c  the region protocol and the pass's decision (also built
+ *               in userspace for the fake guest and the unit tests)
  *
  * One device is active at a time (the first ivshmem device whose BAR2
- * carries a host control block). Locking, outermost first:
- *
- *   gr_pci_lock (gr_pci.c)   probe and remove
- *   gr_dev.ctl_lock          control passes, settings in effect
- *   cpu_hotplug_lock (read)  starting and stopping switch timers
- *   gr_dev.sync_lock         clock-sync answers (raw, irq safe)
- *   per-CPU nesting guard    the relay core's, taken by every writer
+ * carries a host control block). gr_dev.c has the locking order and what
+ * readers of the active device may do with it.
  *
  * Writers of the channel (probes, switch timers, flush IPIs, the panic
- * path) reach it only through the record API's RCU-published pointer
- * (gr_rec_chan, gr_relay.h), always with interrupts off; clearing that
- * pointer and synchronize_rcu() (gr_ctl_quiesce()) leaves the channel to
- * the caller alone.
+ * path) reach it only through the record API's RCU-published writer gate
+ * (gr_rec_chan, gr_relay.h), always with interrupts off; gr_dev.c alone
+ * opens and closes the gate (gr_dev_activate(), gr_dev_deactivate(),
+ * gr_dev_writers_pause() and _resume() around a reset).
  */
 #ifndef _GR_DEV_H
 #define _GR_DEV_H
@@ -94,8 +96,6 @@ struct gr_params {
 	u64 clock_freq;
 };
 
-extern struct gr_params gr_params;
-
 /**
  * struct gr_ctrl_snap - raw values of the host's control block
  * @magic: gr_host_ctrl.magic
@@ -116,7 +116,8 @@ struct gr_ctrl_snap {
 };
 
 /**
- * struct gr_dev - the active guestrelay device
+ * struct gr_dev - a bound guestrelay device
+ * @params: the module parameters, copied at probe
  * @pdev: the ivshmem PCI device
  * @regs: BAR0, the ivshmem registers
  * @region: BAR2, the shared region (write-back mapping)
@@ -140,30 +141,33 @@ struct gr_ctrl_snap {
  * @sync_ack: private copy of status.sync_ack, under @sync_lock
  * @seen: the control block as the last pass saw it
  * @cerr: consumed_errors as last published in status
- * @ctl_lock: serializes control passes and everything in @cur
+ * @pass_lock: serializes control passes and everything in @cur
  * @sync_lock: serializes clock-sync answers (interrupt and pass)
- * @ctl_work: runs a control pass in process context
- * @ctl_retry: runs a control pass whose costly steps were deferred
+ * @pass_work: runs a control pass in process context
+ * @pass_retry: runs a control pass whose costly steps were deferred
  * @pub_work: publishes the rings' event counts (spec 6.11); the tick
  *	queues it
- * @ctl_rl: how often costly control steps may run (spec G28), under
- *	@ctl_lock; its deferred count is logged at unbind
+ * @pass_rl: how often costly control steps may run (spec G28), under
+ *	@pass_lock; its deferred count is logged at unbind
  * @tick: heartbeat and control-pass check, every GR_TICK_*_MS
- * @running: published; interrupts and the tick may queue @ctl_work
- * @stopping: being removed; nothing may queue @ctl_work or @pub_work any
+ * @running: published; interrupts and the tick may queue @pass_work
+ * @stopping: being removed; nothing may queue @pass_work or @pub_work any
  *	more
  * @ctrl_irqs: GR_VEC_CTRL interrupts taken
  * @consumed_irqs: GR_VEC_CONSUMED interrupts taken
  * @passes: control passes run
  * @flush_busy: per-CPU flushes that found a writer on their CPU
+ * @switch_period_ns: switch timer period in effect, 0 = off; read by the
+ *	timers (gr_dev.c)
  * @dump_work: the state dump (gr_dump.c), on the system workqueue
- * @dump_session: session_id of the last dump queued, under @ctl_lock
- * @dump_done: a dump was queued for this publication, under @ctl_lock
+ * @dump_session: session_id of the last dump queued, under @pass_lock
+ * @dump_done: a dump was queued for this publication, under @pass_lock
  *
- * Fields read without @ctl_lock (from interrupts, timers, probes) are
+ * Fields read without @pass_lock (from interrupts, timers, probes) are
  * written with WRITE_ONCE() and read with READ_ONCE().
  */
 struct gr_dev {
+	struct gr_params params;
 	struct pci_dev *pdev;
 	void __iomem *regs;
 	void *region;
@@ -199,12 +203,12 @@ struct gr_dev {
 	struct gr_follow *follow_active;	/* NULL: no follow filter */
 	struct gr_follow *follow_new;	/* for follow_req, not yet in effect */
 
-	struct mutex ctl_lock;		/* passes and settings, see above */
+	struct mutex pass_lock;		/* passes and settings, see above */
 	raw_spinlock_t sync_lock;
-	struct work_struct ctl_work;
-	struct delayed_work ctl_retry;
+	struct work_struct pass_work;
+	struct delayed_work pass_retry;
 	struct work_struct pub_work;
-	struct gr_ratelimit ctl_rl;
+	struct gr_ratelimit pass_rl;
 	struct timer_list tick;
 	bool running;
 	bool stopping;
@@ -213,6 +217,7 @@ struct gr_dev {
 	atomic_long_t consumed_irqs;
 	atomic_long_t passes;
 	atomic_long_t flush_busy;
+	u64 switch_period_ns;
 
 	struct work_struct dump_work;
 	u64 dump_session;
@@ -236,26 +241,30 @@ struct gr_dump_stats {
 };
 
 /* gr_pci.c */
-int gr_pci_register(void);
+int gr_pci_register(const struct gr_params *params);
 void gr_pci_unregister(void);
+
+/* gr_pass.c */
+void gr_pass_init(void);
+void gr_pass_dev_init(struct gr_dev *gd);
+void gr_pass_prepare(struct gr_dev *gd);
+void gr_pass_start(struct gr_dev *gd);
+void gr_pass_stop(struct gr_dev *gd);
+void gr_pass_drain_wait(struct gr_dev *gd);
+void gr_pass_kick(struct gr_dev *gd);
+
+/* gr_dev.c */
+extern struct mutex gr_dev_lock;
+int gr_dev_init(void);
+void gr_dev_exit(void);
+struct gr_dev *gr_dev_active(void);
+void gr_dev_activate(struct gr_dev *gd);
+void gr_dev_deactivate(struct gr_dev *gd);
+void gr_dev_writers_pause(struct gr_dev *gd);
+void gr_dev_writers_resume(struct gr_dev *gd);
 void gr_dev_ring(struct gr_dev *gd, u32 vector);
-
-/* gr_main.c */
-void gr_main_set_panic_dev(struct gr_dev *gd);
-
-/* gr_ctl.c */
-void gr_ctl_init(void);
-void gr_ctl_dev_init(struct gr_dev *gd);
-void gr_ctl_prepare(struct gr_dev *gd);
-void gr_ctl_start(struct gr_dev *gd);
-void gr_ctl_stop(struct gr_dev *gd);
-void gr_ctl_drain_wait(struct gr_dev *gd);
-void gr_ctl_pass(struct gr_dev *gd);
-bool gr_ctl_sync(struct gr_dev *gd);
-void gr_ctl_kick(struct gr_dev *gd);
-int gr_ctl_cpu_online(unsigned int cpu);
-int gr_ctl_cpu_offline(unsigned int cpu);
-void gr_ctl_quiesce(void);
+void gr_dev_switch_set(struct gr_dev *gd, u32 us);
+void gr_dev_flush(struct gr_dev *gd);
 
 /* gr_dump.c */
 void gr_dump_dev_init(struct gr_dev *gd);

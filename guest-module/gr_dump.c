@@ -16,7 +16,7 @@
  * The records go through the record API like any probe's (enable bits,
  * filters, drop-and-count when full) into the ring of the CPU the work
  * runs on. The dump runs from the system workqueue, never from a control
- * pass: gr_dump_queue() only queues it, so @ctl_lock is never held while
+ * pass: gr_dump_queue() only queues it, so @pass_lock is never held while
  * it walks.
  *
  * What it holds, and for how long: the thread walk takes tids in

@@ -1,32 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gr_main.c - guestrelay.ko: parameters, load and unload, panic, hotplug
+ * gr_main.c - guestrelay.ko: parameters, load and unload
  *
  * Load: parameters checked and parsed (a wrong one fails the load), the
- * event table's tracepoints looked up, switch timers prepared, the CPU
- * hotplug state and the panic notifier registered, then the PCI driver,
- * whose probe publishes the region. Unload is the reverse; the PCI
- * remove does the real work (gr_pci.c).
+ * event table's tracepoints looked up, the control pass's tables built,
+ * the active device's machinery (switch timers, CPU hotplug state, panic
+ * notifier: gr_dev.c) set up, then the PCI driver, whose probe copies the
+ * parameters into its device and publishes the region. Unload is the
+ * reverse; the PCI remove does the real work (gr_pci.c).
  *
  * The parameters are the settings used while no valid host control block
  * is present (spec: "all zero means no host") and the geometry unless the
  * host wishes another. A host block overrides all but the geometry
  * choice "global".
- *
- * Panic (spec 5.6): the notifier runs on the panicking CPU with the other
- * CPUs already stopped (panic() stops them before calling the notifiers)
- * and interrupts off. It stops recording, delivers partial sub-buffers,
- * stores GR_STATE_PANIC and rings the host; no lock, no sleep, no
- * allocation. A stopped CPU may have been stopped inside a write (only by
- * the NMI fallback of the stop, since writers keep interrupts off): its
- * nesting guard is then up and its ring's private state may be half
- * updated, so gr_chan_flush_idle() leaves that ring alone and flushes all
- * the others (the idle ones too), which is safe because nothing else
- * runs.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/cpuhotplug.h>
 #include <linux/init.h>
 #include <linux/kernel.h>
 #include <linux/jump_label.h>
@@ -34,9 +23,6 @@
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
-#include <linux/notifier.h>
-#include <linux/panic_notifier.h>
-#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
@@ -89,7 +75,8 @@ static char *clock = "auto";
 module_param(clock, charp, 0444);
 MODULE_PARM_DESC(clock, "Event clock: auto (tsc if the kernel trusts the TSC across CPUs, else mono_fast), tsc or mono_fast");
 
-struct gr_params gr_params;
+/* Parsed at load; each device takes a copy at probe */
+static struct gr_params gr_params;
 
 /* gr_clock() reads the TSC; see gr_clock_setup() */
 DEFINE_STATIC_KEY_FALSE(gr_clock_tsc);
@@ -194,9 +181,6 @@ MODULE_PARM_DESC(dump_stats, "Read only: the last state dump: threads, RCU secti
 MODULE_PARM_DESC(clock_in_use, "Read only: the event clock in use, tsc or mono_fast");
 MODULE_PARM_DESC(clock_now_ns, "Read only: the event clock now, in ns (ticks * 10^9 / clock_freq)");
 
-static int gr_cpuhp_state;
-static struct gr_dev __rcu *gr_panic_dev;
-
 /* Set the bit of every event @name designates; false if none. */
 static bool gr_select_events(const char *name, u64 *enable)
 {
@@ -279,45 +263,6 @@ static int gr_parse_params(struct gr_params *p)
 	return gr_clock_setup(p);
 }
 
-/**
- * gr_main_set_panic_dev() - choose the device the panic notifier closes
- * @gd: the running device, or NULL
- *
- * Context: process context; with NULL it waits until a running notifier
- * is done with the old device (synchronize_rcu()).
- */
-void gr_main_set_panic_dev(struct gr_dev *gd)
-{
-	rcu_assign_pointer(gr_panic_dev, gd);
-	if (!gd)
-		synchronize_rcu();
-}
-
-static int gr_panic(struct notifier_block *nb, unsigned long action,
-		    void *data)
-{
-	struct gr_chan *chan;
-	struct gr_dev *gd;
-
-	gd = rcu_dereference(gr_panic_dev);
-	if (!gd)
-		return NOTIFY_DONE;
-	gr_rec_set_events(NULL);
-	/* NULL while a control pass resets the channel: do not touch it */
-	chan = gr_rec_chan_panic();
-	if (chan)
-		gr_chan_flush_idle(chan);
-	/* spec G25 */
-	gr_status_set_state(gd->region, GR_STATE_PANIC);
-	gr_dev_ring(gd, GR_VEC_DATA);
-	gr_dev_ring(gd, GR_VEC_STATUS);
-	return NOTIFY_DONE;
-}
-
-static struct notifier_block gr_panic_nb = {
-	.notifier_call = gr_panic,
-};
-
 static int __init gr_init(void)
 {
 	int ret;
@@ -328,29 +273,20 @@ static int __init gr_init(void)
 	ret = gr_events_init();
 	if (ret)
 		return ret;
-	gr_ctl_init();
-	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "guestrelay:online",
-				gr_ctl_cpu_online, gr_ctl_cpu_offline);
-	if (ret < 0)
-		return ret;
-	gr_cpuhp_state = ret;
-	atomic_notifier_chain_register(&panic_notifier_list, &gr_panic_nb);
-	ret = gr_pci_register();
+	gr_pass_init();
+	ret = gr_dev_init();
 	if (ret)
-		goto out_unregister;
-	return 0;
-
-out_unregister:
-	atomic_notifier_chain_unregister(&panic_notifier_list, &gr_panic_nb);
-	cpuhp_remove_state(gr_cpuhp_state);
+		return ret;
+	ret = gr_pci_register(&gr_params);
+	if (ret)
+		gr_dev_exit();
 	return ret;
 }
 
 static void __exit gr_exit(void)
 {
 	gr_pci_unregister();
-	atomic_notifier_chain_unregister(&panic_notifier_list, &gr_panic_nb);
-	cpuhp_remove_state(gr_cpuhp_state);
+	gr_dev_exit();
 	/* Probes a shutdown left attached; none after a remove */
 	gr_events_detach_all();
 	gr_follow_hooks_detach();

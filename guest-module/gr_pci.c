@@ -12,17 +12,20 @@
  *
  * Probe publishes the region (spec 5.2):
  *
+ *   parameters copied           the module's, into the device
  *   map BAR0 and BAR2           read the old instance_id, withdraw
  *   MSI-X vectors               or polling (the plain model)
  *   geometry, gr_chan_open()    rings, records, first sub-buffers
- *   gr_ctl_prepare()            settings (probes attached), status block
+ *   gr_pass_prepare()           settings (probes attached), status block
  *   gr_region_publish()         descriptors, identity, magic last
- *   gr_ctl_start()              state, writers in, timers, a control pass
+ *   gr_dev_activate()           state, writers in, timers, hotplug, panic
+ *   gr_pass_start()             the tick, a control pass
  *
- * Remove undoes it (spec 5.5): control and timers stopped, interrupt
- * handlers quiet, probes detached, every writer gone, partial
- * sub-buffers delivered, up to a second for the host to consume, rings
- * closed, STOPPED, the layout withdrawn. Shutdown (poweroff, kexec) does
+ * Remove undoes it (spec 5.5): control passes stopped, interrupt
+ * handlers quiet, probes detached, the device deactivated (timers
+ * stopped, every writer gone), partial sub-buffers delivered, up to a
+ * second for the host to consume, rings closed, STOPPED, the layout
+ * withdrawn. Shutdown (poweroff, kexec) does
  * the same but leaves the probes attached (they no longer reach the
  * channel; gr_main.c detaches them at unload): patching kernel text
  * while the machine goes down gains nothing.
@@ -31,6 +34,7 @@
  * mapping, BAR2's region and mapping, the MSI-X vectors, the interrupts
  * and struct gr_dev are released by the driver core after a failed probe
  * or after remove, in reverse order, so probe has no unwinding of its own.
+ * Probe and remove run under gr_dev_lock (gr_dev.c), the outermost lock.
  *
  * Interrupts: GR_VEC_CTRL answers a clock-sync request and queues a
  * control pass; GR_VEC_CONSUMED is never asked for (spec 8.3: writers
@@ -68,32 +72,8 @@
  */
 static u8 gr_boot_uuid[UUID_SIZE];
 
-/* Serializes probe and remove; the one bound device */
-static DEFINE_MUTEX(gr_pci_lock);
-static struct gr_dev *gr_pci_active;
-
-/**
- * gr_dev_ring() - ring the host's doorbell @vector
- * @gd: the device
- * @vector: GR_VEC_DATA or GR_VEC_STATUS
- *
- * Only when GR_F_DOORBELL is in use and the host's peer id was validated
- * (G23). writel() orders the doorbell after our earlier stores to the
- * region (spec 8.1).
- *
- * Context: any, including NMI and panic; takes no lock.
- */
-void gr_dev_ring(struct gr_dev *gd, u32 vector)
-{
-	u32 peer;
-
-	if (!READ_ONCE(gd->doorbell_on))
-		return;
-	peer = READ_ONCE(gd->host_peer_id);
-	if (peer > 0xffff)
-		return;
-	writel((peer << 16) | vector, gd->regs + GR_REG_DOORBELL);
-}
+/* The module's parameters (gr_main.c), copied into each device at probe */
+static const struct gr_params *gr_pci_params;
 
 /* The relay core's doorbell callback: a sub-buffer was produced. */
 static void gr_pci_doorbell(struct gr_buf *buf)
@@ -106,7 +86,7 @@ static irqreturn_t gr_pci_ctrl_irq(int irq, void *data)
 	struct gr_dev *gd = data;
 
 	atomic_long_inc(&gd->ctrl_irqs);
-	gr_ctl_kick(gd);
+	gr_pass_kick(gd);
 	return IRQ_HANDLED;
 }
 
@@ -156,7 +136,7 @@ static int gr_pci_setup_irqs(struct gr_dev *gd)
 }
 
 /*
- * After gr_ctl_stop() a GR_VEC_CTRL handler queues nothing; wait for one
+ * After gr_pass_stop() a GR_VEC_CTRL handler queues nothing; wait for one
  * that started before, so that cancelling the control work is final.
  * The handlers themselves stay requested until unbind (devres).
  */
@@ -183,8 +163,8 @@ static int gr_pci_open_chan(struct gr_dev *gd)
 		.region_size = gd->region_size,
 		.nr_cpus = nr_cpu_ids,
 		.desc_count = gr_nr_event_defs,
-		.default_subbuf_size = gr_params.subbuf_size,
-		.global = gr_params.global,
+		.default_subbuf_size = gd->params.subbuf_size,
+		.global = gd->params.global,
 	};
 	u32 wish_size, wish_n;
 	int ret;
@@ -192,7 +172,7 @@ static int gr_pci_open_chan(struct gr_dev *gd)
 	/* No usable host block: both 0, the parameters decide */
 	gr_ctrl_geometry(gd->region, &wish_size, &wish_n);
 	geo.subbuf_size = wish_size;
-	geo.n_subbufs = wish_n ?: gr_params.n_subbufs;
+	geo.n_subbufs = wish_n ?: gd->params.n_subbufs;
 	ret = gr_layout_compute(&geo, &gd->layout);
 	if (ret) {
 		dev_err(&gd->pdev->dev,
@@ -231,8 +211,8 @@ static void gr_pci_publish(struct gr_dev *gd, u64 instance_id)
 		.release = release,
 		.nodename = nodename,
 		.version = version,
-		.clock_name = gr_params.clock_name,
-		.clock_freq = gr_params.clock_freq,
+		.clock_name = gd->params.clock_name,
+		.clock_freq = gd->params.clock_freq,
 		.nr_cpus = nr_cpu_ids,
 		.features = GR_GUEST_FEATURES | GR_EVENTS_FEATURES |
 			    (gd->has_irqs ? GR_F_DOORBELL : 0),
@@ -276,7 +256,7 @@ static int gr_pci_map(struct gr_dev *gd)
 	if (IS_ERR(gd->region))
 		return PTR_ERR(gd->region);
 	magic = le64_to_cpu(READ_ONCE(gr_ctrl(gd->region)->magic));
-	if (magic != GR_CTRL_MAGIC && !gr_params.force) {
+	if (magic != GR_CTRL_MAGIC && !gd->params.force) {
 		dev_info(&pdev->dev,
 			 "no guestrelay host block in BAR2 (magic %#llx): not binding (force=1 binds anyway)\n",
 			 magic);
@@ -299,20 +279,21 @@ static int gr_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	gd = devm_kzalloc(&pdev->dev, sizeof(*gd), GFP_KERNEL);
 	if (!gd)
 		return -ENOMEM;
+	gd->params = *gr_pci_params;
 	gd->pdev = pdev;
 	ret = gr_pci_map(gd);
 	if (ret)
 		return ret;
 
-	mutex_lock(&gr_pci_lock);
-	if (gr_pci_active) {
+	mutex_lock(&gr_dev_lock);
+	if (gr_dev_active()) {
 		dev_info(&pdev->dev,
 			 "guestrelay already uses %s: one device at a time\n",
-			 pci_name(gr_pci_active->pdev));
+			 pci_name(gr_dev_active()->pdev));
 		ret = -EBUSY;
 		goto out_unlock;
 	}
-	gr_ctl_dev_init(gd);
+	gr_pass_dev_init(gd);
 
 	/* The old instance_id may be garbage: old + 1, never 0 (G5) */
 	instance_id = le64_to_cpu(READ_ONCE(gr_hdr(gd->region)->instance_id));
@@ -326,13 +307,13 @@ static int gr_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = gr_pci_open_chan(gd);
 	if (ret)
 		goto out_unlock;
-	gr_ctl_prepare(gd);
+	gr_pass_prepare(gd);
 	gr_pci_publish(gd, instance_id);
 
 	pci_set_drvdata(pdev, gd);
-	gr_pci_active = gd;
-	gr_ctl_start(gd);
-	mutex_unlock(&gr_pci_lock);
+	gr_dev_activate(gd);
+	gr_pass_start(gd);
+	mutex_unlock(&gr_dev_lock);
 
 	dev_info(&pdev->dev,
 		 "publishing instance %llu: %u rings x %u x %u KiB, %s, peer %d\n",
@@ -344,7 +325,7 @@ static int gr_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	return 0;
 
 out_unlock:
-	mutex_unlock(&gr_pci_lock);
+	mutex_unlock(&gr_dev_lock);
 	return ret;
 }
 
@@ -354,20 +335,20 @@ out_unlock:
  */
 static void gr_pci_teardown(struct gr_dev *gd, bool detach)
 {
-	gr_ctl_stop(gd);
+	gr_pass_stop(gd);
 	gr_pci_quiet_irqs(gd);
 	/* Nothing queues them any more; a queued pass does nothing */
-	cancel_work_sync(&gd->ctl_work);
-	cancel_delayed_work_sync(&gd->ctl_retry);
+	cancel_work_sync(&gd->pass_work);
+	cancel_delayed_work_sync(&gd->pass_retry);
 	cancel_work_sync(&gd->pub_work);
 	cancel_work_sync(&gd->dump_work);
 	if (detach)
 		gr_events_detach_all();
-	gr_ctl_quiesce();
+	gr_dev_deactivate(gd);
 
 	/* No writer can reach the channel: the core's flush is ours alone */
 	gr_chan_flush(gd->chan);
-	gr_ctl_drain_wait(gd);
+	gr_pass_drain_wait(gd);
 	gr_chan_close(gd->chan);
 	/* spec G25: STOPPED before withdrawing */
 	gr_status_set_state(gd->region, GR_STATE_STOPPED);
@@ -376,7 +357,7 @@ static void gr_pci_teardown(struct gr_dev *gd, bool detach)
 
 	dev_info(&gd->pdev->dev,
 		 "stopped: %ld control passes (%llu deferred), %ld ctrl and %ld consumed interrupts, %ld busy flushes\n",
-		 atomic_long_read(&gd->passes), gd->ctl_rl.deferred,
+		 atomic_long_read(&gd->passes), gd->pass_rl.deferred,
 		 atomic_long_read(&gd->ctrl_irqs),
 		 atomic_long_read(&gd->consumed_irqs),
 		 atomic_long_read(&gd->flush_busy));
@@ -386,14 +367,13 @@ static void gr_pci_detach(struct pci_dev *pdev, bool detach)
 {
 	struct gr_dev *gd;
 
-	mutex_lock(&gr_pci_lock);
+	mutex_lock(&gr_dev_lock);
 	gd = pci_get_drvdata(pdev);
 	if (gd) {
 		gr_pci_teardown(gd, detach);
 		pci_set_drvdata(pdev, NULL);
-		gr_pci_active = NULL;
 	}
-	mutex_unlock(&gr_pci_lock);
+	mutex_unlock(&gr_dev_lock);
 }
 
 static void gr_pci_remove(struct pci_dev *pdev)
@@ -422,12 +402,15 @@ static struct pci_driver gr_pci_driver = {
 
 /**
  * gr_pci_register() - register the PCI driver
+ * @params: the module parameters, checked; each device copies them at
+ *	probe, so they must outlive the driver
  *
  * Context: process context, module load.
  * Return: 0 or the error of pci_register_driver().
  */
-int gr_pci_register(void)
+int gr_pci_register(const struct gr_params *params)
 {
+	gr_pci_params = params;
 	generate_random_uuid(gr_boot_uuid);
 	return pci_register_driver(&gr_pci_driver);
 }

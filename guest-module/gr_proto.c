@@ -13,10 +13,11 @@
  * private struct gr_ctrl_req and checks it there. If the host rewrites the
  * block while it is being read, the fields may mix two requests; each is
  * checked on its own and the newer seq makes the guest read again, so a
- * mix is never acted on for long and never harmful.
+ * mix is never acted on for long and never harmful. gr_pass_decide() then
+ * says what the pass does about it, from private copies only.
  *
  * The status block is written by one guest context at a time (the
- * driver's control work, or the panic path once everything else stopped).
+ * driver's control pass, or the panic path once everything else stopped).
  */
 #include "gr_proto.h"
 
@@ -470,4 +471,56 @@ u64 gr_ratelimit_check(struct gr_ratelimit *rl, u64 now_ns)
 	rl->ran = true;
 	rl->last_ns = now_ns;
 	return 0;
+}
+
+/**
+ * gr_pass_decide() - what one control pass does (spec 9.2)
+ * @acks: what the guest has in effect and acknowledged
+ * @read_ret: what gr_ctrl_read() (and the reads of the filter area and
+ *	the follow block) returned for @req: 0, -EINVAL or no block
+ * @req: the block as read; with no block, nothing of it is used
+ * @rl: the rate limit of the costly steps (spec G28)
+ * @now_ns: the time, for @rl
+ * @wait_ns: receives, with GR_PASS_DEFER, when to pass again
+ *
+ * The decision alone, from private copies: the driver's pass, the fake
+ * guest's and the unit tests all run this one. A valid block whose seq
+ * is new, or the first after the defaults, is applied; a refused one is
+ * acknowledged as refused, and its counters still act (spec 9.4: they
+ * are never rejected); without a block (any more) the defaults return
+ * and no counter is read. Settings, reset and flush cost grace periods
+ * or IPIs: when @rl says not yet, the pass does none of its steps and
+ * acknowledges nothing, so the request stays pending for the next pass.
+ *
+ * Context: any; the caller serializes passes (and calls on @rl).
+ * Return: GR_PASS_* steps to carry out, in the order of their bits.
+ */
+u32 gr_pass_decide(const struct gr_pass_acks *acks, int read_ret,
+		   const struct gr_ctrl_req *req, struct gr_ratelimit *rl,
+		   u64 now_ns, u64 *wait_ns)
+{
+	u32 steps = 0;
+
+	*wait_ns = 0;
+	if (read_ret && read_ret != -EINVAL) {
+		if (acks->host_present)
+			steps |= GR_PASS_DEFAULTS;
+	} else {
+		if (!read_ret &&
+		    (req->seq != acks->ctrl_ack || !acks->host_present))
+			steps |= GR_PASS_APPLY;
+		else if (read_ret && req->seq != acks->ctrl_ack)
+			steps |= GR_PASS_REJECT;
+		if (req->reset_req != acks->reset_ack)
+			steps |= GR_PASS_RESET;
+		if (req->flush_req != acks->flush_ack)
+			steps |= GR_PASS_FLUSH;
+	}
+	/* A rejection is cheap; every other step is costly */
+	if (steps & ~GR_PASS_REJECT) {
+		*wait_ns = gr_ratelimit_check(rl, now_ns);
+		if (*wait_ns)
+			return GR_PASS_DEFER;
+	}
+	return steps;
 }

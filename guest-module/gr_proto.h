@@ -3,9 +3,11 @@
  * gr_proto.h - the guest's side of the region protocol
  *
  * Publication of the region (identity, descriptors, layout, magic last),
- * the host's control block read once and checked, and the guest's answers
- * in the status block. Like gr_relay.c, gr_proto.c is kernel code that
- * also builds in userspace, where it serves the fake guest of the tests.
+ * the host's control block ("ctrl", struct gr_host_ctrl) read once and
+ * checked, what a control pass does about it (gr_pass_decide()), and the
+ * guest's answers in the status block. Like gr_relay.c, gr_proto.c is
+ * kernel code that also builds in userspace, where the fake guest and the
+ * unit tests run the driver's own decisions.
  */
 #ifndef _GR_PROTO_H
 #define _GR_PROTO_H
@@ -120,7 +122,7 @@ static inline bool gr_ctrl_wants_defaults(const struct gr_ctrl_req *req,
  * Spec G28: the steps of a control pass that cost grace periods or IPIs
  * (settings, reset, flush) run at most once per this interval.
  */
-#define GR_CTL_MIN_INTERVAL_NS	(10ULL * 1000 * 1000)
+#define GR_PASS_MIN_INTERVAL_NS	(10ULL * 1000 * 1000)
 
 /**
  * struct gr_ratelimit - at most one run per interval, none lost
@@ -178,5 +180,32 @@ void gr_status_filter_rejected(void *region, const struct gr_filter_err *err,
 void gr_status_set_filtered(void *region, unsigned int slot, u64 count);
 
 u64 gr_ratelimit_check(struct gr_ratelimit *rl, u64 now_ns);
+
+/**
+ * struct gr_pass_acks - what a control pass decides against
+ * @ctrl_ack: seq of the last block applied or refused
+ * @flush_ack: the last flush request carried out
+ * @reset_ack: the last reset request carried out
+ * @host_present: the settings in effect came from a valid host block,
+ *	not the guest's defaults
+ */
+struct gr_pass_acks {
+	u64 ctrl_ack;
+	u64 flush_ack;
+	u64 reset_ack;
+	bool host_present;
+};
+
+/* Steps of a control pass (gr_pass_decide()), carried out in this order */
+#define GR_PASS_APPLY		0x01	/* the block's settings, ack seq */
+#define GR_PASS_REJECT		0x02	/* count the refusal, ack seq */
+#define GR_PASS_DEFAULTS	0x04	/* no block any more: defaults */
+#define GR_PASS_RESET		0x08	/* reset the rings, ack */
+#define GR_PASS_FLUSH		0x10	/* flush the rings, ack */
+#define GR_PASS_DEFER		0x20	/* nothing now: pass again later */
+
+u32 gr_pass_decide(const struct gr_pass_acks *acks, int read_ret,
+		   const struct gr_ctrl_req *req, struct gr_ratelimit *rl,
+		   u64 now_ns, u64 *wait_ns);
 
 #endif /* _GR_PROTO_H */

@@ -179,7 +179,7 @@ static void fg_run(struct fakeguest *fg)
 	}
 }
 
-/* Has the host consumed everything produced? (under ctl_lock) */
+/* Has the host consumed everything produced? (under pass_lock) */
 static bool fg_all_consumed(struct fakeguest *fg)
 {
 	struct gr_buf *buf;
@@ -219,29 +219,29 @@ static void fg_finish(struct fakeguest *fg, struct fg_ring_final *fin)
 			pthread_join(fg->writers[i].thread, NULL);
 	fg->end_ns = fg_now_ns();
 
-	pthread_mutex_lock(&fg->ctl_lock);
+	pthread_mutex_lock(&fg->pass_lock);
 	fg->stopped = true;
 	fg->state = GR_STATE_STOPPED;
 	gr_status_set_state(fg->region, GR_STATE_STOPPED);
-	pthread_mutex_unlock(&fg->ctl_lock);
+	pthread_mutex_unlock(&fg->pass_lock);
 	fg_ring_host(fg, GR_VEC_DATA);
 	fg_ring_host(fg, GR_VEC_STATUS);
 
 	/* Give the host time for its final drain */
 	deadline = fg_now_ns() + (u64)(fg->opt.linger * FG_NSEC);
 	while (fg->host_present && fg_now_ns() < deadline) {
-		pthread_mutex_lock(&fg->ctl_lock);
+		pthread_mutex_lock(&fg->pass_lock);
 		done = fg_all_consumed(fg);
-		pthread_mutex_unlock(&fg->ctl_lock);
+		pthread_mutex_unlock(&fg->pass_lock);
 		if (done || fg_wait_signal(10000000))
 			break;
 	}
 
-	if (fg->ctl_started) {
-		__atomic_store_n(&fg->ctl_stop, 1, __ATOMIC_RELEASE);
+	if (fg->pass_started) {
+		__atomic_store_n(&fg->pass_stop, 1, __ATOMIC_RELEASE);
 		if (eventfd_write(fg->wake_fd, 1))
 			fg_log("cannot wake the control thread");
-		pthread_join(fg->ctl_thread, NULL);
+		pthread_join(fg->pass_thread, NULL);
 	}
 
 	for (i = 0; i < fg->lay.nr_rings; i++) {
@@ -355,12 +355,12 @@ static void fg_stats(struct fakeguest *fg, const struct fg_ring_final *fin,
 	KV(f, "doorbells.status_rung", fg->status_rung);
 	KV(f, "doorbells.ctrl_received", fg->ctrl_doorbells);
 	KV(f, "doorbells.consumed_received", fg->consumed_doorbells);
-	KV(f, "ctrl.passes", fg->ctl_passes);
-	KV(f, "ctrl.applied", fg->ctl_applied);
-	KV(f, "ctrl.rejected", fg->ctl_rejected);
-	KV(f, "ctrl.flushes", fg->ctl_flushes);
-	KV(f, "ctrl.resets", fg->ctl_resets);
-	KV(f, "ctrl.syncs", fg->ctl_syncs);
+	KV(f, "ctrl.passes", fg->pass_passes);
+	KV(f, "ctrl.applied", fg->pass_applied);
+	KV(f, "ctrl.rejected", fg->pass_rejected);
+	KV(f, "ctrl.flushes", fg->pass_flushes);
+	KV(f, "ctrl.resets", fg->pass_resets);
+	KV(f, "ctrl.syncs", fg->pass_syncs);
 	if (fg->opt.hostile != FG_HOSTILE_NONE) {
 		fprintf(f, "hostile %s\n", fg_hostile_name(fg->opt.hostile));
 		KV(f, "hostile.steps", fg->hostile_steps);
@@ -700,12 +700,12 @@ static int fg_start_threads(struct fakeguest *fg)
 		}
 		fg->writers[i].started = true;
 	}
-	ret = pthread_create(&fg->ctl_thread, NULL, fg_ctl_main, fg);
+	ret = pthread_create(&fg->pass_thread, NULL, fg_pass_main, fg);
 	if (ret) {
 		fg_log("cannot start the control thread: %s", strerror(ret));
 		return -ret;
 	}
-	fg->ctl_started = true;
+	fg->pass_started = true;
 	ret = fg_hostile_start(fg);
 	if (ret)
 		fg_log("cannot start the hostile thread: %s", strerror(-ret));
@@ -737,7 +737,7 @@ static void fg_cleanup(struct fakeguest *fg)
 	free(fg->rings);
 	free(fg->events);
 	free(fg->image);
-	pthread_mutex_destroy(&fg->ctl_lock);
+	pthread_mutex_destroy(&fg->pass_lock);
 	free(fg);
 }
 
@@ -760,7 +760,7 @@ int main(int argc, char **argv)
 		fg->host_fd[i] = -1;
 		fg->host_src[i] = -1;
 	}
-	pthread_mutex_init(&fg->ctl_lock, NULL);
+	pthread_mutex_init(&fg->pass_lock, NULL);
 	ret = fg_parse(&fg->opt, argc, argv);
 	if (ret) {
 		free(fg);

@@ -14,7 +14,7 @@
  *   main      start-up, publication, the end (flush, STOPPED, linger,
  *             withdrawal) and the statistics
  *   control   the ivshmem client, the guest's own eventfds, the control
- *             pass of spec section 9.2 (under ctl_lock), the heartbeat
+ *             pass of spec section 9.2 (under pass_lock), the heartbeat
  *   writer N  ring N (with --global: ring 0, shared through the core's
  *             lock): records, requested flushes, its switch timer
  *   hostile   the damage of --hostile, if any
@@ -197,21 +197,24 @@ struct fakeguest {
 	u32 host_peer;
 	u32 paused;			/* reset in progress */
 	u32 stop;			/* writers: final flush and exit */
-	u32 ctl_stop;
+	u32 pass_stop;
 
-	/* control pass state, under ctl_lock */
-	pthread_mutex_t ctl_lock;
+	/* control pass state, under pass_lock */
+	pthread_mutex_t pass_lock;
 	u64 ctrl_ack;
 	u64 flush_ack;
 	u64 reset_ack;
 	u64 sync_ack;
 	u32 state;
 	bool stopped;
+	bool host_applied;		/* settings from a valid host block */
+	struct gr_ratelimit pass_rl;	/* spec G28, as the driver's */
+	u64 retry_ns;			/* a deferred pass is due, 0 = none */
 
 	/* threads */
 	struct fg_writer *writers;
-	pthread_t ctl_thread;
-	bool ctl_started;
+	pthread_t pass_thread;
+	bool pass_started;
 	pthread_t hostile_thread;
 	bool hostile_started;
 	u32 hostile_wake;		/* futex word */
@@ -224,12 +227,12 @@ struct fakeguest {
 	u64 status_rung;
 	u64 ctrl_doorbells;		/* host -> guest, summed eventfd counts */
 	u64 consumed_doorbells;
-	u64 ctl_passes;
-	u64 ctl_applied;
-	u64 ctl_rejected;
-	u64 ctl_flushes;
-	u64 ctl_resets;
-	u64 ctl_syncs;
+	u64 pass_passes;
+	u64 pass_applied;
+	u64 pass_rejected;
+	u64 pass_flushes;
+	u64 pass_resets;
+	u64 pass_syncs;
 	u64 hostile_steps;
 	u64 start_ns;
 	u64 end_ns;
@@ -270,13 +273,13 @@ void fg_client_log(void *data, int prio, const char *fmt, va_list ap);
 void fg_doorbell(struct gr_buf *buf);
 int fg_subbuf_start(struct gr_buf *buf, void *subbuf, void *prev_subbuf,
 		    size_t prev_padding);
-int fg_ctrl_check(struct fakeguest *fg, const struct gr_ctrl_req *req);
 void fg_default_events(const struct fakeguest *fg, u64 *enable);
+void fg_defaults(const struct fakeguest *fg, struct gr_ctrl_req *req);
 void fg_ctrl_events(const struct fakeguest *fg, struct gr_ctrl_req *req);
 u32 fg_timer_us(u32 us);
 bool fg_apply(struct fakeguest *fg, const struct gr_ctrl_req *req);
 u64 fg_load_req(__le64 *field);
-void *fg_ctl_main(void *arg);
+void *fg_pass_main(void *arg);
 
 /* fg_writer.c: the CPUs */
 void *fg_writer_main(void *arg);

@@ -172,29 +172,6 @@ int fg_subbuf_start(struct gr_buf *buf, void *subbuf, void *prev_subbuf,
 /* Settings and the control pass (spec 9.2)                               */
 
 /**
- * fg_ctrl_check() - what gr_ctrl_read() leaves to its caller
- * @fg: the fake guest
- * @req: a request gr_ctrl_read() accepted
- *
- * ctrl_size a multiple of 8 in [512, 4096] (spec 2.4), read once; a
- * non-zero switch timer only with GR_F_SWITCH_TIMER (spec 9.2).
- *
- * Context: control pass, or start-up.
- * Return: 0 or -EINVAL.
- */
-int fg_ctrl_check(struct fakeguest *fg, const struct gr_ctrl_req *req)
-{
-	u32 size = le32_to_cpu(READ_ONCE(gr_ctrl(fg->region)->ctrl_size));
-
-	if (size < sizeof(struct gr_host_ctrl) ||
-	    size > GR_LAYOUT_START - GR_CTRL_OFFSET || size % 8)
-		return -EINVAL;
-	if (req->switch_timer_us && !(req->features & GR_F_SWITCH_TIMER))
-		return -EINVAL;
-	return 0;
-}
-
-/**
  * fg_default_events() - the events the fake guest records on its own
  * @fg: the fake guest
  * @enable: receives one bit per event: all of them
@@ -209,9 +186,24 @@ void fg_default_events(const struct fakeguest *fg, u64 *enable)
 }
 
 /**
+ * fg_defaults() - the settings without a valid host block
+ * @fg: the fake guest
+ * @req: receives the fake guest's own settings (its options)
+ */
+void fg_defaults(const struct fakeguest *fg, struct gr_ctrl_req *req)
+{
+	memset(req, 0, sizeof(*req));
+	fg_default_events(fg, req->enable);
+	req->tracing = 1;
+	req->mode = fg->opt.mode;
+	req->switch_timer_us = fg->opt.switch_timer_ms * 1000;
+	req->host_peer_id = GR_NO_PEER;
+}
+
+/**
  * fg_ctrl_events() - the events an accepted block asks for (spec 9.6)
  * @fg: the fake guest
- * @req: a block gr_ctrl_read() and fg_ctrl_check() accepted
+ * @req: a block gr_ctrl_read() accepted
  *
  * With GR_CTRL_F_DEFAULTS (and GR_F_DEFAULTS in use) the host has not
  * chosen events yet: @req->enable becomes the fake guest's own.
@@ -236,13 +228,13 @@ u32 fg_timer_us(u32 us)
 /**
  * fg_apply() - put valid settings into effect
  * @fg: the fake guest
- * @req: checked settings (gr_ctrl_read() and fg_ctrl_check(), or defaults)
+ * @req: checked settings (gr_ctrl_read(), or the defaults)
  *
  * What the writers read first (enable bits, tracing, timer, features in
  * use, host peer), then the core's mode and event index, then the host's
  * eventfds. Does not touch the status block.
  *
- * Context: control pass (under ctl_lock), or start-up.
+ * Context: control pass (under pass_lock), or start-up.
  * Return: true if recording was narrowed (an event or tracing turned
  * off): the caller waits for the writers (fg_quiesce()) before the ack.
  */
@@ -275,39 +267,27 @@ bool fg_apply(struct fakeguest *fg, const struct gr_ctrl_req *req)
 	return narrowed;
 }
 
-/* Step 1 of the control pass: the settings under ctrl.seq = @seq */
-static void fg_settings(struct fakeguest *fg, u64 seq)
+/*
+ * Settings into effect (a valid block's, GR_PASS_APPLY, or the defaults,
+ * GR_PASS_DEFAULTS), then acknowledged under ctrl.seq = @seq
+ */
+static void fg_settings(struct fakeguest *fg, struct gr_ctrl_req *req,
+			u64 seq)
 {
-	struct gr_ctrl_req req;
 	u32 state;
-	int ret;
 
-	ret = gr_ctrl_read(fg->region, fg->nr_events, &req);
-	if (!ret || ret == -EINVAL)
-		seq = req.seq;
-	if (!ret)
-		ret = fg_ctrl_check(fg, &req);
-	if (!ret)
-		fg_ctrl_events(fg, &req);
-	fg->ctrl_ack = seq;
-	if (ret) {
-		/* Not present counts as invalid too; v1.0: always EINVAL */
-		fg->ctl_rejected++;
-		gr_status_rejected(fg->region, seq, -EINVAL,
-				   (u32)fg->ctl_rejected);
-		return;
-	}
-	if (fg_apply(fg, &req))
+	if (fg_apply(fg, req))
 		fg_quiesce(fg);
 	fg_wake_writers(fg);
-	state = req.tracing ? GR_STATE_TRACING : GR_STATE_IDLE;
+	state = req->tracing ? GR_STATE_TRACING : GR_STATE_IDLE;
 	if (!fg->stopped && state != fg->state) {
 		fg->state = state;
 		gr_status_set_state(fg->region, state);
 	}
-	gr_status_applied(fg->region, &req, req.enable, req.mode,
-			  fg_timer_us(req.switch_timer_us));
-	fg->ctl_applied++;
+	req->seq = seq;
+	gr_status_applied(fg->region, req, req->enable, req->mode,
+			  fg_timer_us(req->switch_timer_us));
+	fg->ctrl_ack = seq;
 }
 
 /**
@@ -324,17 +304,24 @@ u64 fg_load_req(__le64 *field)
 
 /*
  * One control pass, spec 9.2: sync first (it does not interact with the
- * rest and its delay widens the host's error bound), settings, reset,
- * flush; then one GR_VEC_STATUS doorbell if anything was acknowledged.
+ * rest and its delay widens the host's error bound), then the steps
+ * gr_pass_decide() chooses (the driver's decision: settings, refusal or
+ * defaults, reset, flush, at most one costly pass per
+ * GR_PASS_MIN_INTERVAL_NS); then one GR_VEC_STATUS doorbell if anything
+ * was acknowledged.
  */
 static void fg_control_pass(struct fakeguest *fg)
 {
 	struct gr_host_ctrl *c = gr_ctrl(fg->region);
+	struct gr_pass_acks acks;
+	struct gr_ctrl_req req;
 	bool changed = false;
-	u64 v;
+	u64 v, now, wait;
+	u32 steps;
+	int ret;
 
-	pthread_mutex_lock(&fg->ctl_lock);
-	fg->ctl_passes++;
+	pthread_mutex_lock(&fg->pass_lock);
+	fg->pass_passes++;
 	gr_status_heartbeat(fg->region);
 	/* spec 5.7, 6.11: the tick publishes the event counts */
 	gr_chan_publish_events(fg->chan);
@@ -345,42 +332,70 @@ static void fg_control_pass(struct fakeguest *fg)
 		if (v != fg->sync_ack) {
 			gr_status_ack_sync(fg->region, v);
 			fg->sync_ack = v;
-			fg->ctl_syncs++;
+			fg->pass_syncs++;
 			changed = true;
 		}
 	}
 
-	/* Pairs with the host's smp_store_release() of seq */
-	v = le64_to_cpu(smp_load_acquire(&c->seq));
-	if (v != fg->ctrl_ack) {
-		fg_settings(fg, v);
-		changed = true;
+	ret = gr_ctrl_read(fg->region, fg->nr_events, &req);
+	acks.ctrl_ack = fg->ctrl_ack;
+	acks.flush_ack = fg->flush_ack;
+	acks.reset_ack = fg->reset_ack;
+	acks.host_present = fg->host_applied;
+	now = fg_now_ns();
+	steps = gr_pass_decide(&acks, ret, &req, &fg->pass_rl, now, &wait);
+	fg->retry_ns = steps & GR_PASS_DEFER ? now + wait : 0;
+	if (steps & GR_PASS_APPLY) {
+		fg_ctrl_events(fg, &req);
+		fg_settings(fg, &req, req.seq);
+		fg->host_applied = true;
+		fg->pass_applied++;
 	}
-
-	v = fg_load_req(&c->reset_req);
-	if (v != fg->reset_ack) {
+	if (steps & GR_PASS_REJECT) {
+		fg->ctrl_ack = req.seq;
+		fg->pass_rejected++;
+		gr_status_rejected(fg->region, req.seq, -EINVAL,
+				   (u32)fg->pass_rejected);
+	}
+	if (steps & GR_PASS_DEFAULTS) {
+		fg_defaults(fg, &req);
+		fg_settings(fg, &req, fg->ctrl_ack);
+		fg->host_applied = false;
+	}
+	if (steps & GR_PASS_RESET) {
 		fg_reset(fg);
-		gr_status_ack_reset(fg->region, v);
-		fg->reset_ack = v;
-		fg->ctl_resets++;
-		changed = true;
+		gr_status_ack_reset(fg->region, req.reset_req);
+		fg->reset_ack = req.reset_req;
+		fg->pass_resets++;
 	}
-
-	v = fg_load_req(&c->flush_req);
-	if (v != fg->flush_ack) {
+	if (steps & GR_PASS_FLUSH) {
 		fg_flush_all(fg);
 		gr_chan_publish_events(fg->chan);
-		gr_status_ack_flush(fg->region, v);
-		fg->flush_ack = v;
-		fg->ctl_flushes++;
-		changed = true;
+		gr_status_ack_flush(fg->region, req.flush_req);
+		fg->flush_ack = req.flush_req;
+		fg->pass_flushes++;
 	}
+	if (steps & ~GR_PASS_DEFER)
+		changed = true;
 
 	gr_status_set_consumed_errors(fg->region,
 				      gr_chan_consumed_errors(fg->chan));
-	pthread_mutex_unlock(&fg->ctl_lock);
+	pthread_mutex_unlock(&fg->pass_lock);
 	if (changed)
 		fg_ring_host(fg, GR_VEC_STATUS);
+}
+
+/* Milliseconds to the next pass: the tick, or sooner a deferred one's */
+static int fg_pass_timeout_ms(const struct fakeguest *fg)
+{
+	u64 now = fg_now_ns(), ms;
+
+	if (!fg->retry_ns)
+		return (int)fg->opt.tick_ms;
+	if (fg->retry_ns <= now)
+		return 0;
+	ms = (fg->retry_ns - now + 999999) / 1000000;
+	return ms < fg->opt.tick_ms ? (int)ms : (int)fg->opt.tick_ms;
 }
 
 static void fg_drain_fd(int fd, u64 *counter)
@@ -392,19 +407,20 @@ static void fg_drain_fd(int fd, u64 *counter)
 }
 
 /**
- * fg_ctl_main() - the control thread
+ * fg_pass_main() - the control thread
  * @arg: the fake guest
  *
  * The driver's interrupt handlers and tick: wakes on GR_VEC_CTRL (or
  * GR_VEC_CONSUMED, or a message from the ivshmem server), at least every
- * --tick-ms, and runs one control pass per wake-up (G21: bounded work
- * whatever the doorbell rate). Stops when ctl_stop is set and wake_fd
+ * --tick-ms (sooner when a pass was deferred, as the driver's
+ * pass_retry), and runs one control pass per wake-up (G21: bounded work
+ * whatever the doorbell rate). Stops when pass_stop is set and wake_fd
  * signalled.
  *
  * Context: its own thread; owns the ivshmem client.
  * Return: NULL.
  */
-void *fg_ctl_main(void *arg)
+void *fg_pass_main(void *arg)
 {
 	struct fakeguest *fg = arg;
 	struct pollfd pfd[2 + GR_NR_VECTORS];
@@ -429,8 +445,8 @@ void *fg_ctl_main(void *arg)
 			pfd[n].fd = ivsh_client_fd(&fg->client);
 			pfd[n++].events = POLLIN;
 		}
-		ret = poll(pfd, n, (int)fg->opt.tick_ms);
-		if (__atomic_load_n(&fg->ctl_stop, __ATOMIC_ACQUIRE))
+		ret = poll(pfd, n, fg_pass_timeout_ms(fg));
+		if (__atomic_load_n(&fg->pass_stop, __ATOMIC_ACQUIRE))
 			break;
 		if (ret > 0) {
 			if (pfd[0].revents)

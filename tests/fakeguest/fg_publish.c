@@ -156,17 +156,6 @@ static void fg_boot_id(u8 *out)
 	fclose(f);
 }
 
-/* Settings when no host block was accepted: the guest's own defaults */
-static void fg_defaults(struct fakeguest *fg, struct gr_ctrl_req *req)
-{
-	memset(req, 0, sizeof(*req));
-	fg_default_events(fg, req->enable);
-	req->tracing = 1;
-	req->mode = fg->opt.mode;
-	req->switch_timer_us = fg->opt.switch_timer_ms * 1000;
-	req->host_peer_id = GR_NO_PEER;
-}
-
 /* Spec 5.2 step 10: the status block, state excepted */
 static void fg_status_init(struct fakeguest *fg, const struct gr_ctrl_req *eff,
 			   bool rejected)
@@ -190,7 +179,7 @@ static void fg_status_init(struct fakeguest *fg, const struct gr_ctrl_req *eff,
 			  fg_timer_us(eff->switch_timer_us));
 	if (rejected)
 		gr_status_rejected(fg->region, fg->ctrl_ack, -EINVAL,
-				   (u32)fg->ctl_rejected);
+				   (u32)fg->pass_rejected);
 }
 
 /**
@@ -256,8 +245,6 @@ int fg_publish(struct fakeguest *fg)
 			fg->reset_ack = req.reset_req;
 			fg->sync_ack = req.sync_req;
 		}
-		if (!ret)
-			ret = fg_ctrl_check(fg, &req);
 		valid = !ret;
 		rejected = ret == -EINVAL;
 	}
@@ -309,10 +296,13 @@ int fg_publish(struct fakeguest *fg)
 		fg->guest_features |= GR_F_DOORBELL;
 	fg_apply(fg, &eff);
 	fg->state = eff.tracing ? GR_STATE_TRACING : GR_STATE_IDLE;
+	/* the control passes decide as the driver's (gr_pass_decide()) */
+	fg->host_applied = valid;
+	fg->pass_rl.interval_ns = GR_PASS_MIN_INTERVAL_NS;
 	if (valid)
-		fg->ctl_applied++;
+		fg->pass_applied++;
 	if (rejected)
-		fg->ctl_rejected++;
+		fg->pass_rejected++;
 
 	/* 10: status, state excepted */
 	fg_status_init(fg, &eff, rejected);

@@ -272,7 +272,7 @@ static void fg_flush_for(struct fakeguest *fg, struct fg_writer *w)
  * protected by the core's lock). The acquire of each flush_done orders
  * the flushed produced counters before the caller's flush_ack (pair 13).
  *
- * Context: control thread, under ctl_lock.
+ * Context: control thread, under pass_lock.
  */
 void fg_flush_all(struct fakeguest *fg)
 {
@@ -320,7 +320,7 @@ void fg_flush_all(struct fakeguest *fg)
  * Pauses the writers, waits until none is inside its ring, resets the
  * channel and lets them go on. Events of the pause are not written.
  *
- * Context: control thread, under ctl_lock.
+ * Context: control thread, under pass_lock.
  */
 void fg_reset(struct fakeguest *fg)
 {

@@ -957,6 +957,44 @@ static void test_enable_mask_and_tracing_change_what_is_written(void)
 	host_stop(&h);
 }
 
+/*
+ * Spec 9.2, the driver's decision (gr_pass_decide()): a host block that
+ * goes away leaves the guest on its own defaults, its ack unchanged; when
+ * the block is back it is applied again, under the same seq.
+ */
+static void test_host_block_gone_brings_the_defaults_back(void)
+{
+	static const char *const args[] = { "--cpus", "1", "--rate", "100",
+					    "--tick-ms", "20", NULL };
+	struct host h;
+	uint64_t seq;
+	pid_t pid;
+
+	HOST_START(&h, &cfg_default);
+	pid = guest_start(&h, args);
+	CU_ASSERT(wait_ack(&h.st->ctrl_ack, 1, 2000));
+	h.ctrl->enable[0] = htole64(0x2);
+	seq = ctrl_commit(&h);
+	CU_ASSERT(wait_ack(&h.st->ctrl_ack, seq, 2000));
+	CU_ASSERT(wait_ack(&h.st->enabled[0], 0x2, 2000));
+
+	/* the host's block goes away: every event of the guest's own */
+	st64(&h.ctrl->magic, 0);
+	CU_ASSERT(wait_ack(&h.st->enabled[0], 0xf, 2000));
+	CU_ASSERT_EQUAL(ld64(&h.st->ctrl_ack), seq);
+	CU_ASSERT_EQUAL(ld32(&h.st->ctrl_errors), 0);
+
+	/* back, same seq: the host's settings again */
+	st64(&h.ctrl->magic, GR_CTRL_MAGIC);
+	CU_ASSERT(wait_ack(&h.st->enabled[0], 0x2, 2000));
+	CU_ASSERT_EQUAL(ld64(&h.st->ctrl_ack), seq);
+
+	CU_ASSERT_EQUAL(guest_stop(&h, pid), 0);
+	CU_ASSERT_EQUAL(stat_get(&h, "ctrl.applied"), 3);
+	CU_ASSERT_EQUAL(stat_get(&h, "ctrl.rejected"), 0);
+	host_stop(&h);
+}
+
 static void test_flush_request_is_acked_and_delivers_partial_subbuffers(void)
 {
 	static const char *const args[] = { "--cpus", "2", "--rate", "50",
@@ -1201,6 +1239,7 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_global_ring_keeps_the_sequence_of_every_cpu),
 	GR_TEST(test_data_doorbell_rings_for_every_subbuffer_without_event_idx),
 	GR_TEST(test_enable_mask_and_tracing_change_what_is_written),
+	GR_TEST(test_host_block_gone_brings_the_defaults_back),
 	GR_TEST(test_flush_request_is_acked_and_delivers_partial_subbuffers),
 	GR_TEST(test_sync_request_is_answered_with_guest_time),
 	GR_TEST(test_reset_request_zeroes_the_lost_counters_of_a_full_ring),

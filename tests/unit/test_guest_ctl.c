@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the guest's control-pass rate limit (spec G28,
- * guest-module/gr_proto.c: gr_ratelimit_check()), built in userspace
- * through tests/shim/gr_user_env.h.
+ * Unit tests of the guest's control pass: its decision (spec 9.2, 9.4,
+ * G28; guest-module/gr_proto.c: gr_pass_decide(), the one the driver's
+ * gr_pass_run() and the fake guest run) and its reading of the host's
+ * block, built in userspace through tests/shim/gr_user_env.h.
  *
- * The guest's pass is modelled as gr_ctl_pass() runs it: read the host's
- * block once (gr_ctrl_read()), and when a flush or reset request is
- * pending ask the rate limit before acting; acknowledge only what was
- * done. The host is hostile: it bumps its request counters in a tight
- * loop and rings after every bump (one pass per bump, the worst G21
- * allows). Time is a virtual clock, so the bounds are exact.
+ * The guest's pass reads the host's block once (gr_ctrl_read()), lets
+ * gr_pass_decide() choose the steps and carries out the acks of those
+ * chosen, as gr_pass_run() does. The host is hostile: it bumps its
+ * request counters in a tight loop and rings after every bump (one pass
+ * per bump, the worst G21 allows). Time is a virtual clock, so the
+ * bounds are exact.
  */
 #include "gr_test.h"
 
@@ -21,9 +22,9 @@
 struct model {
 	u8 *region;
 	struct gr_ratelimit rl;
-	u64 flush_ack;
-	u64 reset_ack;
-	u64 runs;		/* costly steps carried out */
+	struct gr_pass_acks acks;
+	u32 steps;		/* what the last pass did */
+	u64 runs;		/* passes that carried out costly steps */
 	u64 passes;		/* passes that found a request pending */
 	u64 retry_at;		/* when the deferred retry fires, 0 = none */
 };
@@ -35,13 +36,16 @@ static void model_init(struct model *m)
 	memset(m, 0, sizeof(*m));
 	m->region = calloc(1, REGION_SIZE);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m->region);
-	m->rl.interval_ns = GR_CTL_MIN_INTERVAL_NS;
+	m->rl.interval_ns = GR_PASS_MIN_INTERVAL_NS;
 	c = gr_ctrl(m->region);
 	c->magic = htole64(GR_CTRL_MAGIC);
 	c->abi_major = htole16(GR_ABI_MAJOR);
 	c->ctrl_size = htole32(sizeof(*c));
 	c->host_peer_id = htole32(GR_NO_PEER);
 	c->seq = htole64(1);
+	/* as after publication: block 1 applied (gr_pass_prepare()) */
+	m->acks.ctrl_ack = 1;
+	m->acks.host_present = true;
 }
 
 static void host_bump(struct model *m, __le64 *field)
@@ -51,31 +55,45 @@ static void host_bump(struct model *m, __le64 *field)
 	smp_store_release(field, htole64(le64toh(*field) + 1));
 }
 
-/* One control pass of the guest at time @now, as gr_ctl_pass() runs it */
+/* One control pass of the guest at time @now, as gr_pass_run() runs it */
 static void guest_pass(struct model *m, u64 now)
 {
 	struct gr_ctrl_req req;
 	u64 wait;
+	int ret;
 
-	CU_ASSERT_EQUAL_FATAL(gr_ctrl_read(m->region, 1, &req), 0);
-	if (req.flush_req == m->flush_ack && req.reset_req == m->reset_ack)
-		return;
-	m->passes++;
-	wait = gr_ratelimit_check(&m->rl, now);
-	if (wait) {
+	ret = gr_ctrl_read(m->region, 1, &req);
+	m->steps = gr_pass_decide(&m->acks, ret, &req, &m->rl, now, &wait);
+	if (m->steps & GR_PASS_DEFER) {
+		m->passes++;
 		/* schedule_delayed_work() of a pending work does nothing */
 		if (!m->retry_at)
 			m->retry_at = now + wait;
 		return;
 	}
-	m->runs++;
-	if (req.reset_req != m->reset_ack) {
-		gr_status_ack_reset(m->region, req.reset_req);
-		m->reset_ack = req.reset_req;
+	if (m->steps & ~GR_PASS_REJECT) {
+		m->passes++;
+		m->runs++;
 	}
-	if (req.flush_req != m->flush_ack) {
+	if (m->steps & GR_PASS_APPLY) {
+		gr_status_applied(m->region, &req, req.enable, req.mode,
+				  req.switch_timer_us);
+		m->acks.ctrl_ack = req.seq;
+		m->acks.host_present = true;
+	}
+	if (m->steps & GR_PASS_REJECT) {
+		gr_status_rejected(m->region, req.seq, -EINVAL, 1);
+		m->acks.ctrl_ack = req.seq;
+	}
+	if (m->steps & GR_PASS_DEFAULTS)
+		m->acks.host_present = false;
+	if (m->steps & GR_PASS_RESET) {
+		gr_status_ack_reset(m->region, req.reset_req);
+		m->acks.reset_ack = req.reset_req;
+	}
+	if (m->steps & GR_PASS_FLUSH) {
 		gr_status_ack_flush(m->region, req.flush_req);
-		m->flush_ack = req.flush_req;
+		m->acks.flush_ack = req.flush_req;
 	}
 }
 
@@ -117,7 +135,7 @@ static void test_tight_loop_gets_bounded_work_and_last_request_runs(void)
 		guest_retry(&m, now);
 		now += step;
 	}
-	limit = span / GR_CTL_MIN_INTERVAL_NS + 1;
+	limit = span / GR_PASS_MIN_INTERVAL_NS + 1;
 	printf("\n  %llu passes with a request pending, %llu costly runs (limit %llu), %llu deferred\n",
 	       (unsigned long long)m.passes, (unsigned long long)m.runs,
 	       (unsigned long long)limit, (unsigned long long)m.rl.deferred);
@@ -128,10 +146,10 @@ static void test_tight_loop_gets_bounded_work_and_last_request_runs(void)
 
 	/* the host stops; no doorbell, only the retry that is pending */
 	stop = now;
-	CU_ASSERT(le64toh(c->flush_req) != m.flush_ack ||
-		  le64toh(c->reset_req) != m.reset_ack);
+	CU_ASSERT(le64toh(c->flush_req) != m.acks.flush_ack ||
+		  le64toh(c->reset_req) != m.acks.reset_ack);
 	CU_ASSERT(m.retry_at != 0);
-	CU_ASSERT(m.retry_at - stop <= GR_CTL_MIN_INTERVAL_NS);
+	CU_ASSERT(m.retry_at - stop <= GR_PASS_MIN_INTERVAL_NS);
 	while (m.retry_at)
 		guest_retry(&m, m.retry_at);
 	CU_ASSERT_EQUAL(status_ack(&m, &st->flush_ack), le64toh(c->flush_req));
@@ -152,21 +170,133 @@ static void test_request_after_quiet_interval_runs_at_once(void)
 	guest_pass(&m, now);
 	CU_ASSERT_EQUAL(m.runs, 1);
 	/* a second one within the interval waits for the rest of it */
-	now += GR_CTL_MIN_INTERVAL_NS / 4;
+	now += GR_PASS_MIN_INTERVAL_NS / 4;
 	host_bump(&m, &c->flush_req);
 	guest_pass(&m, now);
 	CU_ASSERT_EQUAL(m.runs, 1);
-	CU_ASSERT_EQUAL(m.retry_at, NS_PER_S + GR_CTL_MIN_INTERVAL_NS);
+	CU_ASSERT_EQUAL(m.retry_at, NS_PER_S + GR_PASS_MIN_INTERVAL_NS);
 	guest_retry(&m, m.retry_at);
 	CU_ASSERT_EQUAL(m.runs, 2);
-	CU_ASSERT_EQUAL(m.flush_ack, 2);
+	CU_ASSERT_EQUAL(m.acks.flush_ack, 2);
 	/* quiet for longer than the interval: the next runs at once */
-	now = m.rl.last_ns + GR_CTL_MIN_INTERVAL_NS;
+	now = m.rl.last_ns + GR_PASS_MIN_INTERVAL_NS;
 	host_bump(&m, &c->reset_req);
 	guest_pass(&m, now);
 	CU_ASSERT_EQUAL(m.runs, 3);
-	CU_ASSERT_EQUAL(m.reset_ack, 1);
+	CU_ASSERT_EQUAL(m.acks.reset_ack, 1);
 	CU_ASSERT_EQUAL(m.rl.deferred, 1);
+	free(m.region);
+}
+
+/* Spec 9.2: a new valid block is applied once; nothing new, nothing done */
+static void test_pass_applies_a_new_block_once(void)
+{
+	struct gr_host_ctrl *c;
+	struct model m;
+
+	model_init(&m);
+	c = gr_ctrl(m.region);
+	guest_pass(&m, NS_PER_S);
+	CU_ASSERT_EQUAL(m.steps, 0);
+	c->tracing = htole32(1);
+	host_bump(&m, &c->seq);
+	guest_pass(&m, 2 * NS_PER_S);
+	CU_ASSERT_EQUAL(m.steps, GR_PASS_APPLY);
+	CU_ASSERT_EQUAL(m.acks.ctrl_ack, 2);
+	guest_pass(&m, 3 * NS_PER_S);
+	CU_ASSERT_EQUAL(m.steps, 0);
+	free(m.region);
+}
+
+/*
+ * Spec 9.4: a refused block is acknowledged as refused, once, and its
+ * request counters still act; the refusal alone is cheap, so the rate
+ * limit does not hold it back.
+ */
+static void test_pass_refuses_a_bad_block_but_acts_on_its_counters(void)
+{
+	struct gr_guest_status *st;
+	struct gr_host_ctrl *c;
+	struct model m;
+
+	model_init(&m);
+	c = gr_ctrl(m.region);
+	st = gr_status(m.region);
+	c->tracing = htole32(7);
+	host_bump(&m, &c->flush_req);
+	host_bump(&m, &c->seq);
+	guest_pass(&m, NS_PER_S);
+	CU_ASSERT_EQUAL(m.steps, GR_PASS_REJECT | GR_PASS_FLUSH);
+	CU_ASSERT_EQUAL(le64toh(st->ctrl_ack), 2);
+	CU_ASSERT_EQUAL(le32toh(st->ctrl_errors), 1);
+	CU_ASSERT_EQUAL(m.acks.flush_ack, 1);
+	CU_ASSERT(m.acks.host_present);
+	guest_pass(&m, 2 * NS_PER_S);
+	CU_ASSERT_EQUAL(m.steps, 0);
+	/* refused again at once: within the interval, but cheap */
+	host_bump(&m, &c->seq);
+	guest_pass(&m, 2 * NS_PER_S + 1);
+	CU_ASSERT_EQUAL(m.steps, GR_PASS_REJECT);
+	CU_ASSERT_EQUAL(m.acks.ctrl_ack, 3);
+	free(m.region);
+}
+
+/*
+ * A host that goes away leaves the guest on its defaults, once, and its
+ * counters are not read any more; when it comes back, its block is
+ * applied even under the seq already acknowledged.
+ */
+static void test_pass_defaults_without_a_host_and_back(void)
+{
+	struct gr_host_ctrl *c;
+	struct model m;
+
+	model_init(&m);
+	c = gr_ctrl(m.region);
+	c->magic = 0;
+	guest_pass(&m, NS_PER_S);
+	CU_ASSERT_EQUAL(m.steps, GR_PASS_DEFAULTS);
+	CU_ASSERT(!m.acks.host_present);
+	host_bump(&m, &c->flush_req);
+	guest_pass(&m, 2 * NS_PER_S);
+	CU_ASSERT_EQUAL(m.steps, 0);
+	CU_ASSERT_EQUAL(m.acks.flush_ack, 0);
+	c->magic = htole64(GR_CTRL_MAGIC);
+	guest_pass(&m, 3 * NS_PER_S);
+	CU_ASSERT_EQUAL(m.steps, GR_PASS_APPLY | GR_PASS_FLUSH);
+	CU_ASSERT(m.acks.host_present);
+	CU_ASSERT_EQUAL(m.acks.ctrl_ack, 1);
+	/* another major version is no host either */
+	c->abi_major = htole16(GR_ABI_MAJOR + 1);
+	guest_pass(&m, 4 * NS_PER_S);
+	CU_ASSERT_EQUAL(m.steps, GR_PASS_DEFAULTS);
+	free(m.region);
+}
+
+/* Spec G28: a deferred pass does none of its steps and acks nothing */
+static void test_pass_deferred_does_nothing_and_acks_nothing(void)
+{
+	struct gr_pass_acks before;
+	struct gr_host_ctrl *c;
+	struct model m;
+
+	model_init(&m);
+	c = gr_ctrl(m.region);
+	host_bump(&m, &c->reset_req);
+	guest_pass(&m, NS_PER_S);
+	CU_ASSERT_EQUAL(m.steps, GR_PASS_RESET);
+	before = m.acks;
+	c->tracing = htole32(7);	/* refused, but with a flush */
+	host_bump(&m, &c->flush_req);
+	host_bump(&m, &c->seq);
+	guest_pass(&m, NS_PER_S + 1);
+	CU_ASSERT_EQUAL(m.steps, GR_PASS_DEFER);
+	CU_ASSERT_EQUAL(m.retry_at, NS_PER_S + GR_PASS_MIN_INTERVAL_NS);
+	CU_ASSERT(!memcmp(&before, &m.acks, sizeof(before)));
+	guest_retry(&m, m.retry_at);
+	CU_ASSERT_EQUAL(m.steps, GR_PASS_REJECT | GR_PASS_FLUSH);
+	CU_ASSERT_EQUAL(m.acks.ctrl_ack, 2);
+	CU_ASSERT_EQUAL(m.acks.flush_ack, 1);
 	free(m.region);
 }
 
@@ -255,6 +385,10 @@ static void test_filter_area_read_and_refusal(void)
 }
 
 static const struct gr_test tests[] = {
+	GR_TEST(test_pass_applies_a_new_block_once),
+	GR_TEST(test_pass_refuses_a_bad_block_but_acts_on_its_counters),
+	GR_TEST(test_pass_defaults_without_a_host_and_back),
+	GR_TEST(test_pass_deferred_does_nothing_and_acks_nothing),
 	GR_TEST(test_ratelimit_check),
 	GR_TEST(test_request_after_quiet_interval_runs_at_once),
 	GR_TEST(test_tight_loop_gets_bounded_work_and_last_request_runs),

@@ -1,33 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gr_ctl.c - control passes, the tick and the switch timers
+ * gr_pass.c - control passes, their tick, and the settings in effect
  *
- * A control pass (spec 9.2) runs in process context, from ctl_work, under
- * gr_dev.ctl_lock:
+ * A control pass (spec 9.2) runs in process context, from pass_work,
+ * under gr_dev.pass_lock. It answers a clock-sync request first (also
+ * done straight from the GR_VEC_CTRL interrupt, for a tight round trip),
+ * reads the host's control block once (gr_ctrl_read()), with the filter
+ * area when GR_F_FILTER is in use (spec 14) and the follow block with
+ * GR_F_FOLLOW (spec 15), lets gr_pass_decide() (gr_proto.c, the one
+ * decision the fake guest and the unit tests run too) choose the steps,
+ * and carries them out in order:
  *
- *   sync      answer a clock-sync request first (also done straight from
- *             the GR_VEC_CTRL interrupt, for a tight round trip)
- *   settings  ctrl.seq changed: read the block once (gr_ctrl_read()),
- *             and the filter area with GR_F_FILTER in use (spec 14),
- *             the follow block with GR_F_FOLLOW (spec 15);
- *             GR_CTRL_F_DEFAULTS: the module's events (spec 9.6);
- *             valid -> apply all of it, acknowledge what is in effect;
- *             invalid -> count the rejection, keep everything;
- *             no block -> the module-parameter defaults
- *   reset     reset_req changed: keep writers out, gr_chan_reset(), ack
- *   flush     flush_req changed: every CPU flushes its own ring, ack
- *   notify    ring GR_VEC_STATUS once if anything was acknowledged
+ *   apply     a valid block: its settings into effect, what is in effect
+ *             acknowledged (GR_CTRL_F_DEFAULTS: the module's events,
+ *             spec 9.6)
+ *   reject    an invalid block: the refusal counted and acknowledged
+ *   defaults  no block (any more): the module parameters
+ *   reset     writers kept out, gr_chan_reset(), ack
+ *   flush     every CPU flushes its own ring, ack
+ *   notify    GR_VEC_STATUS rung once if anything was acknowledged
  *
- * Who queues ctl_work: the GR_VEC_CTRL interrupt (gr_ctl_kick()), and the
- * tick when the control block differs from what the last pass saw. The
- * tick (a timer, spec 5.7) also stores the heartbeat; it runs every
+ * Who queues pass_work: the GR_VEC_CTRL interrupt (gr_pass_kick()), and
+ * the tick when the control block differs from what the last pass saw.
+ * The tick (a timer, spec 5.7) also stores the heartbeat; it runs every
  * GR_TICK_POLL_MS without doorbells, GR_TICK_DOORBELL_MS with them.
- *
- * Switch timers (spec 6.8): one pinned hrtimer per CPU flushes that CPU's
- * ring every period, from hard interrupt context, through the relay
- * core's nesting guard. CPU hotplug starts and stops them; the hotplug
- * callbacks find the device in gr_hp_dev, which changes only under
- * cpus_read_lock() while they run under the hotplug lock held for write.
+ * Switch timers, CPU hotplug and the panic path are gr_dev.c's.
  *
  * Probes are attached when their event is first enabled and never
  * detached before unbind (gr_events.h: registration under load freezes
@@ -35,89 +32,24 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/cpu.h>
-#include <linux/cpumask.h>
 #include <linux/delay.h>
-#include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <linux/minmax.h>
-#include <linux/percpu.h>
 #include <linux/rcupdate.h>
-#include <linux/smp.h>
 
 #include "gr_dev.h"
 #include "gr_events.h"
 #include "gr_follow.h"
 
-static DEFINE_PER_CPU(struct hrtimer, gr_switch_timer);
-/* Switch timer period in ns, 0 = off; read by the timers */
-static u64 gr_switch_period_ns;
-/* One ring for all CPUs: only the first online CPU's timer flushes it */
-static bool gr_switch_global;
-/* The device CPU hotplug acts on; written under cpus_read_lock() */
-static struct gr_dev *gr_hp_dev;
 /* What a filter program of each event may read (spec 14.4), from our table */
-static struct gr_filter_bounds gr_ctl_bounds[GR_MAX_EVENTS];
+static struct gr_filter_bounds gr_pass_bounds[GR_MAX_EVENTS];
 
-/* ---------------------------------------------------------------------- */
-/* Switch timers                                                          */
-
-static enum hrtimer_restart gr_switch_fn(struct hrtimer *timer)
-{
-	u64 period = READ_ONCE(gr_switch_period_ns);
-
-	if (!period)
-		return HRTIMER_NORESTART;
-	/* -EBUSY (a writer was interrupted) is caught up next period */
-	if (!READ_ONCE(gr_switch_global) ||
-	    smp_processor_id() == cpumask_first(cpu_online_mask))
-		gr_rec_flush_this_cpu();
-	hrtimer_forward_now(timer, ns_to_ktime(period));
-	return HRTIMER_RESTART;
-}
-
-/* On the CPU whose timer starts: a pinned timer stays on its CPU. */
-static void gr_switch_start_ipi(void *unused)
-{
-	u64 period = READ_ONCE(gr_switch_period_ns);
-
-	if (period)
-		hrtimer_start(this_cpu_ptr(&gr_switch_timer),
-			      ns_to_ktime(period), HRTIMER_MODE_REL_PINNED);
-}
-
-static void gr_switch_stop_all(void)
-{
-	unsigned int cpu;
-
-	for_each_possible_cpu(cpu)
-		hrtimer_cancel(per_cpu_ptr(&gr_switch_timer, cpu));
-}
-
-/* Take @us (0 = off) into effect; restarts the timers of a running dev. */
-static void gr_switch_set(struct gr_dev *gd, u32 us)
-{
-	cpus_read_lock();
-	WRITE_ONCE(gr_switch_period_ns, (u64)us * NSEC_PER_USEC);
-	if (gr_hp_dev == gd) {
-		gr_switch_stop_all();
-		if (us)
-			on_each_cpu(gr_switch_start_ipi, NULL, 1);
-	}
-	cpus_read_unlock();
-}
-
-/**
- * gr_ctl_init() - prepare the per-CPU switch timers
- *
- * Context: process context, at module load, before any device binds.
- */
 /*
  * Spec 14.4: integer loads end within the bytes every record has (a
  * VARLEN event's records end after its string's NUL), strings within the
  * payload's maximum. From the guest's own event table, never the region.
  */
-static void gr_ctl_init_bounds(void)
+static void gr_pass_init_bounds(void)
 {
 	const struct gr_event_def *def;
 	const struct gr_field_def *fields;
@@ -125,79 +57,47 @@ static void gr_ctl_init_bounds(void)
 
 	for (id = 0; id < gr_nr_event_defs; id++) {
 		def = &gr_event_defs[id];
-		gr_ctl_bounds[id].max = def->payload_size;
-		gr_ctl_bounds[id].fixed = def->payload_size;
+		gr_pass_bounds[id].max = def->payload_size;
+		gr_pass_bounds[id].fixed = def->payload_size;
 		if (!(def->flags & GR_EVENT_F_VARLEN))
 			continue;
 		fields = def->fields(&nr);
 		if (nr)
-			gr_ctl_bounds[id].fixed = fields[nr - 1].offset + 1;
+			gr_pass_bounds[id].fixed = fields[nr - 1].offset + 1;
 	}
 }
 
-void gr_ctl_init(void)
+/**
+ * gr_pass_init() - build the tables control passes use
+ *
+ * Context: process context, at module load, before any device binds.
+ */
+void gr_pass_init(void)
 {
-	struct hrtimer *timer;
-	unsigned int cpu;
-
-	for_each_possible_cpu(cpu) {
-		timer = per_cpu_ptr(&gr_switch_timer, cpu);
-		hrtimer_init(timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED);
-		timer->function = gr_switch_fn;
-	}
-	gr_ctl_init_bounds();
+	gr_pass_init_bounds();
 }
 
 /* ---------------------------------------------------------------------- */
 /* Flush, reset, clock sync                                               */
 
-static void gr_ctl_flush_ipi(void *arg)
+/* Spec 6.7: every CPU flushes its own ring (gr_dev_flush()) */
+static void gr_pass_flush(struct gr_dev *gd)
 {
-	struct gr_dev *gd = arg;
-
-	if (gr_rec_flush_this_cpu())
-		atomic_long_inc(&gd->flush_busy);
-}
-
-/*
- * Spec 6.7: each online CPU finishes its own ring, interrupts off, under
- * the nesting guard; an offline CPU's ring was flushed when it went
- * down. on_each_cpu() returns after every handler ran, so the caller's
- * release of flush_ack publishes every produced they stored.
- */
-static void gr_ctl_flush(struct gr_dev *gd)
-{
-	on_each_cpu(gr_ctl_flush_ipi, gd, 1);
+	gr_dev_flush(gd);
 	/* The counts the flush delivered, before its ack */
 	gr_chan_publish_events(gd->chan);
 }
 
-/**
- * gr_ctl_quiesce() - keep every writer out of the active channel
- *
- * Clears the channel pointer of the record API and waits for the writers
- * that still use it (probes, switch timers, flush IPIs: all run with
- * interrupts off, an RCU read-side section). Afterwards the caller owns
- * the channel until gr_rec_activate().
- *
- * Context: process context; sleeps (synchronize_rcu()).
- */
-void gr_ctl_quiesce(void)
-{
-	gr_rec_deactivate();
-	synchronize_rcu();
-}
-
 /* Spec 6.13: with every writer kept out, restart the current sub-buffers */
-static void gr_ctl_reset(struct gr_dev *gd)
+static void gr_pass_reset(struct gr_dev *gd)
 {
-	gr_ctl_quiesce();
+	gr_dev_writers_pause(gd);
 	gr_chan_reset(gd->chan);
-	gr_rec_activate(gd->chan);
+	gr_dev_writers_resume(gd);
 }
 
 /**
- * gr_ctl_sync() - answer a pending clock-sync request
+ * gr_pass_sync() - answer a pending clock-sync request
  * @gd: the device
  *
  * Only while the host's GR_F_CLOCK_SYNC is in effect (spec 9.4: otherwise
@@ -207,7 +107,7 @@ static void gr_ctl_reset(struct gr_dev *gd)
  * Context: any except NMI; takes @gd->sync_lock.
  * Return: true if an answer was stored (ring GR_VEC_STATUS).
  */
-bool gr_ctl_sync(struct gr_dev *gd)
+static bool gr_pass_sync(struct gr_dev *gd)
 {
 	struct gr_host_ctrl *c = gr_ctrl(gd->region);
 	unsigned long flags;
@@ -232,7 +132,7 @@ bool gr_ctl_sync(struct gr_dev *gd)
 /* Settings                                                               */
 
 /* The raw counters of the control block; no ordering needed, see users. */
-static void gr_ctl_peek(void *region, struct gr_ctrl_snap *s)
+static void gr_pass_peek(void *region, struct gr_ctrl_snap *s)
 {
 	struct gr_host_ctrl *c = gr_ctrl(region);
 
@@ -243,7 +143,7 @@ static void gr_ctl_peek(void *region, struct gr_ctrl_snap *s)
 	s->sync_req = le64_to_cpu(READ_ONCE(c->sync_req));
 }
 
-static void gr_ctl_remember(struct gr_dev *gd, const struct gr_ctrl_snap *s)
+static void gr_pass_remember(struct gr_dev *gd, const struct gr_ctrl_snap *s)
 {
 	WRITE_ONCE(gd->seen.magic, s->magic);
 	WRITE_ONCE(gd->seen.seq, s->seq);
@@ -258,13 +158,13 @@ static void gr_ctl_remember(struct gr_dev *gd, const struct gr_ctrl_snap *s)
  * consumed_errors has something new to publish. A host that changes a
  * field between our peek and the pass's read only causes one more pass.
  */
-static bool gr_ctl_due(struct gr_dev *gd)
+static bool gr_pass_due(struct gr_dev *gd)
 {
 	struct gr_ctrl_snap now;
 
 	if (gr_chan_consumed_errors(gd->chan) != READ_ONCE(gd->cerr))
 		return true;
-	gr_ctl_peek(gd->region, &now);
+	gr_pass_peek(gd->region, &now);
 	if (now.magic != READ_ONCE(gd->seen.magic))
 		return true;
 	if (now.magic != GR_CTRL_MAGIC)
@@ -283,11 +183,11 @@ static bool gr_bit(const u64 *words, unsigned int n)
 /*
  * Spec 9.7: a state dump when recording starts for a session it has not
  * been taken for: the first recording of a publication, a new
- * session_id. Resets queue their own (gr_ctl_pass()).
+ * session_id. Resets queue their own (gr_pass_run()).
  */
-static void gr_ctl_dump_check(struct gr_dev *gd)
+static void gr_pass_dump_check(struct gr_dev *gd)
 {
-	lockdep_assert_held(&gd->ctl_lock);
+	lockdep_assert_held(&gd->pass_lock);
 	if (!gd->running || !gd->cur.tracing)
 		return;
 	if (gd->dump_done && gd->cur.session_id == gd->dump_session)
@@ -305,7 +205,7 @@ static void gr_ctl_dump_check(struct gr_dev *gd)
  * waits for the writers that still saw the old value, so the ack that
  * follows is true (spec 9.2).
  */
-static void gr_ctl_apply(struct gr_dev *gd, const struct gr_settings *want)
+static void gr_pass_apply(struct gr_dev *gd, const struct gr_settings *want)
 {
 	struct gr_settings *cur = &gd->cur;
 	u64 enable[GR_ENABLE_WORDS] = { 0 };
@@ -314,7 +214,7 @@ static void gr_ctl_apply(struct gr_dev *gd, const struct gr_settings *want)
 	u32 timer_us, state;
 	int ret;
 
-	lockdep_assert_held(&gd->ctl_lock);
+	lockdep_assert_held(&gd->pass_lock);
 	for (id = 0; id < gr_nr_event_defs; id++) {
 		on = gr_bit(cur->enable, id);
 		if (!gr_bit(want->enable, id)) {
@@ -354,7 +254,7 @@ static void gr_ctl_apply(struct gr_dev *gd, const struct gr_settings *want)
 	timer_us = want->switch_timer_us ?
 		   max(want->switch_timer_us, GR_MIN_SWITCH_TIMER_US) : 0;
 	if (timer_us != cur->switch_timer_us)
-		gr_switch_set(gd, timer_us);
+		gr_dev_switch_set(gd, timer_us);
 
 	*cur = *want;
 	memcpy(cur->enable, enable, sizeof(cur->enable));
@@ -364,11 +264,11 @@ static void gr_ctl_apply(struct gr_dev *gd, const struct gr_settings *want)
 	if (gd->running && state != gd->state)
 		gr_status_set_state(gd->region, state);
 	gd->state = state;
-	gr_ctl_dump_check(gd);
+	gr_pass_dump_check(gd);
 }
 
 /* Store what is in effect, then ctrl_ack = @seq (release). */
-static void gr_ctl_ack_settings(struct gr_dev *gd, u64 seq)
+static void gr_pass_ack_settings(struct gr_dev *gd, u64 seq)
 {
 	struct gr_ctrl_req r = {
 		.seq = seq,
@@ -381,8 +281,8 @@ static void gr_ctl_ack_settings(struct gr_dev *gd, u64 seq)
 }
 
 /* Do two sets hold the same programs for the same events? */
-static bool gr_ctl_filters_equal(const struct gr_filter_set *a,
-				 const struct gr_filter_set *b)
+static bool gr_pass_filters_equal(const struct gr_filter_set *a,
+				  const struct gr_filter_set *b)
 {
 	if (!a || !b)
 		return a == b;
@@ -397,14 +297,14 @@ static bool gr_ctl_filters_equal(const struct gr_filter_set *a,
  * no writer still judges records by the old one: then the ack may go out
  * and the old set becomes the spare that the next read fills.
  */
-static void gr_ctl_apply_filters(struct gr_dev *gd, struct gr_filter_set *want)
+static void gr_pass_apply_filters(struct gr_dev *gd, struct gr_filter_set *want)
 {
 	struct gr_filter_set *old;
 
-	lockdep_assert_held(&gd->ctl_lock);
+	lockdep_assert_held(&gd->pass_lock);
 	if (want && !want->nr_progs)
 		want = NULL;
-	if (gr_ctl_filters_equal(want, gd->fset_active))
+	if (gr_pass_filters_equal(want, gd->fset_active))
 		return;
 	old = gr_rec_set_filters(want);
 	synchronize_rcu();
@@ -417,8 +317,8 @@ static void gr_ctl_apply_filters(struct gr_dev *gd, struct gr_filter_set *want)
 }
 
 /* Do two follow specs ask for the same? */
-static bool gr_ctl_follow_equal(const struct gr_follow_spec *a,
-				const struct gr_follow_spec *b)
+static bool gr_pass_follow_equal(const struct gr_follow_spec *a,
+				 const struct gr_follow_spec *b)
 {
 	return a->flags == b->flags && a->nr_pids == b->nr_pids &&
 	       a->comm_len == b->comm_len &&
@@ -433,7 +333,7 @@ static bool gr_ctl_follow_equal(const struct gr_follow_spec *a,
  * without the memory or the hooks refuses the block rather than
  * acknowledging what it cannot do). 0 or -EINVAL with @gd->ferr.
  */
-static int gr_ctl_read_follow(struct gr_dev *gd)
+static int gr_pass_read_follow(struct gr_dev *gd)
 {
 	struct gr_follow_spec *spec = &gd->follow_req;
 	int ret;
@@ -442,9 +342,9 @@ static int gr_ctl_read_follow(struct gr_dev *gd)
 	if (ret || !spec->flags)
 		return ret;
 	if (gd->follow_active &&
-	    gr_ctl_follow_equal(spec, &gd->follow_active->spec))
+	    gr_pass_follow_equal(spec, &gd->follow_active->spec))
 		return 0;
-	if (gd->follow_new && gr_ctl_follow_equal(spec, &gd->follow_new->spec))
+	if (gd->follow_new && gr_pass_follow_equal(spec, &gd->follow_new->spec))
 		return 0;
 	/* never in effect: no grace period needed */
 	gr_follow_free(gd->follow_new);
@@ -464,15 +364,15 @@ static int gr_ctl_read_follow(struct gr_dev *gd)
  * effect (spec 15.4), swapped as the programs are (G31): a grace period
  * after the swap no probe or hook sees the old set, which is then freed.
  */
-static void gr_ctl_apply_follow(struct gr_dev *gd,
-				const struct gr_follow_spec *spec)
+static void gr_pass_apply_follow(struct gr_dev *gd,
+				 const struct gr_follow_spec *spec)
 {
 	struct gr_follow *want = NULL, *old;
 
-	lockdep_assert_held(&gd->ctl_lock);
+	lockdep_assert_held(&gd->pass_lock);
 	if (spec && spec->flags) {
 		if (gd->follow_active &&
-		    gr_ctl_follow_equal(spec, &gd->follow_active->spec))
+		    gr_pass_follow_equal(spec, &gd->follow_active->spec))
 			return;
 		if (WARN_ON_ONCE(!gd->follow_new))
 			return;
@@ -498,7 +398,7 @@ static void gr_ctl_apply_follow(struct gr_dev *gd,
  * 0, -EINVAL (a refused block; a refused area or follow block leaves its
  * reason in @gd->ferr) or no block (-ENODEV, -EPROTONOSUPPORT).
  */
-static int gr_ctl_read(struct gr_dev *gd, struct gr_ctrl_req *req)
+static int gr_pass_read(struct gr_dev *gd, struct gr_ctrl_req *req)
 {
 	u64 use;
 	int ret;
@@ -510,18 +410,18 @@ static int gr_ctl_read(struct gr_dev *gd, struct gr_ctrl_req *req)
 	use = req->features & GR_GUEST_FEATURES;
 	if (use & GR_F_FILTER) {
 		ret = gr_ctrl_read_filters(gd->region, req, gr_nr_event_defs,
-					   gr_ctl_bounds, gd->fset_read,
+					   gr_pass_bounds, gd->fset_read,
 					   &gd->ferr);
 		if (ret)
 			return ret;
 	}
 	if (use & GR_F_FOLLOW)
-		return gr_ctl_read_follow(gd);
+		return gr_pass_read_follow(gd);
 	return 0;
 }
 
 /* Spec 9.4, G30: count and acknowledge a refused block, say why */
-static void gr_ctl_reject(struct gr_dev *gd, const struct gr_ctrl_req *req)
+static void gr_pass_reject(struct gr_dev *gd, const struct gr_ctrl_req *req)
 {
 	const struct gr_filter_err *e = &gd->ferr;
 
@@ -539,7 +439,7 @@ static void gr_ctl_reject(struct gr_dev *gd, const struct gr_ctrl_req *req)
  * (GR_CTRL_F_DEFAULTS), the module's default events, without filters,
  * under the host's other settings; status.enabled shows them.
  */
-static void gr_ctl_apply_host(struct gr_dev *gd, const struct gr_ctrl_req *req)
+static void gr_pass_apply_host(struct gr_dev *gd, const struct gr_ctrl_req *req)
 {
 	bool defaults = gr_ctrl_wants_defaults(req, GR_GUEST_FEATURES);
 	struct gr_settings want = {
@@ -551,31 +451,31 @@ static void gr_ctl_apply_host(struct gr_dev *gd, const struct gr_ctrl_req *req)
 		.host_peer_id = req->host_peer_id,
 	};
 
-	memcpy(want.enable, defaults ? gr_params.defaults.enable : req->enable,
+	memcpy(want.enable, defaults ? gd->params.defaults.enable : req->enable,
 	       sizeof(want.enable));
-	gr_ctl_apply(gd, &want);
-	gr_ctl_apply_filters(gd, !defaults && (req->features &
+	gr_pass_apply(gd, &want);
+	gr_pass_apply_filters(gd, !defaults && (req->features &
 			     GR_GUEST_FEATURES & GR_F_FILTER) ?
 			     gd->fset_read : NULL);
-	gr_ctl_apply_follow(gd, !defaults && (req->features &
+	gr_pass_apply_follow(gd, !defaults && (req->features &
 			    GR_GUEST_FEATURES & GR_F_FOLLOW) ?
 			    &gd->follow_req : NULL);
 	gd->host_present = true;
-	gr_ctl_ack_settings(gd, req->seq);
+	gr_pass_ack_settings(gd, req->seq);
 }
 
 /* No valid host block: the module parameters; ctrl_ack stays. */
-static void gr_ctl_apply_defaults(struct gr_dev *gd)
+static void gr_pass_apply_defaults(struct gr_dev *gd)
 {
-	gr_ctl_apply(gd, &gr_params.defaults);
-	gr_ctl_apply_filters(gd, NULL);
-	gr_ctl_apply_follow(gd, NULL);
+	gr_pass_apply(gd, &gd->params.defaults);
+	gr_pass_apply_filters(gd, NULL);
+	gr_pass_apply_follow(gd, NULL);
 	gd->host_present = false;
-	gr_ctl_ack_settings(gd, gd->ctrl_ack);
+	gr_pass_ack_settings(gd, gd->ctrl_ack);
 }
 
 /**
- * gr_ctl_prepare() - settings and status block of a new publication
+ * gr_pass_prepare() - settings and status block of a new publication
  * @gd: the device, its channel open, the region withdrawn
  *
  * Spec 5.2 steps 4 and 10: reads the control block once; applies valid
@@ -585,17 +485,17 @@ static void gr_ctl_apply_defaults(struct gr_dev *gd)
  *
  * Context: process context (attaches probes); before gr_region_publish().
  */
-void gr_ctl_prepare(struct gr_dev *gd)
+void gr_pass_prepare(struct gr_dev *gd)
 {
 	struct gr_guest_status *st = gr_status(gd->region);
 	struct gr_ctrl_req req;
 	struct gr_ctrl_snap s;
 	int ret;
 
-	mutex_lock(&gd->ctl_lock);
-	gr_ctl_peek(gd->region, &s);
-	gr_ctl_remember(gd, &s);
-	ret = gr_ctl_read(gd, &req);
+	mutex_lock(&gd->pass_lock);
+	gr_pass_peek(gd->region, &s);
+	gr_pass_remember(gd, &s);
+	ret = gr_pass_read(gd, &req);
 	if (ret && ret != -EINVAL) {
 		/* No block: what is there is void, acknowledged as such */
 		req.seq = s.seq;
@@ -607,13 +507,13 @@ void gr_ctl_prepare(struct gr_dev *gd)
 	       sizeof(*st) - sizeof(st->state));
 	gd->ctrl_ack = req.seq;
 	if (!ret) {
-		gr_ctl_apply_host(gd, &req);
+		gr_pass_apply_host(gd, &req);
 	} else {
-		gr_ctl_apply_defaults(gd);
+		gr_pass_apply_defaults(gd);
 		if (ret == -EINVAL) {
 			dev_info(&gd->pdev->dev,
 				 "host control block invalid: using defaults\n");
-			gr_ctl_reject(gd, &req);
+			gr_pass_reject(gd, &req);
 		}
 	}
 	gd->flush_ack = req.flush_req;
@@ -625,108 +525,82 @@ void gr_ctl_prepare(struct gr_dev *gd)
 	WRITE_ONCE(st->sync_ack, cpu_to_le64(req.sync_req));
 	gr_status_set_peer(gd->region, gd->peer_id);
 	gr_status_heartbeat(gd->region);
-	mutex_unlock(&gd->ctl_lock);
-}
-
-/*
- * Would this pass cost grace periods or IPIs? Settings to apply (probes
- * attached, synchronize_rcu() when recording narrows, switch timers
- * restarted by IPIs), a reset (synchronize_rcu()), a flush (an IPI to
- * every CPU). A rejection and a clock-sync answer are cheap.
- */
-static bool gr_ctl_costly(struct gr_dev *gd, int ret,
-			  const struct gr_ctrl_req *req)
-{
-	if (ret && ret != -EINVAL)
-		return gd->host_present;
-	if (!ret && (req->seq != gd->ctrl_ack || !gd->host_present))
-		return true;
-	return req->reset_req != gd->reset_ack ||
-	       req->flush_req != gd->flush_ack;
+	mutex_unlock(&gd->pass_lock);
 }
 
 /**
- * gr_ctl_pass() - one control pass (spec 9.2)
+ * gr_pass_run() - one control pass (spec 9.2)
  * @gd: the device
  *
- * The steps that cost grace periods or IPIs run at most once per
- * GR_CTL_MIN_INTERVAL_NS (spec G28); a pass that comes sooner only
- * answers clock sync and leaves them to @gd->ctl_retry.
+ * gr_pass_decide() chooses the steps. Those that cost grace periods or
+ * IPIs (settings: probes attached, synchronize_rcu() when recording
+ * narrows, switch timers restarted; a reset; a flush) run at most once
+ * per GR_PASS_MIN_INTERVAL_NS (spec G28); a pass that comes sooner only
+ * answers clock sync and leaves them to @gd->pass_retry.
  *
  * Context: process context; may sleep (probe attachment, RCU grace
- * periods). Serialized by @gd->ctl_lock; does nothing once the device is
+ * periods). Serialized by @gd->pass_lock; does nothing once the device is
  * stopping.
  */
-void gr_ctl_pass(struct gr_dev *gd)
+static void gr_pass_run(struct gr_dev *gd)
 {
+	struct gr_pass_acks acks;
 	struct gr_ctrl_req req;
 	struct gr_ctrl_snap s;
 	u64 cerr, wait;
 	bool notify;
+	u32 steps;
 	int ret;
 
-	mutex_lock(&gd->ctl_lock);
+	mutex_lock(&gd->pass_lock);
 	if (gd->stopping)
 		goto out_unlock;
 	atomic_long_inc(&gd->passes);
-	notify = gr_ctl_sync(gd);
+	notify = gr_pass_sync(gd);
 
-	gr_ctl_peek(gd->region, &s);
-	ret = gr_ctl_read(gd, &req);
-	if (gr_ctl_costly(gd, ret, &req)) {
-		wait = gr_ratelimit_check(&gd->ctl_rl, ktime_get_ns());
-		if (wait) {
-			/*
-			 * Spec G28: not now, but not lost either. Nothing is
-			 * acknowledged and @gd->seen keeps the old block, so
-			 * the retry (and the tick) find the request again.
-			 */
-			schedule_delayed_work(&gd->ctl_retry,
-					      nsecs_to_jiffies(wait) + 1);
-			goto out_status;
-		}
-	}
-	gr_ctl_remember(gd, &s);
-	switch (ret) {
-	case 0:
-		if (req.seq != gd->ctrl_ack || !gd->host_present) {
-			gr_ctl_apply_host(gd, &req);
-			notify = true;
-		}
-		break;
-	case -EINVAL:
-		/* Counters are never rejected (spec 9.4): act on them below */
-		if (req.seq != gd->ctrl_ack) {
-			gr_ctl_reject(gd, &req);
-			gd->ctrl_ack = req.seq;
-			notify = true;
-		}
-		break;
-	default:
-		/* No host block (any more): the defaults */
-		if (gd->host_present) {
-			gr_ctl_apply_defaults(gd);
-			notify = true;
-		}
+	gr_pass_peek(gd->region, &s);
+	ret = gr_pass_read(gd, &req);
+	acks.ctrl_ack = gd->ctrl_ack;
+	acks.flush_ack = gd->flush_ack;
+	acks.reset_ack = gd->reset_ack;
+	acks.host_present = gd->host_present;
+	steps = gr_pass_decide(&acks, ret, &req, &gd->pass_rl, ktime_get_ns(),
+			       &wait);
+	if (steps & GR_PASS_DEFER) {
+		/*
+		 * Spec G28: not now, but not lost either. Nothing is
+		 * acknowledged and @gd->seen keeps the old block, so the
+		 * retry (and the tick) find the request again.
+		 */
+		schedule_delayed_work(&gd->pass_retry,
+				      nsecs_to_jiffies(wait) + 1);
 		goto out_status;
 	}
-
+	gr_pass_remember(gd, &s);
+	if (steps & GR_PASS_APPLY)
+		gr_pass_apply_host(gd, &req);
+	if (steps & GR_PASS_REJECT) {
+		gr_pass_reject(gd, &req);
+		gd->ctrl_ack = req.seq;
+	}
+	if (steps & GR_PASS_DEFAULTS)
+		gr_pass_apply_defaults(gd);
 	/* spec G19: each ack after its effect is in place, with release */
-	if (req.reset_req != gd->reset_ack) {
-		gr_ctl_reset(gd);
+	if (steps & GR_PASS_RESET) {
+		gr_pass_reset(gd);
 		/* spec 9.7: the reset discarded the current sub-buffers */
 		if (gd->cur.tracing)
 			gr_dump_queue(gd);
 		gr_status_ack_reset(gd->region, req.reset_req);
 		gd->reset_ack = req.reset_req;
-		notify = true;
 	}
-	if (req.flush_req != gd->flush_ack) {
-		gr_ctl_flush(gd);
+	if (steps & GR_PASS_FLUSH) {
+		gr_pass_flush(gd);
 		gr_status_ack_flush(gd->region, req.flush_req);
 		gd->flush_ack = req.flush_req;
-		notify = true;
 	}
+	if (steps)
+		notify = true;
 
 out_status:
 	cerr = gr_chan_consumed_errors(gd->chan);
@@ -737,22 +611,22 @@ out_status:
 	if (notify)
 		gr_dev_ring(gd, GR_VEC_STATUS);
 out_unlock:
-	mutex_unlock(&gd->ctl_lock);
+	mutex_unlock(&gd->pass_lock);
 }
 
-static void gr_ctl_work(struct work_struct *work)
+static void gr_pass_work(struct work_struct *work)
 {
-	gr_ctl_pass(container_of(work, struct gr_dev, ctl_work));
+	gr_pass_run(container_of(work, struct gr_dev, pass_work));
 }
 
 /* Spec 6.11, 14.5: prod.events and status.filtered, once per tick */
-static void gr_ctl_publish(struct work_struct *work)
+static void gr_pass_publish(struct work_struct *work)
 {
 	struct gr_dev *gd = container_of(work, struct gr_dev, pub_work);
 	unsigned int i;
 	u64 n;
 
-	mutex_lock(&gd->ctl_lock);
+	mutex_lock(&gd->pass_lock);
 	if (!gd->stopping) {
 		gr_chan_publish_events(gd->chan);
 		/* spec 14.5: filtered records, with the events */
@@ -766,17 +640,17 @@ static void gr_ctl_publish(struct work_struct *work)
 		gr_follow_publish(gd->region, gd->follow_active,
 				  gr_chan_filtered(gd->chan, GR_FOLLOW_SLOT));
 	}
-	mutex_unlock(&gd->ctl_lock);
+	mutex_unlock(&gd->pass_lock);
 }
 
-static void gr_ctl_retry(struct work_struct *work)
+static void gr_pass_retry(struct work_struct *work)
 {
-	gr_ctl_pass(container_of(to_delayed_work(work), struct gr_dev,
-				 ctl_retry));
+	gr_pass_run(container_of(to_delayed_work(work), struct gr_dev,
+				 pass_retry));
 }
 
 /**
- * gr_ctl_kick() - the host rang GR_VEC_CTRL
+ * gr_pass_kick() - the host rang GR_VEC_CTRL
  * @gd: the device
  *
  * Answers a clock-sync request at once, then queues a control pass. A
@@ -785,22 +659,22 @@ static void gr_ctl_retry(struct work_struct *work)
  *
  * Context: hard interrupt.
  */
-void gr_ctl_kick(struct gr_dev *gd)
+void gr_pass_kick(struct gr_dev *gd)
 {
 	if (!READ_ONCE(gd->running) || READ_ONCE(gd->stopping))
 		return;
-	if (gr_ctl_sync(gd))
+	if (gr_pass_sync(gd))
 		gr_dev_ring(gd, GR_VEC_STATUS);
-	schedule_work(&gd->ctl_work);
+	schedule_work(&gd->pass_work);
 }
 
-static unsigned long gr_ctl_tick_period(struct gr_dev *gd)
+static unsigned long gr_pass_tick_period(struct gr_dev *gd)
 {
 	return msecs_to_jiffies(READ_ONCE(gd->doorbell_on) ?
 				GR_TICK_DOORBELL_MS : GR_TICK_POLL_MS);
 }
 
-static void gr_ctl_tick(struct timer_list *t)
+static void gr_pass_tick(struct timer_list *t)
 {
 	struct gr_dev *gd = from_timer(gd, t, tick);
 
@@ -808,93 +682,74 @@ static void gr_ctl_tick(struct timer_list *t)
 		return;
 	gr_status_heartbeat(gd->region);
 	schedule_work(&gd->pub_work);
-	if (gr_ctl_due(gd))
-		schedule_work(&gd->ctl_work);
+	if (gr_pass_due(gd))
+		schedule_work(&gd->pass_work);
 	/* spec G20: a pass at least every second, every 100 ms when polling */
-	mod_timer(&gd->tick, jiffies + gr_ctl_tick_period(gd));
+	mod_timer(&gd->tick, jiffies + gr_pass_tick_period(gd));
 }
 
 /**
- * gr_ctl_dev_init() - initialize the control state of a new device
+ * gr_pass_dev_init() - initialize the control state of a new device
  * @gd: the device, zeroed
  *
  * Context: process context.
  */
-void gr_ctl_dev_init(struct gr_dev *gd)
+void gr_pass_dev_init(struct gr_dev *gd)
 {
-	mutex_init(&gd->ctl_lock);
+	mutex_init(&gd->pass_lock);
 	raw_spin_lock_init(&gd->sync_lock);
-	INIT_WORK(&gd->ctl_work, gr_ctl_work);
-	INIT_DELAYED_WORK(&gd->ctl_retry, gr_ctl_retry);
-	INIT_WORK(&gd->pub_work, gr_ctl_publish);
+	INIT_WORK(&gd->pass_work, gr_pass_work);
+	INIT_DELAYED_WORK(&gd->pass_retry, gr_pass_retry);
+	INIT_WORK(&gd->pub_work, gr_pass_publish);
 	gr_dump_dev_init(gd);
-	gd->ctl_rl.interval_ns = GR_CTL_MIN_INTERVAL_NS;
+	gd->pass_rl.interval_ns = GR_PASS_MIN_INTERVAL_NS;
 	gd->fset_read = &gd->fsets[0];
-	timer_setup(&gd->tick, gr_ctl_tick, 0);
+	timer_setup(&gd->tick, gr_pass_tick, 0);
 }
 
 /* ---------------------------------------------------------------------- */
 /* Start and stop                                                         */
 
 /**
- * gr_ctl_start() - start a published device
- * @gd: the device, its layout just published
+ * gr_pass_start() - start the control passes of an active device
+ * @gd: the device, just activated (gr_dev_activate())
  *
- * Spec 5.2 steps 12 and 13: stores the state, lets writers in, marks the
- * rings of offline CPUs, starts switch timers and the tick, rings
- * GR_VEC_STATUS and runs a control pass at once (a host kick sent before
- * our vectors were enabled is lost).
+ * Spec 5.2 steps 12 and 13: the state dump of the first session, the
+ * tick, GR_VEC_STATUS, and a control pass at once (a host kick sent
+ * before our vectors were enabled is lost).
  *
  * Context: process context; may sleep.
  */
-void gr_ctl_start(struct gr_dev *gd)
+void gr_pass_start(struct gr_dev *gd)
 {
-	struct gr_chan *chan = gd->chan;
-	unsigned int i;
-
-	/* After the magic (spec G2); pairs (spec 10 #3) with the host's acquire of state */
-	gr_status_set_state(gd->region, gd->state);
-	gr_rec_activate(chan);
-
-	cpus_read_lock();
-	if (!chan->global)
-		for (i = 0; i < chan->layout.nr_rings; i++)
-			gr_chan_set_online(chan, i, cpu_online(i));
-	WRITE_ONCE(gr_switch_global, chan->global);
-	WRITE_ONCE(gr_hp_dev, gd);
-	if (READ_ONCE(gr_switch_period_ns))
-		on_each_cpu(gr_switch_start_ipi, NULL, 1);
-	cpus_read_unlock();
-
 	WRITE_ONCE(gd->running, true);
-	mutex_lock(&gd->ctl_lock);
-	gr_ctl_dump_check(gd);	/* spec 9.7: recording from publication on */
-	mutex_unlock(&gd->ctl_lock);
-	gr_main_set_panic_dev(gd);
-	mod_timer(&gd->tick, jiffies + gr_ctl_tick_period(gd));
+	mutex_lock(&gd->pass_lock);
+	gr_pass_dump_check(gd);	/* spec 9.7: recording from publication on */
+	mutex_unlock(&gd->pass_lock);
+	mod_timer(&gd->tick, jiffies + gr_pass_tick_period(gd));
 	gr_dev_ring(gd, GR_VEC_STATUS);
 	/* spec G20: a pass right after publication */
-	gr_ctl_pass(gd);
+	gr_pass_run(gd);
 }
 
 /**
- * gr_ctl_stop() - stop control, the tick, the timers and recording
+ * gr_pass_stop() - stop control passes, the tick and recording
  * @gd: the device
  *
- * Afterwards no control pass does anything, no tick or switch timer
- * runs, CPU hotplug and the panic path no longer see @gd and probes no
- * longer record. The caller then waits for the interrupt handlers (they
- * are freed at unbind, devm) and cancels @gd->ctl_work, @gd->ctl_retry,
+ * Afterwards no control pass does anything, no tick runs, and probes no
+ * longer record (the device stays active until gr_dev_deactivate()).
+ * The caller then waits for the interrupt handlers (they are freed at
+ * unbind, devm) and cancels @gd->pass_work, @gd->pass_retry,
  * @gd->pub_work and @gd->dump_work, which may still be queued (they do
  * nothing, or stop early).
  *
  * Context: process context; may sleep.
  */
-void gr_ctl_stop(struct gr_dev *gd)
+void gr_pass_stop(struct gr_dev *gd)
 {
-	mutex_lock(&gd->ctl_lock);
+	mutex_lock(&gd->pass_lock);
 	WRITE_ONCE(gd->stopping, true);
-	mutex_unlock(&gd->ctl_lock);
+	mutex_unlock(&gd->pass_lock);
 	del_timer_sync(&gd->tick);
 
 	gr_rec_set_events(NULL);
@@ -908,17 +763,10 @@ void gr_ctl_stop(struct gr_dev *gd)
 	gr_follow_free(gd->follow_new);
 	gd->follow_active = NULL;
 	gd->follow_new = NULL;
-	gr_main_set_panic_dev(NULL);
-
-	cpus_read_lock();
-	WRITE_ONCE(gr_hp_dev, NULL);
-	WRITE_ONCE(gr_switch_period_ns, 0);
-	gr_switch_stop_all();
-	cpus_read_unlock();
 }
 
 /**
- * gr_ctl_drain_wait() - give the host a moment to consume (spec 5.5)
+ * gr_pass_drain_wait() - give the host a moment to consume (spec 5.5)
  * @gd: the device; no writer may run on its channel any more
  *
  * With a host present, waits until every ring's consumed (each load
@@ -928,7 +776,7 @@ void gr_ctl_stop(struct gr_dev *gd)
  *
  * Context: process context; sleeps.
  */
-void gr_ctl_drain_wait(struct gr_dev *gd)
+void gr_pass_drain_wait(struct gr_dev *gd)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(GR_DRAIN_WAIT_MS);
 	struct gr_chan *chan = gd->chan;
@@ -949,52 +797,4 @@ void gr_ctl_drain_wait(struct gr_dev *gd)
 			return;
 		msleep(20);
 	}
-}
-
-/* ---------------------------------------------------------------------- */
-/* CPU hotplug                                                            */
-
-/**
- * gr_ctl_cpu_online() - a CPU came online: its ring may produce
- * @cpu: the CPU
- *
- * Context: CPU hotplug callback (CPUHP_AP_ONLINE_DYN), on @cpu.
- * Return: 0.
- */
-int gr_ctl_cpu_online(unsigned int cpu)
-{
-	struct gr_dev *gd = READ_ONCE(gr_hp_dev);
-
-	if (!gd)
-		return 0;
-	if (!gd->chan->global)
-		gr_chan_set_online(gd->chan, cpu, true);
-	if (READ_ONCE(gr_switch_period_ns))
-		smp_call_function_single(cpu, gr_switch_start_ipi, NULL, 1);
-	return 0;
-}
-
-/**
- * gr_ctl_cpu_offline() - a CPU goes down: deliver what its ring holds
- * @cpu: the CPU
- *
- * Stops @cpu's switch timer, flushes its ring on @cpu itself and marks
- * the ring offline. Events a CPU still records after this (the idle
- * task, its last kthreads) wait in its ring until it comes back or the
- * device is unbound.
- *
- * Context: CPU hotplug callback (CPUHP_AP_ONLINE_DYN), on @cpu.
- * Return: 0.
- */
-int gr_ctl_cpu_offline(unsigned int cpu)
-{
-	struct gr_dev *gd = READ_ONCE(gr_hp_dev);
-
-	if (!gd)
-		return 0;
-	hrtimer_cancel(per_cpu_ptr(&gr_switch_timer, cpu));
-	smp_call_function_single(cpu, gr_ctl_flush_ipi, gd, 1);
-	if (!gd->chan->global)
-		gr_chan_set_online(gd->chan, cpu, false);
-	return 0;
 }
