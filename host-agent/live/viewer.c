@@ -140,6 +140,15 @@ void viewer_finish(void)
 	store_fd = -1;
 }
 
+/* a request's 64-bit field: requests sit at any alignment in the buffer */
+static uint64_t get_be64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return be64toh(v);
+}
+
 /* ---- replies ------------------------------------------------------------ */
 
 /* a reply of @len bytes to fill: c->out, zeroed; NULL without memory */
@@ -496,7 +505,7 @@ static int do_detach(struct live_conn *c, const uint8_t *p, size_t n)
 
 	if (n < 8)
 		return -EPROTO;
-	if (!attached(c, be64toh(*(const uint64_t *)p), &slot))
+	if (!attached(c, get_be64(p), &slot))
 		return reply_u32(c, LV_DETACH_UNK);
 	detach(c, slot);
 	return reply_u32(c, LV_DETACH_OK);
@@ -509,7 +518,7 @@ static int do_new_streams(struct live_conn *c, const uint8_t *p, size_t n)
 
 	if (n < 8)
 		return -EPROTO;
-	id = be64toh(*(const uint64_t *)p);
+	id = get_be64(p);
 	sess = attached(c, id, NULL);
 	if (!sess)
 		return reply_streams(c, LV_STREAMS_ERR, 0, 0);
@@ -527,7 +536,7 @@ static int do_metadata(struct live_conn *c, const uint8_t *p, size_t n)
 
 	if (n < 8)
 		return -EPROTO;
-	m = stream_find(c, be64toh(*(const uint64_t *)p));
+	m = stream_find(c, get_be64(p));
 	if (!m || m->ring >= 0)
 		goto err;
 	ret = metadata_new(m, &text, &len, &from);
@@ -609,7 +618,7 @@ static int do_next_index(struct live_conn *c, const uint8_t *p, size_t n)
 
 	if (n < 8)
 		return -EPROTO;
-	s = stream_find(c, be64toh(*(const uint64_t *)p));
+	s = stream_find(c, get_be64(p));
 	if (!s || s->ring < 0 || !stream_files(s))
 		return index_reply(c, LV_INDEX_ERR, 0, NULL);
 	/* closed before the read: then its index was final */
