@@ -142,6 +142,20 @@ static int agent_opt(int argc, char **argv, int *i, const char *opt,
 	return 1;
 }
 
+/* an ADDR:PORT option's value, checked; Return: 0, or -1 (said) */
+static int addr_opt(const char *opt, const char *val, const char **out)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+
+	*out = val;
+	if (!metrics_parse_addr(val, &ss, &len))
+		return 0;
+	fprintf(stderr, "guestrelay agent: %s: bad address '%s' (%s)\n", opt,
+		val, GR_METRICS_ADDR_HELP);
+	return -1;
+}
+
 /*
  * The options of `agent`: its own, and per --vm the options of vm-add,
  * checked by the one VM option parser (ctl_parse_vm_add()), as `vm-add`,
@@ -187,27 +201,11 @@ static int agent_args(int argc, char **argv, struct gr_agent *a,
 		}
 		if (!r && (r = agent_opt(argc, argv, &i, "--metrics",
 					 &val)) > 0) {
-			struct sockaddr_storage ss;
-			socklen_t len;
-
-			if (metrics_parse_addr(val, &ss, &len)) {
-				fprintf(stderr, "guestrelay agent: --metrics: bad address '%s' (%s)\n",
-					val, GR_METRICS_ADDR_HELP);
-				ret = -1;
-			}
-			*metrics = val;
+			ret = addr_opt("--metrics", val, metrics);
 			continue;
 		}
 		if (!r && (r = agent_opt(argc, argv, &i, "--live", &val)) > 0) {
-			struct sockaddr_storage ss;
-			socklen_t len;
-
-			if (metrics_parse_addr(val, &ss, &len)) {
-				fprintf(stderr, "guestrelay agent: --live: bad address '%s' (%s)\n",
-					val, GR_METRICS_ADDR_HELP);
-				ret = -1;
-			}
-			*live = val;
+			ret = addr_opt("--live", val, live);
 			continue;
 		}
 		for (k = 0; !r && fleet_agent_opts[k]; k++)
