@@ -26,6 +26,7 @@
 #include "metrics.h"
 #include "opts.h"
 #include "ship.h"
+#include "live.h"
 
 struct sig_watch {
 	struct gr_op op;
@@ -76,6 +77,10 @@ static void usage(FILE *f)
 		"                        nkey=/seed=FILE; ca=FILE for tls://\n"
 		"  --ship-stream NAME    JetStream stream (default " GR_SHIP_DEFAULT_STREAM ")\n"
 		"  --ship-replicas N     its replicas if it is created (default 1)\n"
+		"  --live ADDR:PORT      serve every VM as an LTTng live session\n"
+		"                        (babeltrace2 -i lttng-live\n"
+		"                        net://ADDR:PORT/host/HOST/VM); no\n"
+		"                        authentication: keep it on loopback\n"
 		"  --vm NAME             serve a VM from the start (repeatable); the\n"
 		"                        options below apply to the --vm before them,\n"
 		"                        or, before any --vm, to every VM\n"
@@ -137,6 +142,20 @@ static int agent_opt(int argc, char **argv, int *i, const char *opt,
 	return 1;
 }
 
+/* an ADDR:PORT option's value, checked; Return: 0, or -1 (said) */
+static int addr_opt(const char *opt, const char *val, const char **out)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+
+	*out = val;
+	if (!metrics_parse_addr(val, &ss, &len))
+		return 0;
+	fprintf(stderr, "guestrelay agent: %s: bad address '%s' (%s)\n", opt,
+		val, GR_METRICS_ADDR_HELP);
+	return -1;
+}
+
 /*
  * The options of `agent`: its own, and per --vm the options of vm-add,
  * checked by the one VM option parser (ctl_parse_vm_add()), as `vm-add`,
@@ -144,7 +163,8 @@ static int agent_opt(int argc, char **argv, int *i, const char *opt,
  * every VM. Return: 0, 1 for --help, -1 on an error (said on stderr).
  */
 static int agent_args(int argc, char **argv, struct gr_agent *a,
-		      const char **metrics, struct gr_ship_cfg *ship,
+		      const char **metrics, const char **live,
+		      struct gr_ship_cfg *ship,
 		      struct gr_vm_opts **vms, unsigned int *nvms)
 {
 	struct vm_args all = { 0 }, *per = NULL, *cur = &all;
@@ -181,15 +201,11 @@ static int agent_args(int argc, char **argv, struct gr_agent *a,
 		}
 		if (!r && (r = agent_opt(argc, argv, &i, "--metrics",
 					 &val)) > 0) {
-			struct sockaddr_storage ss;
-			socklen_t len;
-
-			if (metrics_parse_addr(val, &ss, &len)) {
-				fprintf(stderr, "guestrelay agent: --metrics: bad address '%s' (%s)\n",
-					val, GR_METRICS_ADDR_HELP);
-				ret = -1;
-			}
-			*metrics = val;
+			ret = addr_opt("--metrics", val, metrics);
+			continue;
+		}
+		if (!r && (r = agent_opt(argc, argv, &i, "--live", &val)) > 0) {
+			ret = addr_opt("--live", val, live);
 			continue;
 		}
 		for (k = 0; !r && fleet_agent_opts[k]; k++)
@@ -303,7 +319,7 @@ static int agent_main(int argc, char **argv)
 	struct sig_watch sw = { .op.done = sig_done, .agent = &a };
 	struct gr_metrics *metrics = NULL;
 	struct fleet *fleet = NULL;
-	const char *metrics_addr = NULL;
+	const char *metrics_addr = NULL, *live_addr = NULL;
 	struct gr_ship_cfg ship = {
 		.stream = GR_SHIP_DEFAULT_STREAM, .replicas = 1,
 	};
@@ -317,7 +333,8 @@ static int agent_main(int argc, char **argv)
 	a.sock_gid = (unsigned int)-1;
 	a.store_fd = -1;
 	fleet_cfg_init(&fleet_opts);
-	ret = agent_args(argc, argv, &a, &metrics_addr, &ship, &vms, &nvms);
+	ret = agent_args(argc, argv, &a, &metrics_addr, &live_addr, &ship,
+			 &vms, &nvms);
 	if (ret > 0) {
 		usage(stdout);
 		return 0;
@@ -377,6 +394,17 @@ static int agent_main(int argc, char **argv)
 		syslog(LOG_ERR, "%s", err);
 		return 1;
 	}
+	if (live_addr) {
+		struct gr_live_cfg lc = {
+			.addr = live_addr, .store_dir = a.store_dir,
+			.host = fleet_opts.host,
+		};
+
+		if (live_start(&lc, err, sizeof(err))) {
+			syslog(LOG_ERR, "live: %s", err);
+			return 1;
+		}
+	}
 	if (ctl_init(&a))
 		return 1;	/* ctl_init() said why */
 	if (metrics_addr &&
@@ -427,6 +455,7 @@ static int agent_main(int argc, char **argv)
 	if (a.vms || a.syncs)
 		syslog(LOG_WARNING, "writes still in flight at exit");
 	gr_loop_finish(&a.loop);
+	live_stop();
 	ship_stop();
 	close(sw.fd);
 	close(a.store_fd);

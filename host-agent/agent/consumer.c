@@ -209,6 +209,9 @@ int cons_open_rings(struct gr_vm *vm, bool resume)
 		if (!vm->copy_block)
 			return -ENOMEM;
 	}
+	for (i = 0; i < v->nr_rings; i++)
+		vm->rings[i].fd = vm->rings[i].index.fd =
+			vm->rings[i].index.dirfd = -1;
 	for (i = 0; i < v->nr_rings; i++) {
 		struct gr_ring_state *r = &vm->rings[i];
 		struct gr_ring *ring = vm_ring(vm, i);
@@ -217,7 +220,6 @@ int cons_open_rings(struct gr_vm *vm, bool resume)
 
 		r->vm = vm;
 		r->idx = i;
-		r->fd = -1;
 		r->quiet = true;
 		r->trunc_at = UINT64_MAX;
 		for (k = 0; vm->copy_block && k < GR_VERIFY_DEPTH; k++)
@@ -252,6 +254,12 @@ int cons_open_rings(struct gr_vm *vm, bool resume)
 			r->next = shm_consumed;
 		r->file_off = size;
 		ship_mark_set(r->ship, size);
+		/* without it the stream is still stored: readers walk it */
+		ret = gr_index_open(&r->index, vm->session_fd, i, r->fd, size,
+				    v->subbuf_size);
+		if (ret)
+			syslog(LOG_WARNING, "%s: no index for stream_%u: %s",
+			       vm->opts.name, i, strerror(-ret));
 		r->consumed = r->next;
 		store_consumed(vm, ring, r->consumed);
 	}
@@ -293,6 +301,7 @@ void cons_close_rings(struct gr_vm *vm)
 
 		if (r->fd >= 0)
 			close(r->fd);
+		gr_index_close(&r->index);
 		ship_mark_close(r->ship);
 	}
 	free(vm->copy_block);
@@ -317,8 +326,11 @@ static void advance(struct gr_ring_state *r)
 		if (s->state != GR_SLOT_DONE || s->seq != r->consumed)
 			break;
 		s->state = GR_SLOT_FREE;
+		if (s->len)	/* 0: dropped, nothing was written */
+			gr_index_add(&r->index, &s->hdr, s->off);
 		r->consumed++;
 	}
+	gr_index_flush(&r->index);
 	/*
 	 * --ship: every packet below the first write not completed is whole
 	 * (writes complete out of order); the slot at consumed is one
@@ -451,6 +463,7 @@ static bool take(struct gr_ring_state *r, uint64_t seq)
 		vm->st.invalid++;
 		log_invalid(vm, r->idx, seq, why);
 		s->seq = seq;
+		s->len = 0;
 		s->state = GR_SLOT_DONE;
 		return true;
 	}

@@ -18,6 +18,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "live.h"
 #include "vm.h"
 #include "vm_filter.h"
 
@@ -220,7 +221,12 @@ int session_open(struct gr_vm *vm, bool try_resume)
 	ret = session_write_files(vm, vm->session_fd, vm->session);
 	if (ret)
 		return ret;
-	return cons_open_rings(vm, resume);
+	ret = cons_open_rings(vm, resume);
+	if (!ret)
+		live_session_open(vm->opts.name, vm->session,
+				  vm->view.nr_rings, vm->view.clock_freq,
+				  vm->opts.switch_timer_us);
+	return ret;
 }
 
 static void close_done(struct gr_op *op, int res, unsigned int flags)
@@ -254,6 +260,7 @@ void session_close(struct gr_vm *vm)
 		return;
 	session_write_files(vm, vm->session_fd, vm->session);
 	cons_close_rings(vm);
+	live_session_close(vm->opts.name, vm->session);
 	c = malloc(sizeof(*c));
 	if (c)
 		sqe = gr_loop_sqe(&vm->agent->loop, &c->op);

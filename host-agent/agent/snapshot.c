@@ -251,9 +251,14 @@ static void sync_next(struct gr_snap *s)
 		close(f->fd);
 		f->fd = -1;
 	}
-	for (i = 0; i < vm->view.nr_rings; i++)
-		if (s->files[i].fd >= 0)
-			close(s->files[i].fd);
+	for (i = 0; i < vm->view.nr_rings; i++) {
+		if (s->files[i].fd < 0)
+			continue;
+		close(s->files[i].fd);
+		/* whole now: its index (page cache reads of the headers) */
+		if (!s->err)
+			gr_index_build(s->dirfd, i, vm->view.subbuf_size);
+	}
 	close(s->dirfd);
 	ship_mark_close(s->ship);	/* whole packets only from here on */
 	snprintf(path, sizeof(path), "%s/%s/%s", vm->agent->store_dir,

@@ -25,6 +25,7 @@
 
 #include "agent.h"
 #include "ctf.h"
+#include "index.h"
 
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
@@ -46,7 +47,8 @@ enum gr_slot_state {
  * @seq: packet_seq_num
  * @off: offset in the stream file
  * @len: bytes written: the packet's content (header and records; the
- *	stored packet_size says so, spec 6.12 step 3)
+ *	stored packet_size says so, spec 6.12 step 3); 0 for a packet
+ *	dropped as invalid
  * @state: GR_SLOT_*
  * @hdr: the host-private, validated copy of the packet header: what is
  *	written to disk, whatever the guest does to its own copy meanwhile
@@ -113,6 +115,7 @@ struct gr_ring_state {
 	bool armed;
 	bool quiet;
 	struct gr_ship_mark *ship;	/* --ship: whole packets end here */
+	struct gr_index index;		/* index/stream_<idx>.idx */
 };
 
 /* A waiter for an asynchronous command (flush, stop, snapshot) */

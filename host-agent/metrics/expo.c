@@ -193,6 +193,50 @@ static void put_info(FILE *f, const struct gr_vm_info *in)
 	fputs("\"} 1\n", f);
 }
 
+/* agent --live: the LTTng-live server (all 0 when it does not run) */
+static void live_part(FILE *f, const struct gr_live_stats *l)
+{
+	static const struct {
+		const char *name, *type, *help;
+		size_t off;
+	} fams[] = {
+		{ "guestrelay_live_viewers", "gauge",
+		  "LTTng-live viewer connections open.",
+		  offsetof(struct gr_live_stats, viewers) },
+		{ "guestrelay_live_sessions", "gauge",
+		  "Recording sessions listed to LTTng-live viewers.",
+		  offsetof(struct gr_live_stats, sessions) },
+		{ "guestrelay_live_connections_total", "counter",
+		  "LTTng-live viewer connections accepted.",
+		  offsetof(struct gr_live_stats, accepted) },
+		{ "guestrelay_live_refused_total", "counter",
+		  "LTTng-live connections refused: the viewer limit was reached.",
+		  offsetof(struct gr_live_stats, refused) },
+		{ "guestrelay_live_bad_requests_total", "counter",
+		  "LTTng-live connections closed for a request outside the protocol.",
+		  offsetof(struct gr_live_stats, bad_requests) },
+		{ "guestrelay_live_idle_closed_total", "counter",
+		  "LTTng-live connections closed after a silence.",
+		  offsetof(struct gr_live_stats, idle_closed) },
+		{ "guestrelay_live_packets_total", "counter",
+		  "Packets announced to LTTng-live viewers.",
+		  offsetof(struct gr_live_stats, packets) },
+		{ "guestrelay_live_beacons_total", "counter",
+		  "Inactivity beacons sent for quiet streams.",
+		  offsetof(struct gr_live_stats, beacons) },
+		{ "guestrelay_live_sent_bytes_total", "counter",
+		  "Bytes sent to LTTng-live viewers.",
+		  offsetof(struct gr_live_stats, bytes) },
+	};
+	size_t i;
+
+	for (i = 0; i < EXPO_ARRAY_SIZE(fams); i++) {
+		family(f, fams[i].name, fams[i].type, fams[i].help);
+		put_u64(f, fams[i].name, NULL, NULL, NULL,
+			*(const uint64_t *)((const char *)l + fams[i].off));
+	}
+}
+
 static void agent_part(FILE *f, const struct gr_expo_agent *ag,
 		       const struct gr_expo_vm *vms, size_t n)
 {
@@ -223,6 +267,7 @@ static void agent_part(FILE *f, const struct gr_expo_agent *ag,
 	family(f, "guestrelay_write_errors", "gauge",
 	       "Failed or short trace writes in the current sessions of the VMs served (falls when a session restarts or a VM is removed; per VM: guestrelay_vm_write_errors_total).");
 	put_u64(f, "guestrelay_write_errors", NULL, NULL, NULL, werr);
+	live_part(f, &ag->live);
 }
 
 static void vm_part(FILE *f, const struct gr_expo_vm *vms, size_t n)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "agent.h"
+#include "live.h"
 
 #define GR_EXPO_CONTENT_TYPE	"text/plain; version=0.0.4; charset=utf-8"
 
@@ -33,11 +34,13 @@ struct gr_expo_vm {
  * @host: this host's name
  * @loop_passes: passes of the io_uring loop
  * @loop_completions: completions the loop handled
+ * @live: the LTTng-live server's counters (agent --live), all 0 without
  */
 struct gr_expo_agent {
 	char host[256];
 	uint64_t loop_passes;
 	uint64_t loop_completions;
+	struct gr_live_stats live;
 };
 
 void expo_label_value(FILE *f, const char *s);

@@ -36,6 +36,7 @@
 #include <microhttpd.h>
 
 #include "expo.h"
+#include "live.h"
 #include "metrics.h"
 
 #define GR_METRICS_CONNS	16	/* clients served at once */
@@ -152,6 +153,7 @@ static int build_page(struct gr_metrics *m, char **bufp, size_t *lenp)
 		free(vms);
 		return -ENOMEM;
 	}
+	live_get_stats(&m->ag.live);
 	expo_page(f, &m->ag, vms, n);
 	free(vms);
 	if (fclose(f)) {

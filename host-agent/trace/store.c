@@ -5,7 +5,8 @@
  * Every path below the store is opened relative to a directory fd with
  * O_NOFOLLOW, from names the agent made or validated itself (VM names
  * pass ivsh_shm_check_name(); session names are timestamps; stream files
- * are "stream_<ring>"), so nothing a guest publishes ever becomes a path.
+ * are "stream_<ring>", their indexes index/stream_<ring>.idx), so
+ * nothing a guest publishes ever becomes a path.
  * Directories are 0750, files 0640.
  */
 #include <dirent.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "index.h"
 
 static int mkdir_p(const char *dir)
 {
@@ -213,6 +215,32 @@ int store_open_stream(int session_fd, unsigned int ring, bool append,
 	return 0;
 }
 
+/* bytes of the regular files in directory @name of @parent */
+static uint64_t dir_bytes(int parent, const char *name)
+{
+	struct dirent *de;
+	struct stat st;
+	uint64_t sum = 0;
+	DIR *d;
+	int fd;
+
+	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return 0;
+	}
+	while ((de = readdir(d)))
+		if (!fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
+		    S_ISREG(st.st_mode))
+			sum += (uint64_t)st.st_size;
+	closedir(d);
+	return sum;
+}
+
 /**
  * store_usage() - bytes held by a VM's sessions
  * @vm_fd: the VM's directory
@@ -247,9 +275,13 @@ int store_usage(int vm_fd, uint64_t *bytes)
 			continue;
 		}
 		while ((fe = readdir(s))) {
-			if (!fstatat(sfd, fe->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
-			    S_ISREG(st.st_mode))
+			if (fstatat(sfd, fe->d_name, &st, AT_SYMLINK_NOFOLLOW))
+				continue;
+			if (S_ISREG(st.st_mode))
 				sum += (uint64_t)st.st_size;
+			else if (S_ISDIR(st.st_mode) &&
+				 !strcmp(fe->d_name, GR_INDEX_DIR))
+				sum += dir_bytes(sfd, fe->d_name);
 		}
 		closedir(s);
 	}

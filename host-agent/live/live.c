@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * live.c - the LTTng-live server's thread: sessions, sockets, buffers
+ *
+ *   loop thread                      live thread (this file, viewer.c)
+ *   session_open()  -> live_session_open()    registry (mutex)
+ *   consumer: packet whole -> index entry     epoll: accept, read one
+ *   session_close() -> live_session_close()   request, answer from the
+ *                                             stored files, write back
+ *
+ * One request at a time per connection: its reply is written out before
+ * the next request is read, so a viewer that stops reading holds one
+ * reply (at most GR_LIVE_MAX_REPLY bytes) and nothing else; more than
+ * GR_LIVE_MAX_VIEWERS connections are refused, a malformed request
+ * closes its connection, and a connection silent for GR_LIVE_IDLE_S is
+ * closed. Nothing here touches a VM's region or the loop's state.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "live.h"
+#include "metrics.h"
+#include "viewer.h"
+
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct live_sess *reg_head;
+static uint64_t reg_next_id = 1;
+static bool live_on;
+
+static struct {
+	pthread_t thread;
+	int listen_fd;
+	int stop_fd;
+	int epfd;
+	struct live_conn *conns;
+	unsigned int nconns;
+	uint64_t next_conn_id;
+	struct gr_live_stats st;
+	pthread_mutex_t st_lock;
+} srv = { .listen_fd = -1, .stop_fd = -1, .epfd = -1,
+	  .st_lock = PTHREAD_MUTEX_INITIALIZER };
+
+uint64_t live_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- the registry of open sessions (any thread) ------------------------ */
+
+/**
+ * live_session_open() - a VM's session records: list it to viewers
+ * @vm: the VM's name
+ * @session: the session directory's name
+ * @nr_rings: its stream files, stream_0 .. stream_<nr_rings - 1>
+ * @clock_freq: its clock's frequency (inactivity beacons)
+ * @switch_timer_us: the guest's switch timer, 0 if none (beacons)
+ *
+ * Call once the session's stream and index files exist. Context: the loop.
+ */
+void live_session_open(const char *vm, const char *session,
+		       unsigned int nr_rings, uint64_t clock_freq,
+		       uint32_t switch_timer_us)
+{
+	struct live_sess *s;
+
+	if (!__atomic_load_n(&live_on, __ATOMIC_ACQUIRE))
+		return;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return;		/* not listed: the trace is stored all the same */
+	snprintf(s->vm, sizeof(s->vm), "%s", vm);
+	snprintf(s->session, sizeof(s->session), "%s", session);
+	s->nr_rings = nr_rings;
+	s->clock_freq = clock_freq;
+	s->switch_timer_us = switch_timer_us;
+	pthread_mutex_lock(&reg_lock);
+	s->id = reg_next_id++;
+	s->next = reg_head;
+	reg_head = s;
+	pthread_mutex_unlock(&reg_lock);
+}
+
+/**
+ * live_session_close() - the session's files are final
+ * @vm: the VM's name
+ * @session: the session directory's name
+ *
+ * Viewers attached to it read to the end of its index files, then get
+ * "hung up". Context: the loop, after the last index entry was written.
+ */
+void live_session_close(const char *vm, const char *session)
+{
+	struct live_sess **p, *s;
+
+	pthread_mutex_lock(&reg_lock);
+	for (p = &reg_head; (s = *p); p = &s->next)
+		if (!strcmp(s->vm, vm) && !strcmp(s->session, session)) {
+			*p = s->next;
+			free(s);
+			break;
+		}
+	pthread_mutex_unlock(&reg_lock);
+}
+
+/**
+ * live_sess_get() - a copy of open session @id
+ * @id: its id
+ * @out: receives the copy (next is NULL)
+ *
+ * Return: false if no such session is open (it closed, or never was).
+ */
+bool live_sess_get(uint64_t id, struct live_sess *out)
+{
+	struct live_sess *s;
+	bool found = false;
+
+	pthread_mutex_lock(&reg_lock);
+	for (s = reg_head; s; s = s->next)
+		if (s->id == id) {
+			*out = *s;
+			out->next = NULL;
+			found = true;
+			break;
+		}
+	pthread_mutex_unlock(&reg_lock);
+	return found;
+}
+
+/**
+ * live_sess_list() - copies of every open session, oldest first
+ * @out: receives a malloc'ed array (free it), NULL if there is none
+ *
+ * Return: their number, or -ENOMEM.
+ */
+int live_sess_list(struct live_sess **out)
+{
+	struct live_sess *s, *arr;
+	unsigned int n = 0, i;
+
+	*out = NULL;
+	pthread_mutex_lock(&reg_lock);
+	for (s = reg_head; s; s = s->next)
+		n++;
+	arr = n ? calloc(n, sizeof(*arr)) : NULL;
+	if (n && !arr) {
+		pthread_mutex_unlock(&reg_lock);
+		return -ENOMEM;
+	}
+	i = n;
+	for (s = reg_head; s; s = s->next) {
+		arr[--i] = *s;
+		arr[i].next = NULL;
+	}
+	pthread_mutex_unlock(&reg_lock);
+	*out = arr;
+	return (int)n;
+}
+
+void live_sess_viewers(uint64_t id, int delta)
+{
+	struct live_sess *s;
+
+	pthread_mutex_lock(&reg_lock);
+	for (s = reg_head; s; s = s->next)
+		if (s->id == id) {
+			s->viewers += delta;
+			break;
+		}
+	pthread_mutex_unlock(&reg_lock);
+}
+
+/* ---- statistics ------------------------------------------------------- */
+
+void live_count(size_t field, uint64_t n)
+{
+	pthread_mutex_lock(&srv.st_lock);
+	*(uint64_t *)((char *)&srv.st + field) += n;
+	pthread_mutex_unlock(&srv.st_lock);
+}
+
+/**
+ * live_get_stats() - what the server did so far (for /metrics)
+ * @st: receives the counters (all 0 if the server does not run)
+ */
+void live_get_stats(struct gr_live_stats *st)
+{
+	struct live_sess *s;
+	uint64_t n = 0;
+
+	pthread_mutex_lock(&srv.st_lock);
+	*st = srv.st;
+	pthread_mutex_unlock(&srv.st_lock);
+	pthread_mutex_lock(&reg_lock);
+	for (s = reg_head; s; s = s->next)
+		n++;
+	pthread_mutex_unlock(&reg_lock);
+	st->sessions = n;
+}
+
+/* ---- connections -------------------------------------------------------- */
+
+static void conn_close(struct live_conn *c)
+{
+	viewer_release(c);
+	epoll_ctl(srv.epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	free(c->out);
+	c->out = NULL;
+	c->fd = -1;
+	live_count(offsetof(struct gr_live_stats, viewers), (uint64_t)-1);
+}
+
+static void conn_watch(struct live_conn *c, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = c };
+
+	epoll_ctl(srv.epfd, EPOLL_CTL_MOD, c->fd, &ev);
+}
+
+static void accept_one(void)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct live_conn *c = NULL;
+	unsigned int i;
+	int fd, one = 1;
+
+	fd = accept4(srv.listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	for (i = 0; i < srv.nconns; i++)
+		if (srv.conns[i].fd < 0) {
+			c = &srv.conns[i];
+			break;
+		}
+	if (!c) {
+		close(fd);
+		live_count(offsetof(struct gr_live_stats, refused), 1);
+		return;
+	}
+	memset(c, 0, sizeof(*c));
+	c->fd = fd;
+	c->id = ++srv.next_conn_id;
+	c->last_active_ns = live_now_ns();
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	ev.data.ptr = c;
+	if (epoll_ctl(srv.epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		close(fd);
+		c->fd = -1;
+		return;
+	}
+	live_count(offsetof(struct gr_live_stats, accepted), 1);
+	live_count(offsetof(struct gr_live_stats, viewers), 1);
+}
+
+/* write what is left of the reply; true when it is all out */
+static bool conn_flush(struct live_conn *c)
+{
+	while (c->out_off < c->out_len) {
+		ssize_t n = send(c->fd, c->out + c->out_off,
+				 c->out_len - c->out_off, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return false;
+		if (n <= 0)
+			return false;
+		c->out_off += (size_t)n;
+		live_count(offsetof(struct gr_live_stats, bytes), (uint64_t)n);
+	}
+	free(c->out);
+	c->out = NULL;
+	c->out_len = c->out_off = 0;
+	return true;
+}
+
+/*
+ * Read and answer requests until the socket has no more, a reply is
+ * waiting for the viewer to read, or the connection ends. Return: false
+ * if it was closed.
+ */
+static bool conn_input(struct live_conn *c)
+{
+	for (;;) {
+		ssize_t n;
+		int r;
+
+		if (c->out && !conn_flush(c)) {
+			conn_watch(c, EPOLLOUT);
+			return true;
+		}
+		r = viewer_request(c);
+		if (r < 0) {
+			live_count(offsetof(struct gr_live_stats, bad_requests),
+				   1);
+			conn_close(c);
+			return false;
+		}
+		if (r > 0)
+			continue;	/* answered: c->out holds the reply */
+		n = recv(c->fd, c->in + c->in_len, sizeof(c->in) - c->in_len,
+			 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			conn_watch(c, EPOLLIN);
+			return true;
+		}
+		if (n <= 0) {
+			conn_close(c);
+			return false;
+		}
+		c->in_len += (size_t)n;
+		c->last_active_ns = live_now_ns();
+	}
+}
+
+static void close_idle(void)
+{
+	uint64_t now = live_now_ns();
+	unsigned int i;
+
+	for (i = 0; i < srv.nconns; i++) {
+		struct live_conn *c = &srv.conns[i];
+
+		if (c->fd >= 0 &&
+		    now - c->last_active_ns > GR_LIVE_IDLE_S * 1000000000ULL) {
+			conn_close(c);
+			live_count(offsetof(struct gr_live_stats, idle_closed),
+				   1);
+		}
+	}
+}
+
+static void *live_thread(void *arg)
+{
+	struct epoll_event evs[16];
+
+	(void)arg;
+	for (;;) {
+		int n = epoll_wait(srv.epfd, evs, 16, 1000), i;
+
+		for (i = 0; i < n; i++) {
+			struct live_conn *c = evs[i].data.ptr;
+
+			if (c == (void *)&srv.stop_fd)
+				return NULL;
+			if (c == (void *)&srv.listen_fd) {
+				accept_one();
+				continue;
+			}
+			if (c->fd < 0)
+				continue;
+			if (evs[i].events & (EPOLLERR | EPOLLHUP) &&
+			    !(evs[i].events & EPOLLIN)) {
+				conn_close(c);
+				continue;
+			}
+			conn_input(c);
+		}
+		close_idle();
+	}
+	return NULL;
+}
+
+/**
+ * live_start() - listen and serve on a thread of its own
+ * @cfg: the address, the store and the host name
+ * @err: receives the reason on failure
+ * @errlen: its size
+ *
+ * Return: 0 or -errno.
+ */
+int live_start(const struct gr_live_cfg *cfg, char *err, size_t errlen)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct sockaddr_storage ss;
+	socklen_t len;
+	unsigned int i;
+	int one = 1, ret;
+
+	if (metrics_parse_addr(cfg->addr, &ss, &len)) {
+		snprintf(err, errlen, "bad address '%s' (ADDR:PORT)",
+			 cfg->addr);
+		return -EINVAL;
+	}
+	ret = viewer_init(cfg->store_dir, cfg->host);
+	if (ret) {
+		snprintf(err, errlen, "no store at %s", cfg->store_dir);
+		return ret;
+	}
+	srv.conns = calloc(GR_LIVE_MAX_VIEWERS, sizeof(*srv.conns));
+	if (!srv.conns)
+		return -ENOMEM;
+	srv.nconns = GR_LIVE_MAX_VIEWERS;
+	for (i = 0; i < srv.nconns; i++)
+		srv.conns[i].fd = -1;
+	srv.listen_fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
+			       SOCK_CLOEXEC, 0);
+	if (srv.listen_fd < 0)
+		goto fail;
+	setsockopt(srv.listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(srv.listen_fd, (struct sockaddr *)&ss, len) ||
+	    listen(srv.listen_fd, 64))
+		goto fail;
+	srv.stop_fd = eventfd(0, EFD_CLOEXEC);
+	srv.epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (srv.stop_fd < 0 || srv.epfd < 0)
+		goto fail;
+	ev.data.ptr = &srv.listen_fd;
+	if (epoll_ctl(srv.epfd, EPOLL_CTL_ADD, srv.listen_fd, &ev))
+		goto fail;
+	ev.data.ptr = &srv.stop_fd;
+	if (epoll_ctl(srv.epfd, EPOLL_CTL_ADD, srv.stop_fd, &ev))
+		goto fail;
+	__atomic_store_n(&live_on, true, __ATOMIC_RELEASE);
+	ret = pthread_create(&srv.thread, NULL, live_thread, NULL);
+	if (ret) {
+		errno = ret;
+		__atomic_store_n(&live_on, false, __ATOMIC_RELEASE);
+		goto fail;
+	}
+	return 0;
+fail:
+	ret = -errno;
+	snprintf(err, errlen, "%s: %s", cfg->addr, strerror(errno));
+	if (srv.epfd >= 0)
+		close(srv.epfd);
+	if (srv.stop_fd >= 0)
+		close(srv.stop_fd);
+	if (srv.listen_fd >= 0)
+		close(srv.listen_fd);
+	srv.epfd = srv.stop_fd = srv.listen_fd = -1;
+	free(srv.conns);
+	srv.conns = NULL;
+	viewer_finish();
+	return ret;
+}
+
+/**
+ * live_stop() - end the thread and every connection
+ */
+void live_stop(void)
+{
+	struct live_sess *s;
+	uint64_t one = 1;
+	unsigned int i;
+
+	if (srv.epfd < 0)
+		return;
+	if (write(srv.stop_fd, &one, sizeof(one)) != sizeof(one))
+		syslog(LOG_WARNING, "live: could not stop the thread: %m");
+	pthread_join(srv.thread, NULL);
+	__atomic_store_n(&live_on, false, __ATOMIC_RELEASE);
+	for (i = 0; i < srv.nconns; i++)
+		if (srv.conns[i].fd >= 0)
+			conn_close(&srv.conns[i]);
+	close(srv.epfd);
+	close(srv.stop_fd);
+	close(srv.listen_fd);
+	srv.epfd = srv.stop_fd = srv.listen_fd = -1;
+	free(srv.conns);
+	srv.conns = NULL;
+	viewer_finish();
+	pthread_mutex_lock(&reg_lock);
+	while ((s = reg_head)) {
+		reg_head = s->next;
+		free(s);
+	}
+	pthread_mutex_unlock(&reg_lock);
+}
