@@ -17,7 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "shm.h"
+#include "store.h"
 
 static int mkdir_p(const char *dir)
 {
