@@ -336,7 +336,7 @@ void cons_close_rings(struct gr_vm *vm)
 }
 
 /*
- * Move consumed over every finished slot, in order, and tell the guest
+ * Move consumed over every finished write, in order, and tell the guest
  * (H13: only past completed writes).
  */
 static void advance(struct gr_ring_state *r)
@@ -355,7 +355,7 @@ static void advance(struct gr_ring_state *r)
 	}
 	/*
 	 * --ship: every packet below the first write not completed is whole
-	 * (writes complete out of order); the slot at consumed is one
+	 * (writes complete out of order); the write at consumed is one
 	 */
 	if (r->ship)
 		ship_mark_set(r->ship, r->consumed == r->next ? r->file_off :
@@ -441,7 +441,7 @@ static void put_copy(struct gr_ring_state *r, struct gr_packet_write *w)
 }
 
 /*
- * Examine sub-buffer @seq: drop it (slot DONE, nothing written) or
+ * Examine sub-buffer @seq: drop it (its write DONE, nothing written) or
  * submit its write. Return: true if @seq was taken care of.
  */
 static bool take(struct gr_ring_state *r, uint64_t seq)
@@ -449,8 +449,8 @@ static bool take(struct gr_ring_state *r, uint64_t seq)
 	struct gr_vm *vm = r->vm;
 	const struct gr_view *v = &vm->view;
 	struct gr_packet_write *w = &r->writes[seq % GR_MAX_INFLIGHT];
-	uint32_t idx = gr_view_slot(v, seq);
-	uint8_t *sub = vm->region + gr_view_subbuf_off(v, r->idx, idx);
+	uint32_t slot = gr_view_slot(v, seq);
+	uint8_t *sub = vm->region + gr_view_subbuf_off(v, r->idx, slot);
 	struct gr_subbuf_rec commit, *commit_shared;
 	struct io_uring_sqe *sqe;
 	const char *why = NULL;
@@ -464,7 +464,7 @@ static bool take(struct gr_ring_state *r, uint64_t seq)
 	 * packet header and the records of that packet (spec 10 #5).
 	 */
 	commit_shared = (struct gr_subbuf_rec *)
-		(vm->region + gr_view_rec_off(v, r->idx, idx));
+		(vm->region + gr_view_rec_off(v, r->idx, slot));
 	commit.seq = __atomic_load_n(&commit_shared->seq, __ATOMIC_ACQUIRE);
 	commit.bytes = __atomic_load_n(&commit_shared->bytes, __ATOMIC_RELAXED);
 	commit.reserved = 0;

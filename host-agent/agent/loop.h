@@ -41,8 +41,8 @@ struct gr_loop_stats {
 /**
  * struct gr_loop - the one ring
  * @ring: liburing's ring
- * @bufs: a sparse registered-buffer table of GR_LOOP_BUFS slots exists
- * @buf_used: its slots in use (gr_loop_buf_add())
+ * @bufs: a sparse registered-buffer table of GR_LOOP_BUFS entries exists
+ * @buf_used: its entries in use (gr_loop_buf_add())
  * @inflight: ops submitted, not completed
  * @before_wait: called once per iteration after the completions were
  *	handled and before the next submit-and-wait (work done once per
@@ -50,7 +50,7 @@ struct gr_loop_stats {
  * @before_wait_arg: its argument
  * @st: counters
  */
-#define GR_LOOP_BUFS		1024	/* registered buffer table slots */
+#define GR_LOOP_BUFS		1024	/* registered buffer table entries */
 
 struct gr_loop {
 	struct io_uring ring;

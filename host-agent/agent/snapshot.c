@@ -144,27 +144,29 @@ static int copy_one(struct gr_snap *s, uint8_t *dst)
 {
 	struct gr_vm *vm = s->vm;
 	const struct gr_view *v = &vm->view;
-	uint32_t idx = gr_view_slot(v, s->seq);
+	uint32_t slot = gr_view_slot(v, s->seq);
 	struct gr_subbuf_rec *shared = (struct gr_subbuf_rec *)
-		(vm->region + gr_view_rec_off(v, s->ring, idx));
+		(vm->region + gr_view_rec_off(v, s->ring, slot));
 	struct gr_packet_header *h = (struct gr_packet_header *)dst;
-	struct gr_subbuf_rec rec;
+	struct gr_subbuf_rec commit;
 	uint64_t s1, content;
 	const char *why;
 
-	/* pairs with the guest's smp_store_release() of rec.seq (10 #5) */
+	/* pairs with the guest's smp_store_release() of the commit
+	 * record's seq (10 #5)
+	 */
 	s1 = __atomic_load_n(&shared->seq, __ATOMIC_ACQUIRE);
-	rec.seq = s1;
-	rec.bytes = __atomic_load_n(&shared->bytes, __ATOMIC_RELAXED);
-	rec.reserved = 0;
-	memcpy(dst, vm->region + gr_view_subbuf_off(v, s->ring, idx),
+	commit.seq = s1;
+	commit.bytes = __atomic_load_n(&shared->bytes, __ATOMIC_RELAXED);
+	commit.reserved = 0;
+	memcpy(dst, vm->region + gr_view_subbuf_off(v, s->ring, slot),
 	       v->subbuf_size);
 	/* the copy before the re-load of seq: pairs with the guest's
 	 * smp_wmb() after it marked the slot busy (10 #4)
 	 */
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	if (__atomic_load_n(&shared->seq, __ATOMIC_RELAXED) != s1 ||
-	    gr_check_packet(v, s->ring, s->seq, &rec, h, &s->last, &content,
+	    gr_check_packet(v, s->ring, s->seq, &commit, h, &s->last, &content,
 			    &why) ||
 	    (vm->opts.verify &&
 	     gr_check_records(v, vm->events, v->desc_count, dst, content,

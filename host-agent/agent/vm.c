@@ -34,7 +34,6 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,95 +59,6 @@
 
 static void vm_wake(struct gr_vm *vm);
 static void vm_arm_timer(struct gr_vm *vm);
-
-/* ---- events ------------------------------------------------------------ */
-
-/* Resolve a comma list of names, globs or "all" against the descriptors */
-static int resolve_events(struct gr_vm *vm, const char *list, bool strict,
-			  uint64_t *mask, char *err, size_t errlen)
-{
-	char buf[sizeof(vm->opts.events)], *tok, *save = NULL;
-	unsigned int i, hits;
-
-	if (strlen(list) >= sizeof(buf)) {
-		snprintf(err, errlen, "event list too long");
-		return -EINVAL;
-	}
-	memcpy(buf, list, strlen(list) + 1);
-	for (tok = strtok_r(buf, ", ", &save); tok;
-	     tok = strtok_r(NULL, ", ", &save)) {
-		hits = 0;
-		for (i = 0; i < vm->view.desc_count; i++) {
-			const struct gr_event_view *e = &vm->events[i];
-
-			if (!strcmp(tok, "all") || !fnmatch(tok, e->name, 0) ||
-			    !strcmp(tok, e->system)) {
-				mask[i / 64] |= 1ULL << (i % 64);
-				hits++;
-			}
-		}
-		if (!hits && strict) {
-			size_t off = 0;
-
-			off += snprintf(err, errlen,
-					"unknown event '%s' in %s (available:",
-					tok, vm->opts.name);
-			for (i = 0; i < vm->view.desc_count && off < errlen; i++)
-				off += snprintf(err + off, errlen - off, " %s",
-						vm->events[i].name);
-			if (off < errlen)
-				snprintf(err + off, errlen - off, ")");
-			return -ENOENT;
-		}
-	}
-	return 0;
-}
-
-/**
- * vm_set_events() - record (or stop recording) events
- * @vm: the VM
- * @list: names, globs (sched_*), systems (sched) or "all", comma separated
- * @on: enable or disable
- * @err: receives a message on failure
- * @errlen: size of @err
- *
- * Before the guest published its events, enabling is remembered and
- * applied at attach; disabling needs the events to be known.
- *
- * Return: 0, -ENOENT for an unknown name, -EAGAIN, -EINVAL.
- */
-int vm_set_events(struct gr_vm *vm, const char *list, bool on,
-		  char *err, size_t errlen)
-{
-	uint64_t mask[GR_MAX_EVENTS / 64] = { 0 };
-	unsigned int i;
-	int ret;
-
-	if (vm->state == GR_VM_WAITING) {
-		size_t len = strlen(vm->opts.events);
-
-		if (!on) {
-			snprintf(err, errlen,
-				 "%s has not published its events yet", vm->opts.name);
-			return -EAGAIN;
-		}
-		if (len + strlen(list) + 2 > sizeof(vm->opts.events)) {
-			snprintf(err, errlen, "event list too long");
-			return -EINVAL;
-		}
-		snprintf(vm->opts.events + len, sizeof(vm->opts.events) - len,
-			 "%s%s", len ? "," : "", list);
-		return 0;
-	}
-	ret = resolve_events(vm, list, true, mask, err, errlen);
-	if (ret)
-		return ret;
-	for (i = 0; i < GR_MAX_EVENTS / 64; i++)
-		vm->enable[i] = on ? vm->enable[i] | mask[i] :
-				     vm->enable[i] & ~mask[i];
-	hostctl_publish(vm);
-	return 0;
-}
 
 /**
  * vm_set_mode() - stream (no-overwrite) or flight recorder (overwrite)
@@ -295,7 +205,7 @@ static void try_attach(struct gr_vm *vm, bool try_resume)
 	vm->stop_reason = GR_STOP_NONE;
 
 	memset(vm->enable, 0, sizeof(vm->enable));
-	resolve_events(vm, vm->opts.events[0] ? vm->opts.events :
+	vm_resolve_events(vm, vm->opts.events[0] ? vm->opts.events :
 		       GR_DEFAULT_EVENTS, false, vm->enable, err, sizeof(err));
 	for (i = 0; i < GR_MAX_EVENTS / 64 && !vm->enable[i]; i++)
 		;
@@ -922,54 +832,6 @@ void vm_before_wait(struct gr_agent *a)
 }
 
 /**
- * vm_set_filter() - set or clear the filter of events, all or nothing
- * @vm: the VM
- * @events: event names, exactly as the guest publishes them
- * @nr: number of @events
- * @expr: ftrace filter expression, or NULL to clear
- * @err: receives the reason of a refusal
- * @errlen: size of @err
- *
- * A guest that has published is asked at once (vm_filters_set() has the
- * rules); the trace's env "filters" is rewritten with the next clock
- * refresh, and at the latest when the session closes.
- *
- * Return: 0 or -errno (vm_filters_set()).
- */
-int vm_set_filter(struct gr_vm *vm, char *const *events, int nr,
-		  const char *expr, char *err, size_t errlen)
-{
-	int ret = vm_filters_set(vm, events, nr, expr, err, errlen);
-
-	if (!ret && vm->state != GR_VM_WAITING) {
-		hostctl_publish(vm);
-		vm->meta_stale = true;
-	}
-	return ret;
-}
-
-/**
- * vm_set_follow() - set or clear the VM's follow filter
- * @vm: the VM
- * @fo: the filter, or NULL (or flags 0) to clear
- * @err: receives the reason of a refusal
- * @errlen: size of @err
- *
- * Return: 0 or -errno (vm_follow_set()).
- */
-int vm_set_follow(struct gr_vm *vm, const struct gr_fx_follow *fo, char *err,
-		  size_t errlen)
-{
-	int ret = vm_follow_set(vm, fo, err, errlen);
-
-	if (!ret && vm->state != GR_VM_WAITING) {
-		hostctl_publish(vm);
-		vm->meta_stale = true;
-	}
-	return ret;
-}
-
-/**
  * vm_flush() - have the guest close its partial sub-buffers, store them
  * @vm: an attached VM
  * @done: called with the trace path when everything is on disk
@@ -1027,144 +889,4 @@ int vm_stop(struct gr_vm *vm, gr_done_fn done, void *arg)
 	}
 	vm_arm_timer(vm);
 	return 0;
-}
-
-/* ---- queries ------------------------------------------------------------ */
-
-struct gr_vm *vm_find(struct gr_agent *a, const char *name)
-{
-	struct gr_vm *vm;
-
-	for (vm = a->vms; vm; vm = vm->next)
-		if (!vm->dying && !strcmp(vm->opts.name, name))
-			return vm;
-	return NULL;
-}
-
-struct gr_vm *vm_next(struct gr_agent *a, struct gr_vm *prev)
-{
-	struct gr_vm *vm = prev ? prev->next : a->vms;
-
-	while (vm && vm->dying)
-		vm = vm->next;
-	return vm;
-}
-
-const char *vm_name(const struct gr_vm *vm)
-{
-	return vm->opts.name;
-}
-
-enum gr_vm_state vm_state(const struct gr_vm *vm)
-{
-	return vm->state;
-}
-
-const char *vm_state_name(const struct gr_vm *vm)
-{
-	static const char *const names[] = {
-		[GR_VM_WAITING] = "waiting",
-		[GR_VM_ATTACHED] = "attached",
-		[GR_VM_STOPPED] = "stopped",
-	};
-
-	return names[vm->state];
-}
-
-void vm_get_stats(const struct gr_vm *vm, struct gr_vm_stats *st)
-{
-	unsigned int i;
-
-	*st = vm->st;
-	if (vm->state == GR_VM_WAITING)
-		return;		/* the last session's, kept by detach() */
-	st->guest_events = st->lost_full = st->lost_too_big = 0;
-	st->lost_nested = st->overwritten = st->produced = 0;
-	for (i = 0; i < vm->view.nr_rings; i++) {
-		const struct gr_ring *ring = (const struct gr_ring *)
-			(vm->region + gr_view_ring_off(&vm->view, i));
-
-		/* informative only: the guest's own counters */
-		st->guest_events = gr_sat_add(st->guest_events,
-					      le64toh(ring->prod.events));
-		st->lost_full = gr_sat_add(st->lost_full,
-					   le64toh(ring->prod.lost_full));
-		st->lost_too_big = gr_sat_add(st->lost_too_big,
-					      le64toh(ring->prod.lost_too_big));
-		st->lost_nested = gr_sat_add(st->lost_nested,
-					     le64toh(ring->prod.lost_nested));
-		st->overwritten = gr_sat_add(st->overwritten,
-					     le64toh(ring->prod.overwritten));
-		st->produced = gr_sat_add(st->produced,
-					  le64toh(ring->prod.produced));
-	}
-}
-
-void vm_get_info(const struct gr_vm *vm, struct gr_vm_info *info)
-{
-	static const char *const reasons[] = {
-		[GR_STOP_NONE] = "", [GR_STOP_QUOTA] = "quota",
-		[GR_STOP_DISK] = "disk", [GR_STOP_USER] = "user",
-		[GR_STOP_GUEST] = "guest",
-	};
-	struct gr_guest_status *st = (struct gr_guest_status *)
-		(vm->region + GR_STATUS_OFFSET);
-	size_t off = 0;
-	unsigned int i;
-
-	struct gr_ship_backlog bl;
-
-	memset(info, 0, sizeof(*info));
-	snprintf(info->name, sizeof(info->name), "%s", vm->opts.name);
-	ship_backlog(vm->opts.name, &bl);
-	info->ship.enabled = bl.enabled;
-	info->ship.connected = bl.connected;
-	info->ship.backlog_bytes = bl.bytes;
-	info->ship.backlog_packets = bl.packets;
-	info->ship.oldest_s = bl.oldest_s;
-	info->state = vm_state_name(vm);
-	info->guest_state = gr_state_name(le32toh(st->state));
-	info->doorbell = vm->doorbell;
-	info->guest_connected = vm->peer.guest_peer >= 0;
-	info->mode = vm->opts.mode;
-	info->quota = vm->opts.quota;
-	info->verify = vm->opts.verify;
-	/* what this session writes with (fixed may have fallen back) */
-	info->io = vm->cons.io_fixed || (!vm->cons.rings && !vm->opts.io_writev) ?
-		   "fixed" : "writev";
-	info->usage = vm->usage;
-	info->stop_reason = reasons[vm->stop_reason];
-	info->rate_bps = vm->rate_bps;
-	vm_get_stats(vm, &info->st);
-	vm_filters_info(vm, info, hostctl_settings_acked(vm, vm->hc.ctrl_seq));
-	if (vm->state == GR_VM_WAITING) {
-		if (vm->why[0])
-			snprintf(info->pending, sizeof(info->pending),
-				 "rejected: %.50s", vm->why);
-		return;
-	}
-	info->nr_rings = vm->view.nr_rings;
-	info->subbuf_size = vm->view.subbuf_size;
-	info->n_subbufs = vm->view.n_subbufs;
-	snprintf(info->kernel_release, sizeof(info->kernel_release), "%s",
-		 vm->view.kernel_release);
-	snprintf(info->nodename, sizeof(info->nodename), "%s",
-		 vm->view.nodename);
-	if (vm->sess.fd >= 0)
-		snprintf(info->session, sizeof(info->session), "%s",
-			 vm->sess.path);
-	for (i = 0; i < vm->view.desc_count && off < sizeof(info->events); i++) {
-		if (le64toh(st->enabled[i / 64]) >> (i % 64) & 1)
-			off += snprintf(info->events + off,
-					sizeof(info->events) - off, "%s%s",
-					off ? "," : "", vm->events[i].name);
-	}
-	if (!hostctl_settings_acked(vm, vm->hc.ctrl_seq))
-		snprintf(info->pending, sizeof(info->pending), "settings");
-	if (vm->hc.clock.synced) {
-		info->sync_error_ns = vm->hc.clock.error_ns;
-		info->sync_offset_ns = vm->hc.clock.offset_s * 1000000000LL +
-			(int64_t)(vm->hc.clock.offset * 1000000000ULL /
-				  vm->view.clock_freq);
-	}
 }

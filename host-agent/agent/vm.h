@@ -112,6 +112,10 @@ struct gr_vm {
 	double rate_bps;
 };
 
+/* vm_settings.c, for vm.c's attach */
+int vm_resolve_events(struct gr_vm *vm, const char *list, bool strict,
+		      uint64_t *mask, char *err, size_t errlen);
+
 static inline struct gr_ring *vm_ring(struct gr_vm *vm, unsigned int idx)
 {
 	return (struct gr_ring *)(vm->region + gr_view_ring_off(&vm->view, idx));
