@@ -211,8 +211,8 @@ void vm_filters_fill(struct gr_vm *vm, struct gr_filter_slot *area)
 		if (!f[i].event[0] || vm->state == GR_VM_WAITING) {
 			/* nothing, or nothing known yet */
 		} else if ((id = event_id(vm, f[i].event)) < 0) {
-			snprintf(why, sizeof(why), "no event '%s' in this guest",
-				 f[i].event);
+			snprintf(why, sizeof(why), "no event '%.*s' in this guest",
+				 (int)sizeof(f[i].event), f[i].event);
 		} else if (!(vm->view.features & GR_F_FILTER)) {
 			snprintf(why, sizeof(why), "the guest runs no filters (ABI 1.0)");
 		} else {
