@@ -111,7 +111,9 @@ static void unregister_bufs(struct gr_vm *vm);
 void cons_init(struct gr_cons *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->buf_region = c->buf_hdrs = c->buf_copies = -1;
+	c->buf_region = -1;
+	c->buf_hdrs = -1;
+	c->buf_copies = -1;
 }
 
 /*
@@ -185,11 +187,13 @@ static void register_bufs(struct gr_vm *vm)
 		return;
 	vm->cons.buf_region = gr_loop_buf_add(l, vm->region, vm->size);
 	vm->cons.buf_hdrs = gr_loop_buf_add(l, vm->cons.rings,
-				       v->nr_rings * sizeof(*vm->cons.rings));
+					    v->nr_rings *
+					    sizeof(*vm->cons.rings));
 	if (vm->cons.copy_block)
 		vm->cons.buf_copies = gr_loop_buf_add(l, vm->cons.copy_block,
-						 (size_t)v->subbuf_size *
-						 GR_VERIFY_DEPTH * v->nr_rings);
+						      (size_t)v->subbuf_size *
+						      GR_VERIFY_DEPTH *
+						      v->nr_rings);
 	ret = vm->cons.buf_region < 0 ? vm->cons.buf_region :
 	      vm->cons.buf_hdrs < 0 ? vm->cons.buf_hdrs :
 	      vm->cons.copy_block && vm->cons.buf_copies < 0 ? vm->cons.buf_copies : 0;

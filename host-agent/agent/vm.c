@@ -800,7 +800,8 @@ static void vm_settle(struct gr_vm *vm)
 		/* the best clock, and changed filters, into the metadata */
 		if ((vm->hc.rewrite || vm->meta_stale) && vm->sess.fd >= 0)
 			session_write_files(vm, vm->sess.fd, vm->sess.name);
-		vm->hc.series_ended = vm->hc.rewrite = false;
+		vm->hc.series_ended = false;
+		vm->hc.rewrite = false;
 		vm->meta_stale = false;
 	}
 	vm_progress(vm);

@@ -204,7 +204,7 @@ void vm_filters_fill(struct gr_vm *vm, struct gr_filter_slot *area)
 
 	/* what a guest refusal of this block will be compared with */
 	vm->flt.errors_base = le32toh(__atomic_load_n(&st->filter_errors,
-							 __ATOMIC_RELAXED));
+						      __ATOMIC_RELAXED));
 	for (i = 0; i < GR_FILTER_SLOTS; i++) {
 		memset(&slot, 0, sizeof(slot));
 		why[0] = '\0';

@@ -28,7 +28,7 @@
  * Return: 0, -ENOENT (strict: an unknown name), -EINVAL.
  */
 int vm_resolve_events(struct gr_vm *vm, const char *list, bool strict,
-			  uint64_t *mask, char *err, size_t errlen)
+		      uint64_t *mask, char *err, size_t errlen)
 {
 	char buf[sizeof(vm->opts.events)], *tok, *save = NULL;
 	unsigned int i, hits;
