@@ -27,6 +27,7 @@
 #include "opts.h"
 #include "ship.h"
 #include "live.h"
+#include "store.h"
 
 struct sig_watch {
 	struct gr_op op;
@@ -56,7 +57,7 @@ static void sig_done(struct gr_op *op, int res, unsigned int flags)
 /* once per loop iteration, before it waits (loop.c) */
 static void before_wait(void *arg)
 {
-	cons_before_wait(arg);
+	vm_before_wait(arg);
 }
 
 static void usage(FILE *f)

@@ -1,22 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * agent.h - the guestrelay host agent: one io_uring loop serving many VMs
- *
- *   main.c       arguments, start-up, the loop          (agent_init/finish)
- *   loop.c       io_uring submissions and completions   (gr_loop_*)
- *   vm.c         one VM: life cycle and state machine   (vm_*)
- *   peer.c       its ivshmem server and doorbells       (peer_*)
- *   hostctl.c    its control block and clock sync       (hostctl_*)
- *   session.c    its trace directories                  (session_*)
- *   consumer.c   draining rings to disk, zero copy      (cons_*)
- *   snapshot.c   flight-recorder snapshots              (snap_*)
- *   waiter.c     flush, snapshot and stop commands      (waiter_*)
- *   control/     control socket (server.c: ctl_init/finish), commands,
- *                status, the one option parser, client, CLI (cli_main)
- *   trace/       CTF metadata (ctf.c), store.c (directories, quota,
- *                store_*), the reader of stored
- *                traces (reader.c) for report.c and timeline.c
- *   region/      validate.c: checks on everything read from a guest
+ * agent.h - the agent's VM API: what main.c, control/, metrics/, libvirt/
+ * and fleet/ may know of the agent (struct gr_agent, a VM's options,
+ * statistics and status, the vm_* commands). The agent's internals are in
+ * vm.h (struct gr_vm and its parts), which nothing outside agent/ includes.
  *
  * Everything runs on the loop's thread; nothing here is thread-safe.
  * Internal functions return 0 or -errno; the edge (main, ctl) logs once.
@@ -26,93 +13,20 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
-#include <sys/uio.h>
-#include <liburing.h>
 
 #include "guestrelay_abi.h"
 #include "filter.h"
-#include "validate.h"
-#include "ivshmem_server.h"
-#include "shm.h"
+#include "loop.h"
 
 #define GR_VERSION		"1.0"	/* of the agent and CLI */
 #define GR_VM_NAME_MAX		64	/* bytes incl. NUL */
-#define GR_MAX_INFLIGHT		32	/* sub-buffer writes in flight per ring */
 #define GR_DEFAULT_SHM_SIZE	(16ULL << 20)
 #define GR_DEFAULT_RUN_DIR	"/run/guestrelay"
 #define GR_DEFAULT_STORE_DIR	"/var/lib/guestrelay"
 #define GR_CTL_SOCK_NAME	"agent.sock"
 #define GR_SHM_PREFIX		"guestrelay-"	/* /dev/shm/guestrelay-<vm> */
-
-/* ---- loop.c ---------------------------------------------------------- */
-
-/**
- * struct gr_op - one submission in flight; embed it in the owner
- * @done: called once with the completion's result and flags
- * @busy: set while submitted (an op is never submitted twice)
- * @ts: a timeout's time: the kernel reads it when the entry is submitted,
- *	which is at the loop's next io_uring_enter(), so it lives in the op
- */
-struct gr_op {
-	void (*done)(struct gr_op *op, int res, unsigned int flags);
-	bool busy;
-	struct __kernel_timespec ts;
-};
-
-/**
- * struct gr_loop_stats - what the loop did (`guestrelay info`)
- * @iterations: gr_loop_run_once() calls: one wait for completions each
- * @enters: io_uring_enter() calls the loop asked liburing for: one per
- *	iteration, plus one whenever the submission queue was full (an
- *	upper bound: liburing skips the call when a completion is already
- *	there and nothing is queued)
- * @completions: completions handled
- */
-struct gr_loop_stats {
-	uint64_t iterations;
-	uint64_t enters;
-	uint64_t completions;
-};
-
-/**
- * struct gr_loop - the one ring
- * @ring: liburing's ring
- * @bufs: a sparse registered-buffer table of GR_LOOP_BUFS slots exists
- * @buf_used: its slots in use (gr_loop_buf_add())
- * @inflight: ops submitted, not completed
- * @before_wait: called once per iteration after the completions were
- *	handled and before the next submit-and-wait (work done once per
- *	pass, e.g. arming event indexes), may queue submissions; or NULL
- * @before_wait_arg: its argument
- * @st: counters
- */
-#define GR_LOOP_BUFS		1024	/* registered buffer table slots */
-
-struct gr_loop {
-	struct io_uring ring;
-	unsigned int inflight;
-	void (*before_wait)(void *arg);
-	void *before_wait_arg;
-	struct gr_loop_stats st;
-	bool bufs;			/* a sparse buffer table is registered */
-	uint64_t buf_used[GR_LOOP_BUFS / 64];
-};
-
-int gr_loop_init(struct gr_loop *l, unsigned int depth);
-void gr_loop_finish(struct gr_loop *l);
-struct io_uring_sqe *gr_loop_sqe(struct gr_loop *l, struct gr_op *op);
-int gr_loop_reserve(struct gr_loop *l, unsigned int n);
-int gr_loop_poll(struct gr_loop *l, struct gr_op *op, int fd,
-		 unsigned int events);
-int gr_loop_timeout(struct gr_loop *l, struct gr_op *op, uint64_t ns);
-int gr_loop_read(struct gr_loop *l, struct gr_op *op, int fd, void *buf,
-		 unsigned int len);
-int gr_loop_buf_add(struct gr_loop *l, void *addr, size_t len);
-void gr_loop_buf_del(struct gr_loop *l, int idx);
-int gr_loop_cancel(struct gr_loop *l, struct gr_op *op);
-int gr_loop_run_once(struct gr_loop *l, uint64_t max_wait_ns);
-uint64_t gr_now_ns(void);
 
 /* ---- VM configuration and statistics --------------------------------- */
 
@@ -211,7 +125,6 @@ enum gr_vm_state {
 
 struct gr_agent;
 struct gr_vm;
-struct gr_ring_state;
 
 /**
  * typedef gr_done_fn - completion of an asynchronous VM command
@@ -329,24 +242,13 @@ struct gr_agent {
 };
 
 struct gr_vm *vm_next(struct gr_agent *a, struct gr_vm *prev);
-/* consumer.c: the loop's before_wait: event indexes, once per iteration */
-void cons_before_wait(struct gr_agent *a);
+/* vm.c: the loop's before_wait: what the VMs' parts reported, once per pass */
+void vm_before_wait(struct gr_agent *a);
 
 /* ---- control/server.c, control/cli.c ------------------------------- */
 
 int ctl_init(struct gr_agent *a);
 void ctl_finish(struct gr_agent *a);
 int cli_main(int argc, char **argv);
-
-/* ---- store.c --------------------------------------------------------- */
-
-int store_open(const char *dir, int *fdp);
-int store_vm_dir(int store_fd, const char *vm, int *fdp);
-int store_new_session(int vm_fd, const char *prefix, char *name, size_t len,
-		      int *fdp);
-int store_last_session(int vm_fd, char *name, size_t len);
-int store_open_stream(int session_fd, unsigned int ring, bool append,
-		      int *fdp, uint64_t *size);
-int store_usage(int vm_fd, uint64_t *bytes);
 
 #endif /* GR_AGENT_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * consumer.c - from a guest's rings to its stream files, without copying
+ * consumer.c - from a guest's rings to its stream files
  *
  * For each ring, sequence numbers move through three host-private marks:
  *
@@ -15,9 +15,10 @@
  * In verify mode (the default) the whole sub-buffer is copied into host
  * memory first and its records are checked on the copy too
  * (gr_check_records()), so what is stored is exactly what was checked
- * and babeltrace2 reads it; the copy is written. With verify off, a good
- * one is written with one writev(): the checked header copy, then the
- * rest of the content straight from the shared mapping. Only the
+ * and babeltrace2 reads it; the copy is written: one copy per stored
+ * sub-buffer. With verify off (`--verify off`) the path is zero copy: a
+ * good one is written with one writev(): the checked header copy, then
+ * the rest of the content straight from the shared mapping. Only the
  * content is stored (spec 6.12 step 3): the header copy says
  * packet_size = the records' end and content_size = the last record's
  * last declared byte (its tail padding is not content: babeltrace2
@@ -38,7 +39,15 @@
  * events reach the disk one doorbell after the guest closed their packet
  * instead of up to one poll period later.
  * prod_event is stored only on rings whose wish changed, once per loop
- * iteration (cons_before_wait()), with one fence for all of them.
+ * iteration (vm.c's vm_before_wait() calls cons_arm_event_idx()), with
+ * one fence for all of them.
+ *
+ * This file writes only its own state (vm->cons) and the VM's counters.
+ * It never calls up into vm.c: a doorbell owed to the guest
+ * (cons.kick), a stream stopped by the quota or a failed write
+ * (cons.stop) and event indexes to re-arm (cons.arm_pending) are
+ * reported there; vm.c handles them, and moves closing and commands on
+ * after completed writes, once per loop pass.
  */
 #include <endian.h>
 #include <errno.h>
@@ -49,6 +58,7 @@
 #include <unistd.h>
 
 #include "ship.h"
+#include "store.h"
 #include "vm.h"
 
 static uint64_t load_produced(struct gr_ring *ring)
@@ -94,6 +104,32 @@ static void hdr_done(struct gr_op *op, int res, unsigned int flags);
 static void content_done(struct gr_op *op, int res, unsigned int flags);
 static void unregister_bufs(struct gr_vm *vm);
 
+/**
+ * cons_init() - the consumer's state of a new VM: no session
+ * @c: the state
+ */
+void cons_init(struct gr_cons *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->buf_region = -1;
+	c->buf_hdrs = -1;
+	c->buf_copies = -1;
+}
+
+/*
+ * The quota is used up or a write failed: no more writes on any ring;
+ * reported to vm.c (cons.stop), which tells the operator once
+ */
+static void stop_stream(struct gr_vm *vm, enum gr_stop_reason why)
+{
+	unsigned int i;
+
+	if (vm->cons.stop == GR_STOP_NONE)
+		vm->cons.stop = why;
+	for (i = 0; vm->cons.rings && i < vm->view.nr_rings; i++)
+		vm->cons.rings[i].stopped = true;
+}
+
 /* the length in the file of the stored packet whose header copy is @h */
 static uint64_t stored_len(const struct gr_ring_state *r,
 			   const struct gr_packet_header *h)
@@ -135,7 +171,7 @@ static uint64_t whole_packets(struct gr_ring_state *r, uint64_t size,
 
 /*
  * --io fixed: what packets are written from becomes registered buffers
- * (the shared region, the header copies inside vm->rings, the verify
+ * (the shared region, the header copies inside vm->cons.rings, the verify
  * copies), so each write names a pinned buffer instead of having its
  * pages looked up. Where that fails (no table, a region above the
  * kernel's 1 GiB per buffer, no memory to pin) the session writes with
@@ -149,18 +185,20 @@ static void register_bufs(struct gr_vm *vm)
 
 	if (vm->opts.io_writev)
 		return;
-	vm->buf_region = gr_loop_buf_add(l, vm->region, vm->size);
-	vm->buf_hdrs = gr_loop_buf_add(l, vm->rings,
-				       v->nr_rings * sizeof(*vm->rings));
-	if (vm->copy_block)
-		vm->buf_copies = gr_loop_buf_add(l, vm->copy_block,
-						 (size_t)v->subbuf_size *
-						 GR_VERIFY_DEPTH * v->nr_rings);
-	ret = vm->buf_region < 0 ? vm->buf_region :
-	      vm->buf_hdrs < 0 ? vm->buf_hdrs :
-	      vm->copy_block && vm->buf_copies < 0 ? vm->buf_copies : 0;
+	vm->cons.buf_region = gr_loop_buf_add(l, vm->region, vm->size);
+	vm->cons.buf_hdrs = gr_loop_buf_add(l, vm->cons.rings,
+					    v->nr_rings *
+					    sizeof(*vm->cons.rings));
+	if (vm->cons.copy_block)
+		vm->cons.buf_copies = gr_loop_buf_add(l, vm->cons.copy_block,
+						      (size_t)v->subbuf_size *
+						      GR_VERIFY_DEPTH *
+						      v->nr_rings);
+	ret = vm->cons.buf_region < 0 ? vm->cons.buf_region :
+	      vm->cons.buf_hdrs < 0 ? vm->cons.buf_hdrs :
+	      vm->cons.copy_block && vm->cons.buf_copies < 0 ? vm->cons.buf_copies : 0;
 	if (!ret) {
-		vm->io_fixed = true;
+		vm->cons.io_fixed = true;
 		return;
 	}
 	syslog(LOG_WARNING, "%s: cannot register buffers for fixed writes (%s); writing with writev",
@@ -172,11 +210,11 @@ static void unregister_bufs(struct gr_vm *vm)
 {
 	struct gr_loop *l = &vm->agent->loop;
 
-	gr_loop_buf_del(l, vm->buf_region);
-	gr_loop_buf_del(l, vm->buf_hdrs);
-	gr_loop_buf_del(l, vm->buf_copies);
-	vm->buf_region = vm->buf_hdrs = vm->buf_copies = -1;
-	vm->io_fixed = false;
+	gr_loop_buf_del(l, vm->cons.buf_region);
+	gr_loop_buf_del(l, vm->cons.buf_hdrs);
+	gr_loop_buf_del(l, vm->cons.buf_copies);
+	vm->cons.buf_region = vm->cons.buf_hdrs = vm->cons.buf_copies = -1;
+	vm->cons.io_fixed = false;
 }
 
 /**
@@ -198,22 +236,22 @@ int cons_open_rings(struct gr_vm *vm, bool resume)
 	unsigned int i;
 	int ret;
 
-	vm->buf_region = vm->buf_hdrs = vm->buf_copies = -1;
-	vm->io_fixed = false;
-	vm->rings = calloc(v->nr_rings, sizeof(*vm->rings));
-	if (!vm->rings)
+	vm->cons.buf_region = vm->cons.buf_hdrs = vm->cons.buf_copies = -1;
+	vm->cons.io_fixed = false;
+	vm->cons.rings = calloc(v->nr_rings, sizeof(*vm->cons.rings));
+	if (!vm->cons.rings)
 		return -ENOMEM;
 	/* at most GR_VERIFY_DEPTH / n_subbufs of the data area per ring */
 	if (vm->opts.verify) {
-		vm->copy_block = malloc(copy_len * v->nr_rings);
-		if (!vm->copy_block)
+		vm->cons.copy_block = malloc(copy_len * v->nr_rings);
+		if (!vm->cons.copy_block)
 			return -ENOMEM;
 	}
 	for (i = 0; i < v->nr_rings; i++)
-		vm->rings[i].fd = vm->rings[i].index.fd =
-			vm->rings[i].index.dirfd = -1;
+		vm->cons.rings[i].fd = vm->cons.rings[i].index.fd =
+			vm->cons.rings[i].index.dirfd = -1;
 	for (i = 0; i < v->nr_rings; i++) {
-		struct gr_ring_state *r = &vm->rings[i];
+		struct gr_ring_state *r = &vm->cons.rings[i];
 		struct gr_ring *ring = vm_ring(vm, i);
 		uint64_t size = 0, shm_consumed;
 		unsigned int k;
@@ -222,12 +260,12 @@ int cons_open_rings(struct gr_vm *vm, bool resume)
 		r->idx = i;
 		r->quiet = true;
 		r->trunc_at = UINT64_MAX;
-		for (k = 0; vm->copy_block && k < GR_VERIFY_DEPTH; k++)
-			r->copies[k] = vm->copy_block + copy_len * i +
+		for (k = 0; vm->cons.copy_block && k < GR_VERIFY_DEPTH; k++)
+			r->copies[k] = vm->cons.copy_block + copy_len * i +
 				       (size_t)v->subbuf_size * k;
 		/* before the file is cut or written: see fleet/ship.c */
-		r->ship = ship_mark_open(vm->opts.name, vm->session, i);
-		ret = store_open_stream(vm->session_fd, i, resume, &r->fd,
+		r->ship = ship_mark_open(vm->opts.name, vm->sess.name, i);
+		ret = store_open_stream(vm->sess.fd, i, resume, &r->fd,
 					&size);
 		if (ret)
 			return ret;
@@ -255,7 +293,7 @@ int cons_open_rings(struct gr_vm *vm, bool resume)
 		r->file_off = size;
 		ship_mark_set(r->ship, size);
 		/* without it the stream is still stored: readers walk it */
-		ret = gr_index_open(&r->index, vm->session_fd, i, r->fd, size,
+		ret = gr_index_open(&r->index, vm->sess.fd, i, r->fd, size,
 				    v->subbuf_size);
 		if (ret)
 			syslog(LOG_WARNING, "%s: no index for stream_%u: %s",
@@ -277,10 +315,10 @@ bool cons_idle(const struct gr_vm *vm)
 {
 	unsigned int i;
 
-	if (!vm->rings)
+	if (!vm->cons.rings)
 		return true;
 	for (i = 0; i < vm->view.nr_rings; i++)
-		if (vm->rings[i].inflight)
+		if (vm->cons.rings[i].inflight)
 			return false;
 	return true;
 }
@@ -293,25 +331,25 @@ void cons_close_rings(struct gr_vm *vm)
 {
 	unsigned int i;
 
-	if (!vm->rings)
+	if (!vm->cons.rings)
 		return;
 	unregister_bufs(vm);
 	for (i = 0; i < vm->view.nr_rings; i++) {
-		struct gr_ring_state *r = &vm->rings[i];
+		struct gr_ring_state *r = &vm->cons.rings[i];
 
 		if (r->fd >= 0)
 			close(r->fd);
 		gr_index_close(&r->index);
 		ship_mark_close(r->ship);
 	}
-	free(vm->copy_block);
-	vm->copy_block = NULL;
-	free(vm->rings);
-	vm->rings = NULL;
+	free(vm->cons.copy_block);
+	vm->cons.copy_block = NULL;
+	free(vm->cons.rings);
+	vm->cons.rings = NULL;
 }
 
 /*
- * Move consumed over every finished slot, in order, and tell the guest
+ * Move consumed over every finished write, in order, and tell the guest
  * (H13: only past completed writes).
  */
 static void advance(struct gr_ring_state *r)
@@ -321,27 +359,27 @@ static void advance(struct gr_ring_state *r)
 	uint64_t old = r->consumed, event;
 
 	while (r->consumed != r->next) {
-		struct gr_wslot *s = &r->slots[r->consumed % GR_MAX_INFLIGHT];
+		struct gr_packet_write *w = &r->writes[r->consumed % GR_MAX_INFLIGHT];
 
-		if (s->state != GR_SLOT_DONE || s->seq != r->consumed)
+		if (w->state != GR_WRITE_DONE || w->seq != r->consumed)
 			break;
-		s->state = GR_SLOT_FREE;
-		if (s->len)	/* 0: dropped, nothing was written */
-			gr_index_add(&r->index, &s->hdr, s->off);
+		w->state = GR_WRITE_FREE;
+		if (w->len)	/* 0: dropped, nothing was written */
+			gr_index_add(&r->index, &w->hdr, w->off);
 		r->consumed++;
 	}
 	gr_index_flush(&r->index);
 	/*
 	 * --ship: every packet below the first write not completed is whole
-	 * (writes complete out of order); the slot at consumed is one
+	 * (writes complete out of order); the write at consumed is one
 	 */
 	if (r->ship)
 		ship_mark_set(r->ship, r->consumed == r->next ? r->file_off :
-			      r->slots[r->consumed % GR_MAX_INFLIGHT].off);
+			      r->writes[r->consumed % GR_MAX_INFLIGHT].off);
 	if (r->consumed == old || !store_consumed(vm, ring, r->consumed))
 		return;
 	if (!(vm->view.features & GR_F_EVENT_IDX)) {
-		peer_kick(vm, GR_VEC_CONSUMED);
+		vm->cons.kick = true;
 		return;
 	}
 	/* H18: our store of consumed before the load of the guest's wish;
@@ -352,7 +390,7 @@ static void advance(struct gr_ring_state *r)
 	event = le64toh(__atomic_load_n(&ring->prod.cons_event,
 					__ATOMIC_RELAXED));
 	if (gr_need_event(event, r->consumed, old))
-		peer_kick(vm, GR_VEC_CONSUMED);
+		vm->cons.kick = true;
 }
 
 static void log_invalid(struct gr_vm *vm, unsigned int ring, uint64_t seq,
@@ -370,13 +408,13 @@ static void log_invalid(struct gr_vm *vm, unsigned int ring, uint64_t seq,
  * Verify mode: copy sub-buffer @sub into a free copy of @r and check its
  * records there. The copy is taken between two loads of the commit record
  * (a seqlock read, spec 6.5, table 10 #4), so a slot the guest restarted
- * meanwhile (flight mode) is caught. Return: 0 with s->copy set, -EBUSY
+ * meanwhile (flight mode) is caught. Return: 0 with w->copy set, -EBUSY
  * if no copy is free (a write must complete first), -ESTALE if the slot
  * changed under the copy, -EINVAL (*why set) if a record is bad.
  */
-static int take_copy(struct gr_ring_state *r, struct gr_wslot *s,
+static int take_copy(struct gr_ring_state *r, struct gr_packet_write *w,
 		     const uint8_t *sub, const struct gr_subbuf_rec *shared,
-		     uint64_t rec_seq, uint64_t content, const char **why)
+		     uint64_t commit_seq, uint64_t content, const char **why)
 {
 	struct gr_vm *vm = r->vm;
 	const struct gr_view *v = &vm->view;
@@ -391,12 +429,12 @@ static int take_copy(struct gr_ring_state *r, struct gr_wslot *s,
 	 * smp_wmb() after it marked the slot busy (spec 10 #4)
 	 */
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	if (__atomic_load_n(&shared->seq, __ATOMIC_RELAXED) != rec_seq) {
+	if (__atomic_load_n(&shared->seq, __ATOMIC_RELAXED) != commit_seq) {
 		*why = "sub-buffer changed while it was copied";
 		return -ESTALE;
 	}
 	/* the header checked is the one in the copy, field for field */
-	if (memcmp(r->copies[k], &s->hdr, sizeof(s->hdr))) {
+	if (memcmp(r->copies[k], &w->hdr, sizeof(w->hdr))) {
 		*why = "packet header changed while it was copied";
 		return -ESTALE;
 	}
@@ -404,32 +442,32 @@ static int take_copy(struct gr_ring_state *r, struct gr_wslot *s,
 			     content, why))
 		return -EINVAL;
 	r->copy_busy[k] = true;
-	s->copy = r->copies[k];
+	w->copy = r->copies[k];
 	return 0;
 }
 
-static void put_copy(struct gr_ring_state *r, struct gr_wslot *s)
+static void put_copy(struct gr_ring_state *r, struct gr_packet_write *w)
 {
 	unsigned int k;
 
-	for (k = 0; s->copy && k < GR_VERIFY_DEPTH; k++)
-		if (r->copies[k] == s->copy)
+	for (k = 0; w->copy && k < GR_VERIFY_DEPTH; k++)
+		if (r->copies[k] == w->copy)
 			r->copy_busy[k] = false;
-	s->copy = NULL;
+	w->copy = NULL;
 }
 
 /*
- * Examine sub-buffer @seq: drop it (slot DONE, nothing written) or
+ * Examine sub-buffer @seq: drop it (its write DONE, nothing written) or
  * submit its write. Return: true if @seq was taken care of.
  */
 static bool take(struct gr_ring_state *r, uint64_t seq)
 {
 	struct gr_vm *vm = r->vm;
 	const struct gr_view *v = &vm->view;
-	struct gr_wslot *s = &r->slots[seq % GR_MAX_INFLIGHT];
-	uint32_t idx = gr_view_slot(v, seq);
-	uint8_t *sub = vm->region + gr_view_subbuf_off(v, r->idx, idx);
-	struct gr_subbuf_rec rec, *rec_shared;
+	struct gr_packet_write *w = &r->writes[seq % GR_MAX_INFLIGHT];
+	uint32_t slot = gr_view_slot(v, seq);
+	uint8_t *sub = vm->region + gr_view_subbuf_off(v, r->idx, slot);
+	struct gr_subbuf_rec commit, *commit_shared;
 	struct io_uring_sqe *sqe;
 	const char *why = NULL;
 	uint64_t content;
@@ -437,22 +475,22 @@ static bool take(struct gr_ring_state *r, uint64_t seq)
 
 	/*
 	 * One read of each, into host memory; only the copies are used.
-	 * rec.seq first, with acquire: pairs with the guest's
-	 * smp_store_release() of rec.seq, which publishes rec.bytes, the
+	 * commit.seq first, with acquire: pairs with the guest's
+	 * smp_store_release() of commit.seq, which publishes commit.bytes, the
 	 * packet header and the records of that packet (spec 10 #5).
 	 */
-	rec_shared = (struct gr_subbuf_rec *)
-		(vm->region + gr_view_rec_off(v, r->idx, idx));
-	rec.seq = __atomic_load_n(&rec_shared->seq, __ATOMIC_ACQUIRE);
-	rec.bytes = __atomic_load_n(&rec_shared->bytes, __ATOMIC_RELAXED);
-	rec.reserved = 0;
-	memcpy(&s->hdr, sub, sizeof(s->hdr));
+	commit_shared = (struct gr_subbuf_rec *)
+		(vm->region + gr_view_rec_off(v, r->idx, slot));
+	commit.seq = __atomic_load_n(&commit_shared->seq, __ATOMIC_ACQUIRE);
+	commit.bytes = __atomic_load_n(&commit_shared->bytes, __ATOMIC_RELAXED);
+	commit.reserved = 0;
+	memcpy(&w->hdr, sub, sizeof(w->hdr));
 	/* H9 on the private copies */
-	ret = gr_check_packet(v, r->idx, seq, &rec, &s->hdr, &r->last,
+	ret = gr_check_packet(v, r->idx, seq, &commit, &w->hdr, &r->last,
 			      &content, &why);
-	s->copy = NULL;
+	w->copy = NULL;
 	if (!ret && vm->opts.verify) {
-		ret = take_copy(r, s, sub, rec_shared, rec.seq, content, &why);
+		ret = take_copy(r, w, sub, commit_shared, commit.seq, content, &why);
 		if (ret == -EBUSY)
 			return false;
 		if (ret == -EINVAL)
@@ -462,65 +500,65 @@ static bool take(struct gr_ring_state *r, uint64_t seq)
 		/* H10: dropped and counted; consumed still passes it */
 		vm->st.invalid++;
 		log_invalid(vm, r->idx, seq, why);
-		s->seq = seq;
-		s->len = 0;
-		s->state = GR_SLOT_DONE;
+		w->seq = seq;
+		w->len = 0;
+		w->state = GR_WRITE_DONE;
 		return true;
 	}
 	/* H23: the quota before the packet is written; what is written */
 	if (vm->opts.quota && vm->usage + content > vm->opts.quota) {
-		put_copy(r, s);
-		vm_stream_stopped(vm, GR_STOP_QUOTA);
+		put_copy(r, w);
+		stop_stream(vm, GR_STOP_QUOTA);
 		return false;
 	}
-	if (gr_loop_reserve(&vm->agent->loop, vm->io_fixed ? 2 : 1)) {
-		put_copy(r, s);
+	if (gr_loop_reserve(&vm->agent->loop, vm->cons.io_fixed ? 2 : 1)) {
+		put_copy(r, w);
 		return false;
 	}
-	sqe = gr_loop_sqe(&vm->agent->loop, &s->op);
-	s->r = r;
-	s->seq = seq;
-	s->off = r->file_off;
-	s->len = (uint32_t)content;
+	sqe = gr_loop_sqe(&vm->agent->loop, &w->op);
+	w->r = r;
+	w->seq = seq;
+	w->off = r->file_off;
+	w->len = (uint32_t)content;
 	/*
 	 * H11: the validated private header, never the shared one; the
 	 * content only (spec 6.12 step 3): content <= subbuf_size and
 	 * holds the header and at least one record (H9)
 	 */
-	s->hdr.packet_size = s->hdr.content_size;
+	w->hdr.packet_size = w->hdr.content_size;
 	/* spec 6.12: content up to the last record's last declared byte */
-	s->hdr.content_size = htole64(8 * gr_packet_content_end(&vm->view,
+	w->hdr.content_size = htole64(8 * gr_packet_content_end(&vm->view,
 				vm->events, vm->view.desc_count,
-				s->copy ? s->copy : sub, content));
-	s->iov[0].iov_base = &s->hdr;
-	s->iov[0].iov_len = sizeof(s->hdr);
-	s->iov[1].iov_base = (s->copy ? s->copy : sub) + sizeof(s->hdr);
-	s->iov[1].iov_len = content - sizeof(s->hdr);
-	if (vm->io_fixed) {
+				w->copy ? w->copy : sub, content));
+	w->iov[0].iov_base = &w->hdr;
+	w->iov[0].iov_len = sizeof(w->hdr);
+	w->iov[1].iov_base = (w->copy ? w->copy : sub) + sizeof(w->hdr);
+	w->iov[1].iov_len = content - sizeof(w->hdr);
+	if (vm->cons.io_fixed) {
 		/* two writes, one per registered buffer; done when both are */
-		s->op.done = hdr_done;
-		s->op2.done = content_done;
-		s->parts = 2;
-		s->res = 0;
-		io_uring_prep_write_fixed(sqe, r->fd, s->iov[0].iov_base,
-					  (unsigned int)s->iov[0].iov_len,
-					  s->off, vm->buf_hdrs);
-		sqe = gr_loop_sqe(&vm->agent->loop, &s->op2);
-		io_uring_prep_write_fixed(sqe, r->fd, s->iov[1].iov_base,
-					  (unsigned int)s->iov[1].iov_len,
-					  s->off + sizeof(s->hdr),
-					  s->copy ? vm->buf_copies :
-						    vm->buf_region);
+		w->op.done = hdr_done;
+		w->op2.done = content_done;
+		w->parts = 2;
+		w->res = 0;
+		io_uring_prep_write_fixed(sqe, r->fd, w->iov[0].iov_base,
+					  (unsigned int)w->iov[0].iov_len,
+					  w->off, vm->cons.buf_hdrs);
+		sqe = gr_loop_sqe(&vm->agent->loop, &w->op2);
+		io_uring_prep_write_fixed(sqe, r->fd, w->iov[1].iov_base,
+					  (unsigned int)w->iov[1].iov_len,
+					  w->off + sizeof(w->hdr),
+					  w->copy ? vm->cons.buf_copies :
+						    vm->cons.buf_region);
 	} else {
-		s->op.done = write_done;
-		io_uring_prep_writev(sqe, r->fd, s->iov, 2, s->off);
+		w->op.done = write_done;
+		io_uring_prep_writev(sqe, r->fd, w->iov, 2, w->off);
 	}
-	s->state = GR_SLOT_WRITING;
+	w->state = GR_WRITE_SUBMITTED;
 	r->inflight++;
 	r->file_off += content;
 	/* closed less than half full: the guest's timer, not the stream */
 	r->quiet = content * 2 < v->subbuf_size;
-	gr_stream_mark_set(&r->last, &s->hdr);
+	gr_stream_mark_set(&r->last, &w->hdr);
 	vm->usage += content;
 	return true;
 }
@@ -561,7 +599,7 @@ static void drain_ring(struct gr_ring_state *r)
 		if (!take(r, r->next))
 			break;
 		r->next++;
-		vm->taken++;
+		vm->cons.taken++;
 	}
 	advance(r);
 }
@@ -574,10 +612,10 @@ void cons_drain(struct gr_vm *vm)
 {
 	unsigned int i;
 
-	if (!vm_streaming(vm) || !vm->rings)
+	if (!vm_streaming(vm) || !vm->cons.rings)
 		return;
 	for (i = 0; i < vm->view.nr_rings; i++)
-		drain_ring(&vm->rings[i]);
+		drain_ring(&vm->cons.rings[i]);
 }
 
 /**
@@ -606,10 +644,10 @@ bool cons_caught_up(struct gr_vm *vm)
 {
 	unsigned int i;
 
-	if (!vm->rings)
+	if (!vm->cons.rings)
 		return true;
 	for (i = 0; i < vm->view.nr_rings; i++) {
-		struct gr_ring_state *r = &vm->rings[i];
+		struct gr_ring_state *r = &vm->cons.rings[i];
 
 		if (r->inflight)
 			return false;
@@ -638,13 +676,13 @@ void cons_arm_event_idx(struct gr_vm *vm)
 	unsigned int i;
 	uint64_t magic;
 
-	vm->arm_pending = false;
+	vm->cons.arm_pending = false;
 	/* H7: prod_event only into the layout validated (spec 5.5) */
-	if (!vm_streaming(vm) || !vm->rings ||
+	if (!vm_streaming(vm) || !vm->cons.rings ||
 	    !vm_same_publication(vm, &magic))
 		return;
 	for (i = 0; i < vm->view.nr_rings; i++) {
-		struct gr_ring_state *r = &vm->rings[i];
+		struct gr_ring_state *r = &vm->cons.rings[i];
 		uint64_t want = r->next + (r->quiet ? 1 : batch) - 1;
 
 		if (r->stopped || (r->armed && r->prod_event == want))
@@ -662,7 +700,7 @@ void cons_arm_event_idx(struct gr_vm *vm)
 	 */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (i = 0; i < vm->view.nr_rings; i++) {
-		struct gr_ring_state *r = &vm->rings[i];
+		struct gr_ring_state *r = &vm->cons.rings[i];
 
 		if (changed[i] && !r->inflight &&
 		    load_produced(vm_ring(vm, i)) != r->next) {
@@ -672,42 +710,29 @@ void cons_arm_event_idx(struct gr_vm *vm)
 	}
 }
 
-/**
- * cons_before_wait() - the loop is about to wait: arm the event indexes
- * of the VMs that had a pass or a completed write in this iteration
- * @a: the agent
- */
-void cons_before_wait(struct gr_agent *a)
-{
-	struct gr_vm *vm;
-
-	for (vm = a->vms; vm; vm = vm->next)
-		if (vm->arm_pending && !vm->dying && !vm->closing)
-			cons_arm_event_idx(vm);
-}
-
 /* A packet's write completed (res: bytes written or -errno) */
-static void written(struct gr_wslot *s, int res)
+static void written(struct gr_packet_write *w, int res)
 {
-	struct gr_ring_state *r = s->r;
+	struct gr_ring_state *r = w->r;
 	struct gr_vm *vm = r->vm;
 
 	r->inflight--;
-	put_copy(r, s);
-	if (res == (int)s->len) {
-		s->state = GR_SLOT_DONE;
+	put_copy(r, w);
+	if (res == (int)w->len) {
+		w->state = GR_WRITE_DONE;
 		vm->st.packets++;
-		vm->st.bytes += s->len;
+		vm->st.bytes += w->len;
 	} else {
-		s->state = GR_SLOT_FAILED;
+		w->state = GR_WRITE_FAILED;
 		vm->st.write_errors++;
-		if (s->off < r->trunc_at)
-			r->trunc_at = s->off;
-		if (vm->stop_reason == GR_STOP_NONE)
+		if (w->off < r->trunc_at)
+			r->trunc_at = w->off;
+		if (vm->stop_reason == GR_STOP_NONE &&
+		    vm->cons.stop == GR_STOP_NONE)
 			syslog(LOG_ERR, "%s: write of ring %u failed: %s; stream stopped",
 			       vm->opts.name, r->idx,
 			       res < 0 ? strerror(-res) : "short write");
-		vm_stream_stopped(vm, GR_STOP_DISK);
+		stop_stream(vm, GR_STOP_DISK);
 	}
 	advance(r);
 	if (r->stopped && !r->inflight && r->trunc_at != UINT64_MAX) {
@@ -724,37 +749,36 @@ static void written(struct gr_wslot *s, int res)
 	 */
 	if (!vm->dying && !vm->closing) {
 		drain_ring(r);
-		vm->arm_pending = true;
+		vm->cons.arm_pending = true;
 	}
-	vm_progress(vm);
 }
 
 static void write_done(struct gr_op *op, int res, unsigned int flags)
 {
 	(void)flags;
-	written(container_of(op, struct gr_wslot, op), res);
+	written(container_of(op, struct gr_packet_write, op), res);
 }
 
 /* --io fixed: one of a packet's two writes completed */
-static void part_done(struct gr_wslot *s, int res)
+static void part_done(struct gr_packet_write *w, int res)
 {
-	if (res < 0 || s->res < 0)
-		s->res = s->res < 0 ? s->res : res;
+	if (res < 0 || w->res < 0)
+		w->res = w->res < 0 ? w->res : res;
 	else
-		s->res += res;	/* a short part leaves the sum short */
-	if (--s->parts)
+		w->res += res;	/* a short part leaves the sum short */
+	if (--w->parts)
 		return;
-	written(s, s->res);
+	written(w, w->res);
 }
 
 static void hdr_done(struct gr_op *op, int res, unsigned int flags)
 {
 	(void)flags;
-	part_done(container_of(op, struct gr_wslot, op), res);
+	part_done(container_of(op, struct gr_packet_write, op), res);
 }
 
 static void content_done(struct gr_op *op, int res, unsigned int flags)
 {
 	(void)flags;
-	part_done(container_of(op, struct gr_wslot, op2), res);
+	part_done(container_of(op, struct gr_packet_write, op2), res);
 }

@@ -17,13 +17,19 @@
  * The host writes only the control block (H7: once the layout is the
  * validated one, or before any guest runs); guest-written fields are only
  * read, once, into locals.
+ *
+ * This file writes only its own state (vm->hc) and never calls up or
+ * sideways: the doorbell a change owes the guest (hc.kick) and the end of
+ * a clock-sync series with a better clock for the metadata
+ * (hc.series_ended, hc.rewrite) are reported for vm.c, which rings and
+ * rewrites once per loop pass. The settings it writes (events, tracing,
+ * mode) are vm.c's; the filter area is vm_filter.c's.
  */
 #include <endian.h>
 #include <string.h>
 #include <time.h>
 
 #include "vm.h"
-#include "vm_filter.h"
 
 #define MS			1000000ULL
 #define GR_SYNC_ROUNDS		8
@@ -52,13 +58,13 @@ static void set_features(struct gr_vm *vm, struct gr_host_ctrl *c)
 	c->host_features = htole64(HOST_FEATURES |
 				   (vm->doorbell ? GR_F_DOORBELL : 0));
 	c->host_peer_id = htole32(vm->doorbell ?
-				  (uint32_t)ivsh_server_self_id(&vm->srv) :
+				  (uint32_t)ivsh_server_self_id(&vm->peer.srv) :
 				  GR_NO_PEER);
 }
 
 /**
  * hostctl_init() - a fresh control block, before QEMU can start the guest
- * @vm: the VM, its region zero-filled (H1)
+ * @vm: the VM, its region zero-filled (H1), vm->tracing set
  */
 void hostctl_init(struct gr_vm *vm)
 {
@@ -73,15 +79,14 @@ void hostctl_init(struct gr_vm *vm)
 	c->subbuf_size = htole32(vm->opts.subbuf_size);
 	c->n_subbufs = htole32(vm->opts.n_subbufs);
 	c->session_id = htole64((uint64_t)time(NULL));
-	vm->tracing = 1;
-	c->tracing = htole32(1);
+	c->tracing = htole32(vm->tracing);
 	c->mode = htole32(vm->opts.mode);
 	c->switch_timer_us = htole32(vm->opts.switch_timer_us);
 	/* spec 9.6: no descriptors read, no events chosen: the guest's own */
 	c->ctrl_flags = htole32(GR_CTRL_F_DEFAULTS);
-	vm->ctrl_seq = 0;
-	vm->flush_req = 0;
-	vm->sync_req = 0;
+	vm->hc.ctrl_seq = 0;
+	vm->hc.flush_req = 0;
+	vm->hc.sync_req = 0;
 	/* everything, then the magic (spec 5.1 step 2): no ordering of its
 	 * own, the release of seq below publishes it with the block
 	 */
@@ -89,16 +94,17 @@ void hostctl_init(struct gr_vm *vm)
 	/* then seq := seq + 1 with release: pairs with the guest's
 	 * smp_load_acquire() of seq, which it loads before magic (10 #16)
 	 */
-	__atomic_store_n(&c->seq, htole64(++vm->ctrl_seq), __ATOMIC_RELEASE);
+	__atomic_store_n(&c->seq, htole64(++vm->hc.ctrl_seq), __ATOMIC_RELEASE);
 }
 
 /**
  * hostctl_adopt() - take over the block an earlier agent wrote
  * @vm: the VM
+ * @tracing: receives the block's tracing setting (0 or 1)
  *
  * Return: 0, or -ENOENT if the region holds no control block.
  */
-int hostctl_adopt(struct gr_vm *vm)
+int hostctl_adopt(struct gr_vm *vm, uint32_t *tracing)
 {
 	struct gr_host_ctrl *c = ctrl(vm);
 
@@ -106,10 +112,10 @@ int hostctl_adopt(struct gr_vm *vm)
 		return -ENOENT;
 	set_features(vm, c);
 	/* H16: seq and the request counters continue from our own values */
-	vm->ctrl_seq = le64toh(c->seq);
-	vm->flush_req = le64toh(c->flush_req);
-	vm->sync_req = le64toh(c->sync_req);
-	vm->tracing = le32toh(c->tracing) ? 1 : 0;
+	vm->hc.ctrl_seq = le64toh(c->seq);
+	vm->hc.flush_req = le64toh(c->flush_req);
+	vm->hc.sync_req = le64toh(c->sync_req);
+	*tracing = le32toh(c->tracing) ? 1 : 0;
 	return 0;
 }
 
@@ -143,8 +149,8 @@ void hostctl_publish(struct gr_vm *vm)
 	/* H16: the fields above before seq; pairs with the guest's
 	 * smp_load_acquire() of seq in gr_ctrl_read() (spec 10 #10)
 	 */
-	__atomic_store_n(&c->seq, htole64(++vm->ctrl_seq), __ATOMIC_RELEASE);
-	peer_kick(vm, GR_VEC_CTRL);
+	__atomic_store_n(&c->seq, htole64(++vm->hc.ctrl_seq), __ATOMIC_RELEASE);
+	vm->hc.kick = true;
 }
 
 /**
@@ -174,10 +180,10 @@ void hostctl_new_session(struct gr_vm *vm)
 uint64_t hostctl_flush(struct gr_vm *vm)
 {
 	/* pairs with the guest's smp_load_acquire() of flush_req (10 #11) */
-	__atomic_store_n(&ctrl(vm)->flush_req, htole64(++vm->flush_req),
+	__atomic_store_n(&ctrl(vm)->flush_req, htole64(++vm->hc.flush_req),
 			 __ATOMIC_RELEASE);
-	peer_kick(vm, GR_VEC_CTRL);
-	return vm->flush_req;
+	vm->hc.kick = true;
+	return vm->hc.flush_req;
 }
 
 /**
@@ -197,7 +203,7 @@ uint32_t hostctl_guest_state(const struct gr_vm *vm)
 /**
  * hostctl_settings_acked() - the guest acknowledged settings @seq
  * @vm: the VM
- * @seq: a value of vm->ctrl_seq
+ * @seq: a value of vm->hc.ctrl_seq
  *
  * Return: true once status.ctrl_ack = @seq.
  */
@@ -227,47 +233,75 @@ bool hostctl_flush_acked(const struct gr_vm *vm, uint64_t req)
 }
 
 /**
+ * hostctl_sync_reset() - a new publication: no clock, no round pending
+ * @vm: the VM
+ */
+void hostctl_sync_reset(struct gr_vm *vm)
+{
+	struct timespec rt, mono;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	vm->hc.mono_to_real = ((int64_t)rt.tv_sec - mono.tv_sec) *
+			      1000000000LL + (rt.tv_nsec - mono.tv_nsec);
+	memset(&vm->hc.clock, 0, sizeof(vm->hc.clock));
+	vm->hc.sync_best_rtt = UINT64_MAX;
+	vm->hc.sync_pending = false;
+}
+
+/**
+ * hostctl_clock_resume() - a resumed session continues with its clock
+ * @vm: the VM
+ * @c: the clock its .guestrelay recorded (nothing if not synced)
+ */
+void hostctl_clock_resume(struct gr_vm *vm, const struct gr_ctf_clock *c)
+{
+	if (c->synced)
+		vm->hc.clock = *c;
+}
+
+/**
  * hostctl_sync_start() - begin a series of clock-sync rounds
  * @vm: an attached VM
  */
 void hostctl_sync_start(struct gr_vm *vm)
 {
-	vm->sync_rounds = 0;
-	vm->sync_dirty = false;
+	vm->hc.sync_rounds = 0;
+	vm->hc.sync_dirty = false;
 	if (!(vm->view.features & GR_F_CLOCK_SYNC))
 		return;
-	vm->sync_t1 = gr_now_ns();
+	vm->hc.sync_t1 = gr_now_ns();
 	/* t1 before the request: pairs with the guest's smp_load_acquire()
 	 * of sync_req (10 #11)
 	 */
-	__atomic_store_n(&ctrl(vm)->sync_req, htole64(++vm->sync_req),
+	__atomic_store_n(&ctrl(vm)->sync_req, htole64(++vm->hc.sync_req),
 			 __ATOMIC_RELEASE);
-	vm->sync_pending = true;
-	peer_kick(vm, GR_VEC_CTRL);
+	vm->hc.sync_pending = true;
+	vm->hc.kick = true;
 }
 
 /* The next round of a series */
 static void sync_round(struct gr_vm *vm)
 {
-	unsigned int rounds = vm->sync_rounds;
-	bool dirty = vm->sync_dirty;
+	unsigned int rounds = vm->hc.sync_rounds;
+	bool dirty = vm->hc.sync_dirty;
 
 	hostctl_sync_start(vm);
-	vm->sync_rounds = rounds;
-	vm->sync_dirty = dirty;
+	vm->hc.sync_rounds = rounds;
+	vm->hc.sync_dirty = dirty;
 }
 
 /*
  * The series ended: the session's metadata gets the best clock once, not
  * after each improving sample (every rewrite writes two files and
- * queues three fsyncs).
+ * queues three fsyncs): reported to vm.c, which rewrites it.
  */
 static void sync_end(struct gr_vm *vm, uint64_t next_ns)
 {
-	vm->next_sync_ns = next_ns;
-	if (vm->sync_dirty)
-		session_write_files(vm, vm->session_fd, vm->session);
-	vm->sync_dirty = false;
+	vm->hc.next_sync_ns = next_ns;
+	vm->hc.series_ended = true;
+	vm->hc.rewrite = vm->hc.rewrite || vm->hc.sync_dirty;
+	vm->hc.sync_dirty = false;
 }
 
 /**
@@ -284,8 +318,8 @@ void hostctl_sync_check(struct gr_vm *vm)
 	uint64_t now = gr_now_ns(), t3, guest, rtt;
 	struct gr_ctf_clock clock;
 
-	if (!vm->sync_pending) {
-		if (vm->state == GR_VM_ATTACHED && now >= vm->next_sync_ns)
+	if (!vm->hc.sync_pending) {
+		if (vm->state == GR_VM_ATTACHED && now >= vm->hc.next_sync_ns)
 			hostctl_sync_start(vm);
 		return;
 	}
@@ -293,17 +327,17 @@ void hostctl_sync_check(struct gr_vm *vm)
 	 * sync_guest_time below is the answer to this request
 	 */
 	if (le64toh(__atomic_load_n(&st->sync_ack, __ATOMIC_ACQUIRE)) !=
-	    vm->sync_req) {
-		if (now - vm->sync_t1 > GR_SYNC_TIMEOUT_NS) {
-			vm->sync_pending = false;
+	    vm->hc.sync_req) {
+		if (now - vm->hc.sync_t1 > GR_SYNC_TIMEOUT_NS) {
+			vm->hc.sync_pending = false;
 			sync_end(vm, now + GR_SYNC_TIMEOUT_NS);
 		}
 		return;
 	}
 	t3 = now;
 	guest = le64toh(__atomic_load_n(&st->sync_guest_time, __ATOMIC_RELAXED));
-	rtt = t3 - vm->sync_t1;
-	vm->sync_pending = false;
+	rtt = t3 - vm->hc.sync_t1;
+	vm->hc.sync_pending = false;
 	/*
 	 * H20: the answer must come from the instance whose clock the
 	 * session uses: a guest that re-published meanwhile (reboot, reload)
@@ -315,18 +349,18 @@ void hostctl_sync_check(struct gr_vm *vm)
 		sync_end(vm, now + GR_SYNC_TIMEOUT_NS);
 		return;
 	}
-	vm->sync_rounds++;
-	if (!vm->clock.synced || rtt < vm->sync_best_rtt) {
-		int64_t host = (int64_t)(vm->sync_t1 + rtt / 2) + vm->mono_to_real;
+	vm->hc.sync_rounds++;
+	if (!vm->hc.clock.synced || rtt < vm->hc.sync_best_rtt) {
+		int64_t host = (int64_t)(vm->hc.sync_t1 + rtt / 2) + vm->hc.mono_to_real;
 
 		if (!gr_ctf_clock_from_sync(vm->view.clock_freq, guest, host,
 					    rtt / 2 + 1, &clock)) {
-			vm->sync_best_rtt = rtt;
-			vm->clock = clock;
-			vm->sync_dirty = vm->session_fd >= 0;
+			vm->hc.sync_best_rtt = rtt;
+			vm->hc.clock = clock;
+			vm->hc.sync_dirty = vm->sess.fd >= 0;
 		}
 	}
-	if (vm->sync_rounds < GR_SYNC_ROUNDS)
+	if (vm->hc.sync_rounds < GR_SYNC_ROUNDS)
 		sync_round(vm);
 	else
 		sync_end(vm, now + GR_SYNC_REFRESH_NS);

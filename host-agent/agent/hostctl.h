@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * hostctl.h - hostctl.c: the host control block, the guest's acknowledgements, clock sync
+ * hostctl.h - hostctl.c: the host control block, the guest's
+ * acknowledgements, clock sync; its state, struct gr_hostctl, lives in
+ * the VM and only hostctl.c writes it (vm.c clears the reports it handled)
  */
 #ifndef GR_HOSTCTL_H
 #define GR_HOSTCTL_H
@@ -9,16 +11,56 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ctf.h"
+
 struct gr_vm;
 
+/**
+ * struct gr_hostctl - what the host last wrote to its control block, and
+ * the clock-sync exchange
+ * @ctrl_seq: settings publications (seq)
+ * @flush_req: flush requests
+ * @sync_req: clock-sync requests
+ * @sync_pending: a round is waiting for the guest's answer
+ * @sync_t1: CLOCK_MONOTONIC ns of its request
+ * @sync_best_rtt: the tightest round trip of the session
+ * @sync_rounds: rounds of this series
+ * @mono_to_real: realtime - monotonic, per session
+ * @clock: the session's CTF clock (the best sample)
+ * @next_sync_ns: when the next series starts
+ * @sync_dirty: a better clock than the one in the metadata
+ *
+ * Reports, for vm.c (cleared when handled, once per loop pass):
+ * @kick: the block changed: ring GR_VEC_CTRL
+ * @series_ended: a series of rounds ended; @rewrite: with a better clock
+ */
+struct gr_hostctl {
+	uint64_t ctrl_seq;
+	uint64_t flush_req;
+	uint64_t sync_req;
+	bool sync_pending;
+	uint64_t sync_t1;
+	uint64_t sync_best_rtt;
+	unsigned int sync_rounds;
+	int64_t mono_to_real;
+	struct gr_ctf_clock clock;
+	uint64_t next_sync_ns;
+	bool sync_dirty;
+	bool kick;
+	bool series_ended;
+	bool rewrite;
+};
+
 void hostctl_init(struct gr_vm *vm);
-int hostctl_adopt(struct gr_vm *vm);
+int hostctl_adopt(struct gr_vm *vm, uint32_t *tracing);
 void hostctl_publish(struct gr_vm *vm);
 void hostctl_new_session(struct gr_vm *vm);
 uint64_t hostctl_flush(struct gr_vm *vm);
 uint32_t hostctl_guest_state(const struct gr_vm *vm);
 bool hostctl_settings_acked(const struct gr_vm *vm, uint64_t seq);
 bool hostctl_flush_acked(const struct gr_vm *vm, uint64_t req);
+void hostctl_sync_reset(struct gr_vm *vm);
+void hostctl_clock_resume(struct gr_vm *vm, const struct gr_ctf_clock *c);
 void hostctl_sync_start(struct gr_vm *vm);
 void hostctl_sync_check(struct gr_vm *vm);
 

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "agent.h"
+#include "loop.h"
 
 /**
  * gr_loop_init() - set up the ring

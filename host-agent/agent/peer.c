@@ -5,10 +5,15 @@
  *
  *   QEMU connects      a peer: its eventfds ring the guest's MSI-X vectors
  *                      (peer_kick: "control changed", "consumed")
- *   QEMU leaves        the guest is gone: vm_guest_left()
+ *   QEMU leaves        the guest is gone: peer.left, for vm.c
  *   our own eventfds   the guest's doorbells ("sub-buffers ready",
- *                      "status"): at most one VM pass per
+ *                      "status"): peer.rang, for vm.c, which makes it
+ *                      one VM pass in the loop pass; at most one per
  *                      GR_DOORBELL_MIN_NS, whatever the guest's rate
+ *
+ * This file writes only its own state (vm->peer) and the VM's counters,
+ * and never calls up into vm.c: vm.c reads the reports once per loop
+ * pass, and frees a removed VM once peer_idle().
  *
  * Doorbells are hints (H19): the truth is in shared memory, and the VM's
  * poll timer covers a doorbell lost or coalesced. Every socket is
@@ -44,9 +49,9 @@
  */
 void peer_kick(struct gr_vm *vm, unsigned int vector)
 {
-	if (!vm->doorbell || vm->guest_peer < 0)
+	if (!vm->doorbell || vm->peer.guest_peer < 0)
 		return;
-	if (ivsh_server_notify(&vm->srv, vm->guest_peer, vector) == 0)
+	if (ivsh_server_notify(&vm->peer.srv, vm->peer.guest_peer, vector) == 0)
 		vm->st.doorbells_out++;
 }
 
@@ -59,7 +64,7 @@ void peer_kick(struct gr_vm *vm, unsigned int vector)
 static void self_arm(struct gr_selfwatch *w)
 {
 	struct gr_vm *vm = w->vm;
-	int fd = ivsh_server_self_eventfd(&vm->srv, w->vec);
+	int fd = ivsh_server_self_eventfd(&vm->peer.srv, w->vec);
 
 	if (w->poll)
 		gr_loop_poll(&vm->agent->loop, &w->op, fd, POLLIN);
@@ -76,10 +81,8 @@ static void self_done(struct gr_op *op, int res, unsigned int flags)
 	uint64_t now;
 
 	(void)flags;
-	if (vm->dying) {
-		vm_progress(vm);
+	if (vm->dying)
 		return;
-	}
 	if (w->poll) {
 		/* the poll said readable: now the read, through the loop */
 		w->poll = false;
@@ -96,10 +99,10 @@ static void self_done(struct gr_op *op, int res, unsigned int flags)
 		/* a storm of doorbells is one read and at most one pass */
 		vm->st.doorbells_in++;
 		now = gr_now_ns();
-		if (now - vm->db_tick_ns >= GR_DOORBELL_MIN_NS) {
-			vm->db_tick_ns = now;
+		if (now - vm->peer.db_tick_ns >= GR_DOORBELL_MIN_NS) {
+			vm->peer.db_tick_ns = now;
 			vm->st.doorbell_passes++;
-			vm_wake(vm);
+			vm->peer.rang = true;
 		}
 	}
 	self_arm(w);
@@ -114,20 +117,18 @@ static void peer_done(struct gr_op *op, int res, unsigned int flags)
 
 	(void)flags;
 	if (!p->gone && !vm->dying && res > 0)
-		ivsh_server_peer_event(&vm->srv, p->id);
+		ivsh_server_peer_event(&vm->peer.srv, p->id);
 	if (!p->gone && !vm->dying) {
 		gr_loop_poll(&vm->agent->loop, &p->op, p->fd, POLLIN | POLLRDHUP);
 		return;
 	}
-	for (pp = &vm->peers; *pp; pp = &(*pp)->next) {
+	for (pp = &vm->peer.peers; *pp; pp = &(*pp)->next) {
 		if (*pp == p) {
 			*pp = p->next;
 			break;
 		}
 	}
 	free(p);
-	if (vm->dying)
-		vm_progress(vm);
 }
 
 static void on_peer(void *data, enum ivsh_peer_change what, int id, int fd)
@@ -138,51 +139,49 @@ static void on_peer(void *data, enum ivsh_peer_change what, int id, int fd)
 	if (what == IVSH_PEER_ADDED) {
 		p = calloc(1, sizeof(*p));
 		if (!p) {
-			ivsh_server_disconnect(&vm->srv, id);
+			ivsh_server_disconnect(&vm->peer.srv, id);
 			return;
 		}
 		p->vm = vm;
 		p->id = id;
 		p->fd = fd;
 		p->op.done = peer_done;
-		p->next = vm->peers;
-		vm->peers = p;
-		vm->guest_peer = id;
+		p->next = vm->peer.peers;
+		vm->peer.peers = p;
+		vm->peer.guest_peer = id;
 		syslog(LOG_INFO, "%s: QEMU connected as peer %d", vm->opts.name, id);
 		gr_loop_poll(&vm->agent->loop, &p->op, fd, POLLIN | POLLRDHUP);
 		/* a kick now may be lost (MSI-X not enabled yet): harmless */
 		peer_kick(vm, GR_VEC_CTRL);
 		return;
 	}
-	for (p = vm->peers; p; p = p->next) {
+	for (p = vm->peer.peers; p; p = p->next) {
 		if (p->id == id && !p->gone) {
 			p->gone = true;
 			gr_loop_cancel(&vm->agent->loop, &p->op);
 		}
 	}
-	if (id == vm->guest_peer) {
-		vm->guest_peer = -1;
-		vm_guest_left(vm);
+	if (id == vm->peer.guest_peer) {
+		vm->peer.guest_peer = -1;
+		vm->peer.left = true;
 	}
 }
 
 static void listen_done(struct gr_op *op, int res, unsigned int flags)
 {
-	struct gr_vm *vm = container_of(op, struct gr_vm, listen_op);
+	struct gr_vm *vm = container_of(op, struct gr_vm, peer.listen_op);
 	int ret;
 
 	(void)flags;
-	if (vm->dying) {
-		vm_progress(vm);
+	if (vm->dying)
 		return;
-	}
 	if (res > 0) {
 		do {
-			ret = ivsh_server_accept(&vm->srv);
+			ret = ivsh_server_accept(&vm->peer.srv);
 		} while (ret >= 0);
 	}
-	gr_loop_poll(&vm->agent->loop, &vm->listen_op,
-		     ivsh_server_listen_fd(&vm->srv), POLLIN);
+	gr_loop_poll(&vm->agent->loop, &vm->peer.listen_op,
+		     ivsh_server_listen_fd(&vm->peer.srv), POLLIN);
 }
 
 static void srv_log(void *data, int prio, const char *fmt, va_list ap)
@@ -217,24 +216,24 @@ int peer_init(struct gr_vm *vm, const char *sock, char *err, size_t errlen)
 	unsigned int v;
 	int ret;
 
-	vm->guest_peer = -1;
+	vm->peer.guest_peer = -1;
 	if (o->own) {
 		so.flags = IVSH_SRV_CHOWN;
 		so.sock_uid = o->uid;
 		so.sock_gid = o->gid;
 	}
-	ret = ivsh_server_init(&vm->srv, sock, vm->shm.fd, GR_NR_VECTORS, &so);
+	ret = ivsh_server_init(&vm->peer.srv, sock, vm->shm.fd, GR_NR_VECTORS, &so);
 	if (ret) {
 		snprintf(err, errlen, "cannot serve %s: %s", sock, strerror(-ret));
 		return ret;
 	}
-	vm->listen_op.done = listen_done;
-	gr_loop_poll(l, &vm->listen_op, ivsh_server_listen_fd(&vm->srv), POLLIN);
+	vm->peer.listen_op.done = listen_done;
+	gr_loop_poll(l, &vm->peer.listen_op, ivsh_server_listen_fd(&vm->peer.srv), POLLIN);
 	for (v = 0; v < GR_NR_VECTORS; v++) {
-		vm->self[v].op.done = self_done;
-		vm->self[v].vm = vm;
-		vm->self[v].vec = v;
-		self_arm(&vm->self[v]);
+		vm->peer.self[v].op.done = self_done;
+		vm->peer.self[v].vm = vm;
+		vm->peer.self[v].vec = v;
+		self_arm(&vm->peer.self[v]);
 	}
 	return 0;
 }
@@ -253,14 +252,14 @@ void peer_finish(struct gr_vm *vm)
 
 	if (!vm->doorbell)
 		return;
-	gr_loop_cancel(l, &vm->listen_op);
+	gr_loop_cancel(l, &vm->peer.listen_op);
 	for (v = 0; v < GR_NR_VECTORS; v++)
-		gr_loop_cancel(l, &vm->self[v].op);
-	for (p = vm->peers; p; p = p->next) {
+		gr_loop_cancel(l, &vm->peer.self[v].op);
+	for (p = vm->peer.peers; p; p = p->next) {
 		p->gone = true;
 		gr_loop_cancel(l, &p->op);
 	}
-	ivsh_server_finish(&vm->srv);
+	ivsh_server_finish(&vm->peer.srv);
 }
 
 /**
@@ -273,10 +272,10 @@ bool peer_idle(const struct gr_vm *vm)
 {
 	unsigned int v;
 
-	if (vm->listen_op.busy || vm->peers)
+	if (vm->peer.listen_op.busy || vm->peer.peers)
 		return false;
 	for (v = 0; v < GR_NR_VECTORS; v++)
-		if (vm->self[v].op.busy)
+		if (vm->peer.self[v].op.busy)
 			return false;
 	return true;
 }

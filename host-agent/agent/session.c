@@ -5,9 +5,11 @@
  *
  * A session is one directory per attach of a guest instance (H15), named
  * by the agent (a UTC time stamp; H6, H23: no guest text in paths). Its
- * stream files belong to the consumer (cons_open_rings()); this file
- * writes the rest and ends the session. A restarted agent resumes the
- * newest session of the same instance.
+ * stream files belong to the consumer (cons_open_rings(), which vm.c
+ * calls after session_open()); this file writes the rest and ends the
+ * session. A restarted agent resumes the newest session of the same
+ * instance. This file writes only its own state (vm->sess) and never
+ * calls up into vm.c; vm.c frees a removed VM once session_idle().
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,9 +20,8 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "live.h"
+#include "store.h"
 #include "vm.h"
-#include "vm_filter.h"
 
 /* A directory being fsynced before its descriptor is closed */
 struct gr_session_close {
@@ -103,6 +104,17 @@ static bool session_created(const char *name, char out[24])
 }
 
 /**
+ * session_init() - the session state of a new VM: none open
+ * @s: the state
+ */
+void session_init(struct gr_session *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->vm_fd = -1;
+	s->fd = -1;
+}
+
+/**
  * session_write_files() - metadata and .guestrelay of a session
  * @vm: an attached VM
  * @dirfd: the session directory
@@ -138,9 +150,9 @@ int session_write_files(struct gr_vm *vm, int dirfd, const char *session)
 
 	gethostname(host, sizeof(host) - 1);
 	vm_filters_env(vm, filters, sizeof(filters));
-	memcpy(env.trace_uuid, vm->trace_uuid, sizeof(env.trace_uuid));
+	memcpy(env.trace_uuid, vm->sess.trace_uuid, sizeof(env.trace_uuid));
 	ret = gr_ctf_metadata(&vm->view, vm->events, vm->view.desc_count,
-			      &env, &vm->clock, &text, &len);
+			      &env, &vm->hc.clock, &text, &len);
 	if (ret)
 		return ret;
 	ret = gr_ctf_write_metadata(dirfd, text, len, &fd);
@@ -149,8 +161,8 @@ int session_write_files(struct gr_vm *vm, int dirfd, const char *session)
 		return ret;
 	file_sync(a, fd);
 	ret = gr_ctf_write_info(dirfd, &vm->hdr_copy, vm->size, vm->desc_copy,
-				vm->view.desc_count, &vm->clock,
-				vm->trace_uuid, &fd);
+				vm->view.desc_count, &vm->hc.clock,
+				vm->sess.trace_uuid, &fd);
 	if (ret)
 		return ret;
 	file_sync(a, fd);
@@ -166,10 +178,14 @@ int session_write_files(struct gr_vm *vm, int dirfd, const char *session)
  * session_open() - the trace directory of a new (or resumed) session
  * @vm: a VM whose publication was validated
  * @try_resume: after an agent restart, continue the newest session if it
- *	belongs to the same instance (H15: its stream files continue)
+ *	belongs to the same instance (H15: its stream files continue);
+ *	sess.resumed says whether it did, sess.resumed_clock is then the
+ *	clock the session had
  *
- * Return: 0 or -errno; on error the caller closes what was opened
- * (cons_close_rings(), session_fd).
+ * The caller then writes the session's files (session_write_files())
+ * and opens its streams (cons_open_rings()).
+ *
+ * Return: 0 or -errno; on error the caller calls session_abandon().
  */
 int session_open(struct gr_vm *vm, bool try_resume)
 {
@@ -178,55 +194,58 @@ int session_open(struct gr_vm *vm, bool try_resume)
 	bool resume = false;
 	int ret, fd;
 
-	if (vm->vm_fd < 0) {
+	if (vm->sess.vm_fd < 0) {
 		ret = store_vm_dir(vm->agent->store_fd, vm->opts.name,
-				   &vm->vm_fd);
+				   &vm->sess.vm_fd);
 		if (ret)
 			return ret;
 	}
 	if (try_resume &&
-	    !store_last_session(vm->vm_fd, vm->session, sizeof(vm->session))) {
-		fd = openat(vm->vm_fd, vm->session, O_RDONLY | O_DIRECTORY |
+	    !store_last_session(vm->sess.vm_fd, vm->sess.name, sizeof(vm->sess.name))) {
+		fd = openat(vm->sess.vm_fd, vm->sess.name, O_RDONLY | O_DIRECTORY |
 			    O_NOFOLLOW | O_CLOEXEC);
 		info = calloc(1, sizeof(*info));
 		if (fd >= 0 && info && !gr_ctf_read_info(fd, info, &why) &&
 		    info->view.instance_id == vm->instance_id) {
 			resume = true;
-			vm->session_fd = fd;
-			memcpy(vm->trace_uuid, info->trace_uuid, 16);
-			if (info->clock.synced)
-				vm->clock = info->clock;
+			vm->sess.fd = fd;
+			memcpy(vm->sess.trace_uuid, info->trace_uuid, 16);
+			vm->sess.resumed_clock = info->clock;
 		} else if (fd >= 0) {
 			close(fd);
 		}
 		free(info);
 	}
-	vm->session_resumed = resume;
+	vm->sess.resumed = resume;
 	if (!resume) {
-		ret = store_new_session(vm->vm_fd, "", vm->session,
-					sizeof(vm->session), &vm->session_fd);
+		ret = store_new_session(vm->sess.vm_fd, "", vm->sess.name,
+					sizeof(vm->sess.name), &vm->sess.fd);
 		if (ret)
 			return ret;
-		if (getrandom(vm->trace_uuid, sizeof(vm->trace_uuid), 0) !=
-		    sizeof(vm->trace_uuid))
+		if (getrandom(vm->sess.trace_uuid, sizeof(vm->sess.trace_uuid), 0) !=
+		    sizeof(vm->sess.trace_uuid))
 			return -EIO;
-		vm->trace_uuid[6] = (vm->trace_uuid[6] & 0x0f) | 0x40;
-		vm->trace_uuid[8] = (vm->trace_uuid[8] & 0x3f) | 0x80;
+		vm->sess.trace_uuid[6] = (vm->sess.trace_uuid[6] & 0x0f) | 0x40;
+		vm->sess.trace_uuid[8] = (vm->sess.trace_uuid[8] & 0x3f) | 0x80;
 	}
-	if (snprintf(vm->session_path, sizeof(vm->session_path), "%s/%s/%s",
-		     vm->agent->store_dir, vm->opts.name, vm->session) >=
-	    (int)sizeof(vm->session_path))
+	if (snprintf(vm->sess.path, sizeof(vm->sess.path), "%s/%s/%s",
+		     vm->agent->store_dir, vm->opts.name, vm->sess.name) >=
+	    (int)sizeof(vm->sess.path))
 		return -ENAMETOOLONG;
-	store_usage(vm->vm_fd, &vm->usage);
-	ret = session_write_files(vm, vm->session_fd, vm->session);
-	if (ret)
-		return ret;
-	ret = cons_open_rings(vm, resume);
-	if (!ret)
-		live_session_open(vm->opts.name, vm->session,
-				  vm->view.nr_rings, vm->view.clock_freq,
-				  vm->opts.switch_timer_us);
-	return ret;
+	store_usage(vm->sess.vm_fd, &vm->usage);
+	return 0;
+}
+
+/**
+ * session_abandon() - a session that could not be opened: close its
+ * directory, write nothing
+ * @vm: the VM
+ */
+void session_abandon(struct gr_vm *vm)
+{
+	if (vm->sess.fd >= 0)
+		close(vm->sess.fd);
+	vm->sess.fd = -1;
 }
 
 static void close_done(struct gr_op *op, int res, unsigned int flags)
@@ -238,17 +257,16 @@ static void close_done(struct gr_op *op, int res, unsigned int flags)
 	(void)res;
 	(void)flags;
 	close(c->fd);
-	vm->closes--;
+	vm->sess.closes--;
 	free(c);
-	vm_progress(vm);
 }
 
 /**
- * session_close() - close the session; the rings must be idle
+ * session_close() - close the session; the caller closed the rings
+ * (cons_close_rings())
  * @vm: the VM
  *
- * The metadata is rewritten (the final clock), the stream files closed,
- * and the directory fsynced through the loop (IORING_OP_FSYNC): its
+ * The metadata is rewritten (the final clock) and the directory fsynced through the loop (IORING_OP_FSYNC): its
  * descriptor is closed when that completed; session_idle() says when.
  */
 void session_close(struct gr_vm *vm)
@@ -256,33 +274,42 @@ void session_close(struct gr_vm *vm)
 	struct gr_session_close *c;
 	struct io_uring_sqe *sqe = NULL;
 
-	if (vm->session_fd < 0)
+	if (vm->sess.fd < 0)
 		return;
-	session_write_files(vm, vm->session_fd, vm->session);
-	cons_close_rings(vm);
-	live_session_close(vm->opts.name, vm->session);
+	session_write_files(vm, vm->sess.fd, vm->sess.name);
 	c = malloc(sizeof(*c));
 	if (c)
 		sqe = gr_loop_sqe(&vm->agent->loop, &c->op);
 	if (sqe) {
 		c->op.done = close_done;
 		c->vm = vm;
-		c->fd = vm->session_fd;
-		vm->closes++;
+		c->fd = vm->sess.fd;
+		vm->sess.closes++;
 		io_uring_prep_fsync(sqe, c->fd, 0);
 	} else {
 		/* no memory or no entry: close now; session_write_files()
 		 * queued (or did) the directory's fsync on its own descriptor,
 		 * unless it failed, and then the metadata stays as it was */
 		free(c);
-		close(vm->session_fd);
+		close(vm->sess.fd);
 	}
-	vm->session_fd = -1;
+	vm->sess.fd = -1;
 	syslog(LOG_INFO, "%s: trace %s closed: %llu packets, %llu bytes, %llu invalid",
-	       vm->opts.name, vm->session_path,
+	       vm->opts.name, vm->sess.path,
 	       (unsigned long long)vm->st.packets,
 	       (unsigned long long)vm->st.bytes,
 	       (unsigned long long)vm->st.invalid);
+}
+
+/**
+ * session_finish() - the VM is freed: close <store>/<vm>
+ * @vm: the VM, its sessions closed and idle
+ */
+void session_finish(struct gr_vm *vm)
+{
+	if (vm->sess.vm_fd >= 0)
+		close(vm->sess.vm_fd);
+	vm->sess.vm_fd = -1;
 }
 
 /**
@@ -293,5 +320,5 @@ void session_close(struct gr_vm *vm)
  */
 bool session_idle(const struct gr_vm *vm)
 {
-	return !vm->closes;
+	return !vm->sess.closes;
 }

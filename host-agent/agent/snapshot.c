@@ -19,11 +19,16 @@
  * each stream file is fsynced through the loop too; only then is the
  * snapshot reported done.
  *
- *   snap_start --> step: copy + check <= CHUNK --> IORING_OP_WRITE --+
+ *   snap_go --> step: copy + check <= CHUNK --> IORING_OP_WRITE --+
  *                    ^                                               |
  *                    +---------------- completion -------------------+
  *                  all rings copied, no write in flight
- *                    --> IORING_OP_FSYNC of each stream file --> done()
+ *                    --> IORING_OP_FSYNC of each stream file --> finished
+ *
+ * vm.c owns the snapshot (vm->snap): it opens it (snap_open()), writes its
+ * metadata (session_write_files()), starts it (snap_go()), and once per
+ * loop pass looks whether it finished (snap_finished()), then answers and
+ * frees it (snap_free()). This file never calls up into vm.c.
  *
  * Packets are stored content-only, as recordings are (consumer.c).
  * Snapshots count against the VM's quota (H23) as recordings do: one that
@@ -39,6 +44,7 @@
 #include <unistd.h>
 
 #include "ship.h"
+#include "store.h"
 #include "vm.h"
 
 #define GR_SNAP_CHUNK	(1U << 20)	/* bytes copied per step */
@@ -66,7 +72,6 @@ struct gr_snap_file {
 struct gr_snap {
 	struct gr_vm *vm;
 	struct gr_ship_mark *ship;	/* --ship: not shipped while taken */
-	gr_snap_done_fn done;
 	char name[128];			/* snapshot-<time> */
 	int dirfd;
 	struct gr_snap_file *files;	/* one per ring */
@@ -85,6 +90,7 @@ struct gr_snap {
 	unsigned int sync_ring;
 	bool syncing;
 	int err;			/* first error */
+	bool finished;			/* every write and fsync completed */
 };
 
 static void snap_step(struct gr_snap *s);
@@ -138,27 +144,29 @@ static int copy_one(struct gr_snap *s, uint8_t *dst)
 {
 	struct gr_vm *vm = s->vm;
 	const struct gr_view *v = &vm->view;
-	uint32_t idx = gr_view_slot(v, s->seq);
+	uint32_t slot = gr_view_slot(v, s->seq);
 	struct gr_subbuf_rec *shared = (struct gr_subbuf_rec *)
-		(vm->region + gr_view_rec_off(v, s->ring, idx));
+		(vm->region + gr_view_rec_off(v, s->ring, slot));
 	struct gr_packet_header *h = (struct gr_packet_header *)dst;
-	struct gr_subbuf_rec rec;
+	struct gr_subbuf_rec commit;
 	uint64_t s1, content;
 	const char *why;
 
-	/* pairs with the guest's smp_store_release() of rec.seq (10 #5) */
+	/* pairs with the guest's smp_store_release() of the commit
+	 * record's seq (10 #5)
+	 */
 	s1 = __atomic_load_n(&shared->seq, __ATOMIC_ACQUIRE);
-	rec.seq = s1;
-	rec.bytes = __atomic_load_n(&shared->bytes, __ATOMIC_RELAXED);
-	rec.reserved = 0;
-	memcpy(dst, vm->region + gr_view_subbuf_off(v, s->ring, idx),
+	commit.seq = s1;
+	commit.bytes = __atomic_load_n(&shared->bytes, __ATOMIC_RELAXED);
+	commit.reserved = 0;
+	memcpy(dst, vm->region + gr_view_subbuf_off(v, s->ring, slot),
 	       v->subbuf_size);
 	/* the copy before the re-load of seq: pairs with the guest's
 	 * smp_wmb() after it marked the slot busy (10 #4)
 	 */
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	if (__atomic_load_n(&shared->seq, __ATOMIC_RELAXED) != s1 ||
-	    gr_check_packet(v, s->ring, s->seq, &rec, h, &s->last, &content,
+	    gr_check_packet(v, s->ring, s->seq, &commit, h, &s->last, &content,
 			    &why) ||
 	    (vm->opts.verify &&
 	     gr_check_records(v, vm->events, v->desc_count, dst, content,
@@ -234,7 +242,6 @@ static void sync_next(struct gr_snap *s)
 {
 	struct gr_vm *vm = s->vm;
 	struct io_uring_sqe *sqe;
-	char path[PATH_MAX + 256];
 	unsigned int i;
 
 	for (; s->sync_ring < vm->view.nr_rings; s->sync_ring++) {
@@ -261,15 +268,8 @@ static void sync_next(struct gr_snap *s)
 	}
 	close(s->dirfd);
 	ship_mark_close(s->ship);	/* whole packets only from here on */
-	snprintf(path, sizeof(path), "%s/%s/%s", vm->agent->store_dir,
-		 vm->opts.name, s->name);
-	vm->snap = NULL;
-	s->done(vm, s->err, s->err ? NULL : path);
-	for (i = 0; i < GR_SNAP_DEPTH; i++)
-		free(s->chunk[i].buf);
-	free(s->files);
-	free(s);
-	vm_progress(vm);
+	s->ship = NULL;
+	s->finished = true;		/* vm.c answers and frees it */
 }
 
 static void sync_done(struct gr_op *op, int res, unsigned int flags)
@@ -360,28 +360,49 @@ static void snap_step(struct gr_snap *s)
 }
 
 /**
- * snap_start() - take a snapshot of @vm's rings
- * @vm: an attached VM
- * @done: called once with 0 and the snapshot's directory, or -errno
- *	(-EDQUOT: the quota is reached) and NULL, when every write and
- *	fsync completed; vm->snap is NULL again by then
+ * snap_finished() - every write and fsync of the snapshot completed
+ * @s: the snapshot
+ * @err: receives 0, or -errno (-EDQUOT: the quota is reached)
  *
- * The directory and its metadata are created here (small files); the
- * sub-buffers follow through the loop.
+ * Return: true once finished; then snap_free() it.
+ */
+bool snap_finished(const struct gr_snap *s, int *err)
+{
+	*err = s->err;
+	return s->finished;
+}
+
+/**
+ * snap_free() - free a snapshot that finished, or that was never started
+ * @s: the snapshot
+ */
+void snap_free(struct gr_snap *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < GR_SNAP_DEPTH; i++)
+		free(s->chunk[i].buf);
+	free(s->files);
+	free(s);
+}
+
+/**
+ * snap_open() - the directory of a snapshot of @vm's rings
+ * @vm: an attached VM
+ * @sp: receives the snapshot, to be described (its metadata written into
+ *	snap_dirfd()) and then started (snap_go()) or dropped (snap_abort())
  *
  * Context: the loop's thread.
- * Return: 0 (@done will be called), -EBUSY if a snapshot is being taken,
- * -EDQUOT, or -errno (then @done is not called).
+ * Return: 0, -EDQUOT if the quota has no room for one sub-buffer, or
+ * -errno.
  */
-int snap_start(struct gr_vm *vm, gr_snap_done_fn done)
+int snap_open(struct gr_vm *vm, struct gr_snap **sp)
 {
 	const struct gr_view *v = &vm->view;
 	struct gr_snap *s;
 	unsigned int i;
 	int ret;
 
-	if (vm->snap)
-		return -EBUSY;
 	/* snapshots count against the quota as recordings do */
 	if (vm->opts.quota && vm->usage + v->subbuf_size > vm->opts.quota)
 		return -EDQUOT;
@@ -389,8 +410,8 @@ int snap_start(struct gr_vm *vm, gr_snap_done_fn done)
 	if (!s)
 		return -ENOMEM;
 	s->vm = vm;
-	s->done = done;
 	s->copying = true;
+	s->dirfd = -1;
 	s->sync_op.done = sync_done;
 	s->per_chunk = GR_SNAP_CHUNK / v->subbuf_size ?
 		       GR_SNAP_CHUNK / v->subbuf_size : 1;
@@ -407,25 +428,44 @@ int snap_start(struct gr_vm *vm, gr_snap_done_fn done)
 			ret = -ENOMEM;
 	}
 	if (!ret)
-		ret = store_new_session(vm->vm_fd, "snapshot-", s->name,
+		ret = store_new_session(vm->sess.vm_fd, "snapshot-", s->name,
 					sizeof(s->name), &s->dirfd);
-	if (ret)
-		goto out_free;
-	s->ship = ship_mark_open(vm->opts.name, s->name, GR_SHIP_ALL_RINGS);
-	ret = session_write_files(vm, s->dirfd, s->name);
 	if (ret) {
-		close(s->dirfd);
-		ship_mark_close(s->ship);
-		goto out_free;
+		snap_free(s);
+		return ret;
 	}
-	vm->snap = s;
-	snap_step(s);
+	s->ship = ship_mark_open(vm->opts.name, s->name, GR_SHIP_ALL_RINGS);
+	*sp = s;
 	return 0;
+}
 
-out_free:
-	for (i = 0; i < GR_SNAP_DEPTH; i++)
-		free(s->chunk[i].buf);
-	free(s->files);
-	free(s);
-	return ret;
+/* The snapshot's directory and name (for its metadata, its path) */
+int snap_dirfd(const struct gr_snap *s)
+{
+	return s->dirfd;
+}
+
+const char *snap_name(const struct gr_snap *s)
+{
+	return s->name;
+}
+
+/**
+ * snap_abort() - drop a snapshot that was opened, not started
+ * @s: the snapshot
+ */
+void snap_abort(struct gr_snap *s)
+{
+	close(s->dirfd);
+	ship_mark_close(s->ship);
+	snap_free(s);
+}
+
+/**
+ * snap_go() - start copying: the sub-buffers follow through the loop
+ * @s: an opened snapshot whose metadata is written
+ */
+void snap_go(struct gr_snap *s)
+{
+	snap_step(s);
 }

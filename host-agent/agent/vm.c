@@ -18,17 +18,22 @@
  * the guest produced, takes a snapshot in flight-recorder mode, and closes
  * the session.
  *
- * The parts, each in its own file: peer.c (ivshmem server and doorbells),
- * hostctl.c (control block, acknowledgements, clock sync), session.c
- * (trace directories), consumer.c (rings -> stream files), snapshot.c
- * (flight-recorder snapshots), waiter.c (flush, snapshot, stop). This
- * file decides when each runs: a wake-up (timer or doorbell) is one
- * vm_wake() pass.
+ * The parts, each in its own file with its own state in struct gr_vm
+ * (vm.h): peer.c (ivshmem server and doorbells), hostctl.c (control
+ * block, acknowledgements, clock sync), session.c (trace directories),
+ * consumer.c (rings -> stream files), snapshot.c (flight-recorder
+ * snapshots), waiter.c (flush, snapshot, stop), vm_filter.c (filters).
+ * This file is the one that decides a VM's life: it calls the parts,
+ * they never call it. A wake-up (the VM's timer here, or a doorbell that
+ * peer.c reports) is one vm_wake() pass; what the parts report in their
+ * state (a doorbell, QEMU leaving, writes completed, the stream stopped,
+ * a kick owed to the guest, a clock series ended, a snapshot finished)
+ * is handled once per loop pass by vm_before_wait(), the only place that
+ * closes a session after the guest left and frees a removed VM.
  */
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,9 +41,9 @@
 #include <syslog.h>
 #include <time.h>
 
+#include "live.h"
 #include "ship.h"
 #include "vm.h"
-#include "vm_filter.h"
 
 #define MS				1000000ULL
 #define GR_POLL_WAITING_NS		(100 * MS)
@@ -53,127 +58,8 @@
 	"block_rq_issue,block_rq_complete,net_dev_xmit,netif_receive_skb," \
 	"lttng_statedump"
 
-static void vm_maybe_free(struct gr_vm *vm);
-
-static uint64_t load_magic(const struct gr_vm *vm)
-{
-	const struct gr_region_hdr *hdr = (const void *)vm->region;
-
-	/* H2: pairs with the guest's smp_store_release() of hdr.magic, the
-	 * last store of a publication (spec 10 #1)
-	 */
-	return le64toh(__atomic_load_n(&hdr->magic, __ATOMIC_ACQUIRE));
-}
-
-/**
- * vm_same_publication() - is the guest's publication still the one
- * attached (magic and instance_id of the view)?
- * @vm: the VM
- * @magic: receives the magic loaded
- *
- * A single load of each; nothing is trusted beyond the comparison.
- * Checked before every store into the layout (H7, spec 5.5).
- *
- * Return: true if the host may store into the layout of its view.
- */
-bool vm_same_publication(const struct gr_vm *vm, uint64_t *magic)
-{
-	const struct gr_region_hdr *hdr = (const void *)vm->region;
-
-	*magic = load_magic(vm);
-	return *magic == GR_REGION_MAGIC &&
-	       le64toh(__atomic_load_n(&hdr->instance_id,
-				       __ATOMIC_RELAXED)) == vm->instance_id;
-}
-
-/* ---- events ------------------------------------------------------------ */
-
-/* Resolve a comma list of names, globs or "all" against the descriptors */
-static int resolve_events(struct gr_vm *vm, const char *list, bool strict,
-			  uint64_t *mask, char *err, size_t errlen)
-{
-	char buf[sizeof(vm->opts.events)], *tok, *save = NULL;
-	unsigned int i, hits;
-
-	if (strlen(list) >= sizeof(buf)) {
-		snprintf(err, errlen, "event list too long");
-		return -EINVAL;
-	}
-	memcpy(buf, list, strlen(list) + 1);
-	for (tok = strtok_r(buf, ", ", &save); tok;
-	     tok = strtok_r(NULL, ", ", &save)) {
-		hits = 0;
-		for (i = 0; i < vm->view.desc_count; i++) {
-			const struct gr_event_view *e = &vm->events[i];
-
-			if (!strcmp(tok, "all") || !fnmatch(tok, e->name, 0) ||
-			    !strcmp(tok, e->system)) {
-				mask[i / 64] |= 1ULL << (i % 64);
-				hits++;
-			}
-		}
-		if (!hits && strict) {
-			size_t off = 0;
-
-			off += snprintf(err, errlen,
-					"unknown event '%s' in %s (available:",
-					tok, vm->opts.name);
-			for (i = 0; i < vm->view.desc_count && off < errlen; i++)
-				off += snprintf(err + off, errlen - off, " %s",
-						vm->events[i].name);
-			if (off < errlen)
-				snprintf(err + off, errlen - off, ")");
-			return -ENOENT;
-		}
-	}
-	return 0;
-}
-
-/**
- * vm_set_events() - record (or stop recording) events
- * @vm: the VM
- * @list: names, globs (sched_*), systems (sched) or "all", comma separated
- * @on: enable or disable
- * @err: receives a message on failure
- * @errlen: size of @err
- *
- * Before the guest published its events, enabling is remembered and
- * applied at attach; disabling needs the events to be known.
- *
- * Return: 0, -ENOENT for an unknown name, -EAGAIN, -EINVAL.
- */
-int vm_set_events(struct gr_vm *vm, const char *list, bool on,
-		  char *err, size_t errlen)
-{
-	uint64_t mask[GR_MAX_EVENTS / 64] = { 0 };
-	unsigned int i;
-	int ret;
-
-	if (vm->state == GR_VM_WAITING) {
-		size_t len = strlen(vm->opts.events);
-
-		if (!on) {
-			snprintf(err, errlen,
-				 "%s has not published its events yet", vm->opts.name);
-			return -EAGAIN;
-		}
-		if (len + strlen(list) + 2 > sizeof(vm->opts.events)) {
-			snprintf(err, errlen, "event list too long");
-			return -EINVAL;
-		}
-		snprintf(vm->opts.events + len, sizeof(vm->opts.events) - len,
-			 "%s%s", len ? "," : "", list);
-		return 0;
-	}
-	ret = resolve_events(vm, list, true, mask, err, errlen);
-	if (ret)
-		return ret;
-	for (i = 0; i < GR_MAX_EVENTS / 64; i++)
-		vm->enable[i] = on ? vm->enable[i] | mask[i] :
-				     vm->enable[i] & ~mask[i];
-	hostctl_publish(vm);
-	return 0;
-}
+static void vm_wake(struct gr_vm *vm);
+static void vm_arm_timer(struct gr_vm *vm);
 
 /**
  * vm_set_mode() - stream (no-overwrite) or flight recorder (overwrite)
@@ -204,12 +90,52 @@ int vm_set_mode(struct gr_vm *vm, uint32_t mode, char *err, size_t errlen)
 
 /* ---- attach ------------------------------------------------------------ */
 
+/*
+ * A session: its directory (session.c), its clock if it is resumed
+ * (hostctl.c), its metadata, its stream files (consumer.c). On error the
+ * caller closes what was opened (close_session_failed()).
+ */
+static int open_session(struct gr_vm *vm, bool try_resume)
+{
+	int ret;
+
+	ret = session_open(vm, try_resume);
+	if (ret)
+		return ret;
+	if (vm->sess.resumed)
+		hostctl_clock_resume(vm, &vm->sess.resumed_clock);
+	ret = session_write_files(vm, vm->sess.fd, vm->sess.name);
+	if (ret)
+		return ret;
+	ret = cons_open_rings(vm, vm->sess.resumed);
+	if (!ret)	/* its stream and index files exist */
+		live_session_open(vm->opts.name, vm->sess.name,
+				  vm->view.nr_rings, vm->view.clock_freq,
+				  vm->opts.switch_timer_us);
+	return ret;
+}
+
+static void close_session_failed(struct gr_vm *vm)
+{
+	cons_close_rings(vm);
+	session_abandon(vm);
+}
+
+/* The session ends: the rings are idle (cons_idle()) */
+static void close_session(struct gr_vm *vm)
+{
+	cons_close_rings(vm);
+	live_session_close(vm->opts.name, vm->sess.name);
+	session_close(vm);
+	vm->meta_stale = false;		/* session_close() wrote the files */
+}
+
 static void detach(struct gr_vm *vm)
 {
 	/* the guest's own counters of the session, for status afterwards */
 	if (vm->state != GR_VM_WAITING)
 		vm_get_stats(vm, &vm->st);
-	session_close(vm);
+	close_session(vm);
 	free(vm->events);
 	free(vm->desc_copy);
 	vm->events = NULL;
@@ -234,12 +160,11 @@ static void try_attach(struct gr_vm *vm, bool try_resume)
 	char err[256];
 	struct gr_region_hdr copy;
 	const char *why = NULL;
-	struct timespec rt, mono;
 	unsigned int i;
 	uint64_t instance;
 	int ret;
 
-	if (load_magic(vm) != GR_REGION_MAGIC)
+	if (vm_load_magic(vm) != GR_REGION_MAGIC)
 		return;
 	/* H2: a private copy, re-checked against the publication (10 #2) */
 	if (gr_read_region_hdr(vm->region, vm->size, &copy))
@@ -282,17 +207,12 @@ static void try_attach(struct gr_vm *vm, bool try_resume)
 	}
 	vm->instance_id = instance;
 	vm->why[0] = '\0';
-	clock_gettime(CLOCK_REALTIME, &rt);
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	vm->mono_to_real = ((int64_t)rt.tv_sec - mono.tv_sec) * 1000000000LL +
-			   (rt.tv_nsec - mono.tv_nsec);
-	memset(&vm->clock, 0, sizeof(vm->clock));
-	vm->sync_best_rtt = UINT64_MAX;
+	hostctl_sync_reset(vm);
 	memset(&vm->st, 0, sizeof(vm->st));
 	vm->stop_reason = GR_STOP_NONE;
 
 	memset(vm->enable, 0, sizeof(vm->enable));
-	resolve_events(vm, vm->opts.events[0] ? vm->opts.events :
+	vm_resolve_events(vm, vm->opts.events[0] ? vm->opts.events :
 		       GR_DEFAULT_EVENTS, false, vm->enable, err, sizeof(err));
 	for (i = 0; i < GR_MAX_EVENTS / 64 && !vm->enable[i]; i++)
 		;
@@ -300,14 +220,11 @@ static void try_attach(struct gr_vm *vm, bool try_resume)
 		syslog(LOG_WARNING, "%s: none of the events asked for (%s) exists in this guest; recording nothing (guestrelay enable %s EVENT...)",
 		       vm->opts.name, vm->opts.events[0] ? vm->opts.events :
 		       "the defaults", vm->opts.name);
-	ret = session_open(vm, try_resume);
+	ret = open_session(vm, try_resume);
 	if (ret) {
 		syslog(LOG_ERR, "%s: cannot open a trace under %s: %s",
 		       vm->opts.name, vm->agent->store_dir, strerror(-ret));
-		cons_close_rings(vm);
-		if (vm->session_fd >= 0)
-			close(vm->session_fd);
-		vm->session_fd = -1;
+		close_session_failed(vm);
 		goto fail_quiet;
 	}
 	vm->state = GR_VM_ATTACHED;
@@ -317,15 +234,14 @@ static void try_attach(struct gr_vm *vm, bool try_resume)
 	 * already recording gets its own state dump; the first session of
 	 * a publication has the dump the guest took at publication.
 	 */
-	if (try_resume && !vm->session_resumed)
+	if (try_resume && !vm->sess.resumed)
 		hostctl_new_session(vm);
 	hostctl_publish(vm);
-	vm->sync_pending = false;
 	hostctl_sync_start(vm);
 	syslog(LOG_INFO, "%s: attached: guest %s (%s), %u rings of %u x %u bytes, trace %s",
 	       vm->opts.name, vm->view.kernel_release, vm->view.nodename,
 	       vm->view.nr_rings, vm->view.n_subbufs, vm->view.subbuf_size,
-	       vm->session_path);
+	       vm->sess.path);
 	return;
 fail:
 	if (!vm->why[0])
@@ -338,9 +254,48 @@ fail_quiet:
 	vm->rejected_instance = instance;
 }
 
-static void gone_snap_done(struct gr_vm *vm, int err, const char *path)
+/*
+ * A snapshot of the rings (snapshot.c), for @why: its directory, its
+ * metadata, then the copy through the loop; vm_before_wait() collects it
+ * when it finished (snap_collect()).
+ */
+static int start_snapshot(struct gr_vm *vm, enum gr_snap_for why)
 {
-	if (err)
+	struct gr_snap *s;
+	int ret;
+
+	if (vm->snap)
+		return -EBUSY;
+	ret = snap_open(vm, &s);
+	if (ret)
+		return ret;
+	ret = session_write_files(vm, snap_dirfd(s), snap_name(s));
+	if (ret) {
+		snap_abort(s);
+		return ret;
+	}
+	vm->snap = s;
+	vm->snap_for = why;
+	snap_go(s);
+	return 0;
+}
+
+/* A snapshot finished: answer whoever asked for it, free it */
+static void snap_collect(struct gr_vm *vm)
+{
+	char path[PATH_MAX + 256];
+	int err;
+
+	if (!vm->snap || !snap_finished(vm->snap, &err))
+		return;
+	snprintf(path, sizeof(path), "%s/%s/%s", vm->agent->store_dir,
+		 vm->opts.name, snap_name(vm->snap));
+	snap_free(vm->snap);
+	vm->snap = NULL;
+	if (vm->snap_for == GR_SNAP_FOR_COMMAND)
+		/* `guestrelay snapshot`: once every write and fsync completed */
+		waiter_finish(vm, err, err ? strerror(-err) : path);
+	else if (err)
 		syslog(LOG_INFO, "%s: %s", vm->opts.name, vm->gone_what);
 	else
 		syslog(LOG_INFO, "%s: %s; flight-recorder snapshot in %s",
@@ -358,7 +313,7 @@ static void guest_gone(struct gr_vm *vm, const char *what)
 		return;
 	vm->gone_what = what;
 	if (vm->opts.mode != GR_MODE_FLIGHT || vm->snap ||
-	    snap_start(vm, gone_snap_done))
+	    start_snapshot(vm, GR_SNAP_FOR_GONE))
 		syslog(LOG_INFO, "%s: %s%s", vm->opts.name, what,
 		       vm->snap ? "; a snapshot is being taken" : "");
 	if (vm->stop_reason == GR_STOP_NONE)	/* keep quota / disk */
@@ -409,17 +364,24 @@ static int revalidate(struct gr_vm *vm, const char **why)
 	return 0;
 }
 
-/**
- * vm_progress() - re-examine closing and the waiting command after any
- * event; free the VM once it is removed and idle
- * @vm: the VM
- */
-void vm_progress(struct gr_vm *vm)
+/* `guestrelay stop` is complete: close the session (the rings are idle) */
+static void stopped(struct gr_vm *vm)
 {
-	if (vm->dying) {
-		vm_maybe_free(vm);
-		return;
-	}
+	close_session(vm);
+	vm->state = GR_VM_STOPPED;
+	vm->stop_reason = GR_STOP_USER;
+}
+
+/*
+ * Closing and the waiting command, re-examined after anything happened:
+ * the session of a guest that left ends once its writes and snapshot
+ * completed; a command's last step runs here.
+ */
+static void vm_progress(struct gr_vm *vm)
+{
+	char path[sizeof(vm->sess.path)];
+	int ret;
+
 	if (vm->closing && cons_idle(vm) && !vm->snap) {
 		vm->closing = false;
 		detach(vm);
@@ -427,29 +389,25 @@ void vm_progress(struct gr_vm *vm)
 		/* spec 9.6: a re-publishing guest records its own events */
 		hostctl_publish(vm);
 	}
-	waiter_progress(vm);
+	switch (waiter_progress(vm)) {
+	case GR_WAIT_STEP_NONE:
+		break;
+	case GR_WAIT_STEP_SNAPSHOT:
+		ret = start_snapshot(vm, GR_SNAP_FOR_COMMAND);
+		if (ret)
+			waiter_finish(vm, ret, strerror(-ret));
+		break;
+	case GR_WAIT_STEP_STOP:
+		snprintf(path, sizeof(path), "%s", vm->sess.path);
+		stopped(vm);
+		waiter_finish(vm, 0, path);
+		break;
+	}
 }
 
-/**
- * vm_stopped() - `guestrelay stop` is complete: close the session
- * @vm: an attached VM whose rings are idle
- */
-void vm_stopped(struct gr_vm *vm)
+/* QEMU disconnected: store what the guest produced, then end the session */
+static void guest_left(struct gr_vm *vm)
 {
-	session_close(vm);
-	vm->state = GR_VM_STOPPED;
-	vm->stop_reason = GR_STOP_USER;
-}
-
-/**
- * vm_guest_left() - QEMU disconnected: store what the guest produced,
- * then end the session
- * @vm: the VM
- */
-void vm_guest_left(struct gr_vm *vm)
-{
-	if (vm->dying)
-		return;
 	cons_drain(vm);
 	guest_gone(vm, "QEMU disconnected");
 }
@@ -474,12 +432,11 @@ static void update_rate(struct gr_vm *vm, uint64_t now)
 	vm->rate_bytes0 = vm->st.bytes;
 }
 
-/**
- * vm_wake() - one pass: everything a wake-up (timer, doorbell) has to
- * look at (H19: all rings, whatever woke us)
- * @vm: the VM
+/*
+ * One pass: everything a wake-up (timer, doorbell) has to look at (H19:
+ * all rings, whatever woke us)
  */
-void vm_wake(struct gr_vm *vm)
+static void vm_wake(struct gr_vm *vm)
 {
 	uint32_t gstate;
 	uint64_t magic;
@@ -514,7 +471,7 @@ void vm_wake(struct gr_vm *vm)
 		if (gstate == GR_STATE_PANIC && !vm->saw_panic) {
 			vm->saw_panic = true;
 			syslog(LOG_WARNING, "%s: the guest panicked; its last events are in %s",
-			       vm->opts.name, vm->session_path);
+			       vm->opts.name, vm->sess.path);
 		}
 		cons_arm_event_idx(vm);
 		break;
@@ -525,17 +482,15 @@ void vm_wake(struct gr_vm *vm)
 		break;
 	}
 	update_rate(vm, gr_now_ns());
-	vm_progress(vm);
 }
 
 /* ---- loop callbacks -------------------------------------------------------- */
 
-/**
- * vm_arm_timer() - the next poll of the VM (spec 8.4, 8.5; H17: every
- * wait for the guest is re-examined at least every 5 ms)
- * @vm: the VM
+/*
+ * The next poll of the VM (spec 8.4, 8.5; H17: every wait for the guest
+ * is re-examined at least every 5 ms)
  */
-void vm_arm_timer(struct gr_vm *vm)
+static void vm_arm_timer(struct gr_vm *vm)
 {
 	uint64_t ns;
 
@@ -543,11 +498,11 @@ void vm_arm_timer(struct gr_vm *vm)
 		return;
 	if (vm->state != GR_VM_ATTACHED)
 		ns = GR_POLL_WAITING_NS;
-	else if (vm->doorbell && vm->guest_peer >= 0)
+	else if (vm->doorbell && vm->peer.guest_peer >= 0)
 		ns = GR_POLL_DOORBELL_NS;
 	else
 		ns = vm->poll_ns;
-	if (vm->waiter.active || vm->closing || vm->sync_pending)
+	if (vm->waiter.active || vm->closing || vm->hc.sync_pending)
 		ns = ns > 5 * MS ? 5 * MS : ns;
 	if (vm->timer_op.busy) {
 		/*
@@ -567,7 +522,7 @@ void vm_arm_timer(struct gr_vm *vm)
 static void timer_done(struct gr_op *op, int res, unsigned int flags)
 {
 	struct gr_vm *vm = container_of(op, struct gr_vm, timer_op);
-	uint64_t before = vm->taken;
+	uint64_t before = vm->cons.taken;
 
 	(void)res;
 	(void)flags;
@@ -578,14 +533,12 @@ static void timer_done(struct gr_op *op, int res, unsigned int flags)
 	 * that found data (examined a sub-buffer; its write completes
 	 * later), doubled after one that found none, up to the maximum.
 	 */
-	if (vm->taken != before)
+	if (vm->cons.taken != before)
 		vm->poll_ns = GR_POLL_MIN_NS;
 	else
 		vm->poll_ns = vm->poll_ns * 2 < GR_POLL_MAX_NS ?
 			      vm->poll_ns * 2 : GR_POLL_MAX_NS;
 	vm_arm_timer(vm);
-	if (vm->dying)
-		vm_maybe_free(vm);
 }
 
 /* ---- add / remove / commands ------------------------------------------------ */
@@ -642,10 +595,10 @@ int vm_add(struct gr_agent *a, const struct gr_vm_opts *o, struct gr_vm **vmp,
 	if (!vm->opts.shm_size)
 		vm->opts.shm_size = GR_DEFAULT_SHM_SIZE;
 	vm->shm.fd = -1;
-	vm->vm_fd = -1;
-	vm->session_fd = -1;
-	vm->guest_peer = -1;
-	vm->buf_region = vm->buf_hdrs = vm->buf_copies = -1;
+	session_init(&vm->sess);
+	cons_init(&vm->cons);
+	vm->peer.guest_peer = -1;
+	vm->tracing = 1;
 	vm->doorbell = !o->plain;
 	vm->poll_ns = GR_POLL_MIN_NS;	/* spec 8.5: start at the minimum */
 	vm->timer_op.done = timer_done;
@@ -688,7 +641,7 @@ int vm_add(struct gr_agent *a, const struct gr_vm_opts *o, struct gr_vm **vmp,
 	}
 
 	/* a restarted agent continues its own block (H16) */
-	if (existed && !hostctl_adopt(vm))
+	if (existed && !hostctl_adopt(vm, &vm->tracing))
 		vm->resume_pending = true;
 	else
 		hostctl_init(vm);
@@ -736,8 +689,7 @@ static void vm_maybe_free(struct gr_vm *vm)
 		}
 	}
 	waiter_cancel(vm);
-	if (vm->vm_fd >= 0)
-		close(vm->vm_fd);
+	session_finish(vm);
 	memcpy(name, vm->shm.name, sizeof(name));
 	ivsh_shm_close(&vm->shm);
 	if (vm->unlink_shm)
@@ -752,6 +704,8 @@ static void vm_maybe_free(struct gr_vm *vm)
  * The session is closed once writes in flight completed; the ivshmem
  * socket and (unless the agent is only shutting down) the shared memory
  * file are removed, and QEMU, if still running, loses its doorbells.
+ * The VM is freed by the loop (vm_before_wait()) once nothing of it is in
+ * flight, never here: the caller may still hold it.
  */
 void vm_remove(struct gr_vm *vm)
 {
@@ -761,7 +715,6 @@ void vm_remove(struct gr_vm *vm)
 	vm->unlink_shm = !vm->agent->stopping;
 	gr_loop_cancel(&vm->agent->loop, &vm->timer_op);
 	peer_finish(vm);
-	vm_maybe_free(vm);
 }
 
 /**
@@ -793,10 +746,10 @@ int vm_start(struct gr_vm *vm, char *err, size_t errlen)
 	}
 	cons_discard(vm);
 	memset(&vm->st, 0, sizeof(vm->st));
-	ret = session_open(vm, false);
+	ret = open_session(vm, false);
 	if (ret) {
 		snprintf(err, errlen, "cannot open a trace: %s", strerror(-ret));
-		cons_close_rings(vm);
+		close_session_failed(vm);
 		return ret;
 	}
 	vm->state = GR_VM_ATTACHED;
@@ -809,163 +762,139 @@ int vm_start(struct gr_vm *vm, char *err, size_t errlen)
 	return 0;
 }
 
-/**
- * vm_stream_stopped() - quota or disk trouble: stop writing this VM
- * @vm: the VM
- * @why: GR_STOP_*
- *
- * The guest keeps running; with nothing consumed it drops and counts.
+/*
+ * The consumer stopped the stream (quota or disk trouble, cons.stop): no
+ * more writes for this VM. The guest keeps running; with nothing
+ * consumed it drops and counts.
  */
-void vm_stream_stopped(struct gr_vm *vm, enum gr_stop_reason why)
+static void stream_stopped(struct gr_vm *vm, enum gr_stop_reason why)
 {
-	unsigned int i;
-
-	if (vm->stop_reason == GR_STOP_NONE) {
-		vm->stop_reason = why;
-		syslog(LOG_WARNING, "%s: stream stopped: %s; the trace %s stays readable",
-		       vm->opts.name, why == GR_STOP_QUOTA ? "quota reached" :
-		       "write error", vm->session_path);
-	}
-	for (i = 0; vm->rings && i < vm->view.nr_rings; i++)
-		vm->rings[i].stopped = true;
+	if (vm->stop_reason != GR_STOP_NONE)
+		return;
+	vm->stop_reason = why;
+	syslog(LOG_WARNING, "%s: stream stopped: %s; the trace %s stays readable",
+	       vm->opts.name, why == GR_STOP_QUOTA ? "quota reached" :
+	       "write error", vm->sess.path);
 }
 
-/* ---- queries ------------------------------------------------------------ */
-
-struct gr_vm *vm_find(struct gr_agent *a, const char *name)
+/*
+ * What the parts reported since the last pass, handled in one place and
+ * in one order: the guest's doorbell and departure, the consumer's stop,
+ * the clock series' metadata, a finished snapshot, closing and commands,
+ * the event indexes, and last the doorbells owed to the guest (anything
+ * above may owe one). A removed VM is freed here once idle, and only here.
+ */
+static void vm_settle(struct gr_vm *vm)
 {
-	struct gr_vm *vm;
-
-	for (vm = a->vms; vm; vm = vm->next)
-		if (!vm->dying && !strcmp(vm->opts.name, name))
-			return vm;
-	return NULL;
-}
-
-struct gr_vm *vm_next(struct gr_agent *a, struct gr_vm *prev)
-{
-	struct gr_vm *vm = prev ? prev->next : a->vms;
-
-	while (vm && vm->dying)
-		vm = vm->next;
-	return vm;
-}
-
-const char *vm_name(const struct gr_vm *vm)
-{
-	return vm->opts.name;
-}
-
-enum gr_vm_state vm_state(const struct gr_vm *vm)
-{
-	return vm->state;
-}
-
-const char *vm_state_name(const struct gr_vm *vm)
-{
-	static const char *const names[] = {
-		[GR_VM_WAITING] = "waiting",
-		[GR_VM_ATTACHED] = "attached",
-		[GR_VM_STOPPED] = "stopped",
-	};
-
-	return names[vm->state];
-}
-
-void vm_get_stats(const struct gr_vm *vm, struct gr_vm_stats *st)
-{
-	unsigned int i;
-
-	*st = vm->st;
-	if (vm->state == GR_VM_WAITING)
-		return;		/* the last session's, kept by detach() */
-	st->guest_events = st->lost_full = st->lost_too_big = 0;
-	st->lost_nested = st->overwritten = st->produced = 0;
-	for (i = 0; i < vm->view.nr_rings; i++) {
-		const struct gr_ring *ring = (const struct gr_ring *)
-			(vm->region + gr_view_ring_off(&vm->view, i));
-
-		/* informative only: the guest's own counters */
-		st->guest_events = gr_sat_add(st->guest_events,
-					      le64toh(ring->prod.events));
-		st->lost_full = gr_sat_add(st->lost_full,
-					   le64toh(ring->prod.lost_full));
-		st->lost_too_big = gr_sat_add(st->lost_too_big,
-					      le64toh(ring->prod.lost_too_big));
-		st->lost_nested = gr_sat_add(st->lost_nested,
-					     le64toh(ring->prod.lost_nested));
-		st->overwritten = gr_sat_add(st->overwritten,
-					     le64toh(ring->prod.overwritten));
-		st->produced = gr_sat_add(st->produced,
-					  le64toh(ring->prod.produced));
-	}
-}
-
-void vm_get_info(const struct gr_vm *vm, struct gr_vm_info *info)
-{
-	static const char *const reasons[] = {
-		[GR_STOP_NONE] = "", [GR_STOP_QUOTA] = "quota",
-		[GR_STOP_DISK] = "disk", [GR_STOP_USER] = "user",
-		[GR_STOP_GUEST] = "guest",
-	};
-	struct gr_guest_status *st = (struct gr_guest_status *)
-		(vm->region + GR_STATUS_OFFSET);
-	size_t off = 0;
-	unsigned int i;
-
-	struct gr_ship_backlog bl;
-
-	memset(info, 0, sizeof(*info));
-	snprintf(info->name, sizeof(info->name), "%s", vm->opts.name);
-	ship_backlog(vm->opts.name, &bl);
-	info->ship.enabled = bl.enabled;
-	info->ship.connected = bl.connected;
-	info->ship.backlog_bytes = bl.bytes;
-	info->ship.backlog_packets = bl.packets;
-	info->ship.oldest_s = bl.oldest_s;
-	info->state = vm_state_name(vm);
-	info->guest_state = gr_state_name(le32toh(st->state));
-	info->doorbell = vm->doorbell;
-	info->guest_connected = vm->guest_peer >= 0;
-	info->mode = vm->opts.mode;
-	info->quota = vm->opts.quota;
-	info->verify = vm->opts.verify;
-	/* what this session writes with (fixed may have fallen back) */
-	info->io = vm->io_fixed || (!vm->rings && !vm->opts.io_writev) ?
-		   "fixed" : "writev";
-	info->usage = vm->usage;
-	info->stop_reason = reasons[vm->stop_reason];
-	info->rate_bps = vm->rate_bps;
-	vm_get_stats(vm, &info->st);
-	vm_filters_info(vm, info);
-	if (vm->state == GR_VM_WAITING) {
-		if (vm->why[0])
-			snprintf(info->pending, sizeof(info->pending),
-				 "rejected: %.50s", vm->why);
+	snap_collect(vm);
+	if (vm->dying) {
+		vm_maybe_free(vm);
 		return;
 	}
-	info->nr_rings = vm->view.nr_rings;
-	info->subbuf_size = vm->view.subbuf_size;
-	info->n_subbufs = vm->view.n_subbufs;
-	snprintf(info->kernel_release, sizeof(info->kernel_release), "%s",
-		 vm->view.kernel_release);
-	snprintf(info->nodename, sizeof(info->nodename), "%s",
-		 vm->view.nodename);
-	if (vm->session_fd >= 0)
-		snprintf(info->session, sizeof(info->session), "%s",
-			 vm->session_path);
-	for (i = 0; i < vm->view.desc_count && off < sizeof(info->events); i++) {
-		if (le64toh(st->enabled[i / 64]) >> (i % 64) & 1)
-			off += snprintf(info->events + off,
-					sizeof(info->events) - off, "%s%s",
-					off ? "," : "", vm->events[i].name);
+	if (vm->peer.left) {
+		vm->peer.left = false;
+		guest_left(vm);
 	}
-	if (!hostctl_settings_acked(vm, vm->ctrl_seq))
-		snprintf(info->pending, sizeof(info->pending), "settings");
-	if (vm->clock.synced) {
-		info->sync_error_ns = vm->clock.error_ns;
-		info->sync_offset_ns = vm->clock.offset_s * 1000000000LL +
-			(int64_t)(vm->clock.offset * 1000000000ULL /
-				  vm->view.clock_freq);
+	if (vm->peer.rang) {
+		vm->peer.rang = false;
+		vm_wake(vm);
 	}
+	if (vm->cons.stop != GR_STOP_NONE) {
+		stream_stopped(vm, vm->cons.stop);
+		vm->cons.stop = GR_STOP_NONE;
+	}
+	if (vm->hc.series_ended) {
+		/* the best clock, and changed filters, into the metadata */
+		if ((vm->hc.rewrite || vm->meta_stale) && vm->sess.fd >= 0)
+			session_write_files(vm, vm->sess.fd, vm->sess.name);
+		vm->hc.series_ended = false;
+		vm->hc.rewrite = false;
+		vm->meta_stale = false;
+	}
+	vm_progress(vm);
+	if (vm->cons.arm_pending && !vm->closing)
+		cons_arm_event_idx(vm);
+	if (vm->cons.kick) {
+		vm->cons.kick = false;
+		peer_kick(vm, GR_VEC_CONSUMED);
+	}
+	if (vm->hc.kick) {
+		vm->hc.kick = false;
+		peer_kick(vm, GR_VEC_CTRL);
+	}
+}
+
+/**
+ * vm_before_wait() - the loop is about to wait: handle what every VM's
+ * parts reported in this iteration (the loop's before_wait)
+ * @a: the agent
+ */
+void vm_before_wait(struct gr_agent *a)
+{
+	struct gr_vm *vm, *next;
+
+	for (vm = a->vms; vm; vm = next) {
+		next = vm->next;
+		vm_settle(vm);
+	}
+}
+
+/**
+ * vm_flush() - have the guest close its partial sub-buffers, store them
+ * @vm: an attached VM
+ * @done: called with the trace path when everything is on disk
+ * @arg: passed to @done
+ *
+ * Return: 0 (done will be called), -ENOTCONN, -EBUSY.
+ */
+int vm_flush(struct gr_vm *vm, gr_done_fn done, void *arg)
+{
+	int ret = waiter_start(vm, GR_WAIT_FLUSH, done, arg);
+
+	if (!ret)
+		vm_arm_timer(vm);
+	return ret;
+}
+
+/**
+ * vm_snapshot() - store the current content of the rings as a trace
+ * @vm: an attached VM (normally in flight-recorder mode)
+ * @done: called with the snapshot's path
+ * @arg: passed to @done
+ *
+ * Return: 0 (done will be called), -ENOTCONN, -EBUSY.
+ */
+int vm_snapshot(struct gr_vm *vm, gr_done_fn done, void *arg)
+{
+	int ret = waiter_start(vm, GR_WAIT_SNAPSHOT, done, arg);
+
+	if (!ret)
+		vm_arm_timer(vm);
+	return ret;
+}
+
+/**
+ * vm_stop() - stop recording and close the trace
+ * @vm: an attached VM
+ * @done: called with the closed trace's path
+ * @arg: passed to @done
+ *
+ * Return: 0 (done will be called), -ENOTCONN, -EBUSY.
+ */
+int vm_stop(struct gr_vm *vm, gr_done_fn done, void *arg)
+{
+	int ret;
+
+	if (vm->state != GR_VM_ATTACHED)
+		return -ENOTCONN;
+	vm->tracing = 0;
+	hostctl_publish(vm);
+	ret = waiter_start(vm, GR_WAIT_STOP, done, arg);
+	if (ret) {
+		vm->tracing = 1;
+		hostctl_publish(vm);
+		return ret;
+	}
+	vm_arm_timer(vm);
+	return 0;
 }

@@ -14,6 +14,11 @@
  * every 5 ms; after GR_CMD_TIMEOUT_NS the command goes on without the
  * guest's answer (a flush replies -ETIMEDOUT). A panicked guest cannot
  * answer, but its panic notifier already closed every ring.
+ *
+ * This file writes only its own state (vm->waiter); it asks hostctl.c for
+ * the flush and reads the consumer's progress. What only vm.c may do,
+ * take a snapshot and close the session, it returns as a step
+ * (waiter_progress()); vm.c then answers through waiter_finish().
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,7 +28,13 @@
 
 #define GR_CMD_TIMEOUT_NS	(5000 * 1000000ULL)
 
-static void finish(struct gr_vm *vm, int err, const char *msg)
+/**
+ * waiter_finish() - answer the waiting command
+ * @vm: the VM
+ * @err: 0 or -errno
+ * @msg: the result (a trace path) or an error text
+ */
+void waiter_finish(struct gr_vm *vm, int err, const char *msg)
 {
 	struct gr_waiter w = vm->waiter;
 
@@ -39,16 +50,19 @@ static void finish(struct gr_vm *vm, int err, const char *msg)
 void waiter_cancel(struct gr_vm *vm)
 {
 	if (vm->waiter.active)
-		finish(vm, -ECANCELED, "the VM was removed");
+		waiter_finish(vm, -ECANCELED, "the VM was removed");
 }
 
-/* `guestrelay snapshot`: the reply, once every write and fsync completed */
-static void snap_done(struct gr_vm *vm, int err, const char *path)
-{
-	finish(vm, err, err ? strerror(-err) : path);
-}
-
-static int start(struct gr_vm *vm, int kind, gr_done_fn done, void *arg)
+/**
+ * waiter_start() - a command begins to wait for the guest
+ * @vm: the VM
+ * @kind: GR_WAIT_*
+ * @done: called with the result
+ * @arg: passed to @done
+ *
+ * Return: 0, -ENOTCONN (not attached), -EBUSY (another command waits).
+ */
+int waiter_start(struct gr_vm *vm, int kind, gr_done_fn done, void *arg)
 {
 	if (vm->state != GR_VM_ATTACHED)
 		return -ENOTCONN;
@@ -63,33 +77,37 @@ static int start(struct gr_vm *vm, int kind, gr_done_fn done, void *arg)
 	};
 	/* stop: tracing 0 acknowledged first, then the flush (spec 9.2) */
 	if (kind == GR_WAIT_STOP) {
-		vm->waiter.ctrl_seq = vm->ctrl_seq;
+		vm->waiter.ctrl_seq = vm->hc.ctrl_seq;
 		vm->waiter.need_ack = true;
-	}
-	else
+	} else {
 		vm->waiter.flush_req = hostctl_flush(vm);
-	vm_arm_timer(vm);
+	}
 	return 0;
 }
 
 /**
  * waiter_progress() - move the waiting command on, if it can
  * @vm: the VM
+ *
+ * A flush is answered here. A snapshot or a stop that reached its last
+ * step is returned to vm.c, which takes the snapshot (the waiter is then
+ * marked started) or closes the session, and answers with
+ * waiter_finish().
+ *
+ * Return: GR_WAIT_STEP_NONE, GR_WAIT_STEP_SNAPSHOT or GR_WAIT_STEP_STOP.
  */
-void waiter_progress(struct gr_vm *vm)
+enum gr_wait_step waiter_progress(struct gr_vm *vm)
 {
-	char path[4096];
 	bool acked, done, panic;
-	int ret;
 
 	if (!vm->waiter.active || vm->waiter.started)
-		return;
+		return GR_WAIT_STEP_NONE;
 	panic = hostctl_guest_state(vm) == GR_STATE_PANIC;
 	if (vm->waiter.need_ack) {
 		/* no write for a disabled event runs after the ack */
 		if (!hostctl_settings_acked(vm, vm->waiter.ctrl_seq) &&
 		    !panic && gr_now_ns() < vm->waiter.deadline_ns)
-			return;
+			return GR_WAIT_STEP_NONE;
 		vm->waiter.need_ack = false;
 		vm->waiter.flush_req = hostctl_flush(vm);
 		panic = hostctl_guest_state(vm) == GR_STATE_PANIC;
@@ -98,79 +116,23 @@ void waiter_progress(struct gr_vm *vm)
 	done = acked && (vm->opts.mode == GR_MODE_FLIGHT ||
 			 cons_caught_up(vm));
 	if (!done && gr_now_ns() < vm->waiter.deadline_ns)
-		return;
+		return GR_WAIT_STEP_NONE;
 	switch (vm->waiter.kind) {
 	case GR_WAIT_FLUSH:
-		finish(vm, done ? 0 : -ETIMEDOUT,
-		       done ? vm->session_path :
-		       "the guest did not acknowledge the flush in 5 s");
+		waiter_finish(vm, done ? 0 : -ETIMEDOUT,
+			      done ? vm->sess.path :
+			      "the guest did not acknowledge the flush in 5 s");
 		break;
 	case GR_WAIT_SNAPSHOT:
 		/* another is being taken (QEMU left): start after it */
 		if (vm->snap)
-			return;
-		ret = snap_start(vm, snap_done);
-		if (ret)
-			finish(vm, ret, strerror(-ret));
-		else
-			vm->waiter.started = true;
-		break;
+			break;
+		vm->waiter.started = true;
+		return GR_WAIT_STEP_SNAPSHOT;
 	case GR_WAIT_STOP:
 		if (!cons_idle(vm))
-			return;
-		snprintf(path, sizeof(path), "%s", vm->session_path);
-		vm_stopped(vm);
-		finish(vm, 0, path);
-		break;
+			break;
+		return GR_WAIT_STEP_STOP;
 	}
-}
-
-/**
- * vm_flush() - have the guest close its partial sub-buffers, store them
- * @vm: an attached VM
- * @done: called with the trace path when everything is on disk
- * @arg: passed to @done
- *
- * Return: 0 (done will be called), -ENOTCONN, -EBUSY.
- */
-int vm_flush(struct gr_vm *vm, gr_done_fn done, void *arg)
-{
-	return start(vm, GR_WAIT_FLUSH, done, arg);
-}
-
-/**
- * vm_snapshot() - store the current content of the rings as a trace
- * @vm: an attached VM (normally in flight-recorder mode)
- * @done: called with the snapshot's path
- * @arg: passed to @done
- *
- * Return: 0 (done will be called), -ENOTCONN, -EBUSY.
- */
-int vm_snapshot(struct gr_vm *vm, gr_done_fn done, void *arg)
-{
-	return start(vm, GR_WAIT_SNAPSHOT, done, arg);
-}
-
-/**
- * vm_stop() - stop recording and close the trace
- * @vm: an attached VM
- * @done: called with the closed trace's path
- * @arg: passed to @done
- *
- * Return: 0 (done will be called), -ENOTCONN, -EBUSY.
- */
-int vm_stop(struct gr_vm *vm, gr_done_fn done, void *arg)
-{
-	int ret;
-
-	if (vm->state != GR_VM_ATTACHED)
-		return -ENOTCONN;
-	vm->tracing = 0;
-	hostctl_publish(vm);
-	ret = start(vm, GR_WAIT_STOP, done, arg);
-	if (ret) {
-		vm->tracing = 1;
-		hostctl_publish(vm);
-	}
-	return ret;
+	return GR_WAIT_STEP_NONE;
 }

@@ -18,8 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
 #include "index.h"
+#include "shm.h"
+#include "store.h"
 
 static int mkdir_p(const char *dir)
 {

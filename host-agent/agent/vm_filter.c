@@ -10,6 +10,10 @@
  * (vm_filters_fill(), called by hostctl_publish() before seq is bumped).
  * The guest verifies the programs again; a refusal shows in its status
  * block (filter_errors and the reason), which vm_filters_info() reports.
+ *
+ * This file writes only its own state (vm->flt) and the operator's
+ * filters in vm->opts; vm.c publishes a change (hostctl_publish()) and
+ * rewrites the trace's env.
  */
 #include <endian.h>
 #include <errno.h>
@@ -18,9 +22,7 @@
 #include <syslog.h>
 
 #include "filter.h"
-#include "hostctl.h"
 #include "vm.h"
-#include "vm_filter.h"
 
 static const char *const gr_filter_reasons[] = {
 	[GR_FILTER_E_NONE] = "no reason",
@@ -138,7 +140,7 @@ static int stage_filter(struct gr_vm *vm, struct gr_vm_filter *f,
 }
 
 /**
- * vm_set_filter() - set or clear the filter of events, all or nothing
+ * vm_filters_set() - set or clear the filter of events, all or nothing
  * @vm: the VM
  * @events: event names, exactly as the guest publishes them
  * @nr: number of @events
@@ -147,15 +149,15 @@ static int stage_filter(struct gr_vm *vm, struct gr_vm_filter *f,
  *	expression)
  * @errlen: size of @err
  *
- * A guest that has published is asked at once, each program compiled
- * against its event's descriptor first (spec H26); before that the
- * filters wait for its publication. Nothing changes if one event fails.
+ * Each program is compiled against its event's descriptor first if the
+ * guest has published (spec H26); before that the filters wait for its
+ * publication. Nothing changes if one event fails. The caller publishes.
  *
  * Return: 0, -EINVAL (bad expression, no room), -ENOENT (no such event,
  * no filter to clear), -EOPNOTSUPP (the guest runs no filters).
  */
-int vm_set_filter(struct gr_vm *vm, char *const *events, int nr,
-		  const char *expr, char *err, size_t errlen)
+int vm_filters_set(struct gr_vm *vm, char *const *events, int nr,
+		   const char *expr, char *err, size_t errlen)
 {
 	struct gr_vm_filter f[GR_FILTER_SLOTS];
 	unsigned int changed = 0, i;
@@ -176,14 +178,7 @@ int vm_set_filter(struct gr_vm *vm, char *const *events, int nr,
 	memcpy(vm->opts.filters, f, sizeof(f));
 	for (i = 0; i < GR_FILTER_SLOTS; i++)
 		if (changed & (1u << i))
-			vm->filter_why[i][0] = '\0';
-	if (vm->state != GR_VM_WAITING) {
-		hostctl_publish(vm);
-		/* the trace's env "filters": rewritten with the next clock
-		 * refresh, and at the latest when the session closes
-		 */
-		vm->sync_dirty = true;
-	}
+			vm->flt.why[i][0] = '\0';
 	return 0;
 }
 
@@ -203,21 +198,21 @@ void vm_filters_fill(struct gr_vm *vm, struct gr_filter_slot *area)
 		(vm->region + GR_STATUS_OFFSET);
 	struct gr_vm_filter *f = vm->opts.filters;
 	struct gr_filter_slot slot;
-	char why[sizeof(vm->filter_why[0])];
+	char why[sizeof(vm->flt.why[0])];
 	unsigned int i;
 	int id;
 
 	/* what a guest refusal of this block will be compared with */
-	vm->filter_errors_base = le32toh(__atomic_load_n(&st->filter_errors,
-							 __ATOMIC_RELAXED));
+	vm->flt.errors_base = le32toh(__atomic_load_n(&st->filter_errors,
+						      __ATOMIC_RELAXED));
 	for (i = 0; i < GR_FILTER_SLOTS; i++) {
 		memset(&slot, 0, sizeof(slot));
 		why[0] = '\0';
 		if (!f[i].event[0] || vm->state == GR_VM_WAITING) {
 			/* nothing, or nothing known yet */
 		} else if ((id = event_id(vm, f[i].event)) < 0) {
-			snprintf(why, sizeof(why), "no event '%s' in this guest",
-				 f[i].event);
+			snprintf(why, sizeof(why), "no event '%.*s' in this guest",
+				 (int)sizeof(f[i].event), f[i].event);
 		} else if (!(vm->view.features & GR_F_FILTER)) {
 			snprintf(why, sizeof(why), "the guest runs no filters (ABI 1.0)");
 		} else {
@@ -225,17 +220,17 @@ void vm_filters_fill(struct gr_vm *vm, struct gr_filter_slot *area)
 			if (why[0])
 				memset(&slot, 0, sizeof(slot));
 		}
-		if (why[0] && strcmp(why, vm->filter_why[i]))
+		if (why[0] && strcmp(why, vm->flt.why[i]))
 			syslog(LOG_WARNING, "%s: filter on %s not applied: %s",
 			       vm->opts.name, f[i].event, why);
-		memcpy(vm->filter_why[i], why, sizeof(why));
+		memcpy(vm->flt.why[i], why, sizeof(why));
 		memcpy(&area[i], &slot, sizeof(slot));
 	}
 }
 
 /* The follow filter's part of vm_filters_info() (spec 15.4) */
 static void follow_info(const struct gr_vm *vm, struct gr_vm_info *info,
-			bool refused, unsigned int reason)
+			bool refused, unsigned int reason, bool acked)
 {
 	const struct gr_guest_status *st = (const void *)
 		(vm->region + GR_STATUS_OFFSET);
@@ -254,16 +249,15 @@ static void follow_info(const struct gr_vm *vm, struct gr_vm_info *info,
 						       __ATOMIC_RELAXED));
 	info->follow.forks = le64toh(__atomic_load_n(&st->follow_forks,
 						     __ATOMIC_RELAXED));
-	if (vm->follow_why[0]) {
+	if (vm->flt.follow_why[0]) {
 		info->follow.state = "refused";
 		snprintf(info->follow.why, sizeof(info->follow.why), "%s",
-			 vm->follow_why);
+			 vm->flt.follow_why);
 	} else if (refused) {
 		info->follow.state = "refused";
 		snprintf(info->follow.why, sizeof(info->follow.why),
 			 "by the guest: %s", gr_filter_reason_name(reason));
-	} else if (vm->state == GR_VM_WAITING ||
-		   !hostctl_settings_acked(vm, vm->ctrl_seq)) {
+	} else if (!acked) {
 		info->follow.state = "pending";
 	} else {
 		info->follow.state = "active";
@@ -282,33 +276,33 @@ static void follow_info(const struct gr_vm *vm, struct gr_vm_info *info,
 void vm_follow_fill(struct gr_vm *vm, struct gr_host_ctrl *c)
 {
 	const struct gr_fx_follow *fo = &vm->opts.follow;
-	char why[sizeof(vm->follow_why)] = "";
+	char why[sizeof(vm->flt.follow_why)] = "";
 
 	if (fo->flags && vm->state != GR_VM_WAITING &&
 	    !(vm->view.features & GR_F_FOLLOW))
 		snprintf(why, sizeof(why), "the guest runs no follow filter (its module has no GR_F_FOLLOW, ABI 1.2)");
-	if (why[0] && strcmp(why, vm->follow_why))
+	if (why[0] && strcmp(why, vm->flt.follow_why))
 		syslog(LOG_WARNING, "%s: follow filter not applied: %s",
 		       vm->opts.name, why);
-	memcpy(vm->follow_why, why, sizeof(why));
+	memcpy(vm->flt.follow_why, why, sizeof(why));
 	gr_fx_follow_fill(why[0] || vm->state == GR_VM_WAITING ? NULL : fo,
 			  c);
 }
 
 /**
- * vm_set_follow() - set or clear the VM's follow filter
+ * vm_follow_set() - set or clear the VM's follow filter
  * @vm: the VM
  * @fo: the filter, or NULL (or flags 0) to clear
  * @err: receives the reason of a refusal
  * @errlen: size of @err
  *
- * A guest that has published is asked at once; before that the filter
- * waits for its publication.
+ * The caller publishes it to a guest that has published; before that
+ * the filter waits for its publication.
  *
  * Return: 0, -ENOENT (nothing to clear), -EOPNOTSUPP (the guest runs no
  * follow filter).
  */
-int vm_set_follow(struct gr_vm *vm, const struct gr_fx_follow *fo, char *err,
+int vm_follow_set(struct gr_vm *vm, const struct gr_fx_follow *fo, char *err,
 		  size_t errlen)
 {
 	if ((!fo || !fo->flags) && !vm->opts.follow.flags) {
@@ -325,11 +319,7 @@ int vm_set_follow(struct gr_vm *vm, const struct gr_fx_follow *fo, char *err,
 		vm->opts.follow = *fo;
 	else
 		memset(&vm->opts.follow, 0, sizeof(vm->opts.follow));
-	vm->follow_why[0] = '\0';
-	if (vm->state != GR_VM_WAITING) {
-		hostctl_publish(vm);
-		vm->sync_dirty = true;
-	}
+	vm->flt.follow_why[0] = '\0';
 	return 0;
 }
 
@@ -337,14 +327,16 @@ int vm_set_follow(struct gr_vm *vm, const struct gr_fx_follow *fo, char *err,
  * vm_filters_info() - the filters and their state, for status
  * @vm: the VM
  * @info: receives them
+ * @acked: the guest acknowledged the settings last written
  */
-void vm_filters_info(const struct gr_vm *vm, struct gr_vm_info *info)
+void vm_filters_info(const struct gr_vm *vm, struct gr_vm_info *info,
+		     bool acked)
 {
 	const struct gr_guest_status *st = (const void *)
 		(vm->region + GR_STATUS_OFFSET);
 	const struct gr_vm_filter *f = vm->opts.filters;
 	uint32_t errors;
-	bool acked, refused;
+	bool refused;
 	unsigned int i, bad_slot, reason, insn;
 
 	/* the guest's fields, each loaded once (spec H27: shown as given) */
@@ -353,9 +345,8 @@ void vm_filters_info(const struct gr_vm *vm, struct gr_vm_info *info)
 	reason = __atomic_load_n(&st->filter_reason, __ATOMIC_RELAXED);
 	insn = le16toh(__atomic_load_n(&st->filter_bad_insn, __ATOMIC_RELAXED));
 	info->filter_errors = errors;
-	acked = vm->state != GR_VM_WAITING &&
-		hostctl_settings_acked(vm, vm->ctrl_seq);
-	refused = acked && errors != vm->filter_errors_base;
+	acked = acked && vm->state != GR_VM_WAITING;
+	refused = acked && errors != vm->flt.errors_base;
 	for (i = 0; i < GR_FILTER_SLOTS; i++) {
 		if (!f[i].event[0])
 			continue;
@@ -366,11 +357,11 @@ void vm_filters_info(const struct gr_vm *vm, struct gr_vm_info *info)
 		info->filters[i].filtered =
 			le64toh(__atomic_load_n(&st->filtered[i],
 						__ATOMIC_RELAXED));
-		if (vm->filter_why[i][0]) {
+		if (vm->flt.why[i][0]) {
 			info->filters[i].state = "refused";
 			snprintf(info->filters[i].why,
 				 sizeof(info->filters[i].why), "%s",
-				 vm->filter_why[i]);
+				 vm->flt.why[i]);
 		} else if (refused && (bad_slot == i ||
 				       (bad_slot == GR_FILTER_NO_SLOT &&
 					reason == GR_FILTER_E_AREA))) {
@@ -386,7 +377,7 @@ void vm_filters_info(const struct gr_vm *vm, struct gr_vm_info *info)
 		}
 	}
 	follow_info(vm, info, refused && bad_slot == GR_FILTER_NO_SLOT &&
-		    reason != GR_FILTER_E_AREA, reason);
+		    reason != GR_FILTER_E_AREA, reason, acked);
 }
 
 /**
@@ -406,13 +397,13 @@ void vm_filters_env(const struct gr_vm *vm, char *buf, size_t size)
 
 	buf[0] = '\0';
 	for (i = 0; i < GR_FILTER_SLOTS && off < size; i++) {
-		if (!f[i].event[0] || vm->filter_why[i][0])
+		if (!f[i].event[0] || vm->flt.why[i][0])
 			continue;
 		off += snprintf(buf + off, size - off, "%s%s: %s",
 				off ? "; " : "", f[i].event, f[i].expr);
 	}
 	/* spec 15.5: the follow filter, as "follow: pid 812 and their children" */
-	if (vm->opts.follow.flags && !vm->follow_why[0] && off < size) {
+	if (vm->opts.follow.flags && !vm->flt.follow_why[0] && off < size) {
 		off += snprintf(buf + off, size - off, "%sfollow: ",
 				off ? "; " : "");
 		if (off < size)

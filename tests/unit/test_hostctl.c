@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_hostctl.c - host-agent/agent/hostctl.c alone: the host control
+ * block it writes, the guest's acknowledgements it reads, the clock-sync
+ * exchange, and what it reports for vm.c instead of calling it (the
+ * doorbell it owes the guest, hc.kick; a series' end with a better
+ * clock for the metadata, hc.series_ended and hc.rewrite)
+ *
+ * The VM is tests/lib/gr_agent_vm.c's (a memfd region, a plain device:
+ * no ivshmem server); the guest's side is played by writing its status
+ * block.
+ */
+#include <endian.h>
+#include <string.h>
+
+#include "gr_agent_vm.h"
+#include "gr_test.h"
+
+static void t_guest_ack_settings(struct gr_avm *t)
+{
+	struct gr_host_ctrl *c = gr_avm_ctrl(t);
+
+	__atomic_store_n(&gr_avm_status(t)->ctrl_ack,
+			 __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE),
+			 __ATOMIC_RELEASE);
+}
+
+static void test_init_publishes_block_with_magic_and_seq(void)
+{
+	struct gr_avm *t = gr_avm_new(0, false, 0);
+	struct gr_host_ctrl *c = gr_avm_ctrl(t);
+
+	t->vm.opts.switch_timer_us = 1000;
+	hostctl_init(&t->vm);
+	CU_ASSERT_EQUAL(le64toh(c->magic), GR_CTRL_MAGIC);
+	CU_ASSERT_EQUAL(le64toh(c->seq), 1);
+	CU_ASSERT_EQUAL(t->vm.hc.ctrl_seq, 1);
+	CU_ASSERT_EQUAL(le32toh(c->tracing), 1);
+	CU_ASSERT_EQUAL(le32toh(c->switch_timer_us), 1000);
+	/* plain: no doorbell feature, no peer id */
+	CU_ASSERT_FALSE(le64toh(c->host_features) & GR_F_DOORBELL);
+	CU_ASSERT_EQUAL(le32toh(c->host_peer_id), GR_NO_PEER);
+	gr_avm_free(t);
+}
+
+static void test_adopt_continues_counters(void)
+{
+	struct gr_avm *t = gr_avm_new(0, false, 0);
+	struct gr_host_ctrl *c = gr_avm_ctrl(t);
+	uint32_t tracing = 1;
+
+	CU_ASSERT_EQUAL(hostctl_adopt(&t->vm, &tracing), -ENOENT);
+	hostctl_init(&t->vm);
+	c->seq = htole64(41);
+	c->flush_req = htole64(7);
+	c->tracing = htole32(0);
+	CU_ASSERT_EQUAL(hostctl_adopt(&t->vm, &tracing), 0);
+	CU_ASSERT_EQUAL(tracing, 0);
+	CU_ASSERT_EQUAL(t->vm.hc.ctrl_seq, 41);
+	/* H16: the next request continues, never goes back */
+	CU_ASSERT_EQUAL(hostctl_flush(&t->vm), 8);
+	hostctl_publish(&t->vm);
+	CU_ASSERT_EQUAL(le64toh(c->seq), 42);
+	gr_avm_free(t);
+}
+
+static void test_publish_reports_kick_and_acks_are_read(void)
+{
+	struct gr_avm *t = gr_avm_new(0, false, 0);
+	struct gr_host_ctrl *c = gr_avm_ctrl(t);
+
+	hostctl_init(&t->vm);
+	t->vm.hc.kick = false;
+	t->vm.enable[0] = 0x5;
+	t->vm.tracing = 0;
+	hostctl_publish(&t->vm);
+	CU_ASSERT_EQUAL(le64toh(c->enable[0]), 0x5);
+	CU_ASSERT_EQUAL(le32toh(c->tracing), 0);
+	/* the doorbell is owed, for vm.c to ring: not rung from here */
+	CU_ASSERT_TRUE(t->vm.hc.kick);
+	CU_ASSERT_EQUAL(t->vm.st.doorbells_out, 0);
+	CU_ASSERT_FALSE(hostctl_settings_acked(&t->vm, t->vm.hc.ctrl_seq));
+	t_guest_ack_settings(t);
+	CU_ASSERT_TRUE(hostctl_settings_acked(&t->vm, t->vm.hc.ctrl_seq));
+	CU_ASSERT_FALSE(hostctl_flush_acked(&t->vm, hostctl_flush(&t->vm)));
+	gr_avm_status(t)->flush_ack = c->flush_req;
+	CU_ASSERT_TRUE(hostctl_flush_acked(&t->vm, t->vm.hc.flush_req));
+	gr_avm_free(t);
+}
+
+/* The guest answers sync request @req with its clock at @guest_ns */
+static void t_guest_sync(struct gr_avm *t, uint64_t guest_ns)
+{
+	struct gr_guest_status *st = gr_avm_status(t);
+
+	st->sync_guest_time = htole64(guest_ns);
+	__atomic_store_n(&st->sync_ack, gr_avm_ctrl(t)->sync_req,
+			 __ATOMIC_RELEASE);
+}
+
+static void test_sync_series_reports_end_and_better_clock(void)
+{
+	struct gr_avm *t = gr_avm_new(GR_F_CLOCK_SYNC, false, 0);
+	unsigned int i;
+
+	hostctl_init(&t->vm);
+	hostctl_sync_reset(&t->vm);
+	hostctl_sync_start(&t->vm);
+	CU_ASSERT_TRUE(t->vm.hc.sync_pending);
+	CU_ASSERT_EQUAL(le64toh(gr_avm_ctrl(t)->sync_req), 1);
+	/* unanswered: nothing changes */
+	hostctl_sync_check(&t->vm);
+	CU_ASSERT_TRUE(t->vm.hc.sync_pending);
+	CU_ASSERT_FALSE(t->vm.hc.clock.synced);
+	for (i = 0; i < 8; i++) {
+		CU_ASSERT_FALSE(t->vm.hc.series_ended);
+		t_guest_sync(t, 1000000ULL * (i + 1));
+		hostctl_sync_check(&t->vm);
+	}
+	CU_ASSERT_TRUE(t->vm.hc.clock.synced);
+	CU_ASSERT_FALSE(t->vm.hc.sync_pending);
+	/* the series' end is reported; the metadata is vm.c's to rewrite */
+	CU_ASSERT_TRUE(t->vm.hc.series_ended);
+	CU_ASSERT_TRUE(t->vm.hc.rewrite);
+	CU_ASSERT_FALSE(t->vm.hc.sync_dirty);
+	gr_avm_free(t);
+}
+
+static void test_sync_answer_of_another_instance_discarded(void)
+{
+	struct gr_avm *t = gr_avm_new(GR_F_CLOCK_SYNC, false, 0);
+	struct gr_region_hdr *hdr = (struct gr_region_hdr *)t->vm.region;
+
+	hostctl_init(&t->vm);
+	hostctl_sync_reset(&t->vm);
+	hostctl_sync_start(&t->vm);
+	hdr->instance_id = htole64(GR_AVM_INSTANCE + 1);
+	t_guest_sync(t, 5000);
+	hostctl_sync_check(&t->vm);
+	/* H20: another boot's clock is never the session's */
+	CU_ASSERT_FALSE(t->vm.hc.clock.synced);
+	CU_ASSERT_TRUE(t->vm.hc.series_ended);
+	CU_ASSERT_FALSE(t->vm.hc.rewrite);
+	gr_avm_free(t);
+}
+
+static void test_resumed_clock_kept_only_if_synced(void)
+{
+	struct gr_avm *t = gr_avm_new(0, false, 0);
+	struct gr_ctf_clock c = { .offset_s = 3, .synced = false };
+
+	hostctl_sync_reset(&t->vm);
+	hostctl_clock_resume(&t->vm, &c);
+	CU_ASSERT_FALSE(t->vm.hc.clock.synced);
+	CU_ASSERT_EQUAL(t->vm.hc.clock.offset_s, 0);
+	c.synced = true;
+	hostctl_clock_resume(&t->vm, &c);
+	CU_ASSERT_TRUE(t->vm.hc.clock.synced);
+	CU_ASSERT_EQUAL(t->vm.hc.clock.offset_s, 3);
+	gr_avm_free(t);
+}
+
+static const struct gr_test tests[] = {
+	GR_TEST(test_init_publishes_block_with_magic_and_seq),
+	GR_TEST(test_adopt_continues_counters),
+	GR_TEST(test_publish_reports_kick_and_acks_are_read),
+	GR_TEST(test_sync_series_reports_end_and_better_clock),
+	GR_TEST(test_sync_answer_of_another_instance_discarded),
+	GR_TEST(test_resumed_clock_kept_only_if_synced),
+};
+
+int main(void)
+{
+	return gr_test_main("hostctl", tests, GR_ARRAY_SIZE(tests), NULL, NULL);
+}
