@@ -33,7 +33,7 @@
 #include <linux/workqueue.h>
 
 #include "gr_proto.h"
-#include "gr_relay.h"
+#include "gr_record.h"
 #include "guestrelay_abi.h"
 
 /* ivshmem BAR0 registers (QEMU docs/specs/ivshmem-spec.rst) */
