@@ -380,6 +380,7 @@ static __always_inline notrace void gr_buf_exit(struct gr_buf *buf)
 	chan = buf->chan;
 	flags = chan->lock_flags;
 	raw_spin_unlock_irqrestore(&chan->lock, flags);
+	/* Pairs with the compiler barrier in __gr_buf_enter() */
 	barrier();
 	WRITE_ONCE(chan->cpus[smp_processor_id()].nesting, 0);
 }
