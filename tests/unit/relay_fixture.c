@@ -219,6 +219,30 @@ struct gr_packet_header *f_hdr(struct fixture *f, u32 ring, u32 slot)
 	return h_hdr(f->region.base, &f->lay, ring, slot);
 }
 
+/*
+ * The state of @slot of @ring as the host sees it (spec 6.2): PRODUCED
+ * if it holds packet k in [consumed, produced) with rec.seq = k,
+ * BEING_WRITTEN if it is produced's slot (or a restarted one) and its
+ * rec.seq is GR_SEQ_BUSY, else FREE.
+ */
+enum gr_subbuf_state f_state(struct fixture *f, u32 ring, u32 slot)
+{
+	struct gr_ring *r = f_ring(f, ring);
+	u32 n = f->lay.n_subbufs;
+	u64 p = h_produced(r);
+	u64 c = h_load(&r->cons.consumed);
+	u64 seq = h_seq(f_rec(f, ring, slot));
+	u64 k;
+
+	for (k = c; k != p; k++)
+		if (gr_subbuf_slot(k, n) == slot)
+			return seq == k ? GR_SUBBUF_PRODUCED :
+					  GR_SUBBUF_BEING_WRITTEN;
+	if (gr_subbuf_slot(p, n) == slot && seq == GR_SEQ_BUSY && p - c < n)
+		return GR_SUBBUF_BEING_WRITTEN;
+	return GR_SUBBUF_FREE;
+}
+
 void fill_pattern(u8 *p, size_t len, u32 seed)
 {
 	size_t i;

@@ -87,6 +87,7 @@ struct gr_ring *f_ring(struct fixture *f, u32 ring);
 struct gr_subbuf_rec *f_rec(struct fixture *f, u32 ring, u32 slot);
 u8 *f_subbuf(struct fixture *f, u32 ring, u32 slot);
 struct gr_packet_header *f_hdr(struct fixture *f, u32 ring, u32 slot);
+enum gr_subbuf_state f_state(struct fixture *f, u32 ring, u32 slot);
 void fill_pattern(u8 *p, size_t len, u32 seed);
 bool check_pattern(const u8 *p, size_t len, u32 seed);
 int write_msg(struct gr_chan *chan, size_t len, u32 seed);

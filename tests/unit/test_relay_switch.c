@@ -194,6 +194,8 @@ static void test_stream_full_drops_counts_and_resumes_after_consumed(void)
 
 	fixture_open(&f, 1, false, 4096, 4);
 	buf = &f.chan->bufs[0];
+	CU_ASSERT_EQUAL(f_state(&f, 0, 0), GR_SUBBUF_BEING_WRITTEN);
+	CU_ASSERT_EQUAL(f_state(&f, 0, 1), GR_SUBBUF_FREE);
 	/* four sub-buffers of four messages */
 	for (i = 0; i < 16; i++)
 		CU_ASSERT_EQUAL(write_msg(f.chan, 1000, i), 0);
@@ -201,8 +203,11 @@ static void test_stream_full_drops_counts_and_resumes_after_consumed(void)
 	/* the 17th finishes sub-buffer 3; sub-buffer 4 would overwrite 0 */
 	CU_ASSERT_EQUAL(write_msg(f.chan, 1000, 16), -ENOSPC);
 	CU_ASSERT_EQUAL(h_produced(f_ring(&f, 0)), 4);
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 4; i++) {
 		CU_ASSERT_EQUAL(h_seq(f_rec(&f, 0, i)), (u64)i);
+		/* every slot PRODUCED: none BEING_WRITTEN, none FREE */
+		CU_ASSERT_EQUAL(f_state(&f, 0, i), GR_SUBBUF_PRODUCED);
+	}
 	CU_ASSERT_EQUAL(h_load(&f_ring(&f, 0)->prod.lost_full), 1);
 	CU_ASSERT(gr_buf_full(buf));
 	c = last_call(&f.log);
@@ -236,6 +241,9 @@ static void test_stream_full_drops_counts_and_resumes_after_consumed(void)
 	CU_ASSERT_PTR_EQUAL(c->subbuf, f_subbuf(&f, 0, 0));
 	CU_ASSERT_EQUAL(buf->consumed, 1);
 	CU_ASSERT_EQUAL(h_seq(f_rec(&f, 0, 0)), GR_SEQ_BUSY);
+	CU_ASSERT_EQUAL(f_state(&f, 0, 0), GR_SUBBUF_BEING_WRITTEN);
+	for (i = 1; i < 4; i++)
+		CU_ASSERT_EQUAL(f_state(&f, 0, i), GR_SUBBUF_PRODUCED);
 	CU_ASSERT_EQUAL(le64toh(f_hdr(&f, 0, 0)->packet_seq_num), 4);
 	CU_ASSERT_EQUAL(le64toh(f_hdr(&f, 0, 0)->events_discarded), 4);
 	CU_ASSERT(check_pattern(f_subbuf(&f, 0, 0) + HDR, 1000, 200));
