@@ -17,7 +17,7 @@
  *
  * Writers of the channel (probes, switch timers, flush IPIs, the panic
  * path) reach it only through the record API's RCU-published pointer
- * (gr_rec_chan, gr_relay.h), always with interrupts off; clearing that
+ * (gr_rec_chan, gr_record.h), always with interrupts off; clearing that
  * pointer and synchronize_rcu() (gr_ctl_quiesce()) leaves the channel to
  * the caller alone.
  */
