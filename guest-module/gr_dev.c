@@ -6,7 +6,7 @@
  * gr_active is the only global that says which device is active. This
  * file alone writes it (gr_dev_activate(), gr_dev_deactivate()), and this
  * file alone opens and closes the record API's writer gate (gr_rec_chan,
- * gr_relay.h): the gate is the active device's channel or NULL, never
+ * gr_record.h): the gate is the active device's channel or NULL, never
  * another channel, and it is NULL while gr_active is (it is also closed
  * for the duration of a reset, gr_dev_writers_pause()).
  *

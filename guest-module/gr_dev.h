@@ -19,7 +19,7 @@
  *
  * Writers of the channel (probes, switch timers, flush IPIs, the panic
  * path) reach it only through the record API's RCU-published writer gate
- * (gr_rec_chan, gr_relay.h), always with interrupts off; gr_dev.c alone
+ * (gr_rec_chan, gr_record.h), always with interrupts off; gr_dev.c alone
  * opens and closes the gate (gr_dev_activate(), gr_dev_deactivate(),
  * gr_dev_writers_pause() and _resume() around a reset).
  */
@@ -35,7 +35,7 @@
 #include <linux/workqueue.h>
 
 #include "gr_proto.h"
-#include "gr_relay.h"
+#include "gr_record.h"
 #include "guestrelay_abi.h"
 
 /* ivshmem BAR0 registers (QEMU docs/specs/ivshmem-spec.rst) */

@@ -62,7 +62,7 @@
 #include <trace/events/syscalls.h>
 
 #include "gr_events.h"
-#include "gr_relay.h"
+#include "gr_record.h"
 
 /*
  * GR_CHECK_PROBE() - fail the build unless gr_probe_<call> has the probe

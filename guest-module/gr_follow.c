@@ -43,7 +43,7 @@
 #include "gr_events.h"
 #include "gr_follow.h"
 #include "gr_proto.h"
-#include "gr_relay.h"
+#include "gr_record.h"
 
 static_assert(PID_MAX_LIMIT <= GR_FOLLOW_PID_LIMIT);
 

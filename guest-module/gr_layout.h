@@ -81,7 +81,7 @@ struct gr_layout {
 static inline u64 gr_layout_end(const struct gr_layout *lay)
 {
 	return lay->data_offset +
-	       (u64)lay->nr_rings * lay->n_subbufs * lay->subbuf_size;
+	       gr_data_size(lay->nr_rings, lay->n_subbufs, lay->subbuf_size);
 }
 
 int gr_layout_compute(const struct gr_geometry *geo, struct gr_layout *lay);

@@ -56,6 +56,7 @@
 #include <linux/utsname.h>
 #include <linux/uuid.h>
 
+#include "gr_ctf_packet.h"
 #include "gr_dev.h"
 #include "gr_events.h"
 

@@ -1,47 +1,42 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Relay channels over the guestrelay shared region
+ * Relay channels over the guestrelay shared region: the core
  *
- * A ring is n sub-buffers. The sub-buffer numbered k (k = the value of
+ * A ring is n sub-buffers. The sub-buffer numbered c (c = the value of
  * produced when it was started; CTF's packet_seq_num) lives in slot
- * k % n, and its commit record says what state it is in:
+ * gr_subbuf_slot(c, n), and moves through the states of spec 6.2 (enum
+ * gr_subbuf_state in guestrelay_abi.h, with the picture): the guest moves
+ * it FREE -> BEING_WRITTEN -> PRODUCED, the host PRODUCED -> FREE by
+ * advancing cons.consumed. Here:
  *
- *                guest: subbuf_start accepts
- *                the switch: rec.seq = BUSY,
- *   +--------+   smp_wmb(), header reserved,      +---------+
- *   |  FREE  | ---------------------------------> | FILLING | writers
- *   +--------+   timestamp_begin                  +---------+ reserve
- *       ^                                           |     ^   records;
- *       |        guest: switch or flush:            |     |   reset
- *       |        header finalized, rec.bytes,       |     |   restarts
- *       |        release of rec.seq = k, then       |     |   it
- *       |        release of produced = k + 1        v     |
- *       |                                         +---------+ flight mode:
- *       |                                         |  READY  | the next
- *       |                                         +---------+ switch, unread
- *       |        host: acquire produced,            |         (overwritten)
- *       |        acquire rec.seq == k, check        |
- *       |        a private copy of the header       v
- *   host: written out,                            +---------+
- *   then release of <---------------------------- |  READ   |
- *   consumed = k + 1                              +---------+
+ *   FREE -> BEING_WRITTEN   gr_buf_switch() offers the slot to
+ *                           subbuf_start, which accepts it and reserves
+ *                           its header: rec.seq := GR_SEQ_BUSY, smp_wmb()
+ *   BEING_WRITTEN           writers reserve records at buf->offset (the
+ *                           fast path, gr_relay.h); reset restarts it
+ *   BEING_WRITTEN -> PRODUCED
+ *                           the next gr_buf_switch() (full, flush, timer,
+ *                           close): subbuf_start finalizes the header,
+ *                           then gr_buf_commit(): rec.bytes, release of
+ *                           rec.seq = c, release of produced = c + 1
+ *   PRODUCED -> BEING_WRITTEN
+ *                           flight mode only: the switch restarts the
+ *                           oldest slot unconsumed, counted in
+ *                           prod.overwritten
  *
  * Stream mode (no overwrite): the guest starts slot (produced % n) only if
  * produced - consumed < n. Otherwise the switch is refused: the ring has
- * no FILLING sub-buffer, every write is dropped and counted in lost_full,
- * and every later write tries the switch again, reading cons.consumed
- * once - never a loop.
+ * no sub-buffer BEING_WRITTEN, every write is dropped and counted in
+ * lost_full, and every later write tries the switch again, reading
+ * cons.consumed once - never a loop.
  *
- * Flight mode (overwrite): the switch always happens; a READY sub-buffer
- * the host did not consume goes straight back to FILLING and counts in
- * prod.overwritten. A host snapshotting such a ring reads rec.seq, copies,
- * smp_rmb(), reads rec.seq again: the BUSY marking tells the host it raced.
+ * Flight mode (overwrite): the switch always happens. A host snapshotting
+ * such a ring reads rec.seq, copies, smp_rmb(), reads rec.seq again: the
+ * BUSY marking tells the host it raced.
  *
- * Only the guest moves a sub-buffer out of FREE or FILLING, only the host
- * moves it out of READY (stream mode), and each side trusts nothing the
- * other wrote: slot numbers come from guest-private counters, and a
- * consumed value outside [consumed mirror, produced] is ignored and
- * counted.
+ * Each side trusts nothing the other wrote: slot numbers come from
+ * guest-private counters, and a consumed value outside [consumed mirror,
+ * produced] is ignored and counted.
  *
  * Writers of a per-CPU ring are the code running on that CPU: process
  * context, interrupts and NMIs nest on it. A per-CPU nesting guard drops
@@ -54,52 +49,35 @@
 #include "gr_relay.h"
 
 /* ---------------------------------------------------------------------- */
-/* Ring helpers                                                           */
+/* Addressing and counters                                                */
 
-static void *gr_mem(const struct gr_chan *chan, u64 off)
+static void *gr_chan_at(const struct gr_chan *chan, u64 off)
 {
-	return chan->mem + (off - chan->mem_off);
+	return chan->region + off;
 }
 
-/* Point @buf at its ring, commit records and sub-buffers in chan->mem. */
-static void gr_buf_bind(struct gr_buf *buf)
+/**
+ * gr_buf_bind() - point a ring at its place in the channel's region
+ * @buf: the ring, its @chan and @index set
+ *
+ * Sets @ring, @recs and @data from the ABI's addressing helpers.
+ *
+ * Context: process context; no writer on the ring.
+ */
+void gr_buf_bind(struct gr_buf *buf)
 {
 	const struct gr_chan *chan = buf->chan;
 	const struct gr_layout *lay = &chan->layout;
-	u64 first = (u64)buf->index * lay->n_subbufs;
 
-	buf->ring = gr_mem(chan, lay->ring_offset +
-			   (u64)buf->index * sizeof(struct gr_ring));
-	buf->recs = gr_mem(chan, lay->subbuf_rec_offset +
-			   first * sizeof(struct gr_subbuf_rec));
-	buf->data = gr_mem(chan, lay->data_offset + first * lay->subbuf_size);
-}
-
-/* spec G8: slots come from private counters, never from the region */
-static u32 gr_slot(const struct gr_buf *buf, u64 counter)
-{
-	u32 slot;
-
-	div_u64_rem(counter, buf->chan->layout.n_subbufs, &slot);
-	return slot;
-}
-
-static u8 *gr_subbuf(const struct gr_buf *buf, u32 slot)
-{
-	return buf->data + (size_t)slot * buf->chan->layout.subbuf_size;
-}
-
-/*
- * CTF's events_discarded (spec G16): cumulative, never reset, per ring,
- * across resets and publications (a reader takes differences between
- * consecutive packets of a stream; a decrease would confuse it). Uses the
- * raw counters, not the *_base-relative values that prod.lost_* show
- * after a reset.
- */
-static u64 gr_buf_discarded(struct gr_buf *buf)
-{
-	return buf->lost_full + buf->lost_too_big +
-	       (u64)atomic64_read(&buf->lost_nested);
+	buf->ring = gr_chan_at(chan, gr_ring_off(lay->ring_offset,
+						 buf->index));
+	buf->recs = gr_chan_at(chan, gr_subbuf_rec_off(lay->subbuf_rec_offset,
+						       lay->n_subbufs,
+						       buf->index, 0));
+	buf->data = gr_chan_at(chan, gr_subbuf_off(lay->data_offset,
+						   lay->n_subbufs,
+						   lay->subbuf_size,
+						   buf->index, 0));
 }
 
 static void gr_put_lost_nested(struct gr_buf *buf)
@@ -110,7 +88,13 @@ static void gr_put_lost_nested(struct gr_buf *buf)
 		 lost - READ_ONCE(buf->lost_nested_base));
 }
 
-static void gr_buf_publish_counters(struct gr_buf *buf)
+/**
+ * gr_buf_publish_counters() - store the ring's lost and event counters
+ * @buf: the ring
+ *
+ * Context: the ring's writer context, or no writer on the ring.
+ */
+void gr_buf_publish_counters(struct gr_buf *buf)
 {
 	struct gr_ring_prod *prod = &buf->ring->prod;
 
@@ -134,9 +118,9 @@ static int gr_buf_read_consumed(struct gr_buf *buf)
 	u64 c;
 
 	/*
-	 * Pairs (spec 10 #7) with the host's smp_store_release() of consumed, made after
-	 * it finished reading those sub-buffers: our later writes into the
-	 * freed slots cannot pass this load.
+	 * Pairs (spec 10 #7) with the host's smp_store_release() of
+	 * consumed, made after it finished reading those sub-buffers: our
+	 * later writes into the FREE slots cannot pass this load.
 	 */
 	c = le64_to_cpu(smp_load_acquire(&buf->ring->cons.consumed));
 	if (buf->published - c > buf->published - buf->consumed) {
@@ -161,7 +145,7 @@ void gr_buf_lost_too_big(struct gr_buf *buf)
 }
 
 /*
- * A record dropped because every sub-buffer is unconsumed (stream mode).
+ * A record dropped because every sub-buffer is PRODUCED (stream mode).
  * No GR_VEC_CONSUMED is asked for (cons_event stays below consumed, spec
  * 8.3): its handler could only count it, since every later write and the
  * switch timer re-read cons.consumed before a switch anyway (6.6), so
@@ -199,7 +183,7 @@ void gr_buf_lost_nested(struct gr_buf *buf)
  * virtio's used_event; a wrong value from the host only costs or saves a
  * doorbell, and the host tolerates both.
  *
- * Context: the ring's writer context (see gr_relay_reserve()).
+ * Context: the ring's writer context.
  * Return: true if the doorbell should ring.
  */
 bool gr_buf_need_doorbell(struct gr_buf *buf, u64 old, u64 new_idx)
@@ -209,25 +193,35 @@ bool gr_buf_need_doorbell(struct gr_buf *buf, u64 old, u64 new_idx)
 	if (!READ_ONCE(buf->chan->event_idx))
 		return new_idx != old;
 	/*
-	 * Orders our store of produced before our load of prod_event; pairs (spec 10 #8)
-	 * with the host's smp_mb() between its store of prod_event and its
-	 * re-read of produced: either it sees the new produced or we see its
-	 * new prod_event (spec G22).
+	 * Orders our store of produced before our load of prod_event; pairs
+	 * (spec 10 #8) with the host's smp_mb() between its store of
+	 * prod_event and its re-read of produced: either it sees the new
+	 * produced or we see its new prod_event (spec G22).
 	 */
 	smp_mb();
 	event = le64_to_cpu(READ_ONCE(buf->ring->cons.prod_event));
 	return gr_need_event(event, new_idx, old);
 }
 
-static void gr_buf_publish_produced(struct gr_buf *buf)
+/**
+ * gr_buf_publish_produced() - let the host see every PRODUCED sub-buffer
+ * @buf: the ring
+ *
+ * Stores prod.produced with release semantics and rings the doorbell if
+ * gr_buf_need_doorbell() says so.
+ *
+ * Context: the ring's writer context, or no writer on the ring.
+ */
+void gr_buf_publish_produced(struct gr_buf *buf)
 {
 	struct gr_chan *chan = buf->chan;
 	u64 old = buf->published;
 
 	buf->published = buf->produced;
 	/*
-	 * Pairs (spec 10 #6) with the host's smp_load_acquire() of produced: the commit
-	 * record and the packet are visible before the sub-buffer is.
+	 * Pairs (spec 10 #6) with the host's smp_load_acquire() of produced:
+	 * the commit record and the packet are visible before the
+	 * sub-buffer is.
 	 */
 	smp_store_release(&buf->ring->prod.produced,
 			  cpu_to_le64(buf->produced));
@@ -239,25 +233,42 @@ static void gr_buf_publish_produced(struct gr_buf *buf)
 }
 
 /* ---------------------------------------------------------------------- */
-/* Sub-buffer switch                                                      */
+/* The sub-buffer switch                                                  */
 
-static void gr_buf_mark_busy(struct gr_buf *buf)
+/* The slot of packet @c starts BEING_WRITTEN: mark it before any data */
+static void gr_buf_mark_busy(struct gr_buf *buf, u64 c)
 {
-	WRITE_ONCE(buf->recs[buf->new_idx].seq, cpu_to_le64(GR_SEQ_BUSY));
+	WRITE_ONCE(buf->recs[gr_buf_slot(buf, c)].seq,
+		   cpu_to_le64(GR_SEQ_BUSY));
 	/*
-	 * BUSY is visible before any byte of the sub-buffer changes; pairs (spec 10 #4)
-	 * with the host's smp_rmb() between copying a sub-buffer and
-	 * re-reading its rec.seq (the flight-recorder seqlock). Spec G12.
+	 * BUSY is visible before any byte of the sub-buffer changes; pairs
+	 * (spec 10 #4) with the host's smp_rmb() between copying a
+	 * sub-buffer and re-reading its rec.seq (the flight-recorder
+	 * seqlock). Spec G12.
 	 */
 	smp_wmb();
-	buf->new_busy = true;
+}
+
+/* Packet @c, @bytes of content, goes from BEING_WRITTEN to PRODUCED */
+static void gr_buf_commit(struct gr_buf *buf, u64 c, u32 bytes)
+{
+	struct gr_subbuf_rec *rec = &buf->recs[gr_buf_slot(buf, c)];
+
+	WRITE_ONCE(rec->bytes, cpu_to_le32(bytes));
+	/*
+	 * Pairs (spec 10 #5) with the host's smp_load_acquire() of rec.seq:
+	 * the packet and rec.bytes are visible before the record says
+	 * "finished"; then produced, with release (spec G11).
+	 */
+	smp_store_release(&rec->seq, cpu_to_le64(c));
+	gr_buf_publish_produced(buf);
 }
 
 /**
- * gr_buf_full() - are all sub-buffers of the ring unconsumed?
+ * gr_buf_full() - is every sub-buffer of the ring PRODUCED?
  * @buf: the ring
  *
- * Uses the consumed mirror, which the core refreshes from cons.consumed
+ * Uses the consumed mirror, which the switch refreshes from cons.consumed
  * just before it calls subbuf_start.
  *
  * Context: the ring's writer context; normally subbuf_start.
@@ -269,13 +280,14 @@ int gr_buf_full(struct gr_buf *buf)
 }
 
 /**
- * gr_subbuf_start_reserve() - reserve the header of the new sub-buffer
+ * gr_subbuf_start_reserve() - reserve the header of the offered sub-buffer
  * @buf: the ring
  * @length: bytes to reserve at the start of the new sub-buffer
  *
- * Call it from subbuf_start once the switch is decided, before writing
- * into the new sub-buffer: it first marks the sub-buffer's commit record
- * GR_SEQ_BUSY. @length is rounded up to GR_RECORD_ALIGN.
+ * Kernel relay's subbuf_start_reserve(). subbuf_start calls it once it
+ * accepts the switch, before it writes into the new sub-buffer: it first
+ * marks the sub-buffer's commit record GR_SEQ_BUSY (BEING_WRITTEN).
+ * @length is rounded up to GR_RECORD_ALIGN.
  *
  * Context: subbuf_start only.
  */
@@ -283,105 +295,87 @@ void gr_subbuf_start_reserve(struct gr_buf *buf, size_t length)
 {
 	size_t len = ALIGN(length, (size_t)GR_RECORD_ALIGN);
 
-	if (WARN_ON_ONCE(!buf->in_switch || len < length ||
+	if (WARN_ON_ONCE(len < length ||
 			 len > buf->chan->layout.subbuf_size - GR_RECORD_ALIGN))
 		return;
-	if (!buf->new_busy)
-		gr_buf_mark_busy(buf);
-	buf->new_reserve = len;
+	gr_buf_mark_busy(buf, buf->produced);
+	buf->offset = len;
 }
 
-/**
- * gr_subbuf_commit() - publish the sub-buffer just finished
- * @buf: the ring
- *
- * Writes the commit record (bytes, then seq = packet_seq_num with release
- * semantics), moves prod.produced with release semantics and calls the
- * doorbell callback if gr_buf_need_doorbell() says so. subbuf_start calls
- * it once it has finalized prev_subbuf; if it does not, the core does it
- * when subbuf_start returns. A second call does nothing.
- *
- * Context: subbuf_start only.
- */
-void gr_subbuf_commit(struct gr_buf *buf)
+/* Kernel relay's default subbuf_start: no header, refuse when full */
+static int gr_subbuf_start_default(struct gr_buf *buf,
+				   void *subbuf __always_unused,
+				   void *prev_subbuf __always_unused,
+				   size_t prev_padding __always_unused)
 {
-	struct gr_subbuf_rec *rec;
-	u64 seq;
-
-	if (!buf->commit_pending)
-		return;
-	buf->commit_pending = false;
-	seq = buf->produced - 1;
-	rec = &buf->recs[gr_slot(buf, seq)];
-	WRITE_ONCE(rec->bytes, cpu_to_le32(buf->commit_bytes));
-	/*
-	 * Pairs (spec 10 #5) with the host's smp_load_acquire() of rec.seq: the packet
-	 * and rec.bytes are visible before the record says "finished";
-	 * then produced, with release (spec G11).
-	 */
-	smp_store_release(&rec->seq, cpu_to_le64(seq));
-	gr_buf_publish_produced(buf);
+	return READ_ONCE(buf->chan->mode) == GR_MODE_FLIGHT ||
+	       !gr_buf_full(buf);
 }
 
 /*
- * Offer sub-buffer number buf->produced to subbuf_start. @prev and
- * @padding describe the sub-buffer just finished, if any. @restart: the
- * offered sub-buffer is the one being filled (reset), not a new one.
- * Return: true if a sub-buffer is being filled afterwards.
+ * gr_buf_switch() - kernel relay's relay_switch_subbuf()
+ * @buf: the ring, entered (or no writer on the channel)
+ * @ts_held: buf->last_ts is the calling write's clock reading, which the
+ *	switch shares (spec 6.9); else the switch reads the clock once
+ * @discard: restart the sub-buffer BEING_WRITTEN empty instead of
+ *	finishing it (reset, spec 6.13)
+ *
+ * The one place a sub-buffer changes state in the guest, with all of its
+ * state in locals. The sub-buffer BEING_WRITTEN, if any, is finished:
+ * subbuf_start gets it as @prev_subbuf to finalize its header, then it is
+ * committed (PRODUCED). The slot of the next packet number is offered to
+ * subbuf_start; accepted, it is BEING_WRITTEN from the offset subbuf_start
+ * reserved. Refused, the ring has no sub-buffer BEING_WRITTEN until a
+ * later switch succeeds.
+ *
+ * Return: true if a sub-buffer is BEING_WRITTEN afterwards.
  */
-static bool gr_buf_start(struct gr_buf *buf, u8 *prev, size_t padding,
-			 bool restart)
+static bool gr_buf_switch(struct gr_buf *buf, bool ts_held, bool discard)
 {
 	struct gr_chan *chan = buf->chan;
-	const struct gr_layout *lay = &chan->layout;
+	u32 size = chan->layout.subbuf_size;
+	bool writing = buf->offset <= size;
+	bool finish = writing && !discard;
+	u8 *prev = NULL;
+	size_t padding = 0;
+	u32 bytes = 0;
+	u8 *next;
 	int ok;
 
+	if (!ts_held)
+		gr_buf_clock(buf);
+	if (finish) {
+		prev = buf->start;
+		bytes = buf->offset;
+		padding = size - bytes;
+		buf->produced++;
+	}
 	gr_buf_read_consumed(buf);
-	buf->new_idx = gr_slot(buf, buf->produced);
-	buf->new_subbuf = gr_subbuf(buf, buf->new_idx);
-	buf->new_reserve = 0;
-	buf->new_busy = false;
-	buf->in_switch = true;
-	ok = chan->cb.subbuf_start(buf, buf->new_subbuf, prev, padding);
-	buf->in_switch = false;
-	gr_subbuf_commit(buf);
+	next = gr_buf_subbuf(buf, gr_buf_slot(buf, buf->produced));
+	/* subbuf_start's gr_subbuf_start_reserve() sets the offset */
+	buf->offset = 0;
+	ok = chan->cb.subbuf_start(buf, next, prev, padding);
+	if (finish)
+		gr_buf_commit(buf, buf->produced - 1, bytes);
 	if (!ok) {
-		buf->offset = lay->subbuf_size + 1;
+		buf->offset = size + 1;
 		return false;
 	}
-	if (!buf->new_busy)
-		gr_buf_mark_busy(buf);
-	/* spec G10: a restarted unconsumed slot (flight mode) is counted */
-	if (!restart && buf->produced - buf->consumed >= lay->n_subbufs) {
+	if (!buf->offset)
+		gr_buf_mark_busy(buf, buf->produced);
+	/*
+	 * spec G10: a PRODUCED slot restarted unconsumed (flight mode) is
+	 * counted; a discarded sub-buffer restarts in its own slot.
+	 */
+	if (!(discard && writing) &&
+	    buf->produced - buf->consumed >= chan->layout.n_subbufs) {
 		buf->overwritten++;
 		gr_put64(&buf->ring->prod.overwritten,
 			 buf->overwritten - buf->overwritten_base);
 	}
-	buf->start = buf->new_subbuf;
-	buf->hdr_reserved = buf->new_reserve;
-	buf->offset = buf->new_reserve;
+	buf->start = next;
+	buf->hdr_reserved = buf->offset;
 	return true;
-}
-
-/*
- * Finish the sub-buffer being filled, if any, and start the next one.
- * While the ring waits for a free sub-buffer (offset > subbuf_size) there
- * is nothing to finish and subbuf_start gets prev_subbuf NULL.
- */
-static bool gr_buf_switch(struct gr_buf *buf)
-{
-	size_t size = buf->chan->layout.subbuf_size;
-	u8 *prev = NULL;
-	size_t padding = 0;
-
-	if (buf->offset <= size) {
-		prev = buf->start;
-		padding = size - buf->offset;
-		buf->commit_bytes = buf->offset;
-		buf->commit_pending = true;
-		buf->produced++;
-	}
-	return gr_buf_start(buf, prev, padding, false);
 }
 
 /**
@@ -395,7 +389,7 @@ static bool gr_buf_switch(struct gr_buf *buf)
  *
  * Switches to the next sub-buffer, at most once (spec G15): the record
  * does not fit in the current one. Drops and counts the record when no
- * sub-buffer is free, or when subbuf_start reserved so much of the new
+ * sub-buffer is FREE, or when subbuf_start reserved so much of the new
  * one that it still does not fit.
  *
  * Context: the ring's writer context.
@@ -405,12 +399,7 @@ static bool gr_buf_switch(struct gr_buf *buf)
 int gr_buf_alloc_slow(struct gr_buf *buf, size_t len, u8 **slot,
 		      bool ts_held)
 {
-	bool ok;
-
-	buf->ts_held = ts_held;
-	ok = gr_buf_switch(buf);
-	buf->ts_held = false;
-	if (!ok) {
+	if (!gr_buf_switch(buf, ts_held, false)) {
 		gr_buf_lost_full(buf);
 		return -ENOSPC;
 	}
@@ -423,171 +412,18 @@ int gr_buf_alloc_slow(struct gr_buf *buf, size_t len, u8 **slot,
 	return 0;
 }
 
-/**
- * gr_event_write() - record an event from a payload in memory
- * @chan: the channel
- * @id: event id
- * @payload: the payload
- * @payload_len: its bytes
- *
- * Out of line: a copy of a payload prepared elsewhere, not a probe's
- * in-place write (gr_rec_begin()).
- *
- * Context: any, including hard irq and NMI; disables local interrupts.
- * Return: as gr_relay_write().
- */
-int gr_event_write(struct gr_chan *chan, u16 id, const void *payload,
-		   size_t payload_len)
-{
-	struct gr_buf *buf;
-	unsigned long flags;
-	void *p;
-	int ret = -EBUSY;
-
-	local_irq_save(flags);
-	buf = __gr_buf_enter(chan, true);
-	if (buf) {
-		ret = __gr_event_reserve(buf, id, payload_len, &p);
-		if (!ret && payload_len)
-			memcpy(p, payload, payload_len);
-		gr_buf_exit(buf);
-	}
-	local_irq_restore(flags);
-	return ret;
-}
-
-/*
- * The timestamp of a switch (spec 6.9): inside a write, the write's own
- * reading, which serves as the old packet's timestamp_end, the new
- * packet's timestamp_begin and the record's timestamp; otherwise (flush,
- * timer, reset) one fresh reading of the ring's clock.
- */
-static u64 gr_buf_switch_ts(struct gr_buf *buf)
-{
-	if (buf->ts_held)
-		return buf->last_ts;
-	return gr_buf_clock(buf);
-}
-
-/* ---------------------------------------------------------------------- */
-/* CTF packets                                                            */
-
-static void gr_ctf_packet_begin(struct gr_buf *buf, void *subbuf, u64 now)
-{
-	const struct gr_chan *chan = buf->chan;
-	struct gr_packet_header *ph = subbuf;
-
-	gr_subbuf_start_reserve(buf, sizeof(*ph));
-	ph->magic = cpu_to_le32(GR_CTF_MAGIC);
-	ph->stream_id = cpu_to_le32(0);
-	ph->stream_instance_id = cpu_to_le64(buf->index);
-	ph->timestamp_begin = cpu_to_le64(now);
-	ph->timestamp_end = cpu_to_le64(now);
-	ph->content_size = cpu_to_le64(sizeof(*ph) * 8);
-	ph->packet_size = cpu_to_le64((u64)chan->layout.subbuf_size * 8);
-	ph->packet_seq_num = cpu_to_le64(buf->produced);
-	ph->events_discarded = cpu_to_le64(gr_buf_discarded(buf));
-	ph->cpu_id = cpu_to_le32(chan->global ? 0 : buf->index);
-	ph->reserved = cpu_to_le32(0);
-}
-
-static void gr_ctf_packet_finish(struct gr_buf *buf, void *subbuf,
-				 size_t padding, u64 now)
-{
-	struct gr_packet_header *ph = subbuf;
-	u64 content = buf->chan->layout.subbuf_size - padding;
-
-	ph->timestamp_end = cpu_to_le64(now);
-	ph->content_size = cpu_to_le64(content * 8);
-	ph->events_discarded = cpu_to_le64(gr_buf_discarded(buf));
-}
-
-/**
- * gr_ctf_subbuf_start_stream() - subbuf_start of a no-overwrite channel
- * @buf: the ring
- * @subbuf: the sub-buffer to start
- * @prev_subbuf: the sub-buffer just finished, NULL if none (at open, at
- *	reset, and when retrying a switch refused earlier)
- * @prev_padding: unused bytes at the end of @prev_subbuf
- *
- * Finalizes the CTF packet of @prev_subbuf (timestamp_end, content_size =
- * (subbuf_size - @prev_padding) * 8, events_discarded) and commits it,
- * then refuses the switch if every sub-buffer is unconsumed, else starts
- * the packet of @subbuf (magic, stream_id 0, stream_instance_id, cpu_id,
- * packet_size, packet_seq_num, timestamp_begin).
- *
- * Context: called by the core from the ring's writer context.
- * Return: 1 to switch, 0 to refuse.
- */
-int gr_ctf_subbuf_start_stream(struct gr_buf *buf, void *subbuf,
-			       void *prev_subbuf, size_t prev_padding)
-{
-	u64 now = gr_buf_switch_ts(buf);
-
-	if (prev_subbuf) {
-		gr_ctf_packet_finish(buf, prev_subbuf, prev_padding, now);
-		gr_subbuf_commit(buf);
-	}
-	/* spec G10: never a produced, unconsumed slot in stream mode */
-	if (gr_buf_full(buf))
-		return 0;
-	gr_ctf_packet_begin(buf, subbuf, now);
-	return 1;
-}
-
-/**
- * gr_ctf_subbuf_start_flight() - subbuf_start of an overwrite channel
- * @buf: the ring
- * @subbuf: the sub-buffer to start
- * @prev_subbuf: the sub-buffer just finished, or NULL
- * @prev_padding: unused bytes at the end of @prev_subbuf
- *
- * As gr_ctf_subbuf_start_stream() but never refuses; the core counts
- * prod.overwritten when @subbuf was still unconsumed.
- *
- * Context: called by the core from the ring's writer context.
- * Return: 1.
- */
-int gr_ctf_subbuf_start_flight(struct gr_buf *buf, void *subbuf,
-			       void *prev_subbuf, size_t prev_padding)
-{
-	u64 now = gr_buf_switch_ts(buf);
-
-	if (prev_subbuf) {
-		gr_ctf_packet_finish(buf, prev_subbuf, prev_padding, now);
-		gr_subbuf_commit(buf);
-	}
-	gr_ctf_packet_begin(buf, subbuf, now);
-	return 1;
-}
-
-/**
- * gr_ctf_subbuf_start() - subbuf_start following the channel's mode
- * @buf: the ring
- * @subbuf: the sub-buffer to start
- * @prev_subbuf: the sub-buffer just finished, or NULL
- * @prev_padding: unused bytes at the end of @prev_subbuf
- *
- * Reads the channel's mode (gr_chan_set_mode()) at every switch. The
- * default when a channel is opened without a subbuf_start.
- *
- * Context: called by the core from the ring's writer context.
- * Return: 1 to switch, 0 to refuse.
- */
-int gr_ctf_subbuf_start(struct gr_buf *buf, void *subbuf,
-			void *prev_subbuf, size_t prev_padding)
-{
-	if (READ_ONCE(buf->chan->mode) == GR_MODE_FLIGHT)
-		return gr_ctf_subbuf_start_flight(buf, subbuf, prev_subbuf,
-						  prev_padding);
-	return gr_ctf_subbuf_start_stream(buf, subbuf, prev_subbuf,
-					  prev_padding);
-}
-
 /* ---------------------------------------------------------------------- */
 /* Channel management                                                     */
 
-static void gr_buf_init_recs(struct gr_buf *buf)
+/**
+ * gr_buf_init_recs() - mark every commit record of a ring GR_SEQ_BUSY
+ * @buf: the ring, bound
+ *
+ * No sub-buffer of a new instance is PRODUCED yet (spec G6).
+ *
+ * Context: process context; no writer on the ring.
+ */
+void gr_buf_init_recs(struct gr_buf *buf)
 {
 	u32 i;
 
@@ -600,8 +436,7 @@ static void gr_buf_init_recs(struct gr_buf *buf)
 
 /*
  * Counters never restart: they continue from the host's consumed, whatever
- * its value. No sub-buffer is finished yet in this instance, so every
- * commit record says BUSY (spec G6).
+ * its value.
  */
 static void gr_buf_init(struct gr_chan *chan, u32 index)
 {
@@ -629,15 +464,13 @@ static void gr_buf_init(struct gr_chan *chan, u32 index)
 	WRITE_ONCE(prod->flags, cpu_to_le32(GR_RING_F_ONLINE));
 	WRITE_ONCE(prod->reserved, cpu_to_le32(0));
 	buf->offset = chan->layout.subbuf_size + 1;
-	gr_buf_start(buf, NULL, 0, false);
+	gr_buf_switch(buf, false, false);
 }
 
 /**
  * gr_chan_open() - create a channel over a region
  * @chanp: receives the channel
- * @region: the region's first byte (its header), laid out as @layout; NULL
- *	for a buffer-only channel, whose rings live in private memory until
- *	gr_chan_late_setup()
+ * @region: the region's first byte (its header), laid out as @layout
  * @layout: from gr_layout_compute(); copied
  * @cb: callbacks (copied; NULL or a NULL member for the defaults)
  * @private_data: the caller's, in chan->private_data
@@ -649,7 +482,7 @@ static void gr_buf_init(struct gr_chan *chan, u32 index)
  * publishes the region header afterwards.
  *
  * Context: process context; may sleep.
- * Return: 0; -EINVAL if @layout is inconsistent; -ENOMEM.
+ * Return: 0; -EINVAL if @layout is inconsistent or @region NULL; -ENOMEM.
  */
 int gr_chan_open(struct gr_chan **chanp, void *region,
 		 const struct gr_layout *layout,
@@ -659,6 +492,8 @@ int gr_chan_open(struct gr_chan **chanp, void *region,
 	u32 i;
 	int ret;
 
+	if (!region)
+		return -EINVAL;
 	ret = gr_layout_check(layout);
 	if (ret)
 		return ret;
@@ -669,8 +504,9 @@ int gr_chan_open(struct gr_chan **chanp, void *region,
 	if (cb)
 		chan->cb = *cb;
 	if (!chan->cb.subbuf_start)
-		chan->cb.subbuf_start = gr_ctf_subbuf_start;
+		chan->cb.subbuf_start = gr_subbuf_start_default;
 	chan->private_data = private_data;
+	chan->region = region;
 	chan->mode = GR_MODE_STREAM;
 	chan->global = layout->flags & GR_HDR_GLOBAL;
 	chan->nr_cpus = layout->nr_cpus;
@@ -687,25 +523,12 @@ int gr_chan_open(struct gr_chan **chanp, void *region,
 		if (!chan->cpus)
 			goto out_free_bufs;
 	}
-	if (region) {
-		chan->mem = region;
-		chan->mem_off = 0;
-	} else {
-		chan->priv_mem = kvzalloc(gr_layout_end(layout) -
-					  layout->ring_offset, GFP_KERNEL);
-		if (!chan->priv_mem)
-			goto out_free_cpus;
-		chan->mem = chan->priv_mem;
-		chan->mem_off = layout->ring_offset;
-	}
 
 	for (i = 0; i < layout->nr_rings; i++)
 		gr_buf_init(chan, i);
 	*chanp = chan;
 	return 0;
 
-out_free_cpus:
-	kvfree(chan->cpus);
 out_free_bufs:
 	kvfree(chan->bufs);
 out_free_chan:
@@ -713,117 +536,21 @@ out_free_chan:
 	return ret;
 }
 
-/*
- * Copy the sub-buffer numbered @k from private memory to the region, where
- * it becomes number @k + @delta; a CTF packet header gets the new number.
- */
-static u8 *gr_buf_move_subbuf(struct gr_buf *buf, const u8 *old_data,
-			      u64 k, u64 delta)
-{
-	size_t size = buf->chan->layout.subbuf_size;
-	const u8 *src = old_data + (size_t)gr_slot(buf, k) * size;
-	const struct gr_packet_header *sph = (const void *)src;
-	u8 *dst = gr_subbuf(buf, gr_slot(buf, k + delta));
-	struct gr_packet_header *dph = (void *)dst;
-
-	memcpy(dst, src, size);
-	if (le32_to_cpu(sph->magic) == GR_CTF_MAGIC)
-		dph->packet_seq_num = cpu_to_le64(k + delta);
-	return dst;
-}
-
-/*
- * Move a ring from private memory into the region (chan->mem now points
- * at it). The region's counters continue from its cons.consumed, so every
- * number shifts by delta = that consumed - our consumed mirror, and
- * sub-buffers move to the slot of their new number.
- */
-static void gr_buf_move(struct gr_buf *buf)
-{
-	struct gr_chan *chan = buf->chan;
-	const struct gr_layout *lay = &chan->layout;
-	struct gr_subbuf_rec *old_recs = buf->recs;
-	struct gr_ring *old_ring = buf->ring;
-	bool filling = buf->offset <= lay->subbuf_size;
-	u8 *old_data = buf->data;
-	struct gr_subbuf_rec *rec;
-	u64 c, delta, k, nfin;
-
-	gr_buf_bind(buf);
-	gr_buf_init_recs(buf);
-	/* Pairs (spec 10 #7) with the host's smp_store_release() of consumed */
-	c = le64_to_cpu(smp_load_acquire(&buf->ring->cons.consumed));
-	delta = c - buf->consumed;
-	/* Finished sub-buffers still held; one slot is the filling one */
-	nfin = min_t(u64, buf->produced - buf->consumed,
-		     lay->n_subbufs - (filling ? 1 : 0));
-	for (k = buf->produced - nfin; k != buf->produced; k++) {
-		gr_buf_move_subbuf(buf, old_data, k, delta);
-		rec = &buf->recs[gr_slot(buf, k + delta)];
-		WRITE_ONCE(rec->bytes, old_recs[gr_slot(buf, k)].bytes);
-		/* Pairs (spec 10 #5) with the host's smp_load_acquire() of rec.seq */
-		smp_store_release(&rec->seq, cpu_to_le64(k + delta));
-	}
-	/* While waiting for a free sub-buffer there is nothing being filled */
-	buf->start = NULL;
-	if (filling)
-		buf->start = gr_buf_move_subbuf(buf, old_data, buf->produced,
-						delta);
-
-	buf->produced += delta;
-	buf->consumed = c;
-	buf->published = c;
-	buf->cons_event += delta;
-	gr_buf_publish_counters(buf);
-	WRITE_ONCE(buf->ring->prod.flags, READ_ONCE(old_ring->prod.flags));
-	WRITE_ONCE(buf->ring->prod.reserved, cpu_to_le32(0));
-	gr_buf_publish_produced(buf);
-}
-
-/**
- * gr_chan_late_setup() - move a buffer-only channel into its region
- * @chan: a channel opened with a NULL region
- * @region: the region, laid out as the channel's layout
- *
- * Copies the rings' state and every sub-buffer still held (finished and
- * unconsumed, and the one being filled) into @region, then frees the
- * private memory; writers continue in @region. As at open, the counters
- * continue from the region's cons.consumed: sub-buffer numbers (commit
- * records and CTF packet_seq_num) shift accordingly.
- *
- * Context: process context; no writer may run on the channel meanwhile.
- * Return: 0; -EINVAL if @region is NULL or @chan is not buffer-only.
- */
-int gr_chan_late_setup(struct gr_chan *chan, void *region)
-{
-	u32 i;
-
-	if (!region || !chan->priv_mem)
-		return -EINVAL;
-	chan->mem = region;
-	chan->mem_off = 0;
-	for (i = 0; i < chan->layout.nr_rings; i++)
-		gr_buf_move(&chan->bufs[i]);
-	kvfree(chan->priv_mem);
-	chan->priv_mem = NULL;
-	return 0;
-}
-
-/* Deliver the sub-buffer being filled if it holds anything. */
+/* Deliver the sub-buffer BEING_WRITTEN if it holds anything. */
 static void gr_buf_flush(struct gr_buf *buf)
 {
 	if (buf->offset > buf->subbuf_size ||
 	    buf->offset <= buf->hdr_reserved)
 		return;
-	gr_buf_switch(buf);
+	gr_buf_switch(buf, false, false);
 }
 
 /**
  * gr_chan_flush() - deliver every partly filled sub-buffer
  * @chan: the channel
  *
- * Forces a switch on every ring whose current sub-buffer holds at least
- * one record; an empty one is not delivered (spec 6.7, G17).
+ * Forces a switch on every ring whose sub-buffer BEING_WRITTEN holds at
+ * least one record; an empty one is not delivered (spec 6.7, G17).
  *
  * Context: any; no writer may run on the channel meanwhile (see
  * gr_chan_flush_this_cpu() for a channel in use).
@@ -862,14 +589,50 @@ int gr_chan_flush_this_cpu(struct gr_chan *chan)
 }
 
 /**
+ * gr_chan_flush_idle() - deliver the partial sub-buffers no writer is in
+ * @chan: the channel
+ *
+ * For the panic path (spec 5.6), with every other CPU stopped. A stopped
+ * CPU may have been stopped inside a write (only by an NMI, since writers
+ * keep interrupts off): its nesting guard is up and its ring's private
+ * state may be half updated, so that ring is left alone. Every other
+ * per-CPU ring is flushed, this CPU's own through its nesting guard. The
+ * global ring is flushed only if no guard is up at all: a CPU inside it
+ * may hold its lock.
+ *
+ * Context: panic, other CPUs stopped, interrupts off.
+ */
+void gr_chan_flush_idle(struct gr_chan *chan)
+{
+	u32 this = smp_processor_id();
+	bool busy = false;
+	u32 i;
+
+	if (chan->global) {
+		for (i = 0; i < chan->nr_cpus; i++)
+			busy |= READ_ONCE(chan->cpus[i].nesting) != 0;
+		if (!busy)
+			gr_buf_flush(chan->bufs);
+	} else {
+		for (i = 0; i < chan->layout.nr_rings; i++) {
+			if (i == this)
+				gr_chan_flush_this_cpu(chan);
+			else if (!READ_ONCE(chan->bufs[i].nesting))
+				gr_buf_flush(&chan->bufs[i]);
+		}
+	}
+	gr_chan_publish_events(chan);
+}
+
+/**
  * gr_chan_reset() - discard what is being written, zero the lost counters
  * @chan: the channel
  *
- * Restarts each ring's current sub-buffer empty (subbuf_start called with
- * prev_subbuf NULL) and zeroes prod.lost_full, lost_too_big, lost_nested
- * and overwritten. Sub-buffers already produced belong to the host, which
- * discards them by advancing consumed (spec 6.13, G17). CTF
- * events_discarded is cumulative, never reset (see gr_buf_discarded()).
+ * Restarts each ring's sub-buffer BEING_WRITTEN empty (subbuf_start called
+ * with prev_subbuf NULL) and zeroes prod.lost_full, lost_too_big,
+ * lost_nested and overwritten. PRODUCED sub-buffers belong to the host,
+ * which discards them by advancing consumed (spec 6.13, G17). CTF
+ * events_discarded is cumulative, never reset (see gr_ctf_packet.c).
  *
  * Context: any; no writer may run on the channel meanwhile.
  */
@@ -886,8 +649,7 @@ void gr_chan_reset(struct gr_chan *chan)
 			   (u64)atomic64_read(&buf->lost_nested));
 		buf->overwritten_base = buf->overwritten;
 		gr_buf_publish_counters(buf);
-		gr_buf_start(buf, NULL, 0,
-			     buf->offset <= chan->layout.subbuf_size);
+		gr_buf_switch(buf, false, true);
 	}
 }
 
@@ -895,9 +657,9 @@ void gr_chan_reset(struct gr_chan *chan)
  * gr_chan_close() - finish and free a channel
  * @chan: the channel, or NULL
  *
- * Delivers partly filled sub-buffers as gr_chan_flush(), clears
- * GR_RING_F_ONLINE of every ring, calls buf_unmapped if the host is
- * attached, and frees the channel. The region itself is the caller's.
+ * Delivers partly filled sub-buffers as gr_chan_flush(), publishes the
+ * event counts, clears GR_RING_F_ONLINE of every ring and frees the
+ * channel. The region itself is the caller's.
  *
  * Context: process context; no writer may run on the channel any more
  * (probes unregistered and synchronized).
@@ -912,9 +674,6 @@ void gr_chan_close(struct gr_chan *chan)
 	gr_chan_publish_events(chan);
 	for (i = 0; i < chan->layout.nr_rings; i++)
 		WRITE_ONCE(chan->bufs[i].ring->prod.flags, cpu_to_le32(0));
-	if (chan->mapped)
-		gr_buf_unmapped(chan);
-	kvfree(chan->priv_mem);
 	kvfree(chan->cpus);
 	kvfree(chan->bufs);
 	kfree(chan);
@@ -925,7 +684,7 @@ void gr_chan_close(struct gr_chan *chan)
  * @chan: the channel
  * @mode: GR_MODE_STREAM or GR_MODE_FLIGHT
  *
- * Takes effect at each ring's next switch (gr_ctf_subbuf_start()).
+ * Takes effect at each ring's next switch, whose subbuf_start reads it.
  *
  * Context: any.
  * Return: 0, or -EINVAL for an unknown mode.
@@ -1011,109 +770,6 @@ u64 gr_chan_filtered(struct gr_chan *chan, unsigned int slot)
 }
 
 /**
- * gr_subbufs_consumed() - take note of the host's consumed count
- * @chan: the channel
- * @ring: ring index
- *
- * Reads cons.consumed of @ring once and accepts it only if it lies
- * between the consumed mirror and the published produced (modulo 2^64);
- * otherwise the mirror stays and the error is counted (see
- * gr_chan_consumed_errors()). Writers do this themselves at every switch
- * attempt, so a host never needs the guest to call it.
- *
- * Context: the ring's writer context (see gr_relay_reserve()), or no
- * writer running on the channel.
- * Return: 0, or -EINVAL if the value was rejected or @ring does not
- * exist.
- */
-int gr_subbufs_consumed(struct gr_chan *chan, u32 ring)
-{
-	if (ring >= chan->layout.nr_rings)
-		return -EINVAL;
-	return gr_buf_read_consumed(&chan->bufs[ring]);
-}
-
-/**
- * gr_buf_mapped() - the host attached: call buf_mapped for every ring
- * @chan: the channel
- *
- * Does nothing if the host is already attached.
- *
- * Context: process context, serialized with gr_buf_unmapped() and
- * gr_chan_close().
- */
-void gr_buf_mapped(struct gr_chan *chan)
-{
-	u32 i;
-
-	if (chan->mapped)
-		return;
-	chan->mapped = true;
-	if (!chan->cb.buf_mapped)
-		return;
-	for (i = 0; i < chan->layout.nr_rings; i++)
-		chan->cb.buf_mapped(&chan->bufs[i]);
-}
-
-/**
- * gr_buf_unmapped() - the host detached: call buf_unmapped for every ring
- * @chan: the channel
- *
- * Does nothing if the host is not attached.
- *
- * Context: process context, serialized with gr_buf_mapped() and
- * gr_chan_close().
- */
-void gr_buf_unmapped(struct gr_chan *chan)
-{
-	u32 i;
-
-	if (!chan->mapped)
-		return;
-	chan->mapped = false;
-	if (!chan->cb.buf_unmapped)
-		return;
-	for (i = 0; i < chan->layout.nr_rings; i++)
-		chan->cb.buf_unmapped(&chan->bufs[i]);
-}
-
-/**
- * gr_chan_flush_idle() - deliver the partial sub-buffers no writer is in
- * @chan: the channel
- *
- * For the panic path (spec 5.6), with every other CPU stopped. A stopped
- * CPU may have been stopped inside a write (only by an NMI, since writers
- * keep interrupts off): its nesting guard is up and its ring's private
- * state may be half updated, so that ring is left alone. Every other
- * per-CPU ring is flushed, this CPU's own through its nesting guard. The
- * global ring is flushed only if no guard is up at all: a CPU inside it
- * may hold its lock.
- *
- * Context: panic, other CPUs stopped, interrupts off.
- */
-void gr_chan_flush_idle(struct gr_chan *chan)
-{
-	u32 this = smp_processor_id();
-	bool busy = false;
-	u32 i;
-
-	if (chan->global) {
-		for (i = 0; i < chan->nr_cpus; i++)
-			busy |= READ_ONCE(chan->cpus[i].nesting) != 0;
-		if (!busy)
-			gr_buf_flush(chan->bufs);
-	} else {
-		for (i = 0; i < chan->layout.nr_rings; i++) {
-			if (i == this)
-				gr_chan_flush_this_cpu(chan);
-			else if (!READ_ONCE(chan->bufs[i].nesting))
-				gr_buf_flush(&chan->bufs[i]);
-		}
-	}
-	gr_chan_publish_events(chan);
-}
-
-/**
  * gr_chan_publish_events() - store every ring's event count in prod.events
  * @chan: the channel
  *
@@ -1135,219 +791,26 @@ void gr_chan_publish_events(struct gr_chan *chan)
 			 READ_ONCE(chan->bufs[i].events));
 }
 
-/* ---------------------------------------------------------------------- */
-/* The record API's channel and events                                    */
-
-/* The channel probes write to; NULL while it is reset or torn down */
-struct gr_chan __rcu *gr_rec_chan;
-/* Bit n: event n is recorded / may be filtered; one cache line */
-struct gr_rec_bits gr_rec_bits;
-/* The filter programs in effect, NULL for none (spec 14.5) */
-struct gr_filter_set __rcu *gr_rec_filters;
-/* The follow filter in effect, NULL for none (spec 15.4) */
-struct gr_follow __rcu *gr_rec_follow;
-
 /**
- * gr_rec_set_events() - choose the events gr_rec_open() accepts
- * @enable: GR_MAX_EVENTS bits, bit n for event n; NULL for none (recording
- *	off)
+ * gr_subbufs_consumed() - take note of the host's consumed count
+ * @chan: the channel
+ * @ring: ring index
  *
- * Each word is stored at once; a probe sees the old or the new value of
- * its own bit. The caller calls synchronize_rcu() afterwards if it must
- * know that writers of cleared events have finished (spec 9.2).
+ * Kernel relay's relay_subbufs_consumed(), except that the count is the
+ * host's: reads cons.consumed of @ring once and accepts it only if it
+ * lies between the consumed mirror and the published produced (modulo
+ * 2^64); otherwise the mirror stays and the error is counted (see
+ * gr_chan_consumed_errors()). Writers do this themselves at every switch,
+ * so a host never needs the guest to call it.
  *
- * Context: any; callers serialize among themselves (the control pass),
- * except the panic path, which only clears.
+ * Context: the ring's writer context, or no writer running on the
+ * channel.
+ * Return: 0, or -EINVAL if the value was rejected or @ring does not
+ * exist.
  */
-void gr_rec_set_events(const u64 *enable)
+int gr_subbufs_consumed(struct gr_chan *chan, u32 ring)
 {
-	unsigned long word;
-	unsigned int w, b, id;
-
-	for (w = 0; w < GR_REC_WORDS; w++) {
-		word = 0;
-		for (b = 0; enable && b < GR_REC_WORD_BITS; b++) {
-			id = w * GR_REC_WORD_BITS + b;
-			if ((enable[id / 64] >> (id % 64)) & 1)
-				word |= 1UL << b;
-		}
-		WRITE_ONCE(gr_rec_bits.enabled[w], word);
-	}
-}
-
-/*
- * Bit n of the filtered words: event n has a program, or a follow filter
- * is in effect (then every event goes through gr_rec_filter()).
- */
-static void gr_rec_set_filtered_bits(const struct gr_filter_set *set,
-				     bool follow)
-{
-	unsigned long word;
-	unsigned int w, b, id;
-
-	for (w = 0; w < GR_REC_WORDS; w++) {
-		word = follow ? ~0UL : 0;
-		for (b = 0; set && b < GR_REC_WORD_BITS; b++) {
-			id = w * GR_REC_WORD_BITS + b;
-			if (set->slot_of[id] != GR_FILTER_NONE)
-				word |= 1UL << b;
-		}
-		WRITE_ONCE(gr_rec_bits.filtered[w], word);
-	}
-}
-
-/**
- * gr_rec_set_filters() - install the filter programs records are judged by
- * @set: verified programs (gr_filter_read_area()), or NULL for none
- *
- * Publishes @set whole, then points the per-event bits at it: a probe
- * whose bit is set finds @set or the set before it, each complete, and an
- * event whose bit is clear is recorded unfiltered. The caller waits for a
- * grace period (synchronize_rcu()) before it reuses or frees what this
- * returns and before it acknowledges the change (spec G31): then every
- * record is judged by @set.
- *
- * Context: process context; callers serialize (the control pass).
- * Return: the set that was in effect, or NULL.
- */
-struct gr_filter_set *gr_rec_set_filters(struct gr_filter_set *set)
-{
-	struct gr_filter_set *old;
-
-	old = rcu_dereference_protected(gr_rec_filters, true);
-	/* Pairs with rcu_dereference_sched() in gr_rec_filter() */
-	rcu_assign_pointer(gr_rec_filters, set);
-	gr_rec_set_filtered_bits(set,
-				 rcu_dereference_protected(gr_rec_follow,
-							   true));
-	return old;
-}
-
-/**
- * gr_rec_set_follow() - install the follow filter records are judged by
- * @f: a follow set, filled, or NULL for none
- *
- * As gr_rec_set_filters(), for the follow filter (spec 15.4): publishes
- * @f, then sends every event through gr_rec_filter() while one is in
- * effect. The caller waits for a grace period before it frees what this
- * returns and before it acknowledges the change.
- *
- * Context: process context; callers serialize (the control pass).
- * Return: the follow set that was in effect, or NULL.
- */
-struct gr_follow *gr_rec_set_follow(struct gr_follow *f)
-{
-	struct gr_follow *old;
-
-	old = rcu_dereference_protected(gr_rec_follow, true);
-	/* Pairs with rcu_dereference_sched() in gr_rec_filter() */
-	rcu_assign_pointer(gr_rec_follow, f);
-	gr_rec_set_filtered_bits(rcu_dereference_protected(gr_rec_filters,
-							   true), f);
-	return old;
-}
-
-/**
- * gr_rec_filter() - run the event's filter program on a filled record
- * @rec: the record, reserved and filled, its ring still entered
- *
- * Out of line: only events with a program get here. If the program
- * rejects the record, the ring's offset goes back to the record's start.
- * Nothing can have been written behind it: the ring is entered on this
- * CPU with interrupts off (or under the global ring's lock) and the
- * nesting guard up. If reserving the record switched sub-buffers, the new
- * one is left empty, which a flush and the next switch handle (spec 6.7).
- * The record then never existed: it leaves @events as it was and counts
- * in the ring's @filtered of the program's slot. With a follow filter in
- * effect every event comes here and a record of a task not followed is
- * taken back first, counted in @filtered[GR_FOLLOW_SLOT] (spec 15.4).
- *
- * Context: between gr_rec_reserve() and the end of gr_rec_commit().
- */
-/* Take back the record @rec: it was never there (see gr_rec_filter()) */
-static notrace void gr_rec_take_back(struct gr_rec *rec, unsigned int slot)
-{
-	struct gr_buf *buf = rec->buf;
-
-	buf->offset = rec->payload - sizeof(struct gr_event_header) -
-		      buf->start;
-	buf->events--;
-	buf->filtered[slot]++;
-}
-
-notrace void gr_rec_filter(struct gr_rec *rec)
-{
-	const struct gr_filter_prog *prog;
-	struct gr_filter_set *set;
-	struct gr_follow *fol;
-	u32 tid = gr_current_tid();
-	u8 idx;
-
-	/* The tracepoint's RCU-sched read side covers both (gr_rec_open()) */
-	fol = rcu_dereference_sched(gr_rec_follow);
-	if (fol && !gr_follow_keep(fol, rec->id, rec->payload, rec->len,
-				   tid)) {
-		gr_rec_take_back(rec, GR_FOLLOW_SLOT);
-		return;
-	}
-	set = rcu_dereference_sched(gr_rec_filters);
-	if (!set)
-		return;
-	idx = set->slot_of[rec->id];
-	if (idx >= set->nr_progs)
-		return;
-	prog = &set->progs[idx];
-	if (!gr_filter_match(prog, rec->payload, rec->len, tid,
-			     smp_processor_id()))
-		gr_rec_take_back(rec, prog->slot);
-}
-
-/**
- * gr_rec_activate() - let writers into a channel
- * @chan: the channel, fully initialized
- *
- * Context: process context, serialized with gr_rec_deactivate().
- */
-void gr_rec_activate(struct gr_chan *chan)
-{
-	/* Pairs with rcu_dereference_sched() in gr_rec_open() */
-	rcu_assign_pointer(gr_rec_chan, chan);
-}
-
-/**
- * gr_rec_deactivate() - keep new writers out of the channel
- *
- * Writers already inside may still run: the caller waits for them with
- * synchronize_rcu() before it touches the channel (reset, unbind), and
- * owns it then until gr_rec_activate().
- *
- * Context: process context.
- */
-void gr_rec_deactivate(void)
-{
-	RCU_INIT_POINTER(gr_rec_chan, NULL);
-}
-
-/**
- * gr_rec_flush_this_cpu() - deliver this CPU's partial sub-buffer
- *
- * gr_chan_flush_this_cpu() of the active channel, if any: for a global
- * channel, the shared ring.
- *
- * Context: any except NMI; disables local interrupts.
- * Return: 0 (also when no channel is active); -EBUSY if this interrupted
- * a writer on this CPU, which the next flush catches up on.
- */
-int gr_rec_flush_this_cpu(void)
-{
-	struct gr_chan *chan;
-	unsigned long flags;
-	int ret = 0;
-
-	local_irq_save(flags);
-	chan = rcu_dereference_sched(gr_rec_chan);
-	if (chan)
-		ret = gr_chan_flush_this_cpu(chan);
-	local_irq_restore(flags);
-	return ret;
+	if (ring >= chan->layout.nr_rings)
+		return -EINVAL;
+	return gr_buf_read_consumed(&chan->bufs[ring]);
 }

@@ -29,7 +29,7 @@
  *   subbuf_rec_offset   nr_rings * n_subbufs * gr_subbuf_rec guest writes
  *   data_offset         nr_rings * n_subbufs * subbuf_size   guest writes
  *
- * Sub-buffer i of ring r lives at
+ * Sub-buffer i of ring r lives at gr_subbuf_off() (below):
  *   data_offset + (r * n_subbufs + i) * subbuf_size
  * and starts with a struct gr_packet_header (a CTF 1.8 packet header and
  * context) followed by event records (struct gr_event_header + payload).
@@ -41,6 +41,7 @@
 #include <linux/types.h>
 #ifdef __KERNEL__
 #include <linux/build_bug.h>
+#include <linux/math64.h>
 #include <linux/stddef.h>
 #else
 #include <assert.h>
@@ -504,6 +505,107 @@ struct gr_subbuf_rec {
 };
 
 static_assert(sizeof(struct gr_subbuf_rec) == 16, "gr_subbuf_rec size");
+
+/*
+ * Sub-buffer states (spec 6.2). Packet number c (the value of produced
+ * when the guest started it) lives in slot gr_subbuf_slot(c, n_subbufs);
+ * its state is not stored anywhere, it follows from the ring's counters
+ * and the commit record. The numbers are the pairs of spec section 10.
+ *
+ *   guest: start (6.3)                 guest: finish (6.5)
+ *   rec.seq := GR_SEQ_BUSY,            header end fields, rec.bytes,
+ *   smp_wmb() (#4), packet             release rec.seq := c (#5),
+ *   header reserved                    release produced := c + 1 (#6)
+ *  +------+ ----------> +---------------+ ----------> +----------+
+ *  | FREE |             | BEING_WRITTEN |             | PRODUCED |
+ *  +------+             +---------------+ <---------- +----------+
+ *     ^                           flight mode only:        |
+ *     |                           the guest restarts       | host: acquire
+ *     |                           it unconsumed,           | produced (#6) and
+ *     |                           overwritten += 1         | rec.seq == c (#5),
+ *     |                                                    | header copy checked,
+ *     |  host: write complete (or   +-----------+          | write submitted
+ *     +---------------------------- | IN_FLIGHT | <--------+
+ *        dropped), then release     +-----------+
+ *        consumed := c + 1 (#7)
+ *
+ * Only the guest moves a slot into BEING_WRITTEN or PRODUCED; only the
+ * host moves it back to FREE, by advancing consumed. IN_FLIGHT is the
+ * host's own name for a PRODUCED slot it is storing: to the guest it is
+ * PRODUCED, which a stream-mode guest never writes (G10). In flight mode
+ * the guest may restart a PRODUCED or IN_FLIGHT slot; the host sees
+ * rec.seq change (the seqlock of 6.5) and drops what it read.
+ *
+ * A guest-side ring has at most one BEING_WRITTEN slot, and none while a
+ * stream-mode switch is refused (every slot PRODUCED).
+ */
+enum gr_subbuf_state {
+	GR_SUBBUF_FREE,			/* consumed or never used */
+	GR_SUBBUF_BEING_WRITTEN,	/* guest only; rec.seq is GR_SEQ_BUSY */
+	GR_SUBBUF_PRODUCED,		/* finished; the host may read it */
+	GR_SUBBUF_IN_FLIGHT,		/* host only: PRODUCED, being stored */
+};
+
+/*
+ * Addressing of the region (spec 3.1), the one place both sides compute
+ * it, as virtio_ring.h's vring_init(): region offsets from the header's
+ * layout fields in CPU byte order. A guest passes its own layout; a host
+ * passes only values it checked (H3) and indexes in range (@k <
+ * desc_count, @r < nr_rings, @i < n_subbufs), so nothing overflows: the
+ * checked areas end inside the region.
+ */
+
+/* gr_desc_off() - region offset of event descriptor @k */
+static inline __u64 gr_desc_off(__u64 desc_offset, __u32 desc_stride,
+				__u32 k)
+{
+	return desc_offset + (__u64)k * desc_stride;
+}
+
+/* gr_ring_off() - region offset of the struct gr_ring of ring @r */
+static inline __u64 gr_ring_off(__u64 ring_offset, __u32 r)
+{
+	return ring_offset + (__u64)r * sizeof(struct gr_ring);
+}
+
+/* gr_subbuf_rec_off() - region offset of the commit record of slot @i, ring @r */
+static inline __u64 gr_subbuf_rec_off(__u64 subbuf_rec_offset,
+				      __u32 n_subbufs, __u32 r, __u32 i)
+{
+	return subbuf_rec_offset +
+	       ((__u64)r * n_subbufs + i) * sizeof(struct gr_subbuf_rec);
+}
+
+/* gr_subbuf_off() - region offset of the sub-buffer in slot @i of ring @r */
+static inline __u64 gr_subbuf_off(__u64 data_offset, __u32 n_subbufs,
+				  __u32 subbuf_size, __u32 r, __u32 i)
+{
+	return data_offset + ((__u64)r * n_subbufs + i) * subbuf_size;
+}
+
+/* gr_data_size() - bytes of the data area: every sub-buffer of every ring */
+static inline __u64 gr_data_size(__u32 nr_rings, __u32 n_subbufs,
+				 __u32 subbuf_size)
+{
+	return (__u64)nr_rings * n_subbufs * subbuf_size;
+}
+
+/*
+ * gr_subbuf_slot() - the slot of packet number @c (spec 6.1); each side
+ * passes its private counters, never a value read from the region (G8)
+ */
+static inline __u32 gr_subbuf_slot(__u64 c, __u32 n_subbufs)
+{
+#ifdef __KERNEL__
+	__u32 slot;
+
+	/* a 64-bit division a 32-bit kernel can link */
+	div_u64_rem(c, n_subbufs, &slot);
+	return slot;
+#else
+	return (__u32)(c % n_subbufs);
+#endif
+}
 
 #define GR_CTF_MAGIC		0xc1fc1fc1U
 

@@ -255,8 +255,10 @@ const char *gr_state_name(uint32_t state);
 
 /*
  * Offsets in the region, for a view accepted by gr_check_region_hdr() and
- * arguments in range (i < desc_count, ring < nr_rings, slot < n_subbufs).
- * They cannot overflow: the checked areas end inside the region.
+ * arguments in range (i < desc_count, ring < nr_rings, slot < n_subbufs):
+ * the ABI's addressing helpers (guestrelay_abi.h, the ones the guest
+ * uses) on the view's checked values. They cannot overflow: the checked
+ * areas end inside the region.
  */
 
 /* gr_view_is_global() - one ring shared by all CPUs? */
@@ -268,38 +270,37 @@ static inline int gr_view_is_global(const struct gr_view *v)
 /* gr_view_slot() - where sub-buffer number @seq of a ring lives */
 static inline uint32_t gr_view_slot(const struct gr_view *v, uint64_t seq)
 {
-	return (uint32_t)(seq % v->n_subbufs);
+	return gr_subbuf_slot(seq, v->n_subbufs);
 }
 
 /* gr_view_desc_off() - region offset of event descriptor @i */
 static inline uint64_t gr_view_desc_off(const struct gr_view *v,
 					unsigned int i)
 {
-	return v->desc_offset + (uint64_t)i * v->desc_stride;
+	return gr_desc_off(v->desc_offset, v->desc_stride, i);
 }
 
 /* gr_view_ring_off() - region offset of struct gr_ring of @ring */
 static inline uint64_t gr_view_ring_off(const struct gr_view *v,
 					unsigned int ring)
 {
-	return v->ring_offset + (uint64_t)ring * sizeof(struct gr_ring);
+	return gr_ring_off(v->ring_offset, ring);
 }
 
 /* gr_view_rec_off() - region offset of the commit record of a slot */
 static inline uint64_t gr_view_rec_off(const struct gr_view *v,
 				       unsigned int ring, uint32_t slot)
 {
-	return v->subbuf_rec_offset +
-	       ((uint64_t)ring * v->n_subbufs + slot) *
-	       sizeof(struct gr_subbuf_rec);
+	return gr_subbuf_rec_off(v->subbuf_rec_offset, v->n_subbufs, ring,
+				 slot);
 }
 
 /* gr_view_subbuf_off() - region offset of the sub-buffer in a slot */
 static inline uint64_t gr_view_subbuf_off(const struct gr_view *v,
 					  unsigned int ring, uint32_t slot)
 {
-	return v->data_offset +
-	       (((uint64_t)ring * v->n_subbufs + slot) << v->subbuf_shift);
+	return gr_subbuf_off(v->data_offset, v->n_subbufs, v->subbuf_size,
+			     ring, slot);
 }
 
 #endif /* GR_VALIDATE_H */

@@ -35,6 +35,7 @@
 
 #include "ivshmem_client.h"
 #include "shm.h"
+#include "gr_ctf_packet.h"
 #include "gr_relay.h"
 #include "gr_proto.h"
 

@@ -72,6 +72,8 @@ fi
 if "$CC" -std=gnu11 -O2 -D_GNU_SOURCE -Wall -Wextra -Werror \
 	-I"$TOP/spec" -I"$TOP/tests/shim" -I"$TOP/guest-module" \
 	-o "$tmp/relay_ir" "$BENCH/relay_ir.c" "$TOP/guest-module/gr_relay.c" \
+	"$TOP/guest-module/gr_ctf_packet.c" "$TOP/guest-module/gr_record.c" \
+	"$TOP/guest-module/gr_relay_client.c" \
 	"$TOP/guest-module/gr_layout.c" "$TOP/guest-module/gr_filter.c" \
 	-pthread >"$tmp/relay_ir.log" 2>&1; then
 	ok relay-ir-builds

@@ -40,6 +40,7 @@ typedef __s64 s64;
 /* The kernel's own spellings of these attributes (checkpatch: justified) */
 #define __aligned(x)		__attribute__((__aligned__(x)))
 #define __weak			__attribute__((__weak__))
+#define __always_unused		__attribute__((__unused__))
 #define ____cacheline_aligned_in_smp	__aligned(64)
 
 #define ALIGN(x, a)							\

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gr_record.c - the record API's channel, events and filter dispatch
+ *
+ * What the probes' inline fast path (gr_record.h) reads: the active
+ * channel, one cache line of per-event bits, the filter programs and the
+ * follow filter, each published with RCU by the control pass; and the
+ * out-of-line filter dispatch at commit, which takes a rejected record
+ * back out of its ring.
+ */
+
+#include "gr_record.h"
+
+/* The channel probes write to; NULL while it is reset or torn down */
+struct gr_chan __rcu *gr_rec_chan;
+/* Bit n: event n is recorded / may be filtered; one cache line */
+struct gr_rec_bits gr_rec_bits;
+/* The filter programs in effect, NULL for none (spec 14.5) */
+struct gr_filter_set __rcu *gr_rec_filters;
+/* The follow filter in effect, NULL for none (spec 15.4) */
+struct gr_follow __rcu *gr_rec_follow;
+
+/**
+ * gr_rec_set_events() - choose the events gr_rec_open() accepts
+ * @enable: GR_MAX_EVENTS bits, bit n for event n; NULL for none (recording
+ *	off)
+ *
+ * Each word is stored at once; a probe sees the old or the new value of
+ * its own bit. The caller calls synchronize_rcu() afterwards if it must
+ * know that writers of cleared events have finished (spec 9.2).
+ *
+ * Context: any; callers serialize among themselves (the control pass),
+ * except the panic path, which only clears.
+ */
+void gr_rec_set_events(const u64 *enable)
+{
+	unsigned long word;
+	unsigned int w, b, id;
+
+	for (w = 0; w < GR_REC_WORDS; w++) {
+		word = 0;
+		for (b = 0; enable && b < GR_REC_WORD_BITS; b++) {
+			id = w * GR_REC_WORD_BITS + b;
+			if ((enable[id / 64] >> (id % 64)) & 1)
+				word |= 1UL << b;
+		}
+		WRITE_ONCE(gr_rec_bits.enabled[w], word);
+	}
+}
+
+/*
+ * Bit n of the filtered words: event n has a program, or a follow filter
+ * is in effect (then every event goes through gr_rec_filter()).
+ */
+static void gr_rec_set_filtered_bits(const struct gr_filter_set *set,
+				     bool follow)
+{
+	unsigned long word;
+	unsigned int w, b, id;
+
+	for (w = 0; w < GR_REC_WORDS; w++) {
+		word = follow ? ~0UL : 0;
+		for (b = 0; set && b < GR_REC_WORD_BITS; b++) {
+			id = w * GR_REC_WORD_BITS + b;
+			if (set->slot_of[id] != GR_FILTER_NONE)
+				word |= 1UL << b;
+		}
+		WRITE_ONCE(gr_rec_bits.filtered[w], word);
+	}
+}
+
+/**
+ * gr_rec_set_filters() - install the filter programs records are judged by
+ * @set: verified programs (gr_filter_read_area()), or NULL for none
+ *
+ * Publishes @set whole, then points the per-event bits at it: a probe
+ * whose bit is set finds @set or the set before it, each complete, and an
+ * event whose bit is clear is recorded unfiltered. The caller waits for a
+ * grace period (synchronize_rcu()) before it reuses or frees what this
+ * returns and before it acknowledges the change (spec G31): then every
+ * record is judged by @set.
+ *
+ * Context: process context; callers serialize (the control pass).
+ * Return: the set that was in effect, or NULL.
+ */
+struct gr_filter_set *gr_rec_set_filters(struct gr_filter_set *set)
+{
+	struct gr_filter_set *old;
+
+	old = rcu_dereference_protected(gr_rec_filters, true);
+	/* Pairs with rcu_dereference_sched() in gr_rec_filter() */
+	rcu_assign_pointer(gr_rec_filters, set);
+	gr_rec_set_filtered_bits(set,
+				 rcu_dereference_protected(gr_rec_follow,
+							   true));
+	return old;
+}
+
+/**
+ * gr_rec_set_follow() - install the follow filter records are judged by
+ * @f: a follow set, filled, or NULL for none
+ *
+ * As gr_rec_set_filters(), for the follow filter (spec 15.4): publishes
+ * @f, then sends every event through gr_rec_filter() while one is in
+ * effect. The caller waits for a grace period before it frees what this
+ * returns and before it acknowledges the change.
+ *
+ * Context: process context; callers serialize (the control pass).
+ * Return: the follow set that was in effect, or NULL.
+ */
+struct gr_follow *gr_rec_set_follow(struct gr_follow *f)
+{
+	struct gr_follow *old;
+
+	old = rcu_dereference_protected(gr_rec_follow, true);
+	/* Pairs with rcu_dereference_sched() in gr_rec_filter() */
+	rcu_assign_pointer(gr_rec_follow, f);
+	gr_rec_set_filtered_bits(rcu_dereference_protected(gr_rec_filters,
+							   true), f);
+	return old;
+}
+
+/* Take back the record @rec: it was never there (see gr_rec_filter()) */
+static notrace void gr_rec_take_back(struct gr_rec *rec, unsigned int slot)
+{
+	struct gr_buf *buf = rec->buf;
+
+	buf->offset = rec->payload - sizeof(struct gr_event_header) -
+		      buf->start;
+	buf->events--;
+	buf->filtered[slot]++;
+}
+
+/**
+ * gr_rec_filter() - run the event's filter program on a filled record
+ * @rec: the record, reserved and filled, its ring still entered
+ *
+ * Out of line: only events with a program get here. If the program
+ * rejects the record, the ring's offset goes back to the record's start.
+ * Nothing can have been written behind it: the ring is entered on this
+ * CPU with interrupts off (or under the global ring's lock) and the
+ * nesting guard up. If reserving the record switched sub-buffers, the new
+ * one is left empty, which a flush and the next switch handle (spec 6.7).
+ * The record then never existed: it leaves @events as it was and counts
+ * in the ring's @filtered of the program's slot. With a follow filter in
+ * effect every event comes here and a record of a task not followed is
+ * taken back first, counted in @filtered[GR_FOLLOW_SLOT] (spec 15.4).
+ *
+ * Context: between gr_rec_reserve() and the end of gr_rec_commit().
+ */
+notrace void gr_rec_filter(struct gr_rec *rec)
+{
+	const struct gr_filter_prog *prog;
+	struct gr_filter_set *set;
+	struct gr_follow *fol;
+	u32 tid = gr_current_tid();
+	u8 idx;
+
+	/* The tracepoint's RCU-sched read side covers both (gr_rec_open()) */
+	fol = rcu_dereference_sched(gr_rec_follow);
+	if (fol && !gr_follow_keep(fol, rec->id, rec->payload, rec->len,
+				   tid)) {
+		gr_rec_take_back(rec, GR_FOLLOW_SLOT);
+		return;
+	}
+	set = rcu_dereference_sched(gr_rec_filters);
+	if (!set)
+		return;
+	idx = set->slot_of[rec->id];
+	if (idx >= set->nr_progs)
+		return;
+	prog = &set->progs[idx];
+	if (!gr_filter_match(prog, rec->payload, rec->len, tid,
+			     smp_processor_id()))
+		gr_rec_take_back(rec, prog->slot);
+}
+
+/**
+ * gr_rec_activate() - let writers into a channel
+ * @chan: the channel, fully initialized
+ *
+ * Context: process context, serialized with gr_rec_deactivate().
+ */
+void gr_rec_activate(struct gr_chan *chan)
+{
+	/* Pairs with rcu_dereference_sched() in gr_rec_open() */
+	rcu_assign_pointer(gr_rec_chan, chan);
+}
+
+/**
+ * gr_rec_deactivate() - keep new writers out of the channel
+ *
+ * Writers already inside may still run: the caller waits for them with
+ * synchronize_rcu() before it touches the channel
+ * (gr_dev_writers_pause(), gr_dev_deactivate()), and owns it then until
+ * gr_rec_activate(). gr_dev.c alone opens and closes this gate.
+ *
+ * Context: process context.
+ */
+void gr_rec_deactivate(void)
+{
+	RCU_INIT_POINTER(gr_rec_chan, NULL);
+}
+
+/**
+ * gr_rec_flush_this_cpu() - deliver this CPU's partial sub-buffer
+ *
+ * gr_chan_flush_this_cpu() of the active channel, if any: for a global
+ * channel, the shared ring.
+ *
+ * Context: any except NMI; disables local interrupts.
+ * Return: 0 (also when no channel is active); -EBUSY if this interrupted
+ * a writer on this CPU, which the next flush catches up on.
+ */
+int gr_rec_flush_this_cpu(void)
+{
+	struct gr_chan *chan;
+	unsigned long flags;
+	int ret = 0;
+
+	local_irq_save(flags);
+	chan = rcu_dereference_sched(gr_rec_chan);
+	if (chan)
+		ret = gr_chan_flush_this_cpu(chan);
+	local_irq_restore(flags);
+	return ret;
+}
