@@ -5,7 +5,8 @@
  * Most commands send one request over RUN_DIR/agent.sock (client.c)
  * and print the agent's answer as it comes: the agent formats both the
  * text and the JSON, so every client sees the same output. report,
- * qemu-args, libvirt-xml and help run locally, without an agent.
+ * qemu-args, libvirt-xml and help run locally, without an agent;
+ * collect and fleet parse their own command lines (fleet/).
  *
  * Global options go before or after the command: --run-dir DIR (default
  * $GUESTRELAY_RUN_DIR, else /run/guestrelay), --json, --timeout SEC.
@@ -21,8 +22,12 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "agent.h"
+#include "cli.h"
 #include "client.h"
+#include "collect.h"
+#include "fleet_status.h"
 #include "filter.h"
 #include "ctl_proto.h"
 #include "ivshmem_proto.h"
@@ -43,13 +48,18 @@ struct cli;
  * struct cli_cmd - one subcommand
  * @name: as typed
  * @run: does it; @argv holds its arguments without the global options
+ * @own_main: instead of @run, for a command that parses its whole command
+ *	line itself (argv[0] is its name) and answers its own --help; it
+ *	is only run as the first word
  * @usage: one line, after "guestrelay "
- * @help: what it does and its options
+ * @help: what it does and its options (for @own_main: what it does, its
+ *	--help tells the options)
  */
 struct cli_cmd {
 	const char *name;
 	int (*run)(struct cli *cli, const struct cli_cmd *cmd, int argc,
 		   char **argv);
+	int (*own_main)(int argc, char **argv);
 	const char *usage;
 	const char *help;
 };
@@ -446,18 +456,15 @@ static int run_report(struct cli *cli, const struct cli_cmd *cmd, int argc,
 	if (summary && (cpu || events || host_time))
 		return usage_err(cmd, "--summary covers the whole trace; it "
 				 "takes no --cpu, --events or --host-time");
-	ret = summary ? gr_report_summary(pos[0], stdout) :
-		gr_report(pos[0], stdout, &ro);
+	/* a fatal problem is said once, by the report, on stderr */
+	ret = summary ? gr_report_summary(pos[0], stdout, stderr) :
+		gr_report(pos[0], stdout, stderr, &ro);
 	if (fflush(stdout) || ferror(stdout)) {
 		cli_err("writing the report: %s", strerror(errno));
 		return 1;
 	}
-	if (ret < 0) {
-		cli_err("cannot report %s: %s%s", pos[0], strerror(-ret),
-			ret == -EINVAL && events ? " (check --events: names, "
-			"systems or system:event)" : "");
+	if (ret < 0)
 		return 1;
-	}
 	if (ret > 0)
 		cli_err("%s: %d damaged spot%s (the lines with **)", pos[0],
 			ret, ret == 1 ? "" : "s");
@@ -530,6 +537,7 @@ static int run_timeline(struct cli *cli, const struct cli_cmd *cmd, int argc,
 		cli_err("cannot write %s: %s", outp, strerror(errno));
 		return 1;
 	}
+	/* a fatal problem is said once, by gr_timeline(), on stderr */
 	ret = gr_timeline(pos, (unsigned int)n, f, &to_opts, &st, stderr);
 	if (fclose(f) && ret >= 0) {
 		cli_err("writing %s: %s", outp, strerror(errno));
@@ -537,7 +545,6 @@ static int run_timeline(struct cli *cli, const struct cli_cmd *cmd, int argc,
 	}
 	if (ret < 0) {
 		unlink(outp);
-		cli_err("cannot draw the timeline: %s", strerror(-ret));
 		return 1;
 	}
 	printf("%s: %u lane%s, %.6f s, %llu events, %llu slices in %llu "
@@ -793,14 +800,28 @@ static int run_libvirt_xml(struct cli *cli, const struct cli_cmd *cmd,
 static int run_help(struct cli *cli, const struct cli_cmd *cmd, int argc,
 		    char **argv);
 
+static int run_agent(struct cli *cli, const struct cli_cmd *cmd, int argc,
+		     char **argv);
+
 static const struct cli_cmd cli_cmds[] = {
-	{ "status", run_status, "status [--json] [VM]",
+	/* main.c runs `guestrelay agent`; this entry is its help */
+	{ "agent", run_agent, NULL, "agent [OPTION...]",
+	  "Run the agent: serve VMs over RUN_DIR/agent.sock and the VMs'\n"
+	  "device sockets, store their traces, optionally serve Prometheus\n"
+	  "metrics and ship the store to NATS JetStream. It runs in the\n"
+	  "foreground; `guestrelay agent --help` lists its options.\n" },
+	{ "collect", NULL, collect_main,
+	  "collect URL[,URL...] --store DIR [OPTION...]",
+	  "Rebuild shipped traces from NATS JetStream.\n" },
+	{ "fleet", NULL, fleet_main, "fleet status URL[,URL...] [OPTION...]",
+	  "Show every host's VMs from the fleet status bucket.\n" },
+	{ "status", run_status, NULL, "status [--json] [VM]",
 	  "Show every VM the agent serves, or one: agent and guest state,\n"
 	  "device, buffers, mode, enabled events, events recorded, packets\n"
 	  "and bytes stored, rate, events lost by cause, invalid and skipped\n"
 	  "sub-buffers, doorbells, clock sync error, quota and usage, why the\n"
 	  "stream stopped, and the session's trace directory.\n" },
-	{ "enable", run_events, "enable VM EVENT... [--filter EXPR] "
+	{ "enable", run_events, NULL, "enable VM EVENT... [--filter EXPR] "
 	  "[--pid LIST] [--comm GLOB] [--no-fork]",
 	  "Ask the guest to record EVENTs: names (sched_switch), globs\n"
 	  "(sched_*, irq_*) or all. `guestrelay status VM` shows what the\n"
@@ -811,7 +832,7 @@ static const struct cli_cmd cli_cmds[] = {
 	  "                 they fork from now on (`guestrelay help filter`)\n"
 	  "  --comm GLOB    the same for tasks whose name matches GLOB\n"
 	  "  --no-fork      not the children forked from now on\n" },
-	{ "filter", run_filter, "filter VM EVENT EXPR|--clear, filter VM "
+	{ "filter", run_filter, NULL, "filter VM EVENT EXPR|--clear, filter VM "
 	  "--pid LIST [--comm GLOB] [--no-fork] | --clear",
 	  "Record only the EVENTs that EXPR accepts, deciding in the guest\n"
 	  "before anything is stored (ftrace's events/<sys>/<event>/filter\n"
@@ -835,25 +856,25 @@ static const struct cli_cmd cli_cmds[] = {
 	  "kept if its next task is followed, a wakeup if its woken task is.\n"
 	  "At most 64 pids; the children are followed without limit.\n"
 	  "`guestrelay filter vm1 --clear` removes it.\n" },
-	{ "disable", run_events, "disable VM EVENT...",
+	{ "disable", run_events, NULL, "disable VM EVENT...",
 	  "Ask the guest to stop recording EVENTs (names, globs or all).\n" },
-	{ "mode", run_mode, "mode VM stream|flight",
+	{ "mode", run_mode, NULL, "mode VM stream|flight",
 	  "stream: no overwrite, events are dropped and counted when the\n"
 	  "buffers are full. flight: flight recorder, the oldest sub-buffers\n"
 	  "are overwritten; `guestrelay snapshot VM` saves them.\n" },
-	{ "flush", run_vm_cmd, "flush VM",
+	{ "flush", run_vm_cmd, NULL, "flush VM",
 	  "Ask the guest to hand over its partly filled sub-buffers and wait\n"
 	  "until they are stored.\n" },
-	{ "snapshot", run_vm_cmd, "snapshot VM",
+	{ "snapshot", run_vm_cmd, NULL, "snapshot VM",
 	  "Save what the buffers hold now (flight mode) as a trace of its\n"
 	  "own; prints its directory.\n" },
-	{ "stop", run_vm_cmd, "stop VM",
+	{ "stop", run_vm_cmd, NULL, "stop VM",
 	  "Stop recording, store what is left and close the session; prints\n"
 	  "the finalized trace directory. `guestrelay start VM` opens a new\n"
 	  "session.\n" },
-	{ "start", run_vm_cmd, "start VM",
+	{ "start", run_vm_cmd, NULL, "start VM",
 	  "Open a new session (a new trace directory) and record again.\n" },
-	{ "vm-add", run_vm_add, "vm-add VM [OPTION...]",
+	{ "vm-add", run_vm_add, NULL, "vm-add VM [OPTION...]",
 	  "Serve a VM: create its shared memory and its device socket\n"
 	  "RUN_DIR/VM.sock. Options:\n"
 	  "  --size BYTES         shared memory, a power of two (default 16M)\n"
@@ -880,11 +901,11 @@ static const struct cli_cmd cli_cmds[] = {
 	  "  --no-fork            follow no children\n"
 	  "Then attach QEMU (guestrelay qemu-args VM) or libvirt\n"
 	  "(guestrelay libvirt-xml VM).\n" },
-	{ "vm-remove", run_vm_cmd, "vm-remove VM",
+	{ "vm-remove", run_vm_cmd, NULL, "vm-remove VM",
 	  "Stop serving a VM: close its session and remove its socket.\n" },
-	{ "ping", run_ping, "ping",
+	{ "ping", run_ping, NULL, "ping",
 	  "Check that the agent answers; prints its version, pid and uptime.\n" },
-	{ "report", run_report,
+	{ "report", run_report, NULL,
 	  "report [--cpu N] [--events LIST] [--host-time] [--summary] TRACE_DIR",
 	  "Print a stored trace as text, one line per event, CPUs merged by\n"
 	  "time (no agent needed).\n"
@@ -894,7 +915,7 @@ static const struct cli_cmd cli_cmds[] = {
 	  "  --host-time    host wall-clock time instead of guest time\n"
 	  "  --summary      what the trace holds: events per type, packets,\n"
 	  "                 losses and damage per CPU, time span\n" },
-	{ "timeline", run_timeline,
+	{ "timeline", run_timeline, NULL,
 	  "timeline -o FILE.svg|FILE.html [--from S] [--to S] [--width PX] "
 	  "[--latency] TRACE_DIR...",
 	  "Draw stored traces as a picture (no agent needed): one lane per\n"
@@ -908,13 +929,13 @@ static const struct cli_cmd cli_cmds[] = {
 	  "  --to S         end there (the same two forms)\n"
 	  "  --width PX     pixels of the time axis (default 1600)\n"
 	  "  --latency      draw wakeup-to-run latency above the slices\n" },
-	{ "qemu-args", run_qemu_args,
+	{ "qemu-args", run_qemu_args, NULL,
 	  "qemu-args VM [--plain] [--size BYTES] [--vectors N] [--id ID]",
 	  "Print the QEMU options that attach VM's device (no agent needed):\n"
 	  "by default ivshmem-doorbell on RUN_DIR/VM.sock with 2 vectors;\n"
 	  "with --plain, ivshmem-plain on /dev/shm/guestrelay-VM of --size\n"
 	  "bytes (default 16M). --id sets the QEMU id stem.\n" },
-	{ "libvirt-xml", run_libvirt_xml,
+	{ "libvirt-xml", run_libvirt_xml, NULL,
 	  "libvirt-xml VM [--plain] [--size BYTES] [--vectors N] "
 	  "[--metadata [SETTING...]]",
 	  "Print the libvirt <shmem> element that attaches VM's device (put\n"
@@ -926,7 +947,7 @@ static const struct cli_cmd cli_cmds[] = {
 	  "BYTES, --subbufs N, --switch-timer-ms MS, --quota BYTES, --verify\n"
 	  "on|off, --filter EVENT:EXPR (one per domain), and "
 	  "--required (libvirt refuses to start the domain untraced).\n" },
-	{ "libvirt-define", run_libvirt_define,
+	{ "libvirt-define", run_libvirt_define, NULL,
 	  "libvirt-define DOMAIN [--connect URI] [--plain] [--vectors N] "
 	  "[SETTING...]",
 	  "Add the <metadata> element and the <shmem> device of DOMAIN to\n"
@@ -934,18 +955,30 @@ static const struct cli_cmd cli_cmds[] = {
 	  "hook traces it from its next start. SETTINGs as for libvirt-xml\n"
 	  "--metadata; --connect URI is virsh's -c; the socket is\n"
 	  "RUN_DIR/DOMAIN.sock.\n" },
-	{ "libvirt-hook", run_libvirt_hook,
+	{ "libvirt-hook", run_libvirt_hook, NULL,
 	  "libvirt-hook [--config FILE] DOMAIN OP SUBOP EXTRA",
 	  "The libvirt qemu hook (/etc/libvirt/hooks/qemu.d/guestrelay runs\n"
 	  "it) with the domain XML on standard input. Domains with our\n"
 	  "<metadata> are served from \"prepare begin\" to \"stopped end\".\n"
 	  "FILE (default " GR_HOOK_CONF ") holds KEY = VALUE lines:\n"
 	  "run-dir, required (yes|no), owner, group, log, timeout.\n" },
-	{ "help", run_help, "help [COMMAND]",
+	{ "help", run_help, NULL, "help [COMMAND]",
 	  "Show the commands, or what COMMAND does.\n" },
 };
 
-#define NR_CMDS	(sizeof(cli_cmds) / sizeof(cli_cmds[0]))
+#define NR_CMDS	ARRAY_SIZE(cli_cmds)
+
+/**
+ * cli_command_name() - a command of the table, for `help` and its test
+ * @i: its index, in the order `guestrelay help` lists them
+ *
+ * Context: any.
+ * Return: the name of command @i, as typed; NULL after the last one.
+ */
+const char *cli_command_name(size_t i)
+{
+	return i < NR_CMDS ? cli_cmds[i].name : NULL;
+}
 
 static void print_usage(FILE *f)
 {
@@ -954,13 +987,7 @@ static void print_usage(FILE *f)
 	fprintf(f,
 		"usage: guestrelay [--run-dir DIR] [--json] [--timeout SEC] "
 		"COMMAND [ARGS]\n"
-		"\n"
-		"  agent [OPTION...]    run the agent (guestrelay agent "
-		"--help)\n"
-		"  collect URL --store DIR [OPTION...]\n"
-		"                       rebuild shipped traces from NATS "
-		"JetStream\n"
-		"                       (guestrelay collect --help)\n");
+		"\n");
 	for (i = 0; i < NR_CMDS; i++)
 		fprintf(f, "  %s\n", cli_cmds[i].usage);
 	fprintf(f,
@@ -987,9 +1014,27 @@ static const struct cli_cmd *find_cmd(const char *name)
 	return NULL;
 }
 
-static void print_cmd_help(const struct cli_cmd *cmd)
+/* `help CMD`, `CMD --help`: the usage line and what it does */
+static int print_cmd_help(const struct cli_cmd *cmd)
 {
+	char *argv[] = { (char *)cmd->name, "--help", NULL };
+
+	if (cmd->own_main)
+		return cmd->own_main(2, argv);
 	printf("usage: guestrelay %s\n\n%s", cmd->usage, cmd->help);
+	return 0;
+}
+
+/* `agent` after a global option: main.c runs the agent only first */
+static int run_agent(struct cli *cli, const struct cli_cmd *cmd, int argc,
+		     char **argv)
+{
+	(void)cli;
+	(void)argc;
+	(void)argv;
+	return usage_err(NULL, "give the %s's options after `%s`: guestrelay "
+			 "%s --run-dir DIR ...", cmd->name, cmd->name,
+			 cmd->name);
 }
 
 static int run_help(struct cli *cli, const struct cli_cmd *cmd, int argc,
@@ -1011,8 +1056,7 @@ static int run_help(struct cli *cli, const struct cli_cmd *cmd, int argc,
 	if (!c)
 		return usage_err(NULL, "no command '%s' (guestrelay help lists "
 				 "them)", pos[0]);
-	print_cmd_help(c);
-	return 0;
+	return print_cmd_help(c);
 }
 
 /**
@@ -1034,6 +1078,11 @@ int cli_main(int argc, char **argv)
 	int i, n = 0, ret;
 	unsigned long v;
 
+	/* a command that parses its own command line, as the first word */
+	cmd = argc ? find_cmd(argv[0]) : NULL;
+	if (cmd && cmd->own_main)
+		return cmd->own_main(argc, argv);
+	cmd = NULL;
 	env = getenv("GUESTRELAY_RUN_DIR");
 	snprintf(cli.run_dir, sizeof(cli.run_dir), "%s",
 		 env && *env ? env : GR_DEFAULT_RUN_DIR);
@@ -1105,11 +1154,6 @@ int cli_main(int argc, char **argv)
 		}
 		goto out;
 	}
-	if (!strcmp(name, "agent")) {
-		ret = usage_err(NULL, "give the agent's options after "
-				"`agent`: guestrelay agent --run-dir DIR ...");
-		goto out;
-	}
 	cmd = find_cmd(name);
 	if (!cmd) {
 		ret = usage_err(NULL, "unknown command '%s' (guestrelay help "
@@ -1117,11 +1161,14 @@ int cli_main(int argc, char **argv)
 		goto out;
 	}
 	if (help) {
-		print_cmd_help(cmd);
-		ret = 0;
+		ret = print_cmd_help(cmd);
 		goto out;
 	}
-	ret = cmd->run(&cli, cmd, n, rest);
+	if (cmd->own_main)
+		ret = usage_err(NULL, "give the %s's options after `%s`: "
+				"guestrelay %s ...", name, name, name);
+	else
+		ret = cmd->run(&cli, cmd, n, rest);
 out:
 	free(rest);
 	return ret;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "agent.h"
 #include "ctl_proto.h"
 #include "opts.h"
@@ -630,7 +631,7 @@ int ctl_run_request(struct ctl_req *r, char *line, size_t len)
 	r->c->json = r->json;
 	if (argc < 2)
 		return req_err(r, -EINVAL, "no command after '%s'", argv[0]);
-	for (i = 0; i < sizeof(ctl_cmds) / sizeof(ctl_cmds[0]) && !cmd; i++)
+	for (i = 0; i < ARRAY_SIZE(ctl_cmds) && !cmd; i++)
 		if (!strcmp(argv[1], ctl_cmds[i].name))
 			cmd = &ctl_cmds[i];
 	if (!cmd)

@@ -13,17 +13,13 @@
 #include <sys/types.h>
 #include <sys/un.h>
 
+#include "common.h"
 #include "agent.h"
 #include "ctl_proto.h"
 #include "out.h"
 
-#define NSEC_PER_MSEC		((uint64_t)1000000)
-#define NSEC_PER_SEC		((uint64_t)1000000000)
 
 #define CTL_MSG_NOMEM		"the agent is out of memory"
-
-#define container_of(ptr, type, member) \
-	((type *)((char *)(ptr) - offsetof(type, member)))
 
 enum conn_state {
 	CONN_READING,			/* waiting for the request line */

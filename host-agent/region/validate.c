@@ -21,10 +21,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common.h"
 #include "validate.h"
 
 #define ALIGN8(x)	(((x) + 7ULL) & ~7ULL)
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static int reject(const char **why, const char *msg, int err)
 {

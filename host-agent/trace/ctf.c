@@ -52,10 +52,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "ctf.h"
 #include "syscalls_x86_64.h"
 
-#define NSEC_PER_SEC	1000000000LL
 
 /* --- text buffer ---------------------------------------------------------- */
 
@@ -260,7 +260,7 @@ const char *gr_ctf_event_name(const char *system, const char *name)
 {
 	unsigned int i;
 
-	for (i = 0; i < sizeof(ctf_names) / sizeof(ctf_names[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(ctf_names); i++)
 		if (!strcmp(system, ctf_names[i].system) &&
 		    !strcmp(name, ctf_names[i].name))
 			return ctf_names[i].ctf;
@@ -303,7 +303,7 @@ static int member_name(char *out, size_t len, const struct gr_event_view *ev,
 		prefix = "syscall_exit_";
 	else
 		return -EINVAL;
-	if (nr < sizeof(gr_syscall_names) / sizeof(gr_syscall_names[0]) &&
+	if (nr < ARRAY_SIZE(gr_syscall_names) &&
 	    gr_syscall_names[nr])
 		n = snprintf(out, len, "%s%s", prefix, gr_syscall_names[nr]);
 	else

@@ -32,10 +32,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "common.h"
 #include "reader.h"
 #include "timeline.h"
 
-#define NSEC_PER_SEC	1000000000LL
 #define LEFT		110	/* lane labels */
 #define RIGHT		48
 #define TOP		58	/* title, axis labels */
@@ -558,7 +558,7 @@ static void map_events(const struct gr_ctf_info *info, struct tl_map *m)
 		if (!info->valid[i])
 			continue;
 		e = &info->events[i];
-		for (j = 0; j < sizeof(tl_events) / sizeof(tl_events[0]); j++) {
+		for (j = 0; j < ARRAY_SIZE(tl_events); j++) {
 			if (strcmp(e->name, tl_events[j].name))
 				continue;
 			for (k = 0; k < 4 && tl_events[j].fields[k]; k++)
@@ -856,7 +856,7 @@ static void legend(struct gr_tl_canvas *cv, double y, int latency)
 	unsigned int i;
 	double x = LEFT;
 
-	for (i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(k); i++) {
 		if (!strcmp(k[i].cls, "w") && !latency)
 			continue;
 		fprintf(cv->out, "<rect class=\"key\" x=\"%.1f\" y=\"%.1f\" "

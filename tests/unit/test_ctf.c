@@ -38,7 +38,6 @@
 #include "report.h"
 #include "validate.h"
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define ALIGN8(x)	(((x) + 7U) & ~7U)
 #define PYTHON		"/usr/bin/python3"
 
@@ -743,7 +742,7 @@ static int report_text(const char *dir, const struct gr_report_opts *o,
 
 	if (!f)
 		return -ENOMEM;
-	ret = summary ? gr_report_summary(dir, f) : gr_report(dir, f, o);
+	ret = summary ? gr_report_summary(dir, f, f) : gr_report(dir, f, f, o);
 	fclose(f);
 	return ret;
 }
@@ -2111,7 +2110,8 @@ static void test_report_filters_by_cpu_and_event(void)
 
 	o.events = "kmalloc,nosuch";
 	CU_ASSERT_EQUAL(report_text(syn.dir, &o, 0, &rep), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(rep, "error: no event matches \"nosuch\"\n");
+	CU_ASSERT_STRING_EQUAL(rep, "error: no event matches \"nosuch\" (give "
+			       "names, systems or system:event)\n");
 	free(rep);
 	o.events = "sched:kmalloc";
 	CU_ASSERT_EQUAL(report_text(syn.dir, &o, 0, &rep), -EINVAL);
@@ -2578,7 +2578,7 @@ int main(void)
 				    "(Debian: babeltrace2 python3-bt2)",
 				    PYTHON);
 	}
-	ret = gr_test_run(suites, GR_ARRAY_SIZE(suites));
+	ret = gr_test_run(suites, ARRAY_SIZE(suites));
 	if (getenv("GR_TEST_KEEP"))
 		printf("test_ctf: traces kept in %s\n", tmp_root);
 	else

@@ -1562,7 +1562,7 @@ int main(void)
 	}
 	snprintf(sock_path, sizeof(sock_path), "%s/ivsh.sock", tmpdir);
 
-	ret = gr_test_main("ivshmem_proto", tests, GR_ARRAY_SIZE(tests),
+	ret = gr_test_main("ivshmem_proto", tests, ARRAY_SIZE(tests),
 			   NULL, NULL);
 	gr_test_rm_tree(tmpdir);
 	return ret;

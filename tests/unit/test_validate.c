@@ -23,7 +23,6 @@
 #include "guestrelay_abi.h"
 #include "validate.h"
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* --- a valid layout ------------------------------------------------------ */
 
@@ -2260,5 +2259,5 @@ int main(void)
 	printf("test_validate: random seed %#llx (GR_TEST_SEED to replay)\n",
 	       (unsigned long long)rng_state);
 
-	return gr_test_run(suites, GR_ARRAY_SIZE(suites));
+	return gr_test_run(suites, ARRAY_SIZE(suites));
 }
