@@ -39,6 +39,7 @@
 
 #include "agent.h"
 #include "cli.h"
+#include "conn.h"
 #include "ctl_proto.h"
 #include "filter.h"
 #include "libvirt.h"
