@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "cli.h"
 #include "fleet_status.h"
-#include "collect.h"
 #include "metrics.h"
 #include "opts.h"
 #include "ship.h"
@@ -467,10 +467,6 @@ int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "agent"))
 		return agent_main(argc - 1, argv + 1);
-	if (argc >= 2 && !strcmp(argv[1], "fleet"))
-		return fleet_main(argc - 1, argv + 1);
-	if (argc >= 2 && !strcmp(argv[1], "collect"))
-		return collect_main(argc - 1, argv + 1);
 	if (argc >= 2 && (!strcmp(argv[1], "--version") ||
 			  !strcmp(argv[1], "version"))) {
 		printf("guestrelay %s (ABI %d.%d)\n", GR_VERSION, GR_ABI_MAJOR,

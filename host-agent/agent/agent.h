@@ -245,10 +245,9 @@ struct gr_vm *vm_next(struct gr_agent *a, struct gr_vm *prev);
 /* vm.c: the loop's before_wait: what the VMs' parts reported, once per pass */
 void vm_before_wait(struct gr_agent *a);
 
-/* ---- control/server.c, control/cli.c ------------------------------- */
+/* ---- control/server.c ---------------------------------------------- */
 
 int ctl_init(struct gr_agent *a);
 void ctl_finish(struct gr_agent *a);
-int cli_main(int argc, char **argv);
 
 #endif /* GR_AGENT_H */

@@ -41,12 +41,10 @@
 #include "hostctl.h"
 #include "peer.h"
 #include "session.h"
+#include "common.h"
 #include "snapshot.h"
 #include "vm_filter.h"
 #include "waiter.h"
-
-#define container_of(ptr, type, member) \
-	((type *)((char *)(ptr) - offsetof(type, member)))
 
 /* What a snapshot of vm->snap is for (vm->snap_for) */
 enum gr_snap_for {

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "agent.h"
 #include "ctl_proto.h"
 #include "opts.h"
@@ -67,7 +68,7 @@ static int vm_err(struct ctl_req *r, int ret, const char *err, const char *what,
 static int cmd_ping(struct ctl_req *r, struct gr_vm *vm, int argc,
 		    char **argv)
 {
-	uint64_t up = (ctl_mono_ns() - r->c->ctl->started) / NSEC_PER_SEC;
+	uint64_t up = (ctl_mono_ns() - r->started) / NSEC_PER_SEC;
 	const struct gr_loop_stats *ls = &r->a->loop.st;
 	unsigned int n = 0;
 
@@ -91,7 +92,7 @@ static int cmd_ping(struct ctl_req *r, struct gr_vm *vm, int argc,
 	ctl_json_u64(&r->j, "vms", n);
 	ctl_json_string(&r->j, "run_dir", r->a->run_dir);
 	ctl_json_string(&r->j, "store_dir", r->a->store_dir);
-	ctl_json_u64(&r->j, "dropped_clients", r->c->ctl->dropped);
+	ctl_json_u64(&r->j, "dropped_clients", r->dropped);
 	ctl_json_begin_object(&r->j, "loop");
 	ctl_json_u64(&r->j, "iterations", ls->iterations);
 	ctl_json_u64(&r->j, "enters", ls->enters);
@@ -228,7 +229,7 @@ static int events_filter(struct ctl_req *r, struct gr_vm *vm, int argc,
 static int cmd_events(struct ctl_req *r, struct gr_vm *vm, int argc,
 		      char **argv)
 {
-	bool on = !strcmp(r->c->cmd, "enable");
+	bool on = !strcmp(r->cmd, "enable");
 	char err[512] = "", *list;
 	size_t len = 0;
 	int i, ret = 0;
@@ -392,21 +393,21 @@ static void async_done(void *arg, int err, const char *msg);
 static int cmd_async(struct ctl_req *r, struct gr_vm *vm, int argc,
 		     char **argv)
 {
-	struct ctl_conn *c = r->c;
+	struct ctl_reply *rp = r->reply;
 	int ret = 0;
 
 	(void)argc;
-	strcpy(c->vm, argv[0]);
-	c->waiting = true;
-	if (!strcmp(c->cmd, "flush"))
-		ret = vm_flush(vm, async_done, c);
-	else if (!strcmp(c->cmd, "snapshot"))
-		ret = vm_snapshot(vm, async_done, c);
+	strcpy(rp->vm, argv[0]);
+	ctl_reply_defer(rp);
+	if (!strcmp(r->cmd, "flush"))
+		ret = vm_flush(vm, async_done, rp);
+	else if (!strcmp(r->cmd, "snapshot"))
+		ret = vm_snapshot(vm, async_done, rp);
 	else
-		ret = vm_stop(vm, async_done, c);
-	if (!ret || !c->waiting)
+		ret = vm_stop(vm, async_done, rp);
+	if (!ret || !ctl_reply_deferred(rp))
 		return CTL_ASYNC;	/* answered by async_done() */
-	c->waiting = false;
+	ctl_reply_undefer(rp);
 	if (ret == -ENOTCONN && vm_state(vm) == GR_VM_STOPPED)
 		return req_err(r, ret, "%s is stopped (guestrelay start %s "
 			       "opens a new session)", argv[0], argv[0]);
@@ -417,62 +418,58 @@ static int cmd_async(struct ctl_req *r, struct gr_vm *vm, int argc,
 		return req_err(r, ret, "%s is busy with another flush, "
 			       "snapshot or stop; try again when it is done",
 			       argv[0]);
-	return req_err(r, ret, "cannot %s %s: %s", c->cmd, argv[0],
+	return req_err(r, ret, "cannot %s %s: %s", r->cmd, argv[0],
 		       strerror(-ret));
 }
 
 /* the answer of flush, snapshot or stop, when the VM calls back */
 static void async_done(void *arg, int err, const char *msg)
 {
-	struct ctl_conn *c = arg;
+	struct ctl_reply *rp = arg;
 	struct ctl_json j;
 	char *body = NULL, emsg[768];
 	size_t len = 0;
 	FILE *f;
 
-	c->waiting = false;
-	if (c->fd < 0) {
-		ctl_conn_close(c);	/* the client hung up, or we stop */
-		return;
-	}
 	if (err) {
 		if (msg && *msg)
 			snprintf(emsg, sizeof(emsg), "%s", msg);
 		else
 			snprintf(emsg, sizeof(emsg), "%s of %s failed: %s",
-				 c->cmd, c->vm, strerror(err < 0 ? -err : err));
-		ctl_conn_answer(c, err < 0 ? err : -err, emsg, NULL, 0);
+				 rp->cmd, rp->vm,
+				 strerror(err < 0 ? -err : err));
+		ctl_reply_send(rp, err < 0 ? err : -err, emsg, NULL, 0);
 		return;
 	}
 	f = open_memstream(&body, &len);
 	if (!f) {
-		ctl_conn_answer(c, -ENOMEM, CTL_MSG_NOMEM, NULL, 0);
+		ctl_reply_send(rp, -ENOMEM, CTL_MSG_NOMEM, NULL, 0);
 		return;
 	}
-	if (c->json) {
+	if (rp->json) {
 		ctl_json_init(&j, f);
 		ctl_json_begin_object(&j, NULL);
-		ctl_json_string(&j, "vm", c->vm);
-		if (!strcmp(c->cmd, "flush")) {
+		ctl_json_string(&j, "vm", rp->vm);
+		if (!strcmp(rp->cmd, "flush")) {
 			ctl_json_bool(&j, "flushed", true);
 			ctl_json_string(&j, "trace", msg);
 		} else {
-			ctl_json_string(&j, strcmp(c->cmd, "stop") ?
+			ctl_json_string(&j, strcmp(rp->cmd, "stop") ?
 					"snapshot" : "trace", msg);
 		}
 		ctl_json_end_object(&j);
 		ctl_json_finish(&j);
-	} else if (!strcmp(c->cmd, "flush") || !msg) {
-		ctl_put_text(f, c->vm);
-		fprintf(f, ": %s done\n", c->cmd);
+	} else if (!strcmp(rp->cmd, "flush") || !msg) {
+		ctl_put_text(f, rp->vm);
+		fprintf(f, ": %s done\n", rp->cmd);
 	} else {
 		ctl_put_text(f, msg);
 		fputc('\n', f);
 	}
 	if (fclose(f))
-		ctl_conn_answer(c, -ENOMEM, CTL_MSG_NOMEM, NULL, 0);
+		ctl_reply_send(rp, -ENOMEM, CTL_MSG_NOMEM, NULL, 0);
 	else
-		ctl_conn_answer(c, 0, NULL, body, len);
+		ctl_reply_send(rp, 0, NULL, body, len);
 	free(body);
 }
 
@@ -628,10 +625,10 @@ int ctl_run_request(struct ctl_req *r, char *line, size_t len)
 		return req_err(r, -EINVAL, "unknown format '%s' (text or "
 			       "json); a request is: FORMAT COMMAND ARGS...",
 			       argv[0]);
-	r->c->json = r->json;
+	r->reply->json = r->json;
 	if (argc < 2)
 		return req_err(r, -EINVAL, "no command after '%s'", argv[0]);
-	for (i = 0; i < sizeof(ctl_cmds) / sizeof(ctl_cmds[0]) && !cmd; i++)
+	for (i = 0; i < ARRAY_SIZE(ctl_cmds) && !cmd; i++)
 		if (!strcmp(argv[1], ctl_cmds[i].name))
 			cmd = &ctl_cmds[i];
 	if (!cmd)
@@ -639,7 +636,8 @@ int ctl_run_request(struct ctl_req *r, char *line, size_t len)
 			       "help lists them)", argv[1]);
 	if (argc - 2 < cmd->min_args || argc - 2 > cmd->max_args)
 		return req_err(r, -EINVAL, "usage: guestrelay %s", cmd->usage);
-	r->c->cmd = cmd->name;
+	r->cmd = cmd->name;
+	r->reply->cmd = cmd->name;
 	if (cmd->vm && argc > 2) {
 		vm = req_vm(r, argv[2], &ret);
 		if (!vm)

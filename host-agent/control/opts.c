@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common.h"
 #include "agent.h"
 #include "ctl_proto.h"
 #include "opts.h"
@@ -372,7 +373,7 @@ static int vm_opt_find(const char *arg)
 	const char *eq = strchr(arg, '=');
 	size_t n, len = eq ? (size_t)(eq - arg) : strlen(arg);
 
-	for (n = 0; n < sizeof(vm_add_opts) / sizeof(vm_add_opts[0]); n++)
+	for (n = 0; n < ARRAY_SIZE(vm_add_opts); n++)
 		if (strlen(vm_add_opts[n].name) == len &&
 		    !strncmp(arg, vm_add_opts[n].name, len))
 			return (int)n;

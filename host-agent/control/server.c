@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "conn.h"
 #include "ctl_proto.h"
 #include "ivshmem_server.h"
 #include "out.h"
@@ -148,6 +149,9 @@ static int conn_arm(struct ctl_conn *c, unsigned int events)
 	return gr_loop_poll(&c->ctl->a->loop, &c->op, c->fd, events);
 }
 
+static void conn_answer(struct ctl_conn *c, int err, const char *msg,
+			const char *body, size_t len);
+
 static void conn_fail(struct ctl_conn *c, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -159,7 +163,7 @@ static void conn_fail(struct ctl_conn *c, int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	ctl_conn_answer(c, err, msg, NULL, 0);
+	conn_answer(c, err, msg, NULL, 0);
 }
 
 /* ---- deadlines ---------------------------------------------------------- */
@@ -267,8 +271,9 @@ wait:
 		ctl_conn_close(c);
 }
 
-void ctl_conn_answer(struct ctl_conn *c, int err, const char *msg,
-		     const char *body, size_t len)
+/* answer the request of @c, then close it (see ctl_reply_send()) */
+static void conn_answer(struct ctl_conn *c, int err, const char *msg,
+			const char *body, size_t len)
 {
 	char line[1024];
 	int n;
@@ -308,6 +313,32 @@ void ctl_conn_answer(struct ctl_conn *c, int err, const char *msg,
 	conn_flush(c);
 }
 
+/* ---- the reply object of the commands ------------------------------------ */
+
+void ctl_reply_defer(struct ctl_reply *rp)
+{
+	rp->conn->waiting = true;
+}
+
+bool ctl_reply_deferred(const struct ctl_reply *rp)
+{
+	return rp->conn->waiting;
+}
+
+void ctl_reply_undefer(struct ctl_reply *rp)
+{
+	rp->conn->waiting = false;
+}
+
+void ctl_reply_send(struct ctl_reply *rp, int err, const char *msg,
+		    const char *body, size_t len)
+{
+	struct ctl_conn *c = rp->conn;
+
+	c->waiting = false;
+	conn_answer(c, err, msg, body, len);
+}
+
 /* ---- reading ------------------------------------------------------------ */
 
 static void conn_request(struct ctl_conn *c, size_t len)
@@ -320,17 +351,19 @@ static void conn_request(struct ctl_conn *c, size_t len)
 	c->state = CONN_RUNNING;
 	r = calloc(1, sizeof(*r));
 	if (!r) {
-		ctl_conn_answer(c, -ENOMEM, CTL_MSG_NOMEM, NULL, 0);
+		conn_answer(c, -ENOMEM, CTL_MSG_NOMEM, NULL, 0);
 		return;
 	}
 	r->out = open_memstream(&body, &blen);
 	if (!r->out) {
 		free(r);
-		ctl_conn_answer(c, -ENOMEM, CTL_MSG_NOMEM, NULL, 0);
+		conn_answer(c, -ENOMEM, CTL_MSG_NOMEM, NULL, 0);
 		return;
 	}
-	r->c = c;
+	r->reply = &c->reply;
 	r->a = c->ctl->a;
+	r->started = c->ctl->started;
+	r->dropped = c->ctl->dropped;
 	c->hold = true;
 	ret = ctl_run_request(r, c->buf, len);
 	if (fclose(r->out) && ret >= 0 && ret != CTL_ASYNC) {
@@ -346,7 +379,7 @@ static void conn_request(struct ctl_conn *c, size_t len)
 		if (c->waiting && c->fd >= 0 && conn_arm(c, POLLHUP))
 			ctl_conn_close(c);
 	} else {
-		ctl_conn_answer(c, ret < 0 ? ret : 0, r->msg, body, blen);
+		conn_answer(c, ret < 0 ? ret : 0, r->msg, body, blen);
 	}
 	free(body);
 	free(r);
@@ -500,6 +533,7 @@ static void ctl_new_conn(struct gr_ctl *ctl, int fd)
 	}
 	c->ctl = ctl;
 	c->fd = fd;
+	c->reply.conn = c;
 	c->op.done = conn_poll_done;
 	c->state = CONN_READING;
 	c->deadline = ctl_mono_ns() + CTL_REQUEST_TIMEOUT_MS * NSEC_PER_MSEC;

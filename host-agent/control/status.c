@@ -7,11 +7,11 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "common.h"
 #include "agent.h"
 #include "opts.h"
 #include "out.h"
 
-#define NSEC_PER_SEC	((uint64_t)1000000000)
 
 static void put_row(FILE *f, const char *key)
 {

@@ -125,31 +125,7 @@ int gr_fx_format_error(char *buf, size_t size, const char *expr,
 int gr_fx_error_line(char *buf, size_t size, const struct gr_fx_error *err);
 int gr_fx_error_from_line(const char *line, struct gr_fx_error *err);
 
-/**
- * struct gr_fx_follow - a follow filter (spec 15): the tasks to record
- * @flags: GR_FOLLOW_F_*; 0 = no follow filter
- * @nr_pids: used entries of @pids
- * @pids: thread ids, 1..GR_FOLLOW_PID_LIMIT-1, no duplicates
- * @comm: glob on a task's comm, "" for none (NUL-terminated)
- *
- * Zero-filled means none. The agent keeps one per VM; the CLI sends it as
- * "--pid LIST", "--comm GLOB", "--no-fork".
- */
-struct gr_fx_follow {
-	uint32_t flags;
-	uint16_t nr_pids;
-	uint32_t pids[GR_FOLLOW_MAX_PIDS];
-	char comm[GR_FOLLOW_COMM_LEN + 1];
-};
-
-int gr_fx_follow_pids(struct gr_fx_follow *fo, const char *list, char *err,
-		      size_t errlen);
-int gr_fx_follow_comm(struct gr_fx_follow *fo, const char *glob, char *err,
-		      size_t errlen);
-void gr_fx_follow_fill(const struct gr_fx_follow *fo,
-		       struct gr_host_ctrl *c);
-int gr_fx_follow_str(const struct gr_fx_follow *fo, char *buf, size_t size);
-int gr_fx_follow_pid_list(const struct gr_fx_follow *fo, char *buf,
-			  size_t size);
+/* the follow filter (spec 15) */
+#include "follow.h"
 
 #endif /* _GR_FILTER_HOST_H */

@@ -27,9 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common.h"
 #include "expo.h"
 
-#define EXPO_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /**
  * expo_label_value() - write a label value, escaped for the text format
@@ -230,7 +230,7 @@ static void live_part(FILE *f, const struct gr_live_stats *l)
 	};
 	size_t i;
 
-	for (i = 0; i < EXPO_ARRAY_SIZE(fams); i++) {
+	for (i = 0; i < ARRAY_SIZE(fams); i++) {
 		family(f, fams[i].name, fams[i].type, fams[i].help);
 		put_u64(f, fams[i].name, NULL, NULL, NULL,
 			*(const uint64_t *)((const char *)l + fams[i].off));
@@ -275,7 +275,7 @@ static void vm_part(FILE *f, const struct gr_expo_vm *vms, size_t n)
 	const char *name;
 	size_t i, k;
 
-	for (k = 0; k < EXPO_ARRAY_SIZE(vm_counters); k++) {
+	for (k = 0; k < ARRAY_SIZE(vm_counters); k++) {
 		family(f, vm_counters[k].name, "counter", vm_counters[k].help);
 		for (i = 0; i < n; i++)
 			put_u64(f, vm_counters[k].name, vms[i].info.name,
@@ -326,7 +326,7 @@ static void vm_part(FILE *f, const struct gr_expo_vm *vms, size_t n)
 	       "The agent's state of the VM: 1 for the current state, 0 for the others.");
 	for (i = 0; i < n; i++)
 		state_set(f, name, vms[i].info.name, "state", vm_states,
-			  EXPO_ARRAY_SIZE(vm_states),
+			  ARRAY_SIZE(vm_states),
 			  vms[i].info.state);
 
 	name = "guestrelay_vm_guest_state";
@@ -334,7 +334,7 @@ static void vm_part(FILE *f, const struct gr_expo_vm *vms, size_t n)
 	       "The state the guest driver reports: 1 for the current state, 0 for the others.");
 	for (i = 0; i < n; i++)
 		state_set(f, name, vms[i].info.name, "state", guest_states,
-			  EXPO_ARRAY_SIZE(guest_states),
+			  ARRAY_SIZE(guest_states),
 			  vms[i].info.guest_state);
 
 	name = "guestrelay_vm_guest_connected";

@@ -217,36 +217,13 @@ int gr_check_region_hdr(const struct gr_region_hdr *copy,
 int gr_check_event_desc(const struct gr_view *v,
 			const struct gr_event_desc *copy, unsigned int index,
 			struct gr_event_view *out, const char **why);
-int gr_check_counters(const struct gr_view *v, uint64_t produced,
-		      uint64_t consumed, int flight_mode, uint64_t *first,
-		      uint64_t *ready, const char **why);
-int gr_check_packet(const struct gr_view *v, unsigned int ring,
-		    uint64_t expected_seq, const struct gr_subbuf_rec *rec_copy,
-		    const struct gr_packet_header *hdr_copy,
-		    const struct gr_stream_mark *last, uint64_t *content_bytes,
-		    const char **why);
-void gr_stream_mark_set(struct gr_stream_mark *m,
-			const struct gr_packet_header *hdr_copy);
-int gr_check_records(const struct gr_view *v,
-		     const struct gr_event_view *events, unsigned int nr_events,
-		     const void *packet, uint64_t content_bytes,
-		     const char **why);
 int gr_check_event_names(const struct gr_event_view *events, unsigned int nr,
 			 const char **why);
-uint32_t gr_event_declared_end(const struct gr_event_view *ev);
-uint64_t gr_stored_packet_len(const struct gr_packet_header *h,
-			      uint64_t ring, uint64_t subbuf_size);
-uint64_t gr_packet_content_end(const struct gr_view *v,
-			       const struct gr_event_view *events,
-			       unsigned int nr_events, const void *packet,
-			       uint64_t content_bytes);
 int gr_check_families(struct gr_view *v, const struct gr_event_view *events,
 		      unsigned int nr, const char **why);
-int gr_check_event_header(const struct gr_view *v,
-			  const struct gr_event_header *copy,
-			  const struct gr_event_view *events,
-			  unsigned int nr_events, uint64_t remaining,
-			  struct gr_record_view *out, const char **why);
+
+/* the checks of a running guest's rings and packets */
+#include "validate_packet.h"
 
 int gr_is_identifier(const char *s, unsigned int cap);
 int gr_is_tsdl_keyword(const char *s);

@@ -36,9 +36,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "reader.h"
 
-#define NSEC_PER_SEC	1000000000ULL
 
 /* --- reading -------------------------------------------------------------- */
 

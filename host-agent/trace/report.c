@@ -17,11 +17,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "ctf.h"
 #include "reader.h"
 #include "report.h"
 
-#define NSEC_PER_SEC	1000000000ULL
 
 /* --- printing ------------------------------------------------------------- */
 
@@ -118,9 +118,9 @@ static void print_event(FILE *out, const struct gr_reader *r,
 	fputc('\n', out);
 }
 
-/* which event ids @list selects; -EINVAL (printed) if a name matches none */
+/* which event ids @list selects; -EINVAL (printed on @err) if a name matches none */
 static int parse_events(const struct gr_ctf_info *info, const char *list,
-			uint8_t *sel, FILE *out)
+			uint8_t *sel, FILE *err)
 {
 	const char *p = list, *e, *colon;
 	char tok[GR_SYSTEM_LEN + GR_NAME_LEN + 2];
@@ -156,7 +156,8 @@ static int parse_events(const struct gr_ctf_info *info, const char *list,
 			hit = !n;	/* empty item: ignore */
 		}
 		if (!hit) {
-			fprintf(out, "error: no event matches \"%.*s\"\n",
+			fprintf(err, "error: no event matches \"%.*s\" "
+				"(give names, systems or system:event)\n",
 				(int)(n > 64 ? 64 : n), p);
 			return -EINVAL;
 		}
@@ -195,6 +196,7 @@ static void print_preamble(FILE *out, const struct gr_reader *r, int host_time)
  * gr_report() - print a stored trace as text, one line per event
  * @dir: the trace directory (<store>/<vm>/<session>)
  * @out: where to print
+ * @err: where a fatal problem is printed
  * @opts: filters and time base; NULL for everything in guest time
  *
  * Prints a "#" preamble, then the events of all rings merged by
@@ -206,13 +208,15 @@ static void print_preamble(FILE *out, const struct gr_reader *r, int host_time)
  * where they happened: lost packets, events discarded by the guest, a
  * packet or record that does not validate, a file that ends mid-packet.
  * A fatal problem (no directory, no valid .guestrelay, a filter naming no
- * event) is printed as one "error: " line; the caller need not log it.
+ * event) is printed on @err as one "error: " line; the caller need not
+ * log it again.
  *
  * Context: process; blocks on file I/O; allocates one packet per stream.
  * Return: the number of damaged spots reported (0 for an intact trace),
  * or -errno (-ENOENT, -EINVAL, -ENOMEM ...) for a fatal problem.
  */
-int gr_report(const char *dir, FILE *out, const struct gr_report_opts *opts)
+int gr_report(const char *dir, FILE *out, FILE *err,
+	      const struct gr_report_opts *opts)
 {
 	static const struct gr_report_opts all = { .cpu = -1 };
 	uint8_t sel[GR_MAX_EVENTS];
@@ -224,10 +228,10 @@ int gr_report(const char *dir, FILE *out, const struct gr_report_opts *opts)
 
 	if (!opts)
 		opts = &all;
-	ret = gr_reader_open(&r, dir, out, 0);
+	ret = gr_reader_open(&r, dir, err, 0);
 	if (ret)
 		return ret;
-	ret = parse_events(r.info, opts->events, sel, out);
+	ret = parse_events(r.info, opts->events, sel, err);
 	if (ret)
 		goto out;
 	host_time = opts->host_time;
@@ -239,7 +243,7 @@ int gr_report(const char *dir, FILE *out, const struct gr_report_opts *opts)
 	}
 
 	if (gr_reader_merge_start(&r)) {
-		fprintf(out, "error: out of memory\n");
+		fprintf(err, "error: out of memory\n");
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -270,6 +274,7 @@ out:
  * gr_report_summary() - print what a stored trace holds
  * @dir: the trace directory
  * @out: where to print
+ * @err: where a fatal problem is printed, as one "error: " line
  *
  * Prints the guest and clock, events per type, then per ring: packets,
  * events, lost packets, events discarded by the guest and damaged spots,
@@ -279,7 +284,7 @@ out:
  * Context: process; blocks on file I/O; allocates one packet per stream.
  * Return: the number of damaged spots found, or -errno (see gr_report()).
  */
-int gr_report_summary(const char *dir, FILE *out)
+int gr_report_summary(const char *dir, FILE *out, FILE *err)
 {
 	uint64_t per_event[GR_MAX_EVENTS] = { 0 };
 	uint64_t ev = 0, pk = 0, lost = 0, disc = 0, dmg = 0;
@@ -291,7 +296,7 @@ int gr_report_summary(const char *dir, FILE *out)
 	unsigned int i, j;
 	int any = 0, ret;
 
-	ret = gr_reader_open(&r, dir, out, 0);
+	ret = gr_reader_open(&r, dir, err, 0);
 	if (ret)
 		return ret;
 	v = &r.info->view;

@@ -27,7 +27,8 @@ struct gr_report_opts {
 	int host_time;
 };
 
-int gr_report(const char *dir, FILE *out, const struct gr_report_opts *opts);
-int gr_report_summary(const char *dir, FILE *out);
+int gr_report(const char *dir, FILE *out, FILE *err,
+	      const struct gr_report_opts *opts);
+int gr_report_summary(const char *dir, FILE *out, FILE *err);
 
 #endif /* GR_REPORT_H */

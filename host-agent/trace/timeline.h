@@ -65,63 +65,8 @@ struct gr_tl_stats {
 	uint64_t damaged;	/* damaged spots in the traces */
 };
 
-/*
- * A lane's drawing state; exposed for the unit tests of the slice
- * builder. gr_timeline() keeps one per CPU of the trace it reads.
- */
-struct gr_tl_canvas {
-	FILE *out;
-	int64_t t0, t1;		/* the axis */
-	double left;		/* x of t0 */
-	double scale;		/* pixels per ns */
-	struct gr_tl_stats *st;
-};
-
-struct gr_tl_lane {
-	unsigned int index;	/* data-l: lanes numbered from 0 */
-	double y;		/* top of the lane */
-	int64_t lo, hi;		/* what the lane may show (trace and axis) */
-	/* the running task */
-	int64_t start;		/* since when */
-	int known;		/* a sched_switch said who runs */
-	uint32_t tid;
-	char comm[16];
-	unsigned int clen;
-	/* slices narrower than a pixel, merged */
-	int pend;
-	double px0, px1;	/* its extent, x */
-	int64_t pbusy;		/* ns of tasks in it */
-	int64_t plong;		/* its longest slice, ns */
-	uint32_t ptid;		/* that slice's task */
-	char pcomm[16];
-	unsigned int pclen;
-	int pmixed;
-	uint64_t pn;		/* slices in it */
-	/* marks: one per pixel column */
-	long irq_px, sirq_px, lat_px, loss_px;
-	int64_t irq_t, sirq_t;	/* entry time; -1: none open */
-	int64_t irq_no, sirq_vec;
-	char irq_name[24];
-	unsigned int irq_nlen;
-	int64_t busy;		/* ns of tasks drawn, for the stats */
-	/* a loss mark waiting for the end of its pixel column */
-	int lpend, ltwo;
-	unsigned int lmore;
-	double lx;
-	char ltext[2 * 200 + 4];
-};
-
-uint32_t gr_tl_colour(uint32_t tid);
-void gr_tl_escape(FILE *out, const void *text, size_t len);
-void gr_tl_lane_init(struct gr_tl_lane *l, unsigned int index, double y,
-		     int64_t lo, int64_t hi);
-void gr_tl_slice(struct gr_tl_canvas *cv, struct gr_tl_lane *l, int64_t a,
-		 int64_t b, uint32_t tid, const void *comm, size_t clen);
-void gr_tl_flush(struct gr_tl_canvas *cv, struct gr_tl_lane *l);
-void gr_tl_switch(struct gr_tl_canvas *cv, struct gr_tl_lane *l, int64_t t,
-		  uint32_t prev_tid, const void *prev_comm, size_t prev_len,
-		  uint32_t next_tid, const void *next_comm, size_t next_len);
-void gr_tl_lane_end(struct gr_tl_canvas *cv, struct gr_tl_lane *l);
+/* the drawing of one lane (tl_lane.c) */
+#include "tl_lane.h"
 
 int gr_timeline(char *const *dirs, unsigned int ndirs, FILE *out,
 		const struct gr_tl_opts *opts, struct gr_tl_stats *st,

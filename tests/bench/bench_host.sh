@@ -117,9 +117,10 @@ CC=${CC:-cc}
 COPY=$la_tmp/copy_consumer
 LATW=$la_tmp/latwatch
 "$CC" -O2 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -I"$LA_TOP/spec" \
-	-I"$LA_TOP/host-agent/region" -o "$COPY" \
+	-I"$LA_TOP/host-agent/region" -I"$LA_TOP/host-agent/common" -o "$COPY" \
 	"$LA_TOP/tests/integration/copy_consumer.c" \
-	"$LA_TOP/host-agent/region/validate.c" || { say "copy_consumer: build"; exit 1; }
+	"$LA_TOP/host-agent/region/validate.c" \
+	"$LA_TOP/host-agent/region/validate_packet.c" || { say "copy_consumer: build"; exit 1; }
 "$CC" -O2 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -I"$LA_TOP/spec" \
 	-o "$LATW" "$HERE/latwatch.c" || { say "latwatch: build"; exit 1; }
 

@@ -70,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	data += n;
 	size -= n;
 	put("stream_0", data, size);
-	gr_report(dir, null, NULL);
-	gr_report_summary(dir, null);
+	gr_report(dir, null, null, NULL);
+	gr_report_summary(dir, null, null);
 	return 0;
 }

@@ -55,8 +55,10 @@ CC=${CC:-cc}
 copy=$la_tmp/copy_consumer
 if command -v "$CC" >/dev/null &&
    "$CC" -O2 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror \
-	-I"$LA_TOP/spec" -I"$LA_TOP/host-agent/region" -o "$copy" \
-	"$LA_HERE/copy_consumer.c" "$LA_TOP/host-agent/region/validate.c" \
+	-I"$LA_TOP/spec" -I"$LA_TOP/host-agent/region" \
+	-I"$LA_TOP/host-agent/common" -o "$copy" "$LA_HERE/copy_consumer.c" \
+	"$LA_TOP/host-agent/region/validate.c" \
+	"$LA_TOP/host-agent/region/validate_packet.c" \
 	2>"$la_tmp/cc.log"; then
 	ok "copy-consumer-builds"
 else

@@ -944,7 +944,7 @@ int main(void)
 	snprintf(log_path, sizeof(log_path), "%s/qemu.log", tmpdir);
 	snprintf(shm_name, sizeof(shm_name), "gr-itest-%d", (int)getpid());
 
-	ret = gr_test_main("ivshmem_qemu", tests, GR_ARRAY_SIZE(tests),
+	ret = gr_test_main("ivshmem_qemu", tests, ARRAY_SIZE(tests),
 			   NULL, NULL);
 	/* whatever happened: no QEMU, no files of ours stay behind */
 	if (qemu_pid > 0)

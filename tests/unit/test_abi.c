@@ -28,7 +28,6 @@
 
 #include "guestrelay_abi.h"
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /*
  * PIN(type, member, offset, size): the member lies at @offset and is @size
@@ -771,5 +770,5 @@ static const struct gr_test_suite suites[] = {
 
 int main(void)
 {
-	return gr_test_run(suites, GR_ARRAY_SIZE(suites));
+	return gr_test_run(suites, ARRAY_SIZE(suites));
 }

@@ -891,7 +891,7 @@ static void test_verify_fuzz(void)
 			/* Mostly plausible values, sometimes anything */
 			bool wild = random() % 16 == 0;
 
-			op->code = codes[random() % GR_ARRAY_SIZE(codes)];
+			op->code = codes[random() % ARRAY_SIZE(codes)];
 			op->width = wild ? (uint8_t)random() :
 				    (uint8_t)(1u << (random() % 4));
 			op->jt = wild ? (uint8_t)random() :
@@ -1002,7 +1002,7 @@ static void test_follow_block(void)
 	char msg[256];
 	unsigned int i;
 
-	for (i = 0; i < GR_ARRAY_SIZE(cases); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		memset(&fo, 0, sizeof(fo));
 		if (cases[i].pids)
 			CU_ASSERT_EQUAL(gr_fx_follow_pids(&fo, cases[i].pids,
@@ -1170,5 +1170,5 @@ static const struct gr_test tests[] = {
 
 int main(void)
 {
-	return gr_test_main("filter", tests, GR_ARRAY_SIZE(tests), NULL, NULL);
+	return gr_test_main("filter", tests, ARRAY_SIZE(tests), NULL, NULL);
 }

@@ -29,7 +29,7 @@ static const char *const hostile[] = {
 	"_41", "A_", "$KV.x", "a\\b", "\"", "x\ny", "\x1b[2J",
 };
 
-#define N_HOSTILE	GR_ARRAY_SIZE(hostile)
+#define N_HOSTILE	ARRAY_SIZE(hostile)
 
 static bool key_chars_ok(const char *k)
 {
@@ -138,7 +138,7 @@ static void test_key_decode_rejects(void)
 	char h[FLEET_NAME_MAX], v[FLEET_NAME_MAX], big[FLEET_KEY_MAX + 8];
 	unsigned int i;
 
-	for (i = 0; i < GR_ARRAY_SIZE(bad); i++)
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
 		CU_ASSERT_EQUAL(fleet_key_decode(bad[i], h, v), -EINVAL);
 	/* a name longer than FLEET_NAME_MAX - 1 */
 	memset(big, 'a', FLEET_NAME_MAX);
@@ -355,7 +355,7 @@ static void test_entry_hostile_values(void)
 	size_t n;
 
 	v = render("h", in, 1, NULL);
-	for (i = 0; i < GR_ARRAY_SIZE(edits); i++) {
+	for (i = 0; i < ARRAY_SIZE(edits); i++) {
 		e = subst(v, edits[i].from, edits[i].to);
 		expect_invalid("h.v", e, strlen(e), edits[i].why);
 		free(e);
@@ -613,5 +613,5 @@ int main(void)
 		GR_SUITE("nats options", nats_tests, suite_init, suite_clean),
 	};
 
-	return gr_test_run(suites, GR_ARRAY_SIZE(suites));
+	return gr_test_run(suites, ARRAY_SIZE(suites));
 }

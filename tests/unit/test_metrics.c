@@ -209,7 +209,7 @@ static void test_metrics_address_parser(void)
 	CU_ASSERT_EQUAL(metrics_addr_port(&ss), 65535);
 	CU_ASSERT_EQUAL(metrics_parse_addr("[::]:9464", &ss, &len), 0);
 	CU_ASSERT(IN6_IS_ADDR_UNSPECIFIED(&a6->sin6_addr));
-	for (i = 0; i < GR_ARRAY_SIZE(bad); i++)
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
 		if (metrics_parse_addr(bad[i], &ss, &len) != -EINVAL)
 			CU_FAIL_FATAL(bad[i]);
 }
@@ -236,6 +236,6 @@ int main(int argc, char **argv)
 		free(buf);
 		return 0;
 	}
-	return gr_test_main("metrics", tests, GR_ARRAY_SIZE(tests), NULL,
+	return gr_test_main("metrics", tests, ARRAY_SIZE(tests), NULL,
 			    NULL);
 }

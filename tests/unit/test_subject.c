@@ -22,7 +22,7 @@ static const char *const hostile[] = {
 	"", "name.with.many.dots.and.more",
 };
 
-#define NH GR_ARRAY_SIZE(hostile)
+#define NH ARRAY_SIZE(hostile)
 
 static bool token_chars_ok(const char *t)
 {
@@ -91,7 +91,7 @@ static void test_decode_refuses_non_canonical(void)
 	char out[64];
 	size_t i;
 
-	for (i = 0; i < GR_ARRAY_SIZE(bad); i++)
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
 		CU_ASSERT_EQUAL(gr_subj_decode(bad[i], strlen(bad[i]), out,
 					       sizeof(out)), -EINVAL);
 	CU_ASSERT_EQUAL(gr_subj_decode("_", 1, out, sizeof(out)), 0);
@@ -186,7 +186,7 @@ static void test_subject_parse_refuses_hostile_subjects(void)
 	struct gr_obj o;
 	size_t i;
 
-	for (i = 0; i < GR_ARRAY_SIZE(bad); i++)
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
 		CU_ASSERT_EQUAL(gr_subj_parse("GUESTRELAY", bad[i], &o),
 				-EINVAL);
 	CU_ASSERT_EQUAL(gr_subj_parse("GUESTRELAY",
@@ -272,7 +272,7 @@ static void test_frame_roundtrip_and_strictness(void)
 	CU_ASSERT_EQUAL(g.gen, 77);
 	CU_ASSERT_EQUAL(gr_frame_parse(s, 9999, &g), -EINVAL);
 	CU_ASSERT_EQUAL(gr_frame_parse(s, 30000, &g), -EINVAL);
-	for (i = 0; i < GR_ARRAY_SIZE(bad); i++)
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
 		CU_ASSERT_EQUAL(gr_frame_parse(bad[i], 100, &g), -EINVAL);
 	CU_ASSERT_EQUAL(gr_frame_parse("0 100 0 1 100 0", 100, &g), 0);
 	CU_ASSERT_EQUAL(gr_frame_nparts(0, 10), 1);
@@ -346,6 +346,6 @@ static const struct gr_test tests[] = {
 
 int main(void)
 {
-	return gr_test_main("subject", tests, GR_ARRAY_SIZE(tests), NULL,
+	return gr_test_main("subject", tests, ARRAY_SIZE(tests), NULL,
 			    NULL);
 }

@@ -529,6 +529,6 @@ static const struct gr_test tests[] = {
 
 int main(void)
 {
-	return gr_test_main("timeline", tests, GR_ARRAY_SIZE(tests),
+	return gr_test_main("timeline", tests, ARRAY_SIZE(tests),
 			    suite_init, suite_clean);
 }

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cli_trace.c - the commands that read stored traces, without an agent:
+ * report (report.c) and timeline (timeline.c)
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_trace.h"
+#include "report.h"
+#include "guestrelay_abi.h"
+#include "timeline.h"
+
+int cli_run_report(struct cli *cli, const struct cli_cmd *cmd, int argc,
+		     char **argv)
+{
+	const char *cpu = NULL, *events = NULL;
+	bool host_time = false, summary = false;
+	struct gr_report_opts ro = { .cpu = -1 };
+	const struct cli_opt opts[] = {
+		{ "--cpu", &cpu, NULL },
+		{ "--events", &events, NULL },
+		{ "--host-time", NULL, &host_time },
+		{ "--summary", NULL, &summary },
+		{ NULL, NULL, NULL },
+	};
+	char *pos[1], *end;
+	long v;
+	int n, ret;
+
+	ret = parse_args(cmd, argc, argv, opts, pos, 1, 1, &n);
+	if (ret)
+		return ret;
+	if (cli->json)
+		return usage_err(cmd, "report prints text only; babeltrace2 "
+				 "reads the trace directory for other "
+				 "formats");
+	if (cpu) {
+		errno = 0;
+		v = strtol(cpu, &end, 10);
+		if (errno || *end || end == cpu || v < 0 ||
+		    v >= GR_MAX_RINGS)
+			return usage_err(cmd, "--cpu wants a CPU number from "
+					 "0 to %d, not '%s'",
+					 GR_MAX_RINGS - 1, cpu);
+		ro.cpu = (int)v;
+	}
+	ro.events = events;
+	ro.host_time = host_time;
+	if (summary && (cpu || events || host_time))
+		return usage_err(cmd, "--summary covers the whole trace; it "
+				 "takes no --cpu, --events or --host-time");
+	/* a fatal problem is said once, by the report, on stderr */
+	ret = summary ? gr_report_summary(pos[0], stdout, stderr) :
+		gr_report(pos[0], stdout, stderr, &ro);
+	if (fflush(stdout) || ferror(stdout)) {
+		cli_err("writing the report: %s", strerror(errno));
+		return 1;
+	}
+	if (ret < 0)
+		return 1;
+	if (ret > 0)
+		cli_err("%s: %d damaged spot%s (the lines with **)", pos[0],
+			ret, ret == 1 ? "" : "s");
+	return 0;
+}
+
+/* `guestrelay timeline`: traces as an SVG or HTML picture (timeline.h) */
+int cli_run_timeline(struct cli *cli, const struct cli_cmd *cmd, int argc,
+			char **argv)
+{
+	const char *outp = NULL, *from = NULL, *to = NULL, *width = NULL;
+	struct gr_tl_opts to_opts = { .width = GR_TL_WIDTH_DEFAULT };
+	bool latency = false;
+	const struct cli_opt opts[] = {
+		{ "-o", &outp, NULL },
+		{ "--from", &from, NULL },
+		{ "--to", &to, NULL },
+		{ "--width", &width, NULL },
+		{ "--latency", NULL, &latency },
+		{ NULL, NULL, NULL },
+	};
+	char *pos[GR_TL_MAX_TRACES], *end;
+	struct gr_tl_stats st;
+	size_t len;
+	FILE *f;
+	long w;
+	int n, ret;
+
+	ret = parse_args(cmd, argc, argv, opts, pos, 1, GR_TL_MAX_TRACES, &n);
+	if (ret)
+		return ret;
+	if (cli->json)
+		return usage_err(cmd, "timeline draws a picture; --json does "
+				 "not apply");
+	len = outp ? strlen(outp) : 0;
+	if (len > 4 && !strcmp(outp + len - 4, ".svg"))
+		to_opts.html = 0;
+	else if (len > 5 && !strcmp(outp + len - 5, ".html"))
+		to_opts.html = 1;
+	else
+		return usage_err(cmd, "-o FILE.svg or -o FILE.html is needed");
+	if (width) {
+		errno = 0;
+		w = strtol(width, &end, 10);
+		if (errno || *end || end == width || w < GR_TL_WIDTH_MIN ||
+		    w > GR_TL_WIDTH_MAX)
+			return usage_err(cmd, "--width wants %d to %d pixels, "
+					 "not '%s'", GR_TL_WIDTH_MIN,
+					 GR_TL_WIDTH_MAX, width);
+		to_opts.width = (unsigned int)w;
+	}
+	if (from) {
+		errno = 0;
+		to_opts.from = strtod(from, &end);
+		if (errno || *end || end == from || to_opts.from < 0)
+			return usage_err(cmd, "--from wants seconds, not '%s'",
+					 from);
+		to_opts.have_from = 1;
+	}
+	if (to) {
+		errno = 0;
+		to_opts.to = strtod(to, &end);
+		if (errno || *end || end == to || to_opts.to < 0)
+			return usage_err(cmd, "--to wants seconds, not '%s'", to);
+		to_opts.have_to = 1;
+	}
+	to_opts.latency = latency;
+	f = fopen(outp, "w");
+	if (!f) {
+		cli_err("cannot write %s: %s", outp, strerror(errno));
+		return 1;
+	}
+	/* a fatal problem is said once, by gr_timeline(), on stderr */
+	ret = gr_timeline(pos, (unsigned int)n, f, &to_opts, &st, stderr);
+	if (fclose(f) && ret >= 0) {
+		cli_err("writing %s: %s", outp, strerror(errno));
+		ret = -EIO;
+	}
+	if (ret < 0) {
+		unlink(outp);
+		return 1;
+	}
+	printf("%s: %u lane%s, %.6f s, %llu events, %llu slices in %llu "
+	       "rectangles (%llu merged), %llu irq, %llu latency and %llu "
+	       "loss marks\n", outp, st.lanes, st.lanes == 1 ? "" : "s",
+	       (double)(st.t1 - st.t0) / 1e9, (unsigned long long)st.events,
+	       (unsigned long long)st.slices, (unsigned long long)st.rects,
+	       (unsigned long long)st.merged,
+	       (unsigned long long)st.irq_marks,
+	       (unsigned long long)st.lat_marks,
+	       (unsigned long long)st.loss_marks);
+	if (ret > 0)
+		cli_err("%d damaged spot%s (red marks; guestrelay report "
+			"shows them)", ret, ret == 1 ? "" : "s");
+	return 0;
+}
