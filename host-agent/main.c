@@ -76,6 +76,10 @@ static void usage(FILE *f)
 		"                        nkey=/seed=FILE; ca=FILE for tls://\n"
 		"  --ship-stream NAME    JetStream stream (default " GR_SHIP_DEFAULT_STREAM ")\n"
 		"  --ship-replicas N     its replicas if it is created (default 1)\n"
+		"  --ship-ack-timeout-ms MS  acks of a batch later than this:\n"
+		"                        connect again, that server last (2000)\n"
+		"  --nats-ping-ms MS     ping NATS servers this often (1000)\n"
+		"  --nats-max-pings N    unanswered pings that drop a server (2)\n"
 		"  --vm NAME             serve a VM from the start (repeatable); the\n"
 		"                        options below apply to the --vm before them,\n"
 		"                        or, before any --vm, to every VM\n"
@@ -216,6 +220,15 @@ static int agent_args(int argc, char **argv, struct gr_agent *a,
 		if (!r && (r = agent_opt(argc, argv, &i, "--ship-replicas",
 					 &val)) > 0) {
 			ship->replicas = atoi(val);
+			continue;
+		}
+		for (k = 0; !r && ship_agent_opts[k]; k++)
+			r = agent_opt(argc, argv, &i, ship_agent_opts[k], &val);
+		if (r > 0) {
+			ret = ship_agent_set(ship, ship_agent_opts[k - 1], val,
+					     err, sizeof(err)) ? -1 : 0;
+			if (ret)
+				fprintf(stderr, "guestrelay agent: %s\n", err);
 			continue;
 		}
 		if (!r && (r = agent_opt(argc, argv, &i, "--vm", &val)) > 0) {

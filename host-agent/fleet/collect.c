@@ -33,6 +33,12 @@
  * did not acknowledge comes again as a duplicate. Objects larger than
  * max_payload come in parts, held unacknowledged until all are in.
  *
+ * A message with the header Gr-Conflict was published by its agent
+ * under a fresh id because someone else had taken its own (ship_nats.c):
+ * the collector counts it (conflicts) and says so on stderr, with the
+ * taken id, the first time it is delivered. The header is only a claim
+ * of whoever published the message; the message is checked as any other.
+ *
  * Counters go to DIR/.collect/stats.<pid> after every batch (several
  * collectors may share DIR).
  */
@@ -52,6 +58,7 @@
 
 #include "collect.h"
 #include "ctf.h"
+#include "nats_opts.h"
 #include "ship.h"
 #include "subject.h"
 #include "validate.h"
@@ -109,7 +116,7 @@ static struct {
 	struct col_sess *sessions;
 	struct col_hold *holds;
 	uint64_t received, packets, bytes, versions, duplicates, rejected;
-	uint64_t waits;
+	uint64_t waits, conflicts;
 	uint64_t last_log_rejected;
 } col;
 
@@ -809,12 +816,42 @@ static void flush_out(void)
 	out.n = 0;
 }
 
+/* a message its agent republished after an id conflict: say it once */
+static void saw_conflict(natsMsg *m)
+{
+	const char *taken = NULL, *fr = NULL;
+	jsMsgMetaData *md = NULL;
+	uint64_t delivered = 1;
+	size_t i;
+	char t[GR_SUBJ_MAX];
+
+	if (natsMsgHeader_Get(m, "Gr-Conflict", &taken) != NATS_OK || !taken)
+		return;
+	if (natsMsg_GetMetaData(&md, m) == NATS_OK) {
+		delivered = md->NumDelivered;
+		jsMsgMetaData_Destroy(md);
+	}
+	if (delivered > 1)
+		return;
+	col.conflicts++;
+	snprintf(t, sizeof(t), "%s", taken);
+	for (i = 0; t[i]; i++)
+		if ((unsigned char)t[i] < 0x20 || t[i] == 0x7f)
+			t[i] = '?';
+	natsMsgHeader_Get(m, "Gr-Frame", &fr);
+	if (col.conflicts <= 20)
+		fprintf(stderr, "guestrelay collect: '%.200s' (frame %.60s) was republished by its agent because another publisher had taken its message id %.200s (%" PRIu64 " so far)\n",
+			natsMsg_GetSubject(m), fr ? fr : "none", t,
+			col.conflicts);
+}
+
 /* one message of a fetch: its verdict, or kept */
 static void take(natsMsg *m)
 {
 	enum col_verdict v;
 
 	col.received++;
+	saw_conflict(m);
 	v = handle(m);
 	if (v == COL_WAIT) {
 		col.waits++;
@@ -839,9 +876,10 @@ static void write_stats(void)
 	int n = snprintf(buf, sizeof(buf),
 			 "received %" PRIu64 "\npackets %" PRIu64 "\nbytes %" PRIu64
 			 "\nversions %" PRIu64 "\nduplicates %" PRIu64
-			 "\nrejected %" PRIu64 "\nwaits %" PRIu64 "\n",
+			 "\nrejected %" PRIu64 "\nwaits %" PRIu64
+			 "\nconflicts %" PRIu64 "\n",
 			 col.received, col.packets, col.bytes, col.versions,
-			 col.duplicates, col.rejected, col.waits);
+			 col.duplicates, col.rejected, col.waits, col.conflicts);
 	char name[64], tmp[80];
 	int fd;
 
@@ -865,13 +903,37 @@ static void usage(FILE *f)
 		"                      (default guestrelay-collect)\n"
 		"  --stream NAME       JetStream stream (default " GR_SHIP_DEFAULT_STREAM ")\n"
 		"  --creds FILE        NATS credentials (as agent --ship-creds)\n"
+		"  --nats-ping-ms MS   ping the server this often (1000)\n"
+		"  --nats-max-pings N  unanswered pings that drop it (2): a\n"
+		"                      hung server is left after (N + 1) x MS\n"
 		"Counters: DIR/.collect/stats.<pid>. Stops on SIGINT/SIGTERM.\n");
+}
+
+/* --nats-ping-ms, --nats-max-pings; 0 or -EINVAL (said) */
+static int liveness_opt(const char *val, const char *opt, long lo, long hi)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(val, &end, 10);
+	if (errno || end == val || *end || v < lo || v > hi) {
+		fprintf(stderr, "guestrelay collect: %s: %ld to %ld\n", opt,
+			lo, hi);
+		return -EINVAL;
+	}
+	if (!strcmp(opt, "--nats-ping-ms"))
+		gr_nats_set_liveness((int)v, -1);
+	else
+		gr_nats_set_liveness(-1, (int)v);
+	return 0;
 }
 
 int collect_main(int argc, char **argv)
 {
 	const char *url = NULL, *store = NULL, *durable = "guestrelay-collect";
 	const char *stream = GR_SHIP_DEFAULT_STREAM, *creds = NULL;
+	const char *ping = NULL, *pings = NULL;
 	char subj[GR_STREAM_NAME_MAX + 4];
 	natsConnection *nc = NULL;
 	natsSubscription *sub = NULL;
@@ -885,7 +947,10 @@ int collect_main(int argc, char **argv)
 		const char **dst = !strcmp(argv[i], "--store") ? &store :
 				   !strcmp(argv[i], "--durable") ? &durable :
 				   !strcmp(argv[i], "--stream") ? &stream :
-				   !strcmp(argv[i], "--creds") ? &creds : NULL;
+				   !strcmp(argv[i], "--creds") ? &creds :
+				   !strcmp(argv[i], "--nats-ping-ms") ? &ping :
+				   !strcmp(argv[i], "--nats-max-pings") ? &pings :
+				   NULL;
 
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			usage(stdout);
@@ -907,6 +972,9 @@ int collect_main(int argc, char **argv)
 			fprintf(stderr, "guestrelay collect: credentials go in --creds FILE, not in the URL\n");
 		return 2;
 	}
+	if ((ping && liveness_opt(ping, "--nats-ping-ms", 100, 3600000)) ||
+	    (pings && liveness_opt(pings, "--nats-max-pings", 1, 100)))
+		return 2;
 	snprintf(col.dir, sizeof(col.dir), "%s", store);
 	snprintf(col.stream, sizeof(col.stream), "%s", stream);
 	if ((mkdir(store, 0750) && errno != EEXIST) ||

@@ -37,6 +37,7 @@
 
 #include "expo.h"
 #include "metrics.h"
+#include "ship.h"
 
 #define GR_METRICS_CONNS	16	/* clients served at once */
 #define GR_METRICS_TIMEOUT_S	10	/* an idle connection is closed */
@@ -129,6 +130,7 @@ static int build_page(struct gr_metrics *m, char **bufp, size_t *lenp)
 {
 	struct gr_agent *a = m->agent;
 	struct gr_expo_vm *vms = NULL;
+	struct gr_ship_backlog sb;
 	struct gr_vm *vm;
 	size_t n = 0, i;
 	FILE *f;
@@ -152,6 +154,10 @@ static int build_page(struct gr_metrics *m, char **bufp, size_t *lenp)
 		free(vms);
 		return -ENOMEM;
 	}
+	ship_backlog(NULL, &sb);
+	m->ag.ship = sb.enabled;
+	m->ag.ship_outages = sb.outages;
+	m->ag.ship_id_conflicts = sb.id_conflicts;
 	expo_page(f, &m->ag, vms, n);
 	free(vms);
 	if (fclose(f)) {
