@@ -29,10 +29,11 @@
  * the collector drops what falls outside it (by offset).
  *
  * Unreachable, hung or unavailable servers (ship_nats.c): the pass
- * still walks the store (the backlog stays visible) but sends nothing;
- * while a batch's acks are awaited the store is walked every 200 ms
- * without sending (ship_refresh()), so the backlog is never older than
- * that. Nothing here deletes or changes the store.
+ * still walks the store (the backlog stays visible) but sends nothing.
+ * While the shipper waits for NATS, a second thread (count_thread())
+ * walks the store every 200 ms without sending, so the backlog in status
+ * and /metrics is never older than that. Nothing here deletes or changes
+ * the store.
  *
  * Credentials (--ship-creds FILE, never on the command line): the file
  * --fleet-creds takes too, read by gr_nats_options() (nats_opts.c): a
@@ -64,9 +65,23 @@
 
 struct ship_state sh = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.walk_lock = PTHREAD_MUTEX_INITIALIZER,
 	.cond = PTHREAD_COND_INITIALIZER,
 	.ack_lock = PTHREAD_MUTEX_INITIALIZER,
 };
+
+/* a pass of the counter thread: it counts, never sends */
+static __thread bool viewing;
+
+void ship_walk_unlock(void)
+{
+	pthread_mutex_unlock(&sh.walk_lock);
+}
+
+void ship_walk_lock(void)
+{
+	pthread_mutex_lock(&sh.walk_lock);
+}
 
 uint64_t ship_now_ns(void)
 {
@@ -194,11 +209,19 @@ static uint64_t st_gen(const struct stat *st)
 }
 
 /* the ring files of a session whose .guestrelay says it has @nr */
-static int files_alloc(struct ship_sess *ss, uint32_t nr, uint32_t subbuf)
+static void files_free(struct ship_sess *ss)
 {
 	unsigned int i;
 
+	for (i = 0; ss->files && i < ss->nr_rings; i++)
+		free(ss->files[i].conf);
 	free(ss->files);
+	ss->files = NULL;
+}
+
+static int files_alloc(struct ship_sess *ss, uint32_t nr, uint32_t subbuf)
+{
+	files_free(ss);
 	ss->files = calloc(nr ? nr : 1, sizeof(*ss->files));
 	if (!ss->files) {
 		ss->nr_rings = ss->subbuf_size = 0;
@@ -206,8 +229,6 @@ static int files_alloc(struct ship_sess *ss, uint32_t nr, uint32_t subbuf)
 	}
 	ss->nr_rings = nr;
 	ss->subbuf_size = subbuf;
-	for (i = 0; i < nr; i++)
-		ss->files[i].conflict_off = UINT64_MAX;
 	return 0;
 }
 
@@ -231,8 +252,10 @@ static int publish_version(struct ship_sess *ss, struct ship_version *v,
 			   const struct gr_obj *o, const uint8_t *b,
 			   size_t len, uint64_t gen, uint64_t h)
 {
+	struct ship_conflict retry = { .off = 0, .n = v->conflict_n };
 	bool fresh = v->pub_gen != gen;
-	uint64_t conflict;
+	uint64_t conflict[SHIP_BATCH];
+	unsigned int nconflict;
 	int ret;
 
 	if (fresh) {
@@ -244,12 +267,11 @@ static int publish_version(struct ship_sess *ss, struct ship_version *v,
 		ship_cursor_save(ss);
 	}
 	/* on a fresh id, a duplicate is a conflict again */
-	ship_batch_begin(fresh ? 0 : UINT64_MAX,
-			 v->conflict_n ? 0 : UINT64_MAX);
+	ship_batch_begin(fresh ? 0 : UINT64_MAX, &retry, v->conflict_n ? 1 : 0);
 	ret = ship_publish_obj(o, 0, b, len, gen, h, v->conflict_n);
-	if (ship_batch_end(&conflict) != UINT64_MAX || ret)
+	if (ship_batch_end(conflict, &nconflict) != UINT64_MAX || ret)
 		return -EIO;
-	if (conflict != UINT64_MAX) {
+	if (nconflict) {
 		if (!v->conflict_n)
 			ship_conflict_log(o, 0, gen);
 		v->conflict_n++;
@@ -298,7 +320,7 @@ static int ship_version(struct ship_sess *ss, int dfd, enum gr_obj_kind kind)
 	v->pending = len;
 	if (!v->since)
 		v->since = ship_now_ns();
-	if (!sh.js || sh.down || sh.viewing) {
+	if (!sh.js || sh.down || viewing) {
 		free(b);
 		return 0;
 	}
@@ -432,14 +454,58 @@ static unsigned int batch_walk(struct ship_sess *ss, unsigned int ring,
 	return n;
 }
 
+/* the fresh id number of the packet at @off (0: its own id) */
+static uint32_t conf_retry(const struct ship_file *f, uint64_t off)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nconf; i++)
+		if (f->conf[i].off == off)
+			return f->conf[i].n;
+	return 0;
+}
+
+/* the packet at @off lost its id: once more under a fresh one */
+static void conf_add(struct ship_file *f, const struct gr_obj *o,
+		     uint64_t off, uint64_t seq)
+{
+	struct ship_conflict *c;
+	unsigned int i;
+
+	for (i = 0; i < f->nconf; i++)
+		if (f->conf[i].off == off) {
+			f->conf[i].n++;
+			return;
+		}
+	c = realloc(f->conf, (f->nconf + 1) * sizeof(*c));
+	if (!c)
+		return;		/* sent again under its own id, later */
+	f->conf = c;
+	f->conf[f->nconf].off = off;
+	f->conf[f->nconf].n = 1;
+	f->nconf++;
+	ship_conflict_log(o, off, seq);
+}
+
+/* the cursor moved to f->off: what lies below is in the stream */
+static void conf_trim(struct ship_file *f)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < f->nconf; i++)
+		if (f->conf[i].off >= f->off)
+			f->conf[n++] = f->conf[i];
+	f->nconf = n;
+}
+
 /* send one batch of stream_<ring>'s packets; 1 if any moved the cursor */
 static int ship_stream(struct ship_sess *ss, unsigned int ring, int fd)
 {
 	struct ship_file *f = &ss->files[ring];
 	struct gr_obj o = { .kind = GR_OBJ_STREAM, .ring = ring };
 	uint64_t offs[SHIP_BATCH + 1], seqs[SHIP_BATCH];
-	uint64_t fresh = f->pub_hi, fail, conflict, len;
-	unsigned int n, k;
+	uint64_t conflict[SHIP_BATCH], fresh = f->pub_hi, fail, len;
+	unsigned int n, k, j, nconflict;
 
 	n = batch_walk(ss, ring, fd, offs, seqs);
 	if (!n)
@@ -452,27 +518,24 @@ static int ship_stream(struct ship_sess *ss, unsigned int ring, int fd)
 	snprintf(o.host, sizeof(o.host), "%s", sh.host);
 	snprintf(o.vm, sizeof(o.vm), "%s", ss->vm);
 	snprintf(o.session, sizeof(o.session), "%s", ss->session);
-	ship_batch_begin(fresh, f->conflict_off);
+	ship_batch_begin(fresh, f->conf, f->nconf);
 	for (k = 0; k < n; k++) {
 		len = offs[k + 1] - offs[k];
 		if (grow_buf(len) ||
 		    pread(fd, sh.buf, len, (off_t)offs[k]) != (ssize_t)len ||
 		    ship_publish_obj(&o, offs[k], sh.buf, len, seqs[k], 0,
-				     offs[k] == f->conflict_off ?
-				     f->conflict_n : 0))
+				     conf_retry(f, offs[k])))
 			break;
 	}
-	fail = ship_batch_end(&conflict);
+	fail = ship_batch_end(conflict, &nconflict);
 	if (offs[k] < fail)
 		fail = offs[k];		/* not published */
-	if (conflict < fail) {
-		if (conflict != f->conflict_off) {
-			f->conflict_off = conflict;
-			f->conflict_n = 0;
-		}
-		if (!f->conflict_n++)
-			ship_conflict_log(&o, conflict, 0);
-		fail = conflict;
+	for (j = 0; j < nconflict; j++) {
+		for (k = 0; k < n && offs[k] != conflict[j]; k++)
+			;
+		conf_add(f, &o, conflict[j], k < n ? seqs[k] : 0);
+		if (conflict[j] < fail)
+			fail = conflict[j];
 	}
 	for (k = 0; k < n && offs[k] < fail && offs[k + 1] <= fail; k++)
 		;
@@ -482,10 +545,7 @@ static int ship_stream(struct ship_sess *ss, unsigned int ring, int fd)
 	f->off = offs[k];
 	f->seq = seqs[k - 1];
 	f->any = true;
-	if (f->conflict_off < f->off) {
-		f->conflict_off = UINT64_MAX;
-		f->conflict_n = 0;
-	}
+	conf_trim(f);
 	if (f->off >= f->limit)
 		f->since_ns = 0;
 	else
@@ -529,7 +589,7 @@ static int ship_session(struct ship_sess *ss, int vm_fd)
 		if (!fstat(fd, &st) && S_ISREG(st.st_mode)) {
 			ss->files[i].limit = file_limit(ss, i, fd,
 							(uint64_t)st.st_size);
-			if (sh.js && !sh.down && !sh.viewing &&
+			if (sh.js && !sh.down && !viewing &&
 			    ss->files[i].off < ss->files[i].limit)
 				sent |= ship_stream(ss, i, fd);
 			file_scan(ss, i, fd);
@@ -608,6 +668,7 @@ static void publish_snapshot(void)
 	sh.snap = v;
 	sh.nsnap = n;
 	pthread_mutex_unlock(&sh.lock);
+	sh.snap_ns = ship_now_ns();
 }
 
 /* one walk of the store; Return: 1 if something was sent */
@@ -650,14 +711,43 @@ static int pass(void)
 	return sent;
 }
 
-/* the backlog, counted afresh without sending (Context: shipper thread) */
-void ship_refresh(void)
+/* wait @ms or until ship_stop(); Return: true to stop */
+static bool nap(unsigned int ms)
 {
-	if (sh.viewing)
-		return;
-	sh.viewing = true;
-	pass();
-	sh.viewing = false;
+	struct timespec ts;
+	bool stop;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += (long)ms * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&sh.lock);
+	if (!sh.stop)
+		pthread_cond_timedwait(&sh.cond, &sh.lock, &ts);
+	stop = sh.stop;
+	pthread_mutex_unlock(&sh.lock);
+	return stop;
+}
+
+/*
+ * The counter thread: while the shipper waits for NATS (acks, a
+ * connection, an answer of the stream) it holds no lock on the sessions;
+ * this recounts the backlog then, so that status and /metrics are never
+ * older than SHIP_COUNT_MS plus one walk, whatever the shipper waits for.
+ */
+static void *count_thread(void *arg)
+{
+	(void)arg;
+	viewing = true;
+	while (!nap(SHIP_COUNT_MS)) {
+		ship_walk_lock();
+		if (ship_now_ns() - sh.snap_ns >= SHIP_COUNT_MS * 1000000ULL)
+			pass();
+		ship_walk_unlock();
+	}
+	return NULL;
 }
 
 static bool backlog_empty(void)
@@ -672,7 +762,6 @@ static void *ship_thread(void *arg)
 {
 	(void)arg;
 	for (;;) {
-		struct timespec ts;
 		int sent;
 
 		pthread_mutex_lock(&sh.lock);
@@ -682,22 +771,16 @@ static void *ship_thread(void *arg)
 		}
 		pthread_mutex_unlock(&sh.lock);
 		ship_check_connection();
+		ship_walk_lock();
 		sent = pass();
+		ship_walk_unlock();
 		if (sent && !sh.down)
 			continue;
 		/* an outage with nothing to send ends when the stream answers */
 		if (sh.in_outage && sh.js && !sh.down && backlog_empty())
 			ship_check_stream();
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += SHIP_PASS_MS * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
-		pthread_mutex_lock(&sh.lock);
-		if (!sh.stop)
-			pthread_cond_timedwait(&sh.cond, &sh.lock, &ts);
-		pthread_mutex_unlock(&sh.lock);
+		if (nap(SHIP_PASS_MS))
+			break;
 	}
 	return NULL;
 }
@@ -729,6 +812,13 @@ int ship_start(const struct gr_ship_cfg *cfg, char *err, size_t errlen)
 	sh.stop = false;
 	ship_marks_enable(true);
 	ret = pthread_create(&sh.thread, NULL, ship_thread, NULL);
+	if (!ret) {
+		sh.running = true;
+		ret = pthread_create(&sh.counter, NULL, count_thread, NULL);
+		sh.counting = !ret;
+		if (ret)
+			ship_stop();
+	}
 	if (ret) {
 		ship_marks_enable(false);
 		snprintf(err, errlen, "ship: cannot start its thread: %s",
@@ -751,14 +841,16 @@ void ship_stop(void)
 		return;
 	pthread_mutex_lock(&sh.lock);
 	sh.stop = true;
-	pthread_cond_signal(&sh.cond);
+	pthread_cond_broadcast(&sh.cond);
 	pthread_mutex_unlock(&sh.lock);
 	pthread_join(sh.thread, NULL);
-	sh.running = false;
+	if (sh.counting)
+		pthread_join(sh.counter, NULL);
+	sh.running = sh.counting = false;
 	ship_disconnect();
 	while ((ss = sh.sessions)) {
 		sh.sessions = ss->next;
-		free(ss->files);
+		files_free(ss);
 		free(ss);
 	}
 	free(sh.buf);

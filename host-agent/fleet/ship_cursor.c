@@ -91,7 +91,6 @@ void ship_cursor_load(struct ship_sess *ss)
 		f->seq = f->scan_seq = e[1];
 		f->any = e[2] != 0;
 		f->pub_hi = e[3] > e[0] ? e[3] : e[0];
-		f->conflict_off = UINT64_MAX;
 	}
 	if (!ss->files)
 		ss->nr_rings = ss->subbuf_size = 0;

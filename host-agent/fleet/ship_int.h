@@ -27,17 +27,24 @@
 #define SHIP_BATCH		256		/* messages per wait */
 #define SHIP_BATCH_BYTES	(32u << 20)
 #define SHIP_PASS_MS		200
-#define SHIP_SLICE_MS		200	/* backlog refreshed while waiting */
+#define SHIP_SLICE_MS		200	/* the late flag checked while waiting */
+#define SHIP_COUNT_MS		200	/* the backlog never older than this */
 #define SHIP_STALL_MS		1000	/* acks this late: not connected */
 #define SHIP_META_MAX		(64u << 20)	/* metadata bytes */
+
+/* a packet whose id someone else had taken, and its fresh ids so far */
+struct ship_conflict {
+	uint64_t off;
+	uint32_t n;
+};
 
 struct ship_file {
 	uint64_t off;			/* acked: whole packets below */
 	uint64_t seq;			/* of the last acked packet */
 	bool any;			/* a packet was acked */
 	uint64_t pub_hi;		/* published (any run) below this */
-	uint64_t conflict_off;		/* its id was taken; UINT64_MAX */
-	uint32_t conflict_n;		/* fresh ids used for it */
+	struct ship_conflict *conf;	/* packets whose id was taken */
+	unsigned int nconf;
 	uint64_t limit;			/* whole packets end here (last pass) */
 	uint64_t scan_off, scan_seq;	/* walked up to; its last seq */
 	uint64_t scan_pkts;		/* packets in [off, scan_off) */
@@ -89,13 +96,21 @@ struct ship_state {
 	uint64_t outage_ns;		/* when it started */
 	uint64_t next_try_ns, backoff_ms;
 	char avoid_url[256];		/* the server that stalled last */
-	bool viewing;			/* a pass that only counts */
+	uint64_t lost, lost_seen;	/* disconnections (atomic: libnats) */
+	uintptr_t conn_gen;		/* bumped when we close one (atomic) */
+	pthread_t counter;		/* recounts the backlog (ship.c) */
+	bool counting;
+	pthread_mutex_t walk_lock;	/* the sessions; released while
+					 * the shipper waits for NATS */
+	uint64_t snap_ns;		/* last snapshot (under walk_lock) */
 	/* the batch being acknowledged (ack handler, under ack_lock) */
 	pthread_mutex_t ack_lock;
 	uint64_t fail_off;		/* lowest offset not acked */
-	uint64_t conflict_off;		/* lowest offset whose id was taken */
+	uint64_t conflict[SHIP_BATCH];	/* offsets whose id was taken */
+	unsigned int nconflict;
 	uint64_t fresh_from;		/* never published from here on */
-	uint64_t retry_off;		/* sent under a fresh id */
+	const struct ship_conflict *retry;	/* sent under fresh ids */
+	unsigned int nretry;
 	uint64_t acked_msgs, acked_bytes;
 	char ack_err[160];		/* the first error of the batch */
 	struct ship_sess *sessions;
@@ -127,8 +142,9 @@ void ship_set_connected(bool c);
 void ship_outage_begin(const char *what, const char *detail);
 void ship_outage_end(void);
 int ship_key_load(char *err, size_t errlen);
-void ship_batch_begin(uint64_t fresh_from, uint64_t retry_off);
-uint64_t ship_batch_end(uint64_t *conflict);
+void ship_batch_begin(uint64_t fresh_from,
+		      const struct ship_conflict *retry, unsigned int nretry);
+uint64_t ship_batch_end(uint64_t *conflict, unsigned int *nconflict);
 int ship_publish_obj(const struct gr_obj *o, uint64_t off,
 		     const uint8_t *data, uint64_t len, uint64_t gen,
 		     uint64_t hash, uint32_t retry);
@@ -138,7 +154,8 @@ void ship_conflict_log(const struct gr_obj *o, uint64_t off, uint64_t gen);
 void ship_cursor_load(struct ship_sess *ss);
 int ship_cursor_save(const struct ship_sess *ss);
 
-/* ship.c: count the backlog without sending (while waiting for acks) */
-void ship_refresh(void);
+/* ship.c: the sessions are left to the counter while the shipper waits */
+void ship_walk_unlock(void);
+void ship_walk_lock(void);
 
 #endif /* GR_SHIP_INT_H */

@@ -12,9 +12,11 @@
  * --ship-ack-timeout-ms (2 s) makes the shipper close the connection
  * and connect again, the server that stalled tried last: a hung server
  * costs the shipper at most the ack timeout plus the connect timeout
- * (2 s, only if it is the first one tried). While the acks are awaited
- * the backlog is recounted every 200 ms (ship_refresh()), and after 1 s
- * status and /metrics say "not connected".
+ * (2 s, only if it is the first one tried). While the shipper waits
+ * (for acks, a connection, the stream's answer) it leaves the sessions
+ * to the counter thread, which recounts the backlog every 200 ms
+ * (ship.c); acks later than 1 s make status and /metrics say "not
+ * connected" at once.
  *
  * Outages: one is whatever stops the stream from taking packets (no
  * server, a hung server, a stream without quorum or leader, an error on
@@ -35,6 +37,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +94,7 @@ static void retry_later(void)
 
 void ship_disconnect(void)
 {
+	__atomic_add_fetch(&sh.conn_gen, 1, __ATOMIC_RELEASE);
 	jsCtx_Destroy(sh.js);
 	sh.js = NULL;
 	if (sh.nc) {
@@ -137,6 +141,16 @@ static natsStatus ensure_stream(char *err, size_t errlen)
 	return s;
 }
 
+/* libnats lost the connection (its thread): an outage, even if short */
+static void lost_cb(natsConnection *nc, void *closure)
+{
+	(void)nc;
+	/* not one we closed ourselves (ship_disconnect()) */
+	if ((uintptr_t)closure ==
+	    __atomic_load_n(&sh.conn_gen, __ATOMIC_ACQUIRE))
+		__atomic_add_fetch(&sh.lost, 1, __ATOMIC_RELEASE);
+}
+
 static natsStatus connect_opts(const char *urls, const char *name,
 			       const char *creds, bool in_order,
 			       natsConnection **nc)
@@ -154,6 +168,10 @@ static natsStatus connect_opts(const char *urls, const char *name,
 	s = natsOptions_SetReconnectWait(o, 500);
 	if (s == NATS_OK && in_order)
 		s = natsOptions_SetNoRandomize(o, true);
+	if (s == NATS_OK && nc == &sh.nc)
+		s = natsOptions_SetDisconnectedCB(o, lost_cb, (void *)
+				(uintptr_t)__atomic_load_n(&sh.conn_gen,
+							   __ATOMIC_ACQUIRE));
 	if (s == NATS_OK)
 		s = natsConnection_Connect(nc, o);
 	natsOptions_Destroy(o);
@@ -248,8 +266,14 @@ void ship_try_connect(void)
  */
 void ship_check_connection(void)
 {
+	uint64_t lost = __atomic_load_n(&sh.lost, __ATOMIC_ACQUIRE);
 	char err[256] = "";
 
+	if (lost != sh.lost_seen) {
+		/* even if libnats is connected again already */
+		sh.lost_seen = lost;
+		ship_outage_begin("connection lost", NULL);
+	}
 	if (sh.nc && natsConnection_Status(sh.nc) !=
 		     NATS_CONN_STATUS_CONNECTED) {
 		ship_outage_begin("connection lost", NULL);
@@ -326,12 +350,26 @@ int ship_key_load(char *err, size_t errlen)
 
 /* ---- publishing ------------------------------------------------------- */
 
+/* was the message at @off sent as never before (under ack_lock) */
+static bool fresh(uint64_t off)
+{
+	unsigned int i;
+
+	if (off >= sh.fresh_from)
+		return true;
+	for (i = 0; i < sh.nretry; i++)
+		if (sh.retry[i].off == off)
+			return true;
+	return false;
+}
+
 static void ack_handler(jsCtx *js, natsMsg *msg, jsPubAck *pa,
 			jsPubAckErr *pae, void *closure)
 {
 	const char *fr = NULL;
 	struct gr_frame f;
 	uint64_t off = 0;
+	unsigned int i;
 
 	(void)js;
 	(void)closure;
@@ -339,11 +377,14 @@ static void ack_handler(jsCtx *js, natsMsg *msg, jsPubAck *pa,
 	    !gr_frame_parse(fr, (uint64_t)natsMsg_GetDataLength(msg), &f))
 		off = f.off;
 	pthread_mutex_lock(&sh.ack_lock);
-	if (pa && !pae && pa->Duplicate && fr &&
-	    (off >= sh.fresh_from || off == sh.retry_off)) {
+	if (pa && !pae && pa->Duplicate && fr && fresh(off)) {
 		/* never published before, yet the id was taken */
-		if (off < sh.conflict_off)
-			sh.conflict_off = off;
+		for (i = 0; i < sh.nconflict && sh.conflict[i] != off; i++)
+			;
+		if (i == sh.nconflict && i < SHIP_BATCH)
+			sh.conflict[sh.nconflict++] = off;
+		else if (i == sh.nconflict && off < sh.fail_off)
+			sh.fail_off = off;	/* no room: sent again */
 	} else if (pa && !pae) {
 		sh.acked_msgs++;
 		sh.acked_bytes += (uint64_t)natsMsg_GetDataLength(msg);
@@ -362,15 +403,18 @@ static void ack_handler(jsCtx *js, natsMsg *msg, jsPubAck *pa,
 
 /*
  * A batch starts: offsets from @fresh_from on were never published, the
- * object at @retry_off goes under a fresh id (UINT64_MAX: none); a
- * duplicate acknowledgement of those is a conflict.
+ * objects in @retry go under fresh ids; a duplicate acknowledgement of
+ * those is a conflict. @retry stays valid until ship_batch_end().
  */
-void ship_batch_begin(uint64_t fresh_from, uint64_t retry_off)
+void ship_batch_begin(uint64_t fresh_from,
+		      const struct ship_conflict *retry, unsigned int nretry)
 {
 	pthread_mutex_lock(&sh.ack_lock);
-	sh.fail_off = sh.conflict_off = UINT64_MAX;
+	sh.fail_off = UINT64_MAX;
+	sh.nconflict = 0;
 	sh.fresh_from = fresh_from;
-	sh.retry_off = retry_off;
+	sh.retry = retry;
+	sh.nretry = nretry;
 	sh.acked_msgs = sh.acked_bytes = 0;
 	sh.ack_err[0] = '\0';
 	pthread_mutex_unlock(&sh.ack_lock);
@@ -431,14 +475,15 @@ static void stalled(void)
 
 /**
  * ship_batch_end() - wait for the acks of the batch begun last
- * @conflict: receives the lowest offset whose id someone else had taken
- *	(UINT64_MAX: none)
+ * @conflict: receives the offsets whose id someone else had taken
+ *	(SHIP_BATCH of them at most)
+ * @nconflict: receives how many
  *
  * Waits at most --ship-ack-timeout-ms, recounting the backlog every
  * 200 ms meanwhile. Return: the lowest offset not acknowledged
  * (UINT64_MAX if all were).
  */
-uint64_t ship_batch_end(uint64_t *conflict)
+uint64_t ship_batch_end(uint64_t *conflict, unsigned int *nconflict)
 {
 	uint64_t t0 = ship_now_ns(), waited_ms, fail, acked;
 	bool late = false;
@@ -448,6 +493,7 @@ uint64_t ship_batch_end(uint64_t *conflict)
 
 	jsPubOptions_Init(&po);
 	po.MaxWait = SHIP_SLICE_MS;
+	ship_walk_unlock();
 	for (;;) {
 		s = js_PublishAsyncComplete(sh.js, &po);
 		if (s != NATS_TIMEOUT)
@@ -459,22 +505,24 @@ uint64_t ship_batch_end(uint64_t *conflict)
 			late = true;
 			ship_set_connected(false);
 		}
-		ship_refresh();
 	}
+	ship_walk_lock();
 	if (s != NATS_OK)
 		fail_pending();
 	if (s != NATS_OK && s != NATS_TIMEOUT)
 		batch_fail(0);
 	pthread_mutex_lock(&sh.ack_lock);
 	fail = sh.fail_off;
-	*conflict = sh.conflict_off;
+	*nconflict = sh.nconflict;
+	memcpy(conflict, sh.conflict, sh.nconflict * sizeof(*conflict));
+	sh.retry = NULL;
+	sh.nretry = 0;
 	acked = sh.acked_msgs;
 	snprintf(err, sizeof(err), "%s", sh.ack_err);
 	pthread_mutex_lock(&sh.lock);
 	sh.shipped_msgs += sh.acked_msgs;
 	sh.shipped_bytes += sh.acked_bytes;
-	if (*conflict != UINT64_MAX)
-		sh.id_conflicts++;
+	sh.id_conflicts += *nconflict;
 	pthread_mutex_unlock(&sh.lock);
 	sh.acked_msgs = sh.acked_bytes = 0;
 	pthread_mutex_unlock(&sh.ack_lock);

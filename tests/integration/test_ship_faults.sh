@@ -65,7 +65,7 @@ ok "nats-restarted after ${DOWN} s"
 # 2. the agent killed mid-shipping
 sleep 3
 la_agent_kill9
-ok "agent-killed (shipping cursor $(od -A n -t u8 -j 48 -N 8 "$STORE"/.ship/"$V"/* 2>/dev/null | tr -d ' ') of stream_0)"
+ok "agent-killed (shipping cursor $(od -A n -t u8 -j 64 -N 8 "$STORE"/.ship/"$V"/* 2>/dev/null | tr -d ' ') of stream_0)"
 sleep 1
 la_agent_start "${AGENT_ARGS[@]}" && ok agent-restarts ||
 	{ bad agent-restarts "see the log"; la_show_logs; la_finish; }
