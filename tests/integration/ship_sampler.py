@@ -44,6 +44,8 @@ def main():
                 s = json.loads(r.stdout)
             except (subprocess.TimeoutExpired, ValueError):
                 s = {}
+            if isinstance(s, dict) and "vms" in s:
+                s = next((v for v in s["vms"] if v.get("name") == vm), {})
             m = metrics(port, vm)
             ship = s.get("ship", {})
             f.write(json.dumps({
