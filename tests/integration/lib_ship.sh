@@ -26,6 +26,9 @@
 #                          collectors rejected nothing
 #   ls_node_of NAME        the running node holding a client connection
 #                          named NAME (guestrelay-agent, -collect); '' if none
+#   ls_agent_node          ls_node_of guestrelay-agent, 0 if none is found
+#   ls_caught_up VM SECS   until VM's status says connected and a backlog
+#                          under 8 packets (out: the status)
 #   ls_stream_msgs I       messages of the stream GUESTRELAY as node I sees it
 #   ls_hang I / ls_unhang I
 #                          SIGSTOP / SIGCONT node I (a hung server: it
@@ -160,6 +163,18 @@ ls_node_of() {
 			{ echo "$i"; return 0; }
 	done
 	echo ""
+}
+
+ls_agent_node() {
+	local k
+
+	k=$(ls_node_of guestrelay-agent)
+	[[ $k =~ ^[0-9]+$ ]] || k=0
+	echo "$k"
+}
+
+ls_caught_up() {
+	la_wait_status "$1" "s['ship']['connected'] and s['ship']['backlog_packets'] < 8" "$2"
 }
 
 ls_stream_msgs() {

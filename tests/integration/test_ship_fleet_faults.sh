@@ -34,6 +34,7 @@ for i in 1 2 3 4; do
 	VMS+=("$v")
 done
 MPORT=$(nats_free_ports 1)
+LA_BT_SECS=${LA_BT_SECS:-300}
 LA_AGENT_SECS=600
 args=()
 for v in "${VMS[@]}"; do
@@ -57,19 +58,12 @@ done
 for v in "${VMS[@]}"; do
 	la_wait_status "$v" "s['stats']['packets'] > 4" 30 || bad "$v-streams" "$out"
 done
-agent_node() {
-	local k
-
-	k=$(ls_node_of guestrelay-agent)
-	[[ $k =~ ^[0-2]$ ]] || k=0
-	echo "$k"
-}
 recovered() {
-	la_wait_status "${VMS[0]}" "s['ship']['connected'] and s['ship']['backlog_packets'] < 8" 60 &&
+	ls_caught_up "${VMS[0]}" 60 &&
 		ok "$1-recovered" || bad "$1-recovered" "$out"
 }
 
-k=$(agent_node)
+k=$(ls_agent_node)
 ls_hang "$k"
 sleep 8
 ls_unhang "$k"
@@ -77,14 +71,14 @@ ok "agent-node-n$k-hung-8s"
 nats_wait_all 30
 recovered hang
 
-k=$(agent_node)
+k=$(ls_agent_node)
 nats_kill "$k"
 sleep 6
 nats_restart "$k" 60 || bad "n$k-restarts" "see above"
 ok "agent-node-n$k-killed-6s"
 recovered kill
 
-k=$(agent_node)
+k=$(ls_agent_node)
 a=$(((k + 1) % 3))
 b=$(((k + 2) % 3))
 nats_kill "$a"

@@ -30,6 +30,7 @@ ok nats-starts
 
 la_vm V sfi
 MPORT=$(nats_free_ports 1)
+LA_BT_SECS=${LA_BT_SECS:-180}
 LA_AGENT_SECS=300
 la_agent_start --ship "$NATS_URLS" --metrics "127.0.0.1:$MPORT" \
 	--events all --subbuf-size 16384 --subbufs 16 --vm "$V" --plain ||

@@ -29,6 +29,7 @@ ok "nats-cluster-starts ($NATS_URLS)"
 
 la_vm V sou
 MPORT=$(nats_free_ports 1)
+LA_BT_SECS=${LA_BT_SECS:-180}
 LA_AGENT_SECS=400
 la_agent_start --ship "$NATS_URLS" --ship-replicas 3 \
 	--metrics "127.0.0.1:$MPORT" --events all \
@@ -38,25 +39,18 @@ ok agent-starts
 ls_collect_start c1
 
 t_bg fv 200 "$la_tmp/fg-$V.log" "$FG" --shm "guestrelay-$V" --cpus 2 \
-	--rate 600 --duration 80 --linger 40 --stats "$la_tmp/$V.stats"
+	--rate 300 --duration 80 --linger 40 --stats "$la_tmp/$V.stats"
 la_wait_status "$V" "s['stats']['packets'] > 10" 15 || bad streams "$out"
-la_wait_status "$V" "s['ship']['connected'] and s['ship']['backlog_packets'] < 8" 30 ||
+ls_caught_up "$V" 30 ||
 	bad ships "$out"
 
 outages() { ls_metric "$MPORT" guestrelay_ship_outages_total; }
-agent_node() {
-	local k
-
-	k=$(ls_node_of guestrelay-agent)
-	[[ $k =~ ^[0-2]$ ]] || k=0
-	echo "$k"
-}
 
 # after_fault N WHAT: the N-th outage was said and counted once, and over
 after_fault() {
 	local n=$1 what=$2 s e o
 
-	la_wait_status "$V" "s['ship']['connected'] and s['ship']['backlog_packets'] < 8" 60 ||
+	ls_caught_up "$V" 60 ||
 		bad "$what-recovers" "$out"
 	sleep 3
 	s=$(ls_log_count "ship: NATS unreachable")
@@ -73,7 +67,7 @@ after_fault() {
 check "no-outage-yet ($(outages))" "[ '$(outages)' = 0 ]"
 
 # 1. hung node
-k=$(agent_node)
+k=$(ls_agent_node)
 ls_hang "$k"
 ok "n$k-hung (the agent's)"
 sleep 8
@@ -82,7 +76,7 @@ nats_wait_all 30 || bad nats-ready "see above"
 after_fault 1 hung-node
 
 # 2. killed node
-k=$(agent_node)
+k=$(ls_agent_node)
 nats_kill "$k"
 ok "n$k-killed (the agent's)"
 sleep 6
@@ -90,7 +84,7 @@ nats_restart "$k" 60 || bad "n$k-restarts" "see above"
 after_fault 2 killed-node
 
 # 3. quorum loss: the agent's node stays, the two others die
-k=$(agent_node)
+k=$(ls_agent_node)
 a=$(((k + 1) % 3))
 b=$(((k + 2) % 3))
 nats_kill "$a"
