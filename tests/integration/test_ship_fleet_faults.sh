@@ -30,8 +30,8 @@ ok "nats-cluster-starts ($NATS_URLS)"
 
 VMS=()
 for i in 1 2 3 4; do
-	la_vm v "sff$i."
-	VMS+=("$v")
+	la_vm name "sff$i."
+	VMS+=("$name")
 done
 MPORT=$(nats_free_ports 1)
 LA_BT_SECS=${LA_BT_SECS:-300}
