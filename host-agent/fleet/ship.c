@@ -776,7 +776,7 @@ static void *ship_thread(void *arg)
 		ship_walk_unlock();
 		if (sent && !sh.down)
 			continue;
-		/* an outage with nothing to send ends when the stream answers */
+		/* nothing to send: the outage ends if the stream answers */
 		if (sh.in_outage && sh.js && !sh.down && backlog_empty())
 			ship_check_stream();
 		if (nap(SHIP_PASS_MS))

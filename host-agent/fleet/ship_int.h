@@ -27,9 +27,9 @@
 #define SHIP_BATCH		256		/* messages per wait */
 #define SHIP_BATCH_BYTES	(32u << 20)
 #define SHIP_PASS_MS		200
-#define SHIP_SLICE_MS		200	/* the late flag checked while waiting */
-#define SHIP_COUNT_MS		200	/* the backlog never older than this */
-#define SHIP_STALL_MS		1000	/* acks this late: not connected */
+#define SHIP_SLICE_MS		200	/* acks awaited in slices */
+#define SHIP_COUNT_MS		200	/* backlog recounted */
+#define SHIP_STALL_MS		1000	/* later acks: not connected */
 #define SHIP_META_MAX		(64u << 20)	/* metadata bytes */
 
 /* a packet whose id someone else had taken, and its fresh ids so far */
@@ -92,12 +92,12 @@ struct ship_state {
 	jsCtx *js;
 	uint32_t chunk;
 	bool down;			/* nothing is sent until retried */
-	bool in_outage;			/* its start was logged, not its end */
+	bool in_outage;			/* start logged, end not yet */
 	uint64_t outage_ns;		/* when it started */
 	uint64_t next_try_ns, backoff_ms;
-	char avoid_url[256];		/* the server that stalled last */
-	uint64_t lost, lost_seen;	/* disconnections (atomic: libnats) */
-	uintptr_t conn_gen;		/* bumped when we close one (atomic) */
+	char avoid_url[256];		/* the last server that stalled */
+	uint64_t lost, lost_seen;	/* disconnections (atomic) */
+	uintptr_t conn_gen;		/* bumped by closing (atomic) */
 	pthread_t counter;		/* recounts the backlog (ship.c) */
 	bool counting;
 	pthread_mutex_t walk_lock;	/* the sessions; released while
