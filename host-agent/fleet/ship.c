@@ -774,10 +774,12 @@ static void *ship_thread(void *arg)
 		ship_walk_lock();
 		sent = pass();
 		ship_walk_unlock();
+		ship_outage_settle(backlog_empty());
 		if (sent && !sh.down)
 			continue;
 		/* nothing to send: the outage ends if the stream answers */
-		if (sh.in_outage && sh.js && !sh.down && backlog_empty())
+		if (sh.in_outage && !sh.settle_ns && sh.js && !sh.down &&
+		    backlog_empty())
 			ship_check_stream();
 		if (nap(SHIP_PASS_MS))
 			break;

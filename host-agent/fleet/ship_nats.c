@@ -21,9 +21,11 @@
  * Outages: one is whatever stops the stream from taking packets (no
  * server, a hung server, a stream without quorum or leader, an error on
  * every publish). It starts with one line and one count; everything
- * that goes wrong while it lasts is part of it; it ends, with one line,
- * when JetStream acknowledges a publish again (or answers for the
- * stream while nothing waits to be sent).
+ * that goes wrong while it lasts is part of it; it ends when JetStream
+ * acknowledges a publish again (or answers for the stream while nothing
+ * waits to be sent), said in one line once that held for SHIP_SETTLE_MS
+ * (3 s) or the backlog is empty: a failure meanwhile (a stream leader
+ * still being elected) is the same outage.
  *
  * Message ids (subject.h) end in a tag under the agent's key,
  * <store>/.ship/id.key (16 random bytes made at the first start, mode
@@ -56,10 +58,16 @@ void ship_set_connected(bool c)
 	pthread_mutex_unlock(&sh.lock);
 }
 
-/* the start of an outage: one line, one count, whatever comes next */
+/*
+ * The start of an outage: one line, one count, whatever comes next. A
+ * failure while it is settling (acks came back less than SHIP_SETTLE_MS
+ * ago: a stream electing its leader after a failover, say) is the same
+ * outage going on.
+ */
 void ship_outage_begin(const char *what, const char *detail)
 {
 	ship_set_connected(false);
+	sh.settle_ns = 0;
 	if (sh.in_outage)
 		return;
 	syslog(LOG_WARNING, "ship: NATS unreachable (%s%s%s); storing locally, retrying",
@@ -71,15 +79,31 @@ void ship_outage_begin(const char *what, const char *detail)
 	pthread_mutex_unlock(&sh.lock);
 }
 
+/* JetStream acknowledges (or answers) again: the outage settles */
 void ship_outage_end(void)
 {
-	if (sh.in_outage)
-		syslog(LOG_INFO, "ship: NATS reachable again after %.1f s; catching up",
-		       (double)(ship_now_ns() - sh.outage_ns) / 1e9);
-	sh.in_outage = false;
+	if (sh.in_outage && !sh.settle_ns)
+		sh.settle_ns = ship_now_ns();
 	sh.down = false;
 	sh.backoff_ms = 0;
 	ship_set_connected(true);
+}
+
+/*
+ * Its end line, once JetStream has answered for SHIP_SETTLE_MS without
+ * a failure, or the backlog is empty (@drained)
+ */
+void ship_outage_settle(bool drained)
+{
+	uint64_t now = ship_now_ns();
+
+	if (!sh.in_outage || !sh.settle_ns ||
+	    (!drained && now - sh.settle_ns < SHIP_SETTLE_MS * 1000000ULL))
+		return;
+	syslog(LOG_INFO, "ship: NATS reachable again after %.1f s; catching up",
+	       (double)(sh.settle_ns - sh.outage_ns) / 1e9);
+	sh.in_outage = false;
+	sh.settle_ns = 0;
 }
 
 /* nothing is sent before the next try, 0.5 s doubling to 8 s from now */

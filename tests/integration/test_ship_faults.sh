@@ -26,6 +26,7 @@ la_vm V sf.v
 SB=16384
 DUR=30
 DOWN=15
+LA_BT_SECS=${LA_BT_SECS:-180}
 LA_AGENT_SECS=400
 MPORT=$(nats_free_ports 1)
 AGENT_ARGS=(--ship "$NATS_URLS" --metrics "127.0.0.1:$MPORT" --events all

@@ -15,7 +15,8 @@
 #      killed, so the agent's server answers but the stream has no
 #      quorum, for 8 s (status must say not connected), then restarted.
 # After each: exactly one more "NATS unreachable" line, one more "NATS
-# reachable again" line and guestrelay_ship_outages_total one higher.
+# reachable again" line and guestrelay_ship_outages_total one higher (a
+# stream electing its leader after the failover is the same outage).
 # At the end the collected tree equals the store byte for byte.
 
 set -u
@@ -47,12 +48,16 @@ ls_caught_up "$V" 30 ||
 outages() { ls_metric "$MPORT" guestrelay_ship_outages_total; }
 
 # after_fault N WHAT: the N-th outage was said and counted once, and over
+# (its end line comes once JetStream answered for 3 s)
 after_fault() {
-	local n=$1 what=$2 s e o
+	local n=$1 what=$2 s e o i
 
-	ls_caught_up "$V" 60 ||
-		bad "$what-recovers" "$out"
-	sleep 3
+	ls_caught_up "$V" 60 || bad "$what-recovers" "$out"
+	for i in $(seq 50); do
+		[ "$(ls_log_count "ship: NATS reachable again")" -ge "$n" ] && break
+		sleep 0.2
+	done
+	sleep 4
 	s=$(ls_log_count "ship: NATS unreachable")
 	e=$(ls_log_count "ship: NATS reachable again")
 	o=$(outages)
