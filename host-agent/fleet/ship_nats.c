@@ -8,15 +8,15 @@
  * --nats-ping-ms (1 s) and drops it after --nats-max-pings (2)
  * unanswered pings (nats_opts.c), so an idle connection to a hung or
  * partitioned server is given up within (max pings + 1) x interval. A
- * batch whose acknowledgements are not all in after
- * --ship-ack-timeout-ms (2 s) makes the shipper close the connection
+ * batch whose acknowledgements stop coming for --ship-ack-timeout-ms
+ * (2 s) makes the shipper close the connection
  * and connect again, the server that stalled tried last: a hung server
  * costs the shipper at most the ack timeout plus the connect timeout
  * (2 s, only if it is the first one tried). While the shipper waits
  * (for acks, a connection, the stream's answer) it leaves the sessions
  * to the counter thread, which recounts the backlog every 200 ms
- * (ship.c); acks later than 1 s make status and /metrics say "not
- * connected" at once.
+ * (ship.c); a second without any acknowledgement makes status and
+ * /metrics say "not connected" at once.
  *
  * Outages: one is whatever stops the stream from taking packets (no
  * server, a hung server, a stream without quorum or leader, an error on
@@ -503,17 +503,18 @@ static void stalled(void)
  *	(SHIP_BATCH of them at most)
  * @nconflict: receives how many
  *
- * Waits at most --ship-ack-timeout-ms, recounting the backlog every
- * 200 ms meanwhile. Return: the lowest offset not acknowledged
+ * Waits until no acknowledgement came for --ship-ack-timeout-ms (a big
+ * batch that is being acknowledged is not a stalled one); after 1 s
+ * without one, status says not connected. Return: the lowest offset not acknowledged
  * (UINT64_MAX if all were).
  */
 uint64_t ship_batch_end(uint64_t *conflict, unsigned int *nconflict)
 {
-	uint64_t t0 = ship_now_ns(), waited_ms, fail, acked;
+	uint64_t t = ship_now_ns(), now, quiet_ms, fail, acked, seen = 0;
+	char err[sizeof(sh.ack_err)];
 	bool late = false;
 	jsPubOptions po;
 	natsStatus s;
-	char err[sizeof(sh.ack_err)];
 
 	jsPubOptions_Init(&po);
 	po.MaxWait = SHIP_SLICE_MS;
@@ -522,10 +523,22 @@ uint64_t ship_batch_end(uint64_t *conflict, unsigned int *nconflict)
 		s = js_PublishAsyncComplete(sh.js, &po);
 		if (s != NATS_TIMEOUT)
 			break;
-		waited_ms = (ship_now_ns() - t0) / 1000000;
-		if (waited_ms >= (uint64_t)sh.cfg.ack_timeout_ms)
+		/* late: no acknowledgement at all for a while */
+		now = ship_now_ns();
+		pthread_mutex_lock(&sh.ack_lock);
+		acked = sh.acked_msgs + sh.nconflict;
+		pthread_mutex_unlock(&sh.ack_lock);
+		if (acked != seen) {
+			seen = acked;
+			t = now;
+			if (late && !sh.in_outage)
+				ship_set_connected(true);
+			late = false;
+		}
+		quiet_ms = (now - t) / 1000000;
+		if (quiet_ms >= (uint64_t)sh.cfg.ack_timeout_ms)
 			break;
-		if (waited_ms >= SHIP_STALL_MS && !late) {
+		if (quiet_ms >= SHIP_STALL_MS && !late) {
 			late = true;
 			ship_set_connected(false);
 		}
