@@ -26,6 +26,14 @@
 #                          collectors rejected nothing
 #   ls_node_of NAME        the running node holding a client connection
 #                          named NAME (guestrelay-agent, -collect); '' if none
+#   ls_ship_start VM [AGENT OPTIONS...]
+#                          an agent shipping to $NATS_URLS one plain VM
+#                          (all events, 16 x 16 KiB sub-buffers) and a
+#                          collector c1; the test ends if the agent fails
+#   ls_guest_start VAR VM RATE SECS
+#                          a fake guest of 2 CPUs writing RATE events/s
+#                          for SECS into VM (t_bg job in VAR, stats in
+#                          $la_tmp/VM.stats), once it stored 10 packets
 #   ls_agent_node          ls_node_of guestrelay-agent, 0 if none is found
 #   ls_caught_up VM SECS   until VM's status says connected and a backlog
 #                          under 8 packets (out: the status)
@@ -163,6 +171,27 @@ ls_node_of() {
 			{ echo "$i"; return 0; }
 	done
 	echo ""
+}
+
+ls_ship_start() {
+	local vm=$1
+
+	shift
+	la_agent_start --ship "$NATS_URLS" --events all --subbuf-size 16384 \
+		--subbufs 16 --vm "$vm" --plain "$@" ||
+		{ bad agent-starts "see the log"; la_show_logs; la_finish; }
+	ok agent-starts
+	ls_collect_start c1
+}
+
+ls_guest_start() {
+	local job
+
+	t_bg job $(($4 + 120)) "$la_tmp/fg-$2.log" "$FG" --shm "guestrelay-$2" \
+		--cpus 2 --rate "$3" --duration "$4" --linger 30 \
+		--stats "$la_tmp/$2.stats"
+	printf -v "$1" '%s' "$job"
+	la_wait_status "$2" "s['stats']['packets'] > 10" 30 || bad streams "$out"
 }
 
 ls_agent_node() {

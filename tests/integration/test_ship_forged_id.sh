@@ -32,18 +32,9 @@ la_vm V sfi
 MPORT=$(nats_free_ports 1)
 LA_BT_SECS=${LA_BT_SECS:-180}
 LA_AGENT_SECS=300
-la_agent_start --ship "$NATS_URLS" --metrics "127.0.0.1:$MPORT" \
-	--events all --subbuf-size 16384 --subbufs 16 --vm "$V" --plain ||
-	{ bad agent-starts "see the log"; la_show_logs; la_finish; }
-ok agent-starts
-KEY=$STORE/.ship/id.key
-check "agent-key-made-owner-only ($(stat -c %a "$KEY" 2>/dev/null))" \
-	"[ \"\$(stat -c %a '$KEY')\" = 600 ] && [ \"\$(stat -c %s '$KEY')\" = 16 ]"
-ls_collect_start c1
+ls_ship_start "$V" --metrics "127.0.0.1:$MPORT"
 
-t_bg fv 120 "$la_tmp/fg-$V.log" "$FG" --shm "guestrelay-$V" --cpus 2 \
-	--rate 2000 --duration 20 --linger 20 --stats "$la_tmp/$V.stats"
-la_wait_status "$V" "s['stats']['packets'] > 10" 15 || bad streams "$out"
+ls_guest_start fv "$V" 2000 20
 S=$(basename "$(la_field "$V" session)")
 if out=$("$FORGE" "$NATS_URL" GUESTRELAY "$HOST" "$V" "$S" "$KEY" \
 	"$STORE/$V/$S/stream_0" 15 $N 2>&1); then

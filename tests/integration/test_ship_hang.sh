@@ -29,15 +29,9 @@ ok "nats-cluster-starts ($NATS_URLS)"
 la_vm V shg
 LA_BT_SECS=${LA_BT_SECS:-180}
 LA_AGENT_SECS=400
-la_agent_start --ship "$NATS_URLS" --ship-replicas 3 --events all \
-	--subbuf-size 16384 --subbufs 16 --vm "$V" --plain ||
-	{ bad agent-starts "see the log"; la_show_logs; la_finish; }
-ok agent-starts
-ls_collect_start c1
+ls_ship_start "$V" --ship-replicas 3
 
-t_bg fv 150 "$la_tmp/fg-$V.log" "$FG" --shm "guestrelay-$V" --cpus 2 \
-	--rate 800 --duration 45 --linger 30 --stats "$la_tmp/$V.stats"
-la_wait_status "$V" "s['stats']['packets'] > 10" 15 || bad streams "$out"
+ls_guest_start fv "$V" 800 45
 for _ in $(seq 50); do
 	[ "$(ls_stream_msgs 0)" -gt 5 ] && [ "$(ls_col_bytes)" -gt 0 ] && break
 	sleep 0.2

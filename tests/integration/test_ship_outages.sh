@@ -32,16 +32,9 @@ la_vm V sou
 MPORT=$(nats_free_ports 1)
 LA_BT_SECS=${LA_BT_SECS:-180}
 LA_AGENT_SECS=400
-la_agent_start --ship "$NATS_URLS" --ship-replicas 3 \
-	--metrics "127.0.0.1:$MPORT" --events all \
-	--subbuf-size 16384 --subbufs 16 --vm "$V" --plain ||
-	{ bad agent-starts "see the log"; la_show_logs; la_finish; }
-ok agent-starts
-ls_collect_start c1
+ls_ship_start "$V" --ship-replicas 3 --metrics "127.0.0.1:$MPORT"
 
-t_bg fv 200 "$la_tmp/fg-$V.log" "$FG" --shm "guestrelay-$V" --cpus 2 \
-	--rate 300 --duration 80 --linger 40 --stats "$la_tmp/$V.stats"
-la_wait_status "$V" "s['stats']['packets'] > 10" 15 || bad streams "$out"
+ls_guest_start fv "$V" 300 80
 ls_caught_up "$V" 30 ||
 	bad ships "$out"
 

@@ -30,15 +30,9 @@ la_vm V sst
 MPORT=$(nats_free_ports 1)
 LA_BT_SECS=${LA_BT_SECS:-180}
 LA_AGENT_SECS=300
-la_agent_start --ship "$NATS_URLS" --metrics "127.0.0.1:$MPORT" \
-	--events all --subbuf-size 16384 --subbufs 16 --vm "$V" --plain ||
-	{ bad agent-starts "see the log"; la_show_logs; la_finish; }
-ok agent-starts
-ls_collect_start c1
+ls_ship_start "$V" --metrics "127.0.0.1:$MPORT"
 
-t_bg fv 120 "$la_tmp/fg-$V.log" "$FG" --shm "guestrelay-$V" --cpus 2 \
-	--rate 1500 --duration 25 --linger 20 --stats "$la_tmp/$V.stats"
-la_wait_status "$V" "s['stats']['packets'] > 10" 15 || bad streams "$out"
+ls_guest_start fv "$V" 1500 25
 SAMPLES=$la_tmp/samples.jsonl
 t_bg samp 120 "$la_tmp/sampler.log" "$PY" "$LA_HERE/ship_sampler.py" \
 	"$GR" "$RUN" "$V" "$MPORT" "$SAMPLES"
