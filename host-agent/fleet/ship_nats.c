@@ -106,13 +106,20 @@ void ship_outage_settle(bool drained)
 	sh.settle_ns = 0;
 }
 
-/* nothing is sent before the next try, 0.5 s doubling to 8 s from now */
+/*
+ * Nothing is sent before the next try, 0.5 s doubling to 8 s from now;
+ * to 2 s when a server answers but the stream does not (an election of
+ * its leader is over within seconds, and asking costs one request)
+ */
 static void retry_later(void)
 {
+	uint64_t cap = sh.nc && natsConnection_Status(sh.nc) ==
+		       NATS_CONN_STATUS_CONNECTED ? 2000 : 8000;
+
 	sh.down = true;
 	sh.backoff_ms = sh.backoff_ms ? sh.backoff_ms * 2 : 500;
-	if (sh.backoff_ms > 8000)
-		sh.backoff_ms = 8000;
+	if (sh.backoff_ms > cap)
+		sh.backoff_ms = cap;
 	sh.next_try_ns = ship_now_ns() + sh.backoff_ms * 1000000ULL;
 }
 

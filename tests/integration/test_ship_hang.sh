@@ -12,8 +12,9 @@
 #      led the stream, an election: checked at 10 s);
 #   2. it is continued, and the node that holds the collector's connection
 #      is stopped for 15 s: the collected tree must grow again within
-#      (max pings + 1) x ping interval (3 s) plus a fetch (checked at
-#      12 s).
+#      (max pings + 1) x ping interval (3 s) plus a fetch, plus the
+#      election of a new consumer or stream leader if the stopped node
+#      led them (checked at 15 s; 3.3 to 11 s measured under load).
 # At the end the collected tree equals the store byte for byte and every
 # event the guest wrote is in it once. The measured delays are printed.
 
@@ -64,10 +65,10 @@ sleep 1
 ls_hang "$c"
 b0=$(ls_col_bytes)
 ok "node-n$c-hung (the collector's; $b0 bytes collected)"
-if d=$(ls_wait_more 12 $((b0 + 16384)) ls_col_bytes); then
-	ok "collecting-resumes-on-the-healthy-nodes (after $d s, bound 12 s)"
+if d=$(ls_wait_more 15 $((b0 + 16384)) ls_col_bytes); then
+	ok "collecting-resumes-on-the-healthy-nodes (after $d s, bound 15 s)"
 else
-	bad collecting-resumes-on-the-healthy-nodes "$(ls_col_bytes) bytes after 12 s" \
+	bad collecting-resumes-on-the-healthy-nodes "$(ls_col_bytes) bytes after 15 s" \
 		"$(tail -n 5 "$la_tmp"/collect.1.log)"
 fi
 sleep 10
