@@ -774,7 +774,7 @@ static void *ship_thread(void *arg)
 		ship_walk_lock();
 		sent = pass();
 		ship_walk_unlock();
-		ship_outage_settle(backlog_empty());
+		ship_outage_settle();
 		if (sent && !sh.down)
 			continue;
 		/* nothing to send: the outage ends if the stream answers */

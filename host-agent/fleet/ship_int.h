@@ -30,7 +30,7 @@
 #define SHIP_SLICE_MS		200	/* acks awaited in slices */
 #define SHIP_COUNT_MS		200	/* backlog recounted */
 #define SHIP_STALL_MS		1000	/* later acks: not connected */
-#define SHIP_SETTLE_MS		3000	/* acked this long: outage over */
+#define SHIP_SETTLE_MS		10000	/* acked this long: outage over */
 #define SHIP_META_MAX		(64u << 20)	/* metadata bytes */
 
 /* a packet whose id someone else had taken, and its fresh ids so far */
@@ -143,7 +143,7 @@ void ship_check_stream(void);
 void ship_set_connected(bool c);
 void ship_outage_begin(const char *what, const char *detail);
 void ship_outage_end(void);
-void ship_outage_settle(bool drained);
+void ship_outage_settle(void);
 int ship_key_load(char *err, size_t errlen);
 void ship_batch_begin(uint64_t fresh_from,
 		      const struct ship_conflict *retry, unsigned int nretry);

@@ -24,8 +24,9 @@
  * that goes wrong while it lasts is part of it; it ends when JetStream
  * acknowledges a publish again (or answers for the stream while nothing
  * waits to be sent), said in one line once that held for SHIP_SETTLE_MS
- * (3 s) or the backlog is empty: a failure meanwhile (a stream leader
- * still being elected) is the same outage.
+ * (10 s): a failure meanwhile (a stream leader still being elected, the
+ * hung node coming back) is the same outage. "connected" is true again
+ * from the first acknowledgement.
  *
  * Message ids (subject.h) end in a tag under the agent's key,
  * <store>/.ship/id.key (16 random bytes made at the first start, mode
@@ -91,14 +92,13 @@ void ship_outage_end(void)
 
 /*
  * Its end line, once JetStream has answered for SHIP_SETTLE_MS without
- * a failure, or the backlog is empty (@drained)
+ * a failure (a node that hung and comes back, or a stream that elects a
+ * new leader, often interrupts it once more within seconds)
  */
-void ship_outage_settle(bool drained)
+void ship_outage_settle(void)
 {
-	uint64_t now = ship_now_ns();
-
 	if (!sh.in_outage || !sh.settle_ns ||
-	    (!drained && now - sh.settle_ns < SHIP_SETTLE_MS * 1000000ULL))
+	    ship_now_ns() - sh.settle_ns < SHIP_SETTLE_MS * 1000000ULL)
 		return;
 	syslog(LOG_INFO, "ship: NATS reachable again after %.1f s; catching up",
 	       (double)(sh.settle_ns - sh.outage_ns) / 1e9);

@@ -41,16 +41,16 @@ ls_caught_up "$V" 30 ||
 outages() { ls_metric "$MPORT" guestrelay_ship_outages_total; }
 
 # after_fault N WHAT: the N-th outage was said and counted once, and over
-# (its end line comes once JetStream answered for 3 s)
+# (its end line comes once JetStream answered for 10 s)
 after_fault() {
 	local n=$1 what=$2 s e o i
 
 	ls_caught_up "$V" 60 || bad "$what-recovers" "$out"
-	for i in $(seq 50); do
+	for i in $(seq 150); do
 		[ "$(ls_log_count "ship: NATS reachable again")" -ge "$n" ] && break
 		sleep 0.2
 	done
-	sleep 4
+	sleep 2
 	s=$(ls_log_count "ship: NATS unreachable")
 	e=$(ls_log_count "ship: NATS reachable again")
 	o=$(outages)
