@@ -33,6 +33,9 @@ MPORT=$(nats_free_ports 1)
 LA_BT_SECS=${LA_BT_SECS:-180}
 LA_AGENT_SECS=300
 ls_ship_start "$V" --metrics "127.0.0.1:$MPORT"
+KEY=$STORE/.ship/id.key
+check "agent-key-made-owner-only ($(stat -c %a "$KEY" 2>/dev/null))" \
+	"[ \"\$(stat -c %a '$KEY')\" = 600 ] && [ \"\$(stat -c %s '$KEY')\" = 16 ]"
 
 ls_guest_start fv "$V" 2000 20
 S=$(basename "$(la_field "$V" session)")
