@@ -58,9 +58,17 @@ done
 for v in "${VMS[@]}"; do
 	la_wait_status "$v" "s['stats']['packets'] > 4" 30 || bad "$v-streams" "$out"
 done
+# recovered WHAT N: caught up, and the N-th outage said over (10 s after
+# acknowledgements came back), so that the next fault is an outage of its own
 recovered() {
+	local i
+
 	ls_caught_up "${VMS[0]}" 60 &&
 		ok "$1-recovered" || bad "$1-recovered" "$out"
+	for i in $(seq 150); do
+		[ "$(ls_log_count "ship: NATS reachable again")" -ge "$2" ] && break
+		sleep 0.2
+	done
 }
 
 k=$(ls_agent_node)
@@ -69,14 +77,14 @@ sleep 8
 ls_unhang "$k"
 ok "agent-node-n$k-hung-8s"
 nats_wait_all 30
-recovered hang
+recovered hang 1
 
 k=$(ls_agent_node)
 nats_kill "$k"
 sleep 6
 nats_restart "$k" 60 || bad "n$k-restarts" "see above"
 ok "agent-node-n$k-killed-6s"
-recovered kill
+recovered kill 2
 
 k=$(ls_agent_node)
 a=$(((k + 1) % 3))
@@ -87,7 +95,7 @@ sleep 8
 nats_restart "$a" 60 || bad "n$a-restarts" "see above"
 nats_restart "$b" 60 || bad "n$b-restarts" "see above"
 ok "quorum-lost-8s (n$a, n$b)"
-recovered quorum
+recovered quorum 3
 
 S=$(basename "$(la_field "${VMS[0]}" session)")
 if o=$("$FORGE" "$NATS_URLS" GUESTRELAY "$HOST" "${VMS[0]}" "$S" \
