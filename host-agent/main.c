@@ -82,6 +82,10 @@ static void usage(FILE *f)
 		"                        (babeltrace2 -i lttng-live\n"
 		"                        net://ADDR:PORT/host/HOST/VM); no\n"
 		"                        authentication: keep it on loopback\n"
+		"  --ship-ack-timeout-ms MS  acks of a batch later than this:\n"
+		"                        connect again, that server last (2000)\n"
+		"  --nats-ping-ms MS     ping NATS servers this often (1000)\n"
+		"  --nats-max-pings N    unanswered pings that drop a server (2)\n"
 		"  --vm NAME             serve a VM from the start (repeatable); the\n"
 		"                        options below apply to the --vm before them,\n"
 		"                        or, before any --vm, to every VM\n"
@@ -233,6 +237,15 @@ static int agent_args(int argc, char **argv, struct gr_agent *a,
 		if (!r && (r = agent_opt(argc, argv, &i, "--ship-replicas",
 					 &val)) > 0) {
 			ship->replicas = atoi(val);
+			continue;
+		}
+		for (k = 0; !r && ship_agent_opts[k]; k++)
+			r = agent_opt(argc, argv, &i, ship_agent_opts[k], &val);
+		if (r > 0) {
+			ret = ship_agent_set(ship, ship_agent_opts[k - 1], val,
+					     err, sizeof(err)) ? -1 : 0;
+			if (ret)
+				fprintf(stderr, "guestrelay agent: %s\n", err);
 			continue;
 		}
 		if (!r && (r = agent_opt(argc, argv, &i, "--vm", &val)) > 0) {

@@ -16,6 +16,16 @@
 #define GR_NATS_URLS_MAX	16
 #define GR_NATS_CREDS_MAX	(64 * 1024)
 
+static int ping_ms = GR_NATS_PING_MS, max_pings = GR_NATS_MAX_PINGS;
+
+void gr_nats_set_liveness(int ms, int pings)
+{
+	if (ms > 0)
+		ping_ms = ms;
+	if (pings > 0)
+		max_pings = pings;
+}
+
 int gr_nats_check_urls(const char *urls, char *err, size_t errlen)
 {
 	const char *p = urls, *end, *host;
@@ -288,6 +298,10 @@ int gr_nats_options(natsOptions **optsp, const char *urls, const char *creds,
 		s = natsOptions_SetMaxReconnect(o, -1);
 	if (s == NATS_OK)
 		s = natsOptions_SetReconnectWait(o, 1000);
+	if (s == NATS_OK)
+		s = natsOptions_SetPingInterval(o, ping_ms);
+	if (s == NATS_OK)
+		s = natsOptions_SetMaxPingsOut(o, max_pings);
 	if (s != NATS_OK) {
 		snprintf(err, errlen, "NATS options: %s", natsStatus_GetText(s));
 		natsOptions_Destroy(o);

@@ -50,13 +50,30 @@ int gr_nats_check_urls(const char *urls, char *err, size_t errlen);
  * @errlen: its size
  *
  * The options reconnect forever (every second, randomized servers),
- * connect within 2 s, and keep libnats' own defaults otherwise.
+ * connect within 2 s, ping the server every GR_NATS_PING_MS and give
+ * the connection up after GR_NATS_MAX_PINGS unanswered pings (a hung or
+ * partitioned server is left after (max + 1) x interval: 3 s), and keep
+ * libnats' own defaults otherwise.
  *
  * Context: any thread.
  * Return: 0, -EINVAL (bad URL or credentials file), -ENOMEM.
  */
 int gr_nats_options(natsOptions **optsp, const char *urls, const char *creds,
 		    const char *name, char *err, size_t errlen);
+
+#define GR_NATS_PING_MS		1000
+#define GR_NATS_MAX_PINGS	2
+
+/**
+ * gr_nats_set_liveness() - the ping interval and the unanswered pings
+ * after which a connection is given up, for every gr_nats_options() of
+ * the process made afterwards
+ * @ping_ms: interval, or -1 to keep it
+ * @max_pings: pings out, or -1 to keep it
+ *
+ * Context: at start, before any connection (not thread-safe).
+ */
+void gr_nats_set_liveness(int ping_ms, int max_pings);
 
 /**
  * gr_nats_err() - the text of a failed libnats call of this thread: its

@@ -28,10 +28,12 @@
  * crash or a partial batch is dropped by the server's duplicate window;
  * the collector drops what falls outside it (by offset).
  *
- * Unreachable servers: the pass still walks the store (the backlog stays
- * visible) but sends nothing; the connection is retried with a backoff
- * of 0.5 s doubling to 8 s; one line is logged when an outage starts and
- * one when it ends. Nothing here deletes or changes the store.
+ * Unreachable, hung or unavailable servers (ship_nats.c): the pass
+ * still walks the store (the backlog stays visible) but sends nothing.
+ * While the shipper waits for NATS, a second thread (count_thread())
+ * walks the store every 200 ms without sending, so the backlog in status
+ * and /metrics is never older than that. Nothing here deletes or changes
+ * the store.
  *
  * Credentials (--ship-creds FILE, never on the command line): the file
  * --fleet-creds takes too, read by gr_nats_options() (nats_opts.c): a
@@ -55,163 +57,33 @@
 
 #include "ctf.h"
 #include "nats_opts.h"
-#include "ship.h"
+#include "ship_int.h"
 #include "shm.h"
-#include "subject.h"
 #include "validate.h"
-
-#define SHIP_BATCH		256		/* messages per wait */
-#define SHIP_BATCH_BYTES	(32u << 20)
-#define SHIP_WAIT_MS		20000		/* for a batch's acks */
-#define SHIP_PASS_MS		200
-#define SHIP_CURSOR_MAGIC	0x3152535250494853ULL	/* "SHIPRSR1" */
-#define SHIP_META_MAX		(64u << 20)	/* metadata bytes */
-
-/* ---- the registry of stream files the loop writes ------------------- */
-
-static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct gr_ship_mark *reg_head;
-static uint64_t reg_gen;		/* bumped by every open */
-static bool ship_on;
-
-/**
- * ship_mark_open() - the loop starts writing stream_<ring> of a session
- * (GR_SHIP_ALL_RINGS: every stream file of it, nothing ships until the
- * mark is closed)
- * Return: the mark to move with ship_mark_set(), or NULL (not shipping,
- * or no memory: then that file ships once the loop closes it).
- */
-struct gr_ship_mark *ship_mark_open(const char *vm, const char *session,
-				    unsigned int ring)
-{
-	struct gr_ship_mark *m;
-
-	if (!__atomic_load_n(&ship_on, __ATOMIC_ACQUIRE))
-		return NULL;
-	m = calloc(1, sizeof(*m));
-	if (!m)
-		return NULL;
-	snprintf(m->vm, sizeof(m->vm), "%s", vm);
-	snprintf(m->session, sizeof(m->session), "%s", session);
-	m->ring = ring;
-	pthread_mutex_lock(&reg_lock);
-	m->next = reg_head;
-	reg_head = m;
-	reg_gen++;
-	pthread_mutex_unlock(&reg_lock);
-	return m;
-}
-
-void ship_mark_close(struct gr_ship_mark *m)
-{
-	struct gr_ship_mark **p;
-
-	if (!m)
-		return;
-	pthread_mutex_lock(&reg_lock);
-	for (p = &reg_head; *p; p = &(*p)->next)
-		if (*p == m) {
-			*p = m->next;
-			break;
-		}
-	pthread_mutex_unlock(&reg_lock);
-	free(m);
-}
-
-/* the mark of a file, if the loop writes it; *gen: the registry's gen */
-static bool mark_lookup(const char *vm, const char *session,
-			unsigned int ring, uint64_t *done, uint64_t *gen)
-{
-	struct gr_ship_mark *m;
-	bool found = false;
-
-	pthread_mutex_lock(&reg_lock);
-	for (m = reg_head; m; m = m->next)
-		if ((m->ring == ring || m->ring == GR_SHIP_ALL_RINGS) &&
-		    !strcmp(m->vm, vm) && !strcmp(m->session, session)) {
-			*done = m->ring == GR_SHIP_ALL_RINGS ? 0 :
-				__atomic_load_n(&m->done, __ATOMIC_ACQUIRE);
-			found = true;
-			break;
-		}
-	*gen = reg_gen;
-	pthread_mutex_unlock(&reg_lock);
-	return found;
-}
 
 /* ---- the shipper's state --------------------------------------------- */
 
-struct ship_file {
-	uint64_t off;			/* acked: whole packets below */
-	uint64_t seq;			/* of the last acked packet */
-	bool any;			/* a packet was acked */
-	uint64_t limit;			/* whole packets end here (last pass) */
-	uint64_t scan_off, scan_seq;	/* walked up to; its last seq */
-	uint64_t scan_pkts;		/* packets in [off, scan_off) */
-	uint64_t since_ns;		/* backlog not empty since */
-};
-
-struct ship_sess {
-	char vm[64];
-	char session[256];
-	uint32_t nr_rings, subbuf_size;	/* from .guestrelay, 0 = unknown */
-	uint64_t meta_gen, meta_hash, info_gen, info_hash;
-	uint64_t meta_pending, info_pending;	/* bytes, 0 = shipped */
-	uint64_t meta_since, info_since;
-	struct ship_file *files;	/* nr_rings */
-	bool seen;
-	struct ship_sess *next;
-};
-
-/* the on-disk cursor: header, then nr_rings (off, seq, any) triples */
-struct ship_cursor_hdr {
-	uint64_t magic;
-	uint32_t nr_rings, subbuf_size;
-	uint64_t meta_gen, meta_hash, info_gen, info_hash;
-};
-
-struct ship_vm_backlog {
-	char vm[64];
-	uint64_t bytes, packets, since_ns;
-};
-
-static struct {
-	struct gr_ship_cfg cfg;
-	char urls[4096];
-	char creds[4096];
-	char stream[GR_STREAM_NAME_MAX];
-	char store[4096];
-	char host[GR_NAME_TOKEN_MAX];
-	pthread_t thread;
-	bool running;
-	pthread_mutex_t lock;		/* stop, cond, the snapshot below */
-	pthread_cond_t cond;
-	bool stop;
-	/* the connection (shipper thread only) */
-	natsConnection *nc;
-	jsCtx *js;
-	uint32_t chunk;
-	bool down;
-	uint64_t next_try_ns, backoff_ms;
-	/* the batch being acknowledged (ack handler, under ack_lock) */
-	pthread_mutex_t ack_lock;
-	uint64_t fail_off;		/* lowest offset not acked */
-	uint64_t acked_msgs, acked_bytes;
-	struct ship_sess *sessions;
-	uint8_t *buf;			/* one packet */
-	size_t buf_cap;
-	/* snapshot for status and metrics (under lock) */
-	struct ship_vm_backlog *snap;
-	unsigned int nsnap;
-	bool connected;
-	uint64_t shipped_bytes, shipped_msgs, outages;
-} sh = {
+struct ship_state sh = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.walk_lock = PTHREAD_MUTEX_INITIALIZER,
 	.cond = PTHREAD_COND_INITIALIZER,
 	.ack_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
-static uint64_t now_ns(void)
+/* a pass of the counter thread: it counts, never sends */
+static __thread bool viewing;
+
+void ship_walk_unlock(void)
+{
+	pthread_mutex_unlock(&sh.walk_lock);
+}
+
+void ship_walk_lock(void)
+{
+	pthread_mutex_lock(&sh.walk_lock);
+}
+
+uint64_t ship_now_ns(void)
 {
 	struct timespec ts;
 
@@ -258,373 +130,48 @@ int ship_check_cfg(const struct gr_ship_cfg *cfg, char *err, size_t errlen)
 	return 0;
 }
 
-/* ---- the connection --------------------------------------------------- */
+const char *const ship_agent_opts[] = {
+	"--ship-ack-timeout-ms", "--nats-ping-ms", "--nats-max-pings", NULL,
+};
 
-static void ack_handler(jsCtx *js, natsMsg *msg, jsPubAck *pa,
-			jsPubAckErr *pae, void *closure);
-
-static void disconnect(void)
+static int opt_int(const char *val, long lo, long hi, long *out)
 {
-	jsCtx_Destroy(sh.js);
-	sh.js = NULL;
-	if (sh.nc) {
-		natsConnection_Close(sh.nc);
-		natsConnection_Destroy(sh.nc);
-	}
-	sh.nc = NULL;
-}
+	char *end;
 
-static void set_connected(bool c)
-{
-	pthread_mutex_lock(&sh.lock);
-	sh.connected = c;
-	pthread_mutex_unlock(&sh.lock);
-}
-
-/* one line when an outage starts, one when it ends */
-static void outage(const char *what, natsStatus s)
-{
-	if (!sh.down) {
-		syslog(LOG_WARNING, "ship: NATS unreachable (%s: %s); storing locally, retrying",
-		       what, natsStatus_GetText(s));
-		pthread_mutex_lock(&sh.lock);
-		sh.outages++;
-		pthread_mutex_unlock(&sh.lock);
-	}
-	sh.down = true;
-	set_connected(false);
-	sh.backoff_ms = sh.backoff_ms ? sh.backoff_ms * 2 : 500;
-	if (sh.backoff_ms > 8000)
-		sh.backoff_ms = 8000;
-	sh.next_try_ns = now_ns() + sh.backoff_ms * 1000000ULL;
-}
-
-static natsStatus ensure_stream(void)
-{
-	char subj[GR_STREAM_NAME_MAX + 4];
-	const char *subjects[1] = { subj };
-	jsStreamInfo *si = NULL;
-	jsStreamConfig sc;
-	jsErrCode jerr = 0;
-	natsStatus s;
-
-	s = js_GetStreamInfo(&si, sh.js, sh.stream, NULL, &jerr);
-	if (s == NATS_OK) {
-		jsStreamInfo_Destroy(si);
-		return s;
-	}
-	if (s != NATS_NOT_FOUND)
-		return s;
-	snprintf(subj, sizeof(subj), "%s.>", sh.stream);
-	jsStreamConfig_Init(&sc);
-	sc.Name = sh.stream;
-	sc.Subjects = subjects;
-	sc.SubjectsLen = 1;
-	sc.Storage = js_FileStorage;
-	sc.Replicas = sh.cfg.replicas;
-	s = js_AddStream(&si, sh.js, &sc, NULL, &jerr);
-	if (s == NATS_OK) {
-		syslog(LOG_INFO, "ship: created stream %s (subjects %s, %d replica%s)",
-		       sh.stream, subj, sh.cfg.replicas,
-		       sh.cfg.replicas > 1 ? "s" : "");
-		jsStreamInfo_Destroy(si);
-	}
-	return s;
+	errno = 0;
+	*out = strtol(val, &end, 10);
+	return errno || end == val || *end || *out < lo || *out > hi ?
+	       -EINVAL : 0;
 }
 
 /**
- * ship_connect() - a connection to the first of @urls that answers, which
- * libnats keeps reconnecting (to any of them) for good
- * @urls: comma-separated server URLs
- * @name: the connection's name on the server
- * @creds: a credentials file (see above), or NULL / ""
- * @nc: receives the connection
- *
- * Return: NATS_OK or the reason.
+ * ship_agent_set() - one of ship_agent_opts: the ack timeout of the
+ * shipper, the ping interval and unanswered pings of every NATS
+ * connection of the agent (gr_nats_set_liveness())
+ * Return: 0, or -EINVAL with @err set.
  */
-natsStatus ship_connect(const char *urls, const char *name,
-			const char *creds, natsConnection **nc)
+int ship_agent_set(struct gr_ship_cfg *cfg, const char *opt, const char *val,
+		   char *err, size_t errlen)
 {
-	natsOptions *o = NULL;
-	char err[256];
-	natsStatus s;
+	long v;
 
-	/* the credentials file was checked at start: err holds no secret */
-	if (gr_nats_options(&o, urls, creds && *creds ? creds : NULL, name,
-			    err, sizeof(err))) {
-		syslog(LOG_ERR, "ship: %s", err);
-		return NATS_INVALID_ARG;
+	if (!strcmp(opt, "--ship-ack-timeout-ms")) {
+		if (opt_int(val, 100, 600000, &v))
+			return bad_cfg(err, errlen,
+				       "--ship-ack-timeout-ms: 100 to 600000");
+		cfg->ack_timeout_ms = (int)v;
+		return 0;
 	}
-	s = natsOptions_SetReconnectWait(o, 500);
-	if (s == NATS_OK)
-		s = natsConnection_Connect(nc, o);
-	natsOptions_Destroy(o);
-	return s;
-}
-
-static void try_connect(void)
-{
-	jsOptions jo;
-	natsStatus s;
-	int64_t mp;
-
-	s = ship_connect(sh.urls, "guestrelay-agent", sh.creds, &sh.nc);
-	if (s != NATS_OK) {
-		sh.nc = NULL;
-		outage("connect", s);
-		return;
+	if (!strcmp(opt, "--nats-ping-ms")) {
+		if (opt_int(val, 100, 3600000, &v))
+			return bad_cfg(err, errlen, "--nats-ping-ms: 100 to 3600000");
+		gr_nats_set_liveness((int)v, -1);
+		return 0;
 	}
-	jsOptions_Init(&jo);
-	jo.Wait = 5000;
-	jo.PublishAsync.MaxPending = SHIP_BATCH * 4;
-	jo.PublishAsync.AckHandler = ack_handler;
-	s = natsConnection_JetStream(&sh.js, sh.nc, &jo);
-	if (s == NATS_OK)
-		s = ensure_stream();
-	if (s != NATS_OK) {
-		disconnect();
-		outage("stream", s);
-		return;
-	}
-	/* headers and the message count towards max_payload */
-	mp = natsConnection_GetMaxPayload(sh.nc);
-	sh.chunk = mp > 4096 ? (uint32_t)(mp - 1024 > (1 << 30) ? 1 << 30 :
-					   mp - 1024) : 3072;
-	if (sh.down)
-		syslog(LOG_INFO, "ship: NATS reachable again; catching up");
-	sh.down = false;
-	sh.backoff_ms = 0;
-	set_connected(true);
-}
-
-/* ---- publishing ------------------------------------------------------- */
-
-static void ack_handler(jsCtx *js, natsMsg *msg, jsPubAck *pa,
-			jsPubAckErr *pae, void *closure)
-{
-	const char *fr = NULL;
-	struct gr_frame f;
-
-	(void)js;
-	(void)closure;
-	pthread_mutex_lock(&sh.ack_lock);
-	if (pa && !pae) {
-		sh.acked_msgs++;
-		sh.acked_bytes += (uint64_t)natsMsg_GetDataLength(msg);
-	} else if (natsMsgHeader_Get(msg, "Gr-Frame", &fr) == NATS_OK &&
-		   !gr_frame_parse(fr, (uint64_t)natsMsg_GetDataLength(msg),
-				   &f) && f.off < sh.fail_off) {
-		sh.fail_off = f.off;
-	} else if (!fr) {
-		sh.fail_off = 0;
-	}
-	pthread_mutex_unlock(&sh.ack_lock);
-	natsMsg_Destroy(msg);
-}
-
-static void batch_begin(void)
-{
-	pthread_mutex_lock(&sh.ack_lock);
-	sh.fail_off = UINT64_MAX;
-	sh.acked_msgs = sh.acked_bytes = 0;
-	pthread_mutex_unlock(&sh.ack_lock);
-}
-
-/* mark @off as failed (not sent) */
-static void batch_fail(uint64_t off)
-{
-	pthread_mutex_lock(&sh.ack_lock);
-	if (off < sh.fail_off)
-		sh.fail_off = off;
-	pthread_mutex_unlock(&sh.ack_lock);
-}
-
-/*
- * Wait for the batch's acks. Return: the lowest offset not acknowledged
- * (UINT64_MAX if all were).
- */
-static uint64_t batch_end(void)
-{
-	jsPubOptions po;
-	natsStatus s;
-	uint64_t fail;
-
-	jsPubOptions_Init(&po);
-	po.MaxWait = SHIP_WAIT_MS;
-	s = js_PublishAsyncComplete(sh.js, &po);
-	if (s != NATS_OK) {
-		natsMsgList list = { 0 };
-		int i;
-
-		if (js_PublishAsyncGetPendingList(&list, sh.js) == NATS_OK) {
-			for (i = 0; i < list.Count; i++) {
-				const char *fr = NULL;
-				struct gr_frame f;
-
-				if (natsMsgHeader_Get(list.Msgs[i], "Gr-Frame",
-						      &fr) == NATS_OK &&
-				    !gr_frame_parse(fr, (uint64_t)
-						    natsMsg_GetDataLength(list.Msgs[i]),
-						    &f))
-					batch_fail(f.off);
-				else
-					batch_fail(0);
-			}
-			natsMsgList_Destroy(&list);
-		}
-		if (s != NATS_TIMEOUT)
-			batch_fail(0);
-	}
-	pthread_mutex_lock(&sh.ack_lock);
-	fail = sh.fail_off;
-	pthread_mutex_lock(&sh.lock);
-	sh.shipped_msgs += sh.acked_msgs;
-	sh.shipped_bytes += sh.acked_bytes;
-	pthread_mutex_unlock(&sh.lock);
-	sh.acked_msgs = sh.acked_bytes = 0;
-	pthread_mutex_unlock(&sh.ack_lock);
-	if (s != NATS_OK && s != NATS_TIMEOUT)
-		outage("publish", s);
-	else if (s == NATS_TIMEOUT && fail != UINT64_MAX)
-		outage("acknowledgement", s);
-	return fail;
-}
-
-/* publish an object of @len bytes as its parts; 0 or -EIO */
-static int publish_obj(const struct gr_obj *o, uint64_t off,
-		       const uint8_t *data, uint64_t len, uint64_t gen,
-		       uint64_t hash)
-{
-	char subj[GR_SUBJ_MAX], id[GR_SUBJ_MAX], fr[160];
-	struct gr_frame f = {
-		.off = off, .len = len, .gen = gen, .chunk = sh.chunk,
-	};
-	uint32_t k;
-
-	f.nparts = gr_frame_nparts(len, sh.chunk);
-	if (!f.nparts || gr_subj_build(sh.stream, o, subj, sizeof(subj)))
-		return -EINVAL;
-	for (k = 0; k < f.nparts; k++) {
-		uint64_t from = (uint64_t)k * sh.chunk, n = len - from;
-		natsMsg *m = NULL;
-		natsStatus s;
-
-		if (n > sh.chunk)
-			n = sh.chunk;
-		f.part = k;
-		if (gr_msgid_build(o, &f, hash, id, sizeof(id)) ||
-		    gr_frame_format(&f, fr, sizeof(fr)))
-			return -EINVAL;
-		s = natsMsg_Create(&m, subj, NULL, (const char *)data + from,
-				   (int)n);
-		if (s == NATS_OK)
-			s = natsMsgHeader_Set(m, "Nats-Msg-Id", id);
-		if (s == NATS_OK)
-			s = natsMsgHeader_Set(m, "Gr-Frame", fr);
-		if (s == NATS_OK)
-			s = js_PublishMsgAsync(sh.js, &m, NULL);
-		natsMsg_Destroy(m);
-		if (s != NATS_OK) {
-			batch_fail(off);
-			return -EIO;
-		}
-	}
+	if (opt_int(val, 1, 100, &v))
+		return bad_cfg(err, errlen, "--nats-max-pings: 1 to 100");
+	gr_nats_set_liveness(-1, (int)v);
 	return 0;
-}
-
-/* ---- the cursor ------------------------------------------------------- */
-
-static void cursor_path(const struct ship_sess *ss, char *p, size_t cap)
-{
-	snprintf(p, cap, "%s/.ship/%s/%s", sh.store, ss->vm, ss->session);
-}
-
-static void cursor_load(struct ship_sess *ss)
-{
-	struct ship_cursor_hdr h;
-	char path[8192];
-	unsigned int i;
-	uint64_t e[3];
-	int fd;
-
-	cursor_path(ss, path, sizeof(path));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (read(fd, &h, sizeof(h)) != sizeof(h) ||
-	    h.magic != SHIP_CURSOR_MAGIC || h.nr_rings > GR_MAX_RINGS) {
-		close(fd);
-		return;
-	}
-	ss->meta_gen = h.meta_gen;
-	ss->meta_hash = h.meta_hash;
-	ss->info_gen = h.info_gen;
-	ss->info_hash = h.info_hash;
-	ss->nr_rings = h.nr_rings;
-	ss->subbuf_size = h.subbuf_size;
-	ss->files = calloc(h.nr_rings ? h.nr_rings : 1, sizeof(*ss->files));
-	for (i = 0; ss->files && i < h.nr_rings; i++) {
-		if (read(fd, e, sizeof(e)) != sizeof(e))
-			break;
-		ss->files[i].off = ss->files[i].scan_off = e[0];
-		ss->files[i].seq = ss->files[i].scan_seq = e[1];
-		ss->files[i].any = e[2] != 0;
-	}
-	if (!ss->files)
-		ss->nr_rings = ss->subbuf_size = 0;
-	close(fd);
-}
-
-static int mkdirs_for(const char *path)
-{
-	char buf[8192], *p;
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (p = buf + strlen(sh.store) + 1; (p = strchr(p, '/')); p++) {
-		*p = '\0';
-		if (mkdir(buf, 0750) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	return 0;
-}
-
-/* tmp + rename: a crash leaves the old cursor or the new one */
-static int cursor_save(const struct ship_sess *ss)
-{
-	struct ship_cursor_hdr h = {
-		.magic = SHIP_CURSOR_MAGIC, .nr_rings = ss->nr_rings,
-		.subbuf_size = ss->subbuf_size, .meta_gen = ss->meta_gen,
-		.meta_hash = ss->meta_hash, .info_gen = ss->info_gen,
-		.info_hash = ss->info_hash,
-	};
-	char path[8192], tmp[8300];
-	size_t len = sizeof(h) + (size_t)ss->nr_rings * 24;
-	uint8_t *b = malloc(len);
-	unsigned int i;
-	int fd, ret = 0;
-
-	if (!b)
-		return -ENOMEM;
-	memcpy(b, &h, sizeof(h));
-	for (i = 0; i < ss->nr_rings; i++) {
-		uint64_t e[3] = { ss->files[i].off, ss->files[i].seq,
-				  ss->files[i].any };
-
-		memcpy(b + sizeof(h) + i * 24, e, sizeof(e));
-	}
-	cursor_path(ss, path, sizeof(path));
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	mkdirs_for(path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-	if (fd < 0 || write(fd, b, len) != (ssize_t)len)
-		ret = -EIO;
-	if (fd >= 0)
-		close(fd);
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	free(b);
-	return ret;
 }
 
 /* ---- one session ------------------------------------------------------ */
@@ -661,6 +208,78 @@ static uint64_t st_gen(const struct stat *st)
 	       (uint64_t)st->st_mtim.tv_nsec;
 }
 
+/* the ring files of a session whose .guestrelay says it has @nr */
+static void files_free(struct ship_sess *ss)
+{
+	unsigned int i;
+
+	for (i = 0; ss->files && i < ss->nr_rings; i++)
+		free(ss->files[i].conf);
+	free(ss->files);
+	ss->files = NULL;
+}
+
+static int files_alloc(struct ship_sess *ss, uint32_t nr, uint32_t subbuf)
+{
+	files_free(ss);
+	ss->files = calloc(nr ? nr : 1, sizeof(*ss->files));
+	if (!ss->files) {
+		ss->nr_rings = ss->subbuf_size = 0;
+		return -ENOMEM;
+	}
+	ss->nr_rings = nr;
+	ss->subbuf_size = subbuf;
+	return 0;
+}
+
+static int learn_geometry(struct ship_sess *ss, const uint8_t *b, size_t len)
+{
+	struct gr_ctf_info *info = calloc(1, sizeof(*info));
+	const char *why;
+	int ret;
+
+	if (!info || gr_ctf_parse_info(b, len, info, &why)) {
+		free(info);
+		return -EINVAL;
+	}
+	ret = files_alloc(ss, info->view.nr_rings, info->view.subbuf_size);
+	free(info);
+	return ret;
+}
+
+/* publish version @gen of @o and wait; 0, or -EIO (not acknowledged) */
+static int publish_version(struct ship_sess *ss, struct ship_version *v,
+			   const struct gr_obj *o, const uint8_t *b,
+			   size_t len, uint64_t gen, uint64_t h)
+{
+	struct ship_conflict retry = { .off = 0, .n = v->conflict_n };
+	bool fresh = v->pub_gen != gen;
+	uint64_t conflict[SHIP_BATCH];
+	unsigned int nconflict;
+	int ret;
+
+	if (fresh) {
+		/* never published: remember before, so that a duplicate
+		 * acknowledgement can be told from a resend of ours
+		 */
+		v->pub_gen = gen;
+		v->conflict_n = 0;
+		ship_cursor_save(ss);
+	}
+	/* on a fresh id, a duplicate is a conflict again */
+	ship_batch_begin(fresh ? 0 : UINT64_MAX, &retry, v->conflict_n ? 1 : 0);
+	ret = ship_publish_obj(o, 0, b, len, gen, h, v->conflict_n);
+	if (ship_batch_end(conflict, &nconflict) != UINT64_MAX || ret)
+		return -EIO;
+	if (nconflict) {
+		if (!v->conflict_n)
+			ship_conflict_log(o, 0, gen);
+		v->conflict_n++;
+		return -EIO;
+	}
+	return 0;
+}
+
 /*
  * metadata or .guestrelay: the version on disk, sent if its bytes differ
  * from the last acked one. Return: 1 if something was sent, 0 if not, <0.
@@ -668,12 +287,7 @@ static uint64_t st_gen(const struct stat *st)
 static int ship_version(struct ship_sess *ss, int dfd, enum gr_obj_kind kind)
 {
 	const char *name = kind == GR_OBJ_INFO ? GR_CTF_INFO : GR_CTF_METADATA;
-	uint64_t *gen = kind == GR_OBJ_INFO ? &ss->info_gen : &ss->meta_gen;
-	uint64_t *hash = kind == GR_OBJ_INFO ? &ss->info_hash : &ss->meta_hash;
-	uint64_t *pend = kind == GR_OBJ_INFO ? &ss->info_pending :
-					       &ss->meta_pending;
-	uint64_t *since = kind == GR_OBJ_INFO ? &ss->info_since :
-						&ss->meta_since;
+	struct ship_version *v = kind == GR_OBJ_INFO ? &ss->info : &ss->meta;
 	struct gr_obj o = { .kind = kind };
 	struct stat st;
 	uint8_t *b = NULL;
@@ -683,62 +297,45 @@ static int ship_version(struct ship_sess *ss, int dfd, enum gr_obj_kind kind)
 
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
 		return -ENOENT;
-	if (st_gen(&st) == *gen) {
-		*pend = 0;
+	if (st_gen(&st) == v->gen) {
+		v->pending = 0;
 		return 0;
 	}
 	ret = read_all(dfd, name, kind == GR_OBJ_INFO ? GR_INFO_MAX_FILE :
 			SHIP_META_MAX, &b, &len, &st);
 	if (ret)
 		return ret;
-	if (kind == GR_OBJ_INFO && !ss->subbuf_size) {
-		struct gr_ctf_info *info = calloc(1, sizeof(*info));
-		const char *why;
-
-		if (!info || gr_ctf_parse_info(b, len, info, &why)) {
-			free(info);
-			free(b);
-			return -EINVAL;
-		}
-		ss->nr_rings = info->view.nr_rings;
-		ss->subbuf_size = info->view.subbuf_size;
-		free(info);
-		free(ss->files);
-		ss->files = calloc(ss->nr_rings ? ss->nr_rings : 1,
-				   sizeof(*ss->files));
-		if (!ss->files) {
-			ss->nr_rings = ss->subbuf_size = 0;
-			free(b);
-			return -ENOMEM;
-		}
+	if (kind == GR_OBJ_INFO && !ss->subbuf_size &&
+	    learn_geometry(ss, b, len)) {
+		free(b);
+		return -EINVAL;
 	}
 	h = gr_fnv64(b, len);
-	if (h == *hash && *gen) {
-		*gen = st_gen(&st);	/* same bytes, touched */
-		*pend = 0;
+	if (h == v->hash && v->gen) {
+		v->gen = st_gen(&st);	/* same bytes, touched */
+		v->pending = 0;
 		free(b);
 		return 0;
 	}
-	*pend = len;
-	if (!*since)
-		*since = now_ns();
-	if (!sh.js || sh.down) {
+	v->pending = len;
+	if (!v->since)
+		v->since = ship_now_ns();
+	if (!sh.js || sh.down || viewing) {
 		free(b);
 		return 0;
 	}
 	snprintf(o.host, sizeof(o.host), "%s", sh.host);
 	snprintf(o.vm, sizeof(o.vm), "%s", ss->vm);
 	snprintf(o.session, sizeof(o.session), "%s", ss->session);
-	batch_begin();
-	ret = publish_obj(&o, 0, b, len, st_gen(&st), h);
+	ret = publish_version(ss, v, &o, b, len, st_gen(&st), h);
 	free(b);
-	if (batch_end() != UINT64_MAX || ret)
-		return -EIO;
-	*gen = st_gen(&st);
-	*hash = h;
-	*pend = 0;
-	*since = 0;
-	cursor_save(ss);
+	if (ret)
+		return ret;
+	v->gen = st_gen(&st);
+	v->hash = h;
+	v->pending = 0;
+	v->since = 0;
+	ship_cursor_save(ss);
 	return 1;
 }
 
@@ -774,7 +371,7 @@ static uint64_t file_limit(struct ship_sess *ss, unsigned int ring, int fd,
 	uint64_t done, gen0, gen1, off, seq, prev, len;
 	bool any;
 
-	if (mark_lookup(ss->vm, ss->session, ring, &done, &gen0))
+	if (ship_mark_lookup(ss->vm, ss->session, ring, &done, &gen0))
 		return done < size ? done : size;
 	off = f->off;
 	prev = f->seq;
@@ -785,7 +382,7 @@ static uint64_t file_limit(struct ship_sess *ss, unsigned int ring, int fd,
 		any = true;
 	}
 	/* registered meanwhile: the loop may be writing past the walk */
-	if (mark_lookup(ss->vm, ss->session, ring, &done, &gen1) ||
+	if (ship_mark_lookup(ss->vm, ss->session, ring, &done, &gen1) ||
 	    gen1 != gen0)
 		return done < off ? done : off;
 	return off;
@@ -811,7 +408,7 @@ static void file_scan(struct ship_sess *ss, unsigned int ring, int fd)
 		f->scan_pkts++;
 	}
 	if (f->off < f->limit && !f->since_ns)
-		f->since_ns = now_ns();
+		f->since_ns = ship_now_ns();
 	if (f->off >= f->limit)
 		f->since_ns = 0;
 }
@@ -830,27 +427,21 @@ static int grow_buf(uint64_t len)
 	return 0;
 }
 
-/* send one batch of stream_<ring>'s packets; 1 if any moved the cursor */
-static int ship_stream(struct ship_sess *ss, unsigned int ring, int fd)
+/*
+ * The packets of the next batch of stream_<ring> from the cursor: their
+ * offsets (@offs, n + 1 of them) and sequence numbers. Return: n.
+ */
+static unsigned int batch_walk(struct ship_sess *ss, unsigned int ring,
+			       int fd, uint64_t *offs, uint64_t *seqs)
 {
 	struct ship_file *f = &ss->files[ring];
-	struct gr_obj o = { .kind = GR_OBJ_STREAM, .ring = ring };
-	uint64_t offs[SHIP_BATCH + 1], seqs[SHIP_BATCH];
-	uint64_t off = f->off, prev = f->seq, seq, len, bytes = 0, fail;
-	unsigned int n = 0, k;
+	uint64_t off = f->off, prev = f->seq, seq, len, bytes = 0;
+	unsigned int n = 0;
 	bool any = f->any;
 
-	snprintf(o.host, sizeof(o.host), "%s", sh.host);
-	snprintf(o.vm, sizeof(o.vm), "%s", ss->vm);
-	snprintf(o.session, sizeof(o.session), "%s", ss->session);
-	batch_begin();
 	while (n < SHIP_BATCH && bytes < SHIP_BATCH_BYTES &&
 	       (len = packet_at(fd, ss, ring, off, f->limit, any, prev,
 				&seq))) {
-		if (grow_buf(len) ||
-		    pread(fd, sh.buf, len, (off_t)off) != (ssize_t)len ||
-		    publish_obj(&o, off, sh.buf, len, seq, 0))
-			break;
 		offs[n] = off;
 		seqs[n] = seq;
 		n++;
@@ -860,11 +451,92 @@ static int ship_stream(struct ship_sess *ss, unsigned int ring, int fd)
 		any = true;
 	}
 	offs[n] = off;
-	if (!n) {
-		batch_end();
+	return n;
+}
+
+/* the fresh id number of the packet at @off (0: its own id) */
+static uint32_t conf_retry(const struct ship_file *f, uint64_t off)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nconf; i++)
+		if (f->conf[i].off == off)
+			return f->conf[i].n;
+	return 0;
+}
+
+/* the packet at @off lost its id: once more under a fresh one */
+static void conf_add(struct ship_file *f, const struct gr_obj *o,
+		     uint64_t off, uint64_t seq)
+{
+	struct ship_conflict *c;
+	unsigned int i;
+
+	for (i = 0; i < f->nconf; i++)
+		if (f->conf[i].off == off) {
+			f->conf[i].n++;
+			return;
+		}
+	c = realloc(f->conf, (f->nconf + 1) * sizeof(*c));
+	if (!c)
+		return;		/* sent again under its own id, later */
+	f->conf = c;
+	f->conf[f->nconf].off = off;
+	f->conf[f->nconf].n = 1;
+	f->nconf++;
+	ship_conflict_log(o, off, seq);
+}
+
+/* the cursor moved to f->off: what lies below is in the stream */
+static void conf_trim(struct ship_file *f)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < f->nconf; i++)
+		if (f->conf[i].off >= f->off)
+			f->conf[n++] = f->conf[i];
+	f->nconf = n;
+}
+
+/* send one batch of stream_<ring>'s packets; 1 if any moved the cursor */
+static int ship_stream(struct ship_sess *ss, unsigned int ring, int fd)
+{
+	struct ship_file *f = &ss->files[ring];
+	struct gr_obj o = { .kind = GR_OBJ_STREAM, .ring = ring };
+	uint64_t offs[SHIP_BATCH + 1], seqs[SHIP_BATCH];
+	uint64_t conflict[SHIP_BATCH], fresh = f->pub_hi, fail, len;
+	unsigned int n, k, j, nconflict;
+
+	n = batch_walk(ss, ring, fd, offs, seqs);
+	if (!n)
 		return 0;
+	if (offs[n] > f->pub_hi && f->pub_hi != UINT64_MAX) {
+		/* published from now on: said before it happens */
+		f->pub_hi = offs[n];
+		ship_cursor_save(ss);
 	}
-	fail = batch_end();
+	snprintf(o.host, sizeof(o.host), "%s", sh.host);
+	snprintf(o.vm, sizeof(o.vm), "%s", ss->vm);
+	snprintf(o.session, sizeof(o.session), "%s", ss->session);
+	ship_batch_begin(fresh, f->conf, f->nconf);
+	for (k = 0; k < n; k++) {
+		len = offs[k + 1] - offs[k];
+		if (grow_buf(len) ||
+		    pread(fd, sh.buf, len, (off_t)offs[k]) != (ssize_t)len ||
+		    ship_publish_obj(&o, offs[k], sh.buf, len, seqs[k], 0,
+				     conf_retry(f, offs[k])))
+			break;
+	}
+	fail = ship_batch_end(conflict, &nconflict);
+	if (offs[k] < fail)
+		fail = offs[k];		/* not published */
+	for (j = 0; j < nconflict; j++) {
+		for (k = 0; k < n && offs[k] != conflict[j]; k++)
+			;
+		conf_add(f, &o, conflict[j], k < n ? seqs[k] : 0);
+		if (conflict[j] < fail)
+			fail = conflict[j];
+	}
 	for (k = 0; k < n && offs[k] < fail && offs[k + 1] <= fail; k++)
 		;
 	if (!k)
@@ -873,11 +545,12 @@ static int ship_stream(struct ship_sess *ss, unsigned int ring, int fd)
 	f->off = offs[k];
 	f->seq = seqs[k - 1];
 	f->any = true;
+	conf_trim(f);
 	if (f->off >= f->limit)
 		f->since_ns = 0;
 	else
-		f->since_ns = now_ns();
-	cursor_save(ss);
+		f->since_ns = ship_now_ns();
+	ship_cursor_save(ss);
 	return 1;
 }
 
@@ -916,7 +589,7 @@ static int ship_session(struct ship_sess *ss, int vm_fd)
 		if (!fstat(fd, &st) && S_ISREG(st.st_mode)) {
 			ss->files[i].limit = file_limit(ss, i, fd,
 							(uint64_t)st.st_size);
-			if (sh.js && !sh.down &&
+			if (sh.js && !sh.down && !viewing &&
 			    ss->files[i].off < ss->files[i].limit)
 				sent |= ship_stream(ss, i, fd);
 			file_scan(ss, i, fd);
@@ -944,7 +617,7 @@ static struct ship_sess *sess_get(const char *vm, const char *session)
 	}
 	memcpy(ss->vm, vm, strlen(vm) + 1);
 	memcpy(ss->session, session, strlen(session) + 1);
-	cursor_load(ss);
+	ship_cursor_load(ss);
 	ss->next = sh.sessions;
 	sh.sessions = ss;
 	return ss;
@@ -969,11 +642,11 @@ static void publish_snapshot(void)
 			snprintf(v[n].vm, sizeof(v[n].vm), "%s", ss->vm);
 			n++;
 		}
-		v[k].bytes += ss->meta_pending + ss->info_pending;
-		v[k].packets += (ss->meta_pending != 0) +
-				(ss->info_pending != 0);
+		v[k].bytes += ss->meta.pending + ss->info.pending;
+		v[k].packets += (ss->meta.pending != 0) +
+				(ss->info.pending != 0);
 		for (i = 0; i < 2; i++) {
-			uint64_t s = i ? ss->meta_since : ss->info_since;
+			uint64_t s = i ? ss->meta.since : ss->info.since;
 
 			if (s && (!v[k].since_ns || s < v[k].since_ns))
 				v[k].since_ns = s;
@@ -995,6 +668,7 @@ static void publish_snapshot(void)
 	sh.snap = v;
 	sh.nsnap = n;
 	pthread_mutex_unlock(&sh.lock);
+	sh.snap_ns = ship_now_ns();
 }
 
 /* one walk of the store; Return: 1 if something was sent */
@@ -1037,11 +711,57 @@ static int pass(void)
 	return sent;
 }
 
+/* wait @ms or until ship_stop(); Return: true to stop */
+static bool nap(unsigned int ms)
+{
+	struct timespec ts;
+	bool stop;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += (long)ms * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&sh.lock);
+	if (!sh.stop)
+		pthread_cond_timedwait(&sh.cond, &sh.lock, &ts);
+	stop = sh.stop;
+	pthread_mutex_unlock(&sh.lock);
+	return stop;
+}
+
+/*
+ * The counter thread: while the shipper waits for NATS (acks, a
+ * connection, an answer of the stream) it holds no lock on the sessions;
+ * this recounts the backlog then, so that status and /metrics are never
+ * older than SHIP_COUNT_MS plus one walk, whatever the shipper waits for.
+ */
+static void *count_thread(void *arg)
+{
+	(void)arg;
+	viewing = true;
+	while (!nap(SHIP_COUNT_MS)) {
+		ship_walk_lock();
+		if (ship_now_ns() - sh.snap_ns >= SHIP_COUNT_MS * 1000000ULL)
+			pass();
+		ship_walk_unlock();
+	}
+	return NULL;
+}
+
+static bool backlog_empty(void)
+{
+	struct gr_ship_backlog b;
+
+	ship_backlog(NULL, &b);
+	return !b.packets;
+}
+
 static void *ship_thread(void *arg)
 {
 	(void)arg;
 	for (;;) {
-		struct timespec ts;
 		int sent;
 
 		pthread_mutex_lock(&sh.lock);
@@ -1050,38 +770,19 @@ static void *ship_thread(void *arg)
 			break;
 		}
 		pthread_mutex_unlock(&sh.lock);
-		if (sh.nc && natsConnection_Status(sh.nc) !=
-			     NATS_CONN_STATUS_CONNECTED) {
-			if (!sh.down)
-				outage("connection", NATS_CONNECTION_DISCONNECTED);
-			set_connected(false);
-		} else if (sh.nc && sh.down && now_ns() >= sh.next_try_ns) {
-			/* libnats reconnected: the stream may be new */
-			if (ensure_stream() == NATS_OK) {
-				syslog(LOG_INFO, "ship: NATS reachable again; catching up");
-				sh.down = false;
-				sh.backoff_ms = 0;
-				set_connected(true);
-			} else {
-				sh.down = false;
-				outage("stream", NATS_ERR);
-			}
-		}
-		if (!sh.nc && now_ns() >= sh.next_try_ns)
-			try_connect();
+		ship_check_connection();
+		ship_walk_lock();
 		sent = pass();
+		ship_walk_unlock();
+		ship_outage_settle();
 		if (sent && !sh.down)
 			continue;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += SHIP_PASS_MS * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
-		pthread_mutex_lock(&sh.lock);
-		if (!sh.stop)
-			pthread_cond_timedwait(&sh.cond, &sh.lock, &ts);
-		pthread_mutex_unlock(&sh.lock);
+		/* nothing to send: the outage ends if the stream answers */
+		if (sh.in_outage && !sh.settle_ns && sh.js && !sh.down &&
+		    backlog_empty())
+			ship_check_stream();
+		if (nap(SHIP_PASS_MS))
+			break;
 	}
 	return NULL;
 }
@@ -1105,11 +806,23 @@ int ship_start(const struct gr_ship_cfg *cfg, char *err, size_t errlen)
 		snprintf(sh.host, sizeof(sh.host), "%s", cfg->host);
 	else
 		gethostname(sh.host, sizeof(sh.host) - 1);
+	if (sh.cfg.ack_timeout_ms <= 0)
+		sh.cfg.ack_timeout_ms = GR_SHIP_ACK_TIMEOUT_MS;
+	ret = ship_key_load(err, errlen);
+	if (ret)
+		return ret;
 	sh.stop = false;
-	__atomic_store_n(&ship_on, true, __ATOMIC_RELEASE);
+	ship_marks_enable(true);
 	ret = pthread_create(&sh.thread, NULL, ship_thread, NULL);
+	if (!ret) {
+		sh.running = true;
+		ret = pthread_create(&sh.counter, NULL, count_thread, NULL);
+		sh.counting = !ret;
+		if (ret)
+			ship_stop();
+	}
 	if (ret) {
-		__atomic_store_n(&ship_on, false, __ATOMIC_RELEASE);
+		ship_marks_enable(false);
 		snprintf(err, errlen, "ship: cannot start its thread: %s",
 			 strerror(ret));
 		return -ret;
@@ -1130,14 +843,16 @@ void ship_stop(void)
 		return;
 	pthread_mutex_lock(&sh.lock);
 	sh.stop = true;
-	pthread_cond_signal(&sh.cond);
+	pthread_cond_broadcast(&sh.cond);
 	pthread_mutex_unlock(&sh.lock);
 	pthread_join(sh.thread, NULL);
-	sh.running = false;
-	disconnect();
+	if (sh.counting)
+		pthread_join(sh.counter, NULL);
+	sh.running = sh.counting = false;
+	ship_disconnect();
 	while ((ss = sh.sessions)) {
 		sh.sessions = ss->next;
-		free(ss->files);
+		files_free(ss);
 		free(ss);
 	}
 	free(sh.buf);
@@ -1158,11 +873,11 @@ void ship_stop(void)
  */
 int ship_backlog(const char *vm, struct gr_ship_backlog *b)
 {
-	uint64_t since = 0, now = now_ns();
+	uint64_t since = 0, now = ship_now_ns();
 	unsigned int i;
 
 	memset(b, 0, sizeof(*b));
-	if (!__atomic_load_n(&ship_on, __ATOMIC_ACQUIRE))
+	if (!ship_is_on())
 		return 0;
 	b->enabled = true;
 	pthread_mutex_lock(&sh.lock);
@@ -1170,6 +885,7 @@ int ship_backlog(const char *vm, struct gr_ship_backlog *b)
 	b->shipped_bytes = sh.shipped_bytes;
 	b->shipped_msgs = sh.shipped_msgs;
 	b->outages = sh.outages;
+	b->id_conflicts = sh.id_conflicts;
 	for (i = 0; i < sh.nsnap; i++) {
 		if (vm && strcmp(vm, sh.snap[i].vm))
 			continue;

@@ -38,7 +38,10 @@ struct gr_ship_cfg {
 	int replicas;
 	const char *store_dir;
 	const char *host;		/* --host, NULL = gethostname() */
+	int ack_timeout_ms;		/* --ship-ack-timeout-ms, 0 = default */
 };
+
+#define GR_SHIP_ACK_TIMEOUT_MS	2000
 
 /* a stream file the loop is writing: packets are whole below @done */
 struct gr_ship_mark {
@@ -61,7 +64,8 @@ struct gr_ship_backlog {
 	double oldest_s;		/* age of the oldest, 0 if none */
 	uint64_t shipped_bytes;		/* acknowledged since start */
 	uint64_t shipped_msgs;
-	uint64_t outages;		/* times the servers became unreachable */
+	uint64_t outages;		/* times shipping stopped, any cause */
+	uint64_t id_conflicts;		/* ids someone else had taken */
 };
 
 int ship_check_cfg(const struct gr_ship_cfg *cfg, char *err, size_t errlen);
@@ -80,6 +84,11 @@ static inline void ship_mark_set(struct gr_ship_mark *m, uint64_t done)
 	if (m)
 		__atomic_store_n(&m->done, done, __ATOMIC_RELEASE);
 }
+
+/* the options of `agent` for shipping beyond --ship*, and NATS' */
+extern const char *const ship_agent_opts[];
+int ship_agent_set(struct gr_ship_cfg *cfg, const char *opt, const char *val,
+		   char *err, size_t errlen);
 
 int ship_backlog(const char *vm, struct gr_ship_backlog *b);
 natsStatus ship_connect(const char *urls, const char *name,

@@ -436,3 +436,93 @@ uint64_t gr_fnv64(const void *p, size_t len)
 	}
 	return h;
 }
+
+static uint64_t rotl64(uint64_t x, unsigned int b)
+{
+	return (x << b) | (x >> (64 - b));
+}
+
+/* one SipRound of the four state words */
+static void sip_round(uint64_t v[4])
+{
+	v[0] += v[1];
+	v[1] = rotl64(v[1], 13) ^ v[0];
+	v[0] = rotl64(v[0], 32);
+	v[2] += v[3];
+	v[3] = rotl64(v[3], 16) ^ v[2];
+	v[0] += v[3];
+	v[3] = rotl64(v[3], 21) ^ v[0];
+	v[2] += v[1];
+	v[1] = rotl64(v[1], 17) ^ v[2];
+	v[2] = rotl64(v[2], 32);
+}
+
+static uint64_t le64_at(const unsigned char *b, size_t n)
+{
+	uint64_t x = 0;
+
+	while (n--)
+		x = (x << 8) | b[n];
+	return x;
+}
+
+/**
+ * gr_siphash() - SipHash-2-4 of @len bytes under a 128-bit key: the tag
+ * that makes a message id unguessable without the key
+ */
+uint64_t gr_siphash(const uint8_t key[GR_MSGID_KEY_LEN], const void *p,
+		    size_t len)
+{
+	const unsigned char *b = p;
+	uint64_t k0 = le64_at(key, 8), k1 = le64_at(key + 8, 8), m;
+	uint64_t v[4] = {
+		k0 ^ 0x736f6d6570736575ULL, k1 ^ 0x646f72616e646f6dULL,
+		k0 ^ 0x6c7967656e657261ULL, k1 ^ 0x7465646279746573ULL,
+	};
+	size_t i, left = len & 7;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		m = le64_at(b + i, 8);
+		v[3] ^= m;
+		sip_round(v);
+		sip_round(v);
+		v[0] ^= m;
+	}
+	m = le64_at(b + i, left) | ((uint64_t)(len & 0xff) << 56);
+	v[3] ^= m;
+	sip_round(v);
+	sip_round(v);
+	v[0] ^= m;
+	v[2] ^= 0xff;
+	for (i = 0; i < 4; i++)
+		sip_round(v);
+	return v[0] ^ v[1] ^ v[2] ^ v[3];
+}
+
+/**
+ * gr_msgid_seal() - make a message id (gr_msgid_build()) the agent's own
+ * @id: the id; ".r<retry>" (when @retry) and ".<tag>" are appended
+ * @cap: size of @id
+ * @key: the agent's secret
+ * @retry: 0, or the how-many-th fresh id of an object whose id was taken
+ *
+ * The tag is 16 hex digits of gr_siphash() of everything before it:
+ * whoever lacks the key cannot claim the id of a packet not yet sent.
+ *
+ * Return: 0 or -ENAMETOOLONG.
+ */
+int gr_msgid_seal(char *id, size_t cap, const uint8_t key[GR_MSGID_KEY_LEN],
+		  uint32_t retry)
+{
+	size_t len = strlen(id);
+	int n = 0;
+
+	if (retry)
+		n = snprintf(id + len, cap - len, ".r%" PRIu32, retry);
+	if (n < 0 || (size_t)n >= cap - len)
+		return -ENAMETOOLONG;
+	len += (size_t)n;
+	n = snprintf(id + len, cap - len, ".%016" PRIx64,
+		     gr_siphash(key, id, len));
+	return n < 0 || (size_t)n >= cap - len ? -ENAMETOOLONG : 0;
+}

@@ -25,8 +25,16 @@
  * LEN bytes at file offset OFF goes as NPARTS messages; part k holds
  * bytes [k * CHUNK, min(LEN, (k + 1) * CHUNK)). GEN is the packet's
  * sequence number, or a file version (its mtime in ns).
- * Nats-Msg-Id: <host>.<vm>.<session>.<file>.<GEN>.<PART>[.<hash>],
- * tokens encoded as above.
+ * Nats-Msg-Id: <host>.<vm>.<session>.<file>.<GEN>.<PART>[.<hash>]
+ * [.r<N>].<tag>, tokens encoded as above; <hash> for metadata and
+ * .guestrelay (FNV-1a of the version's bytes), r<N> on the N-th fresh id
+ * of an object whose id someone else had taken, <tag> 16 hex digits of
+ * SipHash-2-4 of everything before it under the agent's secret key
+ * (<store>/.ship/id.key): nobody without the key can claim the id of a
+ * packet the agent has not sent yet.
+ *
+ * A message republished under a fresh id carries the header
+ * Gr-Conflict: <the id that was taken>, so that collectors can say so.
  */
 #ifndef GR_SUBJECT_H
 #define GR_SUBJECT_H
@@ -38,6 +46,7 @@
 #define GR_NAME_TOKEN_MAX	256	/* a decoded name, bytes incl. NUL */
 #define GR_SUBJ_MAX		1024	/* a whole subject incl. NUL */
 #define GR_STREAM_NAME_MAX	64
+#define GR_MSGID_KEY_LEN	16	/* bytes of the id secret */
 
 enum gr_obj_kind { GR_OBJ_METADATA, GR_OBJ_INFO, GR_OBJ_STREAM };
 
@@ -69,6 +78,11 @@ int gr_subj_build(const char *stream, const struct gr_obj *o, char *out,
 int gr_subj_parse(const char *stream, const char *subj, struct gr_obj *o);
 int gr_msgid_build(const struct gr_obj *o, const struct gr_frame *f,
 		   uint64_t hash, char *out, size_t cap);
+
+int gr_msgid_seal(char *id, size_t cap, const uint8_t key[GR_MSGID_KEY_LEN],
+		  uint32_t retry);
+uint64_t gr_siphash(const uint8_t key[GR_MSGID_KEY_LEN], const void *p,
+		    size_t len);
 
 uint32_t gr_frame_nparts(uint64_t len, uint32_t chunk);
 int gr_frame_format(const struct gr_frame *f, char *out, size_t cap);

@@ -268,6 +268,16 @@ static void agent_part(FILE *f, const struct gr_expo_agent *ag,
 	       "Failed or short trace writes in the current sessions of the VMs served (falls when a session restarts or a VM is removed; per VM: guestrelay_vm_write_errors_total).");
 	put_u64(f, "guestrelay_write_errors", NULL, NULL, NULL, werr);
 	live_part(f, &ag->live);
+	if (!ag->ship)
+		return;
+	family(f, "guestrelay_ship_outages_total", "counter",
+	       "Times shipping to NATS JetStream stopped, whatever the cause (no server, a hung one, the stream without quorum); one per outage.");
+	put_u64(f, "guestrelay_ship_outages_total", NULL, NULL, NULL,
+		ag->ship_outages);
+	family(f, "guestrelay_ship_id_conflicts_total", "counter",
+	       "Packets whose message id another publisher had taken; each was republished under a fresh id.");
+	put_u64(f, "guestrelay_ship_id_conflicts_total", NULL, NULL, NULL,
+		ag->ship_id_conflicts);
 }
 
 static void vm_part(FILE *f, const struct gr_expo_vm *vms, size_t n)

@@ -35,12 +35,18 @@ struct gr_expo_vm {
  * @loop_passes: passes of the io_uring loop
  * @loop_completions: completions the loop handled
  * @live: the LTTng-live server's counters (agent --live), all 0 without
+ * @ship: shipping (agent --ship): the two counters below are shown
+ * @ship_outages: times shipping stopped (any cause), since start
+ * @ship_id_conflicts: message ids another publisher had taken
  */
 struct gr_expo_agent {
 	char host[256];
 	uint64_t loop_passes;
 	uint64_t loop_completions;
 	struct gr_live_stats live;
+	bool ship;
+	uint64_t ship_outages;
+	uint64_t ship_id_conflicts;
 };
 
 void expo_label_value(FILE *f, const char *s);

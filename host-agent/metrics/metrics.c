@@ -38,6 +38,7 @@
 #include "expo.h"
 #include "live.h"
 #include "metrics.h"
+#include "ship.h"
 
 #define GR_METRICS_CONNS	16	/* clients served at once */
 #define GR_METRICS_TIMEOUT_S	10	/* an idle connection is closed */
@@ -130,6 +131,7 @@ static int build_page(struct gr_metrics *m, char **bufp, size_t *lenp)
 {
 	struct gr_agent *a = m->agent;
 	struct gr_expo_vm *vms = NULL;
+	struct gr_ship_backlog sb;
 	struct gr_vm *vm;
 	size_t n = 0, i;
 	FILE *f;
@@ -154,6 +156,10 @@ static int build_page(struct gr_metrics *m, char **bufp, size_t *lenp)
 		return -ENOMEM;
 	}
 	live_get_stats(&m->ag.live);
+	ship_backlog(NULL, &sb);
+	m->ag.ship = sb.enabled;
+	m->ag.ship_outages = sb.outages;
+	m->ag.ship_id_conflicts = sb.id_conflicts;
 	expo_page(f, &m->ag, vms, n);
 	free(vms);
 	if (fclose(f)) {

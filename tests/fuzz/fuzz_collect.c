@@ -175,10 +175,7 @@ static void col_close(void)
 
 	while ((s = col.sessions)) {
 		col.sessions = s->next;
-		sess_drop_files(s);
-		free(s->info);
-		close(s->dfd);
-		free(s);
+		col_sess_free(s);
 	}
 	close(col.gen_fd);
 	close(col.dfd);

@@ -24,6 +24,31 @@
 #                          VM's collected trace, every fake_seq its guest
 #                          wrote ($la_tmp/VM.stats) is in it once, the
 #                          collectors rejected nothing
+#   ls_node_of NAME        the running node holding a client connection
+#                          named NAME (guestrelay-agent, -collect); '' if none
+#   ls_ship_start VM [AGENT OPTIONS...]
+#                          an agent shipping to $NATS_URLS one plain VM
+#                          (all events, 16 x 16 KiB sub-buffers) and a
+#                          collector c1; the test ends if the agent fails
+#   ls_guest_start VAR VM RATE SECS
+#                          a fake guest of 2 CPUs writing RATE events/s
+#                          for SECS into VM (t_bg job in VAR, stats in
+#                          $la_tmp/VM.stats), once it stored 10 packets
+#   ls_agent_node          ls_node_of guestrelay-agent, 0 if none is found
+#   ls_caught_up VM SECS   until VM's status says connected and a backlog
+#                          under 8 packets (out: the status)
+#   ls_stream_msgs I       messages of the stream GUESTRELAY as node I sees it
+#   ls_hang I / ls_unhang I
+#                          SIGSTOP / SIGCONT node I (a hung server: it
+#                          accepts TCP and answers nothing); every node is
+#                          continued at exit
+#   ls_col_bytes           bytes of the collected tree ($COL/$HOST)
+#   ls_wait_more SECS BASE CMD...
+#                          until CMD prints a number above BASE: prints the
+#                          seconds it took (tenths), 1 after SECS
+#   ls_metric PORT NAME    a metric's value on http://127.0.0.1:PORT/metrics
+#                          (the first sample of NAME), '' if none
+#   ls_log_count TEXT      lines of the agent's logs that hold TEXT
 
 # shellcheck source=tests/lib/nats.sh
 . "$LA_TOP/tests/lib/nats.sh"
@@ -135,4 +160,125 @@ ls_check_collected() {
 	fi
 	check nothing-rejected "[ $(ls_cstat rejected) -eq 0 ]" \
 		"$(cat "$COL"/.collect/stats.*)"
+}
+
+ls_node_of() {
+	local i
+
+	for ((i = 0; i < NATS_N; i++)); do
+		[ -n "${nats_job[$i]}" ] || continue
+		nats_varz "$i" "connz?limit=1024" | grep -q "\"name\": *\"$1\"" &&
+			{ echo "$i"; return 0; }
+	done
+	echo ""
+}
+
+ls_ship_start() {
+	local vm=$1
+
+	shift
+	la_agent_start --ship "$NATS_URLS" --events all --subbuf-size 16384 \
+		--subbufs 16 --vm "$vm" --plain "$@" ||
+		{ bad agent-starts "see the log"; la_show_logs; la_finish; }
+	ok agent-starts
+	ls_collect_start c1
+}
+
+ls_guest_start() {
+	local job
+
+	t_bg job $(($4 + 120)) "$la_tmp/fg-$2.log" "$FG" --shm "guestrelay-$2" \
+		--cpus 2 --rate "$3" --duration "$4" --linger 30 \
+		--stats "$la_tmp/$2.stats"
+	printf -v "$1" '%s' "$job"
+	la_wait_status "$2" "s['stats']['packets'] > 10" 30 || bad streams "$out"
+}
+
+ls_agent_node() {
+	local k
+
+	k=$(ls_node_of guestrelay-agent)
+	[[ $k =~ ^[0-9]+$ ]] || k=0
+	echo "$k"
+}
+
+ls_caught_up() {
+	la_wait_status "$1" "s['ship']['connected'] and s['ship']['backlog_packets'] < 8" "$2"
+}
+
+ls_stream_msgs() {
+	nats_varz "$1" "jsz?streams=true&accounts=true" | "$PY" -c '
+import json, sys
+def walk(d):
+    if isinstance(d, dict):
+        if d.get("name") == "GUESTRELAY" and isinstance(d.get("state"), dict):
+            return d["state"].get("messages", 0)
+        for v in d.values():
+            r = walk(v)
+            if r is not None:
+                return r
+    elif isinstance(d, list):
+        for v in d:
+            r = walk(v)
+            if r is not None:
+                return r
+    return None
+try:
+    print(walk(json.load(sys.stdin)) or 0)
+except ValueError:
+    print(0)'
+}
+
+ls_hung_deferred=0
+# shellcheck disable=SC2317 # run at exit (t_defer)
+ls_unhang_all() {
+	local i
+
+	for ((i = 0; i < NATS_N; i++)); do
+		[ -n "${nats_pid[$i]}" ] && kill -CONT "${nats_pid[$i]}" 2>/dev/null
+	done
+	return 0
+}
+
+ls_hang() {
+	if [ "$ls_hung_deferred" = 0 ]; then
+		t_defer ls_unhang_all
+		ls_hung_deferred=1
+	fi
+	kill -STOP "${nats_pid[$1]}"
+}
+
+ls_unhang() {
+	kill -CONT "${nats_pid[$1]}"
+}
+
+ls_col_bytes() {
+	find "$COL/$HOST" -type f -printf '%s\n' 2>/dev/null |
+		awk '{ n += $1 } END { print n + 0 }'
+}
+
+ls_wait_more() {
+	local secs=$1 base=$2 t0 v
+
+	shift 2
+	t0=$(date +%s%N)
+	while :; do
+		v=$("$@")
+		if [ "${v:-0}" -gt "$base" ]; then
+			echo $((($(date +%s%N) - t0) / 100000000)) |
+				sed 's/\(.\)$/.\1/; s/^\./0./'
+			return 0
+		fi
+		[ $((($(date +%s%N) - t0) / 1000000000)) -ge "$secs" ] && return 1
+		sleep 0.2
+	done
+}
+
+ls_metric() {
+	curl -sS -m 5 "http://127.0.0.1:$1/metrics" 2>/dev/null |
+		awk -v n="$2" '$1 == n || index($1, n "{") == 1 { print $2; exit }'
+}
+
+ls_log_count() {
+	cat "$la_tmp"/agent.*.log 2>/dev/null | grep -c -F -- "$1"
 }

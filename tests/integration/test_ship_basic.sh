@@ -32,6 +32,7 @@ la_vm B sb_b-
 la_vm C sb-flight
 SB=16384
 DUR=6
+LA_BT_SECS=${LA_BT_SECS:-180}
 LA_AGENT_SECS=400
 la_agent_start --ship "$NATS_URLS" --events all --subbuf-size $SB \
 	--subbufs 16 --vm "$A" --vm "$B" --plain \

@@ -21,6 +21,7 @@ nats_start_cluster "$la_tmp/nats" 3 ||
 ok "nats-cluster-starts ($NATS_URLS)"
 
 la_vm V scl
+LA_BT_SECS=${LA_BT_SECS:-180}
 LA_AGENT_SECS=400
 la_agent_start --ship "$NATS_URLS" --ship-replicas 3 --events all \
 	--subbuf-size 16384 --subbufs 16 --vm "$V" --plain ||

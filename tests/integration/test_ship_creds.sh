@@ -49,6 +49,7 @@ chmod 600 "$la_tmp/creds" "$la_tmp/bad.creds"
 
 la_vm V sc
 MPORT=$(nats_free_ports 1)
+LA_BT_SECS=${LA_BT_SECS:-180}
 LA_AGENT_SECS=300
 # first with a wrong password: stores, ships nothing
 la_agent_start --ship "$URL" --ship-creds "$la_tmp/bad.creds" \

@@ -26,6 +26,7 @@ la_vm V sf.v
 SB=16384
 DUR=30
 DOWN=15
+LA_BT_SECS=${LA_BT_SECS:-180}
 LA_AGENT_SECS=400
 MPORT=$(nats_free_ports 1)
 AGENT_ARGS=(--ship "$NATS_URLS" --metrics "127.0.0.1:$MPORT" --events all
@@ -65,7 +66,7 @@ ok "nats-restarted after ${DOWN} s"
 # 2. the agent killed mid-shipping
 sleep 3
 la_agent_kill9
-ok "agent-killed (shipping cursor $(od -A n -t u8 -j 48 -N 8 "$STORE"/.ship/"$V"/* 2>/dev/null | tr -d ' ') of stream_0)"
+ok "agent-killed (shipping cursor $(od -A n -t u8 -j 64 -N 8 "$STORE"/.ship/"$V"/* 2>/dev/null | tr -d ' ') of stream_0)"
 sleep 1
 la_agent_start "${AGENT_ARGS[@]}" && ok agent-restarts ||
 	{ bad agent-restarts "see the log"; la_show_logs; la_finish; }

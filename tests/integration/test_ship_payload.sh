@@ -29,6 +29,7 @@ check "nats-max-payload-64k ($mp)" "[ '$mp' = 65536 ]" "$mp"
 
 la_vm M pl_2E.m.
 la_vm X px..x-
+LA_BT_SECS=${LA_BT_SECS:-180}
 LA_AGENT_SECS=400
 la_agent_start --ship "$NATS_URLS" --events all \
 	--vm "$M" --subbuf-size 1048576 --subbufs 4 --size 16777216 \

@@ -58,7 +58,9 @@ static void two_vms(struct gr_expo_vm *vms)
 static char *page(size_t *lenp)
 {
 	struct gr_expo_agent ag = { .loop_passes = 10,
-				    .loop_completions = 20 };
+				    .loop_completions = 20, .ship = true,
+				    .ship_outages = 3,
+				    .ship_id_conflicts = 2 };
 	struct gr_expo_vm vms[2];
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, lenp);
@@ -140,6 +142,10 @@ static void test_page_has_counters_by_label_and_escaped_names(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "guestrelay_vms 2\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
 		"guestrelay_loop_iterations_total 10\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
+		"guestrelay_ship_outages_total 3\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
+		"guestrelay_ship_id_conflicts_total 2\n"));
 	/* unknown until synchronized or without a quota: no sample */
 	CU_ASSERT_PTR_NULL(strstr(buf,
 		"guestrelay_vm_clock_sync_error_seconds{vm=\"\\\\"));

@@ -246,6 +246,54 @@ static void test_msgid_distinct(void)
 	CU_ASSERT(strcmp(a, b) != 0);
 }
 
+/* the reference vectors of the SipHash paper: key 00..0f, message 00.. */
+static void test_siphash_reference_vectors(void)
+{
+	uint8_t key[GR_MSGID_KEY_LEN], msg[15];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(key); i++)
+		key[i] = (uint8_t)i;
+	for (i = 0; i < sizeof(msg); i++)
+		msg[i] = (uint8_t)i;
+	CU_ASSERT_EQUAL(gr_siphash(key, msg, 0), 0x726fdb47dd0e0e31ULL);
+	CU_ASSERT_EQUAL(gr_siphash(key, msg, 15), 0xa129ca6149be45e5ULL);
+}
+
+static void test_sealed_msgid_needs_the_key(void)
+{
+	struct gr_obj o = { .host = "h", .vm = "v", .session = "s",
+			    .kind = GR_OBJ_STREAM, .ring = 0 };
+	struct gr_frame f = { .gen = 41, .part = 0 };
+	uint8_t k1[GR_MSGID_KEY_LEN] = { 1 }, k2[GR_MSGID_KEY_LEN] = { 2 };
+	char bare[GR_SUBJ_MAX], a[GR_SUBJ_MAX], b[GR_SUBJ_MAX];
+	char r1[GR_SUBJ_MAX], r2[GR_SUBJ_MAX], small[24];
+
+	CU_ASSERT_EQUAL(gr_msgid_build(&o, &f, 0, bare, sizeof(bare)), 0);
+	memcpy(a, bare, sizeof(a));
+	memcpy(b, bare, sizeof(b));
+	CU_ASSERT_EQUAL(gr_msgid_seal(a, sizeof(a), k1, 0), 0);
+	CU_ASSERT_EQUAL(gr_msgid_seal(b, sizeof(b), k2, 0), 0);
+	/* the bare id, a dot and 16 hex digits; another key, another tag */
+	CU_ASSERT_EQUAL(strlen(a), strlen(bare) + 17);
+	CU_ASSERT_EQUAL(strncmp(a, bare, strlen(bare)), 0);
+	CU_ASSERT(strcmp(a, b) != 0);
+	/* the same key makes the same id (resends are deduplicated) */
+	memcpy(b, bare, sizeof(b));
+	CU_ASSERT_EQUAL(gr_msgid_seal(b, sizeof(b), k1, 0), 0);
+	CU_ASSERT_STRING_EQUAL(a, b);
+	/* fresh ids after a conflict: each different, each sealed */
+	memcpy(r1, bare, sizeof(r1));
+	memcpy(r2, bare, sizeof(r2));
+	CU_ASSERT_EQUAL(gr_msgid_seal(r1, sizeof(r1), k1, 1), 0);
+	CU_ASSERT_EQUAL(gr_msgid_seal(r2, sizeof(r2), k1, 2), 0);
+	CU_ASSERT(strstr(r1, ".r1.") != NULL);
+	CU_ASSERT(strcmp(r1, a) != 0 && strcmp(r1, r2) != 0);
+	snprintf(small, sizeof(small), "%.20s", bare);
+	CU_ASSERT_EQUAL(gr_msgid_seal(small, sizeof(small), k1, 0),
+			-ENAMETOOLONG);
+}
+
 static void test_frame_roundtrip_and_strictness(void)
 {
 	struct gr_frame f = { .off = 1ULL << 40, .len = 100000, .part = 3,
@@ -340,6 +388,8 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_subject_parse_refuses_hostile_subjects),
 	GR_TEST(test_dir_names),
 	GR_TEST(test_msgid_distinct),
+	GR_TEST(test_siphash_reference_vectors),
+	GR_TEST(test_sealed_msgid_needs_the_key),
 	GR_TEST(test_frame_roundtrip_and_strictness),
 	GR_TEST(test_reassembly_any_order),
 };
