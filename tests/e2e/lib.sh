@@ -182,6 +182,9 @@ print(",".join(map(str, r)) if isinstance(r, list) else r)
 # scripts/launch-guest.sh (OPTIONS are its options, not "--"), under
 # timeout(1); the serial console goes to $tmp/VM.console. The VM is
 # added to the agent by launch-guest.sh (pass --vm-args for vm-add).
+# QEMU_EXTRA (an array, empty by default) adds QEMU arguments, such as a
+# -qmp socket.
+QEMU_EXTRA=()
 boot_guest() {
 	local vm=$1
 
@@ -192,7 +195,7 @@ boot_guest() {
 	timeout -k 5 "$QEMU_TIMEOUT" "$LAUNCH" --name "$vm" --run-dir "$RUN" \
 		--store "$STORE" --guest "$GUEST_DIR" --no-agent \
 		--log "$tmp/$vm.console" "$@" -- -pidfile "$tmp/$vm.qemu.pid" \
-		>"$tmp/$vm.launch.log" 2>&1 </dev/null &
+		"${QEMU_EXTRA[@]}" >"$tmp/$vm.launch.log" 2>&1 </dev/null &
 	LAUNCH_PID[$vm]=$!
 }
 
