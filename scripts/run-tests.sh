@@ -156,7 +156,7 @@ tier_stress() {
 	build_step host make -s -C host-agent || return
 	build_step guest make -s guest || return
 	local saved=$limit
-	limit=$((${GR_STRESS_BOOTS:-10} * 2 * ${GR_STRESS_BOUND:-150} + 600))
+	limit=$((${GR_STRESS_BOOTS:-10} * 2 * ${GR_STRESS_BOUND:-300} + 900))
 	run_scripts tests/stress stress ||
 		echo "stress: no tests in this tier yet"
 	limit=$saved
