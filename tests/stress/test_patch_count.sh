@@ -56,6 +56,7 @@ count() {
 # "jump_label", each with what started it)
 causes() {
 	awk '
+		{ sub(/\r$/, "") }
 		/ grbatch: / { if (n) print kind " " who; n = 1; kind = "other"; who = "?"; next }
 		/^ => / {
 			f = $2
