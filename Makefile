@@ -5,6 +5,8 @@
 #   make demo       boot a test guest under QEMU, trace it, show the trace
 #   make check      install what is missing, then run every test tier
 #   make check-unit / check-integration / check-e2e / check-libvirt
+#   make check-stress GR_STRESS_BOOTS=100   guest boots loading the module
+#                   under load, 100 per mode (check runs 10 per mode)
 #   make bench      benchmarks (not part of check)
 #   make install    install into $(DESTDIR)$(PREFIX) and the module tree
 #   make uninstall  remove what install put in place (not config, user, traces)
@@ -22,7 +24,8 @@ KDIR ?= /lib/modules/$(GUEST_KVER)/build
 export GUEST_KVER KDIR
 
 .PHONY: all deps module host guest tests demo check check-style check-unit \
-	check-integration check-e2e check-libvirt check-fuzz fuzz bench install \
+	check-integration check-e2e check-stress check-libvirt check-fuzz fuzz \
+	bench install \
 	uninstall clean
 
 all: module host tests guest
@@ -47,7 +50,7 @@ demo: deps module host guest
 	scripts/demo.sh
 
 check: deps
-	scripts/run-tests.sh style unit fuzz integration e2e libvirt
+	scripts/run-tests.sh style unit fuzz integration e2e stress libvirt
 
 check-style: deps
 	scripts/run-tests.sh style
@@ -60,6 +63,11 @@ check-integration: deps
 
 check-e2e: deps
 	scripts/run-tests.sh e2e
+
+# the boot stress tier (tests/stress): GR_STRESS_BOOTS boots per mode
+# (default 10), GR_STRESS_ACCELS="mttcg single" to compare TCG flavours
+check-stress: deps
+	scripts/run-tests.sh stress
 
 check-libvirt: deps
 	scripts/run-tests.sh libvirt

@@ -102,7 +102,9 @@ else
 	     -device "ivshmem-doorbell,chardev=grsock,vectors=2")
 fi
 
-cmdline="console=ttyS0 panic=-1 quiet"
+# no_timer_check: on a loaded host the IO-APIC timer check at boot can
+# miss its ticks and panic a TCG guest ("IO-APIC + timer doesn't work")
+cmdline="console=ttyS0 panic=-1 quiet no_timer_check"
 [ -n "$run" ] && cmdline="$cmdline gr.run=$run"
 [ -n "$modargs" ] && cmdline="$cmdline gr.modargs=$modargs"
 [ -n "$append" ] && cmdline="$cmdline $append"

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build and run guestrelay's test tiers and print one closing line for CI:
 #   N passed, N failed, N skipped
-# Usage: scripts/run-tests.sh TIER...   (style unit fuzz integration e2e libvirt)
+# Usage: scripts/run-tests.sh TIER...   (style unit fuzz integration e2e
+#        stress libvirt)
 #
 # A CUnit program counts as its CUnit test results; any other test program
 # counts as one test. Exit status 77 means "skipped" (the program prints why);
@@ -146,6 +147,21 @@ tier_libvirt() {
 		echo "libvirt: no tests in this tier yet"
 }
 
+# tests/stress: boots of the test guest that load guestrelay.ko under
+# host load, GR_STRESS_BOOTS per mode (default 10: 10 at boot + 10 by
+# insmod, the short form `make check` runs; `make check-stress
+# GR_STRESS_BOOTS=100` is the long form). Each boot may take minutes on
+# a loaded host, so the tier's time limit grows with the boots.
+tier_stress() {
+	build_step host make -s -C host-agent || return
+	build_step guest make -s guest || return
+	local saved=$limit
+	limit=$((${GR_STRESS_BOOTS:-10} * 2 * ${GR_STRESS_BOUND:-300} + 900))
+	run_scripts tests/stress stress ||
+		echo "stress: no tests in this tier yet"
+	limit=$saved
+}
+
 # the libFuzzer targets, each for FUZZ_SMOKE_SECONDS (default 5) from its
 # seed corpus, and babeltrace2 over the metadata of accepted layouts;
 # `make fuzz` runs them long
@@ -163,7 +179,7 @@ tier_fuzz() {
 export KDIR=${KDIR:-/lib/modules/$(scripts/guest-kver.sh)/build}
 for tier in "$@"; do
 	case "$tier" in
-	style|unit|fuzz|integration|e2e|libvirt)
+	style|unit|fuzz|integration|e2e|stress|libvirt)
 		echo "== $tier"
 		"tier_$tier" ;;
 	*)
