@@ -72,6 +72,9 @@
 
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/bench/lib_build.sh
+. "$HERE/lib_build.sh"
+bench_build_agent bench_host
 # shellcheck source=tests/integration/lib_agent.sh
 . "$HERE/../integration/lib_agent.sh"
 la_init bench_host
