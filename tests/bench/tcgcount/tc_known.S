@@ -61,7 +61,7 @@ _start:
 	REPORT
 
 	/*
-	 * run 4: rep movsb of 16 bytes: insns 4 (the rep movsb once),
+	 * run 4: rep movsb of 16 bytes: insns 4 (the rep movsb once), reps 1,
 	 * rep_execs 17 (TCG: one execution per byte and a last one that
 	 * finds %rcx at 0), mem 32 (a load and a store per byte)
 	 */

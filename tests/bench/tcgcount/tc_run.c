@@ -82,6 +82,7 @@ void tc_counts_sub(struct tc_counts *d, const struct tc_counts *a,
 	d->insns = a->insns - b->insns;
 	d->mem = a->mem - b->mem;
 	d->atomics = a->atomics - b->atomics;
+	d->reps = a->reps - b->reps;
 	d->rep_execs = a->rep_execs - b->rep_execs;
 }
 
@@ -103,6 +104,7 @@ void tc_run_add(struct tc_run *r, const struct tc_counts *c)
 	r->sum.insns += c->insns;
 	r->sum.mem += c->mem;
 	r->sum.atomics += c->atomics;
+	r->sum.reps += c->reps;
 	r->sum.rep_execs += c->rep_execs;
 }
 
@@ -116,6 +118,8 @@ static int tc_cmp(const void *pa, const void *pb)
 		return a->mem < b->mem ? -1 : 1;
 	if (a->atomics != b->atomics)
 		return a->atomics < b->atomics ? -1 : 1;
+	if (a->reps != b->reps)
+		return a->reps < b->reps ? -1 : 1;
 	if (a->rep_execs != b->rep_execs)
 		return a->rep_execs < b->rep_execs ? -1 : 1;
 	return 0;
@@ -152,10 +156,11 @@ void tc_run_format(struct tc_run *r, unsigned long id, char *buf, size_t len)
 		max = r->seg[kept - 1];
 	}
 	snprintf(buf, len,
-		 "tcgcount run=%lu segs=%llu mode_segs=%zu insns=%llu mem=%llu atomics=%llu rep_execs=%llu mean_insns=%.2f mean_mem=%.2f mean_atomics=%.3f mean_rep_execs=%.2f min_insns=%llu max_insns=%llu dropped=%llu unpaired=%llu\n",
+		 "tcgcount run=%lu segs=%llu mode_segs=%zu insns=%llu mem=%llu atomics=%llu reps=%llu rep_execs=%llu mean_insns=%.2f mean_mem=%.2f mean_atomics=%.3f mean_rep_execs=%.2f min_insns=%llu max_insns=%llu dropped=%llu unpaired=%llu\n",
 		 id, (unsigned long long)r->segs, best_n,
 		 (unsigned long long)mode.insns, (unsigned long long)mode.mem,
 		 (unsigned long long)mode.atomics,
+		 (unsigned long long)mode.reps,
 		 (unsigned long long)mode.rep_execs,
 		 r->sum.insns / n, r->sum.mem / n, r->sum.atomics / n,
 		 r->sum.rep_execs / n, (unsigned long long)min.insns,

@@ -24,7 +24,7 @@
  * maximum:
  *
  *   tcgcount run=K segs=N mode_segs=M insns=I mem=A atomics=L
- *     rep_execs=R mean_insns=.. mean_mem=.. mean_atomics=..
+ *     reps=S rep_execs=R mean_insns=.. mean_mem=.. mean_atomics=..
  *     mean_rep_execs=.. min_insns=.. max_insns=..
  *
  * What is counted, and how:
@@ -33,6 +33,7 @@
  *              once however many iterations it made (inline counter on
  *              every other instruction; an execution callback on the
  *              rep-string ones, which TCG executes once per iteration)
+ *   reps       rep-prefixed string instructions (each also one of insns)
  *   rep_execs  executions of rep-prefixed string instructions: TCG runs
  *              one iteration per execution and one more that finds the
  *              count at zero (rep movsb of 16 bytes: 17); their loads
@@ -148,6 +149,7 @@ static void tc_on_rep(unsigned int vcpu, void *udata)
 	if (tc_now.insns == tc_rep_last_insns && ic->pc == tc_rep_last_pc)
 		return;
 	tc_now.insns++;
+	tc_now.reps++;
 	tc_rep_last_insns = tc_now.insns;
 	tc_rep_last_pc = ic->pc;
 }

@@ -22,6 +22,7 @@ struct tc_counts {
 	uint64_t insns;		/* instructions (a rep-string one once) */
 	uint64_t mem;		/* memory accesses, loads and stores */
 	uint64_t atomics;	/* locked instructions */
+	uint64_t reps;		/* rep-string instructions (also in insns) */
 	uint64_t rep_execs;	/* TCG executions of rep-string instructions */
 };
 

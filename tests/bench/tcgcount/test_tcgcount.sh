@@ -60,11 +60,11 @@ expect() {
 
 common="segs=100 dropped=0 unpaired=0"
 expect counts-plain-instructions 1 $common mode_segs=100 insns=10 mem=0 \
-	atomics=0 rep_execs=0
+	atomics=0 reps=0 rep_execs=0
 expect counts-loads-and-stores 2 $common insns=4 mem=4 atomics=0
 expect counts-locked-and-implicitly-locked 3 $common insns=5 mem=6 atomics=3
 expect counts-rep-string-once-with-its-accesses 4 $common insns=4 mem=32 \
-	rep_execs=17 atomics=0
+	reps=1 rep_execs=17 atomics=0
 expect counts-every-turn-of-a-loop 5 $common insns=2001 mem=0
 expect mode-is-the-common-path 6 $common mode_segs=75 insns=3 \
 	mean_insns=3.25 min_insns=3 max_insns=4
