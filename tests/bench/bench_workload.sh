@@ -102,7 +102,8 @@ python3 "$here/workload_table.py" --console "$out/workload.console" \
 	--status "$out/workload-status.json" --pp "$pp" --sc "$sc" \
 	--reps "$reps" --host-cores "$(nproc)" --lttng "$lttng" \
 	--guest-mem "$guest_mem" \
-	--host-cpu "$(bench_host_cpu)" --qemu "$(bench_qemu_version)" \
+	--host-cpu "$(bench_host_cpu)" \
+	--qemu "$(bench_qemu_version), accelerator $(bench_accel_used)" \
 	--load "$load_before / $(bench_load)" \
 	--seconds $(($(date +%s) - t0)) >"$out/workload.md" || rc=$?
 bench_report "$out/workload.md" "$rc"
