@@ -45,8 +45,9 @@ _start:
 	REPORT
 
 	/*
-	 * run 3: locked read-modify-writes (each a load and a store) and
-	 * register xchg (not locked): insns 5, mem 6, atomics 3
+	 * run 3: locked read-modify-writes (each a load and a store),
+	 * register xchg (not locked) and a cmpxchg without LOCK (a load and
+	 * a store, local_rmw): insns 6, mem 8, atomics 3, local_rmw 1
 	 */
 	mov	$SEGS, %r12
 1:	START
@@ -55,6 +56,7 @@ _start:
 	xchg	%rax, %rbx
 	xchg	%rbx, %rax
 	lock cmpxchg %rcx, buf+16(%rip)
+	cmpxchg	%rcx, buf+24(%rip)
 	STOP
 	dec	%r12
 	jnz	1b

@@ -36,8 +36,8 @@ static int tc_is_string_op(uint8_t op)
  *
  * Return: TC_START, TC_STOP or TC_REPORT for a marker; else 0 or'ed with
  * TC_LOCKED (a LOCK prefix, or xchg with a memory operand, which the CPU
- * locks without one) and TC_REP_STRING (a rep or repne prefix on a
- * string instruction).
+ * locks without one), TC_REP_STRING (a rep or repne prefix on a string
+ * instruction) and TC_LOCAL_RMW (cmpxchg or xadd on memory without LOCK).
  */
 unsigned int tc_decode(const uint8_t *b, size_t len)
 {
@@ -73,6 +73,15 @@ unsigned int tc_decode(const uint8_t *b, size_t len)
 		kind |= TC_LOCKED;
 	if (rep && tc_is_string_op(op))
 		kind |= TC_REP_STRING;
+	/*
+	 * cmpxchg 0f b0/b1, xadd 0f c0/c1 on memory without LOCK: what
+	 * Linux's local_t operations (local_cmpxchg(), local_add_return())
+	 * are on x86, atomic against the own CPU only
+	 */
+	if (!lock && op == 0x0f && i + 2 < len &&
+	    (b[i + 1] == 0xb0 || b[i + 1] == 0xb1 || b[i + 1] == 0xc0 ||
+	     b[i + 1] == 0xc1) && (b[i + 2] >> 6) != 3)
+		kind |= TC_LOCAL_RMW;
 	return kind;
 }
 
@@ -82,6 +91,7 @@ void tc_counts_sub(struct tc_counts *d, const struct tc_counts *a,
 	d->insns = a->insns - b->insns;
 	d->mem = a->mem - b->mem;
 	d->atomics = a->atomics - b->atomics;
+	d->local_rmw = a->local_rmw - b->local_rmw;
 	d->reps = a->reps - b->reps;
 	d->rep_execs = a->rep_execs - b->rep_execs;
 }
@@ -104,6 +114,7 @@ void tc_run_add(struct tc_run *r, const struct tc_counts *c)
 	r->sum.insns += c->insns;
 	r->sum.mem += c->mem;
 	r->sum.atomics += c->atomics;
+	r->sum.local_rmw += c->local_rmw;
 	r->sum.reps += c->reps;
 	r->sum.rep_execs += c->rep_execs;
 }
@@ -118,6 +129,8 @@ static int tc_cmp(const void *pa, const void *pb)
 		return a->mem < b->mem ? -1 : 1;
 	if (a->atomics != b->atomics)
 		return a->atomics < b->atomics ? -1 : 1;
+	if (a->local_rmw != b->local_rmw)
+		return a->local_rmw < b->local_rmw ? -1 : 1;
 	if (a->reps != b->reps)
 		return a->reps < b->reps ? -1 : 1;
 	if (a->rep_execs != b->rep_execs)
@@ -156,10 +169,11 @@ void tc_run_format(struct tc_run *r, unsigned long id, char *buf, size_t len)
 		max = r->seg[kept - 1];
 	}
 	snprintf(buf, len,
-		 "tcgcount run=%lu segs=%llu mode_segs=%zu insns=%llu mem=%llu atomics=%llu reps=%llu rep_execs=%llu mean_insns=%.2f mean_mem=%.2f mean_atomics=%.3f mean_rep_execs=%.2f min_insns=%llu max_insns=%llu dropped=%llu unpaired=%llu\n",
+		 "tcgcount run=%lu segs=%llu mode_segs=%zu insns=%llu mem=%llu atomics=%llu local_rmw=%llu reps=%llu rep_execs=%llu mean_insns=%.2f mean_mem=%.2f mean_atomics=%.3f mean_rep_execs=%.2f min_insns=%llu max_insns=%llu dropped=%llu unpaired=%llu\n",
 		 id, (unsigned long long)r->segs, best_n,
 		 (unsigned long long)mode.insns, (unsigned long long)mode.mem,
 		 (unsigned long long)mode.atomics,
+		 (unsigned long long)mode.local_rmw,
 		 (unsigned long long)mode.reps,
 		 (unsigned long long)mode.rep_execs,
 		 r->sum.insns / n, r->sum.mem / n, r->sum.atomics / n,

@@ -24,7 +24,7 @@
  * maximum:
  *
  *   tcgcount run=K segs=N mode_segs=M insns=I mem=A atomics=L
- *     reps=S rep_execs=R mean_insns=.. mean_mem=.. mean_atomics=..
+ *     local_rmw=W reps=S rep_execs=R mean_insns=.. mean_mem=.. mean_atomics=..
  *     mean_rep_execs=.. min_insns=.. max_insns=..
  *
  * What is counted, and how:
@@ -46,6 +46,10 @@
  *              memory operand (0x86/0x87, ModRM mod != 3), which the CPU
  *              locks implicitly; decoded from the instruction bytes at
  *              translation
+ *   local_rmw  cmpxchg and xadd on memory without a LOCK prefix (Linux's
+ *              local_t operations on x86: atomic against interrupts on
+ *              the own CPU, not against other CPUs, and cheaper than a
+ *              locked one, but not free)
  *
  * The counters are the inline operations of the plugin API: one
  * increment of a shared 64-bit counter, without a call. They are exact
@@ -198,6 +202,9 @@ static void tc_on_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		if (kind & TC_LOCKED)
 			qemu_plugin_register_vcpu_insn_exec_inline(insn,
 				QEMU_PLUGIN_INLINE_ADD_U64, &tc_now.atomics, 1);
+		if (kind & TC_LOCAL_RMW)
+			qemu_plugin_register_vcpu_insn_exec_inline(insn,
+				QEMU_PLUGIN_INLINE_ADD_U64, &tc_now.local_rmw, 1);
 		qemu_plugin_register_vcpu_mem_inline(insn, QEMU_PLUGIN_MEM_RW,
 			QEMU_PLUGIN_INLINE_ADD_U64, &tc_now.mem, 1);
 	}

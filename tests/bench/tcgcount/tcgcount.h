@@ -16,12 +16,14 @@
 #define TC_REPORT	0x3u	/* 66 87 d2: xchg %dx,%dx */
 #define TC_LOCKED	0x4u	/* LOCK prefix, or xchg with memory */
 #define TC_REP_STRING	0x8u	/* rep/repne + a string instruction */
+#define TC_LOCAL_RMW	0x10u	/* cmpxchg or xadd on memory, no LOCK */
 
 /* What one segment executed, or the counters at one moment */
 struct tc_counts {
 	uint64_t insns;		/* instructions (a rep-string one once) */
 	uint64_t mem;		/* memory accesses, loads and stores */
 	uint64_t atomics;	/* locked instructions */
+	uint64_t local_rmw;	/* cmpxchg/xadd on memory without LOCK */
 	uint64_t reps;		/* rep-string instructions (also in insns) */
 	uint64_t rep_execs;	/* TCG executions of rep-string instructions */
 };

@@ -60,9 +60,10 @@ expect() {
 
 common="segs=100 dropped=0 unpaired=0"
 expect counts-plain-instructions 1 $common mode_segs=100 insns=10 mem=0 \
-	atomics=0 reps=0 rep_execs=0
+	atomics=0 local_rmw=0 reps=0 rep_execs=0
 expect counts-loads-and-stores 2 $common insns=4 mem=4 atomics=0
-expect counts-locked-and-implicitly-locked 3 $common insns=5 mem=6 atomics=3
+expect counts-locked-and-implicitly-locked 3 $common insns=6 mem=8 atomics=3 \
+	local_rmw=1
 expect counts-rep-string-once-with-its-accesses 4 $common insns=4 mem=32 \
 	reps=1 rep_execs=17 atomics=0
 expect counts-every-turn-of-a-loop 5 $common insns=2001 mem=0
