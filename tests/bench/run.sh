@@ -9,12 +9,22 @@
 #
 #   tests/bench/run.sh [NAME...]     (default: all; NAME as bench_NAME.sh)
 #   BENCH_QUICK=1 make bench         short runs (tests/bench/README.md)
+#   BENCH_SMOKE=1 make bench         the smallest sizes, of the set
+#                                    BENCH_SMOKE_SET (default "core guest
+#                                    host"), without LTTng: that make
+#                                    bench builds and runs, measuring
+#                                    nothing (tests/bench/fresh_clone.sh)
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
 BUILD=${BUILD:-$TOP/build}
 export BUILD
 all="core guest host workload volume ship fleet"
+if [ "${BENCH_SMOKE:-0}" = 1 ]; then
+	all=${BENCH_SMOKE_SET:-"core guest host"}
+	export BENCH_QUICK=1 BENCH_TINY=1 BENCH_LTTNG=0 BENCH_CALLS=2000
+	export BENCH_REPS=1 BENCH_COUNT_CALLS=200
+fi
 [ $# -gt 0 ] && all="$*"
 mkdir -p "$BUILD/bench"
 ran=0 failed=0 skipped=0 failures=""
