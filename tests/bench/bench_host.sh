@@ -50,8 +50,8 @@
 # 3b. fixed aggregate rate: 1, 8 and 64 fake guests (4 MiB regions, 1 CPU
 #    each, 4000-byte events) sharing one total rate (each offers
 #    total / N ticks/s), the same totals at every count, on a fresh agent:
-#    the agent's CPU seconds per GB stored (utime + stime over the run
-#    from /proc/PID/stat), and per count the highest total held without
+#    the agent's CPU seconds per GB stored (all its threads' CPU time
+#    over the run, /proc/PID/task/*/schedstat), and per count the highest total held without
 #    loss in every repetition (a ladder of totals upwards; the first one
 #    that loses ends that count's ladder). This separates the agent's
 #    cost from the producers': the same bytes per second arrive however
@@ -150,11 +150,14 @@ LATW=$la_tmp/latwatch
 	"$LA_TOP/host-agent/region/validate.c" || { say "copy_consumer: build"; exit 1; }
 "$CC" -O2 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -I"$LA_TOP/spec" \
 	-o "$LATW" "$HERE/latwatch.c" || { say "latwatch: build"; exit 1; }
+# verify_modes: the agent's checks (every file of host-agent/region/,
+# whatever they are split into) and its stored_check.c
+vm_inc=()
+for d in "$LA_TOP"/host-agent/*/; do vm_inc+=(-I"$d"); done
 "$CC" -O2 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -I"$LA_TOP/spec" \
-	-I"$LA_TOP/tests/lib" -I"$LA_TOP/host-agent/region" \
-	-I"$LA_TOP/host-agent/agent" -o "$VMODES" "$HERE/verify_modes.c" \
-	"$LA_TOP/host-agent/agent/stored_check.c" \
-	"$LA_TOP/host-agent/region/validate.c" "$LA_TOP/tests/lib/gr_build.c" ||
+	-I"$LA_TOP/tests/lib" "${vm_inc[@]}" -o "$VMODES" \
+	"$HERE/verify_modes.c" "$LA_TOP/host-agent/agent/stored_check.c" \
+	"$LA_TOP"/host-agent/region/*.c "$LA_TOP/tests/lib/gr_build.c" ||
 	{ say "verify_modes: build"; exit 1; }
 
 failed=0
@@ -164,6 +167,14 @@ now_ns() { date +%s%N; }
 # agent_cpu_ticks: the agent's utime + stime (all threads), clock ticks
 agent_cpu_ticks() {
 	awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$la_agent_pid/stat"
+}
+
+# agent_cpu_ns: the agent's CPU time in ns, all its threads (io_uring's
+# workers included), from the scheduler's accounting: finer than the clock
+# ticks of /proc/PID/stat, for runs where the agent works for tens of ms
+agent_cpu_ns() {
+	cat "/proc/$la_agent_pid"/task/*/schedstat 2>/dev/null |
+		awk '{ s += $1 } END { printf "%.0f\n", s }'
 }
 
 # store_bytes DIR: bytes of the stream files under DIR
@@ -397,16 +408,16 @@ scale_run() {
 # ---- 3b. scale at a fixed aggregate rate -------------------------------
 
 # fixrate_run N AGG: N VMs sharing AGG ticks/s (each AGG/N); one row of
-# fixrate.tsv: N, AGG, rep, wall ns, the agent's CPU ticks over the run
+# fixrate.tsv: N, AGG, rep, wall ns, the agent's CPU ns over the run
 # (from before the guests start to after the last one left, which waits
 # until its data is consumed), bytes stored, events lost, events written
 fixrate_run() {
 	local n=$1 agg=$2 i vm vms t0 t1 c0 c1 b=0 lost=0 wr=0 sess x
 
-	c0=$(agent_cpu_ticks)
+	c0=$(agent_cpu_ns)
 	fleet_run "$n" "$(awk -v a="$agg" -v n="$n" 'BEGIN { printf "%.3f", a / n }')" \
 		bf || return
-	c1=$(agent_cpu_ticks)
+	c1=$(agent_cpu_ns)
 	for i in $(seq "$n"); do
 		vm=${vms[$((i - 1))]}
 		sess=$(la_sessions "$vm" | tail -n1)

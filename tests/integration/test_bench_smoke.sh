@@ -246,7 +246,7 @@ else
 		else
 			bad host-scale-row-2-vms "no row" "$tmp/host/host.md"
 		fi
-		if grep -qE '^\| 2000 \| 8 \| [0-9.]+ \[.*\| [0-9.]+ \| [0-9]+ \|$' "$tmp/host/host.md"; then
+		if grep -qE '^\| 2000 \| 8 \| [0-9.]+ \[.*\| ([0-9.]+|-) \| [0-9]+ \|$' "$tmp/host/host.md"; then
 			ok host-fixrate-row
 		else
 			bad host-fixrate-row "no row" "$tmp/host/host.md"
