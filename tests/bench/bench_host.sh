@@ -50,8 +50,10 @@
 # 3b. fixed aggregate rate: 1, 8 and 64 fake guests (4 MiB regions, 1 CPU
 #    each, 4000-byte events) sharing one total rate (each offers
 #    total / N ticks/s), the same totals at every count, on a fresh agent:
-#    the agent's CPU seconds per GB stored (all its threads' CPU time
-#    over the run, /proc/PID/task/*/schedstat), and per count the highest total held without
+#    the agent's CPU seconds per GB stored (utime + stime over the run
+#    from /proc/PID/stat, which keeps the time of threads that ended, as
+#    io_uring's workers do; runs of FIX_SECS, 3 s quick, 5 s full, so
+#    that clock ticks resolve it), and per count the highest total held without
 #    loss in every repetition (a ladder of totals upwards; the first one
 #    that loses ends that count's ladder). This separates the agent's
 #    cost from the producers': the same bytes per second arrive however
@@ -105,13 +107,14 @@ if [ "$TINY" = 1 ]; then
 	SCALE=${BENCH_SCALE:-"1 2"} SBS="65536" LADDER="1000 1000000"
 	BISECT=1 CONFIRM=1 LAT_TIMERS="10"
 	FIX_SCALE=${BENCH_FIX_SCALE:-"1 2"} FIX_RATES="2000" VM_PACKETS=64
+	FIX_SECS=0.5
 elif [ "$QUICK" = 1 ]; then
 	REPS=${BENCH_REPS:-3} SECS=1 LAT_SECS=2 SCALE_SECS=1
 	SCALE=${BENCH_SCALE:-"1 8 32"} SBS="65536 262144 1048576"
 	LADDER="10000 30000 100000 300000 1000000" BISECT=2 CONFIRM=3
 	LAT_TIMERS="10 100"
 	FIX_SCALE=${BENCH_FIX_SCALE:-"1 8 64"} FIX_RATES="4000 16000 64000"
-	VM_PACKETS=1024
+	VM_PACKETS=1024 FIX_SECS=3
 else
 	REPS=${BENCH_REPS:-5} SECS=2 LAT_SECS=5 SCALE_SECS=3
 	SCALE=${BENCH_SCALE:-"1 8 32 64"} SBS="65536 262144 1048576"
@@ -119,6 +122,7 @@ else
 	BISECT=5 CONFIRM=5 LAT_TIMERS="10 100"
 	FIX_SCALE=${BENCH_FIX_SCALE:-"1 8 64"}
 	FIX_RATES="4000 8000 16000 32000 64000 128000" VM_PACKETS=4096
+	FIX_SECS=5
 fi
 PARTS=${BENCH_PARTS:-ingest,latency,scale,fixrate,loss,verify}
 MODE=full
@@ -167,14 +171,6 @@ now_ns() { date +%s%N; }
 # agent_cpu_ticks: the agent's utime + stime (all threads), clock ticks
 agent_cpu_ticks() {
 	awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$la_agent_pid/stat"
-}
-
-# agent_cpu_ns: the agent's CPU time in ns, all its threads (io_uring's
-# workers included), from the scheduler's accounting: finer than the clock
-# ticks of /proc/PID/stat, for runs where the agent works for tens of ms
-agent_cpu_ns() {
-	cat "/proc/$la_agent_pid"/task/*/schedstat 2>/dev/null |
-		awk '{ s += $1 } END { printf "%.0f\n", s }'
 }
 
 # store_bytes DIR: bytes of the stream files under DIR
@@ -345,13 +341,14 @@ latency_run() {
 
 # ---- 3. scale ---------------------------------------------------------
 
-# fleet_run N RATE TAG: N VMs (4 MiB regions) on the agent, one fake
-# guest each (1 CPU, RATE ticks/s of SIZE-byte events, SCALE_SECS s),
+# fleet_run N RATE TAG [SECS]: N VMs (4 MiB regions) on the agent, one fake
+# guest each (1 CPU, RATE ticks/s of SIZE-byte events, SECS s, default
+# SCALE_SECS),
 # started together and waited for (each waits until what it produced is
 # consumed); sets vms (names) and t0, t1 (ns around the guests); returns
 # 1 if a VM could not be added
 fleet_run() {
-	local n=$1 rate=$2 tag=$3 i vm f fgs=()
+	local n=$1 rate=$2 tag=$3 secs=${4:-$SCALE_SECS} i vm f fgs=()
 
 	vms=()
 	for i in $(seq "$n"); do
@@ -364,7 +361,7 @@ fleet_run() {
 	for i in $(seq "$n"); do
 		t_bg f 120 "$la_tmp/fgs.$i.log" "$FG" --socket \
 			"$RUN/${vms[$((i - 1))]}.sock" --cpus 1 --rate "$rate" \
-			--size $SIZE --duration "$SCALE_SECS" --linger 30 --quiet \
+			--size $SIZE --duration "$secs" --linger 30 --quiet \
 			--stats "$la_tmp/fgs.$i.stats"
 		fgs+=("$f")
 	done
@@ -408,16 +405,16 @@ scale_run() {
 # ---- 3b. scale at a fixed aggregate rate -------------------------------
 
 # fixrate_run N AGG: N VMs sharing AGG ticks/s (each AGG/N); one row of
-# fixrate.tsv: N, AGG, rep, wall ns, the agent's CPU ns over the run
+# fixrate.tsv: N, AGG, rep, wall ns, the agent's CPU ticks over the run
 # (from before the guests start to after the last one left, which waits
 # until its data is consumed), bytes stored, events lost, events written
 fixrate_run() {
 	local n=$1 agg=$2 i vm vms t0 t1 c0 c1 b=0 lost=0 wr=0 sess x
 
-	c0=$(agent_cpu_ns)
+	c0=$(agent_cpu_ticks)
 	fleet_run "$n" "$(awk -v a="$agg" -v n="$n" 'BEGIN { printf "%.3f", a / n }')" \
-		bf || return
-	c1=$(agent_cpu_ns)
+		bf "$FIX_SECS" || return
+	c1=$(agent_cpu_ticks)
 	for i in $(seq "$n"); do
 		vm=${vms[$((i - 1))]}
 		sess=$(la_sessions "$vm" | tail -n1)
@@ -541,7 +538,7 @@ if has scale; then
 fi
 
 if has fixrate; then
-	say "fixed aggregate rate: $FIX_SCALE VMs at $FIX_RATES ticks/s in all, $REPS x $SCALE_SECS s, a fresh agent"
+	say "fixed aggregate rate: $FIX_SCALE VMs at $FIX_RATES ticks/s in all, $REPS x $FIX_SECS s, a fresh agent"
 	la_agent_stop
 	la_agent_start || { say "the agent did not restart"; exit 1; }
 	# per VM count, the ladder upwards; a rate that lost events in any

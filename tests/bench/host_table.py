@@ -291,9 +291,9 @@ def fixrate(raw, md):
     cpu, gbps, lost = {}, {}, {}
     for x in r:
         k = (int(x[0]), int(x[1]))
-        wall, cpu_ns, b = int(x[3]) / 1e9, int(x[4]), int(x[5])
+        wall, ticks, b = int(x[3]) / 1e9, int(x[4]), int(x[5])
         if b:
-            cpu.setdefault(k, []).append(cpu_ns / 1e9 / (b / 1e9))
+            cpu.setdefault(k, []).append(ticks / HZ / (b / 1e9))
         gbps.setdefault(k, []).append(b / 1e9 / wall if wall else 0)
         lost.setdefault(k, []).append(int(x[6]))
     md.append("## 3b. Scale at a fixed aggregate rate\n")
