@@ -37,7 +37,7 @@
 #   BENCH_QUICK=1      20000 calls per run, 3 rounds (under a minute)
 #   BENCH_CALLS=N      calls per run (default 100000)
 #   BENCH_REPS=R       rounds of every variant (default 5)
-#   BENCH_TIMEOUT=S    seconds QEMU may run (default 300; quick 120)
+#   BENCH_TIMEOUT=S    seconds QEMU may run (default 1800; quick 900)
 #   BENCH_CLOCKSOURCE  the guest's clocksource: tsc (default: boots with
 #                      "clocksource=tsc tsc=reliable"), guest (the kernel's
 #                      own choice: hpet under TCG, an emulated MMIO read
@@ -68,10 +68,10 @@ out=$build/bench
 events=sched_switch,sys_enter,irq_handler_exit,sched_process_exec
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	calls=${BENCH_CALLS:-20000} reps=${BENCH_REPS:-3}
-	qemu_timeout=${BENCH_TIMEOUT:-120}
+	qemu_timeout=${BENCH_TIMEOUT:-900}
 else
 	calls=${BENCH_CALLS:-100000} reps=${BENCH_REPS:-5}
-	qemu_timeout=${BENCH_TIMEOUT:-300}
+	qemu_timeout=${BENCH_TIMEOUT:-1800}
 fi
 case "${BENCH_CLOCKSOURCE:-tsc}" in
 tsc) clock_args="clocksource=tsc tsc=reliable" ;;

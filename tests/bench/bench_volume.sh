@@ -33,7 +33,7 @@ events='sched_*,irq_*,softirq_*,sys_enter,sys_exit,block_rq_*'
 events=$events,net_dev_xmit,netif_receive_skb
 secs=5
 [ "${BENCH_QUICK:-0}" = 1 ] && secs=2
-qemu_timeout=${BENCH_TIMEOUT:-$((120 + 4 * secs))}
+qemu_timeout=${BENCH_TIMEOUT:-$((600 + 4 * secs))}
 vm=benchvol$$
 
 mkdir -p "$out"
