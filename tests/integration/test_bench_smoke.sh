@@ -170,12 +170,12 @@ elif [ ! -s "$BUILD/guest/vmlinux" ] || [ ! -x "$BUILD/host-agent/guestrelay" ];
 	skip accel-auto-boots "test guest or agent not built (make guest host)"
 else
 	avm=accel$$
-	timeout -k 5 120 "$TOP/scripts/launch-guest.sh" --name "$avm" \
+	timeout -k 5 300 "$TOP/scripts/launch-guest.sh" --name "$avm" \
 		--run-dir "$tmp/arun" --store "$tmp/astore" --plain --size 4M \
 		--accel auto --log "$tmp/accel.console" -- \
 		-pidfile "$tmp/accel.pid" >"$tmp/accel.log" 2>&1 </dev/null &
 	ajob=$!
-	for _ in $(seq 600); do
+	for _ in $(seq 1400); do
 		grep -qa 'GR: guest ready' "$tmp/accel.console" 2>/dev/null && break
 		kill -0 "$ajob" 2>/dev/null || break
 		sleep 0.2
@@ -214,7 +214,7 @@ fi
 if [ ! -x "$BUILD/host-agent/guestrelay" ] || [ ! -x "$BUILD/tests/fakeguest" ]; then
 	skip bench-host-runs "agent or fake guest not built"
 else
-	BENCH_NO_BUILD=1 BENCH_TINY=1 BENCH_OUT="$tmp/host" timeout -k 5 120 \
+	BENCH_NO_BUILD=1 BENCH_TINY=1 BENCH_OUT="$tmp/host" timeout -k 5 400 \
 		"$BENCH/bench_host.sh" >"$tmp/host.log" 2>&1
 	rc=$?
 	if [ "$rc" = 0 ]; then
@@ -370,7 +370,7 @@ elif [ ! -s "$BUILD/guest/vmlinux" ] || [ ! -x "$BUILD/host-agent/guestrelay" ];
 	skip bench-workload-runs "test guest or agent not built (make guest host)"
 else
 	BENCH_NO_BUILD=1 BENCH_LTTNG=0 BENCH_PP=200 BENCH_SC=2000 BENCH_REPS=1 \
-	BENCH_TIMEOUT=90 BENCH_OUT="$tmp/wl" timeout -k 5 120 \
+	BENCH_TIMEOUT=540 BENCH_OUT="$tmp/wl" timeout -k 5 600 \
 		"$BENCH/bench_workload.sh" >"$tmp/wl.log" 2>&1
 	rc=$?
 	if [ "$rc" = 77 ]; then
