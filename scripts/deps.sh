@@ -18,7 +18,9 @@
 #   fuzz    clang and its libFuzzer runtime (tests/fuzz)
 #   view    headless Chromium and a font (tests/integration/test_timeline.sh
 #           renders `guestrelay timeline` pictures in it)
-#   bench   valgrind (bench_core.sh counts instructions with callgrind) and
+#   bench   valgrind (bench_core.sh counts instructions with callgrind),
+#           qemu-user (qemu-x86_64 runs tests/bench/tcgcount's unit test
+#           under the plugin) and
 #           LTTng for the benchmarks' third tracer (tests/bench): lttng-tools
 #           and lttng-modules-dkms, whose sources tests/bench builds for the
 #           guest kernel itself; DKMS's own build at install is switched off
@@ -35,7 +37,7 @@ group[libvirt]="libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients adduse
 group[fleet]="nats-server curl"
 group[fuzz]="clang libclang-rt-14-dev"
 group[view]="chromium fonts-dejavu-core"
-group[bench]="lttng-tools lttng-modules-dkms kmod valgrind"
+group[bench]="lttng-tools lttng-modules-dkms kmod valgrind qemu-user"
 
 want=()
 [ $# -eq 0 ] && set -- all

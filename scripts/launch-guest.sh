@@ -9,7 +9,12 @@
 #     --guest DIR        vmlinux + initrd.cpio.gz (default: build/guest)
 #     --plain            ivshmem-plain (polling) instead of ivshmem-doorbell
 #     --size BYTES       shared memory size (default 16M)
-#     --kvm              use KVM if /dev/kvm works (default: TCG)
+#     --accel A          auto, kvm or tcg (default: $GR_ACCEL, else tcg):
+#                        auto uses KVM where it is a hardware KVM that
+#                        boots a stock kernel, else TCG and says why in one
+#                        line; kvm insists (exit 1 with the reason where
+#                        it cannot work); tcg never tries KVM
+#     --kvm              the same as --accel auto
 #     --smp N            CPUs (default 2); --mem MB (default 256)
 #     --single-thread    one TCG thread (for attach/detach tests)
 #     --run SCRIPT       run /gr/SCRIPT in the guest, then power off
@@ -27,7 +32,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 name=guest run_dir=$top/build/run store=$top/build/traces guest=$top/build/guest
-plain=0 size=16M kvm=0 smp=2 mem=256 single=0 run="" modargs="" append=""
+plain=0 size=16M accel_want=${GR_ACCEL:-tcg} smp=2 mem=256 single=0 run="" modargs="" append=""
 log="" vm_args="" start_agent=1 uuid=""
 bin=$top/build/host-agent/guestrelay
 
@@ -41,7 +46,8 @@ while [ $# -gt 0 ]; do
 	--guest) guest=$2; shift ;;
 	--plain) plain=1 ;;
 	--size) size=$2; shift ;;
-	--kvm) kvm=1 ;;
+	--accel) accel_want=$2; shift ;;
+	--kvm) accel_want=auto ;;
 	--smp) smp=$2; shift ;;
 	--mem) mem=$2; shift ;;
 	--single-thread) single=1 ;;
@@ -64,15 +70,42 @@ command -v qemu-system-x86_64 >/dev/null ||
 [ -s "$guest/vmlinux" ] && [ -s "$guest/initrd.cpio.gz" ] ||
 	die "no test guest in $guest; run make guest"
 
-accel="tcg"
-[ "$single" = 1 ] && accel="tcg,thread=single"
-if [ "$kvm" = 1 ]; then
-	if [ -w /dev/kvm ]; then
-		accel=kvm
-	else
-		echo "launch-guest.sh: /dev/kvm is not usable here; using TCG" >&2
+# kvm_unusable: why KVM cannot boot the test guest here (nothing if it can).
+# /dev/kvm of a paravirtual KVM (kvm-pvm, the sandbox of some cloud
+# machines) runs only guests built for it: a stock kernel fails on MSR
+# 0x10a with -cpu max and on an emulation failure (lock cmpxchg16b) with
+# -cpu host; a hardware KVM has kvm_intel or kvm_amd loaded.
+kvm_unusable() {
+	if [ ! -e /dev/kvm ]; then
+		echo "no /dev/kvm"
+	elif [ ! -r /dev/kvm ] || [ ! -w /dev/kvm ]; then
+		echo "/dev/kvm is not read-write for $(id -un)"
+	elif [ -d /sys/module/kvm_pvm ]; then
+		echo "/dev/kvm is kvm-pvm (a paravirtual KVM that boots only PVM guest kernels)"
+	elif [ ! -d /sys/module/kvm_intel ] && [ ! -d /sys/module/kvm_amd ]; then
+		echo "neither kvm_intel nor kvm_amd is loaded"
 	fi
-fi
+}
+
+case "$accel_want" in
+tcg) accel=tcg ;;
+auto|kvm)
+	why=$(kvm_unusable)
+	if [ -z "$why" ]; then
+		accel=kvm
+		echo "launch-guest.sh: accelerator kvm" >&2
+	elif [ "$accel_want" = kvm ]; then
+		die "KVM requested but $why"
+	else
+		accel=tcg
+		echo "launch-guest.sh: accelerator tcg ($why)" >&2
+	fi
+	;;
+*) die "--accel $accel_want: auto, kvm or tcg" ;;
+esac
+cpu=max
+[ "$accel" = kvm ] && cpu=host
+[ "$accel" = tcg ] && [ "$single" = 1 ] && accel="tcg,thread=single"
 
 # the agent: reuse a running one, else start one
 if ! "$bin" --run-dir "$run_dir" ping >/dev/null 2>&1; then
@@ -113,7 +146,7 @@ machine=()
 [ -n "$uuid" ] && machine=(-uuid "$uuid")
 [ -n "$log" ] && serial=(-serial "file:$log")
 
-exec qemu-system-x86_64 -accel "$accel" -cpu max -m "$mem" -smp "$smp" \
+exec qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -m "$mem" -smp "$smp" \
 	-display none -monitor none "${serial[@]}" -no-reboot -net none \
 	-kernel "$guest/vmlinux" -initrd "$guest/initrd.cpio.gz" \
 	-append "$cmdline" "${machine[@]}" "${dev[@]}" "$@"

@@ -131,6 +131,8 @@ tier_integration() {
 		run_prog "integration-$(basename "$t")" "$t"
 	done
 	run_scripts tests/integration integration || true
+	# make bench from a fresh clone builds what it needs (smallest sizes)
+	run_prog bench-fresh-clone bash tests/bench/fresh_clone.sh
 }
 
 tier_e2e() {

@@ -47,6 +47,9 @@
 
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/bench/lib_build.sh
+. "$HERE/lib_build.sh"
+bench_build_agent bench_fleet
 . "$HERE/../integration/lib_agent.sh"
 . "$LA_HERE/lib_ship.sh"
 ls_init bench_fleet

@@ -47,11 +47,29 @@
 #    lost) over all guests, and stored / produced: the packets in the
 #    stream files (read back by packets_check.py) over the sub-buffers
 #    the guests produced (every one is on disk).
+# 3b. fixed aggregate rate: 1, 8 and 64 fake guests (4 MiB regions, 1 CPU
+#    each, 4000-byte events) sharing one total rate (each offers
+#    total / N ticks/s), the same totals at every count, on a fresh agent:
+#    the agent's CPU seconds per GB stored (utime + stime over the run
+#    from /proc/PID/stat, which keeps the time of threads that ended, as
+#    io_uring's workers do; runs of FIX_SECS, 3 s quick, 5 s full, so
+#    that clock ticks resolve it), and per count the highest total held without
+#    loss in every repetition (a ladder of totals upwards; the first one
+#    that loses ends that count's ladder). This separates the agent's
+#    cost from the producers': the same bytes per second arrive however
+#    many VMs send them.
 # 4. loss: default geometry (16 MiB, 64 KiB sub-buffers, 2 CPUs, 48-byte
 #    events): a ladder of --rate per CPU, then bisection: the highest rate
 #    with lost == 0 in one run, then confirmed: every one of CONFIRM runs
 #    must lose nothing, else the rate steps down by a quarter (up to 3
 #    times); next to the fake guest's --max rate (the producer's ceiling).
+# 5. verify modes (tests/bench/verify_modes.c): the consumer's work per
+#    64 KiB packet of 72-byte records, with the agent's own functions, in
+#    one run, modes taking turns: the zero-copy write alone, plus the
+#    per-record header walk that finds content_size (--verify off), the
+#    private copy and record check (--verify on), and the third mode,
+#    the records checked as stored in the page cache without a copy
+#    (host-agent/agent/stored_check.c); CPU s/GB and ns per packet.
 #
 # Each figure is the median of REPS runs with [min-max]. Raw rows go to
 # OUT/host-raw/, the tables to OUT/host.md, plots to OUT/*.svg
@@ -62,7 +80,10 @@
 #   BENCH_QUICK=1     1 s runs, 3 repetitions, fewer steps (under 3 min)
 #   BENCH_REPS=N      repetitions (default 5; quick 3)
 #   BENCH_OUT=DIR     output directory (default build/bench)
-#   BENCH_PARTS=LIST  which of ingest,latency,scale,loss (default all)
+#   BENCH_PARTS=LIST  which of ingest,latency,scale,fixrate,loss,verify
+#                     (default all)
+#   BENCH_FIX_SCALE=LIST  VM counts of the fixed-rate part (default
+#                     "1 8 64"; tiny "1 2")
 #   BENCH_SCALE=LIST  VM counts (default "1 8 32 64"; quick "1 8 32")
 #   BENCH_TINY=1      smallest sizes (the smoke test): 0.3 s runs, 1 rep
 #   BENCH_LAT_IO=IO   the latency runs' --io (fixed or writev; default:
@@ -72,6 +93,9 @@
 
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/bench/lib_build.sh
+. "$HERE/lib_build.sh"
+bench_build_agent bench_host
 # shellcheck source=tests/integration/lib_agent.sh
 . "$HERE/../integration/lib_agent.sh"
 la_init bench_host
@@ -79,21 +103,28 @@ la_init bench_host
 QUICK=${BENCH_QUICK:-0}
 TINY=${BENCH_TINY:-0}
 if [ "$TINY" = 1 ]; then
-	REPS=${BENCH_REPS:-1} SECS=0.3 LAT_SECS=1 SCALE_SECS=0.5
+	REPS=${BENCH_REPS:-1} SECS=0.3 LAT_SECS=3 SCALE_SECS=0.5
 	SCALE=${BENCH_SCALE:-"1 2"} SBS="65536" LADDER="1000 1000000"
 	BISECT=1 CONFIRM=1 LAT_TIMERS="10"
+	FIX_SCALE=${BENCH_FIX_SCALE:-"1 2"} FIX_RATES="2000" VM_PACKETS=64
+	FIX_SECS=0.5
 elif [ "$QUICK" = 1 ]; then
 	REPS=${BENCH_REPS:-3} SECS=1 LAT_SECS=2 SCALE_SECS=1
 	SCALE=${BENCH_SCALE:-"1 8 32"} SBS="65536 262144 1048576"
 	LADDER="10000 30000 100000 300000 1000000" BISECT=2 CONFIRM=3
 	LAT_TIMERS="10 100"
+	FIX_SCALE=${BENCH_FIX_SCALE:-"1 8 64"} FIX_RATES="4000 16000 64000"
+	VM_PACKETS=1024 FIX_SECS=3
 else
 	REPS=${BENCH_REPS:-5} SECS=2 LAT_SECS=5 SCALE_SECS=3
 	SCALE=${BENCH_SCALE:-"1 8 32 64"} SBS="65536 262144 1048576"
 	LADDER="10000 20000 50000 100000 200000 500000 1000000 2000000"
 	BISECT=5 CONFIRM=5 LAT_TIMERS="10 100"
+	FIX_SCALE=${BENCH_FIX_SCALE:-"1 8 64"}
+	FIX_RATES="4000 8000 16000 32000 64000 128000" VM_PACKETS=4096
+	FIX_SECS=5
 fi
-PARTS=${BENCH_PARTS:-ingest,latency,scale,loss}
+PARTS=${BENCH_PARTS:-ingest,latency,scale,fixrate,loss,verify}
 MODE=full
 [ "$QUICK" = 1 ] && MODE=quick
 [ "$TINY" = 1 ] && MODE=tiny
@@ -114,6 +145,7 @@ SCRATCH=$la_shm_dir/scratch
 mkdir -p "$STORE" "$SCRATCH"
 
 CC=${CC:-cc}
+VMODES=$la_tmp/verify_modes
 COPY=$la_tmp/copy_consumer
 LATW=$la_tmp/latwatch
 "$CC" -O2 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -I"$LA_TOP/spec" \
@@ -123,6 +155,15 @@ LATW=$la_tmp/latwatch
 	"$LA_TOP/host-agent/region/validate_packet.c" || { say "copy_consumer: build"; exit 1; }
 "$CC" -O2 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -I"$LA_TOP/spec" \
 	-o "$LATW" "$HERE/latwatch.c" || { say "latwatch: build"; exit 1; }
+# verify_modes: the agent's checks (every file of host-agent/region/,
+# whatever they are split into) and its stored_check.c
+vm_inc=()
+for d in "$LA_TOP"/host-agent/*/; do vm_inc+=(-I"$d"); done
+"$CC" -O2 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -I"$LA_TOP/spec" \
+	-I"$LA_TOP/tests/lib" "${vm_inc[@]}" -o "$VMODES" \
+	"$HERE/verify_modes.c" "$LA_TOP/host-agent/agent/stored_check.c" \
+	"$LA_TOP"/host-agent/region/*.c "$LA_TOP/tests/lib/gr_build.c" ||
+	{ say "verify_modes: build"; exit 1; }
 
 failed=0
 fail() { say "FAILED: $*"; failed=1; }
@@ -301,27 +342,40 @@ latency_run() {
 
 # ---- 3. scale ---------------------------------------------------------
 
-scale_run() {
-	local n=$1 i vm vms=() fgs=() t0 t1 f sess b rss off=0 pr dirs=() pk
+# fleet_run N RATE TAG [SECS]: N VMs (4 MiB regions) on the agent, one fake
+# guest each (1 CPU, RATE ticks/s of SIZE-byte events, SECS s, default
+# SCALE_SECS),
+# started together and waited for (each waits until what it produced is
+# consumed); sets vms (names) and t0, t1 (ns around the guests); returns
+# 1 if a VM could not be added
+fleet_run() {
+	local n=$1 rate=$2 tag=$3 secs=${4:-$SCALE_SECS} i vm f fgs=()
 
+	vms=()
 	for i in $(seq "$n"); do
-		mkvm vm "bs$n-$rep-$i"
+		mkvm vm "$tag$n-$rep-$i"
 		vms+=("$vm")
 		gr vm-add "$vm" --events all --size 4M >/dev/null ||
-			{ fail "vm-add $vm: $err"; return; }
+			{ fail "vm-add $vm: $err"; return 1; }
 	done
 	t0=$(now_ns)
 	for i in $(seq "$n"); do
 		t_bg f 120 "$la_tmp/fgs.$i.log" "$FG" --socket \
-			"$RUN/${vms[$((i - 1))]}.sock" --cpus 1 --rate 2000 \
-			--size $SIZE --duration "$SCALE_SECS" --linger 30 --quiet \
+			"$RUN/${vms[$((i - 1))]}.sock" --cpus 1 --rate "$rate" \
+			--size $SIZE --duration "$secs" --linger 30 --quiet \
 			--stats "$la_tmp/fgs.$i.stats"
 		fgs+=("$f")
 	done
 	for f in "${fgs[@]}"; do
-		la_wait_fg "$f" 100 || fail "fake guest (scale $n)"
+		la_wait_fg "$f" 100 || fail "fake guest ($tag $n)"
 	done
 	t1=$(now_ns)
+}
+
+scale_run() {
+	local n=$1 i vm vms t0 t1 sess b rss off=0 pr dirs=() pk
+
+	fleet_run "$n" 2000 bs || return
 	rss=$(awk '/^VmRSS/ { r = $2 } /^RssAnon/ { a = $2 } END { print r "\t" a }' \
 		"/proc/$la_agent_pid/status")
 	: >"$la_tmp/per_vm"
@@ -347,6 +401,37 @@ scale_run() {
 	for vm in "${vms[@]}"; do
 		cleanup_vm "$vm"
 	done
+}
+
+# ---- 3b. scale at a fixed aggregate rate -------------------------------
+
+# fixrate_run N AGG: N VMs sharing AGG ticks/s (each AGG/N); one row of
+# fixrate.tsv: N, AGG, rep, wall ns, the agent's CPU ticks over the run
+# (from before the guests start to after the last one left, which waits
+# until its data is consumed), bytes stored, events lost, events written
+fixrate_run() {
+	local n=$1 agg=$2 i vm vms t0 t1 c0 c1 b=0 lost=0 wr=0 sess x
+
+	c0=$(agent_cpu_ticks)
+	fleet_run "$n" "$(awk -v a="$agg" -v n="$n" 'BEGIN { printf "%.3f", a / n }')" \
+		bf "$FIX_SECS" || return
+	c1=$(agent_cpu_ticks)
+	for i in $(seq "$n"); do
+		vm=${vms[$((i - 1))]}
+		sess=$(la_sessions "$vm" | tail -n1)
+		x=$(store_bytes "$sess")
+		b=$((b + ${x:-0}))
+		x=$(la_stat "$la_tmp/fgs.$i.stats" total.lost)
+		lost=$((lost + ${x:-0}))
+		x=$(la_stat "$la_tmp/fgs.$i.stats" total.written)
+		wr=$((wr + ${x:-0}))
+	done
+	echo "$n	$agg	$rep	$((t1 - t0))	$((c1 - c0))	$b	$lost	$wr" \
+		>>"$RAW/fixrate.tsv"
+	for vm in "${vms[@]}"; do
+		cleanup_vm "$vm"
+	done
+	[ "$lost" = 0 ]
 }
 
 # ---- 4. loss ----------------------------------------------------------
@@ -451,6 +536,30 @@ if has scale; then
 			scale_run "$n"
 		done
 	done
+fi
+
+if has fixrate; then
+	say "fixed aggregate rate: $FIX_SCALE VMs at $FIX_RATES ticks/s in all, $REPS x $FIX_SECS s, a fresh agent"
+	la_agent_stop
+	la_agent_start || { say "the agent did not restart"; exit 1; }
+	# per VM count, the ladder upwards; a rate that lost events in any
+	# repetition ends that count's ladder
+	for n in $FIX_SCALE; do
+		for agg in $FIX_RATES; do
+			held=1
+			for rep in $(seq "$REPS"); do
+				fixrate_run "$n" "$agg" || held=0
+			done
+			[ "$held" = 1 ] || break
+		done
+	done
+fi
+
+if has verify; then
+	say "verify modes: $VM_PACKETS packets x $REPS, the consumer's work per packet"
+	"$VMODES" --packets "$VM_PACKETS" --reps "$REPS" --dir "$SCRATCH" \
+		>"$RAW/verify.txt" 2>"$la_tmp/verify.err" ||
+		fail "verify_modes: $(cat "$la_tmp/verify.err")"
 fi
 
 la_agent_alive || fail "the agent died"

@@ -34,6 +34,9 @@
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
+# shellcheck source=tests/bench/lib_build.sh
+. "$HERE/lib_build.sh"
+bench_build_agent bench_ship
 . "$TOP/tests/integration/lib_agent.sh"
 . "$TOP/tests/integration/lib_ship.sh"
 ls_init bench_ship

@@ -33,7 +33,7 @@ events='sched_*,irq_*,softirq_*,sys_enter,sys_exit,block_rq_*'
 events=$events,net_dev_xmit,netif_receive_skb
 secs=5
 [ "${BENCH_QUICK:-0}" = 1 ] && secs=2
-qemu_timeout=${BENCH_TIMEOUT:-$((120 + 4 * secs))}
+qemu_timeout=${BENCH_TIMEOUT:-$((600 + 4 * secs))}
 vm=benchvol$$
 
 mkdir -p "$out"
@@ -48,7 +48,7 @@ console=$tmp/console.log
 say "booting one guest: $secs s of workload per phase"
 timeout -k 5 "$qemu_timeout" "$top/scripts/launch-guest.sh" \
 	--name "$vm" --run-dir "$tmp/run" --store "$tmp/store" \
-	--guest "$build/guest" --no-agent --size "$shm_size" \
+	--guest "$build/guest" --no-agent --size "$shm_size" --accel "$bench_accel" \
 	--run bench-volume --append "gr.secs=$secs" \
 	--vm-args "--events $events --mode stream --switch-timer-ms 100" \
 	--log "$console" -- -pidfile "$tmp/qemu.pid" \
@@ -87,5 +87,6 @@ done
 rc=0
 python3 "$top/tests/bench/volume_table.py" --dir "$tmp" --secs "$secs" \
 	--events "$events" --load "$load_before / $(bench_load)" \
-	--console "$console" >"$out/volume.md" || rc=$?
+	--console "$console" --accel "$(bench_accel_used)" \
+	>"$out/volume.md" || rc=$?
 bench_report "$out/volume.md" "$rc"

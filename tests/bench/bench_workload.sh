@@ -52,10 +52,10 @@ events=$events,sched_process_exec,sched_process_exit,sched_migrate_task
 events=$events,sys_enter,sys_exit
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	pp=${BENCH_PP:-4000} sc=${BENCH_SC:-100000} reps=${BENCH_REPS:-3}
-	qemu_timeout=${BENCH_TIMEOUT:-150}
+	qemu_timeout=${BENCH_TIMEOUT:-600}
 else
 	pp=${BENCH_PP:-20000} sc=${BENCH_SC:-1000000} reps=${BENCH_REPS:-5}
-	qemu_timeout=${BENCH_TIMEOUT:-400}
+	qemu_timeout=${BENCH_TIMEOUT:-1200}
 fi
 vm=benchwl$$
 
@@ -102,7 +102,8 @@ python3 "$here/workload_table.py" --console "$out/workload.console" \
 	--status "$out/workload-status.json" --pp "$pp" --sc "$sc" \
 	--reps "$reps" --host-cores "$(nproc)" --lttng "$lttng" \
 	--guest-mem "$guest_mem" \
-	--host-cpu "$(bench_host_cpu)" --qemu "$(bench_qemu_version)" \
+	--host-cpu "$(bench_host_cpu)" \
+	--qemu "$(bench_qemu_version), accelerator $(bench_accel_used)" \
 	--load "$load_before / $(bench_load)" \
 	--seconds $(($(date +%s) - t0)) >"$out/workload.md" || rc=$?
 bench_report "$out/workload.md" "$rc"

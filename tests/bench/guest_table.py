@@ -23,6 +23,8 @@ import re
 import statistics
 import sys
 
+from count_table import count_section
+
 TARGETS = ["sched_switch", "sys_enter", "irq_handler_exit",
            "sched_process_exec"]
 # clock targets of grbench, the first being the event clock of both
@@ -461,6 +463,11 @@ def main():
     ap.add_argument("--lttng", type=int, default=0,
                     help="1: the guest ran the lttng variant")
     ap.add_argument("--guest-mem", default="?")
+    ap.add_argument("--accel", default="tcg",
+                    help="the timed boot's accelerator (launch-guest.sh)")
+    ap.add_argument("--count-console",
+                    help="console of the boot under tcgcount.so")
+    ap.add_argument("--counts", help="tcgcount.so's output of that boot")
     a = ap.parse_args()
     variants = VARIANTS + ([LT_VARIANT] if a.lttng else [])
 
@@ -606,9 +613,17 @@ def main():
     p("# guestrelay vs ftrace%s: per-event cost in the guest"
       % (" and LTTng" if lt else ""))
     p("")
-    p("**TCG, emulated: compare ratios.** Absolute nanoseconds are those "
-      "of a CPU emulated by QEMU TCG; only ratios measured in the same run "
-      "mean something.")
+    if a.accel.startswith("kvm"):
+        p("**KVM: timings of this host's CPU.** Ratios measured in the same "
+          "run compare the tracers; the counts below hold on any x86-64.")
+    else:
+        p("**TCG, emulated: compare ratios, and trust the counts.** "
+          "Absolute nanoseconds are those of a CPU emulated by QEMU TCG "
+          "(accelerator: %s), which emulates every memory access and "
+          "every locked instruction at great cost; only ratios measured in "
+          "the same run mean something, and the instruction, memory and "
+          "atomic counts per call (below) are what holds on hardware."
+          % a.accel)
     p("")
     p("Each tracepoint's attached probes called directly, %d calls per run "
       "with preemption and interrupts off (chunks of 1000), the same "
@@ -659,17 +674,22 @@ def main():
       % (", LTTng 4 B compact or 16 B extended (event ids above 30, as "
          "most system call events get)" if lt else ""))
     p("")
+    if a.counts and a.count_console:
+        sec, bad = count_section(a.count_console, a.counts, lt,
+                                 expected_probes, a.accel)
+        out.extend(sec)
+        invalid.extend("counts: %s" % b for b in bad)
     out.extend(filter_section(ns, info))
     out.extend(floor_section(ns, warnings))
     out.extend(clock_section(ns, info, warnings))
     p("## Conditions")
     p("")
     p("- guest: kernel %s, %s CPUs (the benchmark pinned to CPU 0), "
-      "clocksource %s (kernel command line: %s; available: %s); QEMU TCG "
+      "clocksource %s (kernel command line: %s; available: %s); QEMU %s "
       "(%s); host CPU %s"
       % (info.get("kernel", "?"), info.get("cpus", "?"),
          info.get("clocksource", "?"), a.clock_args,
-         info.get("clocksources", "?"), a.qemu, a.host_cpu))
+         info.get("clocksources", "?"), a.accel, a.qemu, a.host_cpu))
     p("- host: %s cores, load average before / after the boot: %s "
       "(other processes share the host with the guest)"
       % (a.host_cores, a.load))

@@ -281,6 +281,60 @@ def scale(raw, out, md):
               ("RssAnon (private)", [ranon[n] for n in ns])])
 
 
+def fixrate(raw, md):
+    r = rows(os.path.join(raw, "fixrate.tsv"))
+    if not r:
+        return
+    ns = sorted({int(x[0]) for x in r})
+    aggs = sorted({int(x[1]) for x in r})
+    # (n, agg) -> CPU s per GB stored, GB/s stored, lost per run
+    cpu, gbps, lost = {}, {}, {}
+    for x in r:
+        k = (int(x[0]), int(x[1]))
+        wall, ticks, b = int(x[3]) / 1e9, int(x[4]), int(x[5])
+        if b:
+            cpu.setdefault(k, []).append(ticks / HZ / (b / 1e9))
+        gbps.setdefault(k, []).append(b / 1e9 / wall if wall else 0)
+        lost.setdefault(k, []).append(int(x[6]))
+    md.append("## 3b. Scale at a fixed aggregate rate\n")
+    md.append("N fake guests share one total rate (each offers total / N "
+              "ticks/s, each tick a 4000-byte event and a small one), the "
+              "same totals at every "
+              "N, so the bytes arriving per second do not grow with N. "
+              "Cells: the agent's CPU seconds per GB stored, median "
+              "[min-max]; the ratio to 1 VM at the same total; "
+              "events lost over the repetitions. A count's ladder stops "
+              "at the first total that lost events.\n")
+    head = ["total (ticks/s)", "about MB/s offered"]
+    for n in ns:
+        head += ["%d VM%s: CPU s/GB" % (n, "" if n == 1 else "s")]
+        if n != ns[0]:
+            head += ["vs %d VM" % ns[0]]
+        head += ["lost"]
+    md.append("| %s |" % " | ".join(head))
+    md.append("|%s" % ("---|" * len(head)))
+    for a in aggs:
+        row = [str(a), "%.0f" % (a * 4000 / 1e6)]
+        for n in ns:
+            row.append(cell(cpu.get((n, a)), 3))
+            if n != ns[0]:
+                row.append(ratio(cpu.get((n, a)), cpu.get((ns[0], a))))
+            row.append(str(sum(lost[(n, a)])) if (n, a) in lost else "-")
+        md.append("| %s |" % " | ".join(row))
+    md.append("")
+    for n in ns:
+        held = [a for a in aggs if (n, a) in lost and
+                not any(lost[(n, a)])]
+        md.append("- %d VM%s: highest total held without loss in every "
+                  "repetition: %s" % (
+                      n, "" if n == 1 else "s",
+                      "%d ticks/s (%.0f MB/s, stored %s GB/s)" % (
+                          max(held), max(held) * 4000 / 1e6,
+                          cell(gbps[(n, max(held))], 3))
+                      if held else "none of those tried"))
+    md.append("")
+
+
 def loss(raw, md):
     r = rows(os.path.join(raw, "loss.tsv"))
     if not r:
@@ -327,6 +381,59 @@ def loss(raw, md):
         md.append("")
 
 
+def verify(raw, md):
+    try:
+        with open(os.path.join(raw, "verify.txt")) as f:
+            lines = [dict(w.split("=", 1) for w in l.split() if "=" in w)
+                     for l in f if l.strip()]
+    except OSError:
+        return
+    head = next((x for x in lines if "record" in x), {})
+    modes = {x["mode"]: x for x in lines if "mode" in x}
+    walk = next((x["walk_ns_per_packet"] for x in lines
+                 if "walk_ns_per_packet" in x), "-")
+    if not modes:
+        return
+    md.append("## 5. Verify modes: the consumer's work per packet\n")
+    md.append("tests/bench/verify_modes.c: %s packets of %s content bytes "
+              "(64 KiB sub-buffers of %s-byte records) stored to tmpfs per "
+              "mode and repetition, the modes taking turns, with the "
+              "agent's own functions (gr_packet_content_end(), "
+              "gr_check_records(), gr_stored_check()); process CPU time, "
+              "median [min-max] of %s repetitions. Self-check: %s.\n" % (
+                  head.get("packets", "?"), head.get("content", "?"),
+                  head.get("record", "?"), head.get("reps", "?"),
+                  "passed" if any("selfcheck" in x for x in lines)
+                  else "missing"))
+    md.append("| mode | what it does per packet | CPU s/GB | ns per packet "
+              "| vs verify off |")
+    md.append("|---|---|---|---|---|")
+    what = {
+        "off-nowalk": "writev of the header copy and the shared content "
+                      "(the zero-copy write alone)",
+        "off": "the header walk for content_size, then that writev "
+               "(--verify off)",
+        "on": "copy of the sub-buffer, records checked, walk, writev of "
+              "the copy (--verify on, the default)",
+        "stored": "--verify off, then the records checked as stored (page "
+                  "cache, read-only mapping, no copy); a rewrite from a "
+                  "checked copy only if they fail",
+    }
+    off = float(modes["off"]["cpu_s_per_gb"]) if "off" in modes else None
+    for m in ["off-nowalk", "off", "on", "stored"]:
+        x = modes.get(m)
+        if not x:
+            continue
+        c = float(x["cpu_s_per_gb"])
+        md.append("| %s | %s | %.3f [%s-%s] | %s | %s |" % (
+            m, what[m], c, x["min"], x["max"], x["ns_per_packet"],
+            "%.2f" % (c / off) if off else "-"))
+    md.append("")
+    md.append("The per-record header walk (off - off-nowalk): %s ns per "
+              "packet." % walk)
+    md.append("")
+
+
 def conditions(raw, md):
     c = {}
     for x in rows(os.path.join(raw, "conditions.tsv")):
@@ -351,7 +458,9 @@ def main():
     ingest(raw, out, md)
     latency(raw, md)
     scale(raw, out, md)
+    fixrate(raw, md)
     loss(raw, md)
+    verify(raw, md)
     conditions(raw, md)
     text = "\n".join(md)
     with open(os.path.join(out, "host.md"), "w") as f:

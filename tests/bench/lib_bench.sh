@@ -4,7 +4,10 @@
 # caller's bench_name, top, vm and qemu_timeout; sets build, kver, kdir,
 # gr, shm_size, guest_mem (MiB, the caller may raise it) and t0
 # (bench_setup), tmp (bench_init), agent_pid, launch_pid, console, and
-# lttng and ltdir (bench_lttng_setup).
+# lttng and ltdir (bench_lttng_setup). BENCH_ACCEL=auto|kvm|tcg (default
+# auto) is the accelerator of every boot (launch-guest.sh --accel): auto
+# takes KVM where it is a hardware KVM, else TCG with one line saying
+# why; bench_accel_used gives what a boot ran on.
 
 # shellcheck source=tests/lib/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/lib.sh"
@@ -26,6 +29,13 @@ bench_setup() {
 	agent_pid=""
 	launch_pid=""
 	t0=$(date +%s)
+	bench_accel=${BENCH_ACCEL:-auto}
+	bench_launch_extra=()	# more launch-guest.sh options (bench_boot)
+	bench_qemu_extra=()	# more QEMU arguments (bench_boot)
+	case "$bench_accel" in
+	auto|kvm|tcg) ;;
+	*) die "BENCH_ACCEL=$bench_accel: auto, kvm or tcg" ;;
+	esac
 
 	command -v qemu-system-x86_64 >/dev/null ||
 		skip "qemu-system-x86_64 not found (scripts/deps.sh guest)"
@@ -116,11 +126,11 @@ bench_boot() {
 	timeout -k 5 "$qemu_timeout" "$top/scripts/launch-guest.sh" \
 		--name "$vm" --run-dir "$tmp/run" --store "$tmp/store" \
 		--guest "$gdir" --no-agent --size "$shm_size" --run "$script" \
-		--mem "$guest_mem" \
-		--append "$append" \
+		--mem "$guest_mem" --accel "$bench_accel" \
+		--append "$append" "${bench_launch_extra[@]}" \
 		--vm-args "--events $events --mode stream --switch-timer-ms 100" \
 		--log "$console" -- -pidfile "$tmp/qemu.pid" \
-		>"$tmp/launch.log" 2>&1 </dev/null &
+		"${bench_qemu_extra[@]}" >"$tmp/launch.log" 2>&1 </dev/null &
 	launch_pid=$!
 	local asked=0 req ev expr
 	while kill -0 "$launch_pid" 2>/dev/null; do
@@ -152,10 +162,25 @@ bench_boot() {
 	wait "$launch_pid" || rc=$?
 	launch_pid=""
 	cp "$console" "$copy"
+	grep '^launch-guest.sh: accelerator ' "$tmp/launch.log" >&2 || true
 	if ! grep -qa "^GR: $marker done" "$console"; then
 		grep -a "^GR: $marker error" "$console" >&2 || true
 		tail -n 20 "$console" >&2
 		die "the guest did not finish (QEMU exit $rc; console in $copy)"
+	fi
+}
+
+# bench_accel_used: the accelerator of the last boot, with launch-guest.sh's
+# reason when auto fell back ("tcg (/dev/kvm is kvm-pvm ...)")
+bench_accel_used() {
+	local l
+
+	l=$(grep -a '^launch-guest.sh: accelerator ' "$tmp/launch.log" 2>/dev/null |
+		tail -n 1)
+	if [ -n "$l" ]; then
+		echo "${l#launch-guest.sh: accelerator }"
+	else
+		echo tcg
 	fi
 }
 

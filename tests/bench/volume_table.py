@@ -30,6 +30,7 @@ def main():
     ap.add_argument("--events", default="?")
     ap.add_argument("--load", default="?")
     ap.add_argument("--console", default=None)
+    ap.add_argument("--accel", default="tcg")
     a = ap.parse_args()
     try:
         s = {m: load(a.dir, m) for m in ("none0", "none1", "follow0",
@@ -66,13 +67,13 @@ def main():
     p("## Trace volume with and without a follow filter")
     p("")
     p("The demo workload (/gr/workload, %s s: fork/exec, pipes, block I/O "
-      "on a loop device, ping on lo) in one guest boot (TCG, 2 vCPUs), "
+      "on a loop device, ping on lo) in one guest boot (%s, 2 vCPUs), "
       "events %s, beside a \"service\" (a shell that sleeps 20 ms at a "
       "time, each sleep a usleep process, and forks a child every second, "
       "pid %s). Phase none: no filter. Phase "
       "follow: `guestrelay filter VM --pid %s` (the service and what it "
       "forks). Deltas of the agent's counters around each phase (a flush "
-      "before each reading)." % (a.secs, a.events, svc, svc))
+      "before each reading)." % (a.secs, a.accel, a.events, svc, svc))
     p("")
     p("| phase | events recorded | bytes stored | bytes per event | records "
       "left out by the guest |")

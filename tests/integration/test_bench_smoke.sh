@@ -9,6 +9,13 @@
 #   - bench_host.sh (BENCH_TINY=1: 0.3 s runs, one repetition, 1 and 2
 #     VMs) runs every part against the real agent and fake guests and
 #     writes host.md with every table, numbers in them, and the SVG plots;
+#   - tcgcount.so (tests/bench/tcgcount) counts known instruction
+#     sequences exactly (its own test, under qemu-x86_64);
+#   - count_table.py turns a console and the plugin's lines into the
+#     counts table, and marks counts that differ between rounds INVALID;
+#   - launch-guest.sh --accel auto boots the test guest, on this machine's
+#     accelerator or, where KVM is not a hardware KVM (kvm-pvm here), on
+#     TCG after exactly one line saying why; --accel kvm then refuses;
 #   - bench_workload.sh boots the test guest once with tiny runs and
 #     writes its table (skipped without QEMU or a built test guest), with
 #     BENCH_LTTNG=0: make check does not install or build LTTng (its
@@ -110,18 +117,114 @@ else
 	bad latwatch-builds "cc failed" "$tmp/latwatch.log"
 fi
 
+# tcgcount.so: its own test (skipped without qemu-x86_64)
+bash "$BENCH/tcgcount/test_tcgcount.sh" >"$tmp/tcgcount.log" 2>&1
+rc=$?
+if [ "$rc" = 77 ]; then
+	skip tcgcount-counts-exactly "$(grep -i skip "$tmp/tcgcount.log" | tail -n 1)"
+elif [ "$rc" = 0 ] && grep -q '^[0-9]* passed, 0 failed' "$tmp/tcgcount.log"; then
+	ok tcgcount-counts-exactly
+else
+	bad tcgcount-counts-exactly "exit $rc" "$tmp/tcgcount.log"
+fi
+
+# count_table.py on a made-up count boot: none and guestrelay on
+# sched_switch, two rounds; then the second round's counts changed
+count_files() {
+	local r k=0 v f p insns
+	: >"$tmp/cnt.console"
+	: >"$tmp/cnt.txt"
+	for r in 1 2; do
+		for v in none gr; do
+			k=$((k + 1))
+			f="" p=0 insns=27
+			[ "$v" = gr ] && f="gr_probe_sched_switch [guestrelay]" p=1 insns=187
+			[ "$v" = gr ] && [ "$r" = 2 ] && insns=$((insns + $1))
+			echo "GR: BENCH count variant=$v rep=$r target=sched_switch calls=100 count=$k ns=1 cpu=0 changed=0 probes=$p funcs=$f" >>"$tmp/cnt.console"
+			echo "tcgcount run=$k segs=100 mode_segs=100 insns=$insns mem=17 atomics=0 local_rmw=0 reps=0 rep_execs=0 mean_insns=$insns.00 mean_mem=17.00 mean_atomics=0.000 mean_rep_execs=0.00 min_insns=$insns max_insns=$insns dropped=0 unpaired=0" >>"$tmp/cnt.txt"
+		done
+	done
+}
+count_files 0
+# (exit 1: the other tracepoints' counts are missing; the row matters here)
+python3 "$BENCH/count_table.py" --console "$tmp/cnt.console" \
+	--counts "$tmp/cnt.txt" >"$tmp/cnt.md" 2>&1
+if grep -qF '| sched_switch | 27/17/0/0 | - | 160 / 0 / 0 / 0 (160.0) |' "$tmp/cnt.md" &&
+   grep -qF '| 40-80 |' "$tmp/cnt.md"; then
+	ok count-table-row
+else
+	bad count-table-row "no row with counts over none and cycles" "$tmp/cnt.md"
+fi
+count_files 3
+python3 "$BENCH/count_table.py" --console "$tmp/cnt.console" \
+	--counts "$tmp/cnt.txt" >"$tmp/cnt2.md" 2>&1
+if grep -q 'INVALID: gr/sched_switch: the counts differ between rounds' "$tmp/cnt2.md"; then
+	ok count-table-rounds-must-agree
+else
+	bad count-table-rounds-must-agree "no INVALID line" "$tmp/cnt2.md"
+fi
+
+# launch-guest.sh --accel auto: boots, after one line naming the
+# accelerator (TCG with the reason where KVM is no hardware KVM)
+if ! command -v qemu-system-x86_64 >/dev/null; then
+	skip accel-auto-boots "no qemu-system-x86_64"
+elif [ ! -s "$BUILD/guest/vmlinux" ] || [ ! -x "$BUILD/host-agent/guestrelay" ]; then
+	skip accel-auto-boots "test guest or agent not built (make guest host)"
+else
+	avm=accel$$
+	timeout -k 5 300 "$TOP/scripts/launch-guest.sh" --name "$avm" \
+		--run-dir "$tmp/arun" --store "$tmp/astore" --plain --size 4M \
+		--accel auto --log "$tmp/accel.console" -- \
+		-pidfile "$tmp/accel.pid" >"$tmp/accel.log" 2>&1 </dev/null &
+	ajob=$!
+	for _ in $(seq 1400); do
+		grep -qa 'GR: guest ready' "$tmp/accel.console" 2>/dev/null && break
+		kill -0 "$ajob" 2>/dev/null || break
+		sleep 0.2
+	done
+	booted=0
+	grep -qa 'GR: guest ready' "$tmp/accel.console" 2>/dev/null && booted=1
+	qpid=$(cat "$tmp/accel.pid" 2>/dev/null)
+	[ -n "$qpid" ] && kill "$qpid" 2>/dev/null
+	wait "$ajob" 2>/dev/null
+	# the agent launch-guest.sh started for this run directory
+	"$BUILD/host-agent/guestrelay" --run-dir "$tmp/arun" vm-remove "$avm" \
+		>/dev/null 2>&1
+	apid=$(pgrep -f "agent --run-dir $tmp/arun" | head -n 1)
+	[ -n "$apid" ] && kill "$apid" 2>/dev/null
+	rm -f "/dev/shm/guestrelay-$avm"
+	nl=$(grep -c '^launch-guest.sh: accelerator ' "$tmp/accel.log")
+	if [ "$booted" = 1 ] && [ "$nl" = 1 ] &&
+	   grep -qE '^launch-guest.sh: accelerator (kvm$|tcg \(.+\)$)' "$tmp/accel.log"; then
+		ok accel-auto-boots
+	else
+		bad accel-auto-boots "booted=$booted, $nl accelerator lines" "$tmp/accel.log"
+	fi
+	if grep -q '^launch-guest.sh: accelerator tcg' "$tmp/accel.log"; then
+		if GR_ACCEL=kvm "$TOP/scripts/launch-guest.sh" --name "$avm" \
+			--run-dir "$tmp/arun2" --plain >"$tmp/kvm.log" 2>&1 </dev/null; then
+			bad accel-kvm-refuses "exit 0 where auto fell back to TCG"
+		elif grep -q '^launch-guest.sh: KVM requested but ' "$tmp/kvm.log"; then
+			ok accel-kvm-refuses
+		else
+			bad accel-kvm-refuses "no reason" "$tmp/kvm.log"
+		fi
+	fi
+fi
+
 # bench_host.sh, tiny
 if [ ! -x "$BUILD/host-agent/guestrelay" ] || [ ! -x "$BUILD/tests/fakeguest" ]; then
 	skip bench-host-runs "agent or fake guest not built"
 else
-	BENCH_TINY=1 BENCH_OUT="$tmp/host" timeout -k 5 120 \
+	BENCH_NO_BUILD=1 BENCH_TINY=1 BENCH_OUT="$tmp/host" timeout -k 5 400 \
 		"$BENCH/bench_host.sh" >"$tmp/host.log" 2>&1
 	rc=$?
 	if [ "$rc" = 0 ]; then
 		ok bench-host-runs
 		for s in "## 1. Host ingest" "## 2a. Doorbells" "## 2b. Event-to-disk" \
 			 "## 2c. Bytes stored per event" \
-			 "## 3. Scale" "## 4. Loss" "## Conditions"; do
+			 "## 3. Scale" "## 3b. Scale at a fixed aggregate rate" \
+			 "## 4. Loss" "## Conditions"; do
 			if grep -qF "$s" "$tmp/host/host.md"; then
 				ok "host-md-has '$s'"
 			else
@@ -144,6 +247,11 @@ else
 			ok host-scale-row-2-vms
 		else
 			bad host-scale-row-2-vms "no row" "$tmp/host/host.md"
+		fi
+		if grep -qE '^\| 2000 \| 8 \| [0-9.]+ \[.*\| ([0-9.]+|-) \| [0-9]+ \|$' "$tmp/host/host.md"; then
+			ok host-fixrate-row
+		else
+			bad host-fixrate-row "no row" "$tmp/host/host.md"
 		fi
 		if grep -qE '^\| 10 ms \| [0-9.]+ \[.*\| [0-9.]+ \[' "$tmp/host/host.md"; then
 			ok host-latency-row
@@ -264,7 +372,7 @@ elif [ ! -s "$BUILD/guest/vmlinux" ] || [ ! -x "$BUILD/host-agent/guestrelay" ];
 	skip bench-workload-runs "test guest or agent not built (make guest host)"
 else
 	BENCH_NO_BUILD=1 BENCH_LTTNG=0 BENCH_PP=200 BENCH_SC=2000 BENCH_REPS=1 \
-	BENCH_TIMEOUT=90 BENCH_OUT="$tmp/wl" timeout -k 5 120 \
+	BENCH_TIMEOUT=540 BENCH_OUT="$tmp/wl" timeout -k 5 600 \
 		"$BENCH/bench_workload.sh" >"$tmp/wl.log" 2>&1
 	rc=$?
 	if [ "$rc" = 77 ]; then

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * stored_check.h - the third verify mode: write from the shared pages,
+ * then check what was stored
+ */
+#ifndef GR_STORED_CHECK_H
+#define GR_STORED_CHECK_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "validate.h"
+
+/* gr_stored_check() found the stored records good */
+#define GR_STORED_OK		0
+/* they failed; @copy holds a checked copy to write over them */
+#define GR_STORED_REWRITE	1
+
+int gr_stored_check(int fd, off_t off, uint64_t len, const struct gr_view *v,
+		    const struct gr_event_view *events, unsigned int nr_events,
+		    const void *hdr, const uint8_t *shared, uint8_t *copy,
+		    const char **why);
+
+#endif /* GR_STORED_CHECK_H */
