@@ -154,10 +154,10 @@ static int addr_opt(const char *opt, const char *val, const char **out)
 	socklen_t len;
 
 	*out = val;
-	if (!metrics_parse_addr(val, &ss, &len))
+	if (!gr_parse_addr(val, &ss, &len))
 		return 0;
 	fprintf(stderr, "guestrelay agent: %s: bad address '%s' (%s)\n", opt,
-		val, GR_METRICS_ADDR_HELP);
+		val, GR_ADDR_HELP);
 	return -1;
 }
 
@@ -311,6 +311,19 @@ static int agent_args(int argc, char **argv, struct gr_agent *a,
 	return ret;
 }
 
+/* status and /metrics show each VM's shipping backlog (gr_vm_ship_hook) */
+static void vm_ship_backlog(const char *vm, struct gr_vm_ship *out)
+{
+	struct gr_ship_backlog bl;
+
+	ship_backlog(vm, &bl);
+	out->enabled = bl.enabled;
+	out->connected = bl.connected;
+	out->backlog_bytes = bl.bytes;
+	out->backlog_packets = bl.packets;
+	out->oldest_s = bl.oldest_s;
+}
+
 /* fleet status entries carry the shipper's backlog (fleet_backlog_hook) */
 static bool fleet_ship_backlog(const struct gr_vm *vm, struct fleet_backlog *b,
 			       void *arg)
@@ -362,6 +375,7 @@ static int agent_main(int argc, char **argv)
 		fleet_opts.creds = ship.creds;
 	}
 	if (ship.urls) {
+		gr_vm_ship_hook = vm_ship_backlog;
 		fleet_backlog_hook = fleet_ship_backlog;
 		fleet_backlog_arg = NULL;
 	}

@@ -75,6 +75,7 @@ run_prog() {
 
 tier_style() {
 	local f
+	run_prog include-layers scripts/check-includes.sh
 	while IFS= read -r f; do
 		run_prog "checkpatch-$(basename "$f")" scripts/checkpatch.sh "$f"
 	done < <(find guest-module spec -name '*.[ch]' -not -name '*.mod.c' | sort)

@@ -168,6 +168,13 @@ struct gr_vm_ship {
 	double oldest_s;		/* age of the oldest, 0 if none */
 };
 
+/*
+ * Fills a VM's struct gr_vm_ship for vm_get_info(); set by main.c when
+ * the agent ships (fleet/ is above agent/ and is not called from here).
+ * Context: the loop; the hook may take the shipper's lock.
+ */
+extern void (*gr_vm_ship_hook)(const char *vm, struct gr_vm_ship *out);
+
 /**
  * struct gr_vm_info - what `guestrelay status` shows of one VM
  */

@@ -57,7 +57,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "ship.h"
+#include "store_mark.h"
 #include "store.h"
 #include "vm.h"
 
@@ -264,7 +264,7 @@ int cons_open_rings(struct gr_vm *vm, bool resume)
 			r->copies[k] = vm->cons.copy_block + copy_len * i +
 				       (size_t)v->subbuf_size * k;
 		/* before the file is cut or written: see fleet/ship.c */
-		r->ship = ship_mark_open(vm->opts.name, vm->sess.name, i);
+		r->ship = store_mark_open(vm->opts.name, vm->sess.name, i);
 		ret = store_open_stream(vm->sess.fd, i, resume, &r->fd,
 					&size);
 		if (ret)
@@ -291,7 +291,7 @@ int cons_open_rings(struct gr_vm *vm, bool resume)
 		if (resume && (int64_t)(shm_consumed - r->next) > 0)
 			r->next = shm_consumed;
 		r->file_off = size;
-		ship_mark_set(r->ship, size);
+		store_mark_set(r->ship, size);
 		/* without it the stream is still stored: readers walk it */
 		ret = gr_index_open(&r->index, vm->sess.fd, i, r->fd, size,
 				    v->subbuf_size);
@@ -340,7 +340,7 @@ void cons_close_rings(struct gr_vm *vm)
 		if (r->fd >= 0)
 			close(r->fd);
 		gr_index_close(&r->index);
-		ship_mark_close(r->ship);
+		store_mark_close(r->ship);
 	}
 	free(vm->cons.copy_block);
 	vm->cons.copy_block = NULL;
@@ -374,7 +374,7 @@ static void advance(struct gr_ring_state *r)
 	 * (writes complete out of order); the write at consumed is one
 	 */
 	if (r->ship)
-		ship_mark_set(r->ship, r->consumed == r->next ? r->file_off :
+		store_mark_set(r->ship, r->consumed == r->next ? r->file_off :
 			      r->writes[r->consumed % GR_MAX_INFLIGHT].off);
 	if (r->consumed == old || !store_consumed(vm, ring, r->consumed))
 		return;

@@ -15,6 +15,7 @@
 
 #include "agent.h"
 #include "index.h"
+#include "store_mark.h"
 #include "validate.h"
 
 #define GR_MAX_INFLIGHT		32	/* sub-buffer writes in flight per ring */
@@ -106,7 +107,7 @@ struct gr_ring_state {
 	uint64_t prod_event;
 	bool armed;
 	bool quiet;
-	struct gr_ship_mark *ship;
+	struct gr_store_mark *ship;
 	struct gr_index index;
 };
 

@@ -43,7 +43,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ship.h"
+#include "store_mark.h"
 #include "store.h"
 #include "vm.h"
 
@@ -71,7 +71,7 @@ struct gr_snap_file {
 
 struct gr_snap {
 	struct gr_vm *vm;
-	struct gr_ship_mark *ship;	/* --ship: not shipped while taken */
+	struct gr_store_mark *ship;	/* --ship: not shipped while taken */
 	char name[128];			/* snapshot-<time> */
 	int dirfd;
 	struct gr_snap_file *files;	/* one per ring */
@@ -267,7 +267,7 @@ static void sync_next(struct gr_snap *s)
 			gr_index_build(s->dirfd, i, vm->view.subbuf_size);
 	}
 	close(s->dirfd);
-	ship_mark_close(s->ship);	/* whole packets only from here on */
+	store_mark_close(s->ship);	/* whole packets only from here on */
 	s->ship = NULL;
 	s->finished = true;		/* vm.c answers and frees it */
 }
@@ -434,7 +434,7 @@ int snap_open(struct gr_vm *vm, struct gr_snap **sp)
 		snap_free(s);
 		return ret;
 	}
-	s->ship = ship_mark_open(vm->opts.name, s->name, GR_SHIP_ALL_RINGS);
+	s->ship = store_mark_open(vm->opts.name, s->name, GR_STORE_MARK_ALL_RINGS);
 	*sp = s;
 	return 0;
 }
@@ -457,7 +457,7 @@ const char *snap_name(const struct gr_snap *s)
 void snap_abort(struct gr_snap *s)
 {
 	close(s->dirfd);
-	ship_mark_close(s->ship);
+	store_mark_close(s->ship);
 	snap_free(s);
 }
 

@@ -42,7 +42,6 @@
 #include <time.h>
 
 #include "live.h"
-#include "ship.h"
 #include "vm.h"
 
 #define MS				1000000ULL

@@ -11,8 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ship.h"
 #include "vm.h"
+
+void (*gr_vm_ship_hook)(const char *vm, struct gr_vm_ship *out);
 
 struct gr_vm *vm_find(struct gr_agent *a, const char *name)
 {
@@ -95,16 +96,10 @@ void vm_get_info(const struct gr_vm *vm, struct gr_vm_info *info)
 	size_t off = 0;
 	unsigned int i;
 
-	struct gr_ship_backlog bl;
-
 	memset(info, 0, sizeof(*info));
 	snprintf(info->name, sizeof(info->name), "%s", vm->opts.name);
-	ship_backlog(vm->opts.name, &bl);
-	info->ship.enabled = bl.enabled;
-	info->ship.connected = bl.connected;
-	info->ship.backlog_bytes = bl.bytes;
-	info->ship.backlog_packets = bl.packets;
-	info->ship.oldest_s = bl.oldest_s;
+	if (gr_vm_ship_hook)
+		gr_vm_ship_hook(vm->opts.name, &info->ship);
 	info->state = vm_state_name(vm);
 	info->guest_state = gr_state_name(le32toh(st->state));
 	info->doorbell = vm->doorbell;

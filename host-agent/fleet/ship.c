@@ -12,7 +12,7 @@
  *                                          on, up to the mark
  *
  * The mark of a stream file: while the loop writes it (registered with
- * ship_mark_open()), the offset below which every packet's write
+ * store_mark_open()), the offset below which every packet's write
  * completed (consumer.c's advance(): writes complete out of order, the
  * mark moves only over completed ones). A file no loop writes is walked
  * packet by packet with the rule the agent uses on resume (consumer.c
@@ -371,7 +371,7 @@ static uint64_t file_limit(struct ship_sess *ss, unsigned int ring, int fd,
 	uint64_t done, gen0, gen1, off, seq, prev, len;
 	bool any;
 
-	if (ship_mark_lookup(ss->vm, ss->session, ring, &done, &gen0))
+	if (store_mark_lookup(ss->vm, ss->session, ring, &done, &gen0))
 		return done < size ? done : size;
 	off = f->off;
 	prev = f->seq;
@@ -382,7 +382,7 @@ static uint64_t file_limit(struct ship_sess *ss, unsigned int ring, int fd,
 		any = true;
 	}
 	/* registered meanwhile: the loop may be writing past the walk */
-	if (ship_mark_lookup(ss->vm, ss->session, ring, &done, &gen1) ||
+	if (store_mark_lookup(ss->vm, ss->session, ring, &done, &gen1) ||
 	    gen1 != gen0)
 		return done < off ? done : off;
 	return off;
@@ -812,7 +812,7 @@ int ship_start(const struct gr_ship_cfg *cfg, char *err, size_t errlen)
 	if (ret)
 		return ret;
 	sh.stop = false;
-	ship_marks_enable(true);
+	store_marks_enable(true);
 	ret = pthread_create(&sh.thread, NULL, ship_thread, NULL);
 	if (!ret) {
 		sh.running = true;
@@ -822,7 +822,7 @@ int ship_start(const struct gr_ship_cfg *cfg, char *err, size_t errlen)
 			ship_stop();
 	}
 	if (ret) {
-		ship_marks_enable(false);
+		store_marks_enable(false);
 		snprintf(err, errlen, "ship: cannot start its thread: %s",
 			 strerror(ret));
 		return -ret;
@@ -877,7 +877,7 @@ int ship_backlog(const char *vm, struct gr_ship_backlog *b)
 	unsigned int i;
 
 	memset(b, 0, sizeof(*b));
-	if (!ship_is_on())
+	if (!store_marks_on())
 		return 0;
 	b->enabled = true;
 	pthread_mutex_lock(&sh.lock);

@@ -3,12 +3,9 @@
  * ship.h - `guestrelay agent --ship URL`: the store, published to NATS
  * JetStream by a thread of its own (issue 9)
  *
- * The loop never waits for it: the only things the loop does are
- * ship_mark_open()/ship_mark_close() when a stream file is opened and
- * closed (a mutex, rarely) and ship_mark_set() when the file's packets
- * are written up to a new offset (one atomic store). The shipper reads
- * the stored files, never VM state, and publishes only whole packets
- * below the mark; what NATS does not take stays in the store (the spool)
+ * The loop never waits for it and never calls it: the shipper reads the
+ * stored files, never VM state, and publishes only whole packets below
+ * each file's mark (trace/store_mark.h, set by the loop); what NATS does not take stays in the store (the spool)
  * and is sent later, in order, from a cursor persisted per session in
  * <store>/.ship/<vm>/<session>.
  */
@@ -43,15 +40,6 @@ struct gr_ship_cfg {
 
 #define GR_SHIP_ACK_TIMEOUT_MS	2000
 
-/* a stream file the loop is writing: packets are whole below @done */
-struct gr_ship_mark {
-	uint64_t done;			/* atomic: loop stores, shipper loads */
-	char vm[64];
-	char session[256];
-	unsigned int ring;
-	struct gr_ship_mark *next;
-};
-
 /**
  * struct gr_ship_backlog - what the store holds that JetStream has not
  * acknowledged (whole packets, metadata and .guestrelay versions)
@@ -71,19 +59,6 @@ struct gr_ship_backlog {
 int ship_check_cfg(const struct gr_ship_cfg *cfg, char *err, size_t errlen);
 int ship_start(const struct gr_ship_cfg *cfg, char *err, size_t errlen);
 void ship_stop(void);
-
-/* ring of a mark that holds back a whole session (a snapshot being taken) */
-#define GR_SHIP_ALL_RINGS	(~0u)
-
-struct gr_ship_mark *ship_mark_open(const char *vm, const char *session,
-				    unsigned int ring);
-void ship_mark_close(struct gr_ship_mark *m);
-
-static inline void ship_mark_set(struct gr_ship_mark *m, uint64_t done)
-{
-	if (m)
-		__atomic_store_n(&m->done, done, __ATOMIC_RELEASE);
-}
 
 /* the options of `agent` for shipping beyond --ship*, and NATS' */
 extern const char *const ship_agent_opts[];

@@ -3,7 +3,6 @@
  * ship_int.h - the shipper's state, shared by its files (not an
  * interface of the agent: that is ship.h)
  *
- *   ship_mark.c    the registry of stream files the loop writes
  *   ship_nats.c    the connection, publishing a batch and its acks,
  *                  outages, message ids and their conflicts
  *   ship_cursor.c  the cursor of a session in <store>/.ship/
@@ -22,6 +21,7 @@
 #include <nats/nats.h>
 
 #include "ship.h"
+#include "store_mark.h"
 #include "subject.h"
 
 #define SHIP_BATCH		256		/* messages per wait */
@@ -128,12 +128,6 @@ struct ship_state {
 extern struct ship_state sh;
 
 uint64_t ship_now_ns(void);
-bool ship_is_on(void);
-
-/* ship_mark.c */
-void ship_marks_enable(bool on);
-bool ship_mark_lookup(const char *vm, const char *session,
-		      unsigned int ring, uint64_t *done, uint64_t *gen);
 
 /* ship_nats.c */
 void ship_try_connect(void);

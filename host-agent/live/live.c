@@ -31,8 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "addr.h"
 #include "live.h"
-#include "metrics.h"
 #include "viewer.h"
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -395,7 +395,7 @@ int live_start(const struct gr_live_cfg *cfg, char *err, size_t errlen)
 	unsigned int i;
 	int one = 1, ret;
 
-	if (metrics_parse_addr(cfg->addr, &ss, &len)) {
+	if (gr_parse_addr(cfg->addr, &ss, &len)) {
 		snprintf(err, errlen, "bad address '%s' (ADDR:PORT)",
 			 cfg->addr);
 		return -EINVAL;

@@ -284,7 +284,7 @@ static void timer_done(struct gr_op *op, int res, unsigned int flags)
 /**
  * metrics_init() - serve /metrics on @addr from the loop of @a
  * @a: the agent
- * @addr: ADDR:PORT (metrics_parse_addr())
+ * @addr: ADDR:PORT (gr_parse_addr())
  * @mp: receives the endpoint
  * @err: receives a message on failure
  * @errlen: its size
@@ -302,9 +302,9 @@ int metrics_init(struct gr_agent *a, const char *addr,
 	unsigned int flags;
 	socklen_t len;
 
-	if (metrics_parse_addr(addr, &ss, &len)) {
+	if (gr_parse_addr(addr, &ss, &len)) {
 		snprintf(err, errlen, "bad address '%s' (%s)", addr,
-			 GR_METRICS_ADDR_HELP);
+			 GR_ADDR_HELP);
 		return -EINVAL;
 	}
 	m = calloc(1, sizeof(*m));
@@ -324,7 +324,7 @@ int metrics_init(struct gr_agent *a, const char *addr,
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	/* the port is also in @ss; MHD names it in its messages */
-	m->mhd = MHD_start_daemon(flags, metrics_addr_port(&ss), NULL, NULL,
+	m->mhd = MHD_start_daemon(flags, gr_addr_port(&ss), NULL, NULL,
 				  handle, m,
 				  MHD_OPTION_EXTERNAL_LOGGER, mhd_log, m,
 				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,

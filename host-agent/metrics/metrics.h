@@ -10,17 +10,11 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "addr.h"
 #include "agent.h"
-
-/* what --metrics takes, for messages */
-#define GR_METRICS_ADDR_HELP \
-	"use IPV4:PORT or [IPV6]:PORT, e.g. 127.0.0.1:9464 or [::1]:9464"
 
 struct gr_metrics;
 
-int metrics_parse_addr(const char *s, struct sockaddr_storage *ss,
-		       socklen_t *len);
-uint16_t metrics_addr_port(const struct sockaddr_storage *ss);
 int metrics_init(struct gr_agent *a, const char *addr,
 		 struct gr_metrics **mp, char *err, size_t errlen);
 void metrics_finish(struct gr_metrics *m);

@@ -201,22 +201,22 @@ static void test_metrics_address_parser(void)
 	socklen_t len;
 	size_t i;
 
-	CU_ASSERT_EQUAL(metrics_parse_addr("127.0.0.1:9464", &ss, &len), 0);
+	CU_ASSERT_EQUAL(gr_parse_addr("127.0.0.1:9464", &ss, &len), 0);
 	CU_ASSERT_EQUAL(ss.ss_family, AF_INET);
 	CU_ASSERT_EQUAL(len, sizeof(*a4));
 	CU_ASSERT_EQUAL(ntohs(a4->sin_port), 9464);
 	CU_ASSERT_EQUAL(ntohl(a4->sin_addr.s_addr), INADDR_LOOPBACK);
-	CU_ASSERT_EQUAL(metrics_addr_port(&ss), 9464);
-	CU_ASSERT_EQUAL(metrics_parse_addr("0.0.0.0:1", &ss, &len), 0);
-	CU_ASSERT_EQUAL(metrics_parse_addr("[::1]:65535", &ss, &len), 0);
+	CU_ASSERT_EQUAL(gr_addr_port(&ss), 9464);
+	CU_ASSERT_EQUAL(gr_parse_addr("0.0.0.0:1", &ss, &len), 0);
+	CU_ASSERT_EQUAL(gr_parse_addr("[::1]:65535", &ss, &len), 0);
 	CU_ASSERT_EQUAL(ss.ss_family, AF_INET6);
 	CU_ASSERT_EQUAL(len, sizeof(*a6));
 	CU_ASSERT(IN6_IS_ADDR_LOOPBACK(&a6->sin6_addr));
-	CU_ASSERT_EQUAL(metrics_addr_port(&ss), 65535);
-	CU_ASSERT_EQUAL(metrics_parse_addr("[::]:9464", &ss, &len), 0);
+	CU_ASSERT_EQUAL(gr_addr_port(&ss), 65535);
+	CU_ASSERT_EQUAL(gr_parse_addr("[::]:9464", &ss, &len), 0);
 	CU_ASSERT(IN6_IS_ADDR_UNSPECIFIED(&a6->sin6_addr));
 	for (i = 0; i < ARRAY_SIZE(bad); i++)
-		if (metrics_parse_addr(bad[i], &ss, &len) != -EINVAL)
+		if (gr_parse_addr(bad[i], &ss, &len) != -EINVAL)
 			CU_FAIL_FATAL(bad[i]);
 }
 

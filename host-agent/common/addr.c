@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * addr.c - the ADDR:PORT of `guestrelay agent --metrics`
+ * addr.c - the ADDR:PORT of the agent's listening options (--metrics,
+ * --live)
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -8,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics.h"
+#include "addr.h"
 
 /**
- * metrics_parse_addr() - ADDR:PORT as a socket address
+ * gr_parse_addr() - ADDR:PORT as a socket address
  * @s: "IPV4:PORT" or "[IPV6]:PORT" (numeric addresses; 0.0.0.0 and [::]
  *	for every address), PORT from 1 to 65535
  * @ss: receives the address
@@ -19,7 +20,7 @@
  *
  * Return: 0, or -EINVAL.
  */
-int metrics_parse_addr(const char *s, struct sockaddr_storage *ss,
+int gr_parse_addr(const char *s, struct sockaddr_storage *ss,
 		       socklen_t *len)
 {
 	char host[INET6_ADDRSTRLEN];
@@ -72,12 +73,12 @@ int metrics_parse_addr(const char *s, struct sockaddr_storage *ss,
 }
 
 /**
- * metrics_addr_port() - the port of an address metrics_parse_addr() made
+ * gr_addr_port() - the port of an address gr_parse_addr() made
  * @ss: the address
  *
  * Return: the port, in host order.
  */
-uint16_t metrics_addr_port(const struct sockaddr_storage *ss)
+uint16_t gr_addr_port(const struct sockaddr_storage *ss)
 {
 	if (ss->ss_family == AF_INET6)
 		return ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
