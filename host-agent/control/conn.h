@@ -31,8 +31,6 @@ enum conn_state {
  *	client hanging up (POLLHUP), then for room to send (POLLOUT)
  * @fd: the socket (non-blocking), -1 once closed
  * @state: CONN_*
- * @waiting: a VM callback (gr_done_fn) is due; the object must live
- *	(ctl_reply_defer())
  * @hold: the code on the stack uses the object; do not free it
  * @deadline: CLOCK_MONOTONIC ns by which the request must be complete
  *	(CONN_READING) or the answer read (CONN_WRITING)
@@ -49,7 +47,6 @@ struct ctl_conn {
 	struct gr_op op;
 	int fd;
 	enum conn_state state;
-	bool waiting;
 	bool hold;
 	uint64_t deadline;
 	struct ctl_reply reply;

@@ -51,13 +51,6 @@ _Static_assert(CTL_REPLY_TIMEOUT_MS == CTL_REQUEST_TIMEOUT_MS,
 	       "one deadline timer needs one timeout");
 #define CTL_FINISH_WAIT_NS	(2 * NSEC_PER_SEC)
 
-uint64_t ctl_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-}
 
 static void ctl_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -109,7 +102,7 @@ static void conn_put(struct ctl_conn *c)
 {
 	struct gr_ctl *ctl = c->ctl;
 
-	if (c->fd >= 0 || c->op.busy || c->waiting || c->hold)
+	if (c->fd >= 0 || c->op.busy || c->reply.deferred || c->hold)
 		return;
 	if (ctl) {
 		if (c->prev)
@@ -315,27 +308,13 @@ static void conn_answer(struct ctl_conn *c, int err, const char *msg,
 
 /* ---- the reply object of the commands ------------------------------------ */
 
-void ctl_reply_defer(struct ctl_reply *rp)
-{
-	rp->conn->waiting = true;
-}
-
-bool ctl_reply_deferred(const struct ctl_reply *rp)
-{
-	return rp->conn->waiting;
-}
-
-void ctl_reply_undefer(struct ctl_reply *rp)
-{
-	rp->conn->waiting = false;
-}
-
-void ctl_reply_send(struct ctl_reply *rp, int err, const char *msg,
-		    const char *body, size_t len)
+/* ctl_reply_send() of a command's reply */
+static void reply_send(struct ctl_reply *rp, int err, const char *msg,
+		       const char *body, size_t len)
 {
 	struct ctl_conn *c = rp->conn;
 
-	c->waiting = false;
+	rp->deferred = false;
 	conn_answer(c, err, msg, body, len);
 }
 
@@ -376,7 +355,7 @@ static void conn_request(struct ctl_conn *c, size_t len)
 		 * socket (POLLHUP). A client that only shut down its
 		 * sending side (socat, nc -N) still wants the answer.
 		 */
-		if (c->waiting && c->fd >= 0 && conn_arm(c, POLLHUP))
+		if (c->reply.deferred && c->fd >= 0 && conn_arm(c, POLLHUP))
 			ctl_conn_close(c);
 	} else {
 		conn_answer(c, ret < 0 ? ret : 0, r->msg, body, blen);
@@ -534,6 +513,7 @@ static void ctl_new_conn(struct gr_ctl *ctl, int fd)
 	c->ctl = ctl;
 	c->fd = fd;
 	c->reply.conn = c;
+	c->reply.send = reply_send;
 	c->op.done = conn_poll_done;
 	c->state = CONN_READING;
 	c->deadline = ctl_mono_ns() + CTL_REQUEST_TIMEOUT_MS * NSEC_PER_MSEC;
@@ -756,7 +736,7 @@ void ctl_finish(struct gr_agent *a)
 	gr_loop_cancel(&a->loop, &ctl->timer_op);
 	for (c = ctl->conns; c; c = c->next) {
 		c->hold = true;
-		if (c->waiting && c->fd >= 0)
+		if (c->reply.deferred && c->fd >= 0)
 			send_error_now(c->fd, -ECANCELED, "the agent is "
 				       "stopping; the command may or may "
 				       "not complete");

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 #include <stdio.h>
 #include <sys/types.h>
 #include <sys/un.h>
@@ -24,7 +25,14 @@
 
 struct ctl_conn;
 
-uint64_t ctl_mono_ns(void);
+/* CLOCK_MONOTONIC in ns */
+static inline uint64_t ctl_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
 
 /**
  * struct ctl_reply - how a command answers its client
@@ -32,6 +40,8 @@ uint64_t ctl_mono_ns(void);
  * @json: the client wants JSON
  * @cmd: the command's name
  * @vm: the VM of an answer that comes later (ctl_reply_defer())
+ * @deferred: a VM callback (gr_done_fn) is due; the connection must live
+ * @send: server.c's sender of the answer (ctl_reply_send())
  *
  * Each connection owns one; a command answers through it and never
  * touches the connection (as seatd's clients own their connections).
@@ -41,6 +51,9 @@ struct ctl_reply {
 	bool json;
 	const char *cmd;
 	char vm[GR_VM_NAME_MAX];
+	bool deferred;
+	void (*send)(struct ctl_reply *rp, int err, const char *msg,
+		     const char *body, size_t len);
 };
 
 /**
@@ -52,7 +65,10 @@ struct ctl_reply {
  *
  * Context: the loop's thread, from a command.
  */
-void ctl_reply_defer(struct ctl_reply *rp);
+static inline void ctl_reply_defer(struct ctl_reply *rp)
+{
+	rp->deferred = true;
+}
 
 /**
  * ctl_reply_deferred() - whether a deferred answer is still due
@@ -62,7 +78,10 @@ void ctl_reply_defer(struct ctl_reply *rp);
  * Return: true from ctl_reply_defer() until ctl_reply_send() or
  * ctl_reply_undefer().
  */
-bool ctl_reply_deferred(const struct ctl_reply *rp);
+static inline bool ctl_reply_deferred(const struct ctl_reply *rp)
+{
+	return rp->deferred;
+}
 
 /**
  * ctl_reply_undefer() - the command answers now after all
@@ -70,7 +89,10 @@ bool ctl_reply_deferred(const struct ctl_reply *rp);
  *
  * Context: the loop's thread, from the command that deferred it.
  */
-void ctl_reply_undefer(struct ctl_reply *rp);
+static inline void ctl_reply_undefer(struct ctl_reply *rp)
+{
+	rp->deferred = false;
+}
 
 /**
  * ctl_reply_send() - send the deferred answer, then close the connection
@@ -87,8 +109,11 @@ void ctl_reply_undefer(struct ctl_reply *rp);
  *
  * Context: the loop's thread.
  */
-void ctl_reply_send(struct ctl_reply *rp, int err, const char *msg,
-		    const char *body, size_t len);
+static inline void ctl_reply_send(struct ctl_reply *rp, int err,
+				  const char *msg, const char *body, size_t len)
+{
+	rp->send(rp, err, msg, body, len);
+}
 
 /* ---- commands.c -------------------------------------------------------- */
 

@@ -79,19 +79,6 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-enum col_verdict col_reject(const char *subj, const char *why)
-{
-	col.rejected++;
-	/* the first 20, then one in a thousand: no flood of the log */
-	if (col.rejected <= 20 || col.rejected - col.last_log_rejected >= 1000) {
-		fprintf(stderr, "guestrelay collect: rejected a message on '%.200s': %s (%" PRIu64 " so far)\n",
-			subj, why, col.rejected);
-		col.last_log_rejected = col.rejected;
-	}
-	return COL_TERM;
-}
-
-
 /* The verdict for @m; COL_HOLD: kept in a col_hold */
 static enum col_verdict handle(natsMsg *m)
 {

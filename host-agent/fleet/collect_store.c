@@ -461,3 +461,16 @@ uint64_t col_max_len(enum gr_obj_kind k)
 	return k == GR_OBJ_STREAM ? GR_MAX_SUBBUF_SIZE :
 	       k == GR_OBJ_INFO ? GR_INFO_MAX_FILE : COL_META_MAX;
 }
+
+/* a message refused: counted, logged at first and then rarely */
+enum col_verdict col_reject(const char *subj, const char *why)
+{
+	col.rejected++;
+	/* the first 20, then one in a thousand: no flood of the log */
+	if (col.rejected <= 20 || col.rejected - col.last_log_rejected >= 1000) {
+		fprintf(stderr, "guestrelay collect: rejected a message on '%.200s': %s (%" PRIu64 " so far)\n",
+			subj, why, col.rejected);
+		col.last_log_rejected = col.rejected;
+	}
+	return COL_TERM;
+}

@@ -73,24 +73,6 @@ struct ship_state sh = {
 /* a pass of the counter thread: it counts, never sends */
 static __thread bool viewing;
 
-void ship_walk_unlock(void)
-{
-	pthread_mutex_unlock(&sh.walk_lock);
-}
-
-void ship_walk_lock(void)
-{
-	pthread_mutex_lock(&sh.walk_lock);
-}
-
-uint64_t ship_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* ---- configuration ---------------------------------------------------- */
 
 static int bad_cfg(char *err, size_t errlen, const char *msg)

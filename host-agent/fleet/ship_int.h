@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <nats/nats.h>
 
@@ -127,7 +128,14 @@ struct ship_state {
 
 extern struct ship_state sh;
 
-uint64_t ship_now_ns(void);
+/* CLOCK_MONOTONIC in ns */
+static inline uint64_t ship_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
 
 /* ship_nats.c */
 void ship_try_connect(void);
@@ -152,7 +160,15 @@ void ship_cursor_load(struct ship_sess *ss);
 int ship_cursor_save(const struct ship_sess *ss);
 
 /* ship.c: the sessions are left to the counter while the shipper waits */
-void ship_walk_unlock(void);
-void ship_walk_lock(void);
+/* the walk of the store: the shipper's thread and the backlog counter's */
+static inline void ship_walk_lock(void)
+{
+	pthread_mutex_lock(&sh.walk_lock);
+}
+
+static inline void ship_walk_unlock(void)
+{
+	pthread_mutex_unlock(&sh.walk_lock);
+}
 
 #endif /* GR_SHIP_INT_H */

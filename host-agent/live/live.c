@@ -3,7 +3,7 @@
  * live.c - the LTTng-live server's thread: sessions, sockets, buffers
  *
  *   loop thread                      live thread (this file, viewer.c)
- *   session_open()  -> live_session_open()    registry (mutex)
+ *   session_open()  -> live_session_open()    registry (registry.c, mutex)
  *   consumer: packet whole -> index entry     epoll: accept, read one
  *   session_close() -> live_session_close()   request, answer from the
  *                                             stored files, write back
@@ -35,11 +35,6 @@
 #include "live.h"
 #include "viewer.h"
 
-static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct live_sess *reg_head;
-static uint64_t reg_next_id = 1;
-static bool live_on;
-
 static struct {
 	pthread_t thread;
 	int listen_fd;
@@ -48,170 +43,7 @@ static struct {
 	struct live_conn *conns;
 	unsigned int nconns;
 	uint64_t next_conn_id;
-	struct gr_live_stats st;
-	pthread_mutex_t st_lock;
-} srv = { .listen_fd = -1, .stop_fd = -1, .epfd = -1,
-	  .st_lock = PTHREAD_MUTEX_INITIALIZER };
-
-uint64_t live_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-/* ---- the registry of open sessions (any thread) ------------------------ */
-
-/**
- * live_session_open() - a VM's session records: list it to viewers
- * @vm: the VM's name
- * @session: the session directory's name
- * @nr_rings: its stream files, stream_0 .. stream_<nr_rings - 1>
- * @clock_freq: its clock's frequency (inactivity beacons)
- * @switch_timer_us: the guest's switch timer, 0 if none (beacons)
- *
- * Call once the session's stream and index files exist. Context: the loop.
- */
-void live_session_open(const char *vm, const char *session,
-		       unsigned int nr_rings, uint64_t clock_freq,
-		       uint32_t switch_timer_us)
-{
-	struct live_sess *s;
-
-	if (!__atomic_load_n(&live_on, __ATOMIC_ACQUIRE))
-		return;
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		return;		/* not listed: the trace is stored all the same */
-	snprintf(s->vm, sizeof(s->vm), "%s", vm);
-	snprintf(s->session, sizeof(s->session), "%s", session);
-	s->nr_rings = nr_rings;
-	s->clock_freq = clock_freq;
-	s->switch_timer_us = switch_timer_us;
-	pthread_mutex_lock(&reg_lock);
-	s->id = reg_next_id++;
-	s->next = reg_head;
-	reg_head = s;
-	pthread_mutex_unlock(&reg_lock);
-}
-
-/**
- * live_session_close() - the session's files are final
- * @vm: the VM's name
- * @session: the session directory's name
- *
- * Viewers attached to it read to the end of its index files, then get
- * "hung up". Context: the loop, after the last index entry was written.
- */
-void live_session_close(const char *vm, const char *session)
-{
-	struct live_sess **p, *s;
-
-	pthread_mutex_lock(&reg_lock);
-	for (p = &reg_head; (s = *p); p = &s->next)
-		if (!strcmp(s->vm, vm) && !strcmp(s->session, session)) {
-			*p = s->next;
-			free(s);
-			break;
-		}
-	pthread_mutex_unlock(&reg_lock);
-}
-
-/**
- * live_sess_get() - a copy of open session @id
- * @id: its id
- * @out: receives the copy (next is NULL)
- *
- * Return: false if no such session is open (it closed, or never was).
- */
-bool live_sess_get(uint64_t id, struct live_sess *out)
-{
-	struct live_sess *s;
-	bool found = false;
-
-	pthread_mutex_lock(&reg_lock);
-	for (s = reg_head; s; s = s->next)
-		if (s->id == id) {
-			*out = *s;
-			out->next = NULL;
-			found = true;
-			break;
-		}
-	pthread_mutex_unlock(&reg_lock);
-	return found;
-}
-
-/**
- * live_sess_list() - copies of every open session, oldest first
- * @out: receives a malloc'ed array (free it), NULL if there is none
- *
- * Return: their number, or -ENOMEM.
- */
-int live_sess_list(struct live_sess **out)
-{
-	struct live_sess *s, *arr;
-	unsigned int n = 0, i;
-
-	*out = NULL;
-	pthread_mutex_lock(&reg_lock);
-	for (s = reg_head; s; s = s->next)
-		n++;
-	arr = n ? calloc(n, sizeof(*arr)) : NULL;
-	if (n && !arr) {
-		pthread_mutex_unlock(&reg_lock);
-		return -ENOMEM;
-	}
-	i = n;
-	for (s = reg_head; s; s = s->next) {
-		arr[--i] = *s;
-		arr[i].next = NULL;
-	}
-	pthread_mutex_unlock(&reg_lock);
-	*out = arr;
-	return (int)n;
-}
-
-void live_sess_viewers(uint64_t id, int delta)
-{
-	struct live_sess *s;
-
-	pthread_mutex_lock(&reg_lock);
-	for (s = reg_head; s; s = s->next)
-		if (s->id == id) {
-			s->viewers += delta;
-			break;
-		}
-	pthread_mutex_unlock(&reg_lock);
-}
-
-/* ---- statistics ------------------------------------------------------- */
-
-void live_count(size_t field, uint64_t n)
-{
-	pthread_mutex_lock(&srv.st_lock);
-	*(uint64_t *)((char *)&srv.st + field) += n;
-	pthread_mutex_unlock(&srv.st_lock);
-}
-
-/**
- * live_get_stats() - what the server did so far (for /metrics)
- * @st: receives the counters (all 0 if the server does not run)
- */
-void live_get_stats(struct gr_live_stats *st)
-{
-	struct live_sess *s;
-	uint64_t n = 0;
-
-	pthread_mutex_lock(&srv.st_lock);
-	*st = srv.st;
-	pthread_mutex_unlock(&srv.st_lock);
-	pthread_mutex_lock(&reg_lock);
-	for (s = reg_head; s; s = s->next)
-		n++;
-	pthread_mutex_unlock(&reg_lock);
-	st->sessions = n;
-}
+} srv = { .listen_fd = -1, .stop_fd = -1, .epfd = -1 };
 
 /* ---- connections -------------------------------------------------------- */
 
@@ -429,11 +261,11 @@ int live_start(const struct gr_live_cfg *cfg, char *err, size_t errlen)
 	ev.data.ptr = &srv.stop_fd;
 	if (epoll_ctl(srv.epfd, EPOLL_CTL_ADD, srv.stop_fd, &ev))
 		goto fail;
-	__atomic_store_n(&live_on, true, __ATOMIC_RELEASE);
+	live_registry_enable(true);
 	ret = pthread_create(&srv.thread, NULL, live_thread, NULL);
 	if (ret) {
 		errno = ret;
-		__atomic_store_n(&live_on, false, __ATOMIC_RELEASE);
+		live_registry_enable(false);
 		goto fail;
 	}
 	return 0;
@@ -458,7 +290,6 @@ fail:
  */
 void live_stop(void)
 {
-	struct live_sess *s;
 	uint64_t one = 1;
 	unsigned int i;
 
@@ -467,7 +298,7 @@ void live_stop(void)
 	if (write(srv.stop_fd, &one, sizeof(one)) != sizeof(one))
 		syslog(LOG_WARNING, "live: could not stop the thread: %m");
 	pthread_join(srv.thread, NULL);
-	__atomic_store_n(&live_on, false, __ATOMIC_RELEASE);
+	live_registry_enable(false);
 	for (i = 0; i < srv.nconns; i++)
 		if (srv.conns[i].fd >= 0)
 			conn_close(&srv.conns[i]);
@@ -478,10 +309,5 @@ void live_stop(void)
 	free(srv.conns);
 	srv.conns = NULL;
 	viewer_finish();
-	pthread_mutex_lock(&reg_lock);
-	while ((s = reg_head)) {
-		reg_head = s->next;
-		free(s);
-	}
-	pthread_mutex_unlock(&reg_lock);
+	live_registry_clear();
 }

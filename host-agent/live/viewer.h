@@ -100,8 +100,10 @@ struct live_conn {
 	unsigned int n_st;
 };
 
-/* live.c */
+/* registry.c */
 uint64_t live_now_ns(void);
+void live_registry_enable(bool on);
+void live_registry_clear(void);
 bool live_sess_get(uint64_t id, struct live_sess *out);
 int live_sess_list(struct live_sess **out);
 void live_sess_viewers(uint64_t id, int delta);
