@@ -189,10 +189,17 @@ print(",".join(map(str, r)) if isinstance(r, list) else r)
 # QEMU_EXTRA (an array, empty by default) adds QEMU arguments, such as a
 # -qmp socket.
 QEMU_EXTRA=()
+# Multi-threaded TCG (-smp 2) has frozen a guest right after guestrelay.ko
+# attached its probes: both vCPUs in soft lockup, the console silent (seen
+# in test_ship on 2026-11-27; issue 27, not understood yet). The suite
+# boots single-threaded TCG until then; GR_E2E_TCG=multi boots as QEMU's
+# default does (tests/stress measures both).
+GR_E2E_TCG=${GR_E2E_TCG:-single}
 boot_guest() {
 	local vm=$1
 
 	shift
+	[ "$GR_E2E_TCG" = single ] && set -- --single-thread "$@"
 	E2E_VMS+=("$vm")
 	: >"$tmp/$vm.console"
 	rm -f "$tmp/$vm.qemu.pid"

@@ -35,7 +35,8 @@
 # Environment:
 #   GR_STRESS_BOOTS    boots per mode and flavour (default 10)
 #   GR_STRESS_MODES    "boot insmod" (default; none and tpflip on demand)
-#   GR_STRESS_ACCELS   "mttcg" (default; "mttcg single" compares both)
+#   GR_STRESS_ACCELS   "single" (default: the e2e suite's configuration;
+#                      "mttcg single" compares both)
 #   GR_STRESS_BOUND    seconds to "GR: STRESS done" (default 300)
 #   GR_STRESS_SLOW     a boot not done after this many seconds (default
 #                      75, the e2e tests' QEMU timeout) is counted slow,
@@ -53,7 +54,7 @@
 
 boots=${GR_STRESS_BOOTS:-10}
 modes=${GR_STRESS_MODES:-boot insmod}
-accels=${GR_STRESS_ACCELS:-mttcg}
+accels=${GR_STRESS_ACCELS:-single}
 bound=${GR_STRESS_BOUND:-300}
 slow_at=${GR_STRESS_SLOW:-75}
 hogs=${GR_STRESS_HOGS:-$(nproc)}
