@@ -165,9 +165,10 @@ one_boot() {
 	[ "$mode" = tpflip ] && opts=(--modargs "tps=$STRESS_TPS")
 	QEMU_EXTRA=(-qmp "unix:$tmp/$vm.qmp,server=on,wait=off")
 	t0=$(date +%s%N)
+	# the flavour is ours to set, not the e2e suite's GR_E2E_TCG
 	# shellcheck disable=SC2046 # accel_opts prints whole options
-	boot_guest "$vm" --run stress --append "$append" --vm-args "$vm_args" \
-		$(accel_opts "$accel") "${opts[@]}"
+	GR_E2E_TCG=multi boot_guest "$vm" --run stress --append "$append" \
+		--vm-args "$vm_args" $(accel_opts "$accel") "${opts[@]}"
 	QEMU_EXTRA=()
 	# not done when the e2e tests' QEMU timeout would have killed it:
 	# slow, or hung? One look at the vCPUs, then wait on to the bound
