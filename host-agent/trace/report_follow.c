@@ -20,11 +20,10 @@
  * itself by that item; a ring that has nothing waiting is bounded by the
  * end of its last indexed packet (its next packet begins after it) or,
  * if later, by the live server's beacon for a quiet stream: the newest
- * packet end of the session less twice the switch timer and 1 s (the
- * guest hands over a partly filled sub-buffer within one period, the
- * agent stores it soon after). Without a switch timer a quiet ring holds
- * the output back until it stores a packet or the session ends, as it
- * holds back a live viewer.
+ * packet end of the session less twice the switch timer and 1 s
+ * (gr_index_quiet_back(), the one rule of both). Without a switch timer
+ * a quiet ring holds the output back until it stores a packet or the
+ * session ends, as it holds back a live viewer.
  */
 #include <endian.h>
 #include <errno.h>
@@ -39,14 +38,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common.h"
 #include "ctf_info.h"
 #include "index.h"
 #include "reader.h"
 #include "report.h"
 #include "report_int.h"
 
-#define FOLLOW_SLACK_NS		1000000000ULL	/* as live/viewer.c's beacons */
 /* asks before a session that does not open is said so and skipped */
 #define FOLLOW_OPEN_TRIES	20
 #define FOLLOW_ENTRIES		64	/* index entries read at once */
@@ -167,7 +164,7 @@ static bool before(uint64_t ats, unsigned int aring, uint64_t bts,
 static void follow_print(struct follow *f, FILE *out, bool final)
 {
 	struct gr_reader *r = &f->r;
-	uint64_t newest = 0, back = 0, bts, lim;
+	uint64_t newest = 0, back, bts, lim;
 	unsigned int i, bring;
 	struct gr_cursor *c, *h;
 	struct stat st;
@@ -185,10 +182,7 @@ static void follow_print(struct follow *f, FILE *out, bool final)
 		if (c->kind == GR_ITEM_NONE)
 			gr_cursor_advance(r, c);
 	}
-	if (f->timer_us && r->info->view.clock_freq)
-		back = (uint64_t)((unsigned __int128)(2ULL * f->timer_us *
-						      1000ULL + FOLLOW_SLACK_NS) *
-				  r->info->view.clock_freq / NSEC_PER_SEC);
+	back = gr_index_quiet_back(f->timer_us, r->info->view.clock_freq);
 	for (;;) {
 		h = NULL;
 		bts = UINT64_MAX;
