@@ -185,6 +185,7 @@ struct gr_vm_info {
 	bool doorbell;			/* ivshmem-doorbell (else plain) */
 	bool guest_connected;		/* QEMU is connected to our socket */
 	uint32_t mode;			/* GR_MODE_* requested */
+	uint32_t switch_timer_us;	/* asked of the guest, 0 = off */
 	uint32_t nr_rings, subbuf_size, n_subbufs;
 	char kernel_release[GR_RELEASE_LEN + 1];
 	char nodename[GR_NODENAME_LEN + 1];

@@ -111,6 +111,7 @@ void vm_get_info(const struct gr_vm *vm, struct gr_vm_info *info)
 	info->io = vm->cons.io_fixed || (!vm->cons.rings && !vm->opts.io_writev) ?
 		   "fixed" : "writev";
 	info->usage = vm->usage;
+	info->switch_timer_us = vm->opts.switch_timer_us;
 	info->stop_reason = reasons[vm->stop_reason];
 	info->rate_bps = vm->rate_bps;
 	vm_get_stats(vm, &info->st);

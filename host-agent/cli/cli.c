@@ -140,9 +140,19 @@ static const struct cli_cmd cli_cmds[] = {
 	{ "ping", cli_run_ping, NULL, "ping",
 	  "Check that the agent answers; prints its version, pid and uptime.\n" },
 	{ "report", cli_run_report, NULL,
-	  "report [--cpu N] [--events LIST] [--host-time] [--summary] TRACE_DIR",
+	  "report [--cpu N] [--events LIST] [--host-time] [--summary] "
+	  "TRACE_DIR, report --follow [--cpu N] [--events LIST] [--host-time] VM",
 	  "Print a stored trace as text, one line per event, CPUs merged by\n"
 	  "time (no agent needed).\n"
+	  "  --follow VM    print VM's recording as it is stored, like tail\n"
+	  "                 -f, until Ctrl-C: its session from its start, then\n"
+	  "                 each new session (after stop/start, a new guest);\n"
+	  "                 each exactly as report prints it once it ended.\n"
+	  "                 Asks the agent (--run-dir) where the session is;\n"
+	  "                 reads the packets the index files list. A quiet\n"
+	  "                 CPU holds the output back by up to twice the switch\n"
+	  "                 timer and 1 s (without a timer: until it stores\n"
+	  "                 a packet or the session ends)\n"
 	  "  --cpu N        only CPU N\n"
 	  "  --events LIST  only these events: names, systems (sched) or\n"
 	  "                 system:event, comma separated\n"

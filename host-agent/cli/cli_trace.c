@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cli_trace.c - the commands that read stored traces, without an agent:
- * report (report.c) and timeline (timeline.c)
+ * cli_trace.c - the commands that read stored traces: report (report.c)
+ * and timeline (timeline.c), without an agent; `report --follow VM`
+ * asks the agent where the VM's session is (status) and follows it
+ * (report_follow.c)
  */
 #include <errno.h>
+#include <jansson.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,21 +17,112 @@
 #include <unistd.h>
 
 #include "cli_trace.h"
+#include "client.h"
 #include "report.h"
 #include "guestrelay_abi.h"
 #include "timeline.h"
+
+/* ---- report --follow VM ------------------------------------------------ */
+
+static volatile sig_atomic_t follow_stop;
+
+static void follow_signal(int sig)
+{
+	(void)sig;
+	follow_stop = 1;
+}
+
+/**
+ * struct follow_ask - what gr_report_follow() asks the agent through
+ * @cli: the run directory and time limit
+ * @vm: the VM followed
+ * @asked: the agent answered once (after that, not reaching it means
+ *	"not known now": it may be restarting)
+ */
+struct follow_ask {
+	const struct cli *cli;
+	const char *vm;
+	bool asked;
+};
+
+/* gr_follow_ask_fn: `status VM` for its session and switch timer */
+static int follow_where(void *arg, char *dir, size_t len, uint32_t *timer_us)
+{
+	struct follow_ask *fa = arg;
+	char *argv[] = { (char *)fa->vm };
+	struct ctl_answer ans;
+	json_t *root = NULL, *vm, *v;
+	int ret;
+
+	ret = ctl_client_call(fa->cli->run_dir, fa->cli->timeout * 1000, true,
+			      "status", 1, argv, NULL, &ans);
+	if (ret || ans.error) {
+		if (!fa->asked)
+			cli_err("%s", ret ? ans.why : ans.body);
+		ctl_answer_free(&ans);
+		if (!fa->asked)
+			return ret ? ret : -ENOENT;
+		/* the agent away: keep on; the VM gone: no session */
+		if (ret)
+			return 1;
+		dir[0] = '\0';
+		*timer_us = 0;
+		return 0;
+	}
+	root = json_loadb(ans.body, ans.len, 0, NULL);
+	ctl_answer_free(&ans);
+	vm = root;
+	if (json_is_object(root) && json_is_array(json_object_get(root, "vms")))
+		vm = json_array_get(json_object_get(root, "vms"), 0);
+	if (!json_is_object(vm)) {
+		json_decref(root);
+		if (!fa->asked)
+			cli_err("the agent's status of %s is not JSON", fa->vm);
+		return fa->asked ? 1 : -EPROTO;
+	}
+	v = json_object_get(vm, "session");
+	snprintf(dir, len, "%s", json_is_string(v) ? json_string_value(v) : "");
+	v = json_object_get(vm, "switch_timer_us");
+	*timer_us = json_is_integer(v) && json_integer_value(v) > 0 &&
+		    json_integer_value(v) <= UINT32_MAX ?
+		    (uint32_t)json_integer_value(v) : 0;
+	json_decref(root);
+	fa->asked = true;
+	return 0;
+}
+
+/* `report --follow VM`: until SIGINT or SIGTERM */
+static int report_follow(struct cli *cli, const char *vm,
+			 const struct gr_report_opts *ro)
+{
+	struct follow_ask fa = { .cli = cli, .vm = vm };
+	struct sigaction sa;
+	int ret;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = follow_signal;	/* no SA_RESTART: sleeps end */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	ret = gr_report_follow(follow_where, &fa, stdout, stderr, ro,
+			       &follow_stop);
+	if (ret == -EIO)
+		cli_err("writing the report: %s", strerror(errno));
+	return ret ? 1 : 0;
+}
 
 int cli_run_report(struct cli *cli, const struct cli_cmd *cmd, int argc,
 		     char **argv)
 {
 	const char *cpu = NULL, *events = NULL;
-	bool host_time = false, summary = false;
+	bool host_time = false, summary = false, follow = false;
 	struct gr_report_opts ro = { .cpu = -1 };
 	const struct cli_opt opts[] = {
 		{ "--cpu", &cpu, NULL },
 		{ "--events", &events, NULL },
 		{ "--host-time", NULL, &host_time },
 		{ "--summary", NULL, &summary },
+		{ "--follow", NULL, &follow },
 		{ NULL, NULL, NULL },
 	};
 	char *pos[1], *end;
@@ -56,6 +151,13 @@ int cli_run_report(struct cli *cli, const struct cli_cmd *cmd, int argc,
 	if (summary && (cpu || events || host_time))
 		return usage_err(cmd, "--summary covers the whole trace; it "
 				 "takes no --cpu, --events or --host-time");
+	if (follow && summary)
+		return usage_err(cmd, "--follow prints events as they come; "
+				 "--summary needs the whole trace");
+	if (follow) {
+		ret = check_vm(cmd, pos[0]);
+		return ret ? ret : report_follow(cli, pos[0], &ro);
+	}
 	/* a fatal problem is said once, by the report, on stderr */
 	ret = summary ? gr_report_summary(pos[0], stdout, stderr) :
 		gr_report(pos[0], stdout, stderr, &ro);

@@ -117,6 +117,11 @@ void ctl_status_text(FILE *f, const struct gr_vm_info *in)
 	fprintf(f, "%s, records %s, writes %s\n", ctl_mode_name(in->mode),
 		in->verify ? "verified (copy)" : "not verified (zero copy)",
 		in->io ? in->io : "-");
+	put_row(f, "switch timer");
+	if (in->switch_timer_us)
+		fprintf(f, "%" PRIu32 " ms\n", in->switch_timer_us / 1000);
+	else
+		fputs("off\n", f);
 	put_row(f, "events");
 	ctl_put_text(f, in->events[0] ? in->events : "none");
 	fputc('\n', f);
@@ -206,6 +211,7 @@ void ctl_status_json_member(struct ctl_json *j, const char *key,
 	ctl_json_string(j, "mode", ctl_mode_name(in->mode));
 	ctl_json_bool(j, "verify", in->verify);
 	ctl_json_string(j, "io", in->io);
+	ctl_json_u64(j, "switch_timer_us", in->switch_timer_us);
 	ctl_json_u64(j, "nr_rings", in->nr_rings);
 	ctl_json_u64(j, "subbuf_size", in->subbuf_size);
 	ctl_json_u64(j, "n_subbufs", in->n_subbufs);

@@ -15,10 +15,18 @@
  * A stream without new packets gets an inactivity beacon, so that a
  * viewer merging CPUs is not held back by a quiet one: the beacon says
  * "nothing before T" with T = the newest packet end of the session less
- * twice the guest's switch timer and GR_LIVE_BEACON_SLACK_NS (the time a
- * packet of another ring may still be on its way to disk). Without a
+ * twice the guest's switch timer and 1 s (gr_index_quiet_back(); the
+ * second is the time a packet may still be on its way to disk). Without a
  * switch timer a quiet stream gets none (a partly filled sub-buffer may
  * wait forever) and a viewer waits for its next packet.
+ *
+ * A ring's next packet begins where its last one ended (spec 6.9), so
+ * after a beacon the packet that follows may begin before the beacon's
+ * time, even though its first event is later (a ring quiet for a minute
+ * stores a packet that begins when it went quiet). A viewer must not see
+ * time go back: such a packet's timestamp_begin is raised to the beacon's
+ * time in the index entry and in the packet bytes handed out (its events
+ * are unchanged; the stored packet is untouched).
  */
 #include <endian.h>
 #include <errno.h>
@@ -35,7 +43,6 @@
 
 #define GR_LIVE_MAJOR		2
 #define GR_LIVE_MINOR		4
-#define GR_LIVE_BEACON_SLACK_NS	1000000000ULL
 #define LV_HOST_MAX		64	/* lttng-viewer-abi's name sizes */
 #define LV_NAME_MAX		255
 #define LV_PATH_MAX		4096
@@ -461,6 +468,7 @@ static int do_attach(struct live_conn *c, const uint8_t *p, size_t n)
 		s->ring = (int)i - 1;
 		s->id = id << 20 | i;
 		s->data_fd = s->idx_fd = -1;
+		s->raised_off = UINT64_MAX;
 	}
 	c->att[c->n_att++] = sess;
 	live_sess_viewers(id, 1);
@@ -597,13 +605,10 @@ static uint64_t beacon_ts(struct live_conn *c, struct live_stream *s)
 	const struct live_sess *q = s->sess;
 	uint64_t newest, back;
 
-	if (!q->switch_timer_us || !q->clock_freq)
+	back = gr_index_quiet_back(q->switch_timer_us, q->clock_freq);
+	if (!back)
 		return 0;
 	newest = session_newest(c, s);
-	back = (uint64_t)((unsigned __int128)(2ULL * q->switch_timer_us *
-					      1000ULL +
-					      GR_LIVE_BEACON_SLACK_NS) *
-			  q->clock_freq / 1000000000ULL);
 	return newest > back ? newest - back : 0;
 }
 
@@ -629,6 +634,14 @@ static int do_next_index(struct live_conn *c, const uint8_t *p, size_t n)
 	if (r > 0) {
 		s->entry++;
 		s->next_off = e.offset + e.packet_size / 8;
+		s->raised_off = UINT64_MAX;
+		if (e.timestamp_begin < s->last_ts) {
+			/* a beacon said "nothing before last_ts" */
+			e.timestamp_begin = s->last_ts < e.timestamp_end ?
+					    s->last_ts : e.timestamp_end;
+			s->raised_off = e.offset;
+			s->raised_ts = e.timestamp_begin;
+		}
 		if (e.timestamp_end > s->last_ts)
 			s->last_ts = e.timestamp_end;
 		live_count(offsetof(struct gr_live_stats, packets), 1);
@@ -645,6 +658,25 @@ static int do_next_index(struct live_conn *c, const uint8_t *p, size_t n)
 		return index_reply(c, LV_INDEX_INACTIVE, 0, &e);
 	}
 	return index_reply(c, LV_INDEX_RETRY, 0, NULL);
+}
+
+/*
+ * The bytes [@off, @off + @len) of stream @s's file, read into @buf: the
+ * part of the raised timestamp_begin (see do_next_index()) they hold
+ */
+static void raise_begin(const struct live_stream *s, uint8_t *buf,
+			uint64_t off, uint64_t len)
+{
+	uint64_t at, le;
+	unsigned int i;
+
+	if (s->raised_off == UINT64_MAX)
+		return;
+	at = s->raised_off + offsetof(struct gr_packet_header, timestamp_begin);
+	le = htole64(s->raised_ts);
+	for (i = 0; i < sizeof(le); i++)
+		if (at + i >= off && at + i - off < len)
+			buf[at + i - off] = ((const uint8_t *)&le)[i];
 }
 
 static int do_packet(struct live_conn *c, const uint8_t *p, size_t n)
@@ -677,6 +709,7 @@ static int do_packet(struct live_conn *c, const uint8_t *p, size_t n)
 		*(uint32_t *)rp = htobe32(LV_PACKET_ERR);
 		return 1;
 	}
+	raise_begin(s, rp + 12, off, len);
 	*(uint32_t *)rp = htobe32(LV_PACKET_OK);
 	*(uint32_t *)(rp + 4) = htobe32((uint32_t)len);
 	*(uint32_t *)(rp + 8) = htobe32(index_flags(c, s));

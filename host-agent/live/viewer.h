@@ -48,6 +48,9 @@ struct live_sess {
  * @entry: index entries handed out so far
  * @next_off: where the next packet starts in the stream file
  * @last_ts: timestamp_end of the last entry or beacon handed out
+ * @raised_off: stream file offset of the packet handed out last, if its
+ *	timestamp_begin was raised to a beacon's time; UINT64_MAX if not
+ * @raised_ts: that raised timestamp_begin
  * @md_sent: metadata: bytes sent
  * @md_hash: metadata: FNV-1a of the bytes sent
  * @announced: sent to the viewer in an attach or new-streams reply
@@ -61,6 +64,8 @@ struct live_stream {
 	uint64_t entry;
 	uint64_t next_off;
 	uint64_t last_ts;
+	uint64_t raised_off;
+	uint64_t raised_ts;
 	uint64_t md_sent;
 	uint64_t md_hash;
 	bool announced;

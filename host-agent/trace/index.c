@@ -251,3 +251,29 @@ int gr_index_build(int session_fd, unsigned int ring, uint64_t subbuf_size)
 	gr_index_close(&idx);
 	return ret;
 }
+
+/**
+ * gr_index_quiet_back() - how far behind the newest stored packet of a
+ * session a quiet ring may still store an event
+ * @switch_timer_us: the guest's switch timer, 0 = off
+ * @clock_freq: the trace clock's frequency
+ *
+ * A guest hands over a partly filled sub-buffer within one switch timer
+ * period, and the agent stores it soon after: an index that has not
+ * grown for a ring lists everything older than the newest packet end of
+ * any ring less twice the period and GR_INDEX_QUIET_SLACK_NS (the time a
+ * packet may still be on its way to disk). The live server's beacons
+ * (live/viewer.c) and `report --follow` (report_follow.c) use this one
+ * bound.
+ *
+ * Return: the bound in clock ticks; 0 without a switch timer (a partly
+ * filled sub-buffer may then wait for ever: no bound).
+ */
+uint64_t gr_index_quiet_back(uint32_t switch_timer_us, uint64_t clock_freq)
+{
+	if (!switch_timer_us || !clock_freq)
+		return 0;
+	return (uint64_t)((unsigned __int128)(2ULL * switch_timer_us * 1000ULL +
+					      GR_INDEX_QUIET_SLACK_NS) *
+			  clock_freq / 1000000000ULL);
+}

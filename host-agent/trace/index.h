@@ -79,4 +79,7 @@ void gr_index_entry_of(struct gr_index_entry *e,
 bool gr_index_entry_get(const struct gr_index_entry *raw,
 			struct gr_index_entry *e);
 
+#define GR_INDEX_QUIET_SLACK_NS	1000000000ULL	/* see gr_index_quiet_back() */
+uint64_t gr_index_quiet_back(uint32_t switch_timer_us, uint64_t clock_freq);
+
 #endif

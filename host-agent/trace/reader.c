@@ -418,6 +418,29 @@ void gr_cursor_advance(struct gr_reader *r, struct gr_cursor *c)
 	}
 }
 
+/**
+ * gr_cursor_limit() - read the cursor's stream file up to @size bytes only
+ * @c: a cursor of gr_reader_open()
+ * @size: the bytes to read: whole packets (the end of an index entry, or
+ *	the file's size once it is final)
+ *
+ * gr_reader_open() takes a file's size as it is when opened. A reader
+ * following a trace being written limits each cursor to the packets its
+ * index file lists (whole on disk) and raises the limit as more are
+ * stored: a cursor that reached its limit (GR_ITEM_NONE) goes on with
+ * the next gr_cursor_advance() once the limit is past it.
+ *
+ * Context: process.
+ */
+void gr_cursor_limit(struct gr_cursor *c, uint64_t size)
+{
+	if (c->fd < 0)
+		return;			/* no file: done from the start */
+	c->size = size;
+	if (c->next < size)
+		c->done = 0;
+}
+
 /* --- opening and closing -------------------------------------------------- */
 
 /**

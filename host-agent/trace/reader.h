@@ -120,6 +120,7 @@ int gr_reader_open(struct gr_reader *r, const char *dir, FILE *out,
 		   int headers_only);
 void gr_reader_close(struct gr_reader *r);
 void gr_cursor_advance(struct gr_reader *r, struct gr_cursor *c);
+void gr_cursor_limit(struct gr_cursor *c, uint64_t size);
 int gr_reader_merge_start(struct gr_reader *r);
 struct gr_cursor *gr_reader_merge_head(const struct gr_reader *r);
 void gr_reader_merge_next(struct gr_reader *r);

@@ -21,6 +21,7 @@
 #include "ctf.h"
 #include "reader.h"
 #include "report.h"
+#include "report_int.h"
 
 
 /* --- printing ------------------------------------------------------------- */
@@ -193,6 +194,61 @@ static void print_preamble(FILE *out, const struct gr_reader *r, int host_time)
 }
 
 /**
+ * gr_report_begin() - what to print of an open trace, and its preamble
+ * @r: the trace, open
+ * @out: where to print
+ * @err: where a fatal problem is printed
+ * @opts: filters and time base; NULL for everything in guest time
+ * @x: receives the event selection and the time base in use
+ *
+ * Return: 0, or -EINVAL (printed on @err) if --events names no event.
+ */
+int gr_report_begin(const struct gr_reader *r, FILE *out, FILE *err,
+		    const struct gr_report_opts *opts, struct gr_report_ctx *x)
+{
+	static const struct gr_report_opts all = { .cpu = -1 };
+	int ret;
+
+	x->opts = opts ? opts : &all;
+	ret = parse_events(r->info, x->opts->events, x->sel, err);
+	if (ret)
+		return ret;
+	x->host_time = x->opts->host_time;
+	print_preamble(out, r, x->host_time);
+	if (x->host_time && !r->info->clock.synced) {
+		fprintf(out, "# warning: the clock was never synchronized with "
+			"the host; printing guest time\n");
+		x->host_time = 0;
+	}
+	return 0;
+}
+
+/**
+ * gr_report_item() - print the head item of cursor @c, if selected
+ * @out: where to print
+ * @r: the reader
+ * @c: the cursor whose head item is next in time
+ * @x: of gr_report_begin()
+ */
+void gr_report_item(FILE *out, const struct gr_reader *r,
+		    const struct gr_cursor *c, const struct gr_report_ctx *x)
+{
+	char when[48];
+
+	if (x->opts->cpu >= 0 && (unsigned int)x->opts->cpu != c->cpu &&
+	    !(c->kind == GR_ITEM_NOTE && gr_view_is_global(&r->info->view)))
+		return;
+	if (c->kind == GR_ITEM_NOTE) {
+		fmt_time(when, sizeof(when), r->info, c->ts, x->host_time);
+		fprintf(out, "        [%03u] %s: ** %s\n", c->cpu, when,
+			c->note);
+	} else if (x->sel[c->rec.id]) {
+		fmt_time(when, sizeof(when), r->info, c->ts, x->host_time);
+		print_event(out, r, c, when);
+	}
+}
+
+/**
  * gr_report() - print a stored trace as text, one line per event
  * @dir: the trace directory (<store>/<vm>/<session>)
  * @out: where to print
@@ -218,49 +274,25 @@ static void print_preamble(FILE *out, const struct gr_reader *r, int host_time)
 int gr_report(const char *dir, FILE *out, FILE *err,
 	      const struct gr_report_opts *opts)
 {
-	static const struct gr_report_opts all = { .cpu = -1 };
-	uint8_t sel[GR_MAX_EVENTS];
+	struct gr_report_ctx x;
 	struct gr_cursor *c;
 	struct gr_reader r;
 	uint64_t damaged;
-	char when[48];
-	int host_time, ret;
+	int ret;
 
-	if (!opts)
-		opts = &all;
 	ret = gr_reader_open(&r, dir, err, 0);
 	if (ret)
 		return ret;
-	ret = parse_events(r.info, opts->events, sel, err);
+	ret = gr_report_begin(&r, out, err, opts, &x);
 	if (ret)
 		goto out;
-	host_time = opts->host_time;
-	print_preamble(out, &r, host_time);
-	if (host_time && !r.info->clock.synced) {
-		fprintf(out, "# warning: the clock was never synchronized with "
-			"the host; printing guest time\n");
-		host_time = 0;
-	}
-
 	if (gr_reader_merge_start(&r)) {
 		fprintf(err, "error: out of memory\n");
 		ret = -ENOMEM;
 		goto out;
 	}
 	while ((c = gr_reader_merge_head(&r))) {
-		if (opts->cpu < 0 || (unsigned int)opts->cpu == c->cpu ||
-		    (c->kind == GR_ITEM_NOTE && gr_view_is_global(&r.info->view))) {
-			if (c->kind == GR_ITEM_NOTE) {
-				fmt_time(when, sizeof(when), r.info, c->ts,
-					 host_time);
-				fprintf(out, "        [%03u] %s: ** %s\n", c->cpu, when,
-					c->note);
-			} else if (sel[c->rec.id]) {
-				fmt_time(when, sizeof(when), r.info, c->ts,
-					 host_time);
-				print_event(out, &r, c, when);
-			}
-		}
+		gr_report_item(out, &r, c, &x);
 		gr_reader_merge_next(&r);
 	}
 	damaged = gr_reader_damaged(&r);

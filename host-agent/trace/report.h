@@ -11,6 +11,9 @@
 #ifndef GR_REPORT_H
 #define GR_REPORT_H
 
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /**
@@ -30,5 +33,26 @@ struct gr_report_opts {
 int gr_report(const char *dir, FILE *out, FILE *err,
 	      const struct gr_report_opts *opts);
 int gr_report_summary(const char *dir, FILE *out, FILE *err);
+
+#define GR_FOLLOW_POLL_MS	100	/* index files read */
+#define GR_FOLLOW_ASK_MS	500	/* the VM's current session asked */
+
+/**
+ * gr_follow_ask_fn - which session is the followed VM's current one
+ * @arg: the caller's
+ * @dir: receives its trace directory, "" if the VM has none now
+ * @len: size of @dir
+ * @timer_us: receives the VM's switch timer (0 = off)
+ *
+ * Return: 0 (@dir and @timer_us filled), 1 (not known now: the session
+ * followed stays the current one), or -errno to stop following (said
+ * on stderr by the function).
+ */
+typedef int (*gr_follow_ask_fn)(void *arg, char *dir, size_t len,
+				uint32_t *timer_us);
+
+int gr_report_follow(gr_follow_ask_fn ask, void *arg, FILE *out, FILE *err,
+		     const struct gr_report_opts *opts,
+		     const volatile sig_atomic_t *stop);
 
 #endif /* GR_REPORT_H */

@@ -120,6 +120,17 @@ la_end() {
 	la_finish
 }
 
+# la_free_ports N: N TCP ports free on loopback now, on one line
+la_free_ports() {
+	"$PY" - "$1" <<'EOF'
+import socket, sys
+s = [socket.socket() for _ in range(int(sys.argv[1]))]
+for x in s:
+    x.bind(('127.0.0.1', 0))
+print(*[x.getsockname()[1] for x in s])
+EOF
+}
+
 # la_wait_fg JOB SECS: wait for a t_bg job (a fake guest...) to end;
 # returns its exit status (124 on timeout, after SIGTERM, then SIGKILL)
 la_wait_fg() {

@@ -31,14 +31,7 @@ command -v curl >/dev/null || la_skip "curl is needed"
 la_vm A liva		# 3 CPUs, with hostile viewers
 la_vm B livb		# 2 CPUs, followed quietly
 
-read -r PORT MPORT < <("$PY" - <<'EOF'
-import socket
-s = [socket.socket() for _ in range(2)]
-for x in s:
-    x.bind(('127.0.0.1', 0))
-print(*[x.getsockname()[1] for x in s])
-EOF
-)
+read -r PORT MPORT < <(la_free_ports 2)
 host=$(hostname)
 
 la_agent_start --events all --switch-timer-ms 100 --subbuf-size 16384 \

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * report_int.h - what report.c shares with report_follow.c: choosing and
+ * printing the items of a trace
+ */
+#ifndef GR_REPORT_INT_H
+#define GR_REPORT_INT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "reader.h"
+#include "report.h"
+
+/**
+ * struct gr_report_ctx - what gr_report_begin() decided
+ * @opts: the options (never NULL)
+ * @sel: the events --events selects, by id
+ * @host_time: print host time (asked for, and the clock was synchronized)
+ */
+struct gr_report_ctx {
+	const struct gr_report_opts *opts;
+	uint8_t sel[GR_MAX_EVENTS];
+	int host_time;
+};
+
+int gr_report_begin(const struct gr_reader *r, FILE *out, FILE *err,
+		    const struct gr_report_opts *opts,
+		    struct gr_report_ctx *x);
+void gr_report_item(FILE *out, const struct gr_reader *r,
+		    const struct gr_cursor *c, const struct gr_report_ctx *x);
+
+#endif /* GR_REPORT_INT_H */
