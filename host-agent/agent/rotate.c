@@ -138,9 +138,6 @@ int rot_open(struct gr_vm *vm)
 				   &fd);
 		if (ret)
 			return ret;
-		if (gr_vm_ship_hook)	/* fleet/ship.c walks flat sessions */
-			syslog(LOG_WARNING, "%s: a session kept in chunks is not shipped (--ship)",
-			       vm->opts.name);
 	} else {
 		goto out;
 	}
