@@ -98,6 +98,21 @@ static void set_active(struct gr_vm *vm, int fd, const char *name,
 	snprintf(r->live, sizeof(r->live), "%s/%s", vm->sess.name, name);
 }
 
+/* the files of a session written in one directory become its chunk 0 */
+static int adopt_root(struct gr_vm *vm)
+{
+	time_t begin = time(NULL);
+	char to[128];
+	int ret;
+
+	chunk_session_begin(vm->sess.name, &begin);
+	ret = chunk_adopt_root(vm->sess.fd, begin, time(NULL), to, sizeof(to));
+	if (ret > 0)
+		snprintf(vm->rot.last, sizeof(vm->rot.last), "%s/%s",
+			 vm->sess.name, to);
+	return ret < 0 ? ret : 0;
+}
+
 /**
  * rot_open() - the chunk a session opening (or resumed) writes in
  * @vm: a VM whose session_open() succeeded
@@ -120,8 +135,10 @@ int rot_open(struct gr_vm *vm)
 	r->pending = false;
 	if (vm->sess.resumed) {
 		ret = chunk_find_active(vm->sess.fd, name, sizeof(name), &id);
-		if (ret == -ENOENT)
+		if (ret == -ENOENT) {	/* one directory: goes on as it was */
+			chunk_close_stale(vm->sess.fd, NULL, begin);
 			goto out;
+		}
 		if (ret)
 			return ret;
 		fd = openat(vm->sess.fd, name, O_RDONLY | O_DIRECTORY |
@@ -129,6 +146,8 @@ int rot_open(struct gr_vm *vm)
 		if (fd < 0)
 			return -errno;
 		chunk_parse(name, false, NULL, &begin);
+		/* a first rotation killed while it archived the session's files */
+		adopt_root(vm);
 		ret = chunk_close_stale(vm->sess.fd, name, time(NULL));
 		if (ret > 0)
 			syslog(LOG_INFO, "%s: %d chunk(s) of an interrupted rotation closed",
@@ -166,12 +185,14 @@ int rot_next(struct gr_vm *vm, int *old_fd, char *old_name, size_t len)
 	time_t begin = time(NULL);
 	int ret, fd;
 
+	if (!r->chunked)	/* the session's own files are chunk 0 */
+		r->id = 0;
 	ret = chunk_create(vm->sess.fd, begin, r->id + 1, name, sizeof(name),
 			   &fd);
 	if (ret)
 		return ret;
-	*old_fd = r->fd;
-	snprintf(old_name, len, "%s", r->name);
+	*old_fd = r->chunked ? r->fd : -1;
+	snprintf(old_name, len, "%s", r->chunked ? r->name : "");
 	set_active(vm, fd, name, r->id + 1, begin);
 	return 0;
 }
@@ -190,6 +211,12 @@ int rot_close_chunk(struct gr_vm *vm, int fd, const char *name)
 	char to[128];
 	int ret;
 
+	if (fd < 0) {	/* the session's own files (rot_next()) */
+		ret = adopt_root(vm);
+		if (!ret)
+			r->rotations++;
+		return ret;
+	}
 	close(fd);
 	ret = chunk_archive(vm->sess.fd, name, time(NULL), to, sizeof(to));
 	if (ret) {
@@ -243,6 +270,11 @@ void rot_undo(struct gr_vm *vm, int old_fd, const char *old_name)
 
 	close(r->fd);
 	chunk_remove(vm->sess.fd, r->name);
+	if (old_fd < 0) {	/* it was the session's own directory */
+		r->chunked = false;
+		r->fd = -1;
+		return;
+	}
 	chunk_parse(old_name, false, NULL, &begin);
 	set_active(vm, old_fd, old_name, r->id - 1, begin);
 }
@@ -287,7 +319,7 @@ int rot_request(struct gr_vm *vm, gr_done_fn done, void *arg)
 
 	if (vm->state != GR_VM_ATTACHED || vm->closing)
 		return -ENOTCONN;
-	if (!r->chunked || r->fd < 0)
+	if (r->chunked && r->fd < 0)
 		return -EOPNOTSUPP;
 	if (r->done)
 		return -EBUSY;

@@ -152,7 +152,7 @@ static void rotate_chunk(struct gr_vm *vm)
 	char old_name[GR_CHUNK_NAME_MAX], old_live[sizeof(vm->rot.live)];
 	int old_fd, ret;
 
-	snprintf(old_live, sizeof(old_live), "%s", vm->rot.live);
+	snprintf(old_live, sizeof(old_live), "%s", rot_live_name(vm));
 	ret = rot_next(vm, &old_fd, old_name, sizeof(old_name));
 	if (ret)
 		goto out;
@@ -165,7 +165,8 @@ static void rotate_chunk(struct gr_vm *vm)
 	live_session_close(vm->opts.name, old_live);
 	live_session_open(vm->opts.name, vm->rot.live, vm->view.nr_rings,
 			  vm->view.clock_freq, vm->opts.switch_timer_us);
-	session_write_files(vm, old_fd, vm->sess.name);
+	session_write_files(vm, old_fd >= 0 ? old_fd : vm->sess.fd,
+			    vm->sess.name);
 	ret = rot_close_chunk(vm, old_fd, old_name) ?: ret;
 out:
 	if (ret)

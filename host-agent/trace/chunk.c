@@ -23,7 +23,9 @@
 #include "chunk.h"
 
 #define STAMP_LEN	20	/* YYYYmmddTHHMMSS+0000 */
+#define STAGING		GR_CHUNK_ARCHIVES "/.root"	/* chunk_adopt_root() */
 #define STALE_MAX	64	/* active directories closed in one pass */
+#define ROOT_MAX	(GR_CHUNK_MAX_RINGS + 8)	/* files of a session */
 
 static bool digits(const char *p, unsigned int n)
 {
@@ -257,6 +259,94 @@ int chunk_close_stale(int sess_fd, const char *keep, time_t end)
 		done += whole;
 	}
 	return done;
+}
+
+/* a file of a session kept in one directory (store.c, session.c) */
+static bool root_file(const char *name)
+{
+	return !strcmp(name, "metadata") || !strcmp(name, "index") ||
+	       !strncmp(name, "stream_", 7) || !strcmp(name, GR_CHUNK_INFO);
+}
+
+/**
+ * chunk_adopt_root() - the files of a session written in one directory
+ * become its chunk 0 (the first rotation of such a session, as LTTng
+ * archives a session's first chunk)
+ * @sess_fd: the session; its streams are no longer written there
+ * @begin: the session's start
+ * @end: END of the chunk
+ * @out: receives "archives/BEGIN-END-0"
+ * @len: size of @out
+ *
+ * The files move into archives/.root (.guestrelay last), which is then
+ * renamed archives/BEGIN-END-0. A call after a crash half way finishes
+ * the move; with nothing to move it does nothing.
+ *
+ * Return: 1 if a chunk was archived, 0 if nothing was to move, -errno.
+ */
+int chunk_adopt_root(int sess_fd, time_t begin, time_t end, char *out,
+		     size_t len)
+{
+	static char names[ROOT_MAX][32];	/* the loop's thread only */
+	char path[sizeof(STAGING) + 40];
+	char b[STAMP_LEN + 1], e[STAMP_LEN + 1];
+	unsigned int n = 0, i, pass;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int ret;
+
+	ret = open_dir(sess_fd, ".", &d);
+	if (ret)
+		return ret;
+	while ((de = readdir(d)) && n < ROOT_MAX)
+		if (root_file(de->d_name) && strlen(de->d_name) < 32)
+			strcpy(names[n++], de->d_name);
+	closedir(d);
+	if (!n && fstatat(sess_fd, STAGING, &st, AT_SYMLINK_NOFOLLOW))
+		return 0;
+	if (mkdirat(sess_fd, GR_CHUNK_ARCHIVES, 0750) && errno != EEXIST)
+		return -errno;
+	if (mkdirat(sess_fd, STAGING, 0750) && errno != EEXIST)
+		return -errno;
+	/* .guestrelay last: a reader of the staging sees a whole chunk */
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < n; i++) {
+			if ((pass == 0) == !strcmp(names[i], GR_CHUNK_INFO))
+				continue;
+			snprintf(path, sizeof(path), "%s/%.31s", STAGING,
+				 names[i]);
+			if (renameat(sess_fd, names[i], sess_fd, path))
+				return -errno;
+		}
+	stamp(begin, b);
+	stamp(end < begin ? begin : end, e);
+	snprintf(path, sizeof(path), "%s/%s-%s-0", GR_CHUNK_ARCHIVES, b, e);
+	if (renameat(sess_fd, STAGING, sess_fd, path))
+		return -errno;
+	snprintf(out, len, "%s", path);
+	return 1;
+}
+
+/**
+ * chunk_session_begin() - the start of a session from its name
+ * @name: "[prefix]YYYYmmddTHHMMSSZ[-N]" (store_new_session())
+ * @t: receives it
+ *
+ * Return: true if @name holds such a stamp.
+ */
+bool chunk_session_begin(const char *name, time_t *t)
+{
+	char buf[STAMP_LEN + 1];
+	const char *p;
+
+	for (p = name; strlen(p) >= 16; p++)
+		if (digits(p, 8) && p[8] == 'T' && digits(p + 9, 6) &&
+		    p[15] == 'Z') {
+			snprintf(buf, sizeof(buf), "%.15s+0000", p);
+			return stamp_parse(buf, t);
+		}
+	return false;
 }
 
 /* unlink what directory @fd holds, @depth levels of directories down */

@@ -22,6 +22,7 @@
 #define GR_CHUNK_ARCHIVES	"archives"
 #define GR_CHUNK_NAME_MAX	64
 #define GR_CHUNK_INFO		".guestrelay"	/* written last: a whole chunk */
+#define GR_CHUNK_MAX_RINGS	1024	/* stream files a chunk may hold */
 
 /**
  * struct gr_chunk_ref - one closed chunk of a VM
@@ -45,6 +46,9 @@ int chunk_archive(int sess_fd, const char *name, time_t end, char *out,
 		  size_t len);
 int chunk_close_stale(int sess_fd, const char *keep, time_t end);
 int chunk_remove(int parent_fd, const char *name);
+int chunk_adopt_root(int sess_fd, time_t begin, time_t end, char *out,
+		     size_t len);
+bool chunk_session_begin(const char *name, time_t *t);
 int chunk_list(int vm_fd, struct gr_chunk_ref **refs, size_t *n);
 uint64_t chunk_tree_bytes(int parent_fd, const char *name, unsigned int depth);
 

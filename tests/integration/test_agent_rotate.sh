@@ -10,6 +10,8 @@
 # runs it shortened):
 #   R  --rotate-interval 2 (a chunk every 2 s) and `guestrelay rotate`
 #      asked for while it runs
+#   F  no option: `guestrelay rotate` twice makes its one directory
+#      chunk 0 (LTTng's first rotation), then chunks 1 and 2
 #   N  no rotation: the reference trace of the same load
 #   K  --rotate-size 64K --keep-chunks 3
 #   B  --rotate-size 64K --keep-bytes 300K --quota 1M (keep-bytes and
@@ -41,6 +43,7 @@ la_vm N ref
 la_vm K keep
 la_vm B kbyt
 la_vm C crash
+la_vm F flat
 MPORT=$((20000 + $$ % 20000))
 LA_AGENT_SECS=$((SECS * 4 + 240))
 
@@ -50,15 +53,29 @@ chunks() {
 		awk -F- '{ print $NF " " $0 }' | sort -n | cut -d" " -f2-
 }
 
+# alone NAME COND CHUNK...: babeltrace2 reads each chunk on its own, and
+# COND (on $n, the number of chunks) holds
+alone() {
+	local name=$1 cond=$2 c nbad=0
+	local n=$(($# - 2))
+
+	shift 2
+	for c in "$@"; do
+		la_bt "$c" || { nbad=$((nbad + 1)); bad "$name $c" "$bt_out"; }
+	done
+	check "$name ($n)" "[ $nbad -eq 0 ] && [ $n $cond ]" \
+		"$nbad unreadable of $n"
+}
+
 la_agent_start --events all --subbuf-size 16384 --subbufs 16 \
 	--metrics "127.0.0.1:$MPORT" \
-	--vm "$R" --rotate-interval 2 --vm "$N" \
+	--vm "$R" --rotate-interval 2 --vm "$N" --vm "$F" \
 	--vm "$K" --rotate-size 64K --keep-chunks 3 \
 	--vm "$B" --rotate-size 64K --keep-bytes 300K --quota 1M ||
 	{ bad agent-starts "see the log"; la_show_logs; la_finish; }
 ok agent-starts
 
-for vm in "$R" "$N" "$K" "$B"; do
+for vm in "$R" "$N" "$K" "$B" "$F"; do
 	t_bg "fg_$vm" $((SECS * 4 + 60)) "$la_tmp/fg-$vm.log" "$FG" \
 		--socket "$RUN/$vm.sock" --cpus 2 --rate $RATE --count $COUNT \
 		--events 4 --stats "$la_tmp/$vm.stats"
@@ -67,20 +84,25 @@ sleep 3
 gr rotate "$R"
 check rotate-command "[ $rc -eq 0 ] && grep -q '/archives/' <<<\"\$out\"" \
 	"rc $rc: $out $err"
-gr rotate "$N"
-check rotate-refused-unchunked "[ $rc -ne 0 ] && grep -q 'not kept in chunks' <<<\"\$err\"" \
+# F, one directory so far: its files become chunk 0, then chunks
+gr rotate "$F"
+check rotate-flat-session "[ $rc -eq 0 ] && grep -q '/archives/.*-0\$' <<<\"\$out\"" \
+	"rc $rc: $out $err"
+sleep 1
+gr rotate "$F"
+check rotate-flat-again "[ $rc -eq 0 ] && grep -q '/archives/.*-1\$' <<<\"\$out\"" \
 	"rc $rc: $out $err"
 la_status "$R"
 check status-chunks "$PY -c 'import json,sys; c=json.loads(sys.argv[1])[\"chunks\"]; sys.exit(not (c[\"active\"] and c[\"rotations\"] >= 1))' '$out'" \
 	"$out"
 
-for vm in "$R" "$N" "$K" "$B"; do
+for vm in "$R" "$N" "$K" "$B" "$F"; do
 	j=fg_$vm
 	la_wait_fg "${!j}" $((SECS * 4 + 60))
 	rc=$?
 	check "fakeguest-$vm-exits-0" "[ $rc -eq 0 ]" "exit $rc"
 done
-for vm in "$R" "$N" "$K" "$B"; do
+for vm in "$R" "$N" "$K" "$B" "$F"; do
 	la_wait_status "$vm" "s['state'] == 'waiting' and not s.get('session')" 20 ||
 		bad "session-$vm-closed" "still open: $out"
 done
@@ -92,11 +114,7 @@ check "rotated-into-chunks (${#RC[@]})" "[ ${#RC[@]} -ge $((SECS / 3)) ]" \
 	"${#RC[@]} chunks in $SECS s"
 left=$(find $sess -mindepth 1 -maxdepth 1 ! -name archives)
 check session-is-archives-only "[ -z '$left' ]" "left: $left"
-nbad=0
-for c in "${RC[@]}"; do
-	la_bt "$c" || { nbad=$((nbad + 1)); bad "chunk-alone $c" "$bt_out"; }
-done
-check "each-chunk-read-alone (${#RC[@]})" "[ $nbad -eq 0 ]" "$nbad unreadable"
+alone each-chunk-read-alone "-ge 1" "${RC[@]}"
 if la_btcheck "${RC[@]}" --stats "$la_tmp/$R.stats" --expect exact; then
 	ok "chunks-hold-every-event-once"
 else
@@ -106,6 +124,12 @@ out=$(timeout -k 5 120 "$PY" "$CHUNK_CHECK" --chunks "${RC[@]}" \
 	--ref "$(la_sessions "$N")" 2>&1)
 check "chunks-equal-unrotated ($(grep -m1 events <<<"$out"))" \
 	"[ $? -eq 0 ]" "$out"
+
+mapfile -t FC < <(chunks "$F")
+alone flat-chunks-read-alone "-eq 3" "${FC[@]}"
+out=$(timeout -k 5 120 "$PY" "$CHUNK_CHECK" --chunks "${FC[@]}" \
+	--ref "$(la_sessions "$N")" 2>&1)
+check "flat-chunks-equal-unrotated" "[ $? -eq 0 ]" "$out"
 
 # K: the 3 newest chunks; B: at most 300K of the newest
 mapfile -t KC < <(chunks "$K")
@@ -117,7 +141,7 @@ check "keep-chunks-3 (ids $ids of $rot)" \
 	"[ ${#KC[@]} -eq 3 ] && [ \"$ids\" = \"$((rot - 3)) $((rot - 2)) $((rot - 1)) \" ] && [ $pr -eq $((rot - 3)) ]" \
 	"${#KC[@]} chunks, ids $ids, rotations $rot, pruned $pr"
 mapfile -t BC < <(chunks "$B")
-bytes=$(du -cb "${BC[@]}" | tail -n1 | cut -f1)
+bytes=$(find "${BC[@]}" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
 last=$(( $(la_field "$B" chunks.rotations) - 1 ))
 check "keep-bytes-300K ($bytes bytes in ${#BC[@]} chunks)" \
 	"[ $bytes -le 307200 ] && [ ${#BC[@]} -ge 1 ] && [ ${BC[-1]##*-} -eq $last ]" \
@@ -150,12 +174,7 @@ la_wait_status "$C" "s['state'] == 'waiting' and not s.get('session')" 20 ||
 check one-session-after-restart "[ $(la_sessions "$C" | grep -c .) -eq 1 ]" \
 	"$(la_sessions "$C")"
 mapfile -t CC < <(chunks "$C")
-nbad=0
-for c in "${CC[@]}"; do
-	la_bt "$c" || { nbad=$((nbad + 1)); bad "crash-chunk-alone $c" "$bt_out"; }
-done
-check "crash-chunks-read-alone (${#CC[@]})" "[ $nbad -eq 0 ] && [ ${#CC[@]} -ge 3 ]" \
-	"$nbad unreadable of ${#CC[@]}"
+alone crash-chunks-read-alone "-ge 3" "${CC[@]}"
 if la_btcheck "${CC[@]}" --stats "$la_tmp/$C.stats" --expect written; then
 	ok "crash-nothing-lost-or-twice"
 else
