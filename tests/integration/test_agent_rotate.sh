@@ -21,7 +21,8 @@
 # side hold every fake_seq exactly once (bt_check.py --expect exact), their
 # index files follow each other across every seam (packet_seq_num + 1,
 # discarded events never back) and their events, per CPU in order, equal
-# N's (chunk_check.py); K keeps exactly its 3 newest chunks, B at most
+# N's (chunk_check.py); babeltrace2 reads the session directory as one
+# trace (the chunks share its UUID); K keeps exactly its 3 newest chunks, B at most
 # 300K of the newest, and status and /metrics count chunks, rotations
 # and pruned chunks.
 # Then a fifth VM, C (--rotate-interval 1), has its agent killed with
@@ -119,6 +120,12 @@ if la_btcheck "${RC[@]}" --stats "$la_tmp/$R.stats" --expect exact; then
 	ok "chunks-hold-every-event-once"
 else
 	bad chunks-hold-every-event-once "$bt_out"
+fi
+# the session directory: its chunks share the trace's UUID, one trace
+if la_btcheck "$sess" --stats "$la_tmp/$R.stats" --expect exact; then
+	ok "session-dir-reads-as-one-trace"
+else
+	bad session-dir-reads-as-one-trace "$bt_out"
 fi
 out=$(timeout -k 5 120 "$PY" "$CHUNK_CHECK" --chunks "${RC[@]}" \
 	--ref "$(la_sessions "$N")" 2>&1)
