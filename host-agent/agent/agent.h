@@ -59,6 +59,10 @@ struct gr_vm_opts {
 	uint32_t n_subbufs;		/* geometry wish, 0 = guest default */
 	uint32_t switch_timer_us;	/* 0 = off */
 	uint64_t quota;			/* bytes for this VM's store, 0 = none */
+	uint64_t rotate_size;		/* close a chunk at this size, 0 = no */
+	uint32_t rotate_interval_s;	/* close a chunk this old, 0 = no */
+	uint32_t keep_chunks;		/* closed chunks kept, 0 = all */
+	uint64_t keep_bytes;		/* bytes of closed chunks kept, 0 = all */
 	uint32_t uid, gid;		/* owner of shm and socket (QEMU's) */
 	bool own;			/* uid/gid are set */
 	bool verify;			/* copy and check records (spec H24) */
@@ -153,6 +157,7 @@ int vm_set_filter(struct gr_vm *vm, char *const *events, int nr,
 int vm_flush(struct gr_vm *vm, gr_done_fn done, void *arg);
 int vm_snapshot(struct gr_vm *vm, gr_done_fn done, void *arg);
 int vm_stop(struct gr_vm *vm, gr_done_fn done, void *arg);
+int vm_rotate(struct gr_vm *vm, gr_done_fn done, void *arg);
 int vm_start(struct gr_vm *vm, char *err, size_t errlen);
 
 /**
@@ -200,6 +205,14 @@ struct gr_vm_info {
 	uint64_t sync_error_ns;		/* bound of that offset, 0 = unknown */
 	double rate_bps;		/* bytes/s stored, last few seconds */
 	struct gr_vm_stats st;
+	struct {
+		char active[256];	/* chunk being written, "" if none */
+		uint64_t closed;	/* closed chunks in the store */
+		uint64_t closed_bytes;
+		uint64_t rotations;	/* since the VM was added */
+		uint64_t pruned;	/* closed chunks deleted by retention */
+		uint64_t pruned_bytes;
+	} chunks;
 	struct {
 		char event[GR_NAME_LEN];
 		char expr[GR_VM_FILTER_EXPR];

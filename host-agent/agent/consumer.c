@@ -265,7 +265,7 @@ int cons_open_rings(struct gr_vm *vm, bool resume)
 				       (size_t)v->subbuf_size * k;
 		/* before the file is cut or written: see fleet/ship.c */
 		r->ship = store_mark_open(vm->opts.name, vm->sess.name, i);
-		ret = store_open_stream(vm->sess.fd, i, resume, &r->fd,
+		ret = store_open_stream(rot_data_fd(vm), i, resume, &r->fd,
 					&size);
 		if (ret)
 			return ret;
@@ -293,7 +293,7 @@ int cons_open_rings(struct gr_vm *vm, bool resume)
 		r->file_off = size;
 		store_mark_set(r->ship, size);
 		/* without it the stream is still stored: readers walk it */
-		ret = gr_index_open(&r->index, vm->sess.fd, i, r->fd, size,
+		ret = gr_index_open(&r->index, rot_data_fd(vm), i, r->fd, size,
 				    v->subbuf_size);
 		if (ret)
 			syslog(LOG_WARNING, "%s: no index for stream_%u: %s",
@@ -346,6 +346,48 @@ void cons_close_rings(struct gr_vm *vm)
 	vm->cons.copy_block = NULL;
 	free(vm->cons.rings);
 	vm->cons.rings = NULL;
+}
+
+/**
+ * cons_switch_files() - a rotation: every ring's next packet goes to a
+ * stream file of the new chunk; call when cons_idle()
+ * @vm: the VM; rot_data_fd() is the new chunk
+ *
+ * The rings' state (next, consumed, the last packet's marks) goes on:
+ * the first packet of the new file is the one after the last of the old.
+ *
+ * Return: 0 or -errno (the ring whose file failed is stopped).
+ */
+int cons_switch_files(struct gr_vm *vm)
+{
+	unsigned int i;
+	uint64_t size;
+	int ret = 0, err;
+
+	if (!vm->cons.rings)
+		return 0;
+	for (i = 0; i < vm->view.nr_rings; i++) {
+		struct gr_ring_state *r = &vm->cons.rings[i];
+		int fd = -1;
+
+		gr_index_close(&r->index);
+		err = store_open_stream(rot_data_fd(vm), i, false, &fd, &size);
+		if (r->fd >= 0)
+			close(r->fd);
+		r->fd = fd;
+		r->file_off = 0;
+		if (err) {
+			ret = ret ? ret : err;
+			stop_stream(vm, GR_STOP_DISK);
+			continue;
+		}
+		err = gr_index_open(&r->index, rot_data_fd(vm), i, r->fd, 0,
+				    vm->view.subbuf_size);
+		if (err)
+			syslog(LOG_WARNING, "%s: no index for stream_%u: %s",
+			       vm->opts.name, i, strerror(-err));
+	}
+	return ret;
 }
 
 /*
@@ -594,7 +636,8 @@ static void drain_ring(struct gr_ring_state *r)
 		r->consumed = r->next;
 		store_consumed(vm, ring, r->consumed);
 	}
-	while (r->next != produced && !r->stopped &&
+	/* a rotation waits for the writes in flight: none is added */
+	while (r->next != produced && !r->stopped && !vm->rot.pending &&
 	       r->next - r->consumed < GR_MAX_INFLIGHT) {
 		if (!take(r, r->next))
 			break;

@@ -140,6 +140,7 @@ struct gr_cons {
 void cons_init(struct gr_cons *c);
 int cons_open_rings(struct gr_vm *vm, bool resume);
 void cons_close_rings(struct gr_vm *vm);
+int cons_switch_files(struct gr_vm *vm);
 void cons_drain(struct gr_vm *vm);
 void cons_discard(struct gr_vm *vm);
 bool cons_idle(const struct gr_vm *vm);

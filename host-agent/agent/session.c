@@ -20,6 +20,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "chunk.h"
 #include "store.h"
 #include "vm.h"
 
@@ -174,6 +175,27 @@ int session_write_files(struct gr_vm *vm, int dirfd, const char *session)
 	return 0;
 }
 
+/*
+ * The .guestrelay of session directory @fd: its own, or, for a session
+ * kept in chunks, its active chunk's (rotate.c goes on in that chunk)
+ */
+static int read_info(int fd, struct gr_ctf_info *info, const char **why)
+{
+	char name[GR_CHUNK_NAME_MAX];
+	uint64_t id;
+	int cfd, ret;
+
+	ret = gr_ctf_read_info(fd, info, why);
+	if (!ret || chunk_find_active(fd, name, sizeof(name), &id))
+		return ret;
+	cfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (cfd < 0)
+		return -errno;
+	ret = gr_ctf_read_info(cfd, info, why);
+	close(cfd);
+	return ret;
+}
+
 /**
  * session_open() - the trace directory of a new (or resumed) session
  * @vm: a VM whose publication was validated
@@ -205,7 +227,7 @@ int session_open(struct gr_vm *vm, bool try_resume)
 		fd = openat(vm->sess.vm_fd, vm->sess.name, O_RDONLY | O_DIRECTORY |
 			    O_NOFOLLOW | O_CLOEXEC);
 		info = calloc(1, sizeof(*info));
-		if (fd >= 0 && info && !gr_ctf_read_info(fd, info, &why) &&
+		if (fd >= 0 && info && !read_info(fd, info, &why) &&
 		    info->view.instance_id == vm->instance_id) {
 			resume = true;
 			vm->sess.fd = fd;
@@ -276,7 +298,9 @@ void session_close(struct gr_vm *vm)
 
 	if (vm->sess.fd < 0)
 		return;
-	session_write_files(vm, vm->sess.fd, vm->sess.name);
+	/* a session in chunks: vm.c wrote its last chunk's (rot_end()) */
+	if (!vm->rot.chunked)
+		session_write_files(vm, vm->sess.fd, vm->sess.name);
 	c = malloc(sizeof(*c));
 	if (c)
 		sqe = gr_loop_sqe(&vm->agent->loop, &c->op);

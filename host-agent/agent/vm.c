@@ -103,12 +103,18 @@ static int open_session(struct gr_vm *vm, bool try_resume)
 		return ret;
 	if (vm->sess.resumed)
 		hostctl_clock_resume(vm, &vm->sess.resumed_clock);
-	ret = session_write_files(vm, vm->sess.fd, vm->sess.name);
+	ret = rot_open(vm);
+	if (ret)
+		return ret;
+	if (vm->rot.chunked && gr_vm_ship_hook)	/* ship.c: flat sessions */
+		syslog(LOG_WARNING, "%s: a session kept in chunks is not shipped (--ship)",
+		       vm->opts.name);
+	ret = session_write_files(vm, rot_data_fd(vm), vm->sess.name);
 	if (ret)
 		return ret;
 	ret = cons_open_rings(vm, vm->sess.resumed);
 	if (!ret)	/* its stream and index files exist */
-		live_session_open(vm->opts.name, vm->sess.name,
+		live_session_open(vm->opts.name, rot_live_name(vm),
 				  vm->view.nr_rings, vm->view.clock_freq,
 				  vm->opts.switch_timer_us);
 	return ret;
@@ -117,6 +123,8 @@ static int open_session(struct gr_vm *vm, bool try_resume)
 static void close_session_failed(struct gr_vm *vm)
 {
 	cons_close_rings(vm);
+	if (vm->rot.chunked && vm->rot.fd >= 0)
+		rot_end(vm);
 	session_abandon(vm);
 }
 
@@ -124,9 +132,47 @@ static void close_session_failed(struct gr_vm *vm)
 static void close_session(struct gr_vm *vm)
 {
 	cons_close_rings(vm);
-	live_session_close(vm->opts.name, vm->sess.name);
+	live_session_close(vm->opts.name, rot_live_name(vm));
+	if (vm->rot.chunked && vm->rot.fd >= 0) {
+		/* the last chunk's final metadata, then it is closed too */
+		session_write_files(vm, vm->rot.fd, vm->sess.name);
+		rot_end(vm);
+	}
 	session_close(vm);
 	vm->meta_stale = false;		/* session_close() wrote the files */
+}
+
+/*
+ * A rotation (rotate.c asked for it, the rings are idle): the next chunk
+ * with its metadata, every stream moved into it, the closed chunk's
+ * metadata once more (the newest clock), then it goes to archives/
+ */
+static void rotate_chunk(struct gr_vm *vm)
+{
+	char old_name[GR_CHUNK_NAME_MAX], old_live[sizeof(vm->rot.live)];
+	int old_fd, ret;
+
+	snprintf(old_live, sizeof(old_live), "%s", rot_live_name(vm));
+	ret = rot_next(vm, &old_fd, old_name, sizeof(old_name));
+	if (ret)
+		goto out;
+	ret = session_write_files(vm, vm->rot.fd, vm->sess.name);
+	if (ret) {
+		rot_undo(vm, old_fd, old_name);
+		goto out;
+	}
+	ret = cons_switch_files(vm);
+	live_session_close(vm->opts.name, old_live);
+	live_session_open(vm->opts.name, vm->rot.live, vm->view.nr_rings,
+			  vm->view.clock_freq, vm->opts.switch_timer_us);
+	session_write_files(vm, old_fd >= 0 ? old_fd : vm->sess.fd,
+			    vm->sess.name);
+	ret = rot_close_chunk(vm, old_fd, old_name) ?: ret;
+out:
+	if (ret)
+		syslog(LOG_ERR, "%s: rotation of %s failed: %s", vm->opts.name,
+		       vm->sess.path, strerror(-ret));
+	rot_answer(vm, ret);
 }
 
 static void detach(struct gr_vm *vm)
@@ -407,6 +453,7 @@ static void vm_progress(struct gr_vm *vm)
 /* QEMU disconnected: store what the guest produced, then end the session */
 static void guest_left(struct gr_vm *vm)
 {
+	rot_drop(vm);
 	cons_drain(vm);
 	guest_gone(vm, "QEMU disconnected");
 }
@@ -459,6 +506,7 @@ static void vm_wake(struct gr_vm *vm)
 			 * another instance: a new layout is (being) written,
 			 * nothing may be stored into it (H7): no drain.
 			 */
+			rot_drop(vm);
 			if (!magic)
 				cons_drain(vm);
 			guest_gone(vm, "the guest withdrew its layout");
@@ -595,6 +643,7 @@ int vm_add(struct gr_agent *a, const struct gr_vm_opts *o, struct gr_vm **vmp,
 		vm->opts.shm_size = GR_DEFAULT_SHM_SIZE;
 	vm->shm.fd = -1;
 	session_init(&vm->sess);
+	rot_init(&vm->rot);
 	cons_init(&vm->cons);
 	vm->peer.guest_peer = -1;
 	vm->tracing = 1;
@@ -804,12 +853,17 @@ static void vm_settle(struct gr_vm *vm)
 	}
 	if (vm->hc.series_ended) {
 		/* the best clock, and changed filters, into the metadata */
-		if ((vm->hc.rewrite || vm->meta_stale) && vm->sess.fd >= 0)
-			session_write_files(vm, vm->sess.fd, vm->sess.name);
+		if ((vm->hc.rewrite || vm->meta_stale) && vm->sess.fd >= 0 &&
+		    rot_data_fd(vm) >= 0)
+			session_write_files(vm, rot_data_fd(vm), vm->sess.name);
 		vm->hc.series_ended = false;
 		vm->hc.rewrite = false;
 		vm->meta_stale = false;
 	}
+	rot_check(vm);
+	if (vm->rot.pending && cons_idle(vm) && vm->cons.rings &&
+	    vm->state == GR_VM_ATTACHED && !vm->closing)
+		rotate_chunk(vm);
 	vm_progress(vm);
 	if (vm->cons.arm_pending && !vm->closing)
 		cons_arm_event_idx(vm);
@@ -866,6 +920,23 @@ int vm_flush(struct gr_vm *vm, gr_done_fn done, void *arg)
 int vm_snapshot(struct gr_vm *vm, gr_done_fn done, void *arg)
 {
 	int ret = waiter_start(vm, GR_WAIT_SNAPSHOT, done, arg);
+
+	if (!ret)
+		vm_arm_timer(vm);
+	return ret;
+}
+
+/**
+ * vm_rotate() - close the chunk being written, go on in the next
+ * @vm: an attached VM whose session is kept in chunks
+ * @done: called with the closed chunk's directory
+ * @arg: passed to @done
+ *
+ * Return: 0 (done will be called), -ENOTCONN, -EOPNOTSUPP, -EBUSY.
+ */
+int vm_rotate(struct gr_vm *vm, gr_done_fn done, void *arg)
+{
+	int ret = rot_request(vm, done, arg);
 
 	if (!ret)
 		vm_arm_timer(vm);

@@ -12,6 +12,7 @@
  *   snapshot.c   flight-recorder snapshots        @snap      snap_*
  *   waiter.c     flush, snapshot, stop commands   @waiter    waiter_*
  *   vm_filter.c  event and follow filters         @flt       vm_filters_*
+ *   rotate.c     chunks, rotation, retention      @rot       rot_*
  *
  * Each part writes only its own state; it reads the rest. A part never
  * calls vm.c and never frees the VM: what happened (a doorbell, QEMU
@@ -40,6 +41,7 @@
 #include "consumer.h"
 #include "hostctl.h"
 #include "peer.h"
+#include "rotate.h"
 #include "session.h"
 #include "common.h"
 #include "snapshot.h"
@@ -96,6 +98,7 @@ struct gr_vm {
 	struct gr_peer_state peer;
 	struct gr_hostctl hc;
 	struct gr_session sess;
+	struct gr_rotate rot;
 	struct gr_cons cons;
 	struct gr_vm_filters flt;
 	struct gr_waiter waiter;

@@ -115,6 +115,14 @@ void vm_get_info(const struct gr_vm *vm, struct gr_vm_info *info)
 	info->stop_reason = reasons[vm->stop_reason];
 	info->rate_bps = vm->rate_bps;
 	vm_get_stats(vm, &info->st);
+	if (vm->rot.chunked && vm->rot.fd >= 0)
+		snprintf(info->chunks.active, sizeof(info->chunks.active),
+			 "%s", vm->rot.live);
+	info->chunks.closed = vm->rot.chunks;
+	info->chunks.closed_bytes = vm->rot.chunk_bytes;
+	info->chunks.rotations = vm->rot.rotations;
+	info->chunks.pruned = vm->rot.pruned;
+	info->chunks.pruned_bytes = vm->rot.pruned_bytes;
 	vm_filters_info(vm, info, hostctl_settings_acked(vm, vm->hc.ctrl_seq));
 	if (vm->state == GR_VM_WAITING) {
 		if (vm->why[0])

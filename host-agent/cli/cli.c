@@ -106,6 +106,10 @@ static const struct cli_cmd cli_cmds[] = {
 	  "Stop recording, store what is left and close the session; prints\n"
 	  "the finalized trace directory. `guestrelay start VM` opens a new\n"
 	  "session.\n" },
+	{ "rotate", cli_run_vm_cmd, NULL, "rotate VM",
+	  "Close the chunk being written now (archives/BEGIN-END-ID, a whole\n"
+	  "trace) and go on in the next; prints the closed chunk's directory.\n"
+	  "The session is kept in chunks from then on.\n" },
 	{ "start", cli_run_vm_cmd, NULL, "start VM",
 	  "Open a new session (a new trace directory) and record again.\n" },
 	{ "vm-add", cli_run_vm_add, NULL, "vm-add VM [OPTION...]",
@@ -121,6 +125,11 @@ static const struct cli_cmd cli_cmds[] = {
 	  "  --switch-timer-ms MS deliver partly filled sub-buffers every MS\n"
 	  "                       (0 = off, at most 10000)\n"
 	  "  --quota BYTES        disk space for this VM's traces (e.g. 2G)\n"
+	  "  --rotate-size BYTES  keep the session in chunks: close the chunk\n"
+	  "                       being written once it holds BYTES\n"
+	  "  --rotate-interval S  ... or once it is S seconds old\n"
+	  "  --keep-chunks N      delete the oldest closed chunks beyond N\n"
+	  "  --keep-bytes BYTES   ... beyond BYTES of closed chunks\n"
 	  "  --verify on|off      check every record on a private copy before\n"
 	  "                       storing it (default on); off = zero copy\n"
 	  "  --io writev|fixed    write each packet with one writev (default)\n"
@@ -189,7 +198,8 @@ static const struct cli_cmd cli_cmds[] = {
 	  "options of the same name): --events LIST, --mode stream|flight,\n"
 	  "--size BYTES (shared memory, doorbell or plain), --subbuf-size\n"
 	  "BYTES, --subbufs N, --switch-timer-ms MS, --quota BYTES, --verify\n"
-	  "on|off, --filter EVENT:EXPR (one per domain), and "
+	  "on|off, --rotate-size BYTES, --rotate-interval S, --keep-chunks N,\n"
+	  "--keep-bytes BYTES, --filter EVENT:EXPR (one per domain), and "
 	  "--required (libvirt refuses to start the domain untraced).\n" },
 	{ "libvirt-define", cli_run_libvirt_define, NULL,
 	  "libvirt-define DOMAIN [--connect URI] [--plain] [--vectors N] "

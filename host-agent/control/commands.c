@@ -403,6 +403,8 @@ static int cmd_async(struct ctl_req *r, struct gr_vm *vm, int argc,
 		ret = vm_flush(vm, async_done, rp);
 	else if (!strcmp(r->cmd, "snapshot"))
 		ret = vm_snapshot(vm, async_done, rp);
+	else if (!strcmp(r->cmd, "rotate"))
+		ret = vm_rotate(vm, async_done, rp);
 	else
 		ret = vm_stop(vm, async_done, rp);
 	if (!ret || !ctl_reply_deferred(rp))
@@ -414,6 +416,14 @@ static int cmd_async(struct ctl_req *r, struct gr_vm *vm, int argc,
 	if (ret == -ENOTCONN)
 		return req_err(r, ret, "%s has no guest attached (guestrelay "
 			       "status %s shows its state)", argv[0], argv[0]);
+	if (ret == -EOPNOTSUPP)
+		return req_err(r, ret, "%s's session is not kept in chunks "
+			       "(vm-add --rotate-size, --rotate-interval, "
+			       "--keep-chunks or --keep-bytes, from its next "
+			       "session)", argv[0]);
+	if (ret == -EBUSY && !strcmp(r->cmd, "rotate"))
+		return req_err(r, ret, "a rotation of %s is under way",
+			       argv[0]);
 	if (ret == -EBUSY)
 		return req_err(r, ret, "%s is busy with another flush, "
 			       "snapshot or stop; try again when it is done",
@@ -454,8 +464,9 @@ static void async_done(void *arg, int err, const char *msg)
 			ctl_json_bool(&j, "flushed", true);
 			ctl_json_string(&j, "trace", msg);
 		} else {
-			ctl_json_string(&j, strcmp(rp->cmd, "stop") ?
-					"snapshot" : "trace", msg);
+			ctl_json_string(&j, !strcmp(rp->cmd, "rotate") ? "chunk" :
+					strcmp(rp->cmd, "stop") ? "snapshot" :
+					"trace", msg);
 		}
 		ctl_json_end_object(&j);
 		ctl_json_finish(&j);
@@ -601,6 +612,7 @@ static const struct ctl_cmd {
 	{ "flush", 1, 1, true, cmd_async, "flush VM" },
 	{ "snapshot", 1, 1, true, cmd_async, "snapshot VM" },
 	{ "stop", 1, 1, true, cmd_async, "stop VM" },
+	{ "rotate", 1, 1, true, cmd_async, "rotate VM" },
 	{ "start", 1, 1, true, cmd_start, "start VM" },
 	{ "vm-add", 1, CTL_MAX_ARGS, false, cmd_vm_add,
 	  "vm-add VM [OPTION...]" },

@@ -195,6 +195,7 @@ enum {
 	OPT_SUBBUFS, OPT_SWITCH_TIMER, OPT_QUOTA, OPT_OWNER, OPT_VERIFY,
 	OPT_IO,
 	OPT_FILTER, OPT_PID, OPT_COMM, OPT_NO_FORK,
+	OPT_ROTATE_SIZE, OPT_ROTATE_INTERVAL, OPT_KEEP_CHUNKS, OPT_KEEP_BYTES,
 };
 
 static const struct {
@@ -216,6 +217,10 @@ static const struct {
 	[OPT_PID] = { "--pid", true },
 	[OPT_COMM] = { "--comm", true },
 	[OPT_NO_FORK] = { "--no-fork", false },
+	[OPT_ROTATE_SIZE] = { "--rotate-size", true },
+	[OPT_ROTATE_INTERVAL] = { "--rotate-interval", true },
+	[OPT_KEEP_CHUNKS] = { "--keep-chunks", true },
+	[OPT_KEEP_BYTES] = { "--keep-bytes", true },
 };
 
 /*
@@ -327,6 +332,26 @@ static int vm_add_opt(struct gr_vm_opts *o, int opt, const char *val,
 			return -EINVAL;
 		}
 		o->quota = v;
+		return 0;
+	case OPT_ROTATE_SIZE:
+	case OPT_KEEP_BYTES:
+		if (ctl_parse_size(val, &v)) {
+			ctl_set_err(err, errlen, "%s wants bytes, e.g. 100M "
+				"(0 = none), not '%s'", name, val);
+			return -EINVAL;
+		}
+		*(opt == OPT_KEEP_BYTES ? &o->keep_bytes : &o->rotate_size) = v;
+		return 0;
+	case OPT_ROTATE_INTERVAL:
+	case OPT_KEEP_CHUNKS:
+		if (parse_u64(val, &v) || v > CTL_ROTATE_MAX) {
+			ctl_set_err(err, errlen, "%s must be a number from 0 "
+				"(none) to %d, not '%s'", name, CTL_ROTATE_MAX,
+				val);
+			return -EINVAL;
+		}
+		*(opt == OPT_KEEP_CHUNKS ? &o->keep_chunks :
+		  &o->rotate_interval_s) = (uint32_t)v;
 		return 0;
 	case OPT_OWNER:
 		return parse_owner(o, val, flags, err, errlen);
@@ -485,6 +510,14 @@ void ctl_vm_add_args(FILE *f, const struct gr_vm_opts *o)
 			o->switch_timer_us / 1000);
 	if (o->quota)
 		fprintf(f, " --quota %" PRIu64, o->quota);
+	if (o->rotate_size)
+		fprintf(f, " --rotate-size %" PRIu64, o->rotate_size);
+	if (o->rotate_interval_s)
+		fprintf(f, " --rotate-interval %" PRIu32, o->rotate_interval_s);
+	if (o->keep_chunks)
+		fprintf(f, " --keep-chunks %" PRIu32, o->keep_chunks);
+	if (o->keep_bytes)
+		fprintf(f, " --keep-bytes %" PRIu64, o->keep_bytes);
 	if (!o->verify)
 		fputs(" --verify off", f);
 	if (!o->io_writev)

@@ -15,6 +15,7 @@
 #include "agent.h"
 
 #define CTL_SWITCH_TIMER_MS_MAX	10000	/* the guest's limit, 10 s */
+#define CTL_ROTATE_MAX		100000000	/* --rotate-interval s, --keep-chunks */
 
 /**
  * ctl_set_err() - say what is wrong in a caller's buffer

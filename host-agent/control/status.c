@@ -178,6 +178,16 @@ void ctl_status_text(FILE *f, const struct gr_vm_info *in)
 	fputc('\n', f);
 	put_row(f, "session");
 	put_text_or_dash(f, in->session);
+	if (in->chunks.active[0] || in->chunks.closed || in->chunks.rotations) {
+		put_row(f, "chunks");
+		ctl_human_bytes(b1, sizeof(b1), (double)in->chunks.closed_bytes,
+				"");
+		fprintf(f, "%" PRIu64 " closed (%s), %" PRIu64 " rotations, %"
+			PRIu64 " pruned; writing ", in->chunks.closed, b1,
+			in->chunks.rotations, in->chunks.pruned);
+		put_text_or_dash(f, in->chunks.active);
+		fputc('\n', f);
+	}
 	fputc('\n', f);
 	if (in->ship.enabled) {
 		put_row(f, "shipping");
@@ -254,6 +264,15 @@ void ctl_status_json_member(struct ctl_json *j, const char *key,
 	ctl_json_string(j, "session", in->session[0] ? in->session : NULL);
 	ctl_json_u64(j, "quota", in->quota);
 	ctl_json_u64(j, "usage", in->usage);
+	ctl_json_begin_object(j, "chunks");
+	ctl_json_string(j, "active", in->chunks.active[0] ?
+			in->chunks.active : NULL);
+	ctl_json_u64(j, "closed", in->chunks.closed);
+	ctl_json_u64(j, "closed_bytes", in->chunks.closed_bytes);
+	ctl_json_u64(j, "rotations", in->chunks.rotations);
+	ctl_json_u64(j, "pruned", in->chunks.pruned);
+	ctl_json_u64(j, "pruned_bytes", in->chunks.pruned_bytes);
+	ctl_json_end_object(j);
 	ctl_json_i64(j, "sync_offset_ns", in->sync_offset_ns);
 	ctl_json_u64(j, "sync_error_ns", in->sync_error_ns);
 	ctl_json_double(j, "rate_bps", in->rate_bps);

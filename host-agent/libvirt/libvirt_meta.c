@@ -28,6 +28,10 @@ const char *const gr_meta_attr[GR_META_NR] = {
 	[GR_META_VERIFY] = "verify",
 	[GR_META_FILTER] = "filter",	/* EVENT:EXPR, one per domain */
 	[GR_META_COMM] = "comm",	/* follow filter: glob on comm */
+	[GR_META_ROTATE_SIZE] = "rotate-size",	/* chunks (README) */
+	[GR_META_ROTATE_INTERVAL] = "rotate-interval",
+	[GR_META_KEEP_CHUNKS] = "keep-chunks",
+	[GR_META_KEEP_BYTES] = "keep-bytes",
 };
 
 int gr_meta_to_opts(const struct gr_libvirt_meta *m, const char *name,
@@ -135,7 +139,8 @@ int gr_meta_parse(xmlNodePtr n, struct gr_meta_xml *mx, char *err,
 			ctl_set_err(err, errlen, "unknown attribute '%.64s' "
 				"(events, mode, size, subbuf-size, subbufs, "
 				"switch-timer-ms, quota, verify, filter, "
-				"comm, required)",
+				"comm, rotate-size, rotate-interval, "
+				"keep-chunks, keep-bytes, required)",
 				name);
 			xmlFree(v);
 			return -EINVAL;

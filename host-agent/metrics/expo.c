@@ -147,6 +147,24 @@ static const struct {
 	  offsetof(struct gr_vm_stats, bad_region) },
 };
 
+/* the chunks of a VM kept in them (agent/rotate.c), from struct gr_vm_info */
+static const struct chunk_family {
+	const char *name;
+	const char *type;
+	const char *help;
+	size_t off;
+} chunk_families[] = {
+	{ "guestrelay_vm_chunks", "gauge",
+	  "Closed trace chunks of the VM in the store.",
+	  offsetof(struct gr_vm_info, chunks.closed) },
+	{ "guestrelay_vm_rotations_total", "counter",
+	  "Chunks closed (rotations, and the last chunk of a session).",
+	  offsetof(struct gr_vm_info, chunks.rotations) },
+	{ "guestrelay_vm_chunks_pruned_total", "counter",
+	  "Closed chunks deleted by retention (--keep-chunks, --keep-bytes).",
+	  offsetof(struct gr_vm_info, chunks.pruned) },
+};
+
 static uint64_t stat_at(const struct gr_vm_stats *st, size_t off)
 {
 	uint64_t v;
@@ -401,6 +419,15 @@ static void vm_part(FILE *f, const struct gr_expo_vm *vms, size_t n)
 		if (vms[i].info.quota)
 			put_u64(f, name, vms[i].info.name, NULL, NULL,
 				vms[i].info.quota);
+
+	for (k = 0; k < ARRAY_SIZE(chunk_families); k++) {
+		const struct chunk_family *c = &chunk_families[k];
+
+		family(f, c->name, c->type, c->help);
+		for (i = 0; i < n; i++)
+			put_u64(f, c->name, vms[i].info.name, NULL, NULL,
+				stat_at((const void *)&vms[i].info, c->off));
+	}
 
 	for (i = 0; i < n && !vms[i].info.ship.enabled; i++)
 		;

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "chunk.h"
 #include "index.h"
 #include "shm.h"
 #include "store.h"
@@ -216,32 +217,6 @@ int store_open_stream(int session_fd, unsigned int ring, bool append,
 	return 0;
 }
 
-/* bytes of the regular files in directory @name of @parent */
-static uint64_t dir_bytes(int parent, const char *name)
-{
-	struct dirent *de;
-	struct stat st;
-	uint64_t sum = 0;
-	DIR *d;
-	int fd;
-
-	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return 0;
-	}
-	while ((de = readdir(d)))
-		if (!fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
-		    S_ISREG(st.st_mode))
-			sum += (uint64_t)st.st_size;
-	closedir(d);
-	return sum;
-}
-
 /**
  * store_usage() - bytes held by a VM's sessions
  * @vm_fd: the VM's directory
@@ -280,9 +255,9 @@ int store_usage(int vm_fd, uint64_t *bytes)
 				continue;
 			if (S_ISREG(st.st_mode))
 				sum += (uint64_t)st.st_size;
-			else if (S_ISDIR(st.st_mode) &&
-				 !strcmp(fe->d_name, GR_INDEX_DIR))
-				sum += dir_bytes(sfd, fe->d_name);
+			else if (S_ISDIR(st.st_mode) && fe->d_name[0] != '.')
+				/* index/, BEGIN-ID/, archives/BEGIN-END-ID/index/ */
+				sum += chunk_tree_bytes(sfd, fe->d_name, 2);
 		}
 		closedir(s);
 	}

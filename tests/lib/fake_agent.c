@@ -272,6 +272,11 @@ int vm_stop(struct gr_vm *vm, gr_done_fn done, void *arg)
 	return fake_async(vm, "stop", done, arg);
 }
 
+int vm_rotate(struct gr_vm *vm, gr_done_fn done, void *arg)
+{
+	return fake_async(vm, "rotate", done, arg);
+}
+
 int vm_start(struct gr_vm *vm, char *err, size_t errlen)
 {
 	if (vm->starts == 3) {
