@@ -49,6 +49,24 @@ struct gr_vm_filter {
 	char expr[GR_VM_FILTER_EXPR];
 };
 
+/*
+ * How a VM's records are checked (--verify; spec H24). What stays on disk
+ * passed gr_check_records() in on and stored; off checks headers only.
+ */
+enum gr_verify {
+	GR_VERIFY_OFF = 0,	/* zero copy, headers checked */
+	GR_VERIFY_ON,		/* copy, check the copy, write the copy */
+	GR_VERIFY_STORED,	/* zero copy, then check what was stored;
+				 * rewrite from a checked copy if it fails */
+};
+
+/* "off", "on", "stored" */
+static inline const char *gr_verify_name(enum gr_verify v)
+{
+	return v == GR_VERIFY_ON ? "on" : v == GR_VERIFY_STORED ? "stored" :
+	       "off";
+}
+
 struct gr_vm_opts {
 	char name[GR_VM_NAME_MAX];	/* [A-Za-z0-9_.-], no leading dot */
 	uint64_t shm_size;		/* power of two, 0 = default */
@@ -65,7 +83,7 @@ struct gr_vm_opts {
 	uint64_t keep_bytes;		/* bytes of closed chunks kept, 0 = all */
 	uint32_t uid, gid;		/* owner of shm and socket (QEMU's) */
 	bool own;			/* uid/gid are set */
-	bool verify;			/* copy and check records (spec H24) */
+	enum gr_verify verify;		/* --verify (spec H24) */
 	bool io_writev;			/* --io writev (default): one writev
 					 * per packet; --io fixed: two
 					 * write_fixed from registered buffers
@@ -92,6 +110,8 @@ enum gr_stop_reason {
 	GR_STOP_DISK,			/* ENOSPC / EDQUOT / EIO on write */
 	GR_STOP_USER,			/* `guestrelay stop` */
 	GR_STOP_GUEST,			/* guest stopped, panicked or left */
+	GR_STOP_INVALID,		/* --verify stored: a stored packet
+					 * failed and no good copy was had */
 };
 
 /**
@@ -103,6 +123,8 @@ struct gr_vm_stats {
 	uint64_t bytes;			/* bytes stored, this session */
 	uint64_t invalid;		/* sub-buffers dropped as invalid */
 	uint64_t invalid_records;	/* of those, for a record (verify) */
+	uint64_t rewritten;		/* --verify stored: packets rewritten
+					 * from a checked copy */
 	uint64_t skipped;		/* sub-buffers lost to counter jumps */
 	uint64_t doorbells_in;		/* guest -> host notifications */
 	uint64_t doorbell_passes;	/* passes they drove (coalesced) */
@@ -197,9 +219,10 @@ struct gr_vm_info {
 	char session[PATH_MAX];		/* trace directory, "" if none */
 	char events[2048];		/* events the guest records, by name */
 	char pending[64];		/* requests not yet acknowledged */
-	const char *stop_reason;	/* "", "quota", "disk", "user", "guest" */
+	const char *stop_reason;	/* "", "quota", "disk", "user", "guest",
+					 * "invalid" */
 	uint64_t quota, usage;		/* bytes */
-	bool verify;			/* records checked before storing */
+	enum gr_verify verify;		/* how records are checked */
 	const char *io;			/* "fixed", "writev" (in use now) */
 	int64_t sync_offset_ns;		/* host realtime - guest clock */
 	uint64_t sync_error_ns;		/* bound of that offset, 0 = unknown */

@@ -12,13 +12,24 @@
  * A ready sub-buffer is examined once: its commit record and packet
  * header are copied into host memory and checked there
  * (gr_check_packet()); a bad one is dropped and counted, never stored.
- * In verify mode (the default) the whole sub-buffer is copied into host
- * memory first and its records are checked on the copy too
- * (gr_check_records()), so what is stored is exactly what was checked
- * and babeltrace2 reads it; the copy is written: one copy per stored
- * sub-buffer. With verify off (`--verify off`) the path is zero copy: a
- * good one is written with one writev(): the checked header copy, then
- * the rest of the content straight from the shared mapping. Only the
+ * The records are checked in one of three ways (--verify, spec H24):
+ *   on      the whole sub-buffer is copied into host memory first and its
+ *           records are checked on the copy (gr_check_records_end()), so
+ *           what is stored is exactly what was checked and babeltrace2
+ *           reads it; the copy is written: one copy per stored sub-buffer
+ *   off     zero copy: a good one is written with one writev(): the
+ *           checked header copy, then the rest of the content straight
+ *           from the shared mapping; records are not checked
+ *   stored  written as with off; when the write completed, and before
+ *           the sub-buffer may count as consumed (so before the index,
+ *           the shipper and the live server see it), the stored bytes are
+ *           checked in the page cache (stored_check.c); a packet the
+ *           guest changed under the write is rewritten from a checked
+ *           copy, and if no good copy can be had the stream stops, cut
+ *           back before it. A resumed session checks its last
+ *           GR_MAX_INFLIGHT packets again (the agent may have died
+ *           between a write and its check) and cuts from the first bad
+ *           one, which is then read again from the ring. Only the
  * content is stored (spec 6.12 step 3): the header copy says
  * packet_size = the records' end and content_size = the last record's
  * last declared byte (its tail padding is not content: babeltrace2
@@ -59,6 +70,7 @@
 
 #include "store_mark.h"
 #include "store.h"
+#include "stored_check.h"
 #include "vm.h"
 
 static uint64_t load_produced(struct gr_ring *ring)
@@ -147,13 +159,22 @@ static uint64_t stored_len(const struct gr_ring_state *r,
  * one before it (sequence numbers may jump: skipped sub-buffers); the
  * last kept is the one reading continues after (*@h, *@found).
  */
+/* the last packets of a stream file: where each starts, its header */
+struct tail {
+	uint64_t n;			/* packets seen */
+	uint64_t off[GR_MAX_INFLIGHT + 1];
+	struct gr_packet_header h[GR_MAX_INFLIGHT + 1];
+};
+
 static uint64_t whole_packets(struct gr_ring_state *r, uint64_t size,
-			      struct gr_packet_header *last, bool *found)
+			      struct gr_packet_header *last, bool *found,
+			      struct tail *t)
 {
 	uint64_t off = 0, len, prev = 0;
 	struct gr_packet_header h;
 
 	*found = false;
+	t->n = 0;
 	while (size - off >= sizeof(h)) {
 		if (pread(r->fd, &h, sizeof(h), (off_t)off) != sizeof(h))
 			break;
@@ -164,9 +185,55 @@ static uint64_t whole_packets(struct gr_ring_state *r, uint64_t size,
 		prev = le64toh(h.packet_seq_num);
 		*last = h;
 		*found = true;
+		t->off[t->n % ARRAY_SIZE(t->off)] = off;
+		t->h[t->n % ARRAY_SIZE(t->h)] = h;
+		t->n++;
 		off += len;
 	}
 	return off;
+}
+
+/*
+ * --verify stored, resume: a packet is checked before consumed passes
+ * it, and at most GR_MAX_INFLIGHT were in flight, so only the last
+ * GR_MAX_INFLIGHT whole packets of the file can be unchecked (the agent
+ * died between their write and their check). Check them again; keep
+ * the packets before the first that fails (*@last, *@found: the one
+ * reading continues after; the failed one is read again from the ring,
+ * which still holds it: consumed never passed it). Return: the new end
+ * of the whole packets, or -errno.
+ */
+static int64_t recheck_tail(struct gr_ring_state *r, uint64_t size,
+			    const struct tail *t,
+			    struct gr_packet_header *last, bool *found)
+{
+	const struct gr_view *v = &r->vm->view;
+	uint64_t k = t->n > GR_MAX_INFLIGHT ? t->n - GR_MAX_INFLIGHT : 0;
+	const char *why = NULL;
+	int ret;
+
+	for (; k < t->n; k++) {
+		const struct gr_packet_header *h = &t->h[k % ARRAY_SIZE(t->h)];
+		uint64_t off = t->off[k % ARRAY_SIZE(t->off)];
+
+		ret = gr_stored_check_file(r->fd, (off_t)off, stored_len(r, h),
+					   v, r->vm->events, v->desc_count,
+					   &why);
+		if (ret == -EINVAL) {
+			syslog(LOG_WARNING,
+			       "%s: stream_%u: packet %llu failed its check after a restart (%s); the stream is cut before it and read again",
+			       r->vm->opts.name, r->idx,
+			       (unsigned long long)le64toh(h->packet_seq_num),
+			       why);
+			*found = k > 0;
+			if (k > 0)
+				*last = t->h[(k - 1) % ARRAY_SIZE(t->h)];
+			return (int64_t)off;
+		}
+		if (ret)
+			return ret;
+	}
+	return (int64_t)size;
 }
 
 /*
@@ -242,9 +309,15 @@ int cons_open_rings(struct gr_vm *vm, bool resume)
 	if (!vm->cons.rings)
 		return -ENOMEM;
 	/* at most GR_VERIFY_DEPTH / n_subbufs of the data area per ring */
-	if (vm->opts.verify) {
+	if (vm->opts.verify == GR_VERIFY_ON) {
 		vm->cons.copy_block = malloc(copy_len * v->nr_rings);
 		if (!vm->cons.copy_block)
+			return -ENOMEM;
+	}
+	/* stored: one copy for the rare rewrite, written synchronously */
+	if (vm->opts.verify == GR_VERIFY_STORED) {
+		vm->cons.scratch = malloc(v->subbuf_size);
+		if (!vm->cons.scratch)
 			return -ENOMEM;
 	}
 	for (i = 0; i < v->nr_rings; i++)
@@ -274,9 +347,17 @@ int cons_open_rings(struct gr_vm *vm, bool resume)
 		r->next = shm_consumed;
 		if (resume) {
 			struct gr_packet_header h;
+			struct tail t;
 			bool found;
+			int64_t end;
 
-			size = whole_packets(r, size, &h, &found);
+			size = whole_packets(r, size, &h, &found, &t);
+			if (vm->opts.verify == GR_VERIFY_STORED) {
+				end = recheck_tail(r, size, &t, &h, &found);
+				if (end < 0)
+					return (int)end;
+				size = (uint64_t)end;
+			}
 			if (ftruncate(r->fd, (off_t)size))
 				return -errno;
 			if (found) {
@@ -344,6 +425,8 @@ void cons_close_rings(struct gr_vm *vm)
 	}
 	free(vm->cons.copy_block);
 	vm->cons.copy_block = NULL;
+	free(vm->cons.scratch);
+	vm->cons.scratch = NULL;
 	free(vm->cons.rings);
 	vm->cons.rings = NULL;
 }
@@ -452,11 +535,13 @@ static void log_invalid(struct gr_vm *vm, unsigned int ring, uint64_t seq,
  * (a seqlock read, spec 6.5, table 10 #4), so a slot the guest restarted
  * meanwhile (flight mode) is caught. Return: 0 with w->copy set, -EBUSY
  * if no copy is free (a write must complete first), -ESTALE if the slot
- * changed under the copy, -EINVAL (*why set) if a record is bad.
+ * changed under the copy, -EINVAL (*why set) if a record is bad. *@end:
+ * the last record's last declared byte, found by the same walk.
  */
 static int take_copy(struct gr_ring_state *r, struct gr_packet_write *w,
 		     const uint8_t *sub, const struct gr_subbuf_rec *shared,
-		     uint64_t commit_seq, uint64_t content, const char **why)
+		     uint64_t commit_seq, uint64_t content, uint64_t *end,
+		     const char **why)
 {
 	struct gr_vm *vm = r->vm;
 	const struct gr_view *v = &vm->view;
@@ -480,8 +565,8 @@ static int take_copy(struct gr_ring_state *r, struct gr_packet_write *w,
 		*why = "packet header changed while it was copied";
 		return -ESTALE;
 	}
-	if (gr_check_records(v, vm->events, v->desc_count, r->copies[k],
-			     content, why))
+	if (gr_check_records_end(v, vm->events, v->desc_count, r->copies[k],
+				 content, end, why))
 		return -EINVAL;
 	r->copy_busy[k] = true;
 	w->copy = r->copies[k];
@@ -512,7 +597,7 @@ static bool take(struct gr_ring_state *r, uint64_t seq)
 	struct gr_subbuf_rec commit, *commit_shared;
 	struct io_uring_sqe *sqe;
 	const char *why = NULL;
-	uint64_t content;
+	uint64_t content, end = 0;
 	int ret;
 
 	/*
@@ -531,8 +616,9 @@ static bool take(struct gr_ring_state *r, uint64_t seq)
 	ret = gr_check_packet(v, r->idx, seq, &commit, &w->hdr, &r->last,
 			      &content, &why);
 	w->copy = NULL;
-	if (!ret && vm->opts.verify) {
-		ret = take_copy(r, w, sub, commit_shared, commit.seq, content, &why);
+	if (!ret && vm->opts.verify == GR_VERIFY_ON) {
+		ret = take_copy(r, w, sub, commit_shared, commit.seq, content,
+				&end, &why);
 		if (ret == -EBUSY)
 			return false;
 		if (ret == -EINVAL)
@@ -568,10 +654,15 @@ static bool take(struct gr_ring_state *r, uint64_t seq)
 	 * holds the header and at least one record (H9)
 	 */
 	w->hdr.packet_size = w->hdr.content_size;
-	/* spec 6.12: content up to the last record's last declared byte */
-	w->hdr.content_size = htole64(8 * gr_packet_content_end(&vm->view,
-				vm->events, vm->view.desc_count,
-				w->copy ? w->copy : sub, content));
+	/*
+	 * spec 6.12: content up to the last record's last declared byte;
+	 * verify on found it checking the copy, otherwise walk the records
+	 * (--verify stored checks the stored value after the write)
+	 */
+	if (!w->copy)
+		end = gr_packet_content_end(v, vm->events, v->desc_count, sub,
+					    content);
+	w->hdr.content_size = htole64(8 * end);
 	w->iov[0].iov_base = &w->hdr;
 	w->iov[0].iov_len = sizeof(w->hdr);
 	w->iov[1].iov_base = (w->copy ? w->copy : sub) + sizeof(w->hdr);
@@ -753,18 +844,73 @@ void cons_arm_event_idx(struct gr_vm *vm)
 	}
 }
 
+/*
+ * --verify stored: the write of @w completed; check the packet as stored,
+ * before it may count as consumed. Return: 0 (good as stored, or
+ * rewritten from a checked copy), -EIO if the rewrite failed, or another
+ * -errno: no good copy could be had (counted), the packet must not stay.
+ */
+static int check_stored(struct gr_ring_state *r, struct gr_packet_write *w)
+{
+	struct gr_vm *vm = r->vm;
+	const struct gr_view *v = &vm->view;
+	uint32_t slot = gr_view_slot(v, w->seq);
+	const char *why = NULL;
+	uint64_t magic;
+	int ret;
+
+	/* H7: after a withdrawal the slot is another layout's: no copy */
+	ret = gr_stored_check(r->fd, (off_t)w->off, w->len, v, vm->events,
+			      v->desc_count, &w->hdr,
+			      vm_same_publication(vm, &magic) ?
+			      vm->region + gr_view_subbuf_off(v, r->idx, slot) :
+			      NULL,
+			      (const struct gr_subbuf_rec *)(vm->region +
+				gr_view_rec_off(v, r->idx, slot)),
+			      w->seq, vm->cons.scratch, &why);
+	if (ret == GR_STORED_OK)
+		return 0;
+	if (ret == GR_STORED_REWRITE) {
+		/* rare (a guest that raced its own packet): synchronous */
+		vm->st.rewritten++;
+		if (pwrite(r->fd, vm->cons.scratch, w->len, (off_t)w->off) ==
+		    (ssize_t)w->len)
+			return 0;
+		return -EIO;
+	}
+	vm->st.invalid++;
+	vm->st.invalid_records++;
+	syslog(LOG_WARNING,
+	       "%s: stored packet %llu of ring %u failed its check and no good copy could be had: %s; stream stopped",
+	       vm->opts.name, (unsigned long long)w->seq, r->idx,
+	       why ? why : strerror(-ret));
+	return ret == -EIO ? -EINVAL : ret;
+}
+
 /* A packet's write completed (res: bytes written or -errno) */
 static void written(struct gr_packet_write *w, int res)
 {
 	struct gr_ring_state *r = w->r;
 	struct gr_vm *vm = r->vm;
+	int bad = 0;
 
 	r->inflight--;
 	put_copy(r, w);
-	if (res == (int)w->len) {
+	if (res == (int)w->len && vm->opts.verify == GR_VERIFY_STORED) {
+		bad = check_stored(r, w);
+		if (bad == -EIO)
+			res = -EIO;	/* the rewrite failed: as a write */
+	}
+	if (res == (int)w->len && !bad) {
 		w->state = GR_WRITE_DONE;
 		vm->st.packets++;
 		vm->st.bytes += w->len;
+	} else if (res == (int)w->len) {
+		/* H12 as for a failed write: whole, checked packets only */
+		w->state = GR_WRITE_FAILED;
+		if (w->off < r->trunc_at)
+			r->trunc_at = w->off;
+		stop_stream(vm, GR_STOP_INVALID);
 	} else {
 		w->state = GR_WRITE_FAILED;
 		vm->st.write_errors++;

@@ -114,7 +114,8 @@ struct gr_ring_state {
 /**
  * struct gr_cons - the consumer's state of one VM
  * @rings: one per ring of the view, NULL without a session
- * @copy_block: verify: every ring's copies
+ * @copy_block: verify on: every ring's copies
+ * @scratch: verify stored: one sub-buffer, for a rewrite
  * @buf_region: fixed: registered buffer index of the region, -1: none
  * @buf_hdrs: fixed: of @rings (the header copies), -1: none
  * @buf_copies: fixed: of @copy_block, -1: none
@@ -129,6 +130,7 @@ struct gr_ring_state {
 struct gr_cons {
 	struct gr_ring_state *rings;
 	uint8_t *copy_block;
+	uint8_t *scratch;
 	int buf_region, buf_hdrs, buf_copies;
 	bool io_fixed;
 	uint64_t taken;

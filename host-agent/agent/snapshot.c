@@ -168,7 +168,7 @@ static int copy_one(struct gr_snap *s, uint8_t *dst)
 	if (__atomic_load_n(&shared->seq, __ATOMIC_RELAXED) != s1 ||
 	    gr_check_packet(v, s->ring, s->seq, &commit, h, &s->last, &content,
 			    &why) ||
-	    (vm->opts.verify &&
+	    (vm->opts.verify != GR_VERIFY_OFF &&
 	     gr_check_records(v, vm->events, v->desc_count, dst, content,
 			      &why))) {
 		vm->st.invalid++;

@@ -822,6 +822,7 @@ static void stream_stopped(struct gr_vm *vm, enum gr_stop_reason why)
 	vm->stop_reason = why;
 	syslog(LOG_WARNING, "%s: stream stopped: %s; the trace %s stays readable",
 	       vm->opts.name, why == GR_STOP_QUOTA ? "quota reached" :
+	       why == GR_STOP_INVALID ? "a stored packet failed its check" :
 	       "write error", vm->sess.path);
 }
 

@@ -89,7 +89,7 @@ void vm_get_info(const struct gr_vm *vm, struct gr_vm_info *info)
 	static const char *const reasons[] = {
 		[GR_STOP_NONE] = "", [GR_STOP_QUOTA] = "quota",
 		[GR_STOP_DISK] = "disk", [GR_STOP_USER] = "user",
-		[GR_STOP_GUEST] = "guest",
+		[GR_STOP_GUEST] = "guest", [GR_STOP_INVALID] = "invalid",
 	};
 	struct gr_guest_status *st = (struct gr_guest_status *)
 		(vm->region + GR_STATUS_OFFSET);

@@ -357,12 +357,17 @@ static int vm_add_opt(struct gr_vm_opts *o, int opt, const char *val,
 		return parse_owner(o, val, flags, err, errlen);
 	case OPT_VERIFY:
 		/* spec H24: verify mode is per VM, on by default */
-		if (strcmp(val, "on") && strcmp(val, "off")) {
-			ctl_set_err(err, errlen, "--verify is on or off, not '%s'",
+		if (!strcmp(val, "on")) {
+			o->verify = GR_VERIFY_ON;
+		} else if (!strcmp(val, "off")) {
+			o->verify = GR_VERIFY_OFF;
+		} else if (!strcmp(val, "stored")) {
+			o->verify = GR_VERIFY_STORED;
+		} else {
+			ctl_set_err(err, errlen, "--verify is on, off or stored, not '%s'",
 				val);
 			return -EINVAL;
 		}
-		o->verify = !strcmp(val, "on");
 		return 0;
 	case OPT_IO:
 		/* how packets are written: registered buffers or writev */
@@ -422,7 +427,7 @@ int ctl_parse_vm_add(struct gr_vm_opts *o, int argc, char **argv,
 
 	memset(o, 0, sizeof(*o));
 	o->mode = GR_MODE_STREAM;
-	o->verify = true;
+	o->verify = GR_VERIFY_ON;
 	o->io_writev = true;	/* measured cheaper than fixed (bench_host) */
 	o->uid = (uint32_t)-1;
 	o->gid = (uint32_t)-1;
@@ -518,8 +523,8 @@ void ctl_vm_add_args(FILE *f, const struct gr_vm_opts *o)
 		fprintf(f, " --keep-chunks %" PRIu32, o->keep_chunks);
 	if (o->keep_bytes)
 		fprintf(f, " --keep-bytes %" PRIu64, o->keep_bytes);
-	if (!o->verify)
-		fputs(" --verify off", f);
+	if (o->verify != GR_VERIFY_ON)
+		fprintf(f, " --verify %s", gr_verify_name(o->verify));
 	if (!o->io_writev)
 		fputs(" --io fixed", f);
 	for (i = 0; i < GR_FILTER_SLOTS; i++) {

@@ -115,7 +115,9 @@ void ctl_status_text(FILE *f, const struct gr_vm_info *in)
 
 	put_row(f, "mode");
 	fprintf(f, "%s, records %s, writes %s\n", ctl_mode_name(in->mode),
-		in->verify ? "verified (copy)" : "not verified (zero copy)",
+		in->verify == GR_VERIFY_ON ? "verified (copy)" :
+		in->verify == GR_VERIFY_STORED ?
+		"verified as stored (zero copy)" : "not verified (zero copy)",
 		in->io ? in->io : "-");
 	put_row(f, "switch timer");
 	if (in->switch_timer_us)
@@ -219,7 +221,8 @@ void ctl_status_json_member(struct ctl_json *j, const char *key,
 	ctl_json_string(j, "device", in->doorbell ? "doorbell" : "plain");
 	ctl_json_bool(j, "connected", in->guest_connected);
 	ctl_json_string(j, "mode", ctl_mode_name(in->mode));
-	ctl_json_bool(j, "verify", in->verify);
+	ctl_json_bool(j, "verify", in->verify != GR_VERIFY_OFF);
+	ctl_json_string(j, "verify_mode", gr_verify_name(in->verify));
 	ctl_json_string(j, "io", in->io);
 	ctl_json_u64(j, "switch_timer_us", in->switch_timer_us);
 	ctl_json_u64(j, "nr_rings", in->nr_rings);

@@ -197,7 +197,7 @@ static void put_info(FILE *f, const struct gr_vm_info *in)
 	const char *vals[5] = {
 		in->doorbell ? "doorbell" : "plain",
 		in->mode == GR_MODE_FLIGHT ? "flight" : "stream",
-		in->verify ? "on" : "off",
+		gr_verify_name(in->verify),
 		in->kernel_release, in->nodename,
 	};
 	size_t i;

@@ -250,14 +250,44 @@ int gr_check_event_header(const struct gr_view *v,
 	return 0;
 }
 
+/*
+ * Where the last declared byte of the packet at @p is, given its last
+ * record at @last (event @ev) and its records' end @content (spec 6.12:
+ * the fields, for a VARLEN event up to its string's NUL); @content if
+ * that is not within the record's last 8-byte word.
+ */
+static uint64_t declared_end(const uint8_t *p, uint64_t last,
+			     const struct gr_event_view *ev, uint64_t content)
+{
+	uint64_t end = last + sizeof(struct gr_event_header) +
+		       gr_event_declared_end(ev), str;
+	const uint8_t *nul;
+
+	if (ev->flags & GR_EVENT_F_VARLEN) {
+		str = end - ev->fields[ev->nr_fields - 1].size;
+		if (str >= content)
+			return content;
+		nul = memchr(p + str, 0, content - str);
+		if (!nul)
+			return content;
+		end = (uint64_t)(nul - p) + 1;
+	}
+	if (end > content || end + GR_RECORD_ALIGN <= content)
+		return content;
+	return end;
+}
+
 /**
- * gr_check_records() - check every record of a packet copy (verify mode)
+ * gr_check_records_end() - check every record of a packet copy (verify
+ * mode) and find where its last declared byte is
  * @v: view of the region header
  * @events: validated descriptors, @events[i] describing event id i
  * @nr_events: entries in @events
  * @packet: host-private copy of the packet, at least @content_bytes long,
  *	whose header passed gr_check_packet()
  * @content_bytes: content_size / 8, from gr_check_packet()
+ * @end: if not NULL, receives what gr_packet_content_end() would give,
+ *	from the same walk (no second one)
  * @why: receives a static reason on failure; may be NULL
  *
  * Walks the records from the end of the packet header: each passes
@@ -272,20 +302,21 @@ int gr_check_event_header(const struct gr_view *v,
  * Context: any; does not sleep; at most subbuf_size / 16 records.
  * Return: 0 or -EINVAL.
  */
-int gr_check_records(const struct gr_view *v,
-		     const struct gr_event_view *events, unsigned int nr_events,
-		     const void *packet, uint64_t content_bytes,
-		     const char **why)
+int gr_check_records_end(const struct gr_view *v,
+			 const struct gr_event_view *events,
+			 unsigned int nr_events, const void *packet,
+			 uint64_t content_bytes, uint64_t *end,
+			 const char **why)
 {
 	const struct gr_packet_header *ph = packet;
+	const struct gr_event_view *ev = NULL;
 	const uint8_t *p = packet;
-	uint64_t off = v->packet_header_size;
+	uint64_t off = v->packet_header_size, last = 0;
 	uint64_t ts = le64toh(ph->timestamp_begin);
 	uint64_t ts_end = le64toh(ph->timestamp_end);
 	int ret;
 
 	while (off < content_bytes) {
-		const struct gr_event_view *ev;
 		struct gr_event_header eh;
 		struct gr_record_view r;
 
@@ -304,18 +335,43 @@ int gr_check_records(const struct gr_view *v,
 			const struct gr_field_view *f =
 				&ev->fields[ev->nr_fields - 1];
 			uint64_t str = off + sizeof(eh) + f->offset;
-			uint64_t end = off + r.size;
-			const uint8_t *nul = memchr(p + str, 0, end - str);
+			uint64_t rend = off + r.size;
+			const uint8_t *nul = memchr(p + str, 0, rend - str);
 
-			/* min_record keeps str < end */
+			/* min_record keeps str < rend */
 			if (!nul)
 				return bad(why, "string is not terminated in its record");
-			if ((uint64_t)(nul - p) + 1 <= end - GR_RECORD_ALIGN)
+			if ((uint64_t)(nul - p) + 1 <= rend - GR_RECORD_ALIGN)
 				return bad(why, "record is longer than its string");
 		}
+		last = off;
 		off += r.size;
 	}
+	if (end)
+		*end = ev ? declared_end(p, last, ev, content_bytes) :
+			    content_bytes;
 	return 0;
+}
+
+/**
+ * gr_check_records() - gr_check_records_end() without the end
+ * @v: view of the region header
+ * @events: validated descriptors
+ * @nr_events: entries in @events
+ * @packet: host-private copy of the packet
+ * @content_bytes: content_size / 8, from gr_check_packet()
+ * @why: receives a static reason on failure; may be NULL
+ *
+ * Context: any; does not sleep.
+ * Return: 0 or -EINVAL.
+ */
+int gr_check_records(const struct gr_view *v,
+		     const struct gr_event_view *events, unsigned int nr_events,
+		     const void *packet, uint64_t content_bytes,
+		     const char **why)
+{
+	return gr_check_records_end(v, events, nr_events, packet,
+				    content_bytes, NULL, why);
 }
 
 /**
@@ -397,10 +453,9 @@ uint64_t gr_packet_content_end(const struct gr_view *v,
 {
 	const uint8_t *p = packet;
 	const struct gr_event_view *ev = NULL;
-	uint64_t off = v->packet_header_size, last = 0, end, str;
+	uint64_t off = v->packet_header_size, last = 0;
 	struct gr_event_header eh;
 	uint16_t id, size = 0;
-	const uint8_t *nul;
 
 	while (off < content_bytes) {
 		if (content_bytes - off < sizeof(eh))
@@ -424,17 +479,5 @@ uint64_t gr_packet_content_end(const struct gr_view *v,
 	}
 	if (!ev || off != content_bytes)
 		return content_bytes;
-	end = last + sizeof(eh) + gr_event_declared_end(ev);
-	if (ev->flags & GR_EVENT_F_VARLEN) {
-		str = end - ev->fields[ev->nr_fields - 1].size;
-		if (str >= content_bytes)
-			return content_bytes;
-		nul = memchr(p + str, 0, content_bytes - str);
-		if (!nul)
-			return content_bytes;
-		end = (uint64_t)(nul - p) + 1;
-	}
-	if (end > content_bytes || end + GR_RECORD_ALIGN <= content_bytes)
-		return content_bytes;
-	return end;
+	return declared_end(p, last, ev, content_bytes);
 }

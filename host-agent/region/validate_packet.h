@@ -25,6 +25,11 @@ int gr_check_records(const struct gr_view *v,
 		     const struct gr_event_view *events, unsigned int nr_events,
 		     const void *packet, uint64_t content_bytes,
 		     const char **why);
+int gr_check_records_end(const struct gr_view *v,
+			 const struct gr_event_view *events,
+			 unsigned int nr_events, const void *packet,
+			 uint64_t content_bytes, uint64_t *end,
+			 const char **why);
 uint32_t gr_event_declared_end(const struct gr_event_view *ev);
 uint64_t gr_stored_packet_len(const struct gr_packet_header *h,
 			      uint64_t ring, uint64_t subbuf_size);

@@ -67,7 +67,7 @@
 #    64 KiB packet of 72-byte records, with the agent's own functions, in
 #    one run, modes taking turns: the zero-copy write alone, plus the
 #    per-record header walk that finds content_size (--verify off), the
-#    private copy and record check (--verify on), and the third mode,
+#    private copy and record check (--verify on), and --verify stored,
 #    the records checked as stored in the page cache without a copy
 #    (host-agent/agent/stored_check.c); CPU s/GB and ns per packet.
 #

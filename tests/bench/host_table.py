@@ -399,7 +399,7 @@ def verify(raw, md):
               "(64 KiB sub-buffers of %s-byte records) stored to tmpfs per "
               "mode and repetition, the modes taking turns, with the "
               "agent's own functions (gr_packet_content_end(), "
-              "gr_check_records(), gr_stored_check()); process CPU time, "
+              "gr_check_records_end(), gr_stored_check()); process CPU time, "
               "median [min-max] of %s repetitions. Self-check: %s.\n" % (
                   head.get("packets", "?"), head.get("content", "?"),
                   head.get("record", "?"), head.get("reps", "?"),
@@ -413,11 +413,13 @@ def verify(raw, md):
                       "(the zero-copy write alone)",
         "off": "the header walk for content_size, then that writev "
                "(--verify off)",
-        "on": "copy of the sub-buffer, records checked, walk, writev of "
-              "the copy (--verify on, the default)",
-        "stored": "--verify off, then the records checked as stored (page "
-                  "cache, read-only mapping, no copy); a rewrite from a "
-                  "checked copy only if they fail",
+        "on": "copy of the sub-buffer, records checked (the same walk "
+              "gives content_size), writev of the copy (--verify on, the "
+              "default)",
+        "stored": "--verify off, then the records and content_size checked "
+                  "as stored (page cache, read-only mapping, no copy); a "
+                  "rewrite from a checked copy only if they fail "
+                  "(--verify stored)",
     }
     off = float(modes["off"]["cpu_s_per_gb"]) if "off" in modes else None
     for m in ["off-nowalk", "off", "on", "stored"]:

@@ -19,11 +19,13 @@
  *               header walk that finds the stored content_size (spec
  *               6.12): --verify off as it is
  *   on          memcpy of the whole sub-buffer into a private copy,
- *               gr_check_records() and the walk on the copy, writev of
- *               the copy: --verify on (the default)
+ *               gr_check_records_end() on the copy (the check and the
+ *               content end in one walk), writev of the copy:
+ *               --verify on (the default)
  *   stored      off, then gr_stored_check() (host-agent/agent/
- *               stored_check.c): the records checked as stored, through
- *               a read-only mapping of the file, no copy
+ *               stored_check.c): the records and the stored
+ *               content_size checked as stored, through a read-only
+ *               mapping of the file, no copy: --verify stored
  *
  * Modes take turns in every repetition (the order rotates); each row is
  * the process CPU time (CLOCK_PROCESS_CPUTIME_ID) per GB stored and per
@@ -36,6 +38,7 @@
  * Output: one line per mode, "mode=M cpu_s_per_gb=... ns_per_packet=...
  * min=... max=...", and "walk_ns_per_packet=...". Exit 0, 1 on error.
  */
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -150,22 +153,27 @@ static int vm_store(struct vm_ctx *c, enum vm_mode m, unsigned int i,
 	struct gr_packet_header hdr;
 	const uint8_t *body = sub;
 	const char *why = NULL;
+	struct gr_subbuf_rec rec = { .seq = htole64(i) };
 	struct iovec iov[2];
+	uint64_t end = 0;
 	int ret;
 
 	memcpy(&hdr, sub, sizeof(hdr));
 	if (m == VM_ON) {
 		memcpy(c->copy, sub, VM_SUB);
-		if (gr_check_records(&c->v, &c->ev, 1, c->copy, c->content,
-				     &why)) {
+		if (gr_check_records_end(&c->v, &c->ev, 1, c->copy, c->content,
+					 &end, &why)) {
 			fprintf(stderr, "verify_modes: records: %s\n", why);
 			return -1;
 		}
 		body = c->copy;
+	} else if (m != VM_OFF_NOWALK) {
+		end = gr_packet_content_end(&c->v, &c->ev, 1, body, c->content);
 	}
-	if (m != VM_OFF_NOWALK)
-		c->walk_sink += gr_packet_content_end(&c->v, &c->ev, 1, body,
-						      c->content);
+	c->walk_sink += end;
+	/* as the consumer stores it (spec 6.12) */
+	hdr.packet_size = htole64(8 * c->content);
+	hdr.content_size = htole64(8 * (end ? end : c->content));
 	iov[0].iov_base = &hdr;
 	iov[0].iov_len = sizeof(hdr);
 	iov[1].iov_base = (void *)(body + sizeof(hdr));
@@ -176,7 +184,7 @@ static int vm_store(struct vm_ctx *c, enum vm_mode m, unsigned int i,
 	}
 	if (m == VM_STORED) {
 		ret = gr_stored_check(c->fd, off, c->content, &c->v, &c->ev, 1,
-				      &hdr, sub, c->copy, &why);
+				      &hdr, sub, &rec, i, c->copy, &why);
 		if (ret != GR_STORED_OK) {
 			fprintf(stderr, "verify_modes: stored check %d: %s\n",
 				ret, why ? why : "-");
@@ -195,21 +203,29 @@ static int vm_selfcheck(struct vm_ctx *c)
 	uint8_t *sub = c->region;
 	const char *why = NULL;
 	uint64_t ts_off = c->v.packet_header_size + 8, ts, bad = ~0ULL;
+	struct gr_subbuf_rec rec = { .seq = 0 };
+	struct gr_packet_header h;
 	int r1, r2, r3;
 
-	if (pwrite(c->fd, sub, c->content, 0) != (ssize_t)c->content)
+	/* the packet as the consumer stores it (spec 6.12) */
+	memcpy(&h, sub, sizeof(h));
+	h.packet_size = htole64(8 * c->content);
+	h.content_size = htole64(8 * gr_packet_content_end(&c->v, &c->ev, 1,
+							   sub, c->content));
+	if (pwrite(c->fd, sub, c->content, 0) != (ssize_t)c->content ||
+	    pwrite(c->fd, &h, sizeof(h), 0) != sizeof(h))
 		return -1;
-	r1 = gr_stored_check(c->fd, 0, c->content, &c->v, &c->ev, 1, sub, sub,
-			     c->copy, &why);
+	r1 = gr_stored_check(c->fd, 0, c->content, &c->v, &c->ev, 1, &h, sub,
+			     &rec, 0, c->copy, &why);
 	/* the second record's timestamp far in the future, on disk only */
 	if (pwrite(c->fd, &bad, 8, (off_t)(ts_off + 72)) != 8)
 		return -1;
-	r2 = gr_stored_check(c->fd, 0, c->content, &c->v, &c->ev, 1, sub, sub,
-			     c->copy, &why);
+	r2 = gr_stored_check(c->fd, 0, c->content, &c->v, &c->ev, 1, &h, sub,
+			     &rec, 0, c->copy, &why);
 	memcpy(&ts, sub + ts_off + 72, 8);
 	memcpy(sub + ts_off + 72, &bad, 8);
-	r3 = gr_stored_check(c->fd, 0, c->content, &c->v, &c->ev, 1, sub, sub,
-			     c->copy, &why);
+	r3 = gr_stored_check(c->fd, 0, c->content, &c->v, &c->ev, 1, &h, sub,
+			     &rec, 0, c->copy, &why);
 	memcpy(sub + ts_off + 72, &ts, 8);
 	if (ftruncate(c->fd, 0))
 		return -1;

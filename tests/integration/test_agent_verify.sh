@@ -19,6 +19,10 @@
 #     babeltrace2 fails on the trace: what verify mode exists to prevent
 #   - a record-level check cannot be had from a header: a packet that
 #     passes gr_check_packet() still holds the damage (Z's store)
+#   - VM S, `--verify stored` (zero copy, then the stored bytes checked):
+#     the first damaged packet fails as stored and in a fresh copy (the
+#     damage stays), so S's stream stops ("invalid"), cut back before it;
+#     what S stored reads in babeltrace2
 
 set -u
 . "$(dirname "$0")/lib_agent.sh"
@@ -26,24 +30,28 @@ la_init test_agent_verify
 
 la_vm V ver
 la_vm Z vez
+la_vm S ves
 GEOM="--events all --subbuf-size 16384 --subbufs 16"
 
 la_agent_start || { bad agent-starts "see the log"; la_show_logs; la_finish; }
 gr vm-add "$V" $GEOM || bad vm-add-verify "exit $rc: $err"
 gr vm-add "$Z" $GEOM --verify off || bad vm-add-zero-copy "exit $rc: $err"
+gr vm-add "$S" $GEOM --verify stored || bad vm-add-stored "exit $rc: $err"
 
 [ "$(la_field "$V" verify)" = True ] && ok "verify is on by default" ||
 	bad verify-default "status: $out"
 [ "$(la_field "$Z" verify)" = False ] && ok "--verify off shows in status" ||
 	bad verify-off "status: $out"
+[ "$(la_field "$S" verify_mode)" = stored ] &&
+	ok "--verify stored shows in status" || bad verify-stored "status: $out"
 
-for vm in "$V" "$Z"; do
+for vm in "$V" "$Z" "$S"; do
 	t_bg "fg_$vm" 40 "$la_tmp/fg-$vm.log" "$FG" --socket "$RUN/$vm.sock" \
 		--cpus 2 --rate 3000 --duration 2.5 --linger 2 \
 		--hostile records --hostile-delay 300 --hostile-period 100 \
 		--seed $$ --stats "$la_tmp/$vm.stats"
 done
-for vm in "$V" "$Z"; do
+for vm in "$V" "$Z" "$S"; do
 	la_wait_fg "$(eval echo "\$fg_$vm")" 30
 	[ $? -eq 124 ] && bad "$vm-fakeguest-ends" "timed out"
 	la_wait_status "$vm" "s['state'] == 'waiting'" 10 ||
@@ -87,6 +95,20 @@ if la_bt $(la_sessions "$Z"); then
 	bad zero-copy-unreadable "babeltrace2 read a trace holding damaged records"
 else
 	ok "zero copy: babeltrace2 fails on the stored damage, as expected"
+fi
+
+# verify stored: the damage is caught as stored and never stays
+inv=$(la_field "$S" stats.invalid_records)
+why=$(la_field "$S" stop_reason)
+if [ "$inv" -ge 1 ] 2>/dev/null && [ "$why" = invalid ]; then
+	ok "stored: a damaged packet failed its check, the stream stopped ($inv)"
+else
+	bad stored-stops "invalid_records $inv, stop_reason $why"
+fi
+if la_bt $(la_sessions "$S"); then
+	ok "stored: babeltrace2 reads what was stored"
+else
+	bad stored-readable "$bt_out"
 fi
 
 la_agent_alive && ok "the agent is still running" ||

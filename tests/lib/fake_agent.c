@@ -362,7 +362,7 @@ void fake_clear(void)
 
 struct gr_vm *fake_add(const char *name)
 {
-	struct gr_vm_opts o = { .mode = GR_MODE_STREAM, .verify = true,
+	struct gr_vm_opts o = { .mode = GR_MODE_STREAM, .verify = GR_VERIFY_ON,
 			     .io_writev = true };
 	struct gr_vm *vm;
 	char err[128];
@@ -577,7 +577,7 @@ void expect_vm2_opts(const struct gr_vm_opts *o, uint32_t uid,
 	CU_ASSERT_EQUAL(o->switch_timer_us, 100000);
 	CU_ASSERT_EQUAL(o->quota, 2ULL << 30);
 	CU_ASSERT(o->own && o->uid == uid && o->gid == gid);
-	CU_ASSERT(o->verify);		/* the default */
+	CU_ASSERT_EQUAL(o->verify, GR_VERIFY_ON);	/* the default */
 }
 
 int python_json_ok(const char *text)

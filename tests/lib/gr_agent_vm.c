@@ -61,7 +61,8 @@ static void region(struct gr_avm *t, uint64_t features)
 	vm->instance_id = GR_AVM_INSTANCE;
 }
 
-struct gr_avm *gr_avm_new(uint64_t features, bool verify, uint64_t quota)
+struct gr_avm *gr_avm_new(uint64_t features, enum gr_verify verify,
+			  uint64_t quota)
 {
 	struct gr_avm *t = calloc(1, sizeof(*t));
 	struct gr_vm *vm;

@@ -33,8 +33,11 @@ struct gr_avm {
 	int memfd;
 };
 
-/* An attached VM in stream mode with @features, a session directory */
-struct gr_avm *gr_avm_new(uint64_t features, bool verify, uint64_t quota);
+/* An attached VM in stream mode with @features and --verify @verify, a
+ * session directory
+ */
+struct gr_avm *gr_avm_new(uint64_t features, enum gr_verify verify,
+			  uint64_t quota);
 void gr_avm_free(struct gr_avm *t);
 
 /* The guest closes sub-buffer @seq of @ring: two records, then produced */

@@ -13,6 +13,7 @@
  * it used to call up.
  */
 #include <endian.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,13 +22,15 @@
 
 #include "gr_agent_vm.h"
 #include "gr_test.h"
+#include "stored_check.h"
 
 #define T_REC_BYTES	GR_AVM_REC_BYTES
 #define T_CONTENT	GR_AVM_CONTENT
 #define T_INSTANCE	GR_AVM_INSTANCE
 
 /* the VM of gr_agent_vm.c, its rings open as vm.c opens them */
-static struct gr_avm *t_open(uint64_t features, bool verify, uint64_t quota)
+static struct gr_avm *t_open(uint64_t features, enum gr_verify verify,
+			     uint64_t quota)
 {
 	struct gr_avm *t = gr_avm_new(features, verify, quota);
 
@@ -247,6 +250,139 @@ static void test_republished_guest_gets_no_consumed_store(void)
 	t_close(t);
 }
 
+/* --- --verify stored ------------------------------------------------------ */
+
+/*
+ * The first byte of the second record of sub-buffer @seq of @ring becomes
+ * @val (7: the record fails the check); return: what it was
+ */
+static uint8_t t_set_rec_byte(struct gr_avm *t, unsigned int ring,
+			      uint64_t seq, uint8_t val)
+{
+	const struct gr_view *v = &t->vm.view;
+	uint8_t *sub = t->vm.region +
+		       gr_view_subbuf_off(v, ring, gr_view_slot(v, seq));
+	uint8_t old = sub[sizeof(struct gr_packet_header) + T_REC_BYTES];
+
+	sub[sizeof(struct gr_packet_header) + T_REC_BYTES] = val;
+	return old;
+}
+
+/*
+ * Let the kernel run the submitted writes and wait until @n completed,
+ * without handling their completions: the agent's check has not run yet
+ */
+static void t_writes_land(struct gr_avm *t, unsigned int n)
+{
+	struct io_uring_cqe *cqe;
+
+	CU_ASSERT_FATAL(io_uring_submit(&t->agent.loop.ring) >= 0);
+	CU_ASSERT_FATAL(io_uring_wait_cqe_nr(&t->agent.loop.ring, &cqe, n) == 0);
+}
+
+/* the stored packet at @off of @ring passes the check a reader needs */
+static int t_stored_ok(struct gr_avm *t, unsigned int ring, off_t off)
+{
+	const char *why = NULL;
+
+	/* a mapping past the file's end would fault */
+	if (t_file_size(t, ring) < off + (off_t)T_CONTENT)
+		return -ENODATA;
+	return gr_stored_check_file(t->vm.cons.rings[ring].fd, off, T_CONTENT,
+				    &t->vm.view, t->vm.events,
+				    t->vm.view.desc_count, &why);
+}
+
+static void test_stored_guest_change_under_write_rewritten(void)
+{
+	struct gr_avm *t = t_open(0, GR_VERIFY_STORED, 0);
+	uint8_t b, good;
+
+	gr_avm_produce(t, 0, 0);
+	/* the guest spoils a record while its packet is written */
+	good = t_set_rec_byte(t, 0, 0, 7);
+	cons_drain(&t->vm);
+	t_writes_land(t, 1);
+	/* on disk and bad, but not checked: nothing reported consumed */
+	CU_ASSERT_EQUAL(t_file_size(t, 0), T_CONTENT);
+	CU_ASSERT_NOT_EQUAL(t_stored_ok(t, 0, 0), 0);
+	CU_ASSERT_EQUAL(t_consumed(t, 0), 0);
+	CU_ASSERT_EQUAL(t->vm.st.packets, 0);
+	/* ... and puts it back before the check: rewritten from a copy */
+	t_set_rec_byte(t, 0, 0, good);
+	t_complete(t);
+	CU_ASSERT_EQUAL(t->vm.st.rewritten, 1);
+	CU_ASSERT_EQUAL(t->vm.st.packets, 1);
+	CU_ASSERT_EQUAL(t->vm.st.invalid, 0);
+	CU_ASSERT_EQUAL(t_consumed(t, 0), 1);
+	CU_ASSERT_EQUAL(t_file_size(t, 0), T_CONTENT);
+	CU_ASSERT_EQUAL(t_stored_ok(t, 0, 0), 0);
+	CU_ASSERT_EQUAL(pread(t->vm.cons.rings[0].fd, &b, 1,
+			      sizeof(struct gr_packet_header) + T_REC_BYTES), 1);
+	CU_ASSERT_EQUAL(b, good);
+	CU_ASSERT_EQUAL(t->vm.cons.stop, GR_STOP_NONE);
+	t_close(t);
+}
+
+static void test_stored_bad_packet_never_consumed_stream_cut(void)
+{
+	struct gr_avm *t = t_open(0, GR_VERIFY_STORED, 0);
+
+	gr_avm_produce(t, 0, 0);
+	gr_avm_produce(t, 0, 1);
+	/* packet 0 stays bad: no good copy can be had */
+	t_set_rec_byte(t, 0, 0, 7);
+	cons_drain(&t->vm);
+	t_writes_land(t, 2);
+	CU_ASSERT_EQUAL(t_file_size(t, 0), 2 * T_CONTENT);
+	t_complete(t);
+	/* neither is consumed (the good one comes after the bad one) */
+	CU_ASSERT_EQUAL(t_consumed(t, 0), 0);
+	CU_ASSERT_EQUAL(t->vm.st.invalid, 1);
+	CU_ASSERT_EQUAL(t->vm.st.invalid_records, 1);
+	CU_ASSERT_EQUAL(t->vm.st.rewritten, 0);
+	CU_ASSERT_EQUAL(t->vm.cons.stop, GR_STOP_INVALID);
+	/* H12: cut back before the bad packet */
+	CU_ASSERT_EQUAL(t_file_size(t, 0), 0);
+	t_close(t);
+}
+
+static void test_stored_resume_rechecks_last_packets(void)
+{
+	struct gr_avm *t = t_open(0, GR_VERIFY_STORED, 0);
+	struct gr_ring_state *r;
+	uint8_t bad = 7;
+
+	gr_avm_produce(t, 0, 0);
+	gr_avm_produce(t, 0, 1);
+	cons_drain(&t->vm);
+	t_complete(t);
+	CU_ASSERT_EQUAL(t_consumed(t, 0), 2);
+	/*
+	 * A crash between packet 1's write and its check: the guest had
+	 * spoiled it under the write, consumed had not passed it
+	 */
+	CU_ASSERT_EQUAL(pwrite(t->vm.cons.rings[0].fd, &bad, 1,
+			       T_CONTENT + sizeof(struct gr_packet_header) +
+			       T_REC_BYTES), 1);
+	__atomic_store_n(&t_ring(t, 0)->cons.consumed, htole64(1),
+			 __ATOMIC_RELEASE);
+	cons_close_rings(&t->vm);
+	CU_ASSERT_FATAL(cons_open_rings(&t->vm, true) == 0);
+	r = &t->vm.cons.rings[0];
+	/* packet 0 checks good and stays; packet 1 is cut and read again */
+	CU_ASSERT_EQUAL(t_file_size(t, 0), T_CONTENT);
+	CU_ASSERT_EQUAL(r->next, 1);
+	CU_ASSERT_EQUAL(t_consumed(t, 0), 1);
+	cons_drain(&t->vm);
+	t_complete(t);
+	CU_ASSERT_EQUAL(t_consumed(t, 0), 2);
+	CU_ASSERT_EQUAL(t_file_size(t, 0), 2 * T_CONTENT);
+	CU_ASSERT_EQUAL(t_stored_ok(t, 0, 0), 0);
+	CU_ASSERT_EQUAL(t_stored_ok(t, 0, T_CONTENT), 0);
+	t_close(t);
+}
+
 static const struct gr_test tests[] = {
 	GR_TEST(test_ready_subbufs_written_consumed_after_completion),
 	GR_TEST(test_stored_packet_is_the_checked_header_and_content),
@@ -256,6 +392,9 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_event_idx_kick_only_when_guest_waits),
 	GR_TEST(test_arm_event_idx_quiet_ring_asks_for_next),
 	GR_TEST(test_republished_guest_gets_no_consumed_store),
+	GR_TEST(test_stored_guest_change_under_write_rewritten),
+	GR_TEST(test_stored_bad_packet_never_consumed_stream_cut),
+	GR_TEST(test_stored_resume_rechecks_last_packets),
 };
 
 int main(void)

@@ -416,8 +416,11 @@ static void test_commands_reach_the_vm_and_answer(void)
 	CU_ASSERT(last_add.io_writev);
 	expect("text vm-add vm4 --verify off\n", "ok\nvm4 added: ");
 	CU_ASSERT(!last_add.verify);
+	expect("text vm-add vm6 --verify stored\n", "ok\nvm6 added: ");
+	CU_ASSERT_EQUAL(last_add.verify, GR_VERIFY_STORED);
+	expect("text vm-remove vm6\n", "ok\nvm6 removed\n");
 	expect("text vm-add vm5 --verify maybe\n", "error EINVAL --verify is "
-	       "on or off, not 'maybe'\n");
+	       "on, off or stored, not 'maybe'\n");
 	expect("text vm-remove vm4\n", "ok\nvm4 removed\n");
 	expect("json vm-remove vm3\n", "ok\n{\n  \"vm\": \"vm3\",\n  "
 	       "\"removed\": true\n}\n");
