@@ -52,7 +52,12 @@ static int gr_rfile_open(struct inode *inode, struct file *filp)
 
 	gr_rchan_get(rd->rc);
 	filp->private_data = rd;
-	return nonseekable_open(inode, filp);
+	/*
+	 * Not nonseekable_open(): sendfile() needs FMODE_LSEEK, hence also
+	 * noop_llseek (no_llseek is NULL, which clears it). The position
+	 * means nothing: read() goes on where the last one ended.
+	 */
+	return 0;
 }
 
 static int gr_rfile_release(struct inode *inode, struct file *filp)
@@ -138,7 +143,7 @@ static const struct file_operations gr_rfile_fops = {
 	.poll = gr_rfile_poll,
 	.mmap = gr_rfile_mmap,
 	.splice_read = generic_file_splice_read,
-	.llseek = no_llseek,
+	.llseek = noop_llseek,
 };
 
 static int gr_rflush_open(struct inode *inode, struct file *filp)

@@ -696,7 +696,7 @@ static inline int gr_need_event(__u64 event, __u64 new_idx, __u64 old)
 /*
  * Client channels (v1.3, GR_F_CLIENT; spec section 16). The client area
  * [client_offset, client_offset + client_size) starts with a directory of
- * GR_CLIENT_MAX entries (guest writes), then one acknowledgement per entry
+ * GR_CLIENT_MAX entries (guest writes), then one acknowledgment per entry
  * (host writes); the channels' rings, commit records and sub-buffers follow
  * from GR_CLIENT_DIR_SIZE on, addressed with gr_ring_off(),
  * gr_subbuf_rec_off() and gr_subbuf_off() from an entry's offsets.
@@ -737,9 +737,9 @@ static_assert(offsetof(struct gr_client_chan, flags) == 40, "client flags");
 static_assert(offsetof(struct gr_client_chan, ring_offset) == 56,
 	      "client ring_offset");
 static_assert(GR_CLIENT_MAX * sizeof(struct gr_client_chan) <=
-	      GR_CLIENT_ACK_OFFSET, "directory before the acknowledgements");
+	      GR_CLIENT_ACK_OFFSET, "directory before the acknowledgments");
 static_assert(GR_CLIENT_ACK_OFFSET + GR_CLIENT_MAX * 8 <= GR_CLIENT_DIR_SIZE,
-	      "acknowledgements inside the directory page");
+	      "acknowledgments inside the directory page");
 
 /**
  * struct gr_klog_rec - one message of the klog channel (spec 16.6)

@@ -497,6 +497,50 @@ static void test_callbacks_see_private_data_and_cpu(void)
 	gr_relay_close(rc);
 }
 
+/*
+ * A hostile consumer (what a host could store once a channel is
+ * published, spec C2, C3): any cons.consumed value is ignored unless it
+ * lies between the last valid one and produced, counted, and never moves
+ * a write out of the channel's memory (AddressSanitizer watches the
+ * allocation's edges).
+ */
+static void test_hostile_consumed_values_are_ignored(void)
+{
+	static const u64 bad[] = { 1000, UINT64_MAX, 1ULL << 63, 17 };
+	struct gr_rchan *rc;
+	struct sink s;
+	u8 m[80];
+	size_t i, len;
+	u32 k;
+
+	rc = gr_relay_open("hostile", 4096, 4, GR_RELAY_GLOBAL, NULL, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rc);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		h_set_consumed(ring_of(rc, 0), bad[i]);
+		for (k = 0; k < 500; k++)
+			gr_relay_write(rc, m, make_msg(m, 0, k));
+	}
+	CU_ASSERT(gr_chan_consumed_errors(rc->cl.chan) > 0);
+	/* never more finished sub-buffers than the ring holds */
+	CU_ASSERT(h_load(&ring_of(rc, 0)->prod.produced) <= 4);
+	/* the reader's own consumed takes over again: whole messages */
+	h_set_consumed(ring_of(rc, 0), 0);
+	sink_init(&s, 64 * 1024);
+	drain(rc, 0, &s, 4096);
+	for (i = 0; i + 12 <= s.len; i += len) {
+		u32 magic, seq;
+
+		memcpy(&magic, s.buf + i, 4);
+		memcpy(&seq, s.buf + i + 8, 4);
+		CU_ASSERT_EQUAL_FATAL(le32toh(magic), 0x6772636c);
+		len = make_msg(m, 0, le32toh(seq));
+		CU_ASSERT_FATAL(memcmp(s.buf + i, m, len) == 0);
+	}
+	CU_ASSERT_EQUAL(i, s.len);
+	free(s.buf);
+	gr_relay_close(rc);
+}
+
 /* ---------------------------------------------------------------------- */
 /* klog                                                                   */
 
@@ -643,6 +687,7 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_reset_discards_and_zeroes_counters),
 	GR_TEST(test_subbufs_consumed_by_client),
 	GR_TEST(test_callbacks_see_private_data_and_cpu),
+	GR_TEST(test_hostile_consumed_values_are_ignored),
 	GR_TEST(test_klog_records),
 	GR_TEST(test_concurrent_writers_and_reader),
 };

@@ -5,12 +5,12 @@
  * The kernel relay interface (Documentation/filesystems/relay.rst) over
  * guestrelay's relay core, exported (GPL) by guestrelay.ko: a module opens
  * a channel by name, writes messages into the current CPU's buffer (or one
- * global buffer), and the messages reach a reader: the host agent, which
- * stores each channel as a stream of the VM's session (spec section 16),
- * or a guest program reading the relay files
+ * global buffer), and a guest program reads them from the relay files
  * /sys/kernel/debug/guestrelay/<channel>/<channel><cpu> (spec 16.8). Who
  * reads a channel is one rule (spec 16.4): a channel published to the host
- * is the host's, any other one the guest reader's, never both at once.
+ * (spec section 16, GR_F_CLIENT) is the host's, any other one the guest
+ * reader's, never both at once. This version publishes none: every
+ * channel lives in guest memory and is read in the guest.
  *
  * Semantics are relay's; where the shared region forces a difference, the
  * function's comment says so. The differences in short:
@@ -25,9 +25,11 @@
  *    NMI writing to the same channel) is dropped and counted, never
  *    corrupts the buffer: writers need no locking of their own, also for a
  *    global channel (guestrelay holds its lock).
- *  - Consumption is the reader's (read() consumes; the host consumes a
- *    channel it stores): gr_relay_subbufs_consumed() is for a client that
- *    runs its own reader through mmap().
+ *  - Consumption is the reader's (read() consumes):
+ *    gr_relay_subbufs_consumed() is for a client that runs its own reader
+ *    through mmap(). read() returns finished sub-buffers only (relay's
+ *    also reads into the one being written): gr_relay_flush() or a write
+ *    to <channel>/flush finishes it.
  *  - Sub-buffer size: a power of two from 4 KiB to 1 MiB; 2 to 1024
  *    sub-buffers per buffer.
  *
