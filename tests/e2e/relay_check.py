@@ -9,10 +9,12 @@ what every relay file must hold, byte for byte:
   load1 (no-overwrite, 64 x 4096): all MSGS messages of the CPU in order;
   load2 (overwrite, 4 x 4096): the newest 3 finished sub-buffers, the
   packing simulated as the relay core does it (a message that does not fit
-  starts the next sub-buffer; the flush at load finishes the last one).
+  starts the next sub-buffer; the flush at load finishes the last one);
+  load3: as load1, read with poll()/mmap()/read() and sendfile() by the
+  example's reader grread ("GR: GRREAD" lines: its own checks).
 and compares sizes and sha256 with what the guest read, and that a second
 read returned nothing. The klog channel (hex on "GR: KLOG") must hold the
-client's lines of both loads in order, with non-decreasing timestamps.
+client's lines of the three loads in order, with non-decreasing timestamps.
 Prints "ok - ..." / "FAIL - ..." lines for take_checks (tests/e2e/lib.sh).
 """
 import hashlib
@@ -65,7 +67,7 @@ def main():
             r'GR: RELAY (load\d) cpu (\d+) bytes (\d+) sha256 (\w+) '
             r'again (\d+)', log):
         files[(load, int(cpu))] = (int(nbytes), sha, int(again))
-    for load in ('load1', 'load2'):
+    for load in ('load1', 'load2', 'load3'):
         check('GR: RELAY %s ok' % load in log, 'grclient %s loaded' % load)
         mine = sorted(c for (ld, c) in files if ld == load)
         check(set(online) <= set(mine),
@@ -74,7 +76,7 @@ def main():
         for c in online:
             if (load, c) not in files:
                 continue
-            if load == 'load1':
+            if load != 'load2':
                 want = b''.join(msg(c, k) for k in range(msgs))
             else:
                 want = b''.join(subbufs(c, msgs2)[-3:])
@@ -87,6 +89,23 @@ def main():
                   'read %d bytes sha256 %s' % (nbytes, sha))
             check(again == 0, '%s cpu %d: read() consumed it' % (load, c),
                   '%d bytes on a second read' % again)
+    m = re.search(r'GR: GRREAD read poll-ready (\d) mmap-ro (\d) '
+                  r'mmap-rw-refused (\d) mmap-matches-read (\d) bytes (\d+) '
+                  r'poll-after (\d)', log)
+    v = [int(x) for x in m.groups()] if m else [0] * 6
+    check(v[0] == 1, 'poll(): readable once sub-buffers are finished')
+    check(v[1] == 1 and v[2] == 1,
+          'mmap(): the whole buffer maps read-only, a writable map is '
+          'refused', 'ro %d rw-refused %d' % (v[1], v[2]))
+    check(v[3] == 1, 'mmap(): the mapping shows what read() returned')
+    check(v[5] == 0, 'poll(): not readable once read() consumed all')
+    m = re.search(r'GR: GRREAD sendfile bytes (\d+) (\S+)', log)
+    check(len(online) < 2 or (m and m.group(2) == 'ok'),
+          'sendfile() copies a relay file', m.group(0) if m else 'no line')
+    m = re.search(r'GR: GRREAD wait woken (\d) after-ms (\d+)', log)
+    check(m and m.group(1) == '1' and 500 <= int(m.group(2)) < 20000,
+          'poll(): a reader sleeps until a flush finishes a sub-buffer',
+          m.group(0) if m else 'no line')
     check('GR: RELAY files left' not in log,
           'the relay files went away with the client')
 
@@ -101,7 +120,7 @@ def main():
     check(off == len(raw) and recs, 'klog: %d records, none cut' %
           len(recs), '%d of %d bytes parsed' % (off, len(raw)))
     want = []
-    for n, count in ((64, msgs), (4, msgs2)):
+    for n, count in ((64, msgs), (4, msgs2), (64, msgs)):
         want.append('grclient: open, %d x 4096 bytes per buffer' % n)
         want.append(sorted('grclient: cpu %d wrote %d messages' %
                            (c, count) for c in online))
@@ -116,7 +135,7 @@ def main():
             flat.append(got[i] if i < len(got) else None)
             i += 1
     check(flat == want and i == len(got),
-          'klog: the client\'s lines of both loads, in order', repr(got))
+          'klog: the client\'s lines of the three loads, in order', repr(got))
     ts = [r[0] for r in recs]
     check(all(t > 0 for t in ts) and ts == sorted(ts),
           'klog: every line has a guest timestamp, in order', repr(ts))

@@ -6,16 +6,22 @@
 # guest, and klog (issue 24)
 #
 # One boot (single-threaded TCG): guestrelay.ko with klog=1, then
-# /gr/e2e-relay loads the example client grclient.ko twice (per-CPU
-# no-overwrite, then overwrite with 4 sub-buffers), reads every relay file
-# /sys/kernel/debug/guestrelay/grclient/grclient<cpu> (dd with 777-byte
-# reads, then cat) and the klog channel. relay_check.py checks:
+# /gr/e2e-relay loads the example client grclient.ko three times (per-CPU
+# no-overwrite, overwrite with 4 sub-buffers, no-overwrite again), reads
+# every relay file /sys/kernel/debug/guestrelay/grclient/grclient<cpu>
+# (dd with 777-byte reads; cat; the example reader grread with poll(),
+# mmap(), read() and sendfile()) and the klog channel (grread asleep in
+# poll() until a flush). relay_check.py checks:
 #   - each relay file holds exactly the client's messages of that CPU,
 #     byte for byte, padding removed (overwrite: the newest 3 finished
 #     sub-buffers), and a second read returns nothing (read() consumes);
+#   - poll() says readable when finished sub-buffers wait and not after
+#     they were read, and wakes a sleeping reader at a flush; mmap() maps
+#     the buffer read-only (a writable map is refused) and shows what
+#     read() returned; sendfile() copies a file;
 #   - the files go away when the client is unloaded;
-#   - klog holds the client's lines of both loads in order, each with a
-#     guest timestamp, non-decreasing;
+#   - klog holds the client's lines of the three loads in order, each with
+#     a guest timestamp, non-decreasing;
 #   - the console has no WARNING:, BUG:, Oops or Call Trace.
 # What the host stores of a client channel is not tested here: client
 # channels are not published to the host yet (spec 16.3).
