@@ -160,23 +160,101 @@ void gr_layout_write_hdr(struct gr_region_hdr *hdr,
 	hdr->nr_cpus = cpu_to_le32(lay->nr_cpus);
 }
 
+/*
+ * The areas of a layout: offsets bounded by the region, aligned, in
+ * order (rings, commit records, sub-buffers) and inside it.
+ */
+static int gr_layout_check_areas(const struct gr_layout *lay)
+{
+	u64 subbufs = (u64)lay->nr_rings * lay->n_subbufs;
+
+	/* Bounded offsets first: the sums below cannot overflow */
+	if (lay->region_size > GR_MAX_REGION_SIZE ||
+	    lay->ring_offset >= lay->region_size ||
+	    lay->subbuf_rec_offset >= lay->region_size ||
+	    lay->data_offset >= lay->region_size)
+		return -EINVAL;
+	if (lay->ring_offset % 64 || lay->subbuf_rec_offset % 64 ||
+	    lay->subbuf_rec_offset < lay->ring_offset +
+				     lay->nr_rings * sizeof(struct gr_ring) ||
+	    lay->data_offset % GR_PAGE_SIZE ||
+	    lay->data_offset < lay->subbuf_rec_offset +
+			       subbufs * sizeof(struct gr_subbuf_rec) ||
+	    gr_layout_end(lay) > lay->region_size)
+		return -EINVAL;
+	return 0;
+}
+
+/* gr_layout_check() of a GR_LAYOUT_CLIENT layout: spec 16.2 */
+static int gr_layout_check_client(const struct gr_layout *lay)
+{
+	if (lay->subbuf_size > GR_CLIENT_MAX_SUBBUF ||
+	    !gr_subbuf_size_valid(lay->subbuf_size) ||
+	    lay->n_subbufs < GR_MIN_SUBBUFS ||
+	    lay->n_subbufs > GR_CLIENT_MAX_SUBBUFS ||
+	    lay->packet_header_size ||
+	    lay->max_event_size != lay->subbuf_size)
+		return -EINVAL;
+	return gr_layout_check_areas(lay);
+}
+
+/**
+ * gr_layout_client() - the layout of a client channel (spec 16.2)
+ * @lay: filled
+ * @nr_cpus: CPUs that may write
+ * @global: one ring for all CPUs
+ * @subbuf_size: power of two in [GR_MIN_SUBBUF_SIZE, GR_CLIENT_MAX_SUBBUF]
+ * @n_subbufs: in [GR_MIN_SUBBUFS, GR_CLIENT_MAX_SUBBUFS]
+ *
+ * Rings at offset 0, then the commit records, then the sub-buffers from
+ * the next page: the memory the channel needs is gr_layout_end(@lay).
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL for a value out of its range.
+ */
+int gr_layout_client(struct gr_layout *lay, u32 nr_cpus, bool global,
+		     u32 subbuf_size, u32 n_subbufs)
+{
+	struct gr_layout l = { 0 };
+
+	l.nr_cpus = nr_cpus;
+	l.nr_rings = global ? 1 : nr_cpus;
+	l.flags = GR_LAYOUT_CLIENT | (global ? GR_HDR_GLOBAL : 0);
+	l.subbuf_size = subbuf_size;
+	l.n_subbufs = n_subbufs;
+	l.max_event_size = subbuf_size;
+	l.subbuf_rec_offset = ALIGN((u64)l.nr_rings * sizeof(struct gr_ring),
+				    (u64)64);
+	l.data_offset = ALIGN(l.subbuf_rec_offset + (u64)l.nr_rings *
+			      n_subbufs * sizeof(struct gr_subbuf_rec),
+			      (u64)GR_PAGE_SIZE);
+	l.region_size = gr_layout_end(&l);
+	if (!nr_cpus || l.nr_rings > GR_MAX_RINGS ||
+	    gr_layout_check_client(&l))
+		return -EINVAL;
+	*lay = l;
+	return 0;
+}
+
 /**
  * gr_layout_check() - is a layout one the relay core can work in?
  * @lay: the layout
  *
- * What gr_chan_open() relies on; a layout from gr_layout_compute() passes.
+ * What gr_chan_open() relies on; a layout from gr_layout_compute() or
+ * gr_layout_client() passes.
  *
  * Context: any; does not sleep.
  * Return: 0, or -EINVAL.
  */
 int gr_layout_check(const struct gr_layout *lay)
 {
-	u64 subbufs = (u64)lay->nr_rings * lay->n_subbufs;
 	bool global = lay->flags & GR_HDR_GLOBAL;
 
 	if (!lay->nr_cpus || !lay->nr_rings || lay->nr_rings > GR_MAX_RINGS ||
 	    lay->nr_rings != (global ? 1 : lay->nr_cpus))
 		return -EINVAL;
+	if (lay->flags & GR_LAYOUT_CLIENT)
+		return gr_layout_check_client(lay);
 	if (!gr_subbuf_size_valid(lay->subbuf_size) ||
 	    lay->n_subbufs < GR_MIN_SUBBUFS || lay->n_subbufs > GR_MAX_SUBBUFS)
 		return -EINVAL;
@@ -186,20 +264,7 @@ int gr_layout_check(const struct gr_layout *lay)
 					 lay->subbuf_size -
 					 lay->packet_header_size))
 		return -EINVAL;
-	/* Bounded offsets first: the sums below cannot overflow */
-	if (lay->region_size > GR_MAX_REGION_SIZE ||
-	    lay->ring_offset >= lay->region_size ||
-	    lay->subbuf_rec_offset >= lay->region_size ||
-	    lay->data_offset >= lay->region_size)
+	if (lay->ring_offset < GR_LAYOUT_START)
 		return -EINVAL;
-	if (lay->ring_offset < GR_LAYOUT_START || lay->ring_offset % 64 ||
-	    lay->subbuf_rec_offset % 64 ||
-	    lay->subbuf_rec_offset < lay->ring_offset +
-				     lay->nr_rings * sizeof(struct gr_ring) ||
-	    lay->data_offset % GR_PAGE_SIZE ||
-	    lay->data_offset < lay->subbuf_rec_offset +
-			       subbufs * sizeof(struct gr_subbuf_rec) ||
-	    gr_layout_end(lay) > lay->region_size)
-		return -EINVAL;
-	return 0;
+	return gr_layout_check_areas(lay);
 }

@@ -84,7 +84,17 @@ static inline u64 gr_layout_end(const struct gr_layout *lay)
 	       gr_data_size(lay->nr_rings, lay->n_subbufs, lay->subbuf_size);
 }
 
+/*
+ * A client channel's layout (spec 16.2), in guest-private memory: flags
+ * GR_LAYOUT_CLIENT, never published in a region header. Its rings start
+ * at offset 0, sub-buffers carry the client's bytes (no packet header:
+ * max_event_size = subbuf_size).
+ */
+#define GR_LAYOUT_CLIENT	_BITUL(31)
+
 int gr_layout_compute(const struct gr_geometry *geo, struct gr_layout *lay);
+int gr_layout_client(struct gr_layout *lay, u32 nr_cpus, bool global,
+		     u32 subbuf_size, u32 n_subbufs);
 int gr_layout_check(const struct gr_layout *lay);
 void gr_layout_write_hdr(struct gr_region_hdr *hdr,
 			 const struct gr_layout *lay);

@@ -33,6 +33,7 @@
 #include "gr_dev.h"
 #include "gr_events.h"
 #include "gr_follow.h"
+#include "gr_relay_file.h"
 
 static bool force;
 module_param(force, bool, 0444);
@@ -278,13 +279,17 @@ static int __init gr_init(void)
 	if (ret)
 		return ret;
 	ret = gr_pci_register(&gr_params);
-	if (ret)
+	if (ret) {
 		gr_dev_exit();
-	return ret;
+		return ret;
+	}
+	gr_relay_files_init();
+	return 0;
 }
 
 static void __exit gr_exit(void)
 {
+	gr_relay_files_exit();
 	gr_pci_unregister();
 	gr_dev_exit();
 	/* Probes a shutdown left attached; none after a remove */

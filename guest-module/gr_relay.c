@@ -564,6 +564,24 @@ void gr_chan_flush(struct gr_chan *chan)
 }
 
 /**
+ * gr_chan_flush_ring() - deliver one ring's partly filled sub-buffer
+ * @chan: the channel
+ * @ring: ring index
+ *
+ * As gr_chan_flush() for one ring, for a ring whose CPU is offline.
+ *
+ * Context: any; no writer may run on the ring meanwhile.
+ * Return: 0, or -EINVAL if @ring does not exist.
+ */
+int gr_chan_flush_ring(struct gr_chan *chan, u32 ring)
+{
+	if (ring >= chan->layout.nr_rings)
+		return -EINVAL;
+	gr_buf_flush(&chan->bufs[ring]);
+	return 0;
+}
+
+/**
  * gr_chan_flush_this_cpu() - deliver this CPU's partly filled sub-buffer
  * @chan: the channel
  *

@@ -17,8 +17,10 @@
  *   gr_ctf_packet.[ch]    subbuf_start callbacks: sub-buffers as CTF packets
  *   gr_record.[ch]        the record API of the probes, filter dispatch
  *   gr_relay_client.[ch]  kernel relay's client calls (relay_write(),
- *                         relay_reserve(), buffer-only channels); not in
- *                         the module until a client uses them
+ *                         relay_reserve(), buffer-only channels)
+ *   gr_relay_api.c        the exported client API over them
+ *                         (include/guestrelay/relay.h), gr_relay_file.c
+ *                         its relay files and klog
  *
  * The structures are shown for the inline fast path and so that callers
  * can read them (and tests can check them); only the functions of this
@@ -182,6 +184,7 @@ int gr_chan_open(struct gr_chan **chanp, void *region,
 void gr_chan_close(struct gr_chan *chan);
 void gr_chan_flush(struct gr_chan *chan);
 int gr_chan_flush_this_cpu(struct gr_chan *chan);
+int gr_chan_flush_ring(struct gr_chan *chan, u32 ring);
 void gr_chan_flush_idle(struct gr_chan *chan);
 void gr_chan_reset(struct gr_chan *chan);
 int gr_chan_set_mode(struct gr_chan *chan, u32 mode);

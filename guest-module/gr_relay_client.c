@@ -3,11 +3,13 @@
  * gr_relay_client.c - kernel relay's client calls over the relay core
  *
  * See gr_relay_client.h: buffer-only channels and their late setup, the
- * host's attach / detach notifications, and a copied event record. Not
- * part of guestrelay.ko until a client uses it.
+ * host's attach / detach notifications, and a copied event record.
  */
 
 #include "gr_relay_client.h"
+#ifdef __KERNEL__
+#include <linux/vmalloc.h>
+#endif
 
 /**
  * gr_event_write() - record an event from a payload in memory
@@ -20,7 +22,7 @@
  * in-place write (gr_rec_begin()).
  *
  * Context: any, including hard irq and NMI; disables local interrupts.
- * Return: as gr_relay_write().
+ * Return: as gr_chan_write().
  */
 int gr_event_write(struct gr_chan *chan, u16 id, const void *payload,
 		   size_t payload_len)
@@ -67,14 +69,15 @@ int gr_client_open(struct gr_client *cl, void *region,
 	if (ccb)
 		cl->cb = *ccb;
 	if (!region) {
-		cl->priv_region = kvzalloc(gr_layout_end(layout), GFP_KERNEL);
+		/* vmalloc_user(): relay files may map it (gr_relay_file.c) */
+		cl->priv_region = vmalloc_user(gr_layout_end(layout));
 		if (!cl->priv_region)
 			return -ENOMEM;
 		region = cl->priv_region;
 	}
 	ret = gr_chan_open(&cl->chan, region, layout, cb, private_data);
 	if (ret) {
-		kvfree(cl->priv_region);
+		vfree(cl->priv_region);
 		cl->priv_region = NULL;
 	}
 	return ret;
@@ -173,7 +176,7 @@ int gr_client_late_setup(struct gr_client *cl, void *region)
 	chan->region = region;
 	for (i = 0; i < chan->layout.nr_rings; i++)
 		gr_buf_move(&chan->bufs[i]);
-	kvfree(cl->priv_region);
+	vfree(cl->priv_region);
 	cl->priv_region = NULL;
 	return 0;
 }
@@ -192,7 +195,7 @@ void gr_client_close(struct gr_client *cl)
 	gr_buf_unmapped(cl);
 	gr_chan_close(cl->chan);
 	cl->chan = NULL;
-	kvfree(cl->priv_region);
+	vfree(cl->priv_region);
 	cl->priv_region = NULL;
 }
 

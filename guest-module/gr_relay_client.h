@@ -9,9 +9,9 @@
  * their region later (relay_late_setup_files()), and the
  * buf_mapped / buf_unmapped notifications.
  *
- * Kept for the relay-clients API; gr_relay_client.c is not part of
- * guestrelay.ko (Kbuild) until a client uses it. The unit tests, the
- * fake guest's tests and tests/bench/relay_ir.c build it in userspace.
+ * gr_relay_api.c builds the exported client API
+ * (include/guestrelay/relay.h) on these. The unit tests, the fake guest's
+ * tests and tests/bench/relay_ir.c build it in userspace too.
  */
 #ifndef _GR_RELAY_CLIENT_H
 #define _GR_RELAY_CLIENT_H
@@ -67,10 +67,17 @@ static __always_inline notrace int gr_buf_check_size(struct gr_buf *buf,
 	return 0;
 }
 
-static __always_inline notrace int gr_write(struct gr_chan *chan,
-					    const void *data, size_t length)
+/*
+ * Copy a message into this CPU's ring: a record (@record: @length rounded
+ * up to GR_RECORD_ALIGN, the tail zeroed) or a client message stored as
+ * given (spec 16.5).
+ */
+static __always_inline notrace int gr_put(struct gr_chan *chan,
+					  const void *data, size_t length,
+					  bool record)
 {
 	struct gr_buf *buf = __gr_buf_enter(chan, true);
+	size_t len = record ? ALIGN(length, (size_t)GR_RECORD_ALIGN) : length;
 	u8 *slot;
 	int ret;
 
@@ -78,10 +85,10 @@ static __always_inline notrace int gr_write(struct gr_chan *chan,
 		return -EBUSY;
 	ret = gr_buf_check_size(buf, length);
 	if (likely(!ret))
-		ret = gr_buf_alloc(buf, ALIGN(length, (size_t)GR_RECORD_ALIGN),
-				   &slot, false);
+		ret = gr_buf_alloc(buf, len, &slot, false);
 	if (likely(!ret)) {
-		gr_zero_tail(slot, length);
+		if (record)
+			gr_zero_tail(slot, length);
 		memcpy(slot, data, length);
 	}
 	gr_buf_exit(buf);
@@ -89,7 +96,7 @@ static __always_inline notrace int gr_write(struct gr_chan *chan,
 }
 
 /**
- * gr_relay_write() - write a message to this CPU's ring
+ * gr_chan_write() - write a message to this CPU's ring
  * @chan: the channel
  * @data: the message
  * @length: its bytes; the record takes @length rounded up to 8
@@ -104,21 +111,21 @@ static __always_inline notrace int gr_write(struct gr_chan *chan,
  * lost_too_big); -EBUSY if nested on this CPU (counted in lost_nested);
  * -EINVAL if @length is 0.
  */
-static __always_inline notrace int gr_relay_write(struct gr_chan *chan,
-						  const void *data,
-						  size_t length)
+static __always_inline notrace int gr_chan_write(struct gr_chan *chan,
+						 const void *data,
+						 size_t length)
 {
 	unsigned long flags;
 	int ret;
 
 	local_irq_save(flags);
-	ret = gr_write(chan, data, length);
+	ret = gr_put(chan, data, length, true);
 	local_irq_restore(flags);
 	return ret;
 }
 
 /**
- * __gr_relay_write() - gr_relay_write() for callers that never race an
+ * __gr_chan_write() - gr_chan_write() for callers that never race an
  * interrupt handler writing to the same channel
  * @chan: the channel
  * @data: the message
@@ -128,22 +135,22 @@ static __always_inline notrace int gr_relay_write(struct gr_chan *chan,
  * meanwhile finds the nesting guard up and drops its event.
  *
  * Context: process or softirq context.
- * Return: as gr_relay_write().
+ * Return: as gr_chan_write().
  */
-static __always_inline notrace int __gr_relay_write(struct gr_chan *chan,
-						    const void *data,
-						    size_t length)
+static __always_inline notrace int __gr_chan_write(struct gr_chan *chan,
+						   const void *data,
+						   size_t length)
 {
 	int ret;
 
 	preempt_disable();
-	ret = gr_write(chan, data, length);
+	ret = gr_put(chan, data, length, true);
 	preempt_enable();
 	return ret;
 }
 
 /**
- * gr_relay_reserve() - reserve a slot in this CPU's ring
+ * gr_chan_reserve() - reserve a slot in this CPU's ring
  * @chan: the channel
  * @length: bytes; the slot is @length rounded up to 8, its tail zeroed
  *
@@ -154,10 +161,10 @@ static __always_inline notrace int __gr_relay_write(struct gr_chan *chan,
  * Context: the ring's writer context, provided by the caller: on this
  * CPU with interrupts off for a per-CPU ring, under its own lock for a
  * global one.
- * Return: the slot, or NULL (dropped and counted as gr_relay_write()).
+ * Return: the slot, or NULL (dropped and counted as gr_chan_write()).
  */
-static __always_inline notrace void *gr_relay_reserve(struct gr_chan *chan,
-						      size_t length)
+static __always_inline notrace void *gr_chan_reserve(struct gr_chan *chan,
+						     size_t length)
 {
 	u32 cpu = smp_processor_id();
 	struct gr_buf *buf;

@@ -3,7 +3,9 @@
 # Build the bootable test guest from Debian's kernel:
 #   OUT/vmlinux        uncompressed kernel for a fast PVH boot (-kernel)
 #   OUT/initrd.cpio.gz busybox initramfs: /init, workloads, loop.ko and,
-#                      when given, guestrelay.ko
+#                      when given, guestrelay.ko with the example client
+#                      grclient.ko built beside it (examples/grclient/),
+#                      and its reader /gr/grread (built static here)
 # Usage: scripts/mkguest.sh OUT KVER [guestrelay.ko]
 # Rebuilds only what is older than its inputs.
 set -euo pipefail
@@ -32,7 +34,14 @@ fi
 # 2. initramfs
 initrd="$out/initrd.cpio.gz"
 inputs=("$here/mkguest.sh" "$here"/guest/* /bin/busybox)
-[ -n "$mod" ] && inputs+=("$mod")
+client=""
+if [ -n "$mod" ]; then
+	inputs+=("$mod")
+	client=$(dirname "$mod")/examples/grclient/grclient.ko
+	[ -e "$client" ] && inputs+=("$client") || client=""
+fi
+grread=$here/../guest-module/examples/grclient/grread.c
+inputs+=("$grread")
 stale=0
 [ -s "$initrd" ] || stale=1
 for f in "${inputs[@]}"; do
@@ -59,6 +68,10 @@ for m in drivers/block/loop.ko; do
 	fi
 done
 [ -n "$mod" ] && cp "$mod" "$root/lib/modules/guestrelay.ko"
+[ -n "$client" ] && cp "$client" "$root/lib/modules/grclient.ko"
+# the example's user side; a host without a static libc goes without it
+${CC:-cc} -static -O2 -o "$root/gr/grread" "$grread" 2>/dev/null ||
+	echo "mkguest.sh: no static libc: the guest has no /gr/grread" >&2
 echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
 echo "root:x:0:" >"$root/etc/group"
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) |

@@ -54,8 +54,11 @@
 #endif
 
 #define GR_ABI_MAJOR		1	/* incompatible layout changes */
-/* compatible additions: 1 filters; 2 guest info, defaults, follow, families */
-#define GR_ABI_MINOR		2
+/*
+ * compatible additions: 1 filters; 2 guest info, defaults, follow, families;
+ * 3 client channels
+ */
+#define GR_ABI_MINOR		3
 
 #define GR_REGION_MAGIC		0x3159414c45525247ULL	/* "GRRELAY1" */
 #define GR_CTRL_MAGIC		0x313054534f485247ULL	/* "GRHOST01" */
@@ -98,7 +101,8 @@
 #define GR_F_DEFAULTS		_BITULL(7)	/* ctrl_flags honoured (v1.2) */
 #define GR_F_FOLLOW		_BITULL(8)	/* follow-pid filter (v1.2) */
 #define GR_F_SYSCALLS		_BITULL(9)	/* event families (v1.2) */
-#define GR_F_KNOWN		0x3ffULL	/* all bits defined in v1.2 */
+#define GR_F_CLIENT		_BITULL(11)	/* client channels (v1.3) */
+#define GR_F_KNOWN		0xbffULL	/* all bits defined in v1.3 */
 
 /**
  * struct gr_region_hdr - identity, geometry and layout of the region
@@ -139,7 +143,10 @@ struct gr_region_hdr {
 	/* v1.2, GR_F_GUEST_INFO in guest_features; else 0, ignored */
 	char kernel_version[GR_VERSION_LEN];	/* uname -v, NUL-padded */
 	__u8 product_uuid[16];		/* DMI product UUID, text order; 0: none */
-	__u8 reserved[136];		/* 0; grows behind feature bits */
+	/* v1.3, GR_F_CLIENT in guest_features; else 0, ignored (spec 16.1) */
+	__le64 client_offset;		/* client area, GR_PAGE_SIZE aligned */
+	__le64 client_size;		/* its bytes, GR_PAGE_SIZE multiple */
+	__u8 reserved[120];		/* 0; grows behind feature bits */
 };
 
 static_assert(sizeof(struct gr_region_hdr) == 512, "gr_region_hdr size");
@@ -154,7 +161,9 @@ static_assert(offsetof(struct gr_region_hdr, kernel_version) == 296,
 	      "kernel_version");
 static_assert(offsetof(struct gr_region_hdr, product_uuid) == 360,
 	      "product_uuid");
-static_assert(offsetof(struct gr_region_hdr, reserved) == 376, "hdr reserved");
+static_assert(offsetof(struct gr_region_hdr, client_offset) == 376,
+	      "client_offset");
+static_assert(offsetof(struct gr_region_hdr, reserved) == 392, "hdr reserved");
 
 /*
  * Event filters (v1.1, GR_F_FILTER; spec section 14). The host writes up
@@ -683,5 +692,68 @@ static inline int gr_need_event(__u64 event, __u64 new_idx, __u64 old)
 {
 	return (__u64)(new_idx - event - 1) < (__u64)(new_idx - old);
 }
+
+/*
+ * Client channels (v1.3, GR_F_CLIENT; spec section 16). The client area
+ * [client_offset, client_offset + client_size) starts with a directory of
+ * GR_CLIENT_MAX entries (guest writes), then one acknowledgment per entry
+ * (host writes); the channels' rings, commit records and sub-buffers follow
+ * from GR_CLIENT_DIR_SIZE on, addressed with gr_ring_off(),
+ * gr_subbuf_rec_off() and gr_subbuf_off() from an entry's offsets.
+ */
+#define GR_CLIENT_MAX		16	/* directory entries */
+#define GR_CLIENT_ACK_OFFSET	0x800	/* __le64 client_ack[GR_CLIENT_MAX] */
+#define GR_CLIENT_DIR_SIZE	0x1000	/* first byte of channel areas */
+#define GR_CLIENT_MAX_SUBBUF	_BITUL(20)	/* 1 MiB */
+#define GR_CLIENT_MAX_SUBBUFS	1024
+
+/**
+ * struct gr_client_chan - one directory entry of the client area
+ *
+ * Guest writes; host reads (spec 16.2, 16.3). @gen is 0 for an entry never
+ * used, odd while the guest changes or has withdrawn it, even and non-zero
+ * while the channel is published; the guest stores it with release after
+ * every other field. A reader copies the entry between two acquire loads
+ * of @gen that return the same even value.
+ */
+struct gr_client_chan {
+	__le64 gen;			/* publication generation, see above */
+	char name[GR_NAME_LEN];		/* [a-z][a-z0-9_]*, NUL-terminated */
+	__le32 flags;			/* GR_CLIENT_* */
+#define GR_CLIENT_GLOBAL	_BITUL(0)	/* one ring for all CPUs */
+#define GR_CLIENT_OVERWRITE	_BITUL(1)	/* overwrite (flight) mode */
+#define GR_CLIENT_KLOG		_BITUL(2)	/* the klog channel (16.6) */
+	__le32 nr_rings;		/* nr_cpus, or 1 if GR_CLIENT_GLOBAL */
+	__le32 subbuf_size;		/* power of two, 4 KiB..1 MiB */
+	__le32 n_subbufs;		/* 2..GR_CLIENT_MAX_SUBBUFS */
+	__le64 ring_offset;		/* region offset, 64-byte aligned */
+	__le64 subbuf_rec_offset;	/* region offset, 64-byte aligned */
+	__le64 data_offset;		/* region offset, GR_PAGE_SIZE aligned */
+	__u8 reserved[48];		/* 0 */
+};
+
+static_assert(sizeof(struct gr_client_chan) == 128, "gr_client_chan size");
+static_assert(offsetof(struct gr_client_chan, flags) == 40, "client flags");
+static_assert(offsetof(struct gr_client_chan, ring_offset) == 56,
+	      "client ring_offset");
+static_assert(GR_CLIENT_MAX * sizeof(struct gr_client_chan) <=
+	      GR_CLIENT_ACK_OFFSET, "directory before the acknowledgments");
+static_assert(GR_CLIENT_ACK_OFFSET + GR_CLIENT_MAX * 8 <= GR_CLIENT_DIR_SIZE,
+	      "acknowledgments inside the directory page");
+
+/**
+ * struct gr_klog_rec - one message of the klog channel (spec 16.6)
+ *
+ * Guest writes, followed by @len bytes of text without a NUL; records are
+ * packed (no alignment) like every client message.
+ */
+struct gr_klog_rec {
+	__le64 timestamp;		/* event clock (clock_freq) */
+	__le32 len;			/* text bytes that follow */
+	__le32 flags;			/* GR_KLOG_F_* */
+#define GR_KLOG_F_RAW		_BITUL(0)	/* gr_klog_raw(): bytes as given */
+};
+
+static_assert(sizeof(struct gr_klog_rec) == 16, "gr_klog_rec size");
 
 #endif /* _GUESTRELAY_ABI_H */

@@ -76,8 +76,8 @@ done
 	echo
 	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(valgrind --version), cc $(cc -dumpfullversion), N = $n and $((2 * n)) events per run."
 	echo "floor = clock + 16-byte header + payload at a bump pointer; rec = a probe's"
-	echo "gr_rec_begin/fill/gr_rec_commit; write = gr_relay_write() of a staged payload;"
-	echo "reserve = gr_relay_reserve() + fill; keep / drop = rec with a filter program"
+	echo "gr_rec_begin/fill/gr_rec_commit; write = gr_chan_write() of a staged payload;"
+	echo "reserve = gr_chan_reserve() + fill; keep / drop = rec with a filter program"
 	echo "(spec 14) on the event that keeps / drops every record; pid keeps / drops = rec"
 	echo "with a follow filter (spec 15) whose set holds / does not hold the writer (rec"
 	echo "itself is the path without a pid filter). The target of issue 12:"

@@ -15,8 +15,8 @@
  *            wraps in the same ring memory (no enable test, no nesting
  *            guard, no interrupt save, no sub-buffer logic)
  *   rec      a probe's path: gr_rec_begin(), fill, gr_rec_commit()
- *   write    gr_relay_write() of a payload prepared on the stack
- *   reserve  gr_relay_reserve(), fill (the caller protects the ring)
+ *   write    gr_chan_write() of a payload prepared on the stack
+ *   reserve  gr_chan_reserve(), fill (the caller protects the ring)
  *   clock    the event clock alone
  *   keep     rec with a filter program on the event (spec 14) that keeps
  *            every record: load the first payload word, compare, return
@@ -109,11 +109,11 @@ static __always_inline u64 run(struct gr_chan *chan, const char *path,
 	} else if (!strcmp(path, "write")) {
 		for (i = 0; i < n; i++, fill_word++) {
 			fill(stage, len);
-			sink += gr_relay_write(chan, stage, len) == 0;
+			sink += gr_chan_write(chan, stage, len) == 0;
 		}
 	} else if (!strcmp(path, "reserve")) {
 		for (i = 0; i < n; i++, fill_word++) {
-			p = gr_relay_reserve(chan, len);
+			p = gr_chan_reserve(chan, len);
 			if (p)
 				fill(p, len);
 		}

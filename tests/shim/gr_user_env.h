@@ -212,6 +212,22 @@ static inline void gr_user_set_cpu(unsigned int cpu)
 		pthread_mutex_unlock(l);			\
 	} while (0)
 
+/* The client API's sleeping lock (gr_relay_api.c) */
+struct mutex {
+	pthread_mutex_t m;
+};
+#define DEFINE_MUTEX(name)	struct mutex name = { PTHREAD_MUTEX_INITIALIZER }
+#define mutex_init(l)		pthread_mutex_init(&(l)->m, NULL)
+#define mutex_destroy(l)	pthread_mutex_destroy(&(l)->m)
+#define mutex_lock(l)		pthread_mutex_lock(&(l)->m)
+#define mutex_unlock(l)		pthread_mutex_unlock(&(l)->m)
+
+/* Possible CPUs of the client API's per-CPU channels; tests may set it */
+unsigned int gr_user_nr_cpu_ids __weak = 4;
+#define nr_cpu_ids		gr_user_nr_cpu_ids
+
+#define EXPORT_SYMBOL_GPL(sym)
+
 /* Cache-line aligned like the kernel's slab caches for these sizes. */
 #define GFP_KERNEL		0
 
@@ -235,6 +251,9 @@ static inline void *kvcalloc(size_t n, size_t size, int gfp)
 }
 
 #define kzalloc(size, gfp)	kvzalloc((size), (gfp))
+/* Zeroed like the kernel's; page alignment is only for its mmap() */
+#define vmalloc_user(size)	kvzalloc((size), 0)
+#define vfree(p)		free(p)
 #define kfree(p)		free(p)
 #define kvfree(p)		free(p)
 

@@ -266,6 +266,6 @@ int write_msg(struct gr_chan *chan, size_t len, u32 seed)
 	static u8 msg[70000];
 
 	fill_pattern(msg, len, seed);
-	return gr_relay_write(chan, msg, len);
+	return gr_chan_write(chan, msg, len);
 }
 

@@ -79,7 +79,9 @@ static void test_region_hdr_layout(void)
 	PIN(struct gr_region_hdr, reserved0, 292, 4);
 	PIN(struct gr_region_hdr, kernel_version, 296, 64);
 	PIN(struct gr_region_hdr, product_uuid, 360, 16);
-	PIN(struct gr_region_hdr, reserved, 376, 136);
+	PIN(struct gr_region_hdr, client_offset, 376, 8);
+	PIN(struct gr_region_hdr, client_size, 384, 8);
+	PIN(struct gr_region_hdr, reserved, 392, 120);
 	END_PINS(struct gr_region_hdr, 512);
 }
 
@@ -267,6 +269,35 @@ static void test_subbuf_rec_layout(void)
 	END_PINS(struct gr_subbuf_rec, 16);
 }
 
+/* spec 16.2, 16.6 */
+static void test_client_layout(void)
+{
+	BEGIN_PINS();
+	PIN(struct gr_client_chan, gen, 0, 8);
+	PIN(struct gr_client_chan, name, 8, 32);
+	PIN(struct gr_client_chan, flags, 40, 4);
+	PIN(struct gr_client_chan, nr_rings, 44, 4);
+	PIN(struct gr_client_chan, subbuf_size, 48, 4);
+	PIN(struct gr_client_chan, n_subbufs, 52, 4);
+	PIN(struct gr_client_chan, ring_offset, 56, 8);
+	PIN(struct gr_client_chan, subbuf_rec_offset, 64, 8);
+	PIN(struct gr_client_chan, data_offset, 72, 8);
+	PIN(struct gr_client_chan, reserved, 80, 48);
+	END_PINS(struct gr_client_chan, 128);
+	CU_ASSERT_EQUAL(GR_CLIENT_MAX, 16);
+	CU_ASSERT_EQUAL(GR_CLIENT_ACK_OFFSET, 0x800);
+	CU_ASSERT_EQUAL(GR_CLIENT_DIR_SIZE, 0x1000);
+	CU_ASSERT_EQUAL(GR_CLIENT_MAX_SUBBUF, 1U << 20);
+	CU_ASSERT_EQUAL(GR_CLIENT_MAX_SUBBUFS, 1024);
+	CU_ASSERT_EQUAL(GR_CLIENT_GLOBAL, 1);
+	CU_ASSERT_EQUAL(GR_CLIENT_OVERWRITE, 2);
+	CU_ASSERT_EQUAL(GR_CLIENT_KLOG, 4);
+	CU_ASSERT_EQUAL(sizeof(struct gr_klog_rec), 16);
+	CU_ASSERT_EQUAL(offsetof(struct gr_klog_rec, len), 8);
+	CU_ASSERT_EQUAL(offsetof(struct gr_klog_rec, flags), 12);
+	CU_ASSERT_EQUAL(GR_KLOG_F_RAW, 1);
+}
+
 static void test_packet_header_layout(void)
 {
 	BEGIN_PINS();
@@ -321,7 +352,7 @@ static void test_versions_and_magics(void)
 	uint64_t m;
 
 	CU_ASSERT_EQUAL(GR_ABI_MAJOR, 1);
-	CU_ASSERT_EQUAL(GR_ABI_MINOR, 2);
+	CU_ASSERT_EQUAL(GR_ABI_MINOR, 3);
 	CU_ASSERT_EQUAL(GR_REGION_MAGIC, 0x3159414c45525247ULL);
 	CU_ASSERT_EQUAL(GR_CTRL_MAGIC, 0x313054534f485247ULL);
 	CU_ASSERT_EQUAL(GR_CTF_MAGIC, 0xc1fc1fc1U);
@@ -399,11 +430,12 @@ static void test_feature_and_flag_bits(void)
 	CU_ASSERT_EQUAL(GR_F_DEFAULTS, 1ULL << 7);
 	CU_ASSERT_EQUAL(GR_F_FOLLOW, 1ULL << 8);
 	CU_ASSERT_EQUAL(GR_F_SYSCALLS, 1ULL << 9);
-	CU_ASSERT_EQUAL(GR_F_KNOWN, 0x3ffULL);
+	CU_ASSERT_EQUAL(GR_F_CLIENT, 1ULL << 11);
+	CU_ASSERT_EQUAL(GR_F_KNOWN, 0xbffULL);
 	CU_ASSERT_EQUAL(GR_F_EVENT_IDX | GR_F_FLIGHT | GR_F_CLOCK_SYNC |
 			GR_F_SWITCH_TIMER | GR_F_DOORBELL | GR_F_FILTER |
 			GR_F_GUEST_INFO | GR_F_DEFAULTS | GR_F_FOLLOW |
-			GR_F_SYSCALLS, GR_F_KNOWN);
+			GR_F_SYSCALLS | GR_F_CLIENT, GR_F_KNOWN);
 	CU_ASSERT_EQUAL(GR_CTRL_F_DEFAULTS, 1);
 	CU_ASSERT_EQUAL(sizeof(GR_F_EVENT_IDX), 8);
 
@@ -729,6 +761,8 @@ static const struct gr_test layout_tests[] = {
 	GR_TEST_NAMED("gr_event_desc layout", test_event_desc_layout),
 	GR_TEST_NAMED("gr_ring layout", test_ring_layout),
 	GR_TEST_NAMED("gr_subbuf_rec layout", test_subbuf_rec_layout),
+	GR_TEST_NAMED("gr_client_chan and gr_klog_rec layout",
+		      test_client_layout),
 	GR_TEST_NAMED("gr_packet_header layout", test_packet_header_layout),
 	GR_TEST_NAMED("gr_event_header layout", test_event_header_layout),
 	GR_TEST_NAMED("struct alignment", test_struct_alignment),

@@ -408,14 +408,14 @@ static void test_reserve_and_preempt_only_write(void)
 	u8 *slot;
 
 	fixture_open(&f, 1, false, 4096, 4);
-	slot = gr_relay_reserve(f.chan, 20);
+	slot = gr_chan_reserve(f.chan, 20);
 	CU_ASSERT_PTR_EQUAL_FATAL(slot, f_subbuf(&f, 0, 0) + HDR);
 	/* the tail of the 24-byte slot is zeroed */
 	CU_ASSERT_EQUAL(*(u32 *)(slot + 20), 0);
 	fill_pattern(slot, 20, 5);
-	CU_ASSERT_PTR_NULL(gr_relay_reserve(f.chan, 5000));
-	CU_ASSERT_PTR_NULL(gr_relay_reserve(f.chan, 0));
-	CU_ASSERT_EQUAL(__gr_relay_write(f.chan, "abcdefgh", 8), 0);
+	CU_ASSERT_PTR_NULL(gr_chan_reserve(f.chan, 5000));
+	CU_ASSERT_PTR_NULL(gr_chan_reserve(f.chan, 0));
+	CU_ASSERT_EQUAL(__gr_chan_write(f.chan, "abcdefgh", 8), 0);
 	CU_ASSERT(!memcmp(f_subbuf(&f, 0, 0) + HDR + 24, "abcdefgh", 8));
 	CU_ASSERT_EQUAL(f.chan->bufs[0].offset, HDR + 32);
 	gr_chan_publish_events(f.chan);

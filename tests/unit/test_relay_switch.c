@@ -545,7 +545,7 @@ static void test_buffer_only_channel_closed_without_setup(void)
 	CU_ASSERT_FATAL(gr_client_open(&cl, NULL, &lay, NULL, NULL,
 				       NULL) == 0);
 	for (i = 0; i < 50; i++)
-		gr_relay_write(cl.chan, "x", 1);
+		gr_chan_write(cl.chan, "x", 1);
 	CU_ASSERT_EQUAL(gr_client_late_setup(&cl, NULL), -EINVAL);
 	gr_client_close(&cl);
 }

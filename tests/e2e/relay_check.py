@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""relay_check.py CONSOLE MSGS MSGS2 - check /gr/e2e-relay's console lines
+
+The example client grclient.ko (guest-module/examples/grclient/grclient.c)
+writes message k of CPU c as a 12-byte head {0x6772636c, c, k} and
+k % 61 pattern bytes (c * 7 + k + j) & 0xff. From that this script knows
+what every relay file must hold, byte for byte:
+  load1 (no-overwrite, 64 x 4096): all MSGS messages of the CPU in order;
+  load2 (overwrite, 4 x 4096): the newest 3 finished sub-buffers, the
+  packing simulated as the relay core does it (a message that does not fit
+  starts the next sub-buffer; the flush at load finishes the last one);
+  load3: as load1, read with poll()/mmap()/read() and sendfile() by the
+  example's reader grread ("GR: GRREAD" lines: its own checks).
+and compares sizes and sha256 with what the guest read, and that a second
+read returned nothing. The klog channel (hex on "GR: KLOG") must hold the
+client's lines of the three loads in order, with non-decreasing timestamps.
+Prints "ok - ..." / "FAIL - ..." lines for take_checks (tests/e2e/lib.sh).
+"""
+import hashlib
+import re
+import struct
+import sys
+
+SUBBUF = 4096
+
+
+def msg(c, k):
+    head = struct.pack('<III', 0x6772636c, c, k)
+    return head + bytes((c * 7 + k + j) & 0xff for j in range(k % 61))
+
+
+def subbufs(c, count):
+    """The finished sub-buffers of CPU c's ring after count messages."""
+    out, cur = [], b''
+    for k in range(count):
+        m = msg(c, k)
+        if len(cur) + len(m) > SUBBUF:
+            out.append(cur)
+            cur = b''
+        cur += m
+    if cur:
+        out.append(cur)
+    return out
+
+
+def cpus(spec):
+    res = []
+    for part in spec.split(','):
+        a, _, b = part.partition('-')
+        res.extend(range(int(a), int(b or a) + 1))
+    return res
+
+
+def check(ok, name, why=''):
+    print(('ok - %s' % name) if ok else ('FAIL - %s: %s' % (name, why)))
+
+
+def main():
+    log = open(sys.argv[1], 'rb').read().decode('latin-1')
+    msgs, msgs2 = int(sys.argv[2]), int(sys.argv[3])
+    m = re.search(r'GR: RELAY online (\S+)', log)
+    online = cpus(m.group(1)) if m else []
+    check(bool(online), 'the guest said which CPUs are online')
+    files = {}
+    for load, cpu, nbytes, sha, again in re.findall(
+            r'GR: RELAY (load\d) cpu (\d+) bytes (\d+) sha256 (\w+) '
+            r'again (\d+)', log):
+        files[(load, int(cpu))] = (int(nbytes), sha, int(again))
+    for load in ('load1', 'load2', 'load3'):
+        check('GR: RELAY %s ok' % load in log, 'grclient %s loaded' % load)
+        mine = sorted(c for (ld, c) in files if ld == load)
+        check(set(online) <= set(mine),
+              '%s: a relay file per online CPU' % load,
+              'files %s, online %s' % (mine, online))
+        for c in online:
+            if (load, c) not in files:
+                continue
+            if load != 'load2':
+                want = b''.join(msg(c, k) for k in range(msgs))
+            else:
+                want = b''.join(subbufs(c, msgs2)[-3:])
+            nbytes, sha, again = files[(load, c)]
+            check(nbytes == len(want) and
+                  sha == hashlib.sha256(want).hexdigest(),
+                  '%s cpu %d: the relay file holds exactly what the '
+                  'client wrote (%d bytes, padding removed)' %
+                  (load, c, len(want)),
+                  'read %d bytes sha256 %s' % (nbytes, sha))
+            check(again == 0, '%s cpu %d: read() consumed it' % (load, c),
+                  '%d bytes on a second read' % again)
+    m = re.search(r'GR: GRREAD read poll-ready (\d) mmap-ro (\d) '
+                  r'mmap-rw-refused (\d) mmap-matches-read (\d) bytes (\d+) '
+                  r'poll-after (\d)', log)
+    v = [int(x) for x in m.groups()] if m else [0] * 6
+    check(v[0] == 1, 'poll(): readable once sub-buffers are finished')
+    check(v[1] == 1 and v[2] == 1,
+          'mmap(): the whole buffer maps read-only, a writable map is '
+          'refused', 'ro %d rw-refused %d' % (v[1], v[2]))
+    check(v[3] == 1, 'mmap(): the mapping shows what read() returned')
+    check(v[5] == 0, 'poll(): not readable once read() consumed all')
+    m = re.search(r'GR: GRREAD sendfile bytes (\d+) (\S+)', log)
+    check(len(online) < 2 or (m and m.group(2) == 'ok'),
+          'sendfile() copies a relay file', m.group(0) if m else 'no line')
+    m = re.search(r'GR: GRREAD wait woken (\d) after-ms (\d+)', log)
+    check(m and m.group(1) == '1' and 500 <= int(m.group(2)) < 20000,
+          'poll(): a reader sleeps until a flush finishes a sub-buffer',
+          m.group(0) if m else 'no line')
+    check('GR: RELAY files left' not in log,
+          'the relay files went away with the client')
+
+    m = re.search(r'GR: KLOG ([0-9a-f]*)', log)
+    raw = bytes.fromhex(m.group(1)) if m else b''
+    recs, off = [], 0
+    while off + 16 <= len(raw):
+        ts, ln, flags = struct.unpack_from('<QII', raw, off)
+        recs.append((ts, flags, raw[off + 16:off + 16 + ln].decode(
+            'latin-1')))
+        off += 16 + ln
+    check(off == len(raw) and recs, 'klog: %d records, none cut' %
+          len(recs), '%d of %d bytes parsed' % (off, len(raw)))
+    want = []
+    for n, count in ((64, msgs), (4, msgs2), (64, msgs)):
+        want.append('grclient: open, %d x 4096 bytes per buffer' % n)
+        want.append(sorted('grclient: cpu %d wrote %d messages' %
+                           (c, count) for c in online))
+        want.append('grclient: done, 0 dropped')
+    got = [r[2] for r in recs]
+    flat, i = [], 0
+    for w in want:
+        if isinstance(w, list):
+            flat.append(sorted(got[i:i + len(w)]))
+            i += len(w)
+        else:
+            flat.append(got[i] if i < len(got) else None)
+            i += 1
+    check(flat == want and i == len(got),
+          'klog: the client\'s lines of the three loads, in order', repr(got))
+    ts = [r[0] for r in recs]
+    check(all(t > 0 for t in ts) and ts == sorted(ts),
+          'klog: every line has a guest timestamp, in order', repr(ts))
+    check(all(r[1] == 0 for r in recs), 'klog: text lines (flags 0)')
+
+
+main()

@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck disable=SC2015 # "A && ok || fail": ok always succeeds
+#
+# test_relay_client.sh - another guest module's relay channel, read in the
+# guest, and klog (issue 24)
+#
+# One boot (single-threaded TCG): guestrelay.ko with klog=1, then
+# /gr/e2e-relay loads the example client grclient.ko three times (per-CPU
+# no-overwrite, overwrite with 4 sub-buffers, no-overwrite again), reads
+# every relay file /sys/kernel/debug/guestrelay/grclient/grclient<cpu>
+# (dd with 777-byte reads; cat; the example reader grread with poll(),
+# mmap(), read() and sendfile()) and the klog channel (grread asleep in
+# poll() until a flush). relay_check.py checks:
+#   - each relay file holds exactly the client's messages of that CPU,
+#     byte for byte, padding removed (overwrite: the newest 3 finished
+#     sub-buffers), and a second read returns nothing (read() consumes);
+#   - poll() says readable when finished sub-buffers wait and not after
+#     they were read, and wakes a sleeping reader at a flush; mmap() maps
+#     the buffer read-only (a writable map is refused) and shows what
+#     read() returned; sendfile() copies a file;
+#   - the files go away when the client is unloaded;
+#   - klog holds the client's lines of the three loads in order, each with
+#     a guest timestamp, non-decreasing;
+#   - the console has no WARNING:, BUG:, Oops or Call Trace.
+# What the host stores of a client channel is not tested here: client
+# channels are not published to the host yet (spec 16.3).
+
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+MSGS=500
+MSGS2=2000
+e2e_init
+[ -e "$GUEST_DIR/initrd.cpio.gz" ] &&
+	gzip -dc "$GUEST_DIR/initrd.cpio.gz" | cpio -t 2>/dev/null |
+	grep -q 'lib/modules/grclient.ko' ||
+	e2e_skip "the test guest has no grclient.ko (make guest)"
+start_agent
+vm=$(vm_name rc)
+boot_guest "$vm" --single-thread --run e2e-relay \
+	--append "gr.modargs=klog=1 gr.msgs=$MSGS gr.msgs2=$MSGS2"
+guest_ran "$vm" e2e-relay
+check_console "$vm"
+log=$(console "$vm")
+python3 "$(dirname "$0")/relay_check.py" "$log" "$MSGS" "$MSGS2" \
+	>"$tmp/relay_check.out" 2>&1
+take_checks "$tmp/relay_check.out" $? "relay_check.py"
+finish
