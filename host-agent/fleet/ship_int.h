@@ -112,6 +112,10 @@ struct ship_state {
 	uint64_t conflict[SHIP_BATCH];	/* offsets whose id was taken */
 	unsigned int nconflict;
 	uint64_t fresh_from;		/* never published from here on */
+	struct ship_dup {		/* duplicates of a resend, to check */
+		uint64_t off, seq, hash, len;
+	} dup[SHIP_BATCH];
+	unsigned int ndup;
 	const struct ship_conflict *retry;	/* sent under fresh ids */
 	unsigned int nretry;
 	uint64_t acked_msgs, acked_bytes;

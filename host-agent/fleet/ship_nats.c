@@ -35,7 +35,12 @@
  * was never published before (beyond the cursor's published marks)
  * means someone else took its id: the packet is not in the stream. It is
  * counted (id_conflicts), logged once, and published again under a
- * fresh id ("r<N>") with the header Gr-Conflict.
+ * fresh id ("r<N>") with the header Gr-Conflict. A duplicate of a resend
+ * (published before, never acknowledged: an outage hid the answer) is
+ * either our own earlier copy or someone else's message under our id;
+ * check_dups() fetches the stored message by the sequence the
+ * acknowledgement names and compares its bytes: only our own counts as
+ * acknowledged.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -394,13 +399,25 @@ static bool fresh(uint64_t off)
 	return false;
 }
 
+/* the object at @off was not stored: its id was taken (under ack_lock) */
+static void add_conflict(uint64_t off)
+{
+	unsigned int i;
+
+	for (i = 0; i < sh.nconflict && sh.conflict[i] != off; i++)
+		;
+	if (i == sh.nconflict && i < SHIP_BATCH)
+		sh.conflict[sh.nconflict++] = off;
+	else if (i == sh.nconflict && off < sh.fail_off)
+		sh.fail_off = off;	/* no room: sent again */
+}
+
 static void ack_handler(jsCtx *js, natsMsg *msg, jsPubAck *pa,
 			jsPubAckErr *pae, void *closure)
 {
 	const char *fr = NULL;
 	struct gr_frame f;
 	uint64_t off = 0;
-	unsigned int i;
 
 	(void)js;
 	(void)closure;
@@ -410,12 +427,19 @@ static void ack_handler(jsCtx *js, natsMsg *msg, jsPubAck *pa,
 	pthread_mutex_lock(&sh.ack_lock);
 	if (pa && !pae && pa->Duplicate && fr && fresh(off)) {
 		/* never published before, yet the id was taken */
-		for (i = 0; i < sh.nconflict && sh.conflict[i] != off; i++)
-			;
-		if (i == sh.nconflict && i < SHIP_BATCH)
-			sh.conflict[sh.nconflict++] = off;
-		else if (i == sh.nconflict && off < sh.fail_off)
+		add_conflict(off);
+	} else if (pa && !pae && pa->Duplicate && fr) {
+		/* ours from before, or someone else's: check_dups() */
+		if (sh.ndup < SHIP_BATCH) {
+			sh.dup[sh.ndup++] = (struct ship_dup){
+				.off = off, .seq = pa->Sequence,
+				.len = (uint64_t)natsMsg_GetDataLength(msg),
+				.hash = gr_fnv64(natsMsg_GetData(msg),
+						 (size_t)natsMsg_GetDataLength(msg)),
+			};
+		} else if (off < sh.fail_off) {
 			sh.fail_off = off;	/* no room: sent again */
+		}
 	} else if (pa && !pae) {
 		sh.acked_msgs++;
 		sh.acked_bytes += (uint64_t)natsMsg_GetDataLength(msg);
@@ -443,6 +467,7 @@ void ship_batch_begin(uint64_t fresh_from,
 	pthread_mutex_lock(&sh.ack_lock);
 	sh.fail_off = UINT64_MAX;
 	sh.nconflict = 0;
+	sh.ndup = 0;
 	sh.fresh_from = fresh_from;
 	sh.retry = retry;
 	sh.nretry = nretry;
@@ -504,6 +529,66 @@ static void stalled(void)
 	sh.next_try_ns = 0;		/* another server, now */
 }
 
+/*
+ * The duplicates of resends: the stream holds, at the sequence each
+ * acknowledgement named, the message that took the id first. Ours (same
+ * bytes) is acknowledged; another's is a conflict; one the stream no
+ * longer has (its limits removed it) was stored, and counts as ours; no
+ * answer (or a batch that did not complete: @ask false) leaves the object
+ * to be sent again. Runs without the walk lock.
+ */
+static void check_dups(bool ask)
+{
+	struct ship_dup d[SHIP_BATCH];
+	unsigned int n, i, ours = 0;
+	uint64_t bytes = 0;
+	jsErrCode jerr;
+	jsOptions jo;
+	natsMsg *m;
+	natsStatus s;
+	int verdict[SHIP_BATCH];
+
+	pthread_mutex_lock(&sh.ack_lock);
+	n = sh.ndup;
+	memcpy(d, sh.dup, n * sizeof(*d));
+	pthread_mutex_unlock(&sh.ack_lock);
+	if (!n)
+		return;
+	jsOptions_Init(&jo);
+	jo.Wait = sh.cfg.ack_timeout_ms;
+	for (i = 0; i < n; i++) {
+		m = NULL;
+		jerr = 0;
+		verdict[i] = -1;
+		if (!ask)
+			continue;
+		s = js_GetMsg(&m, sh.js, sh.stream, d[i].seq, &jo, &jerr);
+		if (s == NATS_OK)
+			verdict[i] = (uint64_t)natsMsg_GetDataLength(m) ==
+				d[i].len &&
+				gr_fnv64(natsMsg_GetData(m), (size_t)d[i].len) ==
+				d[i].hash ? 0 : 1;
+		else if (jerr == JSNoMessageFoundErr)
+			verdict[i] = 0;
+		natsMsg_Destroy(m);
+	}
+	pthread_mutex_lock(&sh.ack_lock);
+	for (i = 0; i < n; i++) {
+		if (!verdict[i]) {
+			ours++;
+			bytes += d[i].len;
+		} else if (verdict[i] > 0) {
+			add_conflict(d[i].off);
+		} else if (d[i].off < sh.fail_off) {
+			sh.fail_off = d[i].off;
+		}
+	}
+	sh.acked_msgs += ours;
+	sh.acked_bytes += bytes;
+	sh.ndup = 0;
+	pthread_mutex_unlock(&sh.ack_lock);
+}
+
 /**
  * ship_batch_end() - wait for the acks of the batch begun last
  * @conflict: receives the offsets whose id someone else had taken
@@ -533,7 +618,7 @@ uint64_t ship_batch_end(uint64_t *conflict, unsigned int *nconflict)
 		/* late: no acknowledgement at all for a while */
 		now = ship_now_ns();
 		pthread_mutex_lock(&sh.ack_lock);
-		acked = sh.acked_msgs + sh.nconflict;
+		acked = sh.acked_msgs + sh.nconflict + sh.ndup;
 		pthread_mutex_unlock(&sh.ack_lock);
 		if (acked != seen) {
 			seen = acked;
@@ -550,6 +635,7 @@ uint64_t ship_batch_end(uint64_t *conflict, unsigned int *nconflict)
 			ship_set_connected(false);
 		}
 	}
+	check_dups(s == NATS_OK);
 	ship_walk_lock();
 	if (s != NATS_OK)
 		fail_pending();
