@@ -20,6 +20,7 @@ passed=0
 failed=0
 skipped=0
 failures=()
+whats=()
 
 # run_prog NAME CMD...: run one test program, account for its results.
 run_prog() {
@@ -70,6 +71,9 @@ run_prog() {
 		echo "FAIL $name (exit $rc, $((t1 - t0))s); log $log:"
 		tail -n 60 "$log" | sed 's/^/    | /'
 		failures+=("$name")
+		# the first failed checks, repeated under the closing lines
+		whats+=("$(grep -m 3 -E '^(not ok|FAIL)( -|:)|^(ERROR|FAIL):|Assertion' "$log" |
+			   cut -c 1-200 | sed "s|^|  $name: |")")
 	fi
 }
 
@@ -191,6 +195,9 @@ for tier in "$@"; do
 	esac
 done
 
-[ ${#failures[@]} -eq 0 ] || echo "failed: ${failures[*]}"
+if [ ${#failures[@]} -ne 0 ]; then
+	echo "failed: ${failures[*]}"
+	printf '%s\n' "${whats[@]}" | grep -v '^$'
+fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
