@@ -26,9 +26,10 @@
 # 300K of the newest, and status and /metrics count chunks, rotations
 # and pruned chunks.
 # R and F are followed live (--live) from before R's first rotation by a
-# real `babeltrace2 -i lttng-live` each: one live session across the
-# chunks, each viewer prints exactly what babeltrace2 prints of the whole
-# session directory.
+# real `babeltrace2 -i lttng-live` each and R by `guestrelay report
+# --follow`: one live session across the chunks, each viewer prints
+# exactly what babeltrace2 prints of the whole session directory, the
+# follower exactly `guestrelay report` of each chunk, chunk after chunk.
 # Then a fifth VM, C (--rotate-interval 1), has its agent killed with
 # SIGKILL mid-chunk and restarted: the chunk being written is resumed,
 # every chunk is read alone, and the chunks hold every fake_seq the guest
@@ -86,7 +87,7 @@ for vm in "$R" "$N" "$K" "$B" "$F"; do
 		--socket "$RUN/$vm.sock" --cpus 2 --rate $RATE --count $COUNT \
 		--events 4 --stats "$la_tmp/$vm.stats"
 done
-# the viewers, attached while the first chunk is written
+# the viewers and the follower, attached while the first chunk is written
 for vm in "$R" "$F"; do
 	la_wait_status "$vm" "s['state'] == 'attached' and s.get('session')" 20 ||
 		bad "attached-$vm" "$out"
@@ -94,6 +95,9 @@ for vm in "$R" "$F"; do
 		--clock-cycles -i lttng-live "net://127.0.0.1:$LPORT/host/$host/$vm" \
 		--params 'session-not-found-action="end"'
 done
+t_bg rf $((SECS * 4 + 120)) "$la_tmp/follow.err" bash -c \
+	'exec "$0" --run-dir "$1" report --follow "$2" >"$3"' \
+	"$GR" "$RUN" "$R" "$la_tmp/follow.txt"
 sleep 3
 gr rotate "$R"
 check rotate-command "[ $rc -eq 0 ] && grep -q '/archives/' <<<\"\$out\"" \
@@ -164,6 +168,19 @@ metrics=$(curl -s "http://127.0.0.1:$MPORT/metrics")
 check live-no-chunk-skipped \
 	"grep -q '^guestrelay_live_chunks_skipped_total 0\$' <<<\"\$metrics\"" \
 	"$(grep chunks_skipped <<<"$metrics")"
+# R's follower: `guestrelay report` of each chunk, in order
+expected=$la_tmp/follow-expected.txt
+for c in "${RC[@]}"; do "$GR" report "$c"; done >"$expected" 2>"$la_tmp/report.err"
+la_same_soon "$expected" "$la_tmp/follow.txt"
+n=$(grep -c 'fake_' "$expected")
+check "follower-equals-report-of-chunks ($n events, ${#RC[@]} chunks)" \
+	"[ -n '$same' ] && [ $n -gt $COUNT ]" \
+	"$(diff "$expected" "$la_tmp/follow.txt" | head -n 8)"
+t_term_job "$rf"
+la_wait_fg "$rf" 10
+rc=$?
+check follower-exits-0-on-sigterm "[ $rc -eq 0 ]" \
+	"exit $rc: $(cat "$la_tmp/follow.err")"
 
 mapfile -t FC < <(chunks "$F")
 alone flat-chunks-read-alone "-eq 3" "${FC[@]}"
