@@ -73,17 +73,6 @@ int rot_data_fd(const struct gr_vm *vm)
 	return vm->rot.chunked ? vm->rot.fd : vm->sess.fd;
 }
 
-/**
- * rot_live_name() - the session's files for the live server
- * @vm: a VM with a session open
- *
- * Return: "<session>" or "<session>/BEGIN-ID".
- */
-const char *rot_live_name(const struct gr_vm *vm)
-{
-	return vm->rot.chunked ? vm->rot.live : vm->sess.name;
-}
-
 static void set_active(struct gr_vm *vm, int fd, const char *name,
 		       uint64_t id, time_t begin)
 {

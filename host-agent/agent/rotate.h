@@ -68,6 +68,5 @@ int rot_request(struct gr_vm *vm, gr_done_fn done, void *arg);
 void rot_answer(struct gr_vm *vm, int err);
 void rot_retain(struct gr_vm *vm);
 int rot_data_fd(const struct gr_vm *vm);
-const char *rot_live_name(const struct gr_vm *vm);
 
 #endif /* GR_ROTATE_H */

@@ -114,7 +114,8 @@ static int open_session(struct gr_vm *vm, bool try_resume)
 		return ret;
 	ret = cons_open_rings(vm, vm->sess.resumed);
 	if (!ret)	/* its stream and index files exist */
-		live_session_open(vm->opts.name, rot_live_name(vm),
+		live_session_open(vm->opts.name, vm->sess.name,
+				  vm->rot.chunked ? vm->rot.id : 0,
 				  vm->view.nr_rings, vm->view.clock_freq,
 				  vm->opts.switch_timer_us);
 	return ret;
@@ -132,7 +133,7 @@ static void close_session_failed(struct gr_vm *vm)
 static void close_session(struct gr_vm *vm)
 {
 	cons_close_rings(vm);
-	live_session_close(vm->opts.name, rot_live_name(vm));
+	live_session_close(vm->opts.name, vm->sess.name);
 	if (vm->rot.chunked && vm->rot.fd >= 0) {
 		/* the last chunk's final metadata, then it is closed too */
 		session_write_files(vm, vm->rot.fd, vm->sess.name);
@@ -149,10 +150,9 @@ static void close_session(struct gr_vm *vm)
  */
 static void rotate_chunk(struct gr_vm *vm)
 {
-	char old_name[GR_CHUNK_NAME_MAX], old_live[sizeof(vm->rot.live)];
+	char old_name[GR_CHUNK_NAME_MAX];
 	int old_fd, ret;
 
-	snprintf(old_live, sizeof(old_live), "%s", rot_live_name(vm));
 	ret = rot_next(vm, &old_fd, old_name, sizeof(old_name));
 	if (ret)
 		goto out;
@@ -162,9 +162,7 @@ static void rotate_chunk(struct gr_vm *vm)
 		goto out;
 	}
 	ret = cons_switch_files(vm);
-	live_session_close(vm->opts.name, old_live);
-	live_session_open(vm->opts.name, vm->rot.live, vm->view.nr_rings,
-			  vm->view.clock_freq, vm->opts.switch_timer_us);
+	live_session_rotate(vm->opts.name, vm->sess.name, vm->rot.id);
 	session_write_files(vm, old_fd >= 0 ? old_fd : vm->sess.fd,
 			    vm->sess.name);
 	ret = rot_close_chunk(vm, old_fd, old_name) ?: ret;

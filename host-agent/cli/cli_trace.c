@@ -52,6 +52,7 @@ static int follow_where(void *arg, char *dir, size_t len, uint32_t *timer_us)
 	char *argv[] = { (char *)fa->vm };
 	struct ctl_answer ans;
 	json_t *root = NULL, *vm, *v;
+	const char *chunk;
 	int ret;
 
 	ret = ctl_client_call(fa->cli->run_dir, fa->cli->timeout * 1000, true,
@@ -82,6 +83,11 @@ static int follow_where(void *arg, char *dir, size_t len, uint32_t *timer_us)
 	}
 	v = json_object_get(vm, "session");
 	snprintf(dir, len, "%s", json_is_string(v) ? json_string_value(v) : "");
+	/* a session kept in chunks: the chunk being written, "<session>/ID" */
+	v = json_object_get(json_object_get(vm, "chunks"), "active");
+	chunk = json_is_string(v) ? strchr(json_string_value(v), '/') : NULL;
+	if (dir[0] && chunk)
+		snprintf(dir + strlen(dir), len - strlen(dir), "%s", chunk);
 	v = json_object_get(vm, "switch_timer_us");
 	*timer_us = json_is_integer(v) && json_integer_value(v) > 0 &&
 		    json_integer_value(v) <= UINT32_MAX ?

@@ -7,8 +7,9 @@
  * speaks), on its own thread: `babeltrace2 -i lttng-live
  * net://ADDR:PORT/host/HOST/VM` follows VM as it records. The server
  * reads what the loop stored (stream files, their index files, the
- * metadata) and learns from the loop only which sessions are open
- * (live_session_open() / live_session_close()), so a viewer can never
+ * metadata) and learns from the loop only which sessions are open and
+ * which chunk they write in (live_session_open(), live_session_rotate(),
+ * live_session_close()), so a viewer can never
  * slow down storage. The protocol has no authentication: the default
  * address is loopback.
  */
@@ -44,6 +45,8 @@ struct gr_live_cfg {
  * @packets: packets sent
  * @bytes: bytes sent
  * @beacons: inactivity beacons sent for quiet streams
+ * @chunks_skipped: closed chunks a viewer's stream had not read when
+ *	retention deleted them (it goes on in the oldest chunk kept)
  * @sessions: sessions listed now
  */
 struct gr_live_stats {
@@ -55,6 +58,7 @@ struct gr_live_stats {
 	uint64_t packets;
 	uint64_t bytes;
 	uint64_t beacons;
+	uint64_t chunks_skipped;
 	uint64_t sessions;
 };
 
@@ -62,9 +66,10 @@ int live_start(const struct gr_live_cfg *cfg, char *err, size_t errlen);
 void live_stop(void);
 void live_get_stats(struct gr_live_stats *st);
 
-void live_session_open(const char *vm, const char *session,
+void live_session_open(const char *vm, const char *session, uint64_t chunk,
 		       unsigned int nr_rings, uint64_t clock_freq,
 		       uint32_t switch_timer_us);
+void live_session_rotate(const char *vm, const char *session, uint64_t chunk);
 void live_session_close(const char *vm, const char *session);
 
 #endif

@@ -35,13 +35,15 @@ uint64_t live_now_ns(void)
  * live_session_open() - a VM's session records: list it to viewers
  * @vm: the VM's name
  * @session: the session directory's name
+ * @chunk: the ID of the chunk it writes in (0 for a session kept in one
+ *	directory)
  * @nr_rings: its stream files, stream_0 .. stream_<nr_rings - 1>
  * @clock_freq: its clock's frequency (inactivity beacons)
  * @switch_timer_us: the guest's switch timer, 0 if none (beacons)
  *
  * Call once the session's stream and index files exist. Context: the loop.
  */
-void live_session_open(const char *vm, const char *session,
+void live_session_open(const char *vm, const char *session, uint64_t chunk,
 		       unsigned int nr_rings, uint64_t clock_freq,
 		       uint32_t switch_timer_us)
 {
@@ -54,6 +56,7 @@ void live_session_open(const char *vm, const char *session,
 		return;		/* not listed: the trace is stored all the same */
 	snprintf(s->vm, sizeof(s->vm), "%s", vm);
 	snprintf(s->session, sizeof(s->session), "%s", session);
+	s->chunk = chunk;
 	s->nr_rings = nr_rings;
 	s->clock_freq = clock_freq;
 	s->switch_timer_us = switch_timer_us;
@@ -61,6 +64,28 @@ void live_session_open(const char *vm, const char *session,
 	s->id = reg_next_id++;
 	s->next = reg_head;
 	reg_head = s;
+	pthread_mutex_unlock(&reg_lock);
+}
+
+/**
+ * live_session_rotate() - the session goes on in its next chunk
+ * @vm: the VM's name
+ * @session: the session directory's name
+ * @chunk: the new chunk's ID
+ *
+ * Viewers attached keep the same live session: a stream reads the
+ * closed chunk to the end of its index files, then goes on in the next.
+ * Context: the loop, after the closed chunk's last index entry was
+ * written and the streams were moved into chunk @chunk.
+ */
+void live_session_rotate(const char *vm, const char *session, uint64_t chunk)
+{
+	struct live_sess *s;
+
+	pthread_mutex_lock(&reg_lock);
+	for (s = reg_head; s; s = s->next)
+		if (!strcmp(s->vm, vm) && !strcmp(s->session, session))
+			s->chunk = chunk;
 	pthread_mutex_unlock(&reg_lock);
 }
 

@@ -12,6 +12,16 @@
  * is whole on disk; a session's end is known from the registry, and
  * after it a stream "hangs up" when its index has nothing more.
  *
+ * A session kept in chunks is one live session across its chunks: a
+ * stream reads its chunk (<session>/BEGIN-ID/, or archives/BEGIN-END-ID/
+ * once closed; its open files follow the rename) and, once the registry
+ * says a later chunk is written and the index has nothing more, goes on
+ * with the next chunk's file from offset 0. The metadata is the current
+ * chunk's (each chunk's begins with the one before it). A chunk that
+ * retention deleted before a stream read it is skipped: the stream goes
+ * on in the oldest chunk kept, the viewer sees the gap in packet_seq_num
+ * as discarded packets, and chunks_skipped counts it.
+ *
  * A stream without new packets gets an inactivity beacon, so that a
  * viewer merging CPUs is not held back by a quiet one: the beacon says
  * "nothing before T" with T = the newest packet end of the session less
@@ -29,6 +39,7 @@
  * are unchanged; the stored packet is untouched).
  */
 #include <endian.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -37,6 +48,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "chunk.h"
 #include "index.h"
 #include "live.h"
 #include "viewer.h"
@@ -230,12 +242,67 @@ static void stream_close(struct live_stream *s)
 	s->data_fd = s->idx_fd = -1;
 }
 
-/* open @name of @s's session directory read-only */
-static int sess_open(const struct live_sess *sess, const char *name)
+/*
+ * The chunk of @sess's directory with the lowest ID at least @want: its
+ * path under the store in @path, its ID in *@id. A session kept in one
+ * directory is its chunk 0. Return: false if there is none.
+ */
+static bool chunk_locate(const struct live_sess *sess, uint64_t want,
+			 char *path, size_t len, uint64_t *id)
 {
-	char path[3 * GR_LIVE_NAME_MAX + 32];
+	char dir[2 * GR_LIVE_NAME_MAX + 16], best[GR_CHUNK_NAME_MAX + 16];
+	uint64_t v, found = UINT64_MAX;
+	unsigned int pass;
+	struct dirent *de;
+	DIR *d;
+	int fd;
 
-	snprintf(path, sizeof(path), "%s/%s/%s", sess->vm, sess->session,
+	best[0] = 0;
+	for (pass = 0; pass < 2; pass++) {
+		snprintf(dir, sizeof(dir), "%s/%s%s", sess->vm, sess->session,
+			 pass ? "/" GR_CHUNK_ARCHIVES : "");
+		fd = openat(store_fd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		d = fd >= 0 ? fdopendir(fd) : NULL;
+		if (!d) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		while ((de = readdir(d)))
+			if (chunk_parse(de->d_name, pass, &v, NULL) &&
+			    v >= want && v < found &&
+			    strlen(de->d_name) < GR_CHUNK_NAME_MAX) {
+				found = v;
+				snprintf(best, sizeof(best), "%s%s",
+					 pass ? GR_CHUNK_ARCHIVES "/" : "",
+					 de->d_name);
+			}
+		closedir(d);
+	}
+	if (found == UINT64_MAX) {
+		if (want)
+			return false;
+		found = 0;	/* kept in one directory */
+	}
+	*id = found;
+	snprintf(path, len, "%s/%s%s%s", sess->vm, sess->session,
+		 best[0] ? "/" : "", best);
+	return true;
+}
+
+/* open @name of chunk @chunk (or the first after it) of @sess read-only */
+static int sess_open(const struct live_sess *sess, uint64_t chunk,
+		     const char *name)
+{
+	char path[3 * GR_LIVE_NAME_MAX + 48];
+	uint64_t id;
+
+	if (!chunk_locate(sess, chunk, path, sizeof(path), &id) ||
+	    id != chunk) {
+		errno = ENOENT;
+		return -1;
+	}
+	snprintf(path + strlen(path), sizeof(path) - strlen(path), "/%s",
 		 name);
 	return openat(store_fd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 }
@@ -250,9 +317,9 @@ static bool stream_files(struct live_stream *s)
 		return true;
 	snprintf(name, sizeof(name), "stream_%d", s->ring);
 	if (s->data_fd < 0)
-		s->data_fd = sess_open(s->sess, name);
+		s->data_fd = sess_open(s->sess, s->chunk, name);
 	snprintf(name, sizeof(name), GR_INDEX_DIR "/stream_%d.idx", s->ring);
-	s->idx_fd = sess_open(s->sess, name);
+	s->idx_fd = sess_open(s->sess, s->chunk, name);
 	if (s->data_fd < 0 || s->idx_fd < 0 ||
 	    pread(s->idx_fd, &fh, sizeof(fh), 0) != sizeof(fh) ||
 	    be32toh(fh.magic) != GR_INDEX_MAGIC ||
@@ -261,6 +328,32 @@ static bool stream_files(struct live_stream *s)
 		stream_close(s);
 		return false;
 	}
+	return true;
+}
+
+/*
+ * Data stream @s goes on in the first chunk kept from ID @want on (the
+ * next one once its chunk is read and closed, or the oldest kept if
+ * retention deleted its own). Return: false if there is none.
+ */
+static bool stream_move(struct live_stream *s, uint64_t want)
+{
+	char path[3 * GR_LIVE_NAME_MAX + 48];
+	uint64_t id;
+
+	if (!chunk_locate(s->sess, want, path, sizeof(path), &id) ||
+	    id < want)
+		return false;
+	if (id == s->chunk)
+		return true;	/* it was being renamed into archives/ */
+	if (id > want)
+		live_count(offsetof(struct gr_live_stats, chunks_skipped),
+			   id - want);
+	stream_close(s);
+	s->chunk = id;
+	s->entry = 0;
+	s->next_off = 0;
+	s->raised_off = UINT64_MAX;
 	return true;
 }
 
@@ -332,11 +425,15 @@ static int metadata_new(struct live_stream *m, uint8_t **text, size_t *len,
 {
 	struct stat st;
 	ssize_t n;
-	int fd = sess_open(m->sess, "metadata");
+	struct live_sess now;
+	int fd;
 
 	*text = NULL;
+	if (live_sess_get(m->sess->id, &now))
+		m->chunk = now.chunk;
+	fd = sess_open(m->sess, m->chunk, "metadata");
 	if (fd < 0)
-		return -errno;
+		return errno == ENOENT ? 0 : -errno;	/* being archived */
 	if (fstat(fd, &st) || st.st_size > GR_LIVE_MAX_METADATA) {
 		close(fd);
 		return -EFBIG;
@@ -430,8 +527,9 @@ static int do_attach(struct live_conn *c, const uint8_t *p, size_t n)
 	const struct lv_attach_req *rq = (const void *)p;
 	struct live_stream *st;
 	struct live_sess *sess;
+	char path[3 * GR_LIVE_NAME_MAX + 48];
 	unsigned int i, first = c->n_st, want;
-	uint64_t id;
+	uint64_t id, oldest;
 
 	if (n < sizeof(*rq))
 		return -EPROTO;
@@ -450,6 +548,9 @@ static int do_attach(struct live_conn *c, const uint8_t *p, size_t n)
 		return reply_streams(c, LV_ATTACH_UNK, 0, 0);
 	}
 	want = sess->nr_rings + 1;
+	/* every session is served from its oldest chunk kept */
+	if (!chunk_locate(sess, 0, path, sizeof(path), &oldest))
+		oldest = sess->chunk;
 	if (want > GR_LIVE_MAX_STREAMS - c->n_st) {
 		free(sess);
 		return reply_streams(c, LV_ATTACH_UNK, 0, 0);
@@ -467,6 +568,7 @@ static int do_attach(struct live_conn *c, const uint8_t *p, size_t n)
 		s->sess = sess;
 		s->ring = (int)i - 1;
 		s->id = id << 20 | i;
+		s->chunk = oldest;
 		s->data_fd = s->idx_fd = -1;
 		s->raised_off = UINT64_MAX;
 	}
@@ -617,6 +719,7 @@ static int do_next_index(struct live_conn *c, const uint8_t *p, size_t n)
 	struct gr_index_entry e;
 	struct live_stream *s;
 	struct live_sess now;
+	unsigned int hops;
 	bool open;
 	uint64_t ts;
 	int r;
@@ -624,11 +727,24 @@ static int do_next_index(struct live_conn *c, const uint8_t *p, size_t n)
 	if (n < 8)
 		return -EPROTO;
 	s = stream_find(c, get_be64(p));
-	if (!s || s->ring < 0 || !stream_files(s))
+	if (!s || s->ring < 0)
 		return index_reply(c, LV_INDEX_ERR, 0, NULL);
 	/* closed before the read: then its index was final */
 	open = live_sess_get(s->sess->id, &now);
-	r = stream_entry(s, s->entry, &e);
+	for (hops = 0;; hops++) {
+		if (hops == GR_LIVE_MAX_HOPS)
+			return index_reply(c, LV_INDEX_RETRY, 0, NULL);
+		if (!stream_files(s)) {
+			if (stream_move(s, s->chunk))
+				continue;
+			return index_reply(c, LV_INDEX_ERR, 0, NULL);
+		}
+		r = stream_entry(s, s->entry, &e);
+		/* a closed chunk read to the end: on to the next */
+		if (r || (open && s->chunk >= now.chunk) ||
+		    !stream_move(s, s->chunk + 1))
+			break;
+	}
 	if (r < 0 || (r > 0 && e.offset != s->next_off))
 		return index_reply(c, LV_INDEX_ERR, 0, NULL);
 	if (r > 0) {

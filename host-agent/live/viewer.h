@@ -13,6 +13,7 @@
 #define GR_LIVE_NAME_MAX	64
 #define GR_LIVE_MAX_ATTACH	16	/* sessions one viewer may attach */
 #define GR_LIVE_MAX_STREAMS	1024	/* streams one viewer may be given */
+#define GR_LIVE_MAX_HOPS	64	/* chunks one index request may pass */
 #define GR_LIVE_MAX_REPLY	(4U << 20)	/* bytes of one reply */
 #define GR_LIVE_MAX_METADATA	(GR_LIVE_MAX_REPLY - 64)
 
@@ -21,6 +22,7 @@
  * @id: unique while the agent runs, from 1
  * @vm: the VM's name (the LTTng session name viewers ask for)
  * @session: its directory under <store>/<vm>/
+ * @chunk: the ID of the chunk it writes in (0 if kept in one directory)
  * @nr_rings: its stream files
  * @clock_freq: of its clock
  * @switch_timer_us: the guest's switch timer (0: none)
@@ -31,6 +33,7 @@ struct live_sess {
 	uint64_t id;
 	char vm[GR_LIVE_NAME_MAX];
 	char session[GR_LIVE_NAME_MAX];
+	uint64_t chunk;
 	unsigned int nr_rings;
 	uint64_t clock_freq;
 	uint32_t switch_timer_us;
@@ -43,6 +46,7 @@ struct live_sess {
  * @id: its id on the wire: session id << 20 | (ring + 1), 0 for metadata
  * @sess: the session's copy taken at attach (names, rings, clock)
  * @ring: the ring, or -1 for the metadata stream
+ * @chunk: the ID of the chunk whose files it reads
  * @data_fd: the stream file (opened on first use), or -1
  * @idx_fd: its index file, or -1
  * @entry: index entries handed out so far
@@ -59,6 +63,7 @@ struct live_stream {
 	uint64_t id;
 	struct live_sess *sess;
 	int ring;
+	uint64_t chunk;
 	int data_fd;
 	int idx_fd;
 	uint64_t entry;

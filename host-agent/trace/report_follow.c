@@ -14,6 +14,11 @@
  * to the end of its files (they are final) and the new one is followed
  * from its first packet, its preamble first. So the output is, session
  * after session, what `guestrelay report` prints of each once it ended.
+ * A session kept in chunks is followed chunk after chunk: the caller
+ * names the chunk being written; the closed chunks before it not printed
+ * yet (all of a session's, when it is first seen; those closed between
+ * two asks) are printed whole from archives/, so the output is, chunk
+ * after chunk, what `guestrelay report` prints of each.
  *
  * The rings are merged in time order. An item is printed once no ring
  * can still store an earlier one: a ring with an item waiting bounds
@@ -25,6 +30,7 @@
  * a quiet ring holds the output back until it stores a packet or the
  * session ends, as it holds back a live viewer.
  */
+#include <dirent.h>
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -38,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "chunk.h"
 #include "ctf_info.h"
 #include "index.h"
 #include "reader.h"
@@ -278,6 +285,75 @@ static int follow_open(struct follow *f, FILE *out, FILE *err,
 	return ret;
 }
 
+/* a closed chunk of the session followed, to print whole */
+struct between {
+	uint64_t id;
+	char name[GR_CHUNK_NAME_MAX];
+};
+
+static int between_cmp(const void *a, const void *b)
+{
+	const struct between *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * Chunk @next (<session>/BEGIN-ID) is the one being written now: first
+ * print whole, in order, the session's closed chunks not printed yet:
+ * those after chunk @prev of the same session (two rotations between two
+ * asks), or all of them if @prev is not one of its chunks (the session
+ * is followed from its first chunk kept). Return: 0 or follow_open()'s
+ * -errno.
+ */
+static int follow_between(struct follow *f, const char *prev,
+			  const char *next, FILE *out, FILE *err,
+			  const struct gr_report_opts *opts)
+{
+	const char *a = strrchr(prev, '/'), *b = strrchr(next, '/');
+	char arch[PATH_MAX - GR_CHUNK_NAME_MAX - 2];
+	struct between *bw = NULL, *nb;
+	size_t n = 0, cap = 0, i;
+	uint64_t lo = 0, idb, id;
+	struct dirent *de;
+	int ret = 0;
+	DIR *d;
+
+	if (!b || !chunk_parse(b + 1, false, &idb, NULL))
+		return 0;
+	if (a && a - prev == b - next && !strncmp(prev, next, (size_t)(a - prev)) &&
+	    chunk_parse(a + 1, false, &id, NULL))
+		lo = id + 1;
+	snprintf(arch, sizeof(arch), "%.*s/" GR_CHUNK_ARCHIVES, (int)(b - next),
+		 next);
+	d = opendir(arch);
+	while (d && (de = readdir(d))) {
+		if (!chunk_parse(de->d_name, true, &id, NULL) || id < lo ||
+		    id >= idb || strlen(de->d_name) >= GR_CHUNK_NAME_MAX)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			nb = realloc(bw, cap * sizeof(*bw));
+			if (!nb)
+				break;
+			bw = nb;
+		}
+		bw[n].id = id;
+		strcpy(bw[n++].name, de->d_name);
+	}
+	if (d)
+		closedir(d);
+	if (n)
+		qsort(bw, n, sizeof(*bw), between_cmp);
+	for (i = 0; i < n && !ret; i++) {
+		snprintf(f->dir, sizeof(f->dir), "%s/%s", arch, bw[i].name);
+		ret = follow_open(f, out, err, opts);
+		follow_close(f, out, true);
+	}
+	free(bw);
+	return ret;
+}
+
 static void sleep_ms(unsigned int ms)
 {
 	struct timespec ts = {
@@ -314,7 +390,7 @@ int gr_report_follow(gr_follow_ask_fn ask, void *arg, FILE *out, FILE *err,
 		     const volatile sig_atomic_t *stop)
 {
 	unsigned int since_ask = GR_FOLLOW_ASK_MS;
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], prev[PATH_MAX];
 	struct follow *f;
 	uint32_t timer;
 	int ret = 0;
@@ -332,7 +408,12 @@ int gr_report_follow(gr_follow_ask_fn ask, void *arg, FILE *out, FILE *err,
 			if (ret < 0)
 				break;
 			if (!ret && strcmp(dir, f->dir)) {
+				snprintf(prev, sizeof(prev), "%s", f->dir);
 				follow_close(f, out, true);
+				ret = follow_between(f, prev, dir, out, err,
+						     opts);
+				if (ret)
+					break;
 				snprintf(f->dir, sizeof(f->dir), "%s", dir);
 			}
 			if (!ret)

@@ -86,7 +86,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (viewer_init(dir, "fuzzhost"))
 		FUZZ_BUG("viewer_init(%s)", dir);
 	live_registry_enable(true);
-	live_session_open("vm0", "S1", 2, 1000000000ULL, 100000);
+	live_session_open("vm0", "S1", 0, 2, 1000000000ULL, 100000);
 	return 0;
 }
 

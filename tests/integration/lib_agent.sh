@@ -120,6 +120,17 @@ la_end() {
 	la_finish
 }
 
+# la_same_soon A B: files A and B are equal within 20 s (a follower
+# prints what it has read at its next poll); sets same=1 if so, else ''
+la_same_soon() {
+	same=
+	for _ in $(seq 100); do
+		cmp -s "$1" "$2" && { same=1; return 0; }
+		sleep 0.2
+	done
+	return 1
+}
+
 # la_free_ports N: N TCP ports free on loopback now, on one line
 la_free_ports() {
 	"$PY" - "$1" <<'EOF'

@@ -25,6 +25,11 @@
 # trace (the chunks share its UUID); K keeps exactly its 3 newest chunks, B at most
 # 300K of the newest, and status and /metrics count chunks, rotations
 # and pruned chunks.
+# R and F are followed live (--live) from before R's first rotation by a
+# real `babeltrace2 -i lttng-live` each and R by `guestrelay report
+# --follow`: one live session across the chunks, each viewer prints
+# exactly what babeltrace2 prints of the whole session directory, the
+# follower exactly `guestrelay report` of each chunk, chunk after chunk.
 # Then a fifth VM, C (--rotate-interval 1), has its agent killed with
 # SIGKILL mid-chunk and restarted: the chunk being written is resumed,
 # every chunk is read alone, and the chunks hold every fake_seq the guest
@@ -45,7 +50,8 @@ la_vm K keep
 la_vm B kbyt
 la_vm C crash
 la_vm F flat
-MPORT=$((20000 + $$ % 20000))
+read -r MPORT LPORT < <(la_free_ports 2)
+host=$(hostname)
 LA_AGENT_SECS=$((SECS * 4 + 240))
 
 # the closed chunks of VM's one session, oldest first
@@ -69,7 +75,7 @@ alone() {
 }
 
 la_agent_start --events all --subbuf-size 16384 --subbufs 16 \
-	--metrics "127.0.0.1:$MPORT" \
+	--metrics "127.0.0.1:$MPORT" --live "127.0.0.1:$LPORT" \
 	--vm "$R" --rotate-interval 2 --vm "$N" --vm "$F" \
 	--vm "$K" --rotate-size 64K --keep-chunks 3 \
 	--vm "$B" --rotate-size 64K --keep-bytes 300K --quota 1M ||
@@ -81,6 +87,17 @@ for vm in "$R" "$N" "$K" "$B" "$F"; do
 		--socket "$RUN/$vm.sock" --cpus 2 --rate $RATE --count $COUNT \
 		--events 4 --stats "$la_tmp/$vm.stats"
 done
+# the viewers and the follower, attached while the first chunk is written
+for vm in "$R" "$F"; do
+	la_wait_status "$vm" "s['state'] == 'attached' and s.get('session')" 20 ||
+		bad "attached-$vm" "$out"
+	t_bg "lv_$vm" $((SECS * 4 + 120)) "$la_tmp/live-$vm.txt" babeltrace2 \
+		--clock-cycles -i lttng-live "net://127.0.0.1:$LPORT/host/$host/$vm" \
+		--params 'session-not-found-action="end"'
+done
+t_bg rf $((SECS * 4 + 120)) "$la_tmp/follow.err" bash -c \
+	'exec "$0" --run-dir "$1" report --follow "$2" >"$3"' \
+	"$GR" "$RUN" "$R" "$la_tmp/follow.txt"
 sleep 3
 gr rotate "$R"
 check rotate-command "[ $rc -eq 0 ] && grep -q '/archives/' <<<\"\$out\"" \
@@ -131,6 +148,39 @@ out=$(timeout -k 5 120 "$PY" "$CHUNK_CHECK" --chunks "${RC[@]}" \
 	--ref "$(la_sessions "$N")" 2>&1)
 check "chunks-equal-unrotated ($(grep -m1 events <<<"$out"))" \
 	"[ $? -eq 0 ]" "$out"
+
+# R's and F's viewers: the whole session, chunk after chunk
+for vm in "$R" "$F"; do
+	j=lv_$vm
+	la_wait_fg "${!j}" 60
+	rc=$?
+	check "viewer-$vm-ends-0" "[ $rc -eq 0 ]" \
+		"exit $rc: $(tail -n 3 "$la_tmp/live-$vm.txt")"
+	stored=$la_tmp/stored-$vm.txt
+	timeout 120 babeltrace2 --clock-cycles "$(la_sessions "$vm")" \
+		>"$stored" 2>&1
+	n=$(grep -c . "$stored")
+	check "viewer-$vm-equals-chunked-session ($n events)" \
+		"[ $n -gt $COUNT ] && cmp -s '$stored' '$la_tmp/live-$vm.txt'" \
+		"$(diff "$stored" "$la_tmp/live-$vm.txt" | head -n 5)"
+done
+metrics=$(curl -s "http://127.0.0.1:$MPORT/metrics")
+check live-no-chunk-skipped \
+	"grep -q '^guestrelay_live_chunks_skipped_total 0\$' <<<\"\$metrics\"" \
+	"$(grep chunks_skipped <<<"$metrics")"
+# R's follower: `guestrelay report` of each chunk, in order
+expected=$la_tmp/follow-expected.txt
+for c in "${RC[@]}"; do "$GR" report "$c"; done >"$expected" 2>"$la_tmp/report.err"
+la_same_soon "$expected" "$la_tmp/follow.txt"
+n=$(grep -c 'fake_' "$expected")
+check "follower-equals-report-of-chunks ($n events, ${#RC[@]} chunks)" \
+	"[ -n '$same' ] && [ $n -gt $COUNT ]" \
+	"$(diff "$expected" "$la_tmp/follow.txt" | head -n 8)"
+t_term_job "$rf"
+la_wait_fg "$rf" 10
+rc=$?
+check follower-exits-0-on-sigterm "[ $rc -eq 0 ]" \
+	"exit $rc: $(cat "$la_tmp/follow.err")"
 
 mapfile -t FC < <(chunks "$F")
 alone flat-chunks-read-alone "-eq 3" "${FC[@]}"

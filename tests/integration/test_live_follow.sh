@@ -143,11 +143,7 @@ check stop-q-again "[ $rc -eq 0 ]" "$err"
 # once both sessions ended, the follower printed exactly what is stored
 expected=$la_tmp/follow-expected.txt
 { "$GR" report "$s1"; "$GR" report "$s2"; } >"$expected" 2>"$la_tmp/report.err"
-same=
-for _ in $(seq 100); do
-	cmp -s "$expected" "$la_tmp/follow.txt" && { same=1; break; }
-	sleep 0.2
-done
+la_same_soon "$expected" "$la_tmp/follow.txt"
 n=$(grep -c 'fake_' "$expected")
 check "follower-equals-report ($n events, 2 sessions)" "[ -n '$same' ]" \
 	"$(diff "$expected" "$la_tmp/follow.txt" | head -n 8)"

@@ -232,7 +232,7 @@ static int setup(void)
 	if (viewer_init(store, "testhost"))
 		return -1;
 	live_registry_enable(true);
-	live_session_open("vm0", "S1", 2, HZ, TIMER_US);
+	live_session_open("vm0", "S1", 0, 2, HZ, TIMER_US);
 	return 0;
 }
 
