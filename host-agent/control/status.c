@@ -149,8 +149,11 @@ void ctl_status_text(FILE *f, const struct gr_vm_info *in)
 	put_row(f, "invalid");
 	fprintf(f, "%" PRIu64 " sub-buffers dropped (%" PRIu64 " for a bad "
 		"record), %" PRIu64 " skipped, %" PRIu64 " write errors, %"
-		PRIu64 " bad headers\n", st->invalid, st->invalid_records,
+		PRIu64 " bad headers", st->invalid, st->invalid_records,
 		st->skipped, st->write_errors, st->bad_region);
+	if (in->verify == GR_VERIFY_STORED)
+		fprintf(f, ", %" PRIu64 " rewritten", st->rewritten);
+	fputc('\n', f);
 	put_row(f, "doorbells");
 	fprintf(f, "in %" PRIu64 ", out %" PRIu64 ", polls %" PRIu64 "\n",
 		st->doorbells_in, st->doorbells_out, st->polls);
@@ -292,6 +295,7 @@ void ctl_status_json_member(struct ctl_json *j, const char *key,
 	ctl_json_u64(j, "bytes", st->bytes);
 	ctl_json_u64(j, "invalid", st->invalid);
 	ctl_json_u64(j, "invalid_records", st->invalid_records);
+	ctl_json_u64(j, "rewritten", st->rewritten);
 	ctl_json_u64(j, "skipped", st->skipped);
 	ctl_json_u64(j, "doorbells_in", st->doorbells_in);
 	ctl_json_u64(j, "doorbell_passes", st->doorbell_passes);

@@ -342,6 +342,13 @@ static void vm_part(FILE *f, const struct gr_expo_vm *vms, size_t n)
 		put_u64(f, name, vms[i].info.name, "reason", "record", rec);
 	}
 
+	name = "guestrelay_vm_subbuffers_rewritten_total";
+	family(f, name, "counter",
+	       "--verify stored: stored packets the guest changed under the write, rewritten from the checked copy.");
+	for (i = 0; i < n; i++)
+		put_u64(f, name, vms[i].info.name, NULL, NULL,
+			vms[i].info.st.rewritten);
+
 	name = "guestrelay_vm_doorbells_total";
 	family(f, name, "counter",
 	       "Doorbell notifications, by direction.");

@@ -105,6 +105,10 @@ if [ "$inv" -ge 1 ] 2>/dev/null && [ "$why" = invalid ]; then
 else
 	bad stored-stops "invalid_records $inv, stop_reason $why"
 fi
+rw=$(la_field "$S" stats.rewritten)
+# the fake guest spoils before it commits: the fresh copy fails too
+[ "$rw" = 0 ] && ok "stored: status counts rewritten packets (0: none changed under the write)" ||
+	bad stored-rewritten "stats.rewritten '$rw'"
 if la_bt $(la_sessions "$S"); then
 	ok "stored: babeltrace2 reads what was stored"
 else
