@@ -116,8 +116,38 @@ def stack(q, cpu, rsp, syms):
             except ValueError:
                 continue
             if syms.is_text(a):
-                found.append(syms.name(a))
+                found.append(a)
     return found
+
+
+def code_bytes(q, cpu, a):
+    out = q.hmp("x /6bx 0x%x" % a, cpu)
+    return [int(w, 16) for w in re.findall(r"0x([0-9a-f]{2})\b",
+                                           out.split(":", 1)[-1])]
+
+
+def trapped_at(q, cpu, found, syms):
+    """A vCPU in the int3 handler: what memory holds where it trapped.
+    The exception frame's IP follows asm_exc_int3 on the stack; the int3
+    was the byte before it (or at it, once a handler rewound the IP). No
+    0xcc at either: memory no longer has the breakpoint the vCPU keeps
+    executing (text_poke_bp finished), i.e. it runs a stale translation.
+    """
+    names = [syms.name(a) for a in found]
+    for k, n in enumerate(names):
+        if not n.startswith("asm_exc_int3") or k + 1 >= len(found):
+            continue
+        a = found[k + 1]
+        lines = []
+        for b in (a - 1, a):
+            got = code_bytes(q, cpu, b)
+            lines.append("%s: %s" % (syms.name(b),
+                                     " ".join("%02x" % x for x in got)))
+        held = any(code_bytes(q, cpu, b)[:1] == [0xcc] for b in (a - 1, a))
+        return ("memory at the trap: " + "; ".join(lines) +
+                (" (int3 in memory: a patch in progress)" if held else
+                 " (no int3 in memory: the vCPU runs a stale translation)"))
+    return None
 
 
 def main():
@@ -141,7 +171,12 @@ def main():
                 "halted" if r["HLT"] else "running",
                 (r["RFL"] >> 9) & 1))
             if s == samples - 1 and r["CPL"] == 0:
-                print("    stack: " + " < ".join(stack(q, i, r["RSP"], syms)))
+                found = stack(q, i, r["RSP"], syms)
+                print("    stack: " + " < ".join(syms.name(a)
+                                                   for a in found))
+                t = trapped_at(q, i, found, syms)
+                if t:
+                    print("    " + t)
     return 0
 
 
