@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ship_cursor.c - the cursor of a session: <store>/.ship/<vm>/<session>
+ * (of a closed chunk: <store>/.ship/<vm>/.chunks/<session>/<chunk>)
  *
  * What JetStream acknowledged (the shipper moves on from there after a
  * restart) and what was ever published (a duplicate acknowledgement of
@@ -38,9 +39,33 @@ struct cursor_hdr {
 
 #define CURSOR_V1_HDR	offsetof(struct cursor_hdr, meta_pub_gen)
 
+/*
+ * <store>/.ship/<vm>/<session>, or for a closed chunk
+ * <store>/.ship/<vm>/.chunks/<session>/<chunk> (no session name starts
+ * with '.': the two never meet)
+ */
 static void cursor_path(const struct ship_sess *ss, char *p, size_t cap)
 {
-	snprintf(p, cap, "%s/.ship/%s/%s", sh.store, ss->vm, ss->session);
+	if (ss->chunk[0])
+		snprintf(p, cap, "%s/.ship/%s/.chunks/%s/%s", sh.store, ss->vm,
+			 ss->session, ss->chunk);
+	else
+		snprintf(p, cap, "%s/.ship/%s/%s", sh.store, ss->vm,
+			 ss->session);
+}
+
+/* a chunk deleted from the store: its cursor, and its session's if empty */
+void ship_cursor_remove(const struct ship_sess *ss)
+{
+	char path[8192], *slash;
+
+	cursor_path(ss, path, sizeof(path));
+	unlink(path);
+	slash = strrchr(path, '/');
+	if (ss->chunk[0] && slash) {
+		*slash = '\0';
+		rmdir(path);
+	}
 }
 
 void ship_cursor_load(struct ship_sess *ss)
