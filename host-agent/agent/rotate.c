@@ -26,7 +26,10 @@
  * (--quota) still bounds everything the VM holds. With --ship, a closed
  * chunk JetStream has not acknowledged whole is held (kept, counted in
  * rot.held) and the next oldest is considered: retention never deletes
- * what was not shipped; while chunks are held, retention runs again every
+ * what was not shipped. With --ship-prune, a chunk a collector has
+ * (fleet/ship_chunk.c: below its durable's ack floor) is deleted whatever
+ * --keep-* say (rot.collected_pruned). While chunks are held or kept
+ * with --ship-prune, retention runs again every
  * second (rot_check()), so that they go once shipped even when no chunk
  * closes any more.
  *
@@ -285,8 +288,12 @@ void rot_check(struct gr_vm *vm)
 	uint64_t bytes = 0, now = now_ns();
 	unsigned int i;
 
-	/* held chunks go once shipped, without waiting for a rotation */
-	if (r->held && now - r->retain_ns >= NSEC_PER_SEC)
+	/*
+	 * held chunks go once shipped, collected ones (--ship-prune) once
+	 * a collector has them, without waiting for a rotation
+	 */
+	if ((r->held || (r->chunks && store_chunk_prune_on())) &&
+	    now - r->retain_ns >= NSEC_PER_SEC)
 		rot_retain(vm);
 	if (!r->chunked || r->fd < 0 || r->pending || !vm->cons.rings ||
 	    vm->state != GR_VM_ATTACHED || vm->closing ||
@@ -389,12 +396,25 @@ void rot_retain(struct gr_vm *vm)
 	for (k = 0; k < n; k++)
 		total += refs[k].bytes;
 	left = n;
+	/* --ship-prune: what a collector has goes, whatever --keep-* say */
+	for (k = 0; k < n; k++) {
+		if (!store_chunk_prunable(vm->opts.name, refs[k].session,
+					  refs[k].name) ||
+		    prune(vm, &refs[k]))
+			continue;
+		r->collected_pruned++;
+		total -= refs[k].bytes;
+		left--;
+		refs[k].name[0] = '\0';
+	}
 	/* the limits count a held chunk as gone: it is deleted once shipped */
 	for (i = 0; i < n; i++) {
 		over = total - held_bytes;
 		if (!(o->keep_chunks && left - held > o->keep_chunks) &&
 		    !(o->keep_bytes && over > o->keep_bytes))
 			break;
+		if (!refs[i].name[0])	/* deleted above */
+			continue;
 		/* --ship: not deleted before JetStream has it whole */
 		if (store_chunk_held(vm->opts.name, refs[i].session,
 				     refs[i].name)) {

@@ -116,7 +116,8 @@ int ship_check_cfg(const struct gr_ship_cfg *cfg, char *err, size_t errlen)
 }
 
 const char *const ship_agent_opts[] = {
-	"--ship-ack-timeout-ms", "--nats-ping-ms", "--nats-max-pings", NULL,
+	"--ship-ack-timeout-ms", "--nats-ping-ms", "--nats-max-pings",
+	"--ship-prune", NULL,
 };
 
 static int opt_int(const char *val, long lo, long hi, long *out)
@@ -145,6 +146,13 @@ int ship_agent_set(struct gr_ship_cfg *cfg, const char *opt, const char *val,
 			return bad_cfg(err, errlen,
 				       "--ship-ack-timeout-ms: 100 to 600000");
 		cfg->ack_timeout_ms = (int)v;
+		return 0;
+	}
+	if (!strcmp(opt, "--ship-prune")) {
+		if (!gr_stream_name_ok(val))
+			return bad_cfg(err, errlen,
+				       "--ship-prune: the collectors' durable consumer, [A-Za-z0-9_-]");
+		cfg->prune_durable = val;
 		return 0;
 	}
 	if (!strcmp(opt, "--nats-ping-ms")) {
@@ -241,6 +249,15 @@ static int learn_geometry(struct ship_sess *ss, const uint8_t *b, size_t len)
 	return ret;
 }
 
+/* a chunk: the highest stream sequence of its messages (--ship-prune) */
+static void note_seq(struct ship_sess *ss)
+{
+	uint64_t s = ship_batch_seq();
+
+	if (ss->chunk[0] && s > ss->seq_hi)
+		ss->seq_hi = s;
+}
+
 /* publish version @gen of @o and wait; 0, or -EIO (not acknowledged) */
 static int publish_version(struct ship_sess *ss, struct ship_version *v,
 			   const struct gr_obj *o, const uint8_t *b,
@@ -265,6 +282,7 @@ static int publish_version(struct ship_sess *ss, struct ship_version *v,
 	ret = ship_publish_obj(o, 0, b, len, gen, h, v->conflict_n);
 	if (ship_batch_end(conflict, &nconflict) != UINT64_MAX || ret)
 		return -EIO;
+	note_seq(ss);
 	if (nconflict) {
 		if (!v->conflict_n)
 			ship_conflict_log(o, 0, gen);
@@ -522,6 +540,7 @@ static int ship_stream(struct ship_sess *ss, unsigned int ring, int fd)
 			break;
 	}
 	fail = ship_batch_end(conflict, &nconflict);
+	note_seq(ss);
 	if (offs[k] < fail)
 		fail = offs[k];		/* not published */
 	for (j = 0; j < nconflict; j++) {
@@ -804,6 +823,7 @@ static void *ship_thread(void *arg)
 		sent = pass();
 		ship_walk_unlock();
 		ship_outage_settle();
+		ship_chunks_collected();
 		if (sent && !sh.down)
 			continue;
 		/* nothing to send: the outage ends if the stream answers */
@@ -842,6 +862,7 @@ int ship_start(const struct gr_ship_cfg *cfg, char *err, size_t errlen)
 		return ret;
 	sh.stop = false;
 	store_marks_enable(true);
+	store_chunk_prune_enable(cfg->prune_durable != NULL);
 	ret = pthread_create(&sh.thread, NULL, ship_thread, NULL);
 	if (!ret) {
 		sh.running = true;
@@ -852,6 +873,7 @@ int ship_start(const struct gr_ship_cfg *cfg, char *err, size_t errlen)
 	}
 	if (ret) {
 		store_marks_enable(false);
+		store_chunk_prune_enable(false);
 		snprintf(err, errlen, "ship: cannot start its thread: %s",
 			 strerror(ret));
 		return -ret;

@@ -15,6 +15,8 @@
  *
  * A chunk whose every file JetStream acknowledged whole is done: it is
  * no longer walked and store_chunk_shipped() lets retention delete it.
+ * With --ship-prune, ship_chunks_collected() says which done chunks a
+ * collector has (the durable consumer's ack floor).
  * A chunk gone from the store (retention) is forgotten with its cursor.
  */
 #include <dirent.h>
@@ -165,4 +167,38 @@ void ship_chunks_forget(void)
 		*pp = ss->next;
 		ship_sess_free(ss);
 	}
+}
+
+/*
+ * --ship-prune: every 2 s, the ack floor of the collectors' durable
+ * consumer; a shipped chunk whose messages are all at or below it
+ * (seq_hi, the highest stream sequence JetStream gave them) is in a
+ * collector's tree, fsynced: retention may delete it. A chunk whose
+ * sequence is unknown (shipped by an agent before this one) stays.
+ */
+void ship_chunks_collected(void)
+{
+	uint64_t floor = 0, now = ship_now_ns();
+	struct ship_sess *ss;
+	bool want = false;
+
+	if (!sh.cfg.prune_durable || now - sh.floor_ns < 2000000000ULL)
+		return;
+	ship_walk_lock();
+	for (ss = sh.sessions; ss && !want; ss = ss->next)
+		want = ss->done && !ss->collected && ss->seq_hi;
+	ship_walk_unlock();
+	if (!want)
+		return;
+	sh.floor_ns = now;
+	if (ship_ack_floor(sh.cfg.prune_durable, &floor))
+		return;
+	ship_walk_lock();
+	for (ss = sh.sessions; ss; ss = ss->next)
+		if (ss->done && !ss->collected && ss->seq_hi &&
+		    ss->seq_hi <= floor) {
+			store_chunk_collected(ss->vm, ss->session, ss->chunk);
+			ss->collected = true;
+		}
+	ship_walk_unlock();
 }

@@ -9,7 +9,8 @@
  * tmp + rename, so that a crash leaves the old cursor or the new one.
  *
  * Format 2 (SHIPRSR2): struct cursor_hdr, then per ring the u64s off,
- * seq, any, pub_hi. Format 1 (SHIPRSR1, before the published marks) is
+ * seq, any, pub_hi; a closed chunk's then has one u64 more, the highest
+ * stream sequence of its messages (absent: unknown). Format 1 (SHIPRSR1, before the published marks) is
  * read as "everything may have been published": no conflict is ever
  * reported for what it covers.
  */
@@ -119,6 +120,9 @@ void ship_cursor_load(struct ship_sess *ss)
 	}
 	if (!ss->files)
 		ss->nr_rings = ss->subbuf_size = 0;
+	else if (i == h.nr_rings && ss->chunk[0] &&
+		 read(fd, e, sizeof(e[0])) == sizeof(e[0]))
+		ss->seq_hi = e[0];
 	close(fd);
 }
 
@@ -146,7 +150,8 @@ int ship_cursor_save(const struct ship_sess *ss)
 		.info_pub_gen = ss->info.pub_gen,
 	};
 	char path[8192], tmp[8300];
-	size_t len = sizeof(h) + (size_t)ss->nr_rings * CURSOR_RING;
+	size_t len = sizeof(h) + (size_t)ss->nr_rings * CURSOR_RING +
+		     (ss->chunk[0] ? sizeof(uint64_t) : 0);
 	uint8_t *b = malloc(len);
 	unsigned int i;
 	int fd, ret = 0;
@@ -160,6 +165,9 @@ int ship_cursor_save(const struct ship_sess *ss)
 
 		memcpy(b + sizeof(h) + i * CURSOR_RING, e, sizeof(e));
 	}
+	if (ss->chunk[0])
+		memcpy(b + sizeof(h) + i * CURSOR_RING, &ss->seq_hi,
+		       sizeof(ss->seq_hi));
 	cursor_path(ss, path, sizeof(path));
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	mkdirs_for(path);

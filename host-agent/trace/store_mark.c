@@ -95,10 +95,12 @@ bool store_marks_on(void)
 /* closed chunks JetStream acknowledged whole: "<vm>/<session>/<chunk>" */
 struct shipped_chunk {
 	struct shipped_chunk *next;
+	bool collected;			/* a collector has it (--ship-prune) */
 	char key[];
 };
 
 static struct shipped_chunk *shipped_head;
+static bool prune_on;
 
 static struct shipped_chunk **shipped_find(const char *key)
 {
@@ -142,6 +144,7 @@ int store_chunk_shipped(const char *vm, const char *session,
 		c = malloc(sizeof(*c) + (size_t)n + 1);
 		if (c) {
 			memcpy(c->key, key, (size_t)n + 1);
+			c->collected = false;
 			c->next = shipped_head;
 			shipped_head = c;
 		}
@@ -169,4 +172,53 @@ bool store_chunk_held(const char *vm, const char *session, const char *chunk)
 	held = !*shipped_find(key);
 	pthread_mutex_unlock(&reg_lock);
 	return held;
+}
+
+/* --ship-prune: retention deletes the chunks a collector has */
+void store_chunk_prune_enable(bool on)
+{
+	__atomic_store_n(&prune_on, on, __ATOMIC_RELEASE);
+}
+
+bool store_chunk_prune_on(void)
+{
+	return __atomic_load_n(&prune_on, __ATOMIC_ACQUIRE);
+}
+
+/* the shipper: a collector has this shipped chunk (below its ack floor) */
+void store_chunk_collected(const char *vm, const char *session,
+			   const char *chunk)
+{
+	struct shipped_chunk *c;
+	char key[512];
+
+	if (chunk_key(vm, session, chunk, key, sizeof(key)) < 0)
+		return;
+	pthread_mutex_lock(&reg_lock);
+	c = *shipped_find(key);
+	if (c)
+		c->collected = true;
+	pthread_mutex_unlock(&reg_lock);
+}
+
+/**
+ * store_chunk_prunable() - may retention delete this closed chunk now,
+ * whatever --keep-* say
+ * Return: true with --ship-prune once a collector has the chunk.
+ */
+bool store_chunk_prunable(const char *vm, const char *session,
+			  const char *chunk)
+{
+	struct shipped_chunk *c;
+	char key[512];
+	bool ok;
+
+	if (!store_chunk_prune_on() || !store_marks_on() ||
+	    chunk_key(vm, session, chunk, key, sizeof(key)) < 0)
+		return false;
+	pthread_mutex_lock(&reg_lock);
+	c = *shipped_find(key);
+	ok = c && c->collected;
+	pthread_mutex_unlock(&reg_lock);
+	return ok;
 }

@@ -29,17 +29,11 @@ SECS=${GR_SHIPCH_SECS:-14}
 read -r MPORT < <(la_free_ports 1)
 LA_AGENT_SECS=$((SECS + 200))
 
-nats_start_single "$la_tmp/nats" || { bad nats-starts "see above"; la_finish; }
-ok nats-starts
+ls_nats_single
 la_vm R shipch
 ls_ship_start "$R" --metrics "127.0.0.1:$MPORT" --rotate-interval 2 \
 	--keep-chunks 2
 
-# closed chunks of a tree (store or collected) of VM, oldest first
-chunks() {
-	ls -d "$1/$R"/*/archives/*-*-* 2>/dev/null |
-		awk -F- '{ print $NF " " $0 }' | sort -n | cut -d" " -f2-
-}
 
 ls_guest_start fg "$R" 1500 "$SECS"
 sleep 2
@@ -49,7 +43,7 @@ ok "nats-killed (at $(ls_cstat packets) packets collected)"
 sleep 8
 la_status "$R"
 held=$(la_field "$R" chunks.held)
-mapfile -t LC < <(chunks "$STORE")
+mapfile -t LC < <(ls_chunks "$STORE" "$R")
 # held: the chunks beyond the 2 kept that retention would have deleted
 check "held-while-nats-down (held $held, ${#LC[@]} kept)" \
 	"[ ${held:-0} -gt 0 ] && [ ${#LC[@]} -gt 2 ] && [ $held -le $((${#LC[@]} - 2)) ]" "$out"
@@ -70,7 +64,7 @@ la_wait_status "$R" "s['ship']['backlog_packets'] == 0" 90 ||
 cmp_chunks() {
 	local c rel f n=0
 
-	for c in $(chunks "$STORE"); do
+	for c in $(ls_chunks "$STORE" "$R"); do
 		rel=${c#"$STORE"/}
 		while IFS= read -r -d '' f; do
 			f=${f#"$c"/}
@@ -86,8 +80,8 @@ for i in $(seq 120); do
 	diff_out=$(cmp_chunks) && break
 	sleep 0.5
 done
-mapfile -t LC < <(chunks "$STORE")
-mapfile -t CC < <(chunks "$COL/$HOST")
+mapfile -t LC < <(ls_chunks "$STORE" "$R")
+mapfile -t CC < <(ls_chunks "$COL/$HOST" "$R")
 check "kept-chunks-collected-byte-for-byte (${#LC[@]} kept, ${#CC[@]} collected)" \
 	"[ -z \"\$diff_out\" ] && [ ${#LC[@]} -ge 1 ]" "$diff_out"
 nbad=0
@@ -104,7 +98,7 @@ fi
 # no chunk closes any more (the session ended): the held chunks went
 # once shipped all the same (retention runs again while some are held)
 la_wait_status "$R" "s['chunks']['held'] == 0" 10 || bad held-cleared "$out"
-mapfile -t LC < <(chunks "$STORE")
+mapfile -t LC < <(ls_chunks "$STORE" "$R")
 pr=$(la_field "$R" chunks.pruned)
 check "shipped-chunks-pruned (pruned $pr, ${#LC[@]} kept)" \
 	"[ ${pr:-0} -gt 0 ] && [ ${#LC[@]} -eq 2 ]" "$out"
