@@ -235,6 +235,8 @@ struct gr_vm_info {
 		uint64_t rotations;	/* since the VM was added */
 		uint64_t pruned;	/* closed chunks deleted by retention */
 		uint64_t pruned_bytes;
+		uint64_t held;		/* kept by retention: not shipped */
+		uint64_t collected_pruned;	/* deleted: collected */
 	} chunks;
 	struct {
 		char event[GR_NAME_LEN];

@@ -23,7 +23,15 @@
  * VM (all its sessions, oldest session first, then by ID) are deleted
  * while more than --keep-chunks are kept or their bytes are above
  * --keep-bytes. The chunk being written is never deleted; the quota
- * (--quota) still bounds everything the VM holds.
+ * (--quota) still bounds everything the VM holds. With --ship, a closed
+ * chunk JetStream has not acknowledged whole is held (kept, counted in
+ * rot.held) and the next oldest is considered: retention never deletes
+ * what was not shipped. With --ship-prune, a chunk a collector has
+ * (fleet/ship_chunk.c: below its durable's ack floor) is deleted whatever
+ * --keep-* say (rot.collected_pruned). While chunks are held or kept
+ * with --ship-prune, retention runs again every
+ * second (rot_check()), so that they go once shipped even when no chunk
+ * closes any more.
  *
  * This file writes only its own state (vm->rot); vm.c calls it.
  */
@@ -36,6 +44,7 @@
 #include <unistd.h>
 
 #include "store.h"
+#include "store_mark.h"
 #include "vm.h"
 
 static uint64_t now_ns(void)
@@ -276,9 +285,16 @@ void rot_check(struct gr_vm *vm)
 {
 	const struct gr_vm_opts *o = &vm->opts;
 	struct gr_rotate *r = &vm->rot;
-	uint64_t bytes = 0;
+	uint64_t bytes = 0, now = now_ns();
 	unsigned int i;
 
+	/*
+	 * held chunks go once shipped, collected ones (--ship-prune) once
+	 * a collector has them, without waiting for a rotation
+	 */
+	if ((r->held || (r->chunks && store_chunk_prune_on())) &&
+	    now - r->retain_ns >= NSEC_PER_SEC)
+		rot_retain(vm);
 	if (!r->chunked || r->fd < 0 || r->pending || !vm->cons.rings ||
 	    vm->state != GR_VM_ATTACHED || vm->closing ||
 	    vm->stop_reason != GR_STOP_NONE)
@@ -288,7 +304,7 @@ void rot_check(struct gr_vm *vm)
 	if (!bytes)	/* an empty chunk is not closed by itself */
 		return;
 	if ((o->rotate_size && bytes >= o->rotate_size) ||
-	    (o->rotate_interval_s && now_ns() - r->begin_ns >=
+	    (o->rotate_interval_s && now - r->begin_ns >=
 	     (uint64_t)o->rotate_interval_s * NSEC_PER_SEC))
 		r->pending = true;
 }
@@ -370,16 +386,42 @@ void rot_retain(struct gr_vm *vm)
 	const struct gr_vm_opts *o = &vm->opts;
 	struct gr_rotate *r = &vm->rot;
 	struct gr_chunk_ref *refs;
-	uint64_t total = 0;
-	size_t n, i = 0, k;
+	uint64_t total = 0, held = 0, held_bytes = 0, over;
+	size_t n, left, i, k;
 	int ret;
 
+	r->retain_ns = now_ns();
 	if (vm->sess.vm_fd < 0 || chunk_list(vm->sess.vm_fd, &refs, &n))
 		return;
 	for (k = 0; k < n; k++)
 		total += refs[k].bytes;
-	while (i < n && ((o->keep_chunks && n - i > o->keep_chunks) ||
-			 (o->keep_bytes && total > o->keep_bytes))) {
+	left = n;
+	/* --ship-prune: what a collector has goes, whatever --keep-* say */
+	for (k = 0; k < n; k++) {
+		if (!store_chunk_prunable(vm->opts.name, refs[k].session,
+					  refs[k].name) ||
+		    prune(vm, &refs[k]))
+			continue;
+		r->collected_pruned++;
+		total -= refs[k].bytes;
+		left--;
+		refs[k].name[0] = '\0';
+	}
+	/* the limits count a held chunk as gone: it is deleted once shipped */
+	for (i = 0; i < n; i++) {
+		over = total - held_bytes;
+		if (!(o->keep_chunks && left - held > o->keep_chunks) &&
+		    !(o->keep_bytes && over > o->keep_bytes))
+			break;
+		if (!refs[i].name[0])	/* deleted above */
+			continue;
+		/* --ship: not deleted before JetStream has it whole */
+		if (store_chunk_held(vm->opts.name, refs[i].session,
+				     refs[i].name)) {
+			held++;
+			held_bytes += refs[i].bytes;
+			continue;
+		}
 		ret = prune(vm, &refs[i]);
 		if (ret) {
 			syslog(LOG_ERR, "%s: cannot delete chunk %s/%s: %s",
@@ -390,11 +432,12 @@ void rot_retain(struct gr_vm *vm)
 		r->pruned++;
 		r->pruned_bytes += refs[i].bytes;
 		total -= refs[i].bytes;
-		i++;
+		left--;
 	}
-	r->chunks = n - i;
+	r->chunks = left;
 	r->chunk_bytes = total;
+	r->held = held;
 	free(refs);
-	if (i)
+	if (left != n)
 		store_usage(vm->sess.vm_fd, &vm->usage);
 }

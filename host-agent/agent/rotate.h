@@ -34,6 +34,11 @@ struct gr_vm;
  * @rotations: rotations since the VM was added
  * @pruned: closed chunks deleted by retention since then
  * @pruned_bytes: their bytes
+ * @held: closed chunks retention would delete but kept, not yet shipped
+ *	(--ship), at the last retention pass
+ * @retain_ns: when that pass ran (monotonic)
+ * @collected_pruned: closed chunks deleted because a collector has them
+ *	(--ship-prune)
  * @done: `guestrelay rotate` waiting for the rotation, or NULL
  * @done_arg: its argument
  */
@@ -52,6 +57,9 @@ struct gr_rotate {
 	uint64_t rotations;
 	uint64_t pruned;
 	uint64_t pruned_bytes;
+	uint64_t held;
+	uint64_t retain_ns;
+	uint64_t collected_pruned;
 	gr_done_fn done;
 	void *done_arg;
 };

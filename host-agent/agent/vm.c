@@ -106,9 +106,6 @@ static int open_session(struct gr_vm *vm, bool try_resume)
 	ret = rot_open(vm);
 	if (ret)
 		return ret;
-	if (vm->rot.chunked && gr_vm_ship_hook)	/* ship.c: flat sessions */
-		syslog(LOG_WARNING, "%s: a session kept in chunks is not shipped (--ship)",
-		       vm->opts.name);
 	ret = session_write_files(vm, rot_data_fd(vm), vm->sess.name);
 	if (ret)
 		return ret;

@@ -123,6 +123,8 @@ void vm_get_info(const struct gr_vm *vm, struct gr_vm_info *info)
 	info->chunks.rotations = vm->rot.rotations;
 	info->chunks.pruned = vm->rot.pruned;
 	info->chunks.pruned_bytes = vm->rot.pruned_bytes;
+	info->chunks.held = vm->rot.held;
+	info->chunks.collected_pruned = vm->rot.collected_pruned;
 	vm_filters_info(vm, info, hostctl_settings_acked(vm, vm->hc.ctrl_seq));
 	if (vm->state == GR_VM_WAITING) {
 		if (vm->why[0])

@@ -188,8 +188,11 @@ void ctl_status_text(FILE *f, const struct gr_vm_info *in)
 		ctl_human_bytes(b1, sizeof(b1), (double)in->chunks.closed_bytes,
 				"");
 		fprintf(f, "%" PRIu64 " closed (%s), %" PRIu64 " rotations, %"
-			PRIu64 " pruned; writing ", in->chunks.closed, b1,
-			in->chunks.rotations, in->chunks.pruned);
+			PRIu64 " pruned, %" PRIu64 " held (not shipped), %" PRIu64
+			" deleted as collected; writing ",
+			in->chunks.closed, b1, in->chunks.rotations,
+			in->chunks.pruned, in->chunks.held,
+			in->chunks.collected_pruned);
 		put_text_or_dash(f, in->chunks.active);
 		fputc('\n', f);
 	}
@@ -278,6 +281,8 @@ void ctl_status_json_member(struct ctl_json *j, const char *key,
 	ctl_json_u64(j, "rotations", in->chunks.rotations);
 	ctl_json_u64(j, "pruned", in->chunks.pruned);
 	ctl_json_u64(j, "pruned_bytes", in->chunks.pruned_bytes);
+	ctl_json_u64(j, "held", in->chunks.held);
+	ctl_json_u64(j, "collected_pruned", in->chunks.collected_pruned);
 	ctl_json_end_object(j);
 	ctl_json_i64(j, "sync_offset_ns", in->sync_offset_ns);
 	ctl_json_u64(j, "sync_error_ns", in->sync_error_ns);

@@ -47,7 +47,8 @@ struct col_file {
 struct col_sess {
 	char host[GR_NAME_TOKEN_MAX], vm[GR_NAME_TOKEN_MAX];
 	char session[GR_NAME_TOKEN_MAX];
-	int dfd;
+	char chunk[GR_CHUNK_NAME_MAX];	/* "" = a flat session */
+	int dfd;			/* the session's, or the chunk's */
 	struct gr_ctf_info *info;	/* NULL until .guestrelay is in */
 	struct col_file *files;		/* info->view.nr_rings */
 	unsigned int nr_files;

@@ -2,7 +2,9 @@
 /*
  * collect_store.c - what the collector writes for a message it accepts
  * (collect.c says how it is checked and when it is acknowledged):
- * DIR/<host>/<vm>/<session>/ opened one level at a time with O_NOFOLLOW,
+ * DIR/<host>/<vm>/<session>/ (or, for a closed chunk of a session kept
+ * in chunks, DIR/<host>/<vm>/<session>/archives/<chunk>/, subject.h)
+ * opened one level at a time with O_NOFOLLOW,
  * metadata and .guestrelay replaced atomically and only by a newer
  * version (DIR/.collect/gen/), packets appended whole at the end of
  * their file after gr_check_packet() and gr_check_records().
@@ -101,40 +103,53 @@ static void sess_load_info(struct col_sess *s)
 	close(fd);
 }
 
+/* DIR/<host>/<vm>/<session>[/archives/<chunk>], one level at a time */
+static int sess_dir(const struct gr_obj *o, bool make)
+{
+	const char *names[5] = { o->host, o->vm, o->session,
+				 GR_CHUNK_ARCHIVES, o->chunk };
+	int fds[5], i, n = o->chunk[0] ? 5 : 3, d;
+	bool created = false;
+
+	for (i = 0; i < n; i++) {
+		fds[i] = subdir(i ? fds[i - 1] : col.dfd, names[i], make,
+				&created);
+		if (fds[i] < 0)
+			break;
+	}
+	d = i == n ? fds[n - 1] : -1;
+	/* what was made is on disk before anything is acknowledged */
+	while (i-- > 0) {
+		if (created)
+			fsync(fds[i]);
+		if (fds[i] != d)
+			close(fds[i]);
+	}
+	if (created)
+		fsync(col.dfd);
+	return d;
+}
+
 /*
- * DIR/<host>/<vm>/<session> and its .guestrelay if any; made if missing
- * only for @make (a valid .guestrelay: garbage makes no directory)
+ * DIR/<host>/<vm>/<session> (or a chunk's directory) and its .guestrelay
+ * if any; made if missing only for @make (a valid .guestrelay: garbage
+ * makes no directory)
  */
 static struct col_sess *sess_get(const struct gr_obj *o, bool make)
 {
 	struct col_sess *s;
-	bool created = false;
-	int h, v, d;
+	int d;
 
 	for (s = col.sessions; s; s = s->next)
 		if (!strcmp(s->host, o->host) && !strcmp(s->vm, o->vm) &&
-		    !strcmp(s->session, o->session)) {
+		    !strcmp(s->session, o->session) &&
+		    !strcmp(s->chunk, o->chunk)) {
 			/* another collector may have written it since */
 			if (!s->info)
 				sess_load_info(s);
 			return s;
 		}
-	h = subdir(col.dfd, o->host, make, &created);
-	if (h < 0)
-		return NULL;
-	v = subdir(h, o->vm, make, &created);
-	if (v < 0) {
-		close(h);
-		return NULL;
-	}
-	d = subdir(v, o->session, make, &created);
-	if (created) {
-		fsync(v);
-		fsync(h);
-		fsync(col.dfd);
-	}
-	close(v);
-	close(h);
+	d = sess_dir(o, make);
 	if (d < 0)
 		return NULL;
 	s = calloc(1, sizeof(*s));
@@ -145,6 +160,7 @@ static struct col_sess *sess_get(const struct gr_obj *o, bool make)
 	snprintf(s->host, sizeof(s->host), "%s", o->host);
 	snprintf(s->vm, sizeof(s->vm), "%s", o->vm);
 	snprintf(s->session, sizeof(s->session), "%s", o->session);
+	snprintf(s->chunk, sizeof(s->chunk), "%s", o->chunk);
 	s->dfd = d;
 	sess_load_info(s);
 	s->next = col.sessions;

@@ -10,6 +10,9 @@
  *                                          above max_payload)
  *   <store>/<vm>/<session>/stream_<n>    the whole packets from the cursor
  *                                          on, up to the mark
+ *   <store>/<vm>/<session>/archives/<chunk>/   each closed chunk of a
+ *                                          session kept in chunks, as a
+ *                                          session of its own (ship_chunk.c)
  *
  * The mark of a stream file: while the loop writes it (registered with
  * store_mark_open()), the offset below which every packet's write
@@ -113,7 +116,8 @@ int ship_check_cfg(const struct gr_ship_cfg *cfg, char *err, size_t errlen)
 }
 
 const char *const ship_agent_opts[] = {
-	"--ship-ack-timeout-ms", "--nats-ping-ms", "--nats-max-pings", NULL,
+	"--ship-ack-timeout-ms", "--nats-ping-ms", "--nats-max-pings",
+	"--ship-prune", NULL,
 };
 
 static int opt_int(const char *val, long lo, long hi, long *out)
@@ -142,6 +146,13 @@ int ship_agent_set(struct gr_ship_cfg *cfg, const char *opt, const char *val,
 			return bad_cfg(err, errlen,
 				       "--ship-ack-timeout-ms: 100 to 600000");
 		cfg->ack_timeout_ms = (int)v;
+		return 0;
+	}
+	if (!strcmp(opt, "--ship-prune")) {
+		if (!gr_stream_name_ok(val))
+			return bad_cfg(err, errlen,
+				       "--ship-prune: the collectors' durable consumer, [A-Za-z0-9_-]");
+		cfg->prune_durable = val;
 		return 0;
 	}
 	if (!strcmp(opt, "--nats-ping-ms")) {
@@ -190,6 +201,15 @@ static uint64_t st_gen(const struct stat *st)
 	       (uint64_t)st->st_mtim.tv_nsec;
 }
 
+/* the names of @ss's objects on the wire (subject.h) */
+static void ship_obj_names(const struct ship_sess *ss, struct gr_obj *o)
+{
+	snprintf(o->host, sizeof(o->host), "%s", sh.host);
+	snprintf(o->vm, sizeof(o->vm), "%s", ss->vm);
+	snprintf(o->session, sizeof(o->session), "%s", ss->session);
+	snprintf(o->chunk, sizeof(o->chunk), "%s", ss->chunk);
+}
+
 /* the ring files of a session whose .guestrelay says it has @nr */
 static void files_free(struct ship_sess *ss)
 {
@@ -229,6 +249,15 @@ static int learn_geometry(struct ship_sess *ss, const uint8_t *b, size_t len)
 	return ret;
 }
 
+/* a chunk: the highest stream sequence of its messages (--ship-prune) */
+static void note_seq(struct ship_sess *ss)
+{
+	uint64_t s = ship_batch_seq();
+
+	if (ss->chunk[0] && s > ss->seq_hi)
+		ss->seq_hi = s;
+}
+
 /* publish version @gen of @o and wait; 0, or -EIO (not acknowledged) */
 static int publish_version(struct ship_sess *ss, struct ship_version *v,
 			   const struct gr_obj *o, const uint8_t *b,
@@ -253,6 +282,7 @@ static int publish_version(struct ship_sess *ss, struct ship_version *v,
 	ret = ship_publish_obj(o, 0, b, len, gen, h, v->conflict_n);
 	if (ship_batch_end(conflict, &nconflict) != UINT64_MAX || ret)
 		return -EIO;
+	note_seq(ss);
 	if (nconflict) {
 		if (!v->conflict_n)
 			ship_conflict_log(o, 0, gen);
@@ -306,9 +336,7 @@ static int ship_version(struct ship_sess *ss, int dfd, enum gr_obj_kind kind)
 		free(b);
 		return 0;
 	}
-	snprintf(o.host, sizeof(o.host), "%s", sh.host);
-	snprintf(o.vm, sizeof(o.vm), "%s", ss->vm);
-	snprintf(o.session, sizeof(o.session), "%s", ss->session);
+	ship_obj_names(ss, &o);
 	ret = publish_version(ss, v, &o, b, len, st_gen(&st), h);
 	free(b);
 	if (ret)
@@ -353,7 +381,9 @@ static uint64_t file_limit(struct ship_sess *ss, unsigned int ring, int fd,
 	uint64_t done, gen0, gen1, off, seq, prev, len;
 	bool any;
 
-	if (store_mark_lookup(ss->vm, ss->session, ring, &done, &gen0))
+	/* a closed chunk no longer changes: no loop writes it */
+	if (!ss->chunk[0] &&
+	    store_mark_lookup(ss->vm, ss->session, ring, &done, &gen0))
 		return done < size ? done : size;
 	off = f->off;
 	prev = f->seq;
@@ -364,6 +394,8 @@ static uint64_t file_limit(struct ship_sess *ss, unsigned int ring, int fd,
 		any = true;
 	}
 	/* registered meanwhile: the loop may be writing past the walk */
+	if (ss->chunk[0])
+		return off;
 	if (store_mark_lookup(ss->vm, ss->session, ring, &done, &gen1) ||
 	    gen1 != gen0)
 		return done < off ? done : off;
@@ -497,9 +529,7 @@ static int ship_stream(struct ship_sess *ss, unsigned int ring, int fd)
 		f->pub_hi = offs[n];
 		ship_cursor_save(ss);
 	}
-	snprintf(o.host, sizeof(o.host), "%s", sh.host);
-	snprintf(o.vm, sizeof(o.vm), "%s", ss->vm);
-	snprintf(o.session, sizeof(o.session), "%s", ss->session);
+	ship_obj_names(ss, &o);
 	ship_batch_begin(fresh, f->conf, f->nconf);
 	for (k = 0; k < n; k++) {
 		len = offs[k + 1] - offs[k];
@@ -510,6 +540,7 @@ static int ship_stream(struct ship_sess *ss, unsigned int ring, int fd)
 			break;
 	}
 	fail = ship_batch_end(conflict, &nconflict);
+	note_seq(ss);
 	if (offs[k] < fail)
 		fail = offs[k];		/* not published */
 	for (j = 0; j < nconflict; j++) {
@@ -536,14 +567,31 @@ static int ship_stream(struct ship_sess *ss, unsigned int ring, int fd)
 	return 1;
 }
 
-/* Return: 1 if something was sent */
-static int ship_session(struct ship_sess *ss, int vm_fd)
+/*
+ * A closed chunk whose every file JetStream acknowledged whole is done:
+ * it is not walked again, and retention may delete it (store_mark.h).
+ */
+static void chunk_done(struct ship_sess *ss, bool whole)
+{
+	if (!ss->chunk[0] || !whole || ss->info.pending || !ss->info.gen ||
+	    ss->meta.pending || !ss->meta.gen)
+		return;
+	if (!store_chunk_shipped(ss->vm, ss->session, ss->chunk, true))
+		ss->done = true;
+}
+
+/*
+ * ship_session() - one pass over a flat session, or a closed chunk
+ * (@ss->chunk: @vm_fd/<session>/archives/<chunk>)
+ * Return: 1 if something was sent
+ */
+int ship_session(struct ship_sess *ss, int vm_fd)
 {
 	int dfd, sent = 0, r;
 	unsigned int i;
+	bool whole = true;
 
-	dfd = openat(vm_fd, ss->session, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-		     O_CLOEXEC);
+	dfd = ship_chunk_open(vm_fd, ss);
 	if (dfd < 0)
 		return 0;
 	/* .guestrelay first (the collector checks packets with it) */
@@ -575,30 +623,45 @@ static int ship_session(struct ship_sess *ss, int vm_fd)
 			    ss->files[i].off < ss->files[i].limit)
 				sent |= ship_stream(ss, i, fd);
 			file_scan(ss, i, fd);
+			whole &= ss->files[i].off == (uint64_t)st.st_size;
 		}
 		close(fd);
 	}
 	close(dfd);
+	chunk_done(ss, whole);
 	return sent;
 }
 
-static struct ship_sess *sess_get(const char *vm, const char *session)
+void ship_sess_free(struct ship_sess *ss)
+{
+	files_free(ss);
+	free(ss);
+}
+
+/* the state of a flat session (@chunk NULL) or a closed chunk, made */
+struct ship_sess *ship_sess_get(const char *vm, const char *session,
+				const char *chunk)
 {
 	struct ship_sess *ss;
 
+	if (!chunk)
+		chunk = "";
 	for (ss = sh.sessions; ss; ss = ss->next)
-		if (!strcmp(ss->vm, vm) && !strcmp(ss->session, session))
+		if (!strcmp(ss->vm, vm) && !strcmp(ss->session, session) &&
+		    !strcmp(ss->chunk, chunk))
 			return ss;
 	ss = calloc(1, sizeof(*ss));
 	if (!ss)
 		return NULL;
 	if (strlen(vm) >= sizeof(ss->vm) ||
-	    strlen(session) >= sizeof(ss->session)) {
+	    strlen(session) >= sizeof(ss->session) ||
+	    strlen(chunk) >= sizeof(ss->chunk)) {
 		free(ss);
 		return NULL;
 	}
 	memcpy(ss->vm, vm, strlen(vm) + 1);
 	memcpy(ss->session, session, strlen(session) + 1);
+	snprintf(ss->chunk, sizeof(ss->chunk), "%s", chunk);
 	ship_cursor_load(ss);
 	ss->next = sh.sessions;
 	sh.sessions = ss;
@@ -660,6 +723,7 @@ static int pass(void)
 	int sent = 0;
 	DIR *d = opendir(sh.store);
 
+	sh.walk_no++;
 	if (!d)
 		return 0;
 	while ((de = readdir(d))) {
@@ -682,13 +746,15 @@ static int pass(void)
 
 			if (!gr_dir_name_ok(se->d_name))
 				continue;
-			ss = sess_get(de->d_name, se->d_name);
+			ss = ship_sess_get(de->d_name, se->d_name, NULL);
 			if (ss)
 				sent |= ship_session(ss, dirfd(sd));
+			sent |= ship_chunks(dirfd(sd), de->d_name, se->d_name);
 		}
 		closedir(sd);
 	}
 	closedir(d);
+	ship_chunks_forget();
 	publish_snapshot();
 	return sent;
 }
@@ -757,6 +823,7 @@ static void *ship_thread(void *arg)
 		sent = pass();
 		ship_walk_unlock();
 		ship_outage_settle();
+		ship_chunks_collected();
 		if (sent && !sh.down)
 			continue;
 		/* nothing to send: the outage ends if the stream answers */
@@ -795,6 +862,7 @@ int ship_start(const struct gr_ship_cfg *cfg, char *err, size_t errlen)
 		return ret;
 	sh.stop = false;
 	store_marks_enable(true);
+	store_chunk_prune_enable(cfg->prune_durable != NULL);
 	ret = pthread_create(&sh.thread, NULL, ship_thread, NULL);
 	if (!ret) {
 		sh.running = true;
@@ -805,6 +873,7 @@ int ship_start(const struct gr_ship_cfg *cfg, char *err, size_t errlen)
 	}
 	if (ret) {
 		store_marks_enable(false);
+		store_chunk_prune_enable(false);
 		snprintf(err, errlen, "ship: cannot start its thread: %s",
 			 strerror(ret));
 		return -ret;
@@ -834,8 +903,7 @@ void ship_stop(void)
 	ship_disconnect();
 	while ((ss = sh.sessions)) {
 		sh.sessions = ss->next;
-		files_free(ss);
-		free(ss);
+		ship_sess_free(ss);
 	}
 	free(sh.buf);
 	sh.buf = NULL;

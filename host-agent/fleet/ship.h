@@ -36,6 +36,7 @@ struct gr_ship_cfg {
 	const char *store_dir;
 	const char *host;		/* --host, NULL = gethostname() */
 	int ack_timeout_ms;		/* --ship-ack-timeout-ms, 0 = default */
+	const char *prune_durable;	/* --ship-prune DURABLE, or NULL */
 };
 
 #define GR_SHIP_ACK_TIMEOUT_MS	2000

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ship_cursor.c - the cursor of a session: <store>/.ship/<vm>/<session>
+ * (of a closed chunk: <store>/.ship/<vm>/.chunks/<session>/<chunk>)
  *
  * What JetStream acknowledged (the shipper moves on from there after a
  * restart) and what was ever published (a duplicate acknowledgement of
@@ -8,7 +9,8 @@
  * tmp + rename, so that a crash leaves the old cursor or the new one.
  *
  * Format 2 (SHIPRSR2): struct cursor_hdr, then per ring the u64s off,
- * seq, any, pub_hi. Format 1 (SHIPRSR1, before the published marks) is
+ * seq, any, pub_hi; a closed chunk's then has one u64 more, the highest
+ * stream sequence of its messages (absent: unknown). Format 1 (SHIPRSR1, before the published marks) is
  * read as "everything may have been published": no conflict is ever
  * reported for what it covers.
  */
@@ -38,9 +40,33 @@ struct cursor_hdr {
 
 #define CURSOR_V1_HDR	offsetof(struct cursor_hdr, meta_pub_gen)
 
+/*
+ * <store>/.ship/<vm>/<session>, or for a closed chunk
+ * <store>/.ship/<vm>/.chunks/<session>/<chunk> (no session name starts
+ * with '.': the two never meet)
+ */
 static void cursor_path(const struct ship_sess *ss, char *p, size_t cap)
 {
-	snprintf(p, cap, "%s/.ship/%s/%s", sh.store, ss->vm, ss->session);
+	if (ss->chunk[0])
+		snprintf(p, cap, "%s/.ship/%s/.chunks/%s/%s", sh.store, ss->vm,
+			 ss->session, ss->chunk);
+	else
+		snprintf(p, cap, "%s/.ship/%s/%s", sh.store, ss->vm,
+			 ss->session);
+}
+
+/* a chunk deleted from the store: its cursor, and its session's if empty */
+void ship_cursor_remove(const struct ship_sess *ss)
+{
+	char path[8192], *slash;
+
+	cursor_path(ss, path, sizeof(path));
+	unlink(path);
+	slash = strrchr(path, '/');
+	if (ss->chunk[0] && slash) {
+		*slash = '\0';
+		rmdir(path);
+	}
 }
 
 void ship_cursor_load(struct ship_sess *ss)
@@ -94,6 +120,9 @@ void ship_cursor_load(struct ship_sess *ss)
 	}
 	if (!ss->files)
 		ss->nr_rings = ss->subbuf_size = 0;
+	else if (i == h.nr_rings && ss->chunk[0] &&
+		 read(fd, e, sizeof(e[0])) == sizeof(e[0]))
+		ss->seq_hi = e[0];
 	close(fd);
 }
 
@@ -121,7 +150,8 @@ int ship_cursor_save(const struct ship_sess *ss)
 		.info_pub_gen = ss->info.pub_gen,
 	};
 	char path[8192], tmp[8300];
-	size_t len = sizeof(h) + (size_t)ss->nr_rings * CURSOR_RING;
+	size_t len = sizeof(h) + (size_t)ss->nr_rings * CURSOR_RING +
+		     (ss->chunk[0] ? sizeof(uint64_t) : 0);
 	uint8_t *b = malloc(len);
 	unsigned int i;
 	int fd, ret = 0;
@@ -135,6 +165,9 @@ int ship_cursor_save(const struct ship_sess *ss)
 
 		memcpy(b + sizeof(h) + i * CURSOR_RING, e, sizeof(e));
 	}
+	if (ss->chunk[0])
+		memcpy(b + sizeof(h) + i * CURSOR_RING, &ss->seq_hi,
+		       sizeof(ss->seq_hi));
 	cursor_path(ss, path, sizeof(path));
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	mkdirs_for(path);

@@ -6,6 +6,7 @@
  *   ship_nats.c    the connection, publishing a batch and its acks,
  *                  outages, message ids and their conflicts
  *   ship_cursor.c  the cursor of a session in <store>/.ship/
+ *   ship_chunk.c   the closed chunks of sessions kept in chunks
  *   ship.c         the walk of the store, the thread, the backlog
  *
  * Everything here belongs to the shipper thread unless a field says
@@ -65,6 +66,12 @@ struct ship_version {
 struct ship_sess {
 	char vm[64];
 	char session[256];
+	char chunk[GR_CHUNK_NAME_MAX];	/* a closed chunk's, "" = flat */
+	bool done;			/* a chunk acknowledged whole */
+	bool collected;			/* ... and below the durable's ack floor */
+	uint64_t seq_hi;		/* a chunk: highest stream sequence of
+					 * its messages (PubAck), 0 = unknown */
+	uint64_t seen;			/* a chunk: the last walk that saw it */
 	uint32_t nr_rings, subbuf_size;	/* from .guestrelay, 0 = unknown */
 	struct ship_version meta, info;
 	struct ship_file *files;	/* nr_rings */
@@ -119,8 +126,11 @@ struct ship_state {
 	const struct ship_conflict *retry;	/* sent under fresh ids */
 	unsigned int nretry;
 	uint64_t acked_msgs, acked_bytes;
+	uint64_t ack_seq_hi;		/* highest stream sequence acked */
 	char ack_err[160];		/* the first error of the batch */
 	struct ship_sess *sessions;
+	uint64_t walk_no;		/* walks of the store (walk_lock) */
+	uint64_t floor_ns;		/* last ack floor asked (--ship-prune) */
 	uint8_t *buf;			/* one packet */
 	size_t buf_cap;
 	/* snapshot for status and metrics (under lock) */
@@ -154,6 +164,8 @@ int ship_key_load(char *err, size_t errlen);
 void ship_batch_begin(uint64_t fresh_from,
 		      const struct ship_conflict *retry, unsigned int nretry);
 uint64_t ship_batch_end(uint64_t *conflict, unsigned int *nconflict);
+uint64_t ship_batch_seq(void);
+int ship_ack_floor(const char *durable, uint64_t *floor);
 int ship_publish_obj(const struct gr_obj *o, uint64_t off,
 		     const uint8_t *data, uint64_t len, uint64_t gen,
 		     uint64_t hash, uint32_t retry);
@@ -162,6 +174,19 @@ void ship_conflict_log(const struct gr_obj *o, uint64_t off, uint64_t gen);
 /* ship_cursor.c */
 void ship_cursor_load(struct ship_sess *ss);
 int ship_cursor_save(const struct ship_sess *ss);
+void ship_cursor_remove(const struct ship_sess *ss);
+
+/* ship_chunk.c */
+int ship_chunk_open(int vm_fd, const struct ship_sess *ss);
+int ship_chunks(int vm_fd, const char *vm, const char *session);
+void ship_chunks_forget(void);
+void ship_chunks_collected(void);
+
+/* ship.c */
+struct ship_sess *ship_sess_get(const char *vm, const char *session,
+				const char *chunk);
+int ship_session(struct ship_sess *ss, int vm_fd);
+void ship_sess_free(struct ship_sess *ss);
 
 /* ship.c: the sessions are left to the counter while the shipper waits */
 /* the walk of the store: the shipper's thread and the backlog counter's */

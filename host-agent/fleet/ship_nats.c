@@ -425,6 +425,8 @@ static void ack_handler(jsCtx *js, natsMsg *msg, jsPubAck *pa,
 	    !gr_frame_parse(fr, (uint64_t)natsMsg_GetDataLength(msg), &f))
 		off = f.off;
 	pthread_mutex_lock(&sh.ack_lock);
+	if (pa && !pae && pa->Sequence > sh.ack_seq_hi)
+		sh.ack_seq_hi = pa->Sequence;
 	if (pa && !pae && pa->Duplicate && fr && fresh(off)) {
 		/* never published before, yet the id was taken */
 		add_conflict(off);
@@ -466,6 +468,7 @@ void ship_batch_begin(uint64_t fresh_from,
 {
 	pthread_mutex_lock(&sh.ack_lock);
 	sh.fail_off = UINT64_MAX;
+	sh.ack_seq_hi = 0;
 	sh.nconflict = 0;
 	sh.ndup = 0;
 	sh.fresh_from = fresh_from;
@@ -736,4 +739,42 @@ void ship_conflict_log(const struct gr_obj *o, uint64_t off, uint64_t gen)
 	syslog(LOG_WARNING, "ship: the message id of %s at offset %" PRIu64
 	       " (seq/version %" PRIu64 ") was already taken by another publisher: the stream did not store it; republishing under a fresh id",
 	       subj, off, gen);
+}
+
+/* the highest stream sequence JetStream acknowledged in this batch */
+uint64_t ship_batch_seq(void)
+{
+	uint64_t s;
+
+	pthread_mutex_lock(&sh.ack_lock);
+	s = sh.ack_seq_hi;
+	pthread_mutex_unlock(&sh.ack_lock);
+	return s;
+}
+
+/**
+ * ship_ack_floor() - the ack floor of the collectors' durable consumer
+ * @durable: its name (--ship-prune)
+ * @floor: receives the stream sequence below which (inclusive) a
+ *	collector acknowledged every message, that is wrote and fsynced it
+ *	(or rejected it, collect.c)
+ *
+ * Waits at most a second. Return: 0, or -EIO.
+ */
+int ship_ack_floor(const char *durable, uint64_t *floor)
+{
+	jsConsumerInfo *ci = NULL;
+	jsErrCode jerr = 0;
+	jsOptions o;
+
+	if (!sh.js || sh.down)
+		return -EIO;
+	jsOptions_Init(&o);
+	o.Wait = 1000;
+	if (js_GetConsumerInfo(&ci, sh.js, sh.stream, durable, &o, &jerr) !=
+	    NATS_OK || !ci)
+		return -EIO;
+	*floor = ci->AckFloor.Stream;
+	jsConsumerInfo_Destroy(ci);
+	return 0;
 }

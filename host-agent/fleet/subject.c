@@ -173,14 +173,16 @@ static int file_token(const struct gr_obj *o, char *out, size_t cap)
 	return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
 }
 
-/* host, vm and session encoded, joined by '.' */
+/* host, vm, session and the chunk if any encoded, joined by '.' */
 static int names_join(const struct gr_obj *o, char *out, size_t cap)
 {
-	const char *names[3] = { o->host, o->vm, o->session };
+	const char *names[4] = { o->host, o->vm, o->session, o->chunk };
+	int i, r, nr = o->chunk[0] ? 4 : 3;
 	size_t n = 0;
-	int i, r;
 
-	for (i = 0; i < 3; i++) {
+	if (o->chunk[0] && !chunk_parse(o->chunk, true, NULL, NULL))
+		return -EINVAL;
+	for (i = 0; i < nr; i++) {
 		r = gr_subj_encode(names[i], out + n, cap - n);
 		if (r < 0)
 			return r;
@@ -242,7 +244,9 @@ static int parse_u64(const char *s, size_t len, uint64_t *v)
  * gr_subj_parse() - which object a subject names, strictly
  * @stream: the stream's name: the first token must be it
  * @subj: a subject as received
- * @o: receives host, VM, session (each passing gr_dir_name_ok()) and file
+ * @o: receives host, VM, session (each passing gr_dir_name_ok()), the
+ *	chunk ("" for a flat session; else a closed chunk's name, as
+ *	chunk_parse() takes it) and file
  *
  * Return: 0 or -EINVAL.
  */
@@ -263,6 +267,18 @@ int gr_subj_parse(const char *stream, const char *subj, struct gr_obj *o)
 					   GR_NAME_TOKEN_MAX) < 0 ||
 		    !gr_dir_name_ok(names[i]))
 			return -EINVAL;
+		p = dot + 1;
+	}
+	o->chunk[0] = '\0';
+	dot = strchr(p, '.');
+	if (dot) {
+		/* a closed chunk: exactly chunk.c's BEGIN-END-ID */
+		if (gr_subj_decode(p, (size_t)(dot - p), o->chunk,
+				   sizeof(o->chunk)) < 0 ||
+		    !chunk_parse(o->chunk, true, NULL, NULL)) {
+			o->chunk[0] = '\0';
+			return -EINVAL;
+		}
 		p = dot + 1;
 	}
 	if (!strcmp(p, "metadata")) {

@@ -20,13 +20,28 @@
  *   <file>     "metadata", "info" (the .guestrelay file) or "s<ring>"
  *              (stream_<ring>, decimal without leading zeros)
  *
+ * A closed chunk of a session kept in chunks (trace/chunk.h) is shipped
+ * as a trace of its own, one token more (issue 23):
+ *
+ *   <STREAM>.<host>.<vm>.<session>.<chunk>.<file>
+ *
+ *   <chunk>    the chunk's directory name BEGIN-END-ID, encoded as the
+ *              names are ('+' is "_2B"); decoded, it must have exactly
+ *              the form chunk_parse() accepts for a closed chunk. The
+ *              collector rebuilds it as <session>/archives/<chunk>/.
+ * Six tokens name a chunk's file, five a flat session's: the two never
+ * meet. The chunk being written is not shipped (only closed chunks,
+ * which never change again): a chunk reaches the collector one rotation
+ * period after its first event at most, plus the shipping time.
+ *
  * Framing (header Gr-Frame, six decimals: OFF LEN PART NPARTS CHUNK GEN):
  * an object (a stored packet, or a version of metadata / .guestrelay) of
  * LEN bytes at file offset OFF goes as NPARTS messages; part k holds
  * bytes [k * CHUNK, min(LEN, (k + 1) * CHUNK)). GEN is the packet's
  * sequence number, or a file version (its mtime in ns).
- * Nats-Msg-Id: <host>.<vm>.<session>.<file>.<GEN>.<PART>[.<hash>]
- * [.r<N>].<tag>, tokens encoded as above; <hash> for metadata and
+ * Nats-Msg-Id: <host>.<vm>.<session>[.<chunk>].<file>.<GEN>.<PART>[.<hash>]
+ * [.r<N>].<tag>, tokens encoded as above (a chunk token begins with a
+ * digit, a file token never does); <hash> for metadata and
  * .guestrelay (FNV-1a of the version's bytes), r<N> on the N-th fresh id
  * of an object whose id someone else had taken, <tag> 16 hex digits of
  * SipHash-2-4 of everything before it under the agent's secret key
@@ -43,6 +58,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "chunk.h"
+
 #define GR_NAME_TOKEN_MAX	256	/* a decoded name, bytes incl. NUL */
 #define GR_SUBJ_MAX		1024	/* a whole subject incl. NUL */
 #define GR_STREAM_NAME_MAX	64
@@ -57,6 +74,7 @@ struct gr_obj {
 	char host[GR_NAME_TOKEN_MAX];
 	char vm[GR_NAME_TOKEN_MAX];
 	char session[GR_NAME_TOKEN_MAX];
+	char chunk[GR_CHUNK_NAME_MAX];	/* a closed chunk's, "" = flat */
 	enum gr_obj_kind kind;
 	uint32_t ring;			/* GR_OBJ_STREAM */
 };

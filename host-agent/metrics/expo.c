@@ -163,6 +163,12 @@ static const struct chunk_family {
 	{ "guestrelay_vm_chunks_pruned_total", "counter",
 	  "Closed chunks deleted by retention (--keep-chunks, --keep-bytes).",
 	  offsetof(struct gr_vm_info, chunks.pruned) },
+	{ "guestrelay_vm_chunks_held", "gauge",
+	  "Closed chunks retention would delete but keeps: not yet shipped (--ship).",
+	  offsetof(struct gr_vm_info, chunks.held) },
+	{ "guestrelay_vm_chunks_collected_pruned_total", "counter",
+	  "Closed chunks deleted because a collector has them (--ship-prune).",
+	  offsetof(struct gr_vm_info, chunks.collected_pruned) },
 };
 
 static uint64_t stat_at(const struct gr_vm_stats *st, size_t off)

@@ -3,6 +3,7 @@
  * store_mark.c - the registry of stream files the loop writes, and how
  * far each is whole (store_mark.h)
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,4 +90,135 @@ void store_marks_enable(bool on)
 bool store_marks_on(void)
 {
 	return __atomic_load_n(&marks_on, __ATOMIC_ACQUIRE);
+}
+
+/* closed chunks JetStream acknowledged whole: "<vm>/<session>/<chunk>" */
+struct shipped_chunk {
+	struct shipped_chunk *next;
+	bool collected;			/* a collector has it (--ship-prune) */
+	char key[];
+};
+
+static struct shipped_chunk *shipped_head;
+static bool prune_on;
+
+static struct shipped_chunk **shipped_find(const char *key)
+{
+	struct shipped_chunk **p;
+
+	for (p = &shipped_head; *p; p = &(*p)->next)
+		if (!strcmp((*p)->key, key))
+			break;
+	return p;
+}
+
+static int chunk_key(const char *vm, const char *session, const char *chunk,
+		     char *key, size_t cap)
+{
+	int n = snprintf(key, cap, "%s/%s/%s", vm, session, chunk);
+
+	return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : n;
+}
+
+/**
+ * store_chunk_shipped() - the shipper says closed chunk @chunk of
+ * @vm/@session is acknowledged whole (@shipped), or forgets it (gone)
+ * Return: 0, -ENOMEM or -ENAMETOOLONG (then it stays held).
+ */
+int store_chunk_shipped(const char *vm, const char *session,
+			const char *chunk, bool shipped)
+{
+	struct shipped_chunk **p, *c;
+	char key[512];
+	int n = chunk_key(vm, session, chunk, key, sizeof(key));
+
+	if (n < 0)
+		return n;
+	pthread_mutex_lock(&reg_lock);
+	p = shipped_find(key);
+	if (!shipped && *p) {
+		c = *p;
+		*p = c->next;
+		free(c);
+	} else if (shipped && !*p) {
+		c = malloc(sizeof(*c) + (size_t)n + 1);
+		if (c) {
+			memcpy(c->key, key, (size_t)n + 1);
+			c->collected = false;
+			c->next = shipped_head;
+			shipped_head = c;
+		}
+		n = c ? 0 : -ENOMEM;
+	}
+	pthread_mutex_unlock(&reg_lock);
+	return n < 0 ? n : 0;
+}
+
+/**
+ * store_chunk_held() - may retention not delete this closed chunk yet
+ * Return: true while shipping (store_marks_on()) and the shipper has not
+ * said it shipped the chunk whole.
+ */
+bool store_chunk_held(const char *vm, const char *session, const char *chunk)
+{
+	char key[512];
+	bool held;
+
+	if (!store_marks_on())
+		return false;
+	if (chunk_key(vm, session, chunk, key, sizeof(key)) < 0)
+		return true;
+	pthread_mutex_lock(&reg_lock);
+	held = !*shipped_find(key);
+	pthread_mutex_unlock(&reg_lock);
+	return held;
+}
+
+/* --ship-prune: retention deletes the chunks a collector has */
+void store_chunk_prune_enable(bool on)
+{
+	__atomic_store_n(&prune_on, on, __ATOMIC_RELEASE);
+}
+
+bool store_chunk_prune_on(void)
+{
+	return __atomic_load_n(&prune_on, __ATOMIC_ACQUIRE);
+}
+
+/* the shipper: a collector has this shipped chunk (below its ack floor) */
+void store_chunk_collected(const char *vm, const char *session,
+			   const char *chunk)
+{
+	struct shipped_chunk *c;
+	char key[512];
+
+	if (chunk_key(vm, session, chunk, key, sizeof(key)) < 0)
+		return;
+	pthread_mutex_lock(&reg_lock);
+	c = *shipped_find(key);
+	if (c)
+		c->collected = true;
+	pthread_mutex_unlock(&reg_lock);
+}
+
+/**
+ * store_chunk_prunable() - may retention delete this closed chunk now,
+ * whatever --keep-* say
+ * Return: true with --ship-prune once a collector has the chunk.
+ */
+bool store_chunk_prunable(const char *vm, const char *session,
+			  const char *chunk)
+{
+	struct shipped_chunk *c;
+	char key[512];
+	bool ok;
+
+	if (!store_chunk_prune_on() || !store_marks_on() ||
+	    chunk_key(vm, session, chunk, key, sizeof(key)) < 0)
+		return false;
+	pthread_mutex_lock(&reg_lock);
+	c = *shipped_find(key);
+	ok = c && c->collected;
+	pthread_mutex_unlock(&reg_lock);
+	return ok;
 }

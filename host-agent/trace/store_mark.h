@@ -9,6 +9,14 @@
  * reader (the shipper, fleet/ship.c) takes only whole packets below the
  * mark. Registrations are taken only while a reader asked for them
  * (store_marks_enable()).
+ *
+ * Closed chunks (chunk.h) and shipping: while marks are on (--ship), the
+ * shipper says which closed chunks JetStream acknowledged whole
+ * (store_chunk_shipped()); retention (agent/rotate.c) deletes no chunk
+ * store_chunk_held() holds: one not yet shipped. With --ship-prune
+ * (store_chunk_prune_enable()), the shipper also says which shipped
+ * chunks a collector has (store_chunk_collected()), and retention deletes
+ * those (store_chunk_prunable()) whatever --keep-* say.
  */
 #ifndef GR_STORE_MARK_H
 #define GR_STORE_MARK_H
@@ -35,6 +43,16 @@ bool store_mark_lookup(const char *vm, const char *session,
 		       unsigned int ring, uint64_t *done, uint64_t *gen);
 void store_marks_enable(bool on);
 bool store_marks_on(void);
+int store_chunk_shipped(const char *vm, const char *session,
+			const char *chunk, bool shipped);
+bool store_chunk_held(const char *vm, const char *session,
+		      const char *chunk);
+void store_chunk_prune_enable(bool on);
+bool store_chunk_prune_on(void);
+void store_chunk_collected(const char *vm, const char *session,
+			   const char *chunk);
+bool store_chunk_prunable(const char *vm, const char *session,
+			  const char *chunk);
 
 static inline void store_mark_set(struct gr_store_mark *m, uint64_t done)
 {

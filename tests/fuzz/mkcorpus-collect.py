@@ -21,9 +21,11 @@ def token(name):
 
 SUBJ = ".".join([STREAM, token("host-1.example"), token("vm_1"),
                  token("20260101-120000"), ""])  # + info|metadata|s<n>
+# a closed chunk of that session (subject.h): one token more
+SUBJ_CHUNK = SUBJ + token("20260101T120000+0000-20260101T120002+0000-3") + "."
 
 
-def msg(file, off, data, gen, chunk=0, batch=0):
+def msg(file, off, data, gen, chunk=0, batch=0, subj=None):
     """the parts of one object as input records"""
     chunk = chunk or max(len(data), 1)
     nparts = max((len(data) + chunk - 1) // chunk, 1)
@@ -32,8 +34,8 @@ def msg(file, off, data, gen, chunk=0, batch=0):
         part = data[k * chunk:(k + 1) * chunk]
         frame = ("%d %d %d %d %d %d" % (off, len(data), k, nparts, chunk,
                                         gen)).encode()
-        subj = (SUBJ + file).encode()
-        rec += bytes([batch]) + struct.pack("<H", len(subj)) + subj + \
+        s = ((subj or SUBJ) + file).encode()
+        rec += bytes([batch]) + struct.pack("<H", len(s)) + s + \
             struct.pack("<H", len(frame)) + frame + \
             struct.pack("<I", len(part)) + part
     return rec
@@ -75,3 +77,9 @@ put("seed-session", msg("info", 0, info, 1000) +
 # a metadata before its .guestrelay, a newer .guestrelay version
 put("seed-order", msg("metadata", 0, meta, 1000, batch=1) +
     msg("info", 0, info, 1000) + msg("info", 0, info, 2000, chunk=512))
+# the same session as a closed chunk: DIR/<host>/<vm>/<session>/archives/<chunk>
+put("seed-chunk", msg("info", 0, info, 1000, subj=SUBJ_CHUNK) +
+    msg("metadata", 0, meta, 1000, chunk=1024, subj=SUBJ_CHUNK) +
+    b"".join(msg("s0", o, p, q, batch=1, subj=SUBJ_CHUNK)
+             for o, q, p in reversed(pk)) +
+    msg("s0", pk[0][0], pk[0][2], pk[0][1], chunk=1000, subj=SUBJ_CHUNK))

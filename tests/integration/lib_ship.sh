@@ -49,6 +49,9 @@
 #   ls_metric PORT NAME    a metric's value on http://127.0.0.1:PORT/metrics
 #                          (the first sample of NAME), '' if none
 #   ls_log_count TEXT      lines of the agent's logs that hold TEXT
+#   ls_nats_single         one `nats-server -js` (node 0), or the test ends
+#   ls_chunks DIR VM       the closed chunks of VM in the tree DIR (the
+#                          store, or $COL/$HOST), oldest ID first
 
 # shellcheck source=tests/lib/nats.sh
 . "$LA_TOP/tests/lib/nats.sh"
@@ -285,4 +288,15 @@ ls_metric() {
 
 ls_log_count() {
 	cat "$la_tmp"/agent.*.log 2>/dev/null | grep -c -F -- "$1"
+}
+
+ls_nats_single() {
+	nats_start_single "$la_tmp/nats" ||
+		{ bad nats-starts "see above"; la_finish; }
+	ok nats-starts
+}
+
+ls_chunks() {
+	ls -d "$1/$2"/*/archives/*-*-* 2>/dev/null |
+		awk -F- '{ print $NF " " $0 }' | sort -n | cut -d" " -f2-
 }

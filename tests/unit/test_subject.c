@@ -207,6 +207,77 @@ static void test_subject_parse_refuses_hostile_subjects(void)
 	CU_ASSERT_EQUAL(o.kind, GR_OBJ_INFO);
 }
 
+#define CK_NAME "20261128T051500+0000-20261128T051502+0000-3"
+#define CK_TOK "20261128T051500_2B0000-20261128T051502_2B0000-3"
+
+/* a closed chunk: one token more, rebuilt as <session>/archives/<chunk> */
+static void test_subject_of_a_chunk(void)
+{
+	char subj[GR_SUBJ_MAX], id[GR_SUBJ_MAX], flat[GR_SUBJ_MAX];
+	struct gr_frame f = { .gen = 9, .part = 0 };
+	struct gr_obj o, back;
+	int n;
+
+	memset(&o, 0, sizeof(o));
+	snprintf(o.host, sizeof(o.host), "h");
+	snprintf(o.vm, sizeof(o.vm), "v");
+	snprintf(o.session, sizeof(o.session), "s");
+	o.kind = GR_OBJ_STREAM;
+	o.ring = 2;
+	CU_ASSERT_EQUAL(gr_msgid_build(&o, &f, 0, flat, sizeof(flat)), 0);
+	snprintf(o.chunk, sizeof(o.chunk), CK_NAME);
+	CU_ASSERT_FATAL(gr_subj_build("GR", &o, subj, sizeof(subj)) == 0);
+	CU_ASSERT_STRING_EQUAL(subj, "GR.h.v.s." CK_TOK ".s2");
+	count_tokens(subj, &n);
+	CU_ASSERT_EQUAL(n, 6);
+	memset(&back, 0x55, sizeof(back));
+	CU_ASSERT_EQUAL(gr_subj_parse("GR", subj, &back), 0);
+	CU_ASSERT_STRING_EQUAL(back.chunk, CK_NAME);
+	CU_ASSERT_STRING_EQUAL(back.session, "s");
+	CU_ASSERT_EQUAL(back.kind, GR_OBJ_STREAM);
+	CU_ASSERT_EQUAL(back.ring, 2);
+	/* a flat subject says so: no chunk left from a previous parse */
+	CU_ASSERT_EQUAL(gr_subj_parse("GR", "GR.h.v.s.metadata", &back), 0);
+	CU_ASSERT_STRING_EQUAL(back.chunk, "");
+	/* the id names the chunk: never a flat session's id */
+	CU_ASSERT_EQUAL(gr_msgid_build(&o, &f, 0, id, sizeof(id)), 0);
+	CU_ASSERT_STRING_EQUAL(id, "h.v.s." CK_TOK ".s2.9.0");
+	CU_ASSERT_STRING_NOT_EQUAL(id, flat);
+	/* only a closed chunk's name is built */
+	snprintf(o.chunk, sizeof(o.chunk), "20261128T051500+0000-3");
+	CU_ASSERT_EQUAL(gr_subj_build("GR", &o, subj, sizeof(subj)), -EINVAL);
+	snprintf(o.chunk, sizeof(o.chunk), "../x");
+	CU_ASSERT_EQUAL(gr_msgid_build(&o, &f, 0, id, sizeof(id)), -EINVAL);
+}
+
+static void test_subject_parse_refuses_hostile_chunks(void)
+{
+	static const char *const bad[] = {
+		"GR.h.v.s.20261128T051500_2B0000-3.s0",	/* active */
+		"GR.h.v.s.archives.s0",
+		"GR.h.v.s._2E_2E.s0",
+		"GR.h.v.s.20261128T051500_2b0000-20261128T051502_2B0000-3.s0",
+		"GR.h.v.s.20261128T051500+0000-20261128T051502+0000-3.s0",
+		"GR.h.v.s." CK_TOK "_2F_2E_2E.s0",
+		"GR.h.v.s." CK_TOK "x.s0",
+		"GR.h.v.s." CK_TOK "-1.s0",
+		"GR.h.v.s." CK_TOK ".s0.s0",
+		"GR.h.v.s." CK_TOK "." CK_TOK ".s0",
+		"GR.h.v.s." CK_TOK ".",
+		"GR.h.v.s." CK_TOK,
+		"GR.h.v.s.." CK_TOK ".s0",
+		"GR.h.v.s." CK_TOK "1234567890123456789.s0",
+	};
+	struct gr_obj o;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		CU_ASSERT_EQUAL(gr_subj_parse("GR", bad[i], &o), -EINVAL);
+	CU_ASSERT_EQUAL(gr_subj_parse("GR", "GR.h.v.s." CK_TOK ".info",
+				      &o), 0);
+	CU_ASSERT_EQUAL(o.kind, GR_OBJ_INFO);
+}
+
 static void test_dir_names(void)
 {
 	CU_ASSERT(gr_dir_name_ok("vm.1"));
@@ -386,6 +457,8 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_encode_bounds),
 	GR_TEST(test_subject_has_five_tokens_whatever_the_names),
 	GR_TEST(test_subject_parse_refuses_hostile_subjects),
+	GR_TEST(test_subject_of_a_chunk),
+	GR_TEST(test_subject_parse_refuses_hostile_chunks),
 	GR_TEST(test_dir_names),
 	GR_TEST(test_msgid_distinct),
 	GR_TEST(test_siphash_reference_vectors),
