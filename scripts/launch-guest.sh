@@ -146,7 +146,10 @@ machine=()
 [ -n "$uuid" ] && machine=(-uuid "$uuid")
 [ -n "$log" ] && serial=(-serial "file:$log")
 
-exec qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -m "$mem" -smp "$smp" \
-	-display none -monitor none "${serial[@]}" -no-reboot -net none \
+# debug-threads=on: QEMU names its vCPU threads "CPU <n>/TCG" (or /KVM),
+# which is how the agent finds them for steal per vCPU (as libvirt does)
+exec qemu-system-x86_64 -name "$name,debug-threads=on" \
+	-accel "$accel" -cpu "$cpu" -m "$mem" -smp "$smp" -display none \
+	-monitor none "${serial[@]}" -no-reboot -net none \
 	-kernel "$guest/vmlinux" -initrd "$guest/initrd.cpio.gz" \
 	-append "$cmdline" "${machine[@]}" "${dev[@]}" "$@"

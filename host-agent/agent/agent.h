@@ -19,6 +19,7 @@
 #include "guestrelay_abi.h"
 #include "filter.h"
 #include "loop.h"
+#include "vcpu.h"
 
 #define GR_VERSION		"1.0"	/* of the agent and CLI */
 #define GR_VM_NAME_MAX		64	/* bytes incl. NUL */
@@ -256,6 +257,7 @@ struct gr_vm_info {
 		uint64_t forks;
 	} follow;
 	struct gr_vm_ship ship;
+	struct gr_vcpus vcpus;		/* QEMU's vCPU threads (vcpu.c) */
 };
 
 void vm_get_info(const struct gr_vm *vm, struct gr_vm_info *info);

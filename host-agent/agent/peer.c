@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -134,6 +135,8 @@ static void peer_done(struct gr_op *op, int res, unsigned int flags)
 static void on_peer(void *data, enum ivsh_peer_change what, int id, int fd)
 {
 	struct gr_vm *vm = data;
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
 	struct gr_peer *p;
 
 	if (what == IVSH_PEER_ADDED) {
@@ -149,7 +152,13 @@ static void on_peer(void *data, enum ivsh_peer_change what, int id, int fd)
 		p->next = vm->peer.peers;
 		vm->peer.peers = p;
 		vm->peer.guest_peer = id;
-		syslog(LOG_INFO, "%s: QEMU connected as peer %d", vm->opts.name, id);
+		/* QEMU's pid, for its vCPU threads (vcpu.c) */
+		vm->peer.qemu_pid = 0;
+		if (!getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) &&
+		    len == sizeof(cred) && cred.pid > 0)
+			vm->peer.qemu_pid = cred.pid;
+		syslog(LOG_INFO, "%s: QEMU (pid %d) connected as peer %d",
+		       vm->opts.name, vm->peer.qemu_pid, id);
 		gr_loop_poll(&vm->agent->loop, &p->op, fd, POLLIN | POLLRDHUP);
 		/* a kick now may be lost (MSI-X not enabled yet): harmless */
 		peer_kick(vm, GR_VEC_CTRL);
@@ -163,6 +172,7 @@ static void on_peer(void *data, enum ivsh_peer_change what, int id, int fd)
 	}
 	if (id == vm->peer.guest_peer) {
 		vm->peer.guest_peer = -1;
+		vm->peer.qemu_pid = 0;
 		vm->peer.left = true;
 	}
 }

@@ -48,6 +48,7 @@ struct gr_selfwatch {
  * @self: our own eventfds: the guest's doorbells
  * @peers: connected clients
  * @guest_peer: QEMU's peer id, -1 if none
+ * @qemu_pid: QEMU's pid (SO_PEERCRED of its connection), 0 if none
  * @db_tick_ns: the last doorbell that asked for a pass
  * @rang: a doorbell asked for a pass (report, for vm.c)
  * @left: QEMU disconnected (report, for vm.c)
@@ -58,6 +59,7 @@ struct gr_peer_state {
 	struct gr_selfwatch self[GR_NR_VECTORS];
 	struct gr_peer *peers;
 	int guest_peer;
+	int qemu_pid;
 	uint64_t db_tick_ns;
 	bool rang;
 	bool left;

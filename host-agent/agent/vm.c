@@ -570,6 +570,9 @@ static void timer_done(struct gr_op *op, int res, unsigned int flags)
 	(void)flags;
 	vm->st.polls++;
 	vm_wake(vm);
+	if (!vm->dying)
+		vcpu_tick(&vm->vcpu, vm->peer.guest_peer >= 0 ?
+			  vm->peer.qemu_pid : 0, gr_now_ns(), vm->opts.name);
 	/*
 	 * Adaptive interval (spec 8.5): back to the minimum after a pass
 	 * that found data (examined a sub-buffer; its write completes

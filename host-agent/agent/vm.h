@@ -13,6 +13,7 @@
  *   waiter.c     flush, snapshot, stop commands   @waiter    waiter_*
  *   vm_filter.c  event and follow filters         @flt       vm_filters_*
  *   rotate.c     chunks, rotation, retention      @rot       rot_*
+ *   vcpu.c       QEMU's vCPU threads, steal       @vcpu      vcpu_*
  *
  * Each part writes only its own state; it reads the rest. A part never
  * calls vm.c and never frees the VM: what happened (a doorbell, QEMU
@@ -102,6 +103,7 @@ struct gr_vm {
 	struct gr_cons cons;
 	struct gr_vm_filters flt;
 	struct gr_waiter waiter;
+	struct gr_vcpus vcpu;
 	struct gr_snap *snap;		/* snapshot being taken, or NULL */
 	enum gr_snap_for snap_for;
 	const char *gone_what;		/* why the guest left (a literal) */

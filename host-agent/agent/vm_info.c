@@ -114,6 +114,7 @@ void vm_get_info(const struct gr_vm *vm, struct gr_vm_info *info)
 	info->switch_timer_us = vm->opts.switch_timer_us;
 	info->stop_reason = reasons[vm->stop_reason];
 	info->rate_bps = vm->rate_bps;
+	info->vcpus = vm->vcpu;
 	vm_get_stats(vm, &info->st);
 	if (vm->rot.chunked && vm->rot.fd >= 0)
 		snprintf(info->chunks.active, sizeof(info->chunks.active),

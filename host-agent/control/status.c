@@ -6,6 +6,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "common.h"
 #include "agent.h"
@@ -67,6 +68,39 @@ static void put_filters(FILE *f, const struct gr_vm_info *in)
 		fprintf(f, ", %" PRIu32 " named pids had no task",
 			in->follow.missing);
 	fputc('\n', f);
+}
+
+/* QEMU's vCPU threads on the host: run and steal per vCPU (vcpu.c) */
+static void put_vcpus(FILE *f, const struct gr_vcpus *v)
+{
+	const struct gr_vcpu *c;
+	unsigned int i;
+	char key[24];
+
+	put_row(f, "host threads");
+	if (!v->pid) {
+		fputs("-\n", f);
+		return;
+	}
+	fprintf(f, "QEMU pid %d, %s", v->pid, vcpu_threading(v));
+	if (v->err)
+		fprintf(f, " (%s)", strerror(-v->err));
+	else if (v->pid && !v->unnamed)
+		fprintf(f, " (%s), %u other threads ran %.3f s, steal %.3f s",
+			v->accel, v->others, (double)v->others_run_ns / 1e9,
+			(double)v->others_delay_ns / 1e9);
+	fputc('\n', f);
+	for (i = 0; i < v->n; i++) {
+		c = &v->cpu[i];
+		if (c->index == GR_VCPU_ALL)
+			snprintf(key, sizeof(key), "all vCPUs");
+		else
+			snprintf(key, sizeof(key), "vCPU %d", c->index);
+		put_row(f, key);
+		fprintf(f, "tid %d on host CPU %d, ran %.3f s, steal %.3f s\n",
+			c->tid, c->host_cpu, (double)c->run_ns / 1e9,
+			(double)c->delay_ns / 1e9);
+	}
 }
 
 void ctl_status_text(FILE *f, const struct gr_vm_info *in)
@@ -158,6 +192,8 @@ void ctl_status_text(FILE *f, const struct gr_vm_info *in)
 	fprintf(f, "in %" PRIu64 ", out %" PRIu64 ", polls %" PRIu64 "\n",
 		st->doorbells_in, st->doorbells_out, st->polls);
 
+	put_vcpus(f, &in->vcpus);
+
 	put_row(f, "clock sync");
 	if (in->sync_error_ns) {
 		aoff = off < 0 ? -(uint64_t)off : (uint64_t)off;
@@ -207,6 +243,38 @@ void ctl_status_text(FILE *f, const struct gr_vm_info *in)
 			in->ship.backlog_packets, b1, in->ship.backlog_bytes,
 			in->ship.oldest_s);
 	}
+}
+
+/* "host": QEMU's pid and vCPU threads, run and steal per vCPU */
+static void put_vcpus_json(struct ctl_json *j, const struct gr_vcpus *v)
+{
+	const struct gr_vcpu *c;
+	unsigned int i;
+
+	ctl_json_begin_object(j, "host");
+	ctl_json_u64(j, "qemu_pid", (uint64_t)v->pid);
+	ctl_json_string(j, "threading", vcpu_threading(v));
+	ctl_json_string(j, "accel", v->accel[0] ? v->accel : NULL);
+	ctl_json_string(j, "error", v->err ? strerror(-v->err) : NULL);
+	ctl_json_begin_array(j, "vcpus");
+	for (i = 0; i < v->n; i++) {
+		c = &v->cpu[i];
+		ctl_json_begin_object(j, NULL);
+		if (c->index == GR_VCPU_ALL)
+			ctl_json_string(j, "vcpu", "all");
+		else
+			ctl_json_u64(j, "vcpu", (uint64_t)c->index);
+		ctl_json_u64(j, "tid", (uint64_t)c->tid);
+		ctl_json_i64(j, "host_cpu", c->host_cpu);
+		ctl_json_double(j, "run_s", (double)c->run_ns / 1e9);
+		ctl_json_double(j, "steal_s", (double)c->delay_ns / 1e9);
+		ctl_json_end_object(j);
+	}
+	ctl_json_end_array(j);
+	ctl_json_u64(j, "other_threads", v->others);
+	ctl_json_double(j, "other_run_s", (double)v->others_run_ns / 1e9);
+	ctl_json_double(j, "other_steal_s", (double)v->others_delay_ns / 1e9);
+	ctl_json_end_object(j);
 }
 
 void ctl_status_json(struct ctl_json *j, const struct gr_vm_info *in)
@@ -295,6 +363,7 @@ void ctl_status_json_member(struct ctl_json *j, const char *key,
 		ctl_json_double(j, "oldest_s", in->ship.oldest_s);
 		ctl_json_end_object(j);
 	}
+	put_vcpus_json(j, &in->vcpus);
 	ctl_json_begin_object(j, "stats");
 	ctl_json_u64(j, "packets", st->packets);
 	ctl_json_u64(j, "bytes", st->bytes);

@@ -97,7 +97,8 @@ static void put_u64(FILE *f, const char *name, const char *vm,
 }
 
 /* @v with the fewest digits that read back as @v (1.5e-05, not 1.5000000000000001e-05) */
-static void put_double(FILE *f, const char *name, const char *vm, double v)
+static void put_double_kv(FILE *f, const char *name, const char *vm,
+			  const char *key, const char *val, double v)
 {
 	char buf[32];
 	int prec;
@@ -108,8 +109,59 @@ static void put_double(FILE *f, const char *name, const char *vm, double v)
 			break;
 	}
 	snprintf(buf, sizeof(buf), "%.*g", prec, v);
-	series(f, name, vm, NULL, NULL);
+	series(f, name, vm, key, val);
 	fprintf(f, "%s\n", buf);
+}
+
+static void put_double(FILE *f, const char *name, const char *vm, double v)
+{
+	put_double_kv(f, name, vm, NULL, NULL, v);
+}
+
+/*
+ * Per vCPU of every VM whose QEMU threads are known (agent/vcpu.c): the
+ * vCPU thread's time on a host CPU, or runnable and waiting for one
+ * (steal), from its schedstat; vcpu="all" under single-threaded TCG.
+ * Counters of the thread: they start again with a new QEMU.
+ */
+static void vcpu_part(FILE *f, const struct gr_expo_vm *vms, size_t n)
+{
+	static const struct {
+		const char *name;
+		const char *help;
+		bool steal;
+	} fams[] = {
+		{ "guestrelay_vcpu_steal_seconds_total",
+		  "Time the vCPU's host thread was runnable but not running on a host CPU (schedstat run_delay): steal; vcpu=\"all\" when one thread runs every vCPU (single-threaded TCG).",
+		  true },
+		{ "guestrelay_vcpu_run_seconds_total",
+		  "Time the vCPU's host thread ran on a host CPU (schedstat).",
+		  false },
+	};
+	const struct gr_vcpu *c;
+	char idx[16];
+	size_t i, k, m;
+
+	for (k = 0; k < ARRAY_SIZE(fams); k++) {
+		family(f, fams[k].name, "counter", fams[k].help);
+		for (i = 0; i < n; i++) {
+			const struct gr_vcpus *v = &vms[i].info.vcpus;
+
+			for (m = 0; !v->err && m < v->n; m++) {
+				c = &v->cpu[m];
+				if (c->index == GR_VCPU_ALL)
+					snprintf(idx, sizeof(idx), "all");
+				else
+					snprintf(idx, sizeof(idx), "%d",
+						 c->index);
+				put_double_kv(f, fams[k].name,
+					      vms[i].info.name, "vcpu", idx,
+					      (double)(fams[k].steal ?
+						       c->delay_ns : c->run_ns)
+					      / 1e9);
+			}
+		}
+	}
 }
 
 /* counters of struct gr_vm_stats with no label but vm */
@@ -473,6 +525,8 @@ static void vm_part(FILE *f, const struct gr_expo_vm *vms, size_t n)
 			put_u64(f, name, vms[i].info.name, NULL, NULL,
 				vms[i].info.ship.connected);
 	}
+
+	vcpu_part(f, vms, n);
 
 	family(f, "guestrelay_vm_info", "gauge",
 	       "The VM's device, mode and guest kernel and node name; always 1.");

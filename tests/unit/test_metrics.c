@@ -53,6 +53,13 @@ static void two_vms(struct gr_expo_vm *vms)
 	vms[1].info.state = "waiting";
 	vms[1].info.guest_state = "absent";
 	vms[1].info.quota = 1ULL << 30;
+	/* QEMU's vCPU threads of the first VM (agent/vcpu.c) */
+	vms[0].info.vcpus.pid = 4242;
+	vms[0].info.vcpus.n = 2;
+	vms[0].info.vcpus.cpu[0] = (struct gr_vcpu){ .index = 0, .tid = 4243,
+		.run_ns = 2500000000ULL, .delay_ns = 1500000000ULL };
+	vms[0].info.vcpus.cpu[1] = (struct gr_vcpu){ .index = 1, .tid = 4244,
+		.run_ns = 3000000000ULL, .delay_ns = 250000000ULL };
 }
 
 static char *page(size_t *lenp)
@@ -146,6 +153,12 @@ static void test_page_has_counters_by_label_and_escaped_names(void)
 		"guestrelay_ship_outages_total 3\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
 		"guestrelay_ship_id_conflicts_total 2\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
+		"guestrelay_vcpu_steal_seconds_total{vm=\"a\\\"b\\\\c\\nd\",vcpu=\"0\"} 1.5\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
+		"guestrelay_vcpu_steal_seconds_total{vm=\"a\\\"b\\\\c\\nd\",vcpu=\"1\"} 0.25\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
+		"guestrelay_vcpu_run_seconds_total{vm=\"a\\\"b\\\\c\\nd\",vcpu=\"1\"} 3\n"));
 	/* unknown until synchronized or without a quota: no sample */
 	CU_ASSERT_PTR_NULL(strstr(buf,
 		"guestrelay_vm_clock_sync_error_seconds{vm=\"\\\\"));
