@@ -102,11 +102,12 @@ mapfile -t LC < <(ls_chunks "$STORE" "$R")
 pr=$(la_field "$R" chunks.pruned)
 check "shipped-chunks-pruned (pruned $pr, ${#LC[@]} kept)" \
 	"[ ${pr:-0} -gt 0 ] && [ ${#LC[@]} -eq 2 ]" "$out"
-for c in "${CC[@]}"; do
-	rel=${c#"$COL/$HOST"/}
-	[ -d "$STORE/$rel" ] || [ -d "$COL/$HOST/$rel" ] ||
-		bad "chunk-lost $rel" "in neither tree"
-done
+# chunk IDs go up by one: the IDs of both trees together have no gap
+ids=$({ printf '%s\n' "${CC[@]}"; ls_chunks "$STORE" "$R"; } |
+	awk -F- '{ print $NF }' | sort -nu)
+check "no-chunk-lost (IDs $(head -n1 <<<"$ids")..$(tail -n1 <<<"$ids"))" \
+	"awk 'NR == 1 { f = \$1 } \$1 != f + NR - 1 { gap = 1 } END { exit gap }' <<<\"\$ids\"" \
+	"$(tr '\n' ' ' <<<"$ids")"
 check nothing-rejected "[ $(ls_cstat rejected) -eq 0 ]" \
 	"$(cat "$COL"/.collect/stats.*)"
 ls_collect_stop c1
