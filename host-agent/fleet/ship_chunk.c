@@ -19,7 +19,6 @@
  * collector has (the durable consumer's ack floor).
  * A chunk gone from the store (retention) is forgotten with its cursor.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -30,8 +29,6 @@
 
 #include "chunk.h"
 #include "ship_int.h"
-
-#define CHUNKS_MAX	65536	/* closed chunks of a session walked */
 
 static int subdir(int parent, const char *name)
 {
@@ -61,64 +58,6 @@ int ship_chunk_open(int vm_fd, const struct ship_sess *ss)
 	return c;
 }
 
-struct chunk_name {
-	uint64_t id;
-	char name[GR_CHUNK_NAME_MAX];
-};
-
-static int by_id(const void *a, const void *b)
-{
-	const struct chunk_name *x = a, *y = b;
-
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-/* the closed chunks of <session>/archives, oldest first; *n of them */
-static struct chunk_name *list_closed(int vm_fd, const char *session,
-				      size_t *n)
-{
-	struct chunk_name *v = NULL, *t;
-	struct dirent *de;
-	size_t cap = 0;
-	int s, a;
-	DIR *d;
-
-	*n = 0;
-	s = subdir(vm_fd, session);
-	if (s < 0)
-		return NULL;
-	a = subdir(s, GR_CHUNK_ARCHIVES);
-	close(s);
-	if (a < 0)
-		return NULL;
-	d = fdopendir(a);
-	if (!d) {
-		close(a);
-		return NULL;
-	}
-	while ((de = readdir(d)) && *n < CHUNKS_MAX) {
-		uint64_t id;
-
-		if (strlen(de->d_name) >= GR_CHUNK_NAME_MAX ||
-		    !chunk_parse(de->d_name, true, &id, NULL))
-			continue;
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 16;
-			t = realloc(v, cap * sizeof(*v));
-			if (!t)
-				break;
-			v = t;
-		}
-		v[*n].id = id;
-		snprintf(v[*n].name, sizeof(v[*n].name), "%s", de->d_name);
-		(*n)++;
-	}
-	closedir(d);
-	if (*n)
-		qsort(v, *n, sizeof(*v), by_id);
-	return v;
-}
-
 /**
  * ship_chunks() - one pass over the closed chunks of @vm/@session
  * @vm_fd: <store>/<vm>
@@ -126,12 +65,17 @@ static struct chunk_name *list_closed(int vm_fd, const char *session,
  */
 int ship_chunks(int vm_fd, const char *vm, const char *session)
 {
-	struct chunk_name *v;
+	struct gr_chunk_ref *v = NULL;
 	struct ship_sess *ss;
-	int sent = 0;
-	size_t n, i;
+	int sent = 0, fd;
+	size_t n = 0, i;
 
-	v = list_closed(vm_fd, session, &n);
+	fd = subdir(vm_fd, session);
+	if (fd < 0)
+		return 0;
+	if (chunk_list_closed(fd, false, &v, &n))
+		n = 0;
+	close(fd);
 	for (i = 0; i < n; i++) {
 		ss = ship_sess_get(vm, session, v[i].name);
 		if (!ss)

@@ -445,17 +445,16 @@ static int ref_cmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static int add_session(int vm_fd, const char *session,
-		       struct gr_chunk_ref **refs, size_t *n, size_t *cap)
+/* append the closed chunks of <sess_fd>/archives to *@refs */
+static int add_closed(int sess_fd, bool bytes, struct gr_chunk_ref **refs,
+		      size_t *n, size_t *cap)
 {
-	char path[sizeof((*refs)->session) + sizeof(GR_CHUNK_ARCHIVES) + 1];
 	struct gr_chunk_ref *r;
 	struct dirent *de;
 	uint64_t id;
 	DIR *d;
 
-	snprintf(path, sizeof(path), "%s/%s", session, GR_CHUNK_ARCHIVES);
-	if (open_dir(vm_fd, path, &d))
+	if (open_dir(sess_fd, GR_CHUNK_ARCHIVES, &d))
 		return 0;	/* not kept in chunks */
 	while ((de = readdir(d))) {
 		if (!chunk_parse(de->d_name, true, &id, NULL) ||
@@ -471,13 +470,67 @@ static int add_session(int vm_fd, const char *session,
 			*refs = r;
 		}
 		r = &(*refs)[(*n)++];
-		snprintf(r->session, sizeof(r->session), "%s", session);
+		r->session[0] = '\0';
 		strcpy(r->name, de->d_name);
 		r->id = id;
-		r->bytes = chunk_tree_bytes(dirfd(d), de->d_name, 1);
+		r->bytes = bytes ? chunk_tree_bytes(dirfd(d), de->d_name, 1) : 0;
 	}
 	closedir(d);
 	return 0;
+}
+
+static int add_session(int vm_fd, const char *session,
+		       struct gr_chunk_ref **refs, size_t *n, size_t *cap)
+{
+	int fd = openat(vm_fd, session, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+			O_CLOEXEC);
+	size_t i = *n;
+	int ret;
+
+	if (fd < 0)
+		return 0;
+	ret = add_closed(fd, true, refs, n, cap);
+	close(fd);
+	for (; i < *n; i++)
+		snprintf((*refs)[i].session, sizeof((*refs)[i].session), "%s",
+			 session);
+	return ret;
+}
+
+/* the end of a listing: sorted, or freed after error @ret */
+static int sort_refs(int ret, struct gr_chunk_ref **refs, size_t *n)
+{
+	if (ret) {
+		free(*refs);
+		*refs = NULL;
+		*n = 0;
+		return ret;
+	}
+	if (*n)
+		qsort(*refs, *n, sizeof(**refs), ref_cmp);
+	return 0;
+}
+
+/**
+ * chunk_list_closed() - the closed chunks of one session, by ID
+ * @sess_fd: the session's directory
+ * @bytes: also sum each chunk's bytes (a stat per file)
+ * @refs: receives an array the caller frees (NULL if none); @session
+ *	is left empty
+ * @n: receives its length
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int chunk_list_closed(int sess_fd, bool bytes, struct gr_chunk_ref **refs,
+		      size_t *n)
+{
+	size_t cap = 0;
+	int ret;
+
+	*refs = NULL;
+	*n = 0;
+	ret = add_closed(sess_fd, bytes, refs, n, &cap);
+	return sort_refs(ret, refs, n);
 }
 
 /**
@@ -507,13 +560,5 @@ int chunk_list(int vm_fd, struct gr_chunk_ref **refs, size_t *n)
 		    strlen(de->d_name) < sizeof((*refs)->session))
 			ret = add_session(vm_fd, de->d_name, refs, n, &cap);
 	closedir(d);
-	if (ret) {
-		free(*refs);
-		*refs = NULL;
-		*n = 0;
-		return ret;
-	}
-	if (*n)
-		qsort(*refs, *n, sizeof(**refs), ref_cmp);
-	return 0;
+	return sort_refs(ret, refs, n);
 }

@@ -50,6 +50,8 @@ int chunk_adopt_root(int sess_fd, time_t begin, time_t end, char *out,
 		     size_t len);
 bool chunk_session_begin(const char *name, time_t *t);
 int chunk_list(int vm_fd, struct gr_chunk_ref **refs, size_t *n);
+int chunk_list_closed(int sess_fd, bool bytes, struct gr_chunk_ref **refs,
+		      size_t *n);
 uint64_t chunk_tree_bytes(int parent_fd, const char *name, unsigned int depth);
 
 #endif

@@ -30,7 +30,6 @@
  * a quiet ring holds the output back until it stores a packet or the
  * session ends, as it holds back a live viewer.
  */
-#include <dirent.h>
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -285,19 +284,6 @@ static int follow_open(struct follow *f, FILE *out, FILE *err,
 	return ret;
 }
 
-/* a closed chunk of the session followed, to print whole */
-struct between {
-	uint64_t id;
-	char name[GR_CHUNK_NAME_MAX];
-};
-
-static int between_cmp(const void *a, const void *b)
-{
-	const struct between *x = a, *y = b;
-
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
 /*
  * Chunk @next (<session>/BEGIN-ID) is the one being written now: first
  * print whole, in order, the session's closed chunks not printed yet:
@@ -311,46 +297,33 @@ static int follow_between(struct follow *f, const char *prev,
 			  const struct gr_report_opts *opts)
 {
 	const char *a = strrchr(prev, '/'), *b = strrchr(next, '/');
-	char arch[PATH_MAX - GR_CHUNK_NAME_MAX - 2];
-	struct between *bw = NULL, *nb;
-	size_t n = 0, cap = 0, i;
+	char sess[PATH_MAX - 2 * GR_CHUNK_NAME_MAX];
+	struct gr_chunk_ref *v = NULL;
 	uint64_t lo = 0, idb, id;
-	struct dirent *de;
-	int ret = 0;
-	DIR *d;
+	size_t n = 0, i;
+	int ret = 0, fd;
 
 	if (!b || !chunk_parse(b + 1, false, &idb, NULL))
 		return 0;
 	if (a && a - prev == b - next && !strncmp(prev, next, (size_t)(a - prev)) &&
 	    chunk_parse(a + 1, false, &id, NULL))
 		lo = id + 1;
-	snprintf(arch, sizeof(arch), "%.*s/" GR_CHUNK_ARCHIVES, (int)(b - next),
-		 next);
-	d = opendir(arch);
-	while (d && (de = readdir(d))) {
-		if (!chunk_parse(de->d_name, true, &id, NULL) || id < lo ||
-		    id >= idb || strlen(de->d_name) >= GR_CHUNK_NAME_MAX)
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			nb = realloc(bw, cap * sizeof(*bw));
-			if (!nb)
-				break;
-			bw = nb;
-		}
-		bw[n].id = id;
-		strcpy(bw[n++].name, de->d_name);
-	}
-	if (d)
-		closedir(d);
-	if (n)
-		qsort(bw, n, sizeof(*bw), between_cmp);
+	snprintf(sess, sizeof(sess), "%.*s", (int)(b - next), next);
+	fd = open(sess, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (chunk_list_closed(fd, false, &v, &n))
+		n = 0;
+	close(fd);
 	for (i = 0; i < n && !ret; i++) {
-		snprintf(f->dir, sizeof(f->dir), "%s/%s", arch, bw[i].name);
+		if (v[i].id < lo || v[i].id >= idb)
+			continue;
+		snprintf(f->dir, sizeof(f->dir), "%s/" GR_CHUNK_ARCHIVES "/%s",
+			 sess, v[i].name);
 		ret = follow_open(f, out, err, opts);
 		follow_close(f, out, true);
 	}
-	free(bw);
+	free(v);
 	return ret;
 }
 

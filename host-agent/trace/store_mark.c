@@ -154,6 +154,29 @@ int store_chunk_shipped(const char *vm, const char *session,
 	return n < 0 ? n : 0;
 }
 
+/* what the shipper said of a closed chunk */
+enum chunk_said { CHUNK_UNKNOWN, CHUNK_SHIPPED, CHUNK_COLLECTED };
+
+/* Return: what was said, or -ENAMETOOLONG; @collect: say "collected" */
+static int chunk_said(const char *vm, const char *session, const char *chunk,
+		      bool collect)
+{
+	struct shipped_chunk *c;
+	char key[512];
+	int said;
+
+	if (chunk_key(vm, session, chunk, key, sizeof(key)) < 0)
+		return -ENAMETOOLONG;
+	pthread_mutex_lock(&reg_lock);
+	c = *shipped_find(key);
+	if (c && collect)
+		c->collected = true;
+	said = !c ? CHUNK_UNKNOWN :
+		c->collected ? CHUNK_COLLECTED : CHUNK_SHIPPED;
+	pthread_mutex_unlock(&reg_lock);
+	return said;
+}
+
 /**
  * store_chunk_held() - may retention not delete this closed chunk yet
  * Return: true while shipping (store_marks_on()) and the shipper has not
@@ -161,17 +184,9 @@ int store_chunk_shipped(const char *vm, const char *session,
  */
 bool store_chunk_held(const char *vm, const char *session, const char *chunk)
 {
-	char key[512];
-	bool held;
-
 	if (!store_marks_on())
 		return false;
-	if (chunk_key(vm, session, chunk, key, sizeof(key)) < 0)
-		return true;
-	pthread_mutex_lock(&reg_lock);
-	held = !*shipped_find(key);
-	pthread_mutex_unlock(&reg_lock);
-	return held;
+	return chunk_said(vm, session, chunk, false) <= CHUNK_UNKNOWN;
 }
 
 /* --ship-prune: retention deletes the chunks a collector has */
@@ -189,16 +204,7 @@ bool store_chunk_prune_on(void)
 void store_chunk_collected(const char *vm, const char *session,
 			   const char *chunk)
 {
-	struct shipped_chunk *c;
-	char key[512];
-
-	if (chunk_key(vm, session, chunk, key, sizeof(key)) < 0)
-		return;
-	pthread_mutex_lock(&reg_lock);
-	c = *shipped_find(key);
-	if (c)
-		c->collected = true;
-	pthread_mutex_unlock(&reg_lock);
+	chunk_said(vm, session, chunk, true);
 }
 
 /**
@@ -209,16 +215,6 @@ void store_chunk_collected(const char *vm, const char *session,
 bool store_chunk_prunable(const char *vm, const char *session,
 			  const char *chunk)
 {
-	struct shipped_chunk *c;
-	char key[512];
-	bool ok;
-
-	if (!store_chunk_prune_on() || !store_marks_on() ||
-	    chunk_key(vm, session, chunk, key, sizeof(key)) < 0)
-		return false;
-	pthread_mutex_lock(&reg_lock);
-	c = *shipped_find(key);
-	ok = c && c->collected;
-	pthread_mutex_unlock(&reg_lock);
-	return ok;
+	return store_chunk_prune_on() && store_marks_on() &&
+	       chunk_said(vm, session, chunk, false) == CHUNK_COLLECTED;
 }
