@@ -138,12 +138,10 @@ def trapped_at(q, cpu, found, syms):
         if not n.startswith("asm_exc_int3") or k + 1 >= len(found):
             continue
         a = found[k + 1]
-        lines = []
-        for b in (a - 1, a):
-            got = code_bytes(q, cpu, b)
-            lines.append("%s: %s" % (syms.name(b),
-                                     " ".join("%02x" % x for x in got)))
-        held = any(code_bytes(q, cpu, b)[:1] == [0xcc] for b in (a - 1, a))
+        got = {b: code_bytes(q, cpu, b) for b in (a - 1, a)}
+        lines = ["%s: %s" % (syms.name(b), " ".join("%02x" % x for x in g))
+                 for b, g in got.items()]
+        held = any(g[:1] == [0xcc] for g in got.values())
         return ("memory at the trap: " + "; ".join(lines) +
                 (" (int3 in memory: a patch in progress)" if held else
                  " (no int3 in memory: the vCPU runs a stale translation)"))
