@@ -70,11 +70,12 @@ for line in open(sys.argv[2]):
     name, tid = line.rsplit(None, 1)
     names[int(name.split()[1].split("/")[0])] = int(tid)
 want = int(sys.argv[3])
-print("ok" if h["qemu_pid"] == want and h["threading"] == "multi" and
-      h["accel"] == "TCG" else "FAIL", "agent knows QEMU pid", h["qemu_pid"],
-      "threading", h["threading"], h["accel"])
+print("ok -" if h["qemu_pid"] == want and h["threading"] == "multi" and
+      h["accel"] == "TCG" else "FAIL -", "agent knows QEMU pid",
+      h["qemu_pid"], "threading", h["threading"], h["accel"],
+      "(QEMU's pid %d)" % want)
 got = {v["vcpu"]: v["tid"] for v in h["vcpus"]}
-print("ok" if got == names and len(got) == 2 else "FAIL",
+print("ok -" if got == names and len(got) == 2 else "FAIL -",
       "vCPU -> thread as QEMU names them", got, names)
 PY
 take_checks "$tmp/map.out" $? "the vCPU map"
