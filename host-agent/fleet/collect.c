@@ -57,6 +57,7 @@
 #include <nats/nats.h>
 
 #include "collect.h"
+#include "common.h"
 #include "collect_int.h"
 #include "nats_opts.h"
 #include "ship.h"
@@ -376,9 +377,10 @@ static void write_stats(void)
 			 "received %" PRIu64 "\npackets %" PRIu64 "\nbytes %" PRIu64
 			 "\nversions %" PRIu64 "\nduplicates %" PRIu64
 			 "\nrejected %" PRIu64 "\nwaits %" PRIu64
-			 "\nconflicts %" PRIu64 "\n",
+			 "\nconflicts %" PRIu64 "\nrebinds %" PRIu64 "\n",
 			 col.received, col.packets, col.bytes, col.versions,
-			 col.duplicates, col.rejected, col.waits, col.conflicts);
+			 col.duplicates, col.rejected, col.waits, col.conflicts,
+			 col.rebinds);
 	char name[64], tmp[80];
 	int fd;
 
@@ -428,6 +430,124 @@ static int liveness_opt(const char *val, const char *opt, long lo, long hi)
 	return 0;
 }
 
+/*
+ * bind_consumer() - connect (once) and bind the durable pull consumer,
+ * creating it if the stream has none, retrying every second until it
+ * works or the collector is told to stop (NULL then)
+ */
+static natsSubscription *bind_consumer(const char *url, const char *creds,
+				       const char *stream, const char *durable,
+				       const char *subj, natsConnection **nc,
+				       jsCtx **js)
+{
+	natsSubscription *sub = NULL;
+	bool told = false;
+	natsStatus s;
+
+	while (!col_stop && !sub) {
+		jsSubOptions so;
+		jsErrCode jerr = 0;
+
+		s = *nc ? NATS_OK : ship_connect(url, "guestrelay-collect",
+						  creds, nc);
+		if (s == NATS_OK && !*js)
+			s = natsConnection_JetStream(js, *nc, &col.jo);
+		if (s == NATS_OK) {
+			jsSubOptions_Init(&so);
+			so.Stream = stream;
+			so.Config.Durable = durable;
+			so.Config.AckPolicy = js_AckExplicit;
+			so.Config.AckWait = COL_ACK_WAIT_S * 1000000000LL;
+			so.Config.MaxAckPending = 8192;
+			so.Config.MaxDeliver = -1;
+			s = js_PullSubscribe(&sub, *js, subj, durable, &col.jo,
+					     &so, &jerr);
+		}
+		if (s != NATS_OK) {
+			if (!told)
+				fprintf(stderr, "guestrelay collect: waiting for the stream %s: %s\n",
+					stream, natsStatus_GetText(s));
+			told = true;
+			sub = NULL;
+			sleep(1);
+		}
+	}
+	if (sub)
+		fprintf(stderr, "guestrelay collect: consuming %s as %s into %s\n",
+			stream, durable, col.dir);
+	return sub;
+}
+
+/*
+ * consumer_gone() - the server answers and says the durable consumer (or
+ * its stream) does not exist: a server that came back without its state,
+ * or an operator who deleted it. Fetching from it would wait forever.
+ */
+static bool consumer_gone(jsCtx *js, const char *stream, const char *durable)
+{
+	jsConsumerInfo *ci = NULL;
+	jsErrCode jerr = 0;
+	natsStatus s;
+
+	s = js_GetConsumerInfo(&ci, js, stream, durable, &col.jo, &jerr);
+	if (s == NATS_OK) {
+		jsConsumerInfo_Destroy(ci);
+		return false;
+	}
+	return s == NATS_NOT_FOUND || jerr == JSConsumerNotFoundErr ||
+	       jerr == JSStreamNotFoundErr;
+}
+
+/*
+ * consume() - fetch, store and acknowledge until told to stop, or until
+ * the consumer is gone (checked after COL_LOST_CHECK_S seconds without a
+ * message, and after every failed fetch at most that often): the caller
+ * binds it again, which creates it anew and delivers what the stream
+ * holds (already collected versions are duplicates, and dropped as such)
+ */
+static void consume(natsSubscription *sub, jsCtx *js, const char *stream,
+		    const char *durable)
+{
+	uint64_t quiet_since = mono_ns(), checked = 0;
+
+	while (!col_stop) {
+		natsMsgList list = { 0 };
+		jsErrCode jerr = 0;
+		natsStatus s;
+		uint64_t now;
+		int k;
+
+		s = natsSubscription_Fetch(&list, sub, COL_FETCH,
+					   waiting.n || col.holds ? 100 : 1000,
+					   &jerr);
+		if (s != NATS_OK && s != NATS_TIMEOUT)
+			usleep(200000);
+		for (k = 0; s == NATS_OK && k < list.Count; k++) {
+			take(list.Msgs[k]);
+			list.Msgs[k] = NULL;	/* ours now */
+		}
+		if (s == NATS_OK)
+			natsMsgList_Destroy(&list);
+		batch_end(false);
+		write_stats();
+		now = mono_ns();
+		if (s == NATS_OK) {
+			quiet_since = now;
+			continue;
+		}
+		if (now - quiet_since < COL_LOST_CHECK_S * NSEC_PER_SEC ||
+		    now - checked < COL_LOST_CHECK_S * NSEC_PER_SEC)
+			continue;
+		checked = now;
+		if (consumer_gone(js, stream, durable)) {
+			col.rebinds++;
+			fprintf(stderr, "guestrelay collect: the consumer %s of %s is gone (%s); binding it again\n",
+				durable, stream, natsStatus_GetText(s));
+			return;
+		}
+	}
+}
+
 int collect_main(int argc, char **argv)
 {
 	const char *url = NULL, *store = NULL, *durable = "guestrelay-collect";
@@ -435,11 +555,9 @@ int collect_main(int argc, char **argv)
 	const char *ping = NULL, *pings = NULL;
 	char subj[GR_STREAM_NAME_MAX + 4];
 	natsConnection *nc = NULL;
-	natsSubscription *sub = NULL;
+	natsSubscription *sub;
 	jsCtx *js = NULL;
 	struct sigaction sa;
-	bool told = false;
-	natsStatus s;
 	int i;
 
 	for (i = 1; i < argc; i++) {
@@ -494,61 +612,16 @@ int collect_main(int argc, char **argv)
 	col.jo.Wait = 5000;
 	snprintf(subj, sizeof(subj), "%s.>", stream);
 
-	/* connect and bind the durable consumer, retrying until it works */
-	while (!col_stop && !sub) {
-		jsSubOptions so;
-		jsErrCode jerr = 0;
-
-		s = nc ? NATS_OK : ship_connect(url, "guestrelay-collect",
-						 creds, &nc);
-		if (s == NATS_OK && !js)
-			s = natsConnection_JetStream(&js, nc, &col.jo);
-		if (s == NATS_OK) {
-			jsSubOptions_Init(&so);
-			so.Stream = stream;
-			so.Config.Durable = durable;
-			so.Config.AckPolicy = js_AckExplicit;
-			so.Config.AckWait = COL_ACK_WAIT_S * 1000000000LL;
-			so.Config.MaxAckPending = 8192;
-			so.Config.MaxDeliver = -1;
-			s = js_PullSubscribe(&sub, js, subj, durable, &col.jo,
-					     &so, &jerr);
-		}
-		if (s != NATS_OK) {
-			if (!told)
-				fprintf(stderr, "guestrelay collect: waiting for the stream %s: %s\n",
-					stream, natsStatus_GetText(s));
-			told = true;
-			sub = NULL;
-			sleep(1);
-		}
-	}
-	if (sub)
-		fprintf(stderr, "guestrelay collect: consuming %s as %s into %s\n",
-			stream, durable, store);
-	while (!col_stop && sub) {
-		natsMsgList list = { 0 };
-		jsErrCode jerr = 0;
-		int k;
-
-		s = natsSubscription_Fetch(&list, sub, COL_FETCH,
-					   waiting.n || col.holds ? 100 : 1000,
-					   &jerr);
-		if (s != NATS_OK && s != NATS_TIMEOUT)
-			usleep(200000);
-		for (k = 0; s == NATS_OK && k < list.Count; k++) {
-			take(list.Msgs[k]);
-			list.Msgs[k] = NULL;	/* ours now */
-		}
-		if (s == NATS_OK)
-			natsMsgList_Destroy(&list);
-		batch_end(false);
-		write_stats();
+	while (!col_stop) {
+		sub = bind_consumer(url, creds, stream, durable, subj, &nc, &js);
+		if (!sub)
+			break;
+		consume(sub, js, stream, durable);
+		natsSubscription_Destroy(sub);
+		sub = NULL;
 	}
 	batch_end(true);
 	write_stats();
-	if (sub)
-		natsSubscription_Destroy(sub);
 	jsCtx_Destroy(js);
 	if (nc) {
 		natsConnection_Close(nc);

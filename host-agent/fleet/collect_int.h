@@ -26,6 +26,7 @@
 #define COL_WAIT_NS		(8ULL * 1000000000ULL)	/* kept waiting */
 #define COL_MAX_DELIVER		50	/* then given back this often */
 #define COL_META_MAX		(64u << 20)
+#define COL_LOST_CHECK_S	5	/* quiet this long: is the consumer there? */
 
 /*
  * COL_WAIT: kept (not acknowledged) and tried again after every batch:
@@ -74,7 +75,7 @@ struct col_state {
 	struct col_sess *sessions;
 	struct col_hold *holds;
 	uint64_t received, packets, bytes, versions, duplicates, rejected;
-	uint64_t waits, conflicts;
+	uint64_t waits, conflicts, rebinds;
 	uint64_t last_log_rejected;
 };
 

@@ -189,10 +189,12 @@ print(",".join(map(str, r)) if isinstance(r, list) else r)
 # QEMU_EXTRA (an array, empty by default) adds QEMU arguments, such as a
 # -qmp socket.
 QEMU_EXTRA=()
-# Multi-threaded TCG (-smp 2) has frozen a guest right after guestrelay.ko
-# attached its probes: both vCPUs in soft lockup, the console silent (seen
-# in test_ship on 2026-11-27; issue 27, not understood yet). The suite
-# boots single-threaded TCG until then; GR_E2E_TCG=multi boots as QEMU's
+# Single-threaded TCG, for a reason that is QEMU's (issue 27): under
+# multi-threaded TCG a vCPU can keep executing a stale translation of
+# kernel text another vCPU patched (jump labels, kprobes), and loops on an
+# int3 that is no longer in memory; it froze 1 boot in 110 under load,
+# once before guestrelay.ko was even loaded (README, Known limits).
+# Single-threaded TCG froze none in 100. GR_E2E_TCG=multi boots as QEMU's
 # default does (tests/stress measures both).
 GR_E2E_TCG=${GR_E2E_TCG:-single}
 boot_guest() {

@@ -11,7 +11,8 @@
 #                          a collector of $NATS_URLS into $COL (t_bg job in
 #                          VAR, its PID in VAR_pid, log collect.N.log)
 #   ls_collect_kill9 VAR   SIGKILL that collector
-#   ls_collect_stop VAR    SIGTERM, wait
+#   ls_collect_stop VAR    SIGTERM, wait; a check that it ran until then
+#                          and exited 0
 #   ls_cstat KEY           one counter of $COL/.collect/stats.*, summed
 #                          over the collectors
 #   ls_tree_diff           every file of the agent's store (but .ship/) and
@@ -50,6 +51,7 @@
 #                          (the first sample of NAME), '' if none
 #   ls_log_count TEXT      lines of the agent's logs that hold TEXT
 #   ls_nats_single         one `nats-server -js` (node 0), or the test ends
+#   ls_js_state            streams and consumers as the nodes show them
 #   ls_chunks DIR VM       the closed chunks of VM in the tree DIR (the
 #                          store, or $COL/$HOST), oldest ID first
 
@@ -78,6 +80,7 @@ ls_collect_start() {
 		"$NATS_URLS" --store "$COL" "$@"
 	printf -v "$var" '%s' "$job"
 	printf -v "${var}_pid" '%s' "$(t_child "$job")"
+	printf -v "${var}_log" '%s' "$la_tmp/collect.$ls_ncol.log"
 }
 
 ls_collect_kill9() {
@@ -89,11 +92,16 @@ ls_collect_kill9() {
 }
 
 ls_collect_stop() {
-	local pid_var=${1}_pid
+	local pid_var=${1}_pid log_var=${1}_log alive=1 rc
 
+	kill -0 "${!pid_var}" 2>/dev/null || alive=0
 	kill -TERM "${!pid_var}" 2>/dev/null
 	t_wait_pid "${!1}" 15 || t_term_job "${!1}" KILL
 	t_reap "${!1}"
+	rc=$?
+	# a collector that died on its own collected nothing after that
+	check "collector-$1-ran-until-stopped (exit $rc)" \
+		"[ $alive -eq 1 ] && [ $rc -eq 0 ]" "$(tail -n 5 "${!log_var}")"
 }
 
 ls_cstat() {
@@ -299,4 +307,31 @@ ls_nats_single() {
 ls_chunks() {
 	ls -d "$1/$2"/*/archives/*-*-* 2>/dev/null |
 		awk -F- '{ print $NF " " $0 }' | sort -n | cut -d" " -f2-
+}
+
+# ls_js_state: one line per stream and consumer as the running nodes'
+# monitoring ports show them (messages, last sequence; delivered, ack
+# floor, pending), for the details of a failed check
+ls_js_state() {
+	local i
+
+	for ((i = 0; i < NATS_N; i++)); do
+		[ -n "${nats_job[$i]}" ] || continue
+		curl -sS -m 5 "http://127.0.0.1:${nats_mport[$i]}/jsz?consumers=true" 2>&1 |
+			python3 -c '
+import json, sys
+try:
+    j = json.load(sys.stdin)
+except ValueError:
+    sys.exit(print("node '"$i"': no JetStream state"))
+for a in j.get("account_details") or []:
+    for s in a.get("stream_detail") or []:
+        st = s["state"]
+        print("node '"$i"': stream %s: %d messages, last %d" %
+              (s["name"], st["messages"], st["last_seq"]))
+        for c in s.get("consumer_detail") or []:
+            print("node '"$i"':   consumer %s: delivered %d, ack floor %d, pending %d" %
+                  (c["name"], c["delivered"]["stream_seq"],
+                   c["ack_floor"]["stream_seq"], c["num_pending"]))'
+	done
 }

@@ -22,7 +22,9 @@ set -u
 ls_init test_ship_basic
 
 HOSTILE=$BUILD/tests/ship_hostile
-[ -x "$HOSTILE" ] || la_skip "no $HOSTILE (make -C tests integration)"
+JSDEL=$BUILD/tests/js_delete_consumer
+[ -x "$HOSTILE" ] && [ -x "$JSDEL" ] ||
+	la_skip "no $HOSTILE or $JSDEL (make -C tests integration)"
 
 nats_start_single "$la_tmp/nats" || { bad nats-starts "see above"; la_finish; }
 ok nats-starts
@@ -62,6 +64,10 @@ ls_collect_start c1
 # a flight-recorder snapshot: shipped once it is whole
 gr snapshot "$C"
 check "snapshot-taken" "[ $rc -eq 0 ]" "exit $rc: $err"
+# the durable consumer taken away under both collectors (an operator, a
+# server back without its state): they bind it again and miss nothing
+dout=$(timeout 20 "$JSDEL" "$NATS_URL" GUESTRELAY guestrelay-collect 2>&1)
+check "consumer-deleted" "[ $? -eq 0 ]" "$dout"
 
 for j in "$fa" "$fb" "$fc"; do
 	la_wait_fg "$j" $((DUR + 40)) || bad fakeguest-exits "exit $?"
@@ -102,6 +108,8 @@ else
 fi
 check nothing-rejected "[ $(ls_cstat rejected) -eq 0 ]" \
 	"$(cat "$COL"/.collect/stats.*)"
+check "collectors-bound-the-consumer-again ($(ls_cstat rebinds))" \
+	"[ $(ls_cstat rebinds) -ge 1 ]" "$(cat "$la_tmp"/collect.*.log)"
 
 # the hostile publisher, on the honest session's own subjects too
 sessA=$(basename "$(ls_collected "$A")")

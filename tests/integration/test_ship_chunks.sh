@@ -83,7 +83,10 @@ done
 mapfile -t LC < <(ls_chunks "$STORE" "$R")
 mapfile -t CC < <(ls_chunks "$COL/$HOST" "$R")
 check "kept-chunks-collected-byte-for-byte (${#LC[@]} kept, ${#CC[@]} collected)" \
-	"[ -z \"\$diff_out\" ] && [ ${#LC[@]} -ge 1 ]" "$diff_out"
+	"[ -z \"\$diff_out\" ] && [ ${#LC[@]} -ge 1 ]" \
+	"$diff_out${diff_out:+
+$(ls_js_state)
+collector: $(cat "$COL"/.collect/stats.* | tr '\n' ' ')}"
 nbad=0
 for c in "${CC[@]}"; do
 	la_bt "$c" || { nbad=$((nbad + 1)); bad "collected-chunk-reads $c" "$bt_out"; }
