@@ -30,6 +30,7 @@
 #include <asm/tsc.h>
 #endif
 
+#include "gr_anyevent.h"
 #include "gr_dev.h"
 #include "gr_events.h"
 #include "gr_follow.h"
@@ -284,6 +285,7 @@ static int __init gr_init(void)
 		return ret;
 	}
 	gr_relay_files_init();
+	gr_anyevent_init();
 	return 0;
 }
 
@@ -295,6 +297,7 @@ static void __exit gr_exit(void)
 	/* Probes a shutdown left attached; none after a remove */
 	gr_events_detach_all();
 	gr_follow_hooks_detach();
+	gr_anyevent_exit();
 }
 
 module_init(gr_init);
