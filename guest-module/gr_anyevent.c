@@ -26,14 +26,15 @@
  *
  * Recording: the first time the host enables such an event, a perf
  * counter per online CPU is created for it (PERF_TYPE_TRACEPOINT, the
- * event's id, sample_period 1, PERF_SAMPLE_RAW); the kernel's perf stage
+ * event's id, sample_period 1, PERF_SAMPLE_RAW and _PERIOD); the kernel's
+ * perf stage
  * of the event fills the same entry ftrace would and hands it to the
  * counter's overflow handler, which writes it as one record through the
  * record API (gr_record.h): enable bit, filter programs and the follow
  * filter apply as to every event. The counters stay until unload, like
- * the probes of the table's events (gr_events.h). CPUs brought online
- * after the counters were created are not covered; a counter throttled by
- * perf (kernel.perf_event_max_sample_rate) loses events uncounted.
+ * the probes of the table's events (gr_events.h). With PERF_SAMPLE_PERIOD
+ * perf calls the handler once per event and never throttles it. CPUs
+ * brought online after the counters were created are not covered.
  */
 #include <linux/cpu.h>
 #include <linux/ctype.h>
@@ -182,7 +183,13 @@ static int gr_anyevent_attach(struct gr_anyevent *ev)
 		.size = sizeof(attr),
 		.config = ev->tid,
 		.sample_period = 1,
-		.sample_type = PERF_SAMPLE_RAW,
+		/*
+		 * With PERIOD, perf_swevent_event() overflows exactly once
+		 * per event, unthrottled, also for events that count more
+		 * than one (__perf_count(): sched_stat_runtime would give
+		 * one overflow per ns of runtime)
+		 */
+		.sample_type = PERF_SAMPLE_RAW | PERF_SAMPLE_PERIOD,
 	};
 	struct perf_event *pe;
 	unsigned int cpu;
