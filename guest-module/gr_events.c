@@ -545,18 +545,39 @@ const unsigned int gr_nr_event_defs = ARRAY_SIZE(gr_event_defs);
  * @id: its id (index in gr_event_defs[])
  * @out: the descriptor to fill, e.g. slot @id of the region's table
  *
- * Writes all of @out: little-endian fields, NUL-padded names, zero
- * reserved fields and unused field slots.
- *
  * Context: any; does not sleep.
  */
 void gr_event_desc_fill(const struct gr_event_def *def, unsigned int id,
 			struct gr_event_desc *out)
 {
 	const struct gr_field_def *fields;
-	unsigned int i, n;
+	unsigned int n;
 
 	fields = def->fields(&n);
+	gr_event_desc_fill_fields(def, fields, n, id, out);
+}
+
+/**
+ * gr_event_desc_fill_fields() - publishable descriptor of an event
+ * @def: the event (its @fields callback is not used)
+ * @fields: its payload layout, in offset order
+ * @n: entries of @fields
+ * @id: its id
+ * @out: the descriptor to fill
+ *
+ * Writes all of @out: little-endian fields, NUL-padded names, zero
+ * reserved fields and unused field slots. Also for the events found by
+ * name at load (gr_anyevent.c), whose layout is built at run time.
+ *
+ * Context: any; does not sleep.
+ */
+void gr_event_desc_fill_fields(const struct gr_event_def *def,
+			       const struct gr_field_def *fields,
+			       unsigned int n, unsigned int id,
+			       struct gr_event_desc *out)
+{
+	unsigned int i;
+
 	n = min_t(unsigned int, n, GR_MAX_FIELDS);
 	/* spec G3: reserved bytes and unused field slots are zero */
 	memset(out, 0, sizeof(*out));

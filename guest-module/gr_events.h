@@ -72,6 +72,15 @@ enum gr_event_id {
 static_assert(GR_NR_EVENTS <= GR_MAX_EVENTS, "too many events");
 
 /*
+ * Ids after the table's for events found by name at load (gr_anyevent.c,
+ * issue 25): GR_NR_EVENTS + k for the k-th, fewer than this many. The
+ * system call families start after them, so their bases stay constants.
+ */
+#define GR_ANYEVENT_SLOTS	32
+static_assert(GR_NR_EVENTS + GR_ANYEVENT_SLOTS <= GR_MAX_EVENTS,
+	      "room for the events found by name");
+
+/*
  * Event families (spec 7.2, v1.2 GR_F_SYSCALLS, x86_64 only): sys_enter
  * of native system call nr may be written as record id
  * GR_SYS_ENTER_BASE + nr, sys_exit as GR_SYS_EXIT_BASE + nr, one CTF
@@ -82,8 +91,8 @@ static_assert(GR_NR_EVENTS <= GR_MAX_EVENTS, "too many events");
 #else
 #define GR_EVENTS_FEATURES	0
 #endif
-#define GR_SYS_ENTER_BASE	GR_NR_EVENTS
-#define GR_SYS_EXIT_BASE	(GR_NR_EVENTS + NR_syscalls)
+#define GR_SYS_ENTER_BASE	(GR_NR_EVENTS + GR_ANYEVENT_SLOTS)
+#define GR_SYS_EXIT_BASE	(GR_SYS_ENTER_BASE + NR_syscalls)
 static_assert(NR_syscalls <= GR_MAX_FAMILY, "a family per system call");
 /* the reference host's cap on record ids (spec H30) */
 static_assert(GR_SYS_EXIT_BASE + NR_syscalls <= 4096, "record ids");
@@ -135,6 +144,10 @@ extern const unsigned int gr_nr_event_defs;
 
 void gr_event_desc_fill(const struct gr_event_def *def, unsigned int id,
 			struct gr_event_desc *out);
+void gr_event_desc_fill_fields(const struct gr_event_def *def,
+			       const struct gr_field_def *fields,
+			       unsigned int n, unsigned int id,
+			       struct gr_event_desc *out);
 int gr_events_init(void);
 
 /*

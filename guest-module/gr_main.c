@@ -30,6 +30,7 @@
 #include <asm/tsc.h>
 #endif
 
+#include "gr_anyevent.h"
 #include "gr_dev.h"
 #include "gr_events.h"
 #include "gr_follow.h"
@@ -189,8 +190,8 @@ static bool gr_select_events(const char *name, u64 *enable)
 	const struct gr_event_def *def;
 	unsigned int id;
 
-	for (id = 0; id < gr_nr_event_defs; id++) {
-		def = &gr_event_defs[id];
+	for (id = 0; id < gr_desc_count(); id++) {
+		def = gr_desc_def(id, NULL, NULL);
 		if (all || !strcmp(name, def->name) ||
 		    !strcmp(name, def->system)) {
 			enable[id / 64] |= BIT_ULL(id % 64);
@@ -268,23 +269,28 @@ static int __init gr_init(void)
 {
 	int ret;
 
+	/* first: the events found by name are in events= and the table */
+	gr_anyevent_init();
 	ret = gr_parse_params(&gr_params);
 	if (ret)
-		return ret;
+		goto out_any;
 	ret = gr_events_init();
 	if (ret)
-		return ret;
+		goto out_any;
 	gr_pass_init();
 	ret = gr_dev_init();
 	if (ret)
-		return ret;
+		goto out_any;
 	ret = gr_pci_register(&gr_params);
 	if (ret) {
 		gr_dev_exit();
-		return ret;
+		goto out_any;
 	}
 	gr_relay_files_init();
 	return 0;
+out_any:
+	gr_anyevent_exit();
+	return ret;
 }
 
 static void __exit gr_exit(void)
@@ -295,6 +301,7 @@ static void __exit gr_exit(void)
 	/* Probes a shutdown left attached; none after a remove */
 	gr_events_detach_all();
 	gr_follow_hooks_detach();
+	gr_anyevent_exit();
 }
 
 module_init(gr_init);

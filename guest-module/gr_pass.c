@@ -37,6 +37,7 @@
 #include <linux/minmax.h>
 #include <linux/rcupdate.h>
 
+#include "gr_anyevent.h"
 #include "gr_dev.h"
 #include "gr_events.h"
 #include "gr_follow.h"
@@ -55,13 +56,12 @@ static void gr_pass_init_bounds(void)
 	const struct gr_field_def *fields;
 	unsigned int id, nr;
 
-	for (id = 0; id < gr_nr_event_defs; id++) {
-		def = &gr_event_defs[id];
+	for (id = 0; id < gr_desc_count(); id++) {
+		def = gr_desc_def(id, &fields, &nr);
 		gr_pass_bounds[id].max = def->payload_size;
 		gr_pass_bounds[id].fixed = def->payload_size;
 		if (!(def->flags & GR_EVENT_F_VARLEN))
 			continue;
-		fields = def->fields(&nr);
 		if (nr)
 			gr_pass_bounds[id].fixed = fields[nr - 1].offset + 1;
 	}
@@ -215,19 +215,20 @@ static void gr_pass_apply(struct gr_dev *gd, const struct gr_settings *want)
 	int ret;
 
 	lockdep_assert_held(&gd->pass_lock);
-	for (id = 0; id < gr_nr_event_defs; id++) {
+	for (id = 0; id < gr_desc_count(); id++) {
 		on = gr_bit(cur->enable, id);
 		if (!gr_bit(want->enable, id)) {
 			narrowed |= on;
 			continue;
 		}
 		if (!on) {
-			ret = gr_event_attach(id);
+			ret = gr_desc_attach(id);
 			if (ret) {
 				if (!test_and_set_bit(id, gd->attach_failed))
 					dev_info(&gd->pdev->dev,
 						 "event %s not recorded: attach failed (%d)\n",
-						 gr_event_defs[id].name, ret);
+						 gr_desc_def(id, NULL, NULL)->name,
+						 ret);
 				continue;
 			}
 		}
@@ -404,12 +405,12 @@ static int gr_pass_read(struct gr_dev *gd, struct gr_ctrl_req *req)
 	int ret;
 
 	gd->ferr.reason = GR_FILTER_E_NONE;
-	ret = gr_ctrl_read(gd->region, gr_nr_event_defs, req);
+	ret = gr_ctrl_read(gd->region, gr_desc_count(), req);
 	if (ret || gr_ctrl_wants_defaults(req, GR_GUEST_FEATURES))
 		return ret;
 	use = req->features & GR_GUEST_FEATURES;
 	if (use & GR_F_FILTER) {
-		ret = gr_ctrl_read_filters(gd->region, req, gr_nr_event_defs,
+		ret = gr_ctrl_read_filters(gd->region, req, gr_desc_count(),
 					   gr_pass_bounds, gd->fset_read,
 					   &gd->ferr);
 		if (ret)

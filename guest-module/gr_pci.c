@@ -56,6 +56,7 @@
 #include <linux/utsname.h>
 #include <linux/uuid.h>
 
+#include "gr_anyevent.h"
 #include "gr_ctf_packet.h"
 #include "gr_dev.h"
 #include "gr_events.h"
@@ -150,7 +151,7 @@ static void gr_pci_quiet_irqs(struct gr_dev *gd)
 static void gr_pci_desc_fill(unsigned int id, struct gr_event_desc *desc,
 			     void *arg)
 {
-	gr_event_desc_fill(&gr_event_defs[id], id, desc);
+	gr_desc_fill(id, desc);
 }
 
 /* Geometry (host wish, else parameters) and the channel over BAR2. */
@@ -163,7 +164,7 @@ static int gr_pci_open_chan(struct gr_dev *gd)
 	struct gr_geometry geo = {
 		.region_size = gd->region_size,
 		.nr_cpus = nr_cpu_ids,
-		.desc_count = gr_nr_event_defs,
+		.desc_count = gr_desc_count(),
 		.default_subbuf_size = gd->params.subbuf_size,
 		.global = gd->params.global,
 	};

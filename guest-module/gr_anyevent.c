@@ -1,0 +1,552 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gr_anyevent: record trace events of this kernel found by name (issue 25,
+ * spec/drafts/anyevent.md).
+ *
+ * The anyevent= module parameter ("system:name,system:name", no globs)
+ * names them; each is resolved at load with the kernel's exported
+ * trace_get_event_file(), whose reference pins the event's module while
+ * guestrelay is loaded. Its payload layout is the event's own fields (the
+ * ones after ftrace's common fields), taken from the public field array of
+ * its class (trace_event_class.fields_array) with the offsets ftrace gives
+ * them, i.e. those of its tracefs format, less the 8 common bytes:
+ *	- integers of 1, 2, 4 or 8 bytes: GR_FIELD_INTEGER, signed as the
+ *	  format says, pointers in base 16;
+ *	- char[N]: GR_FIELD_CHARS;
+ *	- one __data_loc char[] string: its 4-byte location word stays in
+ *	  place as the integer <name>_loc, and the string itself is appended
+ *	  after the fixed fields as the GR_FIELD_STRING <name> (at most
+ *	  GR_ANYEVENT_STR_MAX bytes, NUL included), the descriptor's last
+ *	  field (spec 7.3 allows one string, last).
+ * An event with any other field (another dynamic array, a second string,
+ * an array of other than char, a struct), with fields defined by code
+ * (system call events), more than GR_MAX_FIELDS fields, or names that are
+ * not identifiers of the spec's lengths, is refused with its reason, as
+ * is one whose name the table's events or an earlier one already use.
+ *
+ * Recording: the first time the host enables such an event, a perf
+ * counter per online CPU is created for it (PERF_TYPE_TRACEPOINT, the
+ * event's id, sample_period 1, PERF_SAMPLE_RAW and _PERIOD); the kernel's
+ * perf stage
+ * of the event fills the same entry ftrace would and hands it to the
+ * counter's overflow handler, which writes it as one record through the
+ * record API (gr_record.h): enable bit, filter programs and the follow
+ * filter apply as to every event. The counters stay until unload, like
+ * the probes of the table's events (gr_events.h). With PERF_SAMPLE_PERIOD
+ * perf calls the handler once per event and never throttles it. CPUs
+ * brought online after the counters were created are not covered.
+ */
+#include <linux/cpu.h>
+#include <linux/ctype.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/perf_event.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+#include <linux/trace_events.h>
+#include <asm/unaligned.h>
+#include "gr_anyevent.h"
+#include "gr_record.h"
+
+/* ftrace's common fields, before the event's own */
+#define GR_ANY_COMMON	sizeof(struct trace_entry)
+
+/**
+ * struct gr_anyevent - one event found by name
+ * @file: the reference trace_get_event_file() took
+ * @def: name, system, payload size and flags, as published
+ * @fields: the payload layout, in offset order
+ * @names: storage of the field names
+ * @nr: entries of @fields
+ * @tid: the event's ftrace id (its tracefs id, the counter's config)
+ * @nftrace: the number of its own fields in ftrace's list
+ * @fixed: bytes of the entry copied, from GR_ANY_COMMON on
+ * @str_loc: entry offset of the string's location word, 0 for none
+ * @str_name: the string's field name
+ * @id: the guestrelay event id (descriptor index)
+ * @counters: one per CPU once attached, NULL before
+ */
+struct gr_anyevent {
+	struct trace_event_file *file;
+	struct gr_event_def def;
+	struct gr_field_def fields[GR_MAX_FIELDS];
+	char names[GR_MAX_FIELDS][GR_FIELD_NAME_LEN];
+	char system[GR_SYSTEM_LEN];
+	char name[GR_NAME_LEN];
+	unsigned int nr;
+	unsigned int tid;
+	unsigned int nftrace;
+	u16 fixed;
+	u16 str_loc;
+	char str_name[GR_FIELD_NAME_LEN];
+	u16 id;
+	struct perf_event **counters;
+};
+
+static char *anyevent;
+module_param(anyevent, charp, 0444);
+MODULE_PARM_DESC(anyevent, "Trace events to record by system:name, comma separated (issue 25)");
+
+static struct gr_anyevent gr_anyevents[GR_ANYEVENT_SLOTS];
+static unsigned int gr_anyevent_count;
+static unsigned int gr_anyevent_missing;
+static unsigned int gr_anyevent_refused;
+static DEFINE_MUTEX(gr_anyevent_lock);
+
+/** gr_anyevent_nr() - how many events were found by name at load */
+unsigned int gr_anyevent_nr(void)
+{
+	return gr_anyevent_count;
+}
+
+static struct gr_anyevent *gr_anyevent_of(unsigned int id)
+{
+	if (id < gr_nr_event_defs || id - gr_nr_event_defs >= gr_anyevent_count)
+		return NULL;
+	return &gr_anyevents[id - gr_nr_event_defs];
+}
+
+/* ---- the record ------------------------------------------------------- */
+
+/*
+ * The counter's overflow handler: in the tracepoint's context (preemption
+ * off, any context perf allows), with the entry the event's perf stage
+ * filled in data->raw.
+ */
+static notrace void gr_anyevent_handler(struct perf_event *pe,
+					struct perf_sample_data *data,
+					struct pt_regs *regs)
+{
+	const struct gr_anyevent *ev = pe->overflow_handler_context;
+	const struct perf_raw_record *raw;
+	u32 size, len, loc, soff = 0, slen = 0;
+	struct gr_rec rec;
+	const u8 *src;
+	u8 *p;
+
+	if (!(data->sample_flags & PERF_SAMPLE_RAW))
+		return;
+	raw = data->raw;
+	if (!raw || !perf_raw_frag_last(&raw->frag))
+		return;
+	src = raw->frag.data;
+	size = raw->frag.size;
+	if (size < GR_ANY_COMMON + ev->fixed)
+		return;
+	if (!gr_rec_open(&rec, ev->id))
+		return;
+	len = ev->fixed;
+	if (ev->str_loc) {
+		/* __data_loc: offset in the entry (low 16 bits), length */
+		loc = get_unaligned((const u32 *)(src + ev->str_loc));
+		soff = loc & 0xffff;
+		slen = loc >> 16;
+		if (soff > size || slen > size - soff)
+			slen = 0;
+		slen = strnlen(src + soff, min_t(u32, slen,
+						 GR_ANYEVENT_STR_MAX - 1));
+		len += slen + 1;
+	}
+	p = gr_rec_reserve(&rec, len);
+	if (!p)
+		return;
+	memcpy(p, src + GR_ANY_COMMON, ev->fixed);
+	if (ev->str_loc) {
+		memcpy(p + ev->fixed, src + soff, slen);
+		p[ev->fixed + slen] = '\0';
+	}
+	gr_rec_commit(&rec);
+}
+
+/* Release the counters of @ev created so far */
+static void gr_anyevent_release(struct gr_anyevent *ev)
+{
+	unsigned int cpu;
+
+	if (!ev->counters)
+		return;
+	for_each_possible_cpu(cpu)
+		if (!IS_ERR_OR_NULL(ev->counters[cpu]))
+			perf_event_release_kernel(ev->counters[cpu]);
+	kfree(ev->counters);
+	ev->counters = NULL;
+}
+
+/* A counter per online CPU; all or none. */
+static int gr_anyevent_attach(struct gr_anyevent *ev)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(attr),
+		.config = ev->tid,
+		.sample_period = 1,
+		/*
+		 * With PERIOD, perf_swevent_event() overflows exactly once
+		 * per event, unthrottled, also for events that count more
+		 * than one (__perf_count(): sched_stat_runtime would give
+		 * one overflow per ns of runtime)
+		 */
+		.sample_type = PERF_SAMPLE_RAW | PERF_SAMPLE_PERIOD,
+	};
+	struct perf_event *pe;
+	unsigned int cpu;
+
+	ev->counters = kcalloc(nr_cpu_ids, sizeof(*ev->counters), GFP_KERNEL);
+	if (!ev->counters)
+		return -ENOMEM;
+	for_each_online_cpu(cpu) {
+		pe = perf_event_create_kernel_counter(&attr, cpu, NULL,
+						      gr_anyevent_handler, ev);
+		if (IS_ERR(pe)) {
+			gr_anyevent_release(ev);
+			return PTR_ERR(pe);
+		}
+		ev->counters[cpu] = pe;
+	}
+	return 0;
+}
+
+/* ---- the layout ------------------------------------------------------- */
+
+/* [a-z_][a-z0-9_]* shorter than @max, not the host's _gr_ prefix (7.6) */
+static bool gr_anyevent_ident(const char *s, size_t max)
+{
+	size_t i;
+
+	if (!*s || isdigit(*s) || strlen(s) >= max || !strncmp(s, "_gr_", 4))
+		return false;
+	for (i = 0; s[i]; i++)
+		if (!(islower(s[i]) || isdigit(s[i]) || s[i] == '_'))
+			return false;
+	return true;
+}
+
+static int gr_anyevent_add(struct gr_anyevent *ev, const char *name,
+			   const char *suffix, u16 offset, u16 size, u8 type,
+			   u8 flags)
+{
+	struct gr_field_def *f = &ev->fields[ev->nr];
+	char *n = ev->names[ev->nr];
+	unsigned int i;
+
+	if (ev->nr >= GR_MAX_FIELDS)
+		return -E2BIG;
+	if (snprintf(n, GR_FIELD_NAME_LEN, "%s%s", name, suffix) >=
+	    GR_FIELD_NAME_LEN || !gr_anyevent_ident(n, GR_FIELD_NAME_LEN))
+		return -ENAMETOOLONG;
+	for (i = 0; i < ev->nr; i++)
+		if (!strcmp(ev->names[i], n))
+			return -EEXIST;
+	f->name = n;
+	f->offset = offset;
+	f->size = size;
+	f->type = type;
+	f->flags = flags;
+	ev->nr++;
+	return 0;
+}
+
+/* One field of the format at entry offset @off; -errno if refused. */
+static int gr_anyevent_field(struct gr_anyevent *ev,
+			     const struct trace_event_fields *f,
+			     unsigned int off)
+{
+	const char *t = f->type;
+	u16 o = off - GR_ANY_COMMON;
+	u8 flags = 0;
+
+	if (!strncmp(t, "__data_loc ", 11) || !strncmp(t, "__rel_loc ", 10)) {
+		if (strcmp(t, "__data_loc char[]") || ev->str_loc ||
+		    f->size != 4)
+			return -EOPNOTSUPP;
+		ev->str_loc = off;
+		if (strscpy(ev->str_name, f->name, sizeof(ev->str_name)) < 0)
+			return -ENAMETOOLONG;
+		return gr_anyevent_add(ev, f->name, "_loc", o, 4,
+				       GR_FIELD_INTEGER, GR_FIELD_F_HEX);
+	}
+	if (strchr(t, '[')) {
+		if (strncmp(t, "char[", 5) || f->size < 1)
+			return -EOPNOTSUPP;
+		return gr_anyevent_add(ev, f->name, "", o, f->size,
+				       GR_FIELD_CHARS, 0);
+	}
+	if (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)
+		return -EOPNOTSUPP;
+	if (strchr(t, '*'))
+		flags = GR_FIELD_F_HEX;
+	else if (f->is_signed)
+		flags = GR_FIELD_F_SIGNED;
+	return gr_anyevent_add(ev, f->name, "", o, f->size, GR_FIELD_INTEGER,
+			       flags);
+}
+
+/*
+ * The payload layout of @call's fields, at the offsets ftrace gives them
+ * (each aligned to its type's alignment after the previous, from the end
+ * of the common fields): -errno if the event cannot be recorded.
+ */
+static int gr_anyevent_layout(struct gr_anyevent *ev,
+			      struct trace_event_call *call)
+{
+	const struct trace_event_fields *f = call->class->fields_array;
+	unsigned int off = GR_ANY_COMMON, n = 0;
+	int ret;
+
+	if (!f || !call->class->perf_probe)
+		return -EOPNOTSUPP;
+	for (; f->type; f++, n++) {
+		if (f->type == TRACE_FUNCTION_TYPE || f->align < 1)
+			return -EOPNOTSUPP;
+		off = ALIGN(off, f->align);
+		ret = gr_anyevent_field(ev, f, off);
+		if (ret)
+			return ret;
+		off += f->size;
+	}
+	/* the field list tracefs shows has as many */
+	if (n != ev->nftrace || off - GR_ANY_COMMON > U16_MAX / 2)
+		return -EPROTO;
+	ev->fixed = off - GR_ANY_COMMON;
+	ev->def.payload_size = ev->fixed;
+	if (ev->str_loc) {
+		ret = gr_anyevent_add(ev, ev->str_name, "", ev->fixed,
+				      GR_ANYEVENT_STR_MAX, GR_FIELD_STRING, 0);
+		if (ret)
+			return ret;
+		ev->def.payload_size += GR_ANYEVENT_STR_MAX;
+		ev->def.flags = GR_EVENT_F_VARLEN;
+	}
+	return 0;
+}
+
+static unsigned int gr_anyevent_nfields(struct trace_event_call *call)
+{
+	struct list_head *head = trace_get_fields(call);
+	struct list_head *pos;
+	unsigned int n = 0;
+
+	list_for_each(pos, head)
+		n++;
+	return n;
+}
+
+/* Is @name published already, by the table or an earlier event? */
+static bool gr_anyevent_taken(const char *name)
+{
+	unsigned int id;
+
+	if (!strncmp(name, "syscall_entry_", 14) ||
+	    !strncmp(name, "syscall_exit_", 13))
+		return true;
+	for (id = 0; id < gr_desc_count(); id++)
+		if (!strcmp(gr_desc_def(id, NULL, NULL)->name, name))
+			return true;
+	return false;
+}
+
+/* Find one "system:name" and lay it out; 0, or -errno. */
+static int gr_anyevent_find(const char *spec)
+{
+	struct gr_anyevent *ev = &gr_anyevents[gr_anyevent_count];
+	const char *colon = strchr(spec, ':');
+	size_t slen;
+	int ret;
+
+	if (gr_anyevent_count >= GR_ANYEVENT_SLOTS)
+		return -ENOSPC;
+	if (!colon || colon == spec || !colon[1])
+		return -EINVAL;
+	slen = colon - spec;
+	memset(ev, 0, sizeof(*ev));
+	if (slen >= sizeof(ev->system) || strlen(colon + 1) >= sizeof(ev->name))
+		return -ENAMETOOLONG;
+	memcpy(ev->system, spec, slen);
+	strscpy(ev->name, colon + 1, sizeof(ev->name));
+	if (!gr_anyevent_ident(ev->system, GR_SYSTEM_LEN) ||
+	    !gr_anyevent_ident(ev->name, GR_NAME_LEN))
+		return -EINVAL;
+	if (gr_anyevent_taken(ev->name))
+		return -EEXIST;
+	ev->file = trace_get_event_file(NULL, ev->system, ev->name);
+	if (IS_ERR(ev->file))
+		return -ENOENT;	/* -EINVAL for an unknown system or event */
+	ev->tid = ev->file->event_call->event.type;
+	ev->nftrace = gr_anyevent_nfields(ev->file->event_call);
+	ret = gr_anyevent_layout(ev, ev->file->event_call);
+	if (ret) {
+		trace_put_event_file(ev->file);
+		return ret;
+	}
+	ev->def.name = ev->name;
+	ev->def.system = ev->system;
+	ev->id = gr_nr_event_defs + gr_anyevent_count;
+	gr_anyevent_count++;
+	return 0;
+}
+
+/**
+ * gr_anyevent_init() - resolve the anyevent= list
+ *
+ * Called first in the module's init (the descriptor table and the
+ * module's default events include these events), it cannot fail: a name
+ * that cannot be found or recorded (or no memory for the list) is logged
+ * and counted.
+ */
+void gr_anyevent_init(void)
+{
+	char *list, *cur, *tok;
+	int ret;
+
+	if (!anyevent || !*anyevent)
+		return;
+	list = kstrdup(anyevent, GFP_KERNEL);
+	if (!list) {
+		gr_anyevent_missing++;
+		return;
+	}
+	cur = list;
+	while ((tok = strsep(&cur, ",")) != NULL) {
+		tok = strim(tok);
+		if (!*tok)
+			continue;
+		ret = gr_anyevent_find(tok);
+		if (ret == -ENOENT) {
+			gr_anyevent_missing++;
+			pr_warn("guestrelay: anyevent %s: not found (%d)\n",
+				tok, ret);
+		} else if (ret) {
+			gr_anyevent_refused++;
+			pr_warn("guestrelay: anyevent %s: cannot be recorded (%d)\n",
+				tok, ret);
+		}
+	}
+	kfree(list);
+}
+
+/**
+ * gr_anyevent_exit() - release the counters and the event references
+ *
+ * Context: module unload, after the channel is gone.
+ */
+void gr_anyevent_exit(void)
+{
+	while (gr_anyevent_count) {
+		struct gr_anyevent *ev = &gr_anyevents[--gr_anyevent_count];
+
+		gr_anyevent_release(ev);
+		trace_put_event_file(ev->file);
+	}
+	/* no handler still runs in this module's text */
+	synchronize_rcu();
+}
+
+/* ---- every descriptor ------------------------------------------------- */
+
+/**
+ * gr_desc_def() - the event of descriptor @id, and its payload layout
+ * @id: below gr_desc_count()
+ * @fields: receives its fields, or NULL
+ * @nr: receives their number, or NULL
+ *
+ * Return: the event (the table's entry or the event found by name).
+ */
+const struct gr_event_def *gr_desc_def(unsigned int id,
+				       const struct gr_field_def **fields,
+				       unsigned int *nr)
+{
+	struct gr_anyevent *ev = gr_anyevent_of(id);
+	const struct gr_field_def *f;
+	unsigned int n;
+
+	if (ev) {
+		f = ev->fields;
+		n = ev->nr;
+	} else {
+		f = gr_event_defs[id].fields(&n);
+	}
+	if (fields)
+		*fields = f;
+	if (nr)
+		*nr = n;
+	return ev ? &ev->def : &gr_event_defs[id];
+}
+
+/** gr_desc_fill() - descriptor @id (below gr_desc_count()) into @out */
+void gr_desc_fill(unsigned int id, struct gr_event_desc *out)
+{
+	const struct gr_field_def *fields;
+	const struct gr_event_def *def;
+	unsigned int n;
+
+	def = gr_desc_def(id, &fields, &n);
+	gr_event_desc_fill_fields(def, fields, n, id, out);
+}
+
+/**
+ * gr_desc_attach() - make event @id recordable (gr_event_attach())
+ * @id: below gr_desc_count()
+ *
+ * Context: process context; may sleep.
+ * Return: 0, or -errno (then the event is not recorded).
+ */
+int gr_desc_attach(unsigned int id)
+{
+	struct gr_anyevent *ev = gr_anyevent_of(id);
+	int ret = 0;
+
+	if (!ev)
+		return gr_event_attach(id);
+	mutex_lock(&gr_anyevent_lock);
+	if (!ev->counters)
+		ret = gr_anyevent_attach(ev);
+	mutex_unlock(&gr_anyevent_lock);
+	return ret;
+}
+
+/* ---- the catalogue ---------------------------------------------------- */
+
+/*
+ * "found N missing M refused R", then per event "system:name id ID
+ * fields F" (ID its tracefs id, F its own fields in tracefs) and a line
+ * "  gr_id G: field@offset+size[s|h|c|S] ...", offsets as in tracefs.
+ */
+static int gr_anyevent_catalogue_show(char *buf, const struct kernel_param *kp)
+{
+	static const char kind[] = "?ucS";
+	const struct gr_field_def *f;
+	const struct gr_anyevent *ev;
+	unsigned int i, j;
+	int len;
+
+	len = sysfs_emit(buf, "found %u missing %u refused %u\n",
+			 gr_anyevent_count, gr_anyevent_missing,
+			 gr_anyevent_refused);
+	for (i = 0; i < gr_anyevent_count; i++) {
+		ev = &gr_anyevents[i];
+		len += sysfs_emit_at(buf, len, "%s:%s id %u fields %u\n  gr_id %u:",
+				     ev->system, ev->name, ev->tid,
+				     ev->nftrace, ev->id);
+		for (j = 0; j < ev->nr; j++) {
+			f = &ev->fields[j];
+			len += sysfs_emit_at(buf, len, " %s@%u+%u%c", f->name,
+					     f->offset + (unsigned int)GR_ANY_COMMON,
+					     f->size,
+					     f->flags & GR_FIELD_F_SIGNED ? 's' :
+					     f->flags & GR_FIELD_F_HEX ? 'h' :
+					     kind[f->type & 3]);
+		}
+		len += sysfs_emit_at(buf, len, "\n");
+	}
+	return len;
+}
+
+static const struct kernel_param_ops gr_anyevent_catalogue_ops = {
+	.get = gr_anyevent_catalogue_show,
+};
+
+module_param_cb(anyevent_catalogue, &gr_anyevent_catalogue_ops, NULL, 0444);
+MODULE_PARM_DESC(anyevent_catalogue, "Read only: the anyevent= events found: ids and payload layout");
