@@ -82,6 +82,7 @@ struct gr_settings {
  * @subbuf_size: sub-buffer size unless the host wishes another
  * @n_subbufs: sub-buffers per ring unless the host wishes; 0 = most
  * @global: one ring for all CPUs
+ * @client_kib: KiB kept for the client area if the host has GR_F_CLIENT
  * @force: bind an ivshmem device without a host control block
  * @clock_name: the event clock's name in the region header (spec 3.2)
  * @clock_freq: its ticks per second
@@ -90,6 +91,7 @@ struct gr_params {
 	struct gr_settings defaults;
 	u32 subbuf_size;
 	u32 n_subbufs;
+	u32 client_kib;
 	bool global;
 	bool force;
 	const char *clock_name;

@@ -83,8 +83,13 @@ int gr_layout_compute(const struct gr_geometry *geo, struct gr_layout *lay)
 	if (!geo->nr_cpus || (!geo->global && geo->nr_cpus > GR_MAX_RINGS) ||
 	    geo->desc_count > GR_MAX_EVENTS || !gr_subbuf_size_valid(size))
 		return -EINVAL;
+	if (geo->client_size && (geo->client_size % GR_PAGE_SIZE ||
+				 geo->client_size < GR_CLIENT_DIR_SIZE ||
+				 geo->client_size >= geo->region_size / 2))
+		return -EINVAL;
 
-	l.region_size = geo->region_size;
+	/* The trace channel is placed below the client area (spec 16.1) */
+	l.region_size = geo->region_size - geo->client_size;
 	l.nr_cpus = geo->nr_cpus;
 	l.nr_rings = geo->global ? 1 : geo->nr_cpus;
 	l.flags = geo->global ? GR_HDR_GLOBAL : 0;
@@ -121,6 +126,11 @@ int gr_layout_compute(const struct gr_geometry *geo, struct gr_layout *lay)
 	gr_layout_place(&l, n);
 	l.max_event_size = min_t(u32, size - l.packet_header_size,
 				 GR_MAX_RECORD_SIZE);
+	if (geo->client_size) {
+		l.client_offset = l.region_size;
+		l.client_size = geo->client_size;
+	}
+	l.region_size = geo->region_size;
 	*lay = l;
 	return 0;
 }
@@ -133,8 +143,9 @@ int gr_layout_compute(const struct gr_geometry *geo, struct gr_layout *lay)
  * Writes abi_major, abi_minor, hdr_size, region_size, nr_rings,
  * subbuf_size, n_subbufs, flags, desc_offset, desc_count, desc_stride,
  * ring_offset, subbuf_rec_offset, data_offset, packet_header_size,
- * max_event_size and nr_cpus. The caller writes the rest (identity, clock,
- * features, instance_id) and publishes with the release store of magic.
+ * max_event_size, nr_cpus, client_offset and client_size. The caller
+ * writes the rest (identity, clock, features, instance_id) and publishes
+ * with the release store of magic.
  *
  * Context: any; does not sleep.
  */
@@ -158,6 +169,9 @@ void gr_layout_write_hdr(struct gr_region_hdr *hdr,
 	hdr->packet_header_size = cpu_to_le32(lay->packet_header_size);
 	hdr->max_event_size = cpu_to_le32(lay->max_event_size);
 	hdr->nr_cpus = cpu_to_le32(lay->nr_cpus);
+	/* v1.3: meaningful with GR_F_CLIENT in guest_features, else 0 */
+	hdr->client_offset = cpu_to_le64(lay->client_offset);
+	hdr->client_size = cpu_to_le64(lay->client_size);
 }
 
 /*

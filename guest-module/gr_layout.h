@@ -26,9 +26,13 @@
  * @n_subbufs: the host's wish, 0 = none
  * @default_subbuf_size: the module's choice, 0 = GR_DEFAULT_SUBBUF_SIZE
  * @global: one ring shared by all CPUs instead of one per CPU
+ * @client_size: bytes kept at the end of the region for the client area
+ *	(spec 16.1, GR_F_CLIENT): 0, or a GR_PAGE_SIZE multiple of at least
+ *	GR_CLIENT_DIR_SIZE
  */
 struct gr_geometry {
 	u64 region_size;
+	u64 client_size;
 	u32 nr_cpus;
 	u32 desc_count;
 	u32 subbuf_size;
@@ -53,6 +57,8 @@ struct gr_geometry {
  * @ring_offset: offset of the struct gr_ring array
  * @subbuf_rec_offset: offset of the commit records
  * @data_offset: offset of the first sub-buffer
+ * @client_offset: offset of the client area (spec 16.1), 0 if none
+ * @client_size: its bytes, 0 if none
  */
 struct gr_layout {
 	u64 region_size;
@@ -69,6 +75,8 @@ struct gr_layout {
 	u64 ring_offset;
 	u64 subbuf_rec_offset;
 	u64 data_offset;
+	u64 client_offset;
+	u64 client_size;
 };
 
 /**

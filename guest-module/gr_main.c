@@ -44,6 +44,9 @@ static uint subbuf_size = GR_DEFAULT_SUBBUF_SIZE;
 module_param(subbuf_size, uint, 0444);
 MODULE_PARM_DESC(subbuf_size, "Sub-buffer bytes unless the host wishes (power of two, 4 KiB..16 MiB; default 64 KiB)");
 
+static uint client_kib = 2048;
+module_param(client_kib, uint, 0444);
+MODULE_PARM_DESC(client_kib, "KiB of the region kept for client channels when the host has GR_F_CLIENT (0 = none; at most a quarter of the region)");
 static uint n_subbufs;
 module_param(n_subbufs, uint, 0444);
 MODULE_PARM_DESC(n_subbufs, "Sub-buffers per ring unless the host wishes (0 = as many as fit)");
@@ -260,6 +263,7 @@ static int gr_parse_params(struct gr_params *p)
 	d->host_peer_id = GR_NO_PEER;
 	p->subbuf_size = subbuf_size;
 	p->n_subbufs = n_subbufs;
+	p->client_kib = client_kib;
 	p->global = global;
 	p->force = force;
 	return gr_clock_setup(p);

@@ -59,6 +59,7 @@
 #include "gr_anyevent.h"
 #include "gr_ctf_packet.h"
 #include "gr_dev.h"
+#include "gr_rchan.h"
 #include "gr_events.h"
 
 /*
@@ -173,6 +174,13 @@ static int gr_pci_open_chan(struct gr_dev *gd)
 
 	/* No usable host block: both 0, the parameters decide */
 	gr_ctrl_geometry(gd->region, &wish_size, &wish_n);
+	/* Spec 16.1: a client area only for a host that reads it */
+	if (gr_ctrl_host_features(gd->region) & GR_F_CLIENT)
+		geo.client_size = min_t(u64, gd->region_size / 4,
+					(u64)gd->params.client_kib * 1024) &
+				  ~(u64)(GR_PAGE_SIZE - 1);
+	if (geo.client_size < GR_CLIENT_DIR_SIZE * 2)
+		geo.client_size = 0;
 	geo.subbuf_size = wish_size;
 	geo.n_subbufs = wish_n ?: gd->params.n_subbufs;
 	ret = gr_layout_compute(&geo, &gd->layout);
@@ -217,7 +225,8 @@ static void gr_pci_publish(struct gr_dev *gd, u64 instance_id)
 		.clock_freq = gd->params.clock_freq,
 		.nr_cpus = nr_cpu_ids,
 		.features = GR_GUEST_FEATURES | GR_EVENTS_FEATURES |
-			    (gd->has_irqs ? GR_F_DOORBELL : 0),
+			    (gd->has_irqs ? GR_F_DOORBELL : 0) |
+			    (gd->layout.client_size ? GR_F_CLIENT : 0),
 		.instance_id = instance_id,
 	};
 
@@ -311,6 +320,8 @@ static int gr_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto out_unlock;
 	gr_pass_prepare(gd);
 	gr_pci_publish(gd, instance_id);
+	/* Spec 16.3: open client channels go to the host */
+	gr_rchan_pub_attach(gd->region, &gd->layout);
 
 	pci_set_drvdata(pdev, gd);
 	gr_dev_activate(gd);
@@ -355,6 +366,8 @@ static void gr_pci_teardown(struct gr_dev *gd, bool detach)
 	/* spec G25: STOPPED before withdrawing */
 	gr_status_set_state(gd->region, GR_STATE_STOPPED);
 	gr_dev_ring(gd, GR_VEC_STATUS);
+	/* Client channels back into guest memory before the region goes */
+	gr_rchan_pub_detach();
 	gr_region_withdraw(gd->region);
 
 	dev_info(&gd->pdev->dev,

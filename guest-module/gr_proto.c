@@ -261,6 +261,22 @@ int gr_ctrl_geometry(void *region, u32 *subbuf_size, u32 *n_subbufs)
 }
 
 /**
+ * gr_ctrl_host_features() - the host's features, if its block is usable
+ * @region: the shared region
+ *
+ * Context: any.
+ * Return: host_features of the control block, 0 without a usable block.
+ */
+u64 gr_ctrl_host_features(void *region)
+{
+	struct gr_host_ctrl *c = gr_ctrl(region);
+
+	if (gr_ctrl_attached(c))
+		return 0;
+	return le64_to_cpu(READ_ONCE(c->host_features));
+}
+
+/**
  * gr_status_set_state() - publish the guest's state
  * @region: the shared region
  * @state: GR_STATE_*

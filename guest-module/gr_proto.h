@@ -160,6 +160,7 @@ void gr_region_publish(void *region, const struct gr_layout *lay,
 int gr_ctrl_read(void *region, unsigned int nr_events,
 		 struct gr_ctrl_req *req);
 int gr_ctrl_geometry(void *region, u32 *subbuf_size, u32 *n_subbufs);
+u64 gr_ctrl_host_features(void *region);
 int gr_ctrl_read_filters(void *region, const struct gr_ctrl_req *req,
 			 unsigned int nr_events,
 			 const struct gr_filter_bounds *bounds,

@@ -9,10 +9,11 @@
  * gr_rchan_files_*() / gr_rchan_wake() hooks below (the unit tests give
  * their own).
  *
- * A channel that is not published to the host (spec 16.4: in this version
- * none is) lives in guest memory laid out by gr_layout_client(); its
- * consumer is the guest reader, which stores cons.consumed of that
- * private memory as the host does in the region.
+ * A channel that is not published to the host (spec 16.4) lives in
+ * guest memory laid out by gr_layout_client(); its consumer is the guest
+ * reader, which stores cons.consumed of that private memory as the host
+ * does in the region. A published one lives in the region's client area
+ * (gr_rchan_pub.c) and is the host's.
  */
 #ifndef _GR_RCHAN_H
 #define _GR_RCHAN_H
@@ -65,6 +66,13 @@ struct gr_rreader {
  * @readers: one per ring
  * @dir: the channel's debugfs directory (relay file layer)
  * @klog: the klog channel
+ * @published: the host's (spec 16.4): in the client area, relay files
+ *	refuse open() (gr_rchan_pub.c, under its lock)
+ * @paused: writers drop their messages while the rings move (read by
+ *	writers with READ_ONCE())
+ * @paused_drops: messages dropped while @paused
+ * @nr_files: relay files open (gr_rchan_pub.c, under its lock)
+ * @spare: guest memory the rings go back to at unbind, while @published
  */
 struct gr_rchan {
 	struct gr_client cl;
@@ -82,7 +90,21 @@ struct gr_rchan {
 	struct dentry *dir;
 #endif
 	bool klog;
+	bool published;
+	bool paused;
+	atomic64_t paused_drops;
+	u32 nr_files;
+	void *spare;
 };
+
+/* Writers test this first: the rings are moving (gr_rchan_pub.c) */
+static __always_inline bool gr_rchan_paused(struct gr_rchan *rc)
+{
+	if (likely(!READ_ONCE(rc->paused)))
+		return false;
+	atomic64_inc(&rc->paused_drops);
+	return true;
+}
 
 /* Copies @len bytes at @src to the reader's destination; 0 or -errno */
 typedef int (*gr_rcopy_fn)(void *ctx, const void *src, size_t len);
@@ -101,6 +123,14 @@ struct gr_rchan *gr_rchan_open(const char *name, size_t subbuf_size,
 			       size_t n_subbufs, unsigned int flags,
 			       const struct gr_relay_callbacks *cb,
 			       void *private_data, bool klog);
+
+/* Publication to the host (gr_rchan_pub.c in the module, spec 16.3) */
+void gr_rchan_publish(struct gr_rchan *rc);
+void gr_rchan_withdraw(struct gr_rchan *rc);
+int gr_rchan_file_get(struct gr_rchan *rc);
+void gr_rchan_file_put(struct gr_rchan *rc);
+void gr_rchan_pub_attach(void *region, const struct gr_layout *lay);
+void gr_rchan_pub_detach(void);
 
 /* The file layer (gr_relay_file.c in the module) */
 int gr_rchan_files_add(struct gr_rchan *rc);

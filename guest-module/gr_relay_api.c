@@ -10,7 +10,8 @@
  * prod.produced and the commit record, copies bytes [0, rec.bytes) of the
  * sub-buffer (the padding after them is never seen) and stores
  * cons.consumed with release. Every message is stored as given: no
- * alignment, no header (spec 16.5).
+ * alignment, no header (spec 16.5). While a channel is published to the
+ * host (gr_rchan_pub.c) the host is its consumer instead.
  *
  * Builds in the kernel and in userspace (tests/unit/test_relay_api.c);
  * the relay files and klog's key are gr_relay_file.c's.
@@ -210,6 +211,7 @@ struct gr_rchan *gr_rchan_open(const char *name, size_t subbuf_size,
 	ret = gr_rchan_files_add(rc);
 	if (ret)
 		goto out_close;
+	gr_rchan_publish(rc);
 	return rc;
 
 out_close:
@@ -237,7 +239,8 @@ out_free:
  * @private_data: the client's, see gr_relay_buf_private()
  *
  * One buffer per possible CPU (nr_cpu_ids), or one with GR_RELAY_GLOBAL,
- * in guest memory. subbuf_start is called for each buffer's first
+ * in guest memory, or in the region's client area once published to the
+ * host (spec 16.3, gr_rchan_pub.c). subbuf_start is called for each buffer's first
  * sub-buffer with prev_subbuf NULL, as relay does. At most GR_CLIENT_MAX
  * (16) channels are open at once.
  *
@@ -273,6 +276,8 @@ void gr_relay_close(struct gr_rchan *chan)
 	mutex_lock(&gr_rchans_lock);
 	gr_rchans[chan->slot] = NULL;
 	mutex_unlock(&gr_rchans_lock);
+	/* A published channel is closed there, in its extent (spec 16.3) */
+	gr_rchan_withdraw(chan);
 	gr_chan_close(chan->cl.chan);
 	chan->cl.chan = NULL;
 	gr_rchan_files_del(chan);
@@ -354,7 +359,9 @@ void gr_relay_reset(struct gr_rchan *chan)
 	u32 i;
 
 	mutex_lock(&chan->cons_lock);
-	for (i = 0; i < chan->lay.nr_rings; i++)
+	/* A published channel's consumer is the host (spec 16.4) */
+	for (i = 0; i < chan->lay.nr_rings && !READ_ONCE(chan->published);
+	     i++)
 		gr_rchan_store_consumed(chan, i, gr_rchan_produced(chan, i));
 	gr_chan_reset(chan->cl.chan);
 	mutex_unlock(&chan->cons_lock);
@@ -374,7 +381,8 @@ EXPORT_SYMBOL_GPL(gr_relay_reset);
  * in overwrite mode, as in relay.
  *
  * Context: process context.
- * Return: 0; -EINVAL for a buffer that does not exist.
+ * Return: 0; -EINVAL for a buffer that does not exist; -EBUSY while the
+ * channel is published to the host, its consumer (spec 16.4).
  */
 int gr_relay_subbufs_consumed(struct gr_rchan *chan, unsigned int cpu,
 			      size_t subbufs_consumed)
@@ -384,6 +392,8 @@ int gr_relay_subbufs_consumed(struct gr_rchan *chan, unsigned int cpu,
 
 	if (cpu >= chan->lay.nr_rings)
 		return -EINVAL;
+	if (READ_ONCE(chan->published))
+		return -EBUSY;		/* the host consumes it (16.4) */
 	mutex_lock(&chan->cons_lock);
 	rd = &chan->readers[cpu];
 	avail = gr_rchan_produced(chan, cpu) - rd->consumed;
@@ -417,7 +427,8 @@ int gr_relay_write(struct gr_rchan *chan, const void *data, size_t length)
 	int ret;
 
 	local_irq_save(flags);
-	ret = gr_put(chan->cl.chan, data, length, false);
+	ret = gr_rchan_paused(chan) ? -EBUSY :
+	      gr_put(chan->cl.chan, data, length, false);
 	local_irq_restore(flags);
 	return ret;
 }
@@ -442,7 +453,8 @@ int __gr_relay_write(struct gr_rchan *chan, const void *data, size_t length)
 	int ret;
 
 	preempt_disable();
-	ret = gr_put(chan->cl.chan, data, length, false);
+	ret = gr_rchan_paused(chan) ? -EBUSY :
+	      gr_put(chan->cl.chan, data, length, false);
 	preempt_enable();
 	return ret;
 }
@@ -470,7 +482,7 @@ void *gr_relay_reserve(struct gr_rchan *chan, size_t length)
 	struct gr_buf *buf;
 	u8 *slot;
 
-	if (unlikely(cpu >= c->nr_cpus))
+	if (unlikely(cpu >= c->nr_cpus) || gr_rchan_paused(chan))
 		return NULL;
 	buf = c->global ? c->bufs : &c->bufs[cpu];
 	if (gr_buf_check_size(buf, length) ||
@@ -658,7 +670,7 @@ int gr_rchan_klog_write(struct gr_rchan *rc, u32 flags, const void *text,
 	int ret;
 
 	local_irq_save(irqs);
-	buf = __gr_buf_enter(rc->cl.chan, true);
+	buf = gr_rchan_paused(rc) ? NULL : __gr_buf_enter(rc->cl.chan, true);
 	if (!buf) {
 		local_irq_restore(irqs);
 		return -EBUSY;

@@ -49,7 +49,12 @@ void gr_rchan_wake(struct gr_rchan *rc, u32 ring)
 static int gr_rfile_open(struct inode *inode, struct file *filp)
 {
 	struct gr_rreader *rd = inode->i_private;
+	int ret;
 
+	/* Spec 16.4: never while the host consumes the channel */
+	ret = gr_rchan_file_get(rd->rc);
+	if (ret)
+		return ret;
 	gr_rchan_get(rd->rc);
 	filp->private_data = rd;
 	/*
@@ -64,6 +69,7 @@ static int gr_rfile_release(struct inode *inode, struct file *filp)
 {
 	struct gr_rreader *rd = filp->private_data;
 
+	gr_rchan_file_put(rd->rc);
 	gr_rchan_put(rd->rc);
 	return 0;
 }

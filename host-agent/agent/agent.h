@@ -258,6 +258,22 @@ struct gr_vm_info {
 	} follow;
 	struct gr_vm_ship ship;
 	struct gr_vcpus vcpus;		/* QEMU's vCPU threads (vcpu.c) */
+	/* client channels (spec 16): the host's counts, the guest's losses */
+	struct gr_client_info {
+		char name[GR_NAME_LEN];	/* "" = unused entry */
+		const char *state;	/* published, withdrawn */
+		bool klog;		/* stored as text lines */
+		uint32_t rings;
+		uint64_t bytes;		/* stored */
+		uint64_t subbufs;	/* sub-buffers stored */
+		uint64_t invalid;	/* dropped: bad record (D3, D5) */
+		uint64_t skipped;	/* overwritten before stored */
+		uint64_t write_errors;
+		uint64_t lost_full, lost_too_big, lost_nested, overwritten;
+		uint64_t lost_back;	/* guest counters that went back */
+	} channels[GR_CLIENT_MAX];
+	uint64_t client_bad_area;	/* client areas refused (D1) */
+	uint64_t client_bad_entries;	/* directory entries refused (D2) */
 };
 
 void vm_get_info(const struct gr_vm *vm, struct gr_vm_info *info);

@@ -110,6 +110,8 @@ static int open_session(struct gr_vm *vm, bool try_resume)
 	if (ret)
 		return ret;
 	ret = cons_open_rings(vm, vm->sess.resumed);
+	if (!ret)
+		clients_open(vm);
 	if (!ret)	/* its stream and index files exist */
 		live_session_open(vm->opts.name, vm->sess.name,
 				  vm->rot.chunked ? vm->rot.id : 0,
@@ -121,6 +123,7 @@ static int open_session(struct gr_vm *vm, bool try_resume)
 static void close_session_failed(struct gr_vm *vm)
 {
 	cons_close_rings(vm);
+	clients_close(vm);
 	if (vm->rot.chunked && vm->rot.fd >= 0)
 		rot_end(vm);
 	session_abandon(vm);
@@ -130,6 +133,7 @@ static void close_session_failed(struct gr_vm *vm)
 static void close_session(struct gr_vm *vm)
 {
 	cons_close_rings(vm);
+	clients_close(vm);
 	live_session_close(vm->opts.name, vm->sess.name);
 	if (vm->rot.chunked && vm->rot.fd >= 0) {
 		/* the last chunk's final metadata, then it is closed too */
@@ -450,6 +454,7 @@ static void guest_left(struct gr_vm *vm)
 {
 	rot_drop(vm);
 	cons_drain(vm);
+	clients_drain(vm, true);
 	guest_gone(vm, "QEMU disconnected");
 }
 
@@ -502,12 +507,15 @@ static void vm_wake(struct gr_vm *vm)
 			 * nothing may be stored into it (H7): no drain.
 			 */
 			rot_drop(vm);
-			if (!magic)
+			if (!magic) {
 				cons_drain(vm);
+				clients_drain(vm, true);
+			}
 			guest_gone(vm, "the guest withdrew its layout");
 			break;
 		}
 		cons_drain(vm);
+		clients_drain(vm, false);
 		hostctl_sync_check(vm);
 		gstate = hostctl_guest_state(vm);
 		if (gstate == GR_STATE_PANIC && !vm->saw_panic) {

@@ -14,6 +14,7 @@
  *   vm_filter.c  event and follow filters         @flt       vm_filters_*
  *   rotate.c     chunks, rotation, retention      @rot       rot_*
  *   vcpu.c       QEMU's vCPU threads, steal       @vcpu      vcpu_*
+ *   clients.c    client channels (spec 16)        @cl        clients_*
  *
  * Each part writes only its own state; it reads the rest. A part never
  * calls vm.c and never frees the VM: what happened (a doorbell, QEMU
@@ -39,6 +40,7 @@
 #include "ctf.h"
 #include "shm.h"
 #include "validate.h"
+#include "clients.h"
 #include "consumer.h"
 #include "hostctl.h"
 #include "peer.h"
@@ -104,6 +106,7 @@ struct gr_vm {
 	struct gr_vm_filters flt;
 	struct gr_waiter waiter;
 	struct gr_vcpus vcpu;
+	struct gr_clients cl;
 	struct gr_snap *snap;		/* snapshot being taken, or NULL */
 	enum gr_snap_for snap_for;
 	const char *gone_what;		/* why the guest left (a literal) */

@@ -84,6 +84,38 @@ void vm_get_stats(const struct gr_vm *vm, struct gr_vm_stats *st)
 	}
 }
 
+/* The client channels of the session (clients.c's state) */
+static void clients_info(const struct gr_vm *vm, struct gr_vm_info *info)
+{
+	const struct gr_cchan *c;
+	struct gr_client_info *o;
+	unsigned int e;
+
+	info->client_bad_area = vm->cl.bad_area;
+	info->client_bad_entries = vm->cl.bad_entries;
+	for (e = 0; e < GR_CLIENT_MAX; e++) {
+		c = &vm->cl.ch[e];
+		o = &info->channels[e];
+		if (c->state == GR_CCHAN_NONE)
+			continue;
+		memcpy(o->name, c->name, sizeof(o->name));
+		o->state = c->state == GR_CCHAN_OPEN ? "published" :
+			   "withdrawn";
+		o->klog = !!(c->flags & GR_CLIENT_KLOG);
+		o->rings = c->nr_rings;
+		o->bytes = c->bytes;
+		o->subbufs = c->subbufs;
+		o->invalid = c->invalid;
+		o->skipped = c->skipped;
+		o->write_errors = c->write_errors;
+		o->lost_full = c->lost[0];
+		o->lost_too_big = c->lost[1];
+		o->lost_nested = c->lost[2];
+		o->overwritten = c->lost[3];
+		o->lost_back = c->lost_back;
+	}
+}
+
 void vm_get_info(const struct gr_vm *vm, struct gr_vm_info *info)
 {
 	static const char *const reasons[] = {
@@ -127,6 +159,7 @@ void vm_get_info(const struct gr_vm *vm, struct gr_vm_info *info)
 	info->chunks.held = vm->rot.held;
 	info->chunks.collected_pruned = vm->rot.collected_pruned;
 	vm_filters_info(vm, info, hostctl_settings_acked(vm, vm->hc.ctrl_seq));
+	clients_info(vm, info);
 	if (vm->state == GR_VM_WAITING) {
 		if (vm->why[0])
 			snprintf(info->pending, sizeof(info->pending),

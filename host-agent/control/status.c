@@ -14,6 +14,8 @@
 #include "out.h"
 
 
+static void put_channels(FILE *f, const struct gr_vm_info *in);
+
 static void put_row(FILE *f, const char *key)
 {
 	fprintf(f, "  %-13s ", key);
@@ -193,6 +195,7 @@ void ctl_status_text(FILE *f, const struct gr_vm_info *in)
 		st->doorbells_in, st->doorbells_out, st->polls);
 
 	put_vcpus(f, &in->vcpus);
+	put_channels(f, in);
 
 	put_row(f, "clock sync");
 	if (in->sync_error_ns) {
@@ -243,6 +246,68 @@ void ctl_status_text(FILE *f, const struct gr_vm_info *in)
 			in->ship.backlog_packets, b1, in->ship.backlog_bytes,
 			in->ship.oldest_s);
 	}
+}
+
+/* One row per client channel of the session (spec 16) */
+static void put_channels(FILE *f, const struct gr_vm_info *in)
+{
+	const struct gr_client_info *c;
+	unsigned int e;
+
+	for (e = 0; e < GR_CLIENT_MAX; e++) {
+		c = &in->channels[e];
+		if (!c->name[0])
+			continue;
+		put_row(f, "channel");
+		ctl_put_text(f, c->name);
+		fprintf(f, " (%s%s, %" PRIu32 " rings): %" PRIu64 " bytes in %"
+			PRIu64 " sub-buffers; lost full %" PRIu64 ", too_big %"
+			PRIu64 ", nested %" PRIu64 " messages, overwritten %"
+			PRIu64 " sub-buffers; %" PRIu64 " invalid, %" PRIu64
+			" skipped, %" PRIu64 " write errors\n", c->state,
+			c->klog ? ", klog text" : "", c->rings, c->bytes,
+			c->subbufs, c->lost_full, c->lost_too_big,
+			c->lost_nested, c->overwritten, c->invalid, c->skipped,
+			c->write_errors);
+	}
+	if (in->client_bad_area || in->client_bad_entries) {
+		put_row(f, "channels");
+		fprintf(f, "refused: %" PRIu64 " client areas, %" PRIu64
+			" entries\n", in->client_bad_area,
+			in->client_bad_entries);
+	}
+}
+
+static void put_channels_json(struct ctl_json *j, const struct gr_vm_info *in)
+{
+	const struct gr_client_info *c;
+	unsigned int e;
+
+	ctl_json_begin_array(j, "channels");
+	for (e = 0; e < GR_CLIENT_MAX; e++) {
+		c = &in->channels[e];
+		if (!c->name[0])
+			continue;
+		ctl_json_begin_object(j, NULL);
+		ctl_json_string(j, "name", c->name);
+		ctl_json_string(j, "state", c->state);
+		ctl_json_bool(j, "klog", c->klog);
+		ctl_json_u64(j, "rings", c->rings);
+		ctl_json_u64(j, "bytes", c->bytes);
+		ctl_json_u64(j, "subbufs", c->subbufs);
+		ctl_json_u64(j, "lost_full", c->lost_full);
+		ctl_json_u64(j, "lost_too_big", c->lost_too_big);
+		ctl_json_u64(j, "lost_nested", c->lost_nested);
+		ctl_json_u64(j, "overwritten", c->overwritten);
+		ctl_json_u64(j, "lost_back", c->lost_back);
+		ctl_json_u64(j, "invalid", c->invalid);
+		ctl_json_u64(j, "skipped", c->skipped);
+		ctl_json_u64(j, "write_errors", c->write_errors);
+		ctl_json_end_object(j);
+	}
+	ctl_json_end_array(j);
+	ctl_json_u64(j, "client_bad_area", in->client_bad_area);
+	ctl_json_u64(j, "client_bad_entries", in->client_bad_entries);
 }
 
 /* "host": QEMU's pid and vCPU threads, run and steal per vCPU */
@@ -364,6 +429,7 @@ void ctl_status_json_member(struct ctl_json *j, const char *key,
 		ctl_json_end_object(j);
 	}
 	put_vcpus_json(j, &in->vcpus);
+	put_channels_json(j, in);
 	ctl_json_begin_object(j, "stats");
 	ctl_json_u64(j, "packets", st->packets);
 	ctl_json_u64(j, "bytes", st->bytes);

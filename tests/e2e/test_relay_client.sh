@@ -6,12 +6,14 @@
 # guest, and klog (issue 24)
 #
 # One boot (single-threaded TCG): guestrelay.ko with klog=1, then
-# /gr/e2e-relay loads the example client grclient.ko three times (per-CPU
-# no-overwrite, overwrite with 4 sub-buffers, no-overwrite again), reads
-# every relay file /sys/kernel/debug/guestrelay/grclient/grclient<cpu>
-# (dd with 777-byte reads; cat; the example reader grread with poll(),
-# mmap(), read() and sendfile()) and the klog channel (grread asleep in
-# poll() until a flush). relay_check.py checks:
+# /gr/e2e-relay loads the example client grclient.ko three times with
+# guest_read=1 (per-CPU no-overwrite, overwrite with 4 sub-buffers,
+# no-overwrite again), reads every relay file
+# /sys/kernel/debug/guestrelay/grclient/grclient<cpu> (dd with 777-byte
+# reads; cat; the example reader grread with poll(), mmap(), read() and
+# sendfile()), then loads it a fourth time published to the host (spec
+# 16, GR_F_CLIENT) and flushes the klog channel, also published.
+# relay_check.py checks:
 #   - each relay file holds exactly the client's messages of that CPU,
 #     byte for byte, padding removed (overwrite: the newest 3 finished
 #     sub-buffers), and a second read returns nothing (read() consumes);
@@ -20,11 +22,14 @@
 #     the buffer read-only (a writable map is refused) and shows what
 #     read() returned; sendfile() copies a file;
 #   - the files go away when the client is unloaded;
-#   - klog holds the client's lines of the three loads in order, each with
-#     a guest timestamp, non-decreasing;
+#   - load4: the guest's open() of a published channel is refused, and
+#     the host stored <session>/channels/grclient/grclient_<cpu> holding
+#     exactly the client's messages of that CPU, padding removed;
+#   - klog, stored by the host as text lines (channels/klog/klog_0.txt),
+#     holds the client's lines of the four loads in order, each with a
+#     guest timestamp, non-decreasing;
 #   - the console has no WARNING:, BUG:, Oops or Call Trace.
-# What the host stores of a client channel is not tested here: client
-# channels are not published to the host yet (spec 16.3).
+# Then `status --json` lists both channels with the bytes stored.
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -43,7 +48,28 @@ boot_guest "$vm" --single-thread --run e2e-relay \
 guest_ran "$vm" e2e-relay
 check_console "$vm"
 log=$(console "$vm")
+chans=""
+for d in "$STORE/$vm"/*/channels; do
+	[ -d "$d" ] && chans=$d && break
+done
 python3 "$(dirname "$0")/relay_check.py" "$log" "$MSGS" "$MSGS2" \
-	>"$tmp/relay_check.out" 2>&1
+	"${chans:-$STORE/$vm/none}" >"$tmp/relay_check.out" 2>&1
 take_checks "$tmp/relay_check.out" $? "relay_check.py"
+
+# status lists each channel with the bytes it stored
+listed=$(json_get "$vm" \
+	'sorted("%s:%d" % (c["name"], c["bytes"]) for c in v["channels"])')
+want=""
+for f in "$chans"/grclient/grclient_* "$chans"/klog/klog_0.txt; do
+	[ -e "$f" ] || continue
+	case $f in
+	*grclient_*) gsum=$(( ${gsum:-0} + $(stat -c %s "$f") )) ;;
+	*) ksum=$(stat -c %s "$f") ;;
+	esac
+done
+want="grclient:${gsum:-0},klog:${ksum:-0}"
+[ "$listed" = "$want" ] &&
+	ok "status --json lists the channels with their stored bytes" ||
+	fail "status --json lists the channels with their stored bytes" \
+		"listed '$listed', files '$want'"
 finish

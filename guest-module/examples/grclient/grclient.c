@@ -7,7 +7,10 @@
  * relay: at load it opens the channel "grclient" (per-CPU, or global with
  * global=1; overwrite mode with overwrite=1), writes @msgs messages from
  * every online CPU with gr_relay_write(), logs one klog line per CPU
- * with gr_klog() and flushes. Readers find the messages in
+ * with gr_klog() and flushes. While the host reads client channels
+ * (GR_F_CLIENT) the channel is published to it and stored under the VM's
+ * session as channels/grclient/grclient_<cpu>; otherwise, or with
+ * guest_read=1, readers find the messages in
  * /sys/kernel/debug/guestrelay/grclient/grclient<cpu>.
  *
  * Message k of CPU c (the tests check every byte): a 12-byte head
@@ -42,6 +45,9 @@ MODULE_PARM_DESC(global, "one buffer for all CPUs");
 static bool overwrite;
 module_param(overwrite, bool, 0444);
 MODULE_PARM_DESC(overwrite, "overwrite unconsumed sub-buffers");
+static bool guest_read;
+module_param(guest_read, bool, 0444);
+MODULE_PARM_DESC(guest_read, "read in the guest only, never published to the host");
 
 static struct gr_rchan *grclient_chan;
 static atomic_t grclient_dropped = ATOMIC_INIT(0);
@@ -98,7 +104,8 @@ static int grclient_write_all(void)
 static int __init grclient_init(void)
 {
 	unsigned int flags = (global ? GR_RELAY_GLOBAL : 0) |
-			     (overwrite ? GR_RELAY_OVERWRITE : 0);
+			     (overwrite ? GR_RELAY_OVERWRITE : 0) |
+			     (guest_read ? GR_RELAY_GUEST_READ : 0);
 	int ret;
 
 	grclient_chan = gr_relay_open("grclient", subbuf_size, n_subbufs,

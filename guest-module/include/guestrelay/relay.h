@@ -9,8 +9,10 @@
  * /sys/kernel/debug/guestrelay/<channel>/<channel><cpu> (spec 16.8). Who
  * reads a channel is one rule (spec 16.4): a channel published to the host
  * (spec section 16, GR_F_CLIENT) is the host's, any other one the guest
- * reader's, never both at once. This version publishes none: every
- * channel lives in guest memory and is read in the guest.
+ * reader's, never both at once: while a host reads client channels, every
+ * channel without GR_RELAY_GUEST_READ whose relay files are not open is
+ * published and stored by the host (<session>/channels/<name>/), and its
+ * relay files refuse open() (-EBUSY).
  *
  * Semantics are relay's; where the shared region forces a difference, the
  * function's comment says so. The differences in short:
@@ -27,9 +29,10 @@
  *    global channel (guestrelay holds its lock).
  *  - Consumption is the reader's (read() consumes):
  *    gr_relay_subbufs_consumed() is for a client that runs its own reader
- *    through mmap(). read() returns finished sub-buffers only (relay's
- *    also reads into the one being written): gr_relay_flush() or a write
- *    to <channel>/flush finishes it.
+ *    through mmap() (-EBUSY while the host consumes the channel).
+ *    read() returns finished sub-buffers only (relay's also reads into
+ *    the one being written): gr_relay_flush() or a write to
+ *    <channel>/flush finishes it.
  *  - Sub-buffer size: a power of two from 4 KiB to 1 MiB; 2 to 1024
  *    sub-buffers per buffer.
  *
