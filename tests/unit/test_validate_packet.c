@@ -442,6 +442,59 @@ static void test_records_accepts_a_good_packet(void)
 	CU_ASSERT_EQUAL(gr_check_records(&v, ev, T_NDESC, p.b, 72, &why), 0);
 }
 
+/* the guest's declared last record: the walk's end in constant time */
+static void test_content_end_at_declared_last(void)
+{
+	struct gr_event_view ev[T_NDESC];
+	struct gr_view v;
+	struct rpkt p;
+	uint64_t end = 1;
+
+	make_view(&v);
+	make_event_views(ev);
+	rpkt_start(&p, 10, 20);
+	/* header only: last must be 0 */
+	CU_ASSERT_EQUAL(gr_packet_content_end_at(&v, ev, T_NDESC, p.b, 72, 0,
+						 &end), 0);
+	CU_ASSERT_EQUAL(end, 72);
+	CU_ASSERT_EQUAL(gr_packet_content_end_at(&v, ev, T_NDESC, p.b, 72,
+						 72, &end), -EINVAL);
+	rpkt_add(&p, 0, 10, NULL);		/* 72..144 */
+	rpkt_add(&p, 2, 12, "abc");		/* 144..176 */
+	CU_ASSERT_EQUAL(gr_packet_content_end_at(&v, ev, T_NDESC, p.b, p.len,
+						 144, &end), 0);
+	CU_ASSERT_EQUAL(end, gr_packet_content_end(&v, ev, T_NDESC, p.b,
+						   p.len));
+	CU_ASSERT_EQUAL(end, 144 + 16 + 8 + 4);
+	/* hostile values: refused, end left alone */
+	end = 1;
+	CU_ASSERT_EQUAL(gr_packet_content_end_at(&v, ev, T_NDESC, p.b, p.len,
+						 72, &end), -EINVAL);
+	CU_ASSERT_EQUAL(gr_packet_content_end_at(&v, ev, T_NDESC, p.b, p.len,
+						 148, &end), -EINVAL);
+	CU_ASSERT_EQUAL(gr_packet_content_end_at(&v, ev, T_NDESC, p.b, p.len,
+						 0, &end), -EINVAL);
+	CU_ASSERT_EQUAL(gr_packet_content_end_at(&v, ev, T_NDESC, p.b, p.len,
+						 64, &end), -EINVAL);
+	CU_ASSERT_EQUAL(gr_packet_content_end_at(&v, ev, T_NDESC, p.b, p.len,
+						 p.len, &end), -EINVAL);
+	CU_ASSERT_EQUAL(gr_packet_content_end_at(&v, ev, T_NDESC, p.b, p.len,
+						 p.len - 8, &end), -EINVAL);
+	CU_ASSERT_EQUAL(gr_packet_content_end_at(&v, ev, T_NDESC, p.b, p.len,
+						 ~0ULL & ~7ULL, &end), -EINVAL);
+	/* past the committed bytes: the record no longer fits */
+	CU_ASSERT_EQUAL(gr_packet_content_end_at(&v, ev, T_NDESC, p.b, 168,
+						 144, &end), -EINVAL);
+	/* pointing into a record whose bytes look like none */
+	CU_ASSERT_EQUAL(gr_packet_content_end_at(&v, ev, T_NDESC, p.b, p.len,
+						 160, &end), -EINVAL);
+	CU_ASSERT_EQUAL(end, 1);
+	/* a record that ends short of content_size */
+	CU_ASSERT_EQUAL(gr_packet_content_end_at(&v, ev, T_NDESC, p.b,
+						 p.len + 8, 144, &end),
+			-EINVAL);
+}
+
 /* spec 6.12: stored content ends at the last record's last declared byte */
 static void test_content_end_excludes_the_last_tail(void)
 {
@@ -859,6 +912,8 @@ static const struct gr_test packet_tests[] = {
 	GR_TEST_NAMED("records: a good packet passes", test_records_accepts_a_good_packet),
 	GR_TEST_NAMED("records: stored content ends at the last declared byte",
 		      test_content_end_excludes_the_last_tail),
+	GR_TEST_NAMED("records: a declared last record gives the same end",
+		      test_content_end_at_declared_last),
 	GR_TEST_NAMED("records: a family member's content ends at its fields",
 		      test_family_content_end),
 #define RECORD_REJECT_ENTRY(name, msg, ...)				\
