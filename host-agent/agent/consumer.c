@@ -610,7 +610,7 @@ static bool take(struct gr_ring_state *r, uint64_t seq)
 		(vm->region + gr_view_rec_off(v, r->idx, slot));
 	commit.seq = __atomic_load_n(&commit_shared->seq, __ATOMIC_ACQUIRE);
 	commit.bytes = __atomic_load_n(&commit_shared->bytes, __ATOMIC_RELAXED);
-	commit.reserved = 0;
+	commit.last_record = 0;
 	memcpy(&w->hdr, sub, sizeof(w->hdr));
 	/* H9 on the private copies */
 	ret = gr_check_packet(v, r->idx, seq, &commit, &w->hdr, &r->last,

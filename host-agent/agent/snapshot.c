@@ -158,7 +158,7 @@ static int copy_one(struct gr_snap *s, uint8_t *dst)
 	s1 = __atomic_load_n(&shared->seq, __ATOMIC_ACQUIRE);
 	commit.seq = s1;
 	commit.bytes = __atomic_load_n(&shared->bytes, __ATOMIC_RELAXED);
-	commit.reserved = 0;
+	commit.last_record = 0;
 	memcpy(dst, vm->region + gr_view_subbuf_off(v, s->ring, slot),
 	       v->subbuf_size);
 	/* the copy before the re-load of seq: pairs with the guest's

@@ -267,7 +267,7 @@ static void test_packet_ignores_reserved_bytes(void)
 	for (minor = GR_ABI_MINOR; minor <= GR_ABI_MINOR + 1; minor++) {
 		pkt_make(&p, T_RING, T_SEQ);
 		p.v.abi_minor = minor;
-		p.rec.reserved = htole32(1);
+		p.rec.last_record = htole32(1);
 		p.ph.reserved = htole32(0x80000000U);
 		CU_ASSERT_EQUAL(pkt_check(&p, T_RING, T_SEQ, NULL), 0);
 	}
