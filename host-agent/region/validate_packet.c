@@ -537,3 +537,39 @@ int gr_packet_content_end_at(const struct gr_view *v,
 	*end = declared_end(p, last, &events[r.id], content_bytes);
 	return 0;
 }
+
+/**
+ * gr_packet_end() - the content end to store for a packet, in constant
+ *	time when the guest declared its last record (spec 6.12, H31)
+ * @v: the view the packet was checked against
+ * @events: validated descriptors
+ * @nr_events: their number
+ * @packet: as for gr_packet_content_end()
+ * @content_bytes: content_size / 8 from gr_check_packet()
+ * @last: rec.last_record as loaded once with rec.bytes (CPU order)
+ * @refused: set to true if @last was declared and failed H31
+ *
+ * With GR_F_LAST_RECORD in the guest's features (this host always sets
+ * it) a non-zero @last that passes gr_packet_content_end_at() gives the
+ * end; otherwise the records are walked. 0 is "not known": a walk, not a
+ * refusal.
+ *
+ * Context: any; does not sleep.
+ * Return: the end, as gr_packet_content_end() gives it.
+ */
+uint64_t gr_packet_end(const struct gr_view *v,
+		       const struct gr_event_view *events,
+		       unsigned int nr_events, const void *packet,
+		       uint64_t content_bytes, uint64_t last, bool *refused)
+{
+	uint64_t end;
+
+	if ((v->features & GR_F_LAST_RECORD) && last) {
+		if (!gr_packet_content_end_at(v, events, nr_events, packet,
+					      content_bytes, last, &end))
+			return end;
+		*refused = true;
+	}
+	return gr_packet_content_end(v, events, nr_events, packet,
+				     content_bytes);
+}

@@ -495,6 +495,54 @@ static void test_content_end_at_declared_last(void)
 			-EINVAL);
 }
 
+/*
+ * spec 2.3, H31: the declared last record is used only with
+ * GR_F_LAST_RECORD in the guest's features; a refused one is counted and
+ * the records are walked; 0 is "not known", a walk without a refusal
+ */
+static void test_packet_end_negotiated_or_walked(void)
+{
+	struct gr_event_view ev[T_NDESC];
+	struct gr_view v;
+	struct rpkt p;
+	bool refused;
+	uint64_t walk;
+
+	make_view(&v);
+	make_event_views(ev);
+	rpkt_start(&p, 10, 20);
+	rpkt_add(&p, 0, 10, NULL);		/* 72..144 */
+	rpkt_add(&p, 2, 12, "abc");		/* 144..176 */
+	/* the first record spoiled: the walk stops, the last one is good */
+	p.b[72 + 8] = 0xff;
+	p.b[72 + 9] = 0xff;
+	walk = gr_packet_content_end(&v, ev, T_NDESC, p.b, p.len);
+	CU_ASSERT_EQUAL(walk, p.len);
+	/* the guest does not set the bit: the field is reserved, ignored */
+	refused = false;
+	CU_ASSERT_EQUAL(gr_packet_end(&v, ev, T_NDESC, p.b, p.len, 144,
+				      &refused), walk);
+	CU_ASSERT_EQUAL(gr_packet_end(&v, ev, T_NDESC, p.b, p.len, 148,
+				      &refused), walk);
+	CU_ASSERT_FALSE(refused);
+	/* it does: the declared record gives the end, not the walk */
+	v.features |= GR_F_LAST_RECORD;
+	CU_ASSERT_EQUAL(gr_packet_end(&v, ev, T_NDESC, p.b, p.len, 144,
+				      &refused), 144 + 16 + 8 + 4);
+	CU_ASSERT_FALSE(refused);
+	CU_ASSERT_EQUAL(gr_packet_end(&v, ev, T_NDESC, p.b, p.len, 0,
+				      &refused), walk);
+	CU_ASSERT_FALSE(refused);
+	/* a hostile value: refused, and the walk's end */
+	CU_ASSERT_EQUAL(gr_packet_end(&v, ev, T_NDESC, p.b, p.len, 148,
+				      &refused), walk);
+	CU_ASSERT_TRUE(refused);
+	refused = false;
+	CU_ASSERT_EQUAL(gr_packet_end(&v, ev, T_NDESC, p.b, p.len, 72,
+				      &refused), walk);
+	CU_ASSERT_TRUE(refused);
+}
+
 /* spec 6.12: stored content ends at the last record's last declared byte */
 static void test_content_end_excludes_the_last_tail(void)
 {
@@ -914,6 +962,8 @@ static const struct gr_test packet_tests[] = {
 		      test_content_end_excludes_the_last_tail),
 	GR_TEST_NAMED("records: a declared last record gives the same end",
 		      test_content_end_at_declared_last),
+	GR_TEST_NAMED("records: the declared last record only when negotiated",
+		      test_packet_end_negotiated_or_walked),
 	GR_TEST_NAMED("records: a family member's content ends at its fields",
 		      test_family_content_end),
 #define RECORD_REJECT_ENTRY(name, msg, ...)				\
