@@ -23,7 +23,7 @@
 #define GR_GUEST_FEATURES	(GR_F_EVENT_IDX | GR_F_FLIGHT | \
 				 GR_F_CLOCK_SYNC | GR_F_SWITCH_TIMER | \
 				 GR_F_FILTER | GR_F_GUEST_INFO | GR_F_DEFAULTS | \
-				 GR_F_FOLLOW)
+				 GR_F_FOLLOW | GR_F_LAST_RECORD)
 
 /* Longest switch timer a host may ask for: 10 s */
 #define GR_MAX_SWITCH_TIMER_US	10000000U

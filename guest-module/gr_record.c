@@ -127,6 +127,8 @@ static notrace void gr_rec_take_back(struct gr_rec *rec, unsigned int slot)
 
 	buf->offset = rec->payload - sizeof(struct gr_event_header) -
 		      buf->start;
+	/* the record before is not known: the commit says 0 (spec G40) */
+	buf->last_record = NULL;
 	buf->events--;
 	buf->filtered[slot]++;
 }

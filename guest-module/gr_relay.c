@@ -249,16 +249,21 @@ static void gr_buf_mark_busy(struct gr_buf *buf, u64 c)
 	smp_wmb();
 }
 
-/* Packet @c, @bytes of content, goes from BEING_WRITTEN to PRODUCED */
-static void gr_buf_commit(struct gr_buf *buf, u64 c, u32 bytes)
+/*
+ * Packet @c, @bytes of content whose last record starts at @last (0: none
+ * or not known), goes from BEING_WRITTEN to PRODUCED
+ */
+static void gr_buf_commit(struct gr_buf *buf, u64 c, u32 bytes, u32 last)
 {
 	struct gr_subbuf_rec *rec = &buf->recs[gr_buf_slot(buf, c)];
 
 	WRITE_ONCE(rec->bytes, cpu_to_le32(bytes));
+	/* spec 3.8, G40 (GR_F_LAST_RECORD): from private state, before seq */
+	WRITE_ONCE(rec->last_record, cpu_to_le32(last));
 	/*
 	 * Pairs (spec 10 #5) with the host's smp_load_acquire() of rec.seq:
-	 * the packet and rec.bytes are visible before the record says
-	 * "finished"; then produced, with release (spec G11).
+	 * the packet, rec.bytes and rec.last_record are visible before the
+	 * record says "finished"; then produced, with release (spec G11).
 	 */
 	smp_store_release(&rec->seq, cpu_to_le64(c));
 	gr_buf_publish_produced(buf);
@@ -338,7 +343,7 @@ static bool gr_buf_switch(struct gr_buf *buf, bool ts_held, bool discard)
 	bool finish = writing && !discard;
 	u8 *prev = NULL;
 	size_t padding = 0;
-	u32 bytes = 0;
+	u32 bytes = 0, last = 0;
 	u8 *next;
 	int ok;
 
@@ -347,6 +352,9 @@ static bool gr_buf_switch(struct gr_buf *buf, bool ts_held, bool discard)
 	if (finish) {
 		prev = buf->start;
 		bytes = buf->offset;
+		/* NULL since the start, unless a record was reserved since */
+		if (buf->last_record)
+			last = (u32)(buf->last_record - buf->start);
 		padding = size - bytes;
 		buf->produced++;
 	}
@@ -355,8 +363,9 @@ static bool gr_buf_switch(struct gr_buf *buf, bool ts_held, bool discard)
 	/* subbuf_start's gr_subbuf_start_reserve() sets the offset */
 	buf->offset = 0;
 	ok = chan->cb.subbuf_start(buf, next, prev, padding);
+	buf->last_record = NULL;
 	if (finish)
-		gr_buf_commit(buf, buf->produced - 1, bytes);
+		gr_buf_commit(buf, buf->produced - 1, bytes, last);
 	if (!ok) {
 		buf->offset = size + 1;
 		return false;
@@ -430,7 +439,7 @@ void gr_buf_init_recs(struct gr_buf *buf)
 	for (i = 0; i < buf->chan->layout.n_subbufs; i++) {
 		WRITE_ONCE(buf->recs[i].seq, cpu_to_le64(GR_SEQ_BUSY));
 		WRITE_ONCE(buf->recs[i].bytes, cpu_to_le32(0));
-		WRITE_ONCE(buf->recs[i].reserved, cpu_to_le32(0));
+		WRITE_ONCE(buf->recs[i].last_record, cpu_to_le32(0));
 	}
 }
 

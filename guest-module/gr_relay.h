@@ -71,6 +71,9 @@ struct gr_callbacks {
  * @last_ts: the ring's last timestamp; its clock never goes back (spec
  *	6.9); during a switch, the switch's timestamp
  * @chan: the channel
+ * @last_record: the last record reserved in @start, NULL if none (or it
+ *	was taken back): rec.last_record at the commit (spec 3.8, G40); one
+ *	plain store per record of the pointer the write computes anyway
  * @index: ring index (the CPU, or 0 for the global ring)
  * @hdr_reserved: bytes subbuf_start reserved at the start of @start
  * @produced: sub-buffers PRODUCED; the one BEING_WRITTEN has this number
@@ -110,6 +113,7 @@ struct gr_buf {
 	u64 events;
 	u64 last_ts;
 	struct gr_chan *chan;
+	u8 *last_record;
 
 	u32 index;
 	size_t hdr_reserved;
@@ -259,6 +263,8 @@ static __always_inline notrace u8 *gr_buf_take(struct gr_buf *buf, size_t len)
 {
 	u8 *p = buf->start + buf->offset;
 
+	/* the commit's rec.last_record (spec G40) */
+	buf->last_record = p;
 	buf->offset += len;
 	/* private: prod.events is published by gr_chan_publish_events() */
 	buf->events++;
@@ -298,6 +304,8 @@ static __always_inline notrace struct gr_buf *
 __gr_buf_enter(struct gr_chan *chan, bool count)
 {
 	u32 cpu = smp_processor_id();
+	/* once: the barrier below would load it again for the lock test */
+	bool global = chan->global;
 	struct gr_buf *buf;
 	unsigned long flags;
 	u32 *guard;
@@ -306,7 +314,7 @@ __gr_buf_enter(struct gr_chan *chan, bool count)
 	if (unlikely(cpu >= chan->nr_cpus))
 		return NULL;
 	/* The nesting guard of this CPU (spec 6.10) */
-	if (likely(!chan->global)) {
+	if (likely(!global)) {
 		buf = &chan->bufs[cpu];
 		guard = &buf->nesting;
 	} else {
@@ -326,7 +334,7 @@ __gr_buf_enter(struct gr_chan *chan, bool count)
 	 * barrier is enough, and it pairs with the one in gr_buf_exit().
 	 */
 	barrier();
-	if (chan->global) {
+	if (global) {
 		raw_spin_lock_irqsave(&chan->lock, flags);
 		chan->lock_flags = flags;
 	}

@@ -60,7 +60,13 @@ static __always_inline notrace int gr_buf_check_size(struct gr_buf *buf,
 {
 	if (unlikely(!length))
 		return -EINVAL;
-	if (unlikely(length > buf->max_event_size)) {
+	/*
+	 * As __gr_event_reserve(): a constant length within every channel's
+	 * least max_event_size needs no check at run time (what reserving
+	 * finds at the sub-buffer's end still bounds the slot)
+	 */
+	if (!(__builtin_constant_p(length) && length <= GR_MIN_EVENT_LIMIT) &&
+	    unlikely(length > buf->max_event_size)) {
 		gr_buf_lost_too_big(buf);
 		return -E2BIG;
 	}

@@ -56,9 +56,9 @@
 #define GR_ABI_MAJOR		1	/* incompatible layout changes */
 /*
  * compatible additions: 1 filters; 2 guest info, defaults, follow, families;
- * 3 client channels
+ * 3 client channels; 4 last record offset in the commit record
  */
-#define GR_ABI_MINOR		3
+#define GR_ABI_MINOR		4
 
 #define GR_REGION_MAGIC		0x3159414c45525247ULL	/* "GRRELAY1" */
 #define GR_CTRL_MAGIC		0x313054534f485247ULL	/* "GRHOST01" */
@@ -101,8 +101,9 @@
 #define GR_F_DEFAULTS		_BITULL(7)	/* ctrl_flags honoured (v1.2) */
 #define GR_F_FOLLOW		_BITULL(8)	/* follow-pid filter (v1.2) */
 #define GR_F_SYSCALLS		_BITULL(9)	/* event families (v1.2) */
+#define GR_F_LAST_RECORD	_BITULL(10)	/* rec.last_record (v1.4) */
 #define GR_F_CLIENT		_BITULL(11)	/* client channels (v1.3) */
-#define GR_F_KNOWN		0xbffULL	/* all bits defined in v1.3 */
+#define GR_F_KNOWN		0xfffULL	/* all bits defined in v1.4 */
 
 /**
  * struct gr_region_hdr - identity, geometry and layout of the region
@@ -505,12 +506,18 @@ static_assert(offsetof(struct gr_ring, cons) == 64, "cons line");
  * (pairs with the host's acquire load of @seq). A reader that loads the
  * same finished @seq before and after reading the sub-buffer has read a
  * consistent sub-buffer (a seqlock; needed in flight-recorder mode).
+ *
+ * v1.4, GR_F_LAST_RECORD in guest_features: @last_record is the offset in
+ * the sub-buffer of the last record's struct gr_event_header (0: none, or
+ * not known), stored with @bytes before @seq; a host with the bit checks
+ * it (spec H31) and, if it passes, need not walk the records to find
+ * where the last one is. Without the bit it is reserved, 0.
  */
 struct gr_subbuf_rec {
 	__le64 seq;			/* packet_seq_num, or GR_SEQ_BUSY */
 #define GR_SEQ_BUSY		0xffffffffffffffffULL
 	__le32 bytes;			/* content bytes, packet header included */
-	__le32 reserved;		/* 0 */
+	__le32 last_record;		/* v1.4: last record's offset, or 0 */
 };
 
 static_assert(sizeof(struct gr_subbuf_rec) == 16, "gr_subbuf_rec size");

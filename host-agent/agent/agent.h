@@ -126,6 +126,8 @@ struct gr_vm_stats {
 	uint64_t invalid_records;	/* of those, for a record (verify) */
 	uint64_t rewritten;		/* --verify stored: packets rewritten
 					 * from a checked copy */
+	uint64_t last_record_refused;	/* rec.last_record failing H31:
+					 * the records were walked */
 	uint64_t skipped;		/* sub-buffers lost to counter jumps */
 	uint64_t doorbells_in;		/* guest -> host notifications */
 	uint64_t doorbell_passes;	/* passes they drove (coalesced) */

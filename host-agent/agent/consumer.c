@@ -610,7 +610,9 @@ static bool take(struct gr_ring_state *r, uint64_t seq)
 		(vm->region + gr_view_rec_off(v, r->idx, slot));
 	commit.seq = __atomic_load_n(&commit_shared->seq, __ATOMIC_ACQUIRE);
 	commit.bytes = __atomic_load_n(&commit_shared->bytes, __ATOMIC_RELAXED);
-	commit.reserved = 0;
+	/* spec 3.8, H31: once, with bytes; only a hint for the walk below */
+	commit.last_record = __atomic_load_n(&commit_shared->last_record,
+					     __ATOMIC_RELAXED);
 	memcpy(&w->hdr, sub, sizeof(w->hdr));
 	/* H9 on the private copies */
 	ret = gr_check_packet(v, r->idx, seq, &commit, &w->hdr, &r->last,
@@ -656,12 +658,20 @@ static bool take(struct gr_ring_state *r, uint64_t seq)
 	w->hdr.packet_size = w->hdr.content_size;
 	/*
 	 * spec 6.12: content up to the last record's last declared byte;
-	 * verify on found it checking the copy, otherwise walk the records
-	 * (--verify stored checks the stored value after the write)
+	 * verify on found it checking the copy; verify off takes it from
+	 * the record the guest says is the last (H31), else walks the
+	 * records; --verify stored walks them (and checks the stored value
+	 * after the write)
 	 */
-	if (!w->copy)
-		end = gr_packet_content_end(v, vm->events, v->desc_count, sub,
-					    content);
+	if (!w->copy) {
+		bool refused = false;
+
+		end = gr_packet_end(v, vm->events, v->desc_count, sub, content,
+				    vm->opts.verify == GR_VERIFY_OFF ?
+				    le32toh(commit.last_record) : 0,
+				    &refused);
+		vm->st.last_record_refused += refused;
+	}
 	w->hdr.content_size = htole64(8 * end);
 	w->iov[0].iov_base = &w->hdr;
 	w->iov[0].iov_len = sizeof(w->hdr);

@@ -39,7 +39,7 @@
 #define HOST_FEATURES (GR_F_EVENT_IDX | GR_F_FLIGHT | GR_F_CLOCK_SYNC | \
 		       GR_F_SWITCH_TIMER | GR_F_FILTER | GR_F_GUEST_INFO | \
 		       GR_F_DEFAULTS | GR_F_FOLLOW | GR_F_SYSCALLS | \
-		       GR_F_CLIENT)
+		       GR_F_CLIENT | GR_F_LAST_RECORD)
 
 static struct gr_host_ctrl *ctrl(struct gr_vm *vm)
 {

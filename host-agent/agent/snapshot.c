@@ -150,6 +150,7 @@ static int copy_one(struct gr_snap *s, uint8_t *dst)
 	struct gr_packet_header *h = (struct gr_packet_header *)dst;
 	struct gr_subbuf_rec commit;
 	uint64_t s1, content;
+	bool refused = false;
 	const char *why;
 
 	/* pairs with the guest's smp_store_release() of the commit
@@ -158,7 +159,8 @@ static int copy_one(struct gr_snap *s, uint8_t *dst)
 	s1 = __atomic_load_n(&shared->seq, __ATOMIC_ACQUIRE);
 	commit.seq = s1;
 	commit.bytes = __atomic_load_n(&shared->bytes, __ATOMIC_RELAXED);
-	commit.reserved = 0;
+	commit.last_record = __atomic_load_n(&shared->last_record,
+					     __ATOMIC_RELAXED);
 	memcpy(dst, vm->region + gr_view_subbuf_off(v, s->ring, slot),
 	       v->subbuf_size);
 	/* the copy before the re-load of seq: pairs with the guest's
@@ -176,9 +178,15 @@ static int copy_one(struct gr_snap *s, uint8_t *dst)
 	}
 	gr_stream_mark_set(&s->last, h);
 	h->packet_size = h->content_size;
-	/* spec 6.12: content up to the last record's last declared byte */
-	h->content_size = htole64(8 * gr_packet_content_end(v, vm->events,
-				v->desc_count, dst, content));
+	/*
+	 * spec 6.12: content up to the last record's last declared byte;
+	 * verify off from the guest's last record (H31), else the walk
+	 */
+	h->content_size = htole64(8 * gr_packet_end(v, vm->events,
+				v->desc_count, dst, content,
+				vm->opts.verify == GR_VERIFY_OFF ?
+				le32toh(commit.last_record) : 0, &refused));
+	vm->st.last_record_refused += refused;
 	return (int)content;
 }
 

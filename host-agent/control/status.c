@@ -189,6 +189,9 @@ void ctl_status_text(FILE *f, const struct gr_vm_info *in)
 		st->skipped, st->write_errors, st->bad_region);
 	if (in->verify == GR_VERIFY_STORED)
 		fprintf(f, ", %" PRIu64 " rewritten", st->rewritten);
+	if (st->last_record_refused)
+		fprintf(f, ", %" PRIu64 " last-record hints refused",
+			st->last_record_refused);
 	fputc('\n', f);
 	put_row(f, "doorbells");
 	fprintf(f, "in %" PRIu64 ", out %" PRIu64 ", polls %" PRIu64 "\n",
@@ -436,6 +439,7 @@ void ctl_status_json_member(struct ctl_json *j, const char *key,
 	ctl_json_u64(j, "invalid", st->invalid);
 	ctl_json_u64(j, "invalid_records", st->invalid_records);
 	ctl_json_u64(j, "rewritten", st->rewritten);
+	ctl_json_u64(j, "last_record_refused", st->last_record_refused);
 	ctl_json_u64(j, "skipped", st->skipped);
 	ctl_json_u64(j, "doorbells_in", st->doorbells_in);
 	ctl_json_u64(j, "doorbell_passes", st->doorbell_passes);

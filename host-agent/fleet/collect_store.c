@@ -415,7 +415,7 @@ static enum col_verdict put_packet(const char *subj, const struct gr_obj *o,
 	 */
 	h.content_size = htole64((le64toh(h.content_size) + 63) & ~63ULL);
 	rec.bytes = (uint32_t)(le64toh(h.content_size) / 8);
-	rec.reserved = 0;
+	rec.last_record = 0;
 	h.packet_size = htole64((uint64_t)v->subbuf_size * 8);
 	if (gr_check_packet(v, o->ring, le64toh(rec.seq), &rec, &h,
 			    cf->any ? &cf->last : NULL, &content, &why))

@@ -407,6 +407,13 @@ static void vm_part(FILE *f, const struct gr_expo_vm *vms, size_t n)
 		put_u64(f, name, vms[i].info.name, NULL, NULL,
 			vms[i].info.st.rewritten);
 
+	name = "guestrelay_vm_last_record_refused_total";
+	family(f, name, "counter",
+	       "Commit records whose declared last record (spec H31) was refused: the host walked the packet's records instead.");
+	for (i = 0; i < n; i++)
+		put_u64(f, name, vms[i].info.name, NULL, NULL,
+			vms[i].info.st.last_record_refused);
+
 	name = "guestrelay_vm_doorbells_total";
 	family(f, name, "counter",
 	       "Doorbell notifications, by direction.");

@@ -481,3 +481,95 @@ uint64_t gr_packet_content_end(const struct gr_view *v,
 		return content_bytes;
 	return declared_end(p, last, ev, content_bytes);
 }
+
+/**
+ * gr_packet_content_end_at() - gr_packet_content_end() in constant time,
+ *	from where the guest says its packet's last record starts
+ * @v: the view the packet was checked against
+ * @events: validated descriptors
+ * @nr_events: their number
+ * @packet: the packet (a private copy, or with verify off the shared
+ *	sub-buffer: the one record header is read once)
+ * @content_bytes: content_size / 8 from gr_check_packet()
+ * @last: the offset of the last record the guest declares
+ * @end: receives the end, as gr_packet_content_end() gives it
+ *
+ * @last is untrusted: it must be 8-aligned, at or after the packet
+ * header, and leave a whole record header before @content_bytes; the
+ * record there must pass gr_check_event_header() and end exactly at
+ * @content_bytes. Otherwise nothing is stored in @end and the caller
+ * counts the value and walks (gr_packet_content_end()). A @last that
+ * passes but points into a record can only move @end within
+ * (@content_bytes - 8, @content_bytes], the range the walk gives: the
+ * stored bounds never leave the packet, as with record contents under
+ * verify off, only the guest's own last record may then decode wrong.
+ * A header-only packet has no last record: @last must be 0 for it.
+ *
+ * Context: any; does not sleep.
+ * Return: 0, or -EINVAL for a @last that fails a check.
+ */
+int gr_packet_content_end_at(const struct gr_view *v,
+			     const struct gr_event_view *events,
+			     unsigned int nr_events, const void *packet,
+			     uint64_t content_bytes, uint64_t last,
+			     uint64_t *end)
+{
+	const uint8_t *p = packet;
+	struct gr_event_header eh;
+	struct gr_record_view r;
+
+	if (content_bytes <= v->packet_header_size) {
+		if (last)
+			return -EINVAL;
+		*end = content_bytes;
+		return 0;
+	}
+	if (last % GR_RECORD_ALIGN || last < v->packet_header_size ||
+	    last >= content_bytes ||
+	    content_bytes - last < sizeof(eh))
+		return -EINVAL;
+	memcpy(&eh, p + last, sizeof(eh));
+	if (gr_check_event_header(v, &eh, events, nr_events,
+				  content_bytes - last, &r, NULL))
+		return -EINVAL;
+	if (r.size != content_bytes - last)
+		return -EINVAL;
+	*end = declared_end(p, last, &events[r.id], content_bytes);
+	return 0;
+}
+
+/**
+ * gr_packet_end() - the content end to store for a packet, in constant
+ *	time when the guest declared its last record (spec 6.12, H31)
+ * @v: the view the packet was checked against
+ * @events: validated descriptors
+ * @nr_events: their number
+ * @packet: as for gr_packet_content_end()
+ * @content_bytes: content_size / 8 from gr_check_packet()
+ * @last: rec.last_record as loaded once with rec.bytes (CPU order)
+ * @refused: set to true if @last was declared and failed H31
+ *
+ * With GR_F_LAST_RECORD in the guest's features (this host always sets
+ * it) a non-zero @last that passes gr_packet_content_end_at() gives the
+ * end; otherwise the records are walked. 0 is "not known": a walk, not a
+ * refusal.
+ *
+ * Context: any; does not sleep.
+ * Return: the end, as gr_packet_content_end() gives it.
+ */
+uint64_t gr_packet_end(const struct gr_view *v,
+		       const struct gr_event_view *events,
+		       unsigned int nr_events, const void *packet,
+		       uint64_t content_bytes, uint64_t last, bool *refused)
+{
+	uint64_t end;
+
+	if ((v->features & GR_F_LAST_RECORD) && last) {
+		if (!gr_packet_content_end_at(v, events, nr_events, packet,
+					      content_bytes, last, &end))
+			return end;
+		*refused = true;
+	}
+	return gr_packet_content_end(v, events, nr_events, packet,
+				     content_bytes);
+}

@@ -6,6 +6,7 @@
 #ifndef GR_VALIDATE_PACKET_H
 #define GR_VALIDATE_PACKET_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "guestrelay_abi.h"
@@ -37,6 +38,15 @@ uint64_t gr_packet_content_end(const struct gr_view *v,
 			       const struct gr_event_view *events,
 			       unsigned int nr_events, const void *packet,
 			       uint64_t content_bytes);
+int gr_packet_content_end_at(const struct gr_view *v,
+			     const struct gr_event_view *events,
+			     unsigned int nr_events, const void *packet,
+			     uint64_t content_bytes, uint64_t last,
+			     uint64_t *end);
+uint64_t gr_packet_end(const struct gr_view *v,
+		       const struct gr_event_view *events,
+		       unsigned int nr_events, const void *packet,
+		       uint64_t content_bytes, uint64_t last, bool *refused);
 int gr_check_event_header(const struct gr_view *v,
 			  const struct gr_event_header *copy,
 			  const struct gr_event_view *events,

@@ -66,7 +66,9 @@
 # 5. verify modes (tests/bench/verify_modes.c): the consumer's work per
 #    64 KiB packet of 72-byte records, with the agent's own functions, in
 #    one run, modes taking turns: the zero-copy write alone, plus the
-#    per-record header walk that finds content_size (--verify off), the
+#    per-record header walk that finds content_size (--verify off
+#    without GR_F_LAST_RECORD), plus the one record header the guest
+#    declares instead (--verify off, v1.4, spec H31), the
 #    private copy and record check (--verify on), and --verify stored,
 #    the records checked as stored in the page cache without a copy
 #    (host-agent/agent/stored_check.c); CPU s/GB and ns per packet.

@@ -17,6 +17,9 @@
 #     trace reads in babeltrace2 without error, every event stored once
 #   - Z: the damaged packets are stored (invalid_records 0) and
 #     babeltrace2 fails on the trace: what verify mode exists to prevent
+#   - Z: the content ends come from the last records the guest declares
+#     (spec H31, v1.4): refused at most for the damaged packets; V walks
+#     its records and judges none (last_record_refused 0)
 #   - a record-level check cannot be had from a header: a packet that
 #     passes gr_check_packet() still holds the damage (Z's store)
 #   - VM S, `--verify stored` (zero copy, then the stored bytes checked):
@@ -76,6 +79,9 @@ fi
 [ "$((pk + inv))" = "$prod" ] &&
 	ok "verify: stored + dropped = produced ($pk + $inv = $prod)" ||
 	bad verify-accounts "stored $pk + dropped $inv != produced $prod"
+[ "$(la_field "$V" stats.last_record_refused)" = 0 ] &&
+	ok "verify: the records are walked, no declared last record judged" ||
+	bad verify-last-record "last_record_refused $(la_field "$V" stats.last_record_refused)"
 sess=$(la_sessions "$V")
 if la_bt $sess; then
 	ok "verify: babeltrace2 reads the trace"
@@ -91,6 +97,12 @@ inv=$(la_field "$Z" stats.invalid_records)
 [ "$inv" = 0 ] && [ "$(spoiled "$Z")" -gt 0 ] &&
 	ok "zero copy: damaged packets were stored (headers are valid)" ||
 	bad zero-copy-stores "invalid_records $inv, spoiled $(spoiled "$Z")"
+# spec H31: the fake guest declares each packet's last record (v1.4);
+# only a damaged first record that is also the last makes it refused
+ref=$(la_field "$Z" stats.last_record_refused)
+[ "$ref" -le "$(spoiled "$Z")" ] 2>/dev/null &&
+	ok "zero copy: declared last records used, $ref refused (<= damaged)" ||
+	bad zero-copy-last-record "last_record_refused '$ref', spoiled $(spoiled "$Z")"
 if la_bt $(la_sessions "$Z"); then
 	bad zero-copy-unreadable "babeltrace2 read a trace holding damaged records"
 else

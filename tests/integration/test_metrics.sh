@@ -140,6 +140,7 @@ for fam in guestrelay_build_info guestrelay_vms \
 	   guestrelay_vm_subbuffers_overwritten_total \
 	   guestrelay_vm_subbuffers_invalid_total guestrelay_vm_doorbells_total \
 	   guestrelay_vm_subbuffers_rewritten_total \
+	   guestrelay_vm_last_record_refused_total \
 	   guestrelay_vm_polls_total guestrelay_vm_clock_sync_error_seconds \
 	   guestrelay_vm_guest_state guestrelay_vm_sessions; do
 	grep -q "^# HELP $fam " "$page" && grep -q "^# TYPE $fam " "$page" &&

@@ -110,7 +110,8 @@ void gr_avm_free(struct gr_avm *t)
 }
 
 /*
- * A packet header, two sched_switch records, its commit record, then
+ * A packet header, two sched_switch records, its commit record (with
+ * last_record if the guest's features have GR_F_LAST_RECORD), then
  * produced = @seq + 1 with release (the order of spec 10 #5, #6)
  */
 void gr_avm_produce(struct gr_avm *t, unsigned int ring, uint64_t seq)
@@ -124,6 +125,8 @@ void gr_avm_produce(struct gr_avm *t, unsigned int ring, uint64_t seq)
 		.content_bytes = GR_AVM_CONTENT,
 		.packet_bytes = GR_AVM_SUBBUF, .seq = seq,
 	};
+	struct gr_subbuf_rec *rec = (struct gr_subbuf_rec *)
+		(t->vm.region + gr_view_rec_off(v, ring, slot));
 	uint8_t payload[56] = { 0 };
 	uint32_t off = sizeof(struct gr_packet_header);
 
@@ -133,8 +136,10 @@ void gr_avm_produce(struct gr_avm *t, unsigned int ring, uint64_t seq)
 			       sizeof(payload));
 	gr_build_record(sub + off, 0, 2, p.ts_begin + 20, payload,
 			sizeof(payload));
-	gr_build_commit((struct gr_subbuf_rec *)(t->vm.region +
-			gr_view_rec_off(v, ring, slot)), seq, GR_AVM_CONTENT);
+	gr_build_commit(rec, seq, GR_AVM_CONTENT);
+	/* v1.4: the last record's offset, with the guest's bit (spec 3.8) */
+	if (v->features & GR_F_LAST_RECORD)
+		rec->last_record = htole32(off);
 	__atomic_store_n(&vm_ring(&t->vm, ring)->prod.produced,
 			 htole64(seq + 1), __ATOMIC_RELEASE);
 }

@@ -265,7 +265,7 @@ static void test_subbuf_rec_layout(void)
 
 	PIN(struct gr_subbuf_rec, seq, 0, 8);
 	PIN(struct gr_subbuf_rec, bytes, 8, 4);
-	PIN(struct gr_subbuf_rec, reserved, 12, 4);
+	PIN(struct gr_subbuf_rec, last_record, 12, 4);
 	END_PINS(struct gr_subbuf_rec, 16);
 }
 
@@ -352,7 +352,7 @@ static void test_versions_and_magics(void)
 	uint64_t m;
 
 	CU_ASSERT_EQUAL(GR_ABI_MAJOR, 1);
-	CU_ASSERT_EQUAL(GR_ABI_MINOR, 3);
+	CU_ASSERT_EQUAL(GR_ABI_MINOR, 4);
 	CU_ASSERT_EQUAL(GR_REGION_MAGIC, 0x3159414c45525247ULL);
 	CU_ASSERT_EQUAL(GR_CTRL_MAGIC, 0x313054534f485247ULL);
 	CU_ASSERT_EQUAL(GR_CTF_MAGIC, 0xc1fc1fc1U);
@@ -430,12 +430,14 @@ static void test_feature_and_flag_bits(void)
 	CU_ASSERT_EQUAL(GR_F_DEFAULTS, 1ULL << 7);
 	CU_ASSERT_EQUAL(GR_F_FOLLOW, 1ULL << 8);
 	CU_ASSERT_EQUAL(GR_F_SYSCALLS, 1ULL << 9);
+	CU_ASSERT_EQUAL(GR_F_LAST_RECORD, 1ULL << 10);
 	CU_ASSERT_EQUAL(GR_F_CLIENT, 1ULL << 11);
-	CU_ASSERT_EQUAL(GR_F_KNOWN, 0xbffULL);
+	CU_ASSERT_EQUAL(GR_F_KNOWN, 0xfffULL);
 	CU_ASSERT_EQUAL(GR_F_EVENT_IDX | GR_F_FLIGHT | GR_F_CLOCK_SYNC |
 			GR_F_SWITCH_TIMER | GR_F_DOORBELL | GR_F_FILTER |
 			GR_F_GUEST_INFO | GR_F_DEFAULTS | GR_F_FOLLOW |
-			GR_F_SYSCALLS | GR_F_CLIENT, GR_F_KNOWN);
+			GR_F_SYSCALLS | GR_F_LAST_RECORD | GR_F_CLIENT,
+			GR_F_KNOWN);
 	CU_ASSERT_EQUAL(GR_CTRL_F_DEFAULTS, 1);
 	CU_ASSERT_EQUAL(sizeof(GR_F_EVENT_IDX), 8);
 

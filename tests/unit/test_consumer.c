@@ -161,6 +161,63 @@ static void test_bad_header_dropped_counted_not_stored(void)
 	t_close(t);
 }
 
+/* the stored header of packet @n of ring @ring (content-only packets) */
+static void t_stored_hdr(struct gr_avm *t, unsigned int ring, unsigned int n,
+			 struct gr_packet_header *h)
+{
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/stream_%u", t->dir, ring);
+	fd = open(path, O_RDONLY);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(pread(fd, h, sizeof(*h), (off_t)n * T_CONTENT),
+			(ssize_t)sizeof(*h));
+	close(fd);
+}
+
+/*
+ * spec H31: with verify off and GR_F_LAST_RECORD the stored content_size
+ * comes from the declared last record; a hostile one is counted and the
+ * walk gives the same end; the packet is stored either way. Verify on
+ * walks and ignores the field.
+ */
+static void test_last_record_used_refused_counted(void)
+{
+	enum gr_verify modes[] = { GR_VERIFY_OFF, GR_VERIFY_ON };
+	struct gr_packet_header h;
+	struct gr_subbuf_rec *rec;
+	struct gr_avm *t;
+	unsigned int m, n;
+
+	for (m = 0; m < 2; m++) {
+		t = t_open(GR_F_LAST_RECORD, modes[m], 0);
+		gr_avm_produce(t, 0, 0);
+		cons_drain(&t->vm);
+		t_complete(t);
+		CU_ASSERT_EQUAL(t->vm.st.last_record_refused, 0);
+		for (n = 1; n < 3; n++) {
+			gr_avm_produce(t, 0, n);
+			rec = (struct gr_subbuf_rec *)(t->vm.region +
+				gr_view_rec_off(&t->vm.view, 0,
+						gr_view_slot(&t->vm.view, n)));
+			rec->last_record = htole32(n == 1 ? 148 : T_CONTENT);
+			cons_drain(&t->vm);
+			t_complete(t);
+		}
+		CU_ASSERT_EQUAL(t->vm.st.last_record_refused,
+				modes[m] == GR_VERIFY_OFF ? 2 : 0);
+		CU_ASSERT_EQUAL(t->vm.st.packets, 3);
+		CU_ASSERT_EQUAL(t->vm.st.invalid, 0);
+		for (n = 0; n < 3; n++) {
+			t_stored_hdr(t, 0, n, &h);
+			CU_ASSERT_EQUAL(le64toh(h.content_size),
+					8 * T_CONTENT);
+		}
+		t_close(t);
+	}
+}
+
 static void test_bad_record_dropped_in_verify_mode(void)
 {
 	struct gr_avm *t = t_open(0, true, 0);
@@ -392,6 +449,7 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_event_idx_kick_only_when_guest_waits),
 	GR_TEST(test_arm_event_idx_quiet_ring_asks_for_next),
 	GR_TEST(test_republished_guest_gets_no_consumed_store),
+	GR_TEST(test_last_record_used_refused_counted),
 	GR_TEST(test_stored_guest_change_under_write_rewritten),
 	GR_TEST(test_stored_bad_packet_never_consumed_stream_cut),
 	GR_TEST(test_stored_resume_rechecks_last_packets),

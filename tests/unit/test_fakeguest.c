@@ -136,6 +136,7 @@ struct host {
 	uint64_t dropped;
 	uint64_t records;
 	uint64_t bad_records;
+	uint64_t bad_last;		/* rec.last_record not the last record */
 	uint64_t seq_errors;
 	uint64_t per_event[GR_MAX_EVENTS];
 	uint64_t data_bells;
@@ -264,32 +265,35 @@ static void host_record(struct host *h, unsigned int r,
 }
 
 /* Walk the records of a checked packet (private copies of each header) */
-static void host_walk(struct host *h, unsigned int r, const uint8_t *sb,
-		      uint64_t bytes, const struct gr_packet_header *ph)
+/* Return: the offset of the packet's last record, 0 if none or bad */
+static uint64_t host_walk(struct host *h, unsigned int r, const uint8_t *sb,
+			  uint64_t bytes, const struct gr_packet_header *ph)
 {
 	uint8_t payload[GR_MAX_RECORD_SIZE];
 	struct gr_event_header eh;
 	struct gr_record_view rv;
 	const char *why;
-	uint64_t off = sizeof(*ph);
+	uint64_t off = sizeof(*ph), last = 0;
 
 	while (off < bytes) {
 		if (bytes - off < sizeof(eh)) {
 			h->bad_records++;
 			host_error(h, "truncated record");
-			return;
+			return 0;
 		}
 		memcpy(&eh, sb + off, sizeof(eh));
 		if (gr_check_event_header(&h->v, &eh, h->ev, h->v.desc_count,
 					  bytes - off, &rv, &why)) {
 			h->bad_records++;
 			host_error(h, "record: %s", why);
-			return;
+			return 0;
 		}
 		memcpy(payload, sb + off + sizeof(eh), rv.size - sizeof(eh));
 		host_record(h, r, &rv, payload, ph);
+		last = off;
 		off += rv.size;
 	}
+	return last;
 }
 
 /* One drain pass of ring @r (6.12, stream mode) */
@@ -316,8 +320,8 @@ static void host_drain(struct host *h, unsigned int r)
 		sb = h->r + gr_view_subbuf_off(&h->v, r, slot);
 		rec.seq = htole64(ld64(&srec->seq));
 		rec.bytes = __atomic_load_n(&srec->bytes, __ATOMIC_RELAXED);
-		rec.reserved = __atomic_load_n(&srec->reserved,
-					       __ATOMIC_RELAXED);
+		rec.last_record = __atomic_load_n(&srec->last_record,
+						  __ATOMIC_RELAXED);
 		memcpy(&ph, sb, sizeof(ph));
 		if (gr_check_packet(&h->v, r, k, &rec, &ph, NULL, &bytes,
 				    &why) ||
@@ -329,7 +333,14 @@ static void host_drain(struct host *h, unsigned int r)
 		h->packets++;
 		if (bytes < h->v.subbuf_size)
 			h->partial_packets++;
-		host_walk(h, r, sb, bytes, &ph);
+		/* spec 3.8, G40: the guest's last record is the walk's */
+		if (host_walk(h, r, sb, bytes, &ph) !=
+		    le32toh(rec.last_record)) {
+			h->bad_last++;
+			host_error(h, "packet %llu: last_record %u",
+				   (unsigned long long)k,
+				   le32toh(rec.last_record));
+		}
 	}
 	h->c[r] = first + ready;
 	if (h->c[r] != old) {
@@ -804,6 +815,7 @@ static void check_complete_run(struct host *h, unsigned int cpus,
 	CU_ASSERT(h->stopped_seen);
 	CU_ASSERT_EQUAL(h->seq_errors, 0);
 	CU_ASSERT_EQUAL(h->bad_records, 0);
+	CU_ASSERT_EQUAL(h->bad_last, 0);
 	CU_ASSERT_EQUAL(h->dropped, 0);
 	CU_ASSERT_EQUAL(h->counter_errors, 0);
 	for (i = 0; i < cpus; i++)

@@ -203,6 +203,19 @@ static void test_record_api_filter_takes_back(void)
 	CU_ASSERT_EQUAL(buf->offset, buf->hdr_reserved);
 	CU_ASSERT_EQUAL(gr_rec_flush_this_cpu(), 0);
 	CU_ASSERT_EQUAL(h_produced(f_ring(&f, 0)), 1);
+	/* spec G40: the packet's last record, whatever was taken back after */
+	end = le32toh(f_rec(&f, 0, 0)->bytes);
+	CU_ASSERT_EQUAL(le32toh(f_rec(&f, 0, 0)->last_record), end - 32);
+	CU_ASSERT_PTR_NULL(buf->last_record);
+	/* the last record taken back: the one before is not known, 0 */
+	rec_write(seq++ | 1);
+	CU_ASSERT_PTR_EQUAL(buf->last_record, buf->start + HDR);
+	rec_write(seq++ & ~1ULL);
+	CU_ASSERT_PTR_NULL(buf->last_record);
+	CU_ASSERT_EQUAL(gr_rec_flush_this_cpu(), 0);
+	CU_ASSERT_EQUAL(h_produced(f_ring(&f, 0)), 2);
+	CU_ASSERT_EQUAL(le32toh(f_rec(&f, 0, 1)->bytes), HDR + 32);
+	CU_ASSERT_EQUAL(le32toh(f_rec(&f, 0, 1)->last_record), 0);
 
 	/* Every record of the packet is accepted, in order */
 	for (slot = 0; slot < 1; slot++) {

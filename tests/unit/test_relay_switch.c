@@ -159,6 +159,8 @@ static void test_padding_passed_to_subbuf_start_and_content_size(void)
 	CU_ASSERT_EQUAL(le64toh(ph->packet_size), 4096 * 8);
 	CU_ASSERT(le64toh(ph->timestamp_begin) <= le64toh(ph->timestamp_end));
 	CU_ASSERT_EQUAL(le32toh(f_rec(&f, 0, 0)->bytes), 4072);
+	/* spec 3.8, G40: the last record starts 1000 bytes before the end */
+	CU_ASSERT_EQUAL(le32toh(f_rec(&f, 0, 0)->last_record), 3072);
 	for (i = 0; i < 4; i++)
 		CU_ASSERT(check_pattern(f_subbuf(&f, 0, 0) + HDR + i * 1000,
 					1000, i));
@@ -171,6 +173,8 @@ static void test_padding_passed_to_subbuf_start_and_content_size(void)
 	CU_ASSERT_PTR_EQUAL(c->prev, f_subbuf(&f, 0, 1));
 	CU_ASSERT_EQUAL(c->padding, 608);
 	CU_ASSERT_EQUAL(le32toh(f_rec(&f, 0, 1)->bytes), 4096 - 608);
+	CU_ASSERT_EQUAL(le32toh(f_rec(&f, 0, 1)->last_record),
+			HDR + 1000 + 1208);
 	CU_ASSERT_EQUAL(le64toh(f_hdr(&f, 0, 1)->content_size),
 			(4096 - 608) * 8);
 	CU_ASSERT(check_pattern(f_subbuf(&f, 0, 1) + HDR + 1000 + 1208,

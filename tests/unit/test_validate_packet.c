@@ -267,7 +267,7 @@ static void test_packet_ignores_reserved_bytes(void)
 	for (minor = GR_ABI_MINOR; minor <= GR_ABI_MINOR + 1; minor++) {
 		pkt_make(&p, T_RING, T_SEQ);
 		p.v.abi_minor = minor;
-		p.rec.reserved = htole32(1);
+		p.rec.last_record = htole32(1);
 		p.ph.reserved = htole32(0x80000000U);
 		CU_ASSERT_EQUAL(pkt_check(&p, T_RING, T_SEQ, NULL), 0);
 	}
@@ -440,6 +440,107 @@ static void test_records_accepts_a_good_packet(void)
 		fprintf(stderr, "\n    why: %s\n", why);
 	/* a packet of the header only has no record to check */
 	CU_ASSERT_EQUAL(gr_check_records(&v, ev, T_NDESC, p.b, 72, &why), 0);
+}
+
+/* the guest's declared last record: the walk's end in constant time */
+static void test_content_end_at_declared_last(void)
+{
+	struct gr_event_view ev[T_NDESC];
+	struct gr_view v;
+	struct rpkt p;
+	uint64_t end = 1;
+
+	make_view(&v);
+	make_event_views(ev);
+	rpkt_start(&p, 10, 20);
+	/* header only: last must be 0 */
+	CU_ASSERT_EQUAL(gr_packet_content_end_at(&v, ev, T_NDESC, p.b, 72, 0,
+						 &end), 0);
+	CU_ASSERT_EQUAL(end, 72);
+	CU_ASSERT_EQUAL(gr_packet_content_end_at(&v, ev, T_NDESC, p.b, 72,
+						 72, &end), -EINVAL);
+	rpkt_add(&p, 0, 10, NULL);		/* 72..144 */
+	rpkt_add(&p, 2, 12, "abc");		/* 144..176 */
+	CU_ASSERT_EQUAL(gr_packet_content_end_at(&v, ev, T_NDESC, p.b, p.len,
+						 144, &end), 0);
+	CU_ASSERT_EQUAL(end, gr_packet_content_end(&v, ev, T_NDESC, p.b,
+						   p.len));
+	CU_ASSERT_EQUAL(end, 144 + 16 + 8 + 4);
+	/* hostile values: refused, end left alone */
+	end = 1;
+	CU_ASSERT_EQUAL(gr_packet_content_end_at(&v, ev, T_NDESC, p.b, p.len,
+						 72, &end), -EINVAL);
+	CU_ASSERT_EQUAL(gr_packet_content_end_at(&v, ev, T_NDESC, p.b, p.len,
+						 148, &end), -EINVAL);
+	CU_ASSERT_EQUAL(gr_packet_content_end_at(&v, ev, T_NDESC, p.b, p.len,
+						 0, &end), -EINVAL);
+	CU_ASSERT_EQUAL(gr_packet_content_end_at(&v, ev, T_NDESC, p.b, p.len,
+						 64, &end), -EINVAL);
+	CU_ASSERT_EQUAL(gr_packet_content_end_at(&v, ev, T_NDESC, p.b, p.len,
+						 p.len, &end), -EINVAL);
+	CU_ASSERT_EQUAL(gr_packet_content_end_at(&v, ev, T_NDESC, p.b, p.len,
+						 p.len - 8, &end), -EINVAL);
+	CU_ASSERT_EQUAL(gr_packet_content_end_at(&v, ev, T_NDESC, p.b, p.len,
+						 ~0ULL & ~7ULL, &end), -EINVAL);
+	/* past the committed bytes: the record no longer fits */
+	CU_ASSERT_EQUAL(gr_packet_content_end_at(&v, ev, T_NDESC, p.b, 168,
+						 144, &end), -EINVAL);
+	/* pointing into a record whose bytes look like none */
+	CU_ASSERT_EQUAL(gr_packet_content_end_at(&v, ev, T_NDESC, p.b, p.len,
+						 160, &end), -EINVAL);
+	CU_ASSERT_EQUAL(end, 1);
+	/* a record that ends short of content_size */
+	CU_ASSERT_EQUAL(gr_packet_content_end_at(&v, ev, T_NDESC, p.b,
+						 p.len + 8, 144, &end),
+			-EINVAL);
+}
+
+/*
+ * spec 2.3, H31: the declared last record is used only with
+ * GR_F_LAST_RECORD in the guest's features; a refused one is counted and
+ * the records are walked; 0 is "not known", a walk without a refusal
+ */
+static void test_packet_end_negotiated_or_walked(void)
+{
+	struct gr_event_view ev[T_NDESC];
+	struct gr_view v;
+	struct rpkt p;
+	bool refused;
+	uint64_t walk;
+
+	make_view(&v);
+	make_event_views(ev);
+	rpkt_start(&p, 10, 20);
+	rpkt_add(&p, 0, 10, NULL);		/* 72..144 */
+	rpkt_add(&p, 2, 12, "abc");		/* 144..176 */
+	/* the first record spoiled: the walk stops, the last one is good */
+	p.b[72 + 8] = 0xff;
+	p.b[72 + 9] = 0xff;
+	walk = gr_packet_content_end(&v, ev, T_NDESC, p.b, p.len);
+	CU_ASSERT_EQUAL(walk, p.len);
+	/* the guest does not set the bit: the field is reserved, ignored */
+	refused = false;
+	CU_ASSERT_EQUAL(gr_packet_end(&v, ev, T_NDESC, p.b, p.len, 144,
+				      &refused), walk);
+	CU_ASSERT_EQUAL(gr_packet_end(&v, ev, T_NDESC, p.b, p.len, 148,
+				      &refused), walk);
+	CU_ASSERT_FALSE(refused);
+	/* it does: the declared record gives the end, not the walk */
+	v.features |= GR_F_LAST_RECORD;
+	CU_ASSERT_EQUAL(gr_packet_end(&v, ev, T_NDESC, p.b, p.len, 144,
+				      &refused), 144 + 16 + 8 + 4);
+	CU_ASSERT_FALSE(refused);
+	CU_ASSERT_EQUAL(gr_packet_end(&v, ev, T_NDESC, p.b, p.len, 0,
+				      &refused), walk);
+	CU_ASSERT_FALSE(refused);
+	/* a hostile value: refused, and the walk's end */
+	CU_ASSERT_EQUAL(gr_packet_end(&v, ev, T_NDESC, p.b, p.len, 148,
+				      &refused), walk);
+	CU_ASSERT_TRUE(refused);
+	refused = false;
+	CU_ASSERT_EQUAL(gr_packet_end(&v, ev, T_NDESC, p.b, p.len, 72,
+				      &refused), walk);
+	CU_ASSERT_TRUE(refused);
 }
 
 /* spec 6.12: stored content ends at the last record's last declared byte */
@@ -859,6 +960,10 @@ static const struct gr_test packet_tests[] = {
 	GR_TEST_NAMED("records: a good packet passes", test_records_accepts_a_good_packet),
 	GR_TEST_NAMED("records: stored content ends at the last declared byte",
 		      test_content_end_excludes_the_last_tail),
+	GR_TEST_NAMED("records: a declared last record gives the same end",
+		      test_content_end_at_declared_last),
+	GR_TEST_NAMED("records: the declared last record only when negotiated",
+		      test_packet_end_negotiated_or_walked),
 	GR_TEST_NAMED("records: a family member's content ends at its fields",
 		      test_family_content_end),
 #define RECORD_REJECT_ENTRY(name, msg, ...)				\
