@@ -55,6 +55,16 @@ CTF_NAMES["net:netif_receive_skb"] = "net_if_receive_skb"
 # in ftrace's: such a record may stand up to MOVE_MAX records and
 # MOVE_NS earlier in guestrelay's trace
 MOVE_MAX = 64
+# Known differences, said in the output instead of compared. In 1 of 6
+# runs on 2026-11-28 one kmem_cache_free record ftrace has (task context,
+# 'lsm_file_cache', near the start of the interval) was not in
+# guestrelay's trace, and no loss counter said so; every other run
+# matched all of its ~1500 records. Not understood yet (issue 25): until
+# it is, this event is not part of the fidelity claim.
+NOT_COMPARED = {
+    "kmem:kmem_cache_free": "1 record in 1 of 6 runs missing without a "
+                            "loss counted (issue 25, not understood yet)",
+}
 MOVE_NS = 20 * 1000 * 1000
 
 PAGE = 4096
@@ -300,6 +310,10 @@ def main():
     ours = read_ours(trace, recorded, names)
     compared = set()
     for ev in sorted(recorded):
+        if ev in NOT_COMPARED:
+            print("# %s: recorded and its layout checked, not compared "
+                  "with ftrace: %s" % (ev, NOT_COMPARED[ev]))
+            continue
         total, bad, late, moved = 0, None, 0, 0
         slack = {1 + i for i, fd in enumerate(recorded[ev])
                  if (ev, fd[0]) in CLOCK_FIELDS}
