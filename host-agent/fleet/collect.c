@@ -500,8 +500,9 @@ static bool consumer_gone(jsCtx *js, const char *stream, const char *durable)
 
 /*
  * consume() - fetch, store and acknowledge until told to stop, or until
- * the consumer is gone (checked after COL_LOST_CHECK_S seconds without a
- * message, and after every failed fetch at most that often): the caller
+ * the consumer is gone (checked once COL_LOST_CHECK_S seconds passed
+ * without a message, whether the fetches timed out or failed, and then at
+ * most that often): the caller
  * binds it again, which creates it anew and delivers what the stream
  * holds (already collected versions are duplicates, and dropped as such)
  */

@@ -21,7 +21,9 @@
 #   - per event, per CPU, ftrace's records over its interval are in
 #     guestrelay's trace in the same order, field by field
 #     (anyevent_check.py; a record an interrupt put between the two
-#     tracers' probes and jiffies read by each are allowed, and counted);
+#     tracers' probes and jiffies read by each are allowed, and counted;
+#     kmem:kmem_cache_free is recorded but not compared, see
+#     anyevent_check.py's NOT_COMPARED);
 #     an event without records in ftrace's interval
 #     is reported, not compared, and at least 5 events of 3 systems must
 #     be compared;
