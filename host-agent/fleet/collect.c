@@ -499,6 +499,28 @@ static bool consumer_gone(jsCtx *js, const char *stream, const char *durable)
 }
 
 /*
+ * fetch_batch() - how many messages the next fetch asks for. libnats up
+ * to 3.8 (Debian 12 has 3.4.1) overruns the array a fetch of BATCH fills
+ * when the subscription already holds C messages at the call, with
+ * BATCH / 2 <= C < BATCH: it then asks the server for BATCH - C more and
+ * stops only at exactly BATCH - C in all (fixed upstream in 3.9.0, "Fix
+ * heap buffer overflow in _fetch"). Messages are held there when they
+ * came after a fetch gave up waiting: late answers, redeliveries after a
+ * server restarted. A fetch of 1 cannot overrun (C is 0 or 1), so held
+ * messages are taken one by one; with none held, an overrun would need
+ * BATCH / 2 messages to arrive between this look and the fetch's own, a
+ * few instructions later, with no request of ours outstanding.
+ */
+static int fetch_batch(natsSubscription *sub)
+{
+	int held = 0;
+
+	if (natsSubscription_GetPending(sub, &held, NULL) != NATS_OK)
+		return 1;
+	return held ? 1 : COL_FETCH;
+}
+
+/*
  * consume() - fetch, store and acknowledge until told to stop, or until
  * the consumer is gone (checked once COL_LOST_CHECK_S seconds passed
  * without a message, whether the fetches timed out or failed, and then at
@@ -518,7 +540,7 @@ static void consume(natsSubscription *sub, jsCtx *js, const char *stream,
 		uint64_t now;
 		int k;
 
-		s = natsSubscription_Fetch(&list, sub, COL_FETCH,
+		s = natsSubscription_Fetch(&list, sub, fetch_batch(sub),
 					   waiting.n || col.holds ? 100 : 1000,
 					   &jerr);
 		if (s != NATS_OK && s != NATS_TIMEOUT)
@@ -547,6 +569,23 @@ static void consume(natsSubscription *sub, jsCtx *js, const char *stream,
 			return;
 		}
 	}
+}
+
+/*
+ * disconnect() - the connection is closed before @sub is freed: closing
+ * joins its read loop, so nothing is being delivered to @sub then
+ * (libnats 3.4 can deliver to a subscription another thread is freeing,
+ * fixed upstream in 3.6.1); a rebind starts on a new connection
+ */
+static void disconnect(natsSubscription *sub, jsCtx **js, natsConnection **nc)
+{
+	if (*nc)
+		natsConnection_Close(*nc);
+	natsSubscription_Destroy(sub);
+	jsCtx_Destroy(*js);
+	*js = NULL;
+	natsConnection_Destroy(*nc);
+	*nc = NULL;
 }
 
 int collect_main(int argc, char **argv)
@@ -618,16 +657,15 @@ int collect_main(int argc, char **argv)
 		if (!sub)
 			break;
 		consume(sub, js, stream, durable);
-		natsSubscription_Destroy(sub);
-		sub = NULL;
+		/*
+		 * what is kept (waiting, parts of an object) is acknowledged
+		 * through its subscription: settled before that is freed
+		 */
+		batch_end(true);
+		write_stats();
+		disconnect(sub, &js, &nc);
 	}
-	batch_end(true);
-	write_stats();
-	jsCtx_Destroy(js);
-	if (nc) {
-		natsConnection_Close(nc);
-		natsConnection_Destroy(nc);
-	}
+	disconnect(NULL, &js, &nc);
 	nats_Close();
 	fprintf(stderr, "guestrelay collect: %" PRIu64 " packets, %" PRIu64 " versions written, %" PRIu64 " duplicates, %" PRIu64 " rejected\n",
 		col.packets, col.versions, col.duplicates, col.rejected);
