@@ -20,6 +20,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "crash.h"
 #include "agent.h"
 #include "cli.h"
 #include "fleet_status.h"
@@ -504,6 +505,7 @@ static int agent_main(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	gr_crash_report_install();
 	if (argc >= 2 && !strcmp(argv[1], "agent"))
 		return agent_main(argc - 1, argv + 1);
 	if (argc >= 2 && (!strcmp(argv[1], "--version") ||

@@ -205,6 +205,27 @@ expect "help lists fleet and collect" 0 '^  fleet status URL' "$GR" help
 expect "help of a command with its own options" 0 \
 	'^usage: guestrelay fleet status' "$GR" help fleet
 expect "help collect" 0 '^usage: guestrelay collect URL' "$GR" help collect
+# a crash says where it happened (common/crash.c), and is still a crash:
+# a collector waiting for a server that is not there takes a SIGSEGV
+"$GR" collect nats://127.0.0.1:1 --store "$tmp/crash-col" \
+	2>"$tmp/crash.err" &
+crash_pid=$!
+for i in $(seq 50); do
+	grep -q "waiting for the stream" "$tmp/crash.err" && break
+	sleep 0.1
+done
+kill -SEGV "$crash_pid"
+wait "$crash_pid"
+crash_rc=$?
+if [ "$crash_rc" -eq 139 ] &&
+	grep -q '^guestrelay: fatal signal 11 (SEGV), the stack that took it:$' \
+		"$tmp/crash.err" &&
+	grep -q 'guestrelay(collect_main+0x' "$tmp/crash.err"; then
+	ok "a fatal signal is said with its stack, then taken (exit $crash_rc)"
+else
+	bad "a fatal signal is said with its stack, then taken" \
+		"exit $crash_rc" "$(cat "$tmp/crash.err")"
+fi
 expect "--help after a command" 0 '^usage: guestrelay status' \
 	"$GR" status --help
 expect_err "no command is a usage error" 2 '^usage: guestrelay' "$GR"
