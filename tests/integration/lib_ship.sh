@@ -92,16 +92,21 @@ ls_collect_kill9() {
 }
 
 ls_collect_stop() {
-	local pid_var=${1}_pid log_var=${1}_log alive=1 rc
+	local pid_var=${1}_pid log_var=${1}_log when=at rc st fatal
 
-	kill -0 "${!pid_var}" 2>/dev/null || alive=0
+	# a zombie answers kill -0: its state says it is dead
+	st=$(awk '{ print $3 }' "/proc/${!pid_var}/stat" 2>/dev/null)
+	[ -n "$st" ] && [ "$st" != Z ] || when=before
 	kill -TERM "${!pid_var}" 2>/dev/null
 	t_wait_pid "${!1}" 15 || t_term_job "${!1}" KILL
 	t_reap "${!1}"
 	rc=$?
-	# a collector that died on its own collected nothing after that
-	check "collector-$1-ran-until-stopped (exit $rc)" \
-		"[ $alive -eq 1 ] && [ $rc -eq 0 ]" "$(tail -n 5 "${!log_var}")"
+	# a collector that died on its own collected nothing after that; a
+	# crash is said in the check's name, its stack (common/crash.c) in
+	# the details
+	fatal=$(grep -m1 'fatal signal' "${!log_var}")
+	check "collector-$1-ran-until-stopped (exit $rc $when its stop${fatal:+: $fatal})" \
+		"[ $when = at ] && [ $rc -eq 0 ]" "$(tail -n 40 "${!log_var}")"
 }
 
 ls_cstat() {
