@@ -287,6 +287,35 @@ static int sample(struct gr_vcpus *v)
 	return 0;
 }
 
+/**
+ * vcpu_list_tids() - the threads of a process (the host stream's filter)
+ * @pid: the process
+ * @tids: receives its threads, in /proc's order
+ * @max: entries of @tids; threads beyond are left out
+ *
+ * Return: the number of threads stored, or -errno.
+ */
+int vcpu_list_tids(int pid, int *tids, unsigned int max)
+{
+	struct dirent *de;
+	unsigned int n = 0;
+	char path[48];
+	DIR *d;
+	int tid;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while (n < max && (de = readdir(d))) {
+		tid = atoi(de->d_name);
+		if (tid > 0)
+			tids[n++] = tid;
+	}
+	closedir(d);
+	return (int)n;
+}
+
 static void tell(struct gr_vcpus *v, const char *vm, unsigned int n_before,
 		 bool all_before)
 {

@@ -14,6 +14,7 @@
  *   vm_filter.c  event and follow filters         @flt       vm_filters_*
  *   rotate.c     chunks, rotation, retention      @rot       rot_*
  *   vcpu.c       QEMU's vCPU threads, steal       @vcpu      vcpu_*
+ *   hosttrace.c  host stream (QEMU's sched events) @ht     ht_*
  *
  * Each part writes only its own state; it reads the rest. A part never
  * calls vm.c and never frees the VM: what happened (a doorbell, QEMU
@@ -41,6 +42,7 @@
 #include "validate.h"
 #include "consumer.h"
 #include "hostctl.h"
+#include "hosttrace.h"
 #include "peer.h"
 #include "rotate.h"
 #include "session.h"
@@ -104,6 +106,7 @@ struct gr_vm {
 	struct gr_vm_filters flt;
 	struct gr_waiter waiter;
 	struct gr_vcpus vcpu;
+	struct gr_hosttrace ht;
 	struct gr_snap *snap;		/* snapshot being taken, or NULL */
 	enum gr_snap_for snap_for;
 	const char *gone_what;		/* why the guest left (a literal) */
