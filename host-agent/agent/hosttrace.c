@@ -58,16 +58,16 @@
 
 /* the perf events and the ring of one host CPU */
 struct gr_ht_cpu {
-	int fd[GR_HS_NR_EVENTS];
+	int fd[GR_HS_TRACEPOINTS];
 	void *ring;
 };
 
-static const char *const tp_name[GR_HS_NR_EVENTS] = {
+static const char *const tp_name[GR_HS_TRACEPOINTS] = {
 	"sched_switch", "sched_wakeup", "sched_migrate_task",
 };
 
 /* the fields copied, in the order of the payloads (hoststream.h) */
-static const char *const tp_fields[GR_HS_NR_EVENTS][7] = {
+static const char *const tp_fields[GR_HS_TRACEPOINTS][7] = {
 	{ "prev_comm", "prev_pid", "prev_prio", "prev_state", "next_comm",
 	  "next_pid", "next_prio" },
 	{ "comm", "pid", "prio", "target_cpu" },
@@ -197,7 +197,7 @@ static int read_tps(struct gr_vm *vm)
 
 	snprintf(copy, sizeof(copy), "%s/tracefs", vm->agent->run_dir);
 	for (r = 0; r < ARRAY_SIZE(roots); r++) {
-		for (i = 0, ret = 0; !ret && i < GR_HS_NR_EVENTS; i++)
+		for (i = 0, ret = 0; !ret && i < GR_HS_TRACEPOINTS; i++)
 			ret = read_tp(roots[r], i, &vm->ht.tp[i]);
 		if (!ret)
 			return 0;
@@ -217,7 +217,7 @@ static int set_filters(struct gr_hosttrace *ht)
 	if (!ret)
 		ret = ht_filter(f[1], sizeof(f[1]), one, 1, ht->tids, ht->ntids);
 	for (c = 0; !ret && c < ht->nr_cpus; c++)
-		for (i = 0; i < GR_HS_NR_EVENTS; i++)
+		for (i = 0; i < GR_HS_TRACEPOINTS; i++)
 			if (ht->cpu[c].fd[i] >= 0 &&
 			    ioctl(ht->cpu[c].fd[i], PERF_EVENT_IOC_SET_FILTER,
 				  f[i ? 1 : 0]))
@@ -237,6 +237,70 @@ static bool list_tids(struct gr_hosttrace *ht)
 	memcpy(ht->tids, tids, sizeof(int) * (size_t)n);
 	ht->ntids = (unsigned int)n;
 	return true;
+}
+
+/* host CPU @cpu's stream, opened at its first event; NULL if it cannot be */
+static struct gr_hs_stream *stream_of(struct gr_hosttrace *ht, unsigned int cpu)
+{
+	struct gr_hs_stream *s = ht->out[cpu];
+
+	if (s)
+		return s;
+	s = malloc(sizeof(*s));
+	if (!s)
+		return NULL;
+	if (gr_hs_stream_open(s, ht->dirfd, cpu)) {
+		free(s);
+		return NULL;
+	}
+	ht->out[cpu] = s;
+	return s;
+}
+
+/*
+ * lttng_statedump_process_state of each of QEMU's threads, in the
+ * stream of the CPU it ran on last: which threads are the VM's (a
+ * switch names the other task too, perhaps another QEMU's vCPU)
+ */
+static void dump_threads(struct gr_hosttrace *ht)
+{
+	uint8_t p[GR_HS_STATEDUMP_SIZE];
+	struct gr_hs_stream *s;
+	uint64_t run, delay;
+	struct timespec now;
+	char path[64];
+	unsigned int i;
+	int cpu, v;
+	FILE *f;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	for (i = 0; i < ht->ntids; i++) {
+		if (vcpu_read_thread(ht->pid, ht->tids[i], &cpu, &run, &delay) ||
+		    cpu < 0 || (unsigned int)cpu >= ht->nr_cpus)
+			cpu = 0;
+		s = stream_of(ht, (unsigned int)cpu);
+		if (!s)
+			continue;
+		memset(p, 0, sizeof(p));
+		memcpy(p, &ht->tids[i], 4);
+		memcpy(p + 4, &ht->pid, 4);
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", ht->pid,
+			 ht->tids[i]);
+		f = fopen(path, "re");
+		if (f) {
+			if (fgets((char *)p + 12, 17, f))
+				p[12 + strcspn((char *)p + 12, "\n")] = '\0';
+			fclose(f);
+		}
+		v = 5;			/* mode: unknown, as lttng-modules */
+		memcpy(p + 32, &v, 4);
+		v = 2;			/* status: runnable or running */
+		memcpy(p + 40, &v, 4);
+		memcpy(p + 44, &cpu, 4);
+		gr_hs_stream_add(s, GR_HS_STATEDUMP, (uint32_t)ht->tids[i],
+				 (uint64_t)now.tv_sec * 1000000000 +
+				 (uint64_t)now.tv_nsec, p, sizeof(p));
+	}
 }
 
 static int open_event(const struct gr_ht_tp *tp, unsigned int cpu)
@@ -264,7 +328,7 @@ static void stop_cpus(struct gr_hosttrace *ht)
 	unsigned int c, i;
 
 	for (c = 0; ht->cpu && c < ht->nr_cpus; c++) {
-		for (i = 0; i < GR_HS_NR_EVENTS; i++)
+		for (i = 0; i < GR_HS_TRACEPOINTS; i++)
 			if (ht->cpu[c].fd[i] >= 0)
 				close(ht->cpu[c].fd[i]);
 		if (ht->cpu[c].ring)
@@ -281,7 +345,7 @@ static int start_cpu(struct gr_hosttrace *ht, unsigned int c)
 	unsigned int i;
 	void *ring;
 
-	for (i = 0; i < GR_HS_NR_EVENTS; i++) {
+	for (i = 0; i < GR_HS_TRACEPOINTS; i++) {
 		hc->fd[i] = open_event(&ht->tp[i], c);
 		if (hc->fd[i] == -ENODEV && !i)
 			return 0;
@@ -293,11 +357,13 @@ static int start_cpu(struct gr_hosttrace *ht, unsigned int c)
 	if (ring == MAP_FAILED)
 		return -errno;
 	hc->ring = ring;
-	for (i = 1; i < GR_HS_NR_EVENTS; i++)
+	for (i = 1; i < GR_HS_TRACEPOINTS; i++)
 		if (ioctl(hc->fd[i], PERF_EVENT_IOC_SET_OUTPUT, hc->fd[0]))
 			return -errno;
 	return 0;
 }
+
+static int make_dir(struct gr_vm *vm);
 
 /* the events of every host CPU, filtered to QEMU's threads, enabled */
 static int start(struct gr_vm *vm)
@@ -313,17 +379,22 @@ static int start(struct gr_vm *vm)
 	if (!ht->cpu)
 		return -ENOMEM;
 	for (c = 0; c < ht->nr_cpus; c++)
-		for (i = 0; i < GR_HS_NR_EVENTS; i++)
+		for (i = 0; i < GR_HS_TRACEPOINTS; i++)
 			ht->cpu[c].fd[i] = -1;
+	for (c = 0, ret = 0; !ret && c < ht->nr_cpus; c++)
+		ret = start_cpu(ht, c);
+	/* the directory only once the kernel gave the events */
+	if (!ret && ht->dirfd < 0)
+		ret = make_dir(vm);
 	ht->ntids = 0;
 	list_tids(ht);
 	ht->scan_ns = vm->vcpu.scan_ns;
-	for (c = 0, ret = 0; !ret && c < ht->nr_cpus; c++)
-		ret = start_cpu(ht, c);
-	if (!ret)
+	if (!ret) {
+		dump_threads(ht);
 		ret = set_filters(ht);
+	}
 	for (c = 0; !ret && c < ht->nr_cpus; c++)
-		for (i = 0; i < GR_HS_NR_EVENTS; i++)
+		for (i = 0; i < GR_HS_TRACEPOINTS; i++)
 			if (ht->cpu[c].fd[i] >= 0 &&
 			    ioctl(ht->cpu[c].fd[i], PERF_EVENT_IOC_ENABLE, 0))
 				ret = -errno;
@@ -412,9 +483,9 @@ static void take_sample(struct gr_hosttrace *ht, const uint8_t *s, uint32_t n)
 	if (rawlen > n - 36 || rawlen < 2 || cpu >= ht->nr_cpus)
 		return;
 	memcpy(&type, raw, 2);
-	for (e = 0; e < GR_HS_NR_EVENTS && ht->tp[e].id != type; e++)
+	for (e = 0; e < GR_HS_TRACEPOINTS && ht->tp[e].id != type; e++)
 		;
-	if (e == GR_HS_NR_EVENTS)
+	if (e == GR_HS_TRACEPOINTS)
 		return;
 	tp = &ht->tp[e];
 	memset(p, 0, sizeof(p));
@@ -435,16 +506,8 @@ static void take_sample(struct gr_hosttrace *ht, const uint8_t *s, uint32_t n)
 		if (e == GR_HS_MIGRATE)
 			put32(p + 28, raw_int(raw, rawlen, &tp->f[4]));
 	}
-	if (!ht->out[cpu]) {
-		ht->out[cpu] = malloc(sizeof(*ht->out[cpu]));
-		if (!ht->out[cpu])
-			return;
-		if (gr_hs_stream_open(ht->out[cpu], ht->dirfd, cpu)) {
-			free(ht->out[cpu]);
-			ht->out[cpu] = NULL;
-			return;
-		}
-	}
+	if (!stream_of(ht, cpu))
+		return;
 	gr_hs_stream_add(ht->out[cpu], e, tid, ts, p,
 			 e == GR_HS_SWITCH ? GR_HS_SWITCH_SIZE :
 			 e == GR_HS_WAKEUP ? GR_HS_WAKEUP_SIZE :
@@ -568,7 +631,7 @@ static int write_files(struct gr_vm *vm, char *host)
 	return ret;
 }
 
-static int open_dir(struct gr_vm *vm)
+static int prepare(struct gr_vm *vm)
 {
 	struct gr_hosttrace *ht = &vm->ht;
 	uint8_t boot[16] = { 0 };
@@ -598,6 +661,16 @@ static int open_dir(struct gr_vm *vm)
 		return -ENOMEM;
 	if (gr_hs_layout(ht->layout, ht->nr_cpus, host, u.release, boot))
 		return -EINVAL;
+	return 0;
+}
+
+/* <session>/host and its files, once the events run */
+static int make_dir(struct gr_vm *vm)
+{
+	struct gr_hosttrace *ht = &vm->ht;
+	char host[256] = "";
+
+	gethostname(host, sizeof(host) - 1);
 	if (mkdirat(vm->sess.fd, GR_HS_DIR, 0750) && errno != EEXIST)
 		return -errno;
 	ht->dirfd = openat(vm->sess.fd, GR_HS_DIR, O_RDONLY | O_DIRECTORY |
@@ -608,11 +681,13 @@ static int open_dir(struct gr_vm *vm)
 }
 
 /**
- * ht_open() - a session opened: its host stream directory and files
+ * ht_open() - a session opened: it records a host stream
  * @vm: the VM, its session directory open (vm->sess.fd)
  *
- * The events start at the next ht_tick() that knows QEMU's pid. A
- * failure is logged and the session goes on without a host stream.
+ * The events start at the next ht_tick() that knows QEMU's pid; the
+ * directory <session>/host and its files are made then, once the kernel
+ * gave the events (without them, there is none). A failure is logged
+ * and the session goes on without a host stream.
  *
  * Context: the loop's thread; writes a few KiB and fsyncs them.
  */
@@ -626,7 +701,8 @@ void ht_open(struct gr_vm *vm)
 	ht->err = 0;
 	ht->events = 0;
 	ht->lost = 0;
-	ret = open_dir(vm);
+	ht->open = true;
+	ret = prepare(vm);
 	if (ret) {
 		syslog(LOG_WARNING, "%s: no host stream in %s/%s: %s",
 		       vm->opts.name, vm->sess.path, GR_HS_DIR, strerror(-ret));
@@ -653,7 +729,7 @@ void ht_tick(struct gr_vm *vm, uint64_t now_ns)
 	struct gr_hosttrace *ht = &vm->ht;
 	unsigned int c;
 
-	if (ht->dirfd < 0)
+	if (!ht->open)
 		return;
 	if (vm->vcpu.pid != ht->pid) {
 		for (c = 0; ht->cpu && c < ht->nr_cpus; c++)
@@ -674,6 +750,9 @@ void ht_tick(struct gr_vm *vm, uint64_t now_ns)
 	if (vm->vcpu.scan_ns != ht->scan_ns) {
 		ht->scan_ns = vm->vcpu.scan_ns;
 		if (list_tids(ht)) {
+			for (c = 0; c < ht->nr_cpus; c++)
+				drain_cpu(ht, c);
+			dump_threads(ht);
 			ht->err = set_filters(ht);
 			tell(vm);
 		}
@@ -721,6 +800,7 @@ void ht_close(struct gr_vm *vm)
 		       (unsigned long long)ht->lost);
 	}
 	ht->dirfd = -1;
+	ht->open = false;
 	ht->pid = 0;
 	ht->ntids = 0;
 }

@@ -35,7 +35,8 @@ struct gr_ht_cpu;
 
 /**
  * struct gr_hosttrace - a VM's host stream
- * @dirfd: <session>/host, -1 when no session records one
+ * @open: the VM's session records a host stream
+ * @dirfd: <session>/host, -1 until the events run
  * @layout: the stream's description (hoststream.h), NULL when closed
  * @out: one stream per host CPU, opened at its first event
  * @cpu: the perf events and ring of each host CPU, NULL when off
@@ -52,12 +53,13 @@ struct gr_ht_cpu;
  * @told: @err was logged
  */
 struct gr_hosttrace {
+	bool open;
 	int dirfd;
 	struct gr_hs_layout *layout;
 	struct gr_hs_stream **out;
 	struct gr_ht_cpu *cpu;
 	unsigned int nr_cpus;
-	struct gr_ht_tp tp[GR_HS_NR_EVENTS];
+	struct gr_ht_tp tp[GR_HS_TRACEPOINTS];
 	int pid;
 	int tids[GR_HT_MAX_TIDS];
 	unsigned int ntids;

@@ -61,15 +61,35 @@ static const struct hs_field hs_migrate[] = {
 	{ NULL, 0, 0, 0 },
 };
 
+/* as the guest's (guest-module/gr_events_table.h) */
+static const struct hs_field hs_statedump[] = {
+	{ "tid", 0, 4, GR_FIELD_INTEGER },
+	{ "pid", 4, 4, GR_FIELD_INTEGER },
+	{ "ppid", 8, 4, GR_FIELD_INTEGER },
+	{ "name", 12, 16, GR_FIELD_CHARS },
+	{ "type", 28, 4, GR_FIELD_INTEGER },
+	{ "mode", 32, 4, GR_FIELD_INTEGER },
+	{ "submode", 36, 4, GR_FIELD_INTEGER },
+	{ "status", 40, 4, GR_FIELD_INTEGER },
+	{ "cpu", 44, 4, GR_FIELD_INTEGER },
+	{ NULL, 0, 0, 0 },
+};
+
 static const struct {
 	const char *name;
+	const char *system;
 	uint16_t size;
 	const struct hs_field *fields;
 } hs_events[GR_HS_NR_EVENTS] = {
-	[GR_HS_SWITCH] = { "sched_switch", GR_HS_SWITCH_SIZE, hs_switch },
-	[GR_HS_WAKEUP] = { "sched_wakeup", GR_HS_WAKEUP_SIZE, hs_wakeup },
-	[GR_HS_MIGRATE] = { "sched_migrate_task", GR_HS_MIGRATE_SIZE,
+	[GR_HS_SWITCH] = { "sched_switch", "sched", GR_HS_SWITCH_SIZE,
+			   hs_switch },
+	[GR_HS_WAKEUP] = { "sched_wakeup", "sched", GR_HS_WAKEUP_SIZE,
+			   hs_wakeup },
+	[GR_HS_MIGRATE] = { "sched_migrate_task", "sched", GR_HS_MIGRATE_SIZE,
 			    hs_migrate },
+	[GR_HS_STATEDUMP] = { "lttng_statedump_process_state",
+			      "lttng_statedump", GR_HS_STATEDUMP_SIZE,
+			      hs_statedump },
 };
 
 static void put_name(char *dst, size_t size, const char *src)
@@ -85,7 +105,7 @@ static void make_desc(struct gr_event_desc *d, unsigned int id)
 
 	memset(d, 0, sizeof(*d));
 	put_name(d->name, sizeof(d->name), hs_events[id].name);
-	put_name(d->system, sizeof(d->system), "sched");
+	put_name(d->system, sizeof(d->system), hs_events[id].system);
 	d->id = htole16((uint16_t)id);
 	d->payload_size = htole16(hs_events[id].size);
 	for (f = hs_events[id].fields; f->name; f++, n++) {

@@ -20,6 +20,11 @@
  *                         next_comm next_tid next_prio
  *   1 sched_wakeup        comm tid prio target_cpu
  *   2 sched_migrate_task  comm tid prio orig_cpu dest_cpu
+ *   3 lttng_statedump_process_state  tid pid ppid name type mode
+ *                         submode status cpu (the guest's layout): one
+ *                         per thread
+ *                         of QEMU when the agent starts following it and
+ *                         when its thread list changes (pid is QEMU's)
  *
  * The record's tid (event context) is the thread current on the CPU.
  */
@@ -38,6 +43,8 @@ enum gr_hs_event {
 	GR_HS_SWITCH = 0,
 	GR_HS_WAKEUP,
 	GR_HS_MIGRATE,
+	GR_HS_TRACEPOINTS,		/* the above come from tracepoints */
+	GR_HS_STATEDUMP = GR_HS_TRACEPOINTS,
 	GR_HS_NR_EVENTS,
 };
 
@@ -45,6 +52,7 @@ enum gr_hs_event {
 #define GR_HS_SWITCH_SIZE	56
 #define GR_HS_WAKEUP_SIZE	28
 #define GR_HS_MIGRATE_SIZE	32
+#define GR_HS_STATEDUMP_SIZE	48
 
 /* sched_switch prev_state: running (preempted), with or without the
  * kernel's "preempted" marker TASK_REPORT_MAX ("R+") */
@@ -90,7 +98,7 @@ struct gr_hs_stream {
 	uint64_t last_ts;
 	uint64_t lost;
 	int err;
-	uint8_t buf[GR_HS_PACKET];
+	uint8_t buf[GR_HS_PACKET] __attribute__((aligned(8)));
 };
 
 int gr_hs_layout(struct gr_hs_layout *l, unsigned int nr_cpus,
