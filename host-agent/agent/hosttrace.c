@@ -686,8 +686,9 @@ static int make_dir(struct gr_vm *vm)
  *
  * The events start at the next ht_tick() that knows QEMU's pid; the
  * directory <session>/host and its files are made then, once the kernel
- * gave the events (without them, there is none). A failure is logged
- * and the session goes on without a host stream.
+ * gave the events (without them, there is none). A session kept in
+ * chunks has none yet. A failure is logged and the session goes on
+ * without a host stream.
  *
  * Context: the loop's thread; writes a few KiB and fsyncs them.
  */
@@ -701,6 +702,9 @@ void ht_open(struct gr_vm *vm)
 	ht->err = 0;
 	ht->events = 0;
 	ht->lost = 0;
+	/* not yet beside chunks: it would need a rotation and a quota of its own */
+	if (vm->rot.chunked)
+		return;
 	ht->open = true;
 	ret = prepare(vm);
 	if (ret) {
@@ -710,6 +714,34 @@ void ht_open(struct gr_vm *vm)
 		ht->told = true;
 		ht->err = ret;
 	}
+}
+
+/*
+ * The session went into chunks (`guestrelay rotate`): its host stream
+ * goes, as a session kept in chunks has none yet (beside the chunks, a
+ * reader of the session directory would take it for part of the trace)
+ */
+static void drop(struct gr_vm *vm)
+{
+	char name[GR_CTF_STREAM_NAME_MAX];
+	unsigned int c, n = vm->ht.nr_cpus;
+	int fd;
+
+	ht_close(vm);
+	syslog(LOG_INFO, "%s: the session is kept in chunks now: its host stream is removed",
+	       vm->opts.name);
+	fd = openat(vm->sess.fd, GR_HS_DIR, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	unlinkat(fd, GR_CTF_METADATA, 0);
+	unlinkat(fd, GR_CTF_INFO, 0);
+	for (c = 0; c < n; c++) {
+		snprintf(name, sizeof(name), GR_CTF_STREAM_FMT, c);
+		unlinkat(fd, name, 0);
+	}
+	close(fd);
+	unlinkat(vm->sess.fd, GR_HS_DIR, AT_REMOVEDIR);
 }
 
 /**
@@ -731,6 +763,10 @@ void ht_tick(struct gr_vm *vm, uint64_t now_ns)
 
 	if (!ht->open)
 		return;
+	if (vm->rot.chunked) {
+		drop(vm);
+		return;
+	}
 	if (vm->vcpu.pid != ht->pid) {
 		for (c = 0; ht->cpu && c < ht->nr_cpus; c++)
 			drain_cpu(ht, c);
