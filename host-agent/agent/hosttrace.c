@@ -149,23 +149,6 @@ void ht_init(struct gr_hosttrace *ht)
 	ht->dirfd = -1;
 }
 
-static int read_text(const char *path, char *buf, size_t size)
-{
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	if (n < 0)
-		return (int)n;
-	buf[n] = '\0';
-	return 0;
-}
-
 /* id and fields of tracepoint @i under tracefs root @root */
 static int read_tp(const char *root, unsigned int i, struct gr_ht_tp *tp)
 {
@@ -174,14 +157,16 @@ static int read_tp(const char *root, unsigned int i, struct gr_ht_tp *tp)
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/events/sched/%s/id", root, tp_name[i]);
-	ret = read_text(path, buf, sizeof(buf));
-	if (ret)
+	ret = vcpu_read_text(path, buf, sizeof(buf));
+	if (ret < 0)
 		return ret;
 	tp->id = strtoull(buf, NULL, 10);
 	snprintf(path, sizeof(path), "%s/events/sched/%s/format", root,
 		 tp_name[i]);
-	ret = read_text(path, buf, sizeof(buf));
-	for (k = 0; !ret && k < 7 && tp_fields[i][k]; k++)
+	ret = vcpu_read_text(path, buf, sizeof(buf));
+	if (ret < 0)
+		return ret;
+	for (k = 0, ret = 0; !ret && k < 7 && tp_fields[i][k]; k++)
 		ret = ht_format_field(buf, tp_fields[i][k], &tp->f[k]);
 	return ret;
 }
@@ -647,7 +632,7 @@ static int prepare(struct gr_vm *vm)
 	gethostname(host, sizeof(host) - 1);
 	uname(&u);
 	/* the host's boot_id names the domain of its CLOCK_MONOTONIC */
-	if (!read_text("/proc/sys/kernel/random/boot_id", id, sizeof(id)))
+	if (vcpu_read_text("/proc/sys/kernel/random/boot_id", id, sizeof(id)) > 0)
 		for (i = 0, b = 0; id[i] && b < 32; i++) {
 			x = id[i] >= 'a' ? id[i] - 'a' + 10 : id[i] - '0';
 			if (id[i] == '-' || x < 0 || x > 15)
