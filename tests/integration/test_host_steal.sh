@@ -52,7 +52,7 @@ gr vm-add "$vm" --events all || bad vm-add "exit $rc: $err"
 # its own session, so its own autogroup (kernel.sched_autogroup_enabled):
 # see below
 t_bg fg 60 "$la_tmp/fg.log" setsid "$FG" --socket "$RUN/$vm.sock" --cpus 1 \
-	--rate 100 --duration 7 --linger 3 --vcpu-threads 2
+	--rate 100 --duration 60 --linger 3 --vcpu-threads 2
 if ! la_wait_status "$vm" "s['state'] == 'attached' and len(s['host']['vcpus']) == 2" 20; then
 	bad vcpus-found "status: $out"
 	la_end
@@ -69,10 +69,7 @@ taskset -pc 0 "$t0" >/dev/null && taskset -pc 1 "$t1" >/dev/null &&
 	renice -n -15 -p "$t0" "$t1" >/dev/null || bad pin "cannot pin $t0 $t1"
 
 ln -s "$(command -v bash)" "$la_tmp/grhog"
-# the host stream sets its filters on the agent's tick after the scan
-# that found the threads; on a loaded host that tick can lag (one of two
-# injections went unseen once under a parallel check-e2e)
-sleep 3
+sleep 1
 for _ in 1 2; do
 	# grhog stops itself, is pinned to CPU 0 and made SCHED_FIFO from
 	# here, and continued: it comes in on CPU 0 under its own name, and
@@ -93,6 +90,9 @@ for _ in 1 2; do
 	wait "$hog" 2>/dev/null
 	sleep 1
 done
+# the fake QEMU runs until told (a fixed duration ended before the
+# injections when a loaded host was slow to find its threads)
+kill -TERM "$(t_child "$fg")" 2>/dev/null
 la_wait_fg "$fg" 30
 rc=$?
 check fakeguest-exits-0 "[ $rc -eq 0 ]" "exit $rc"
