@@ -153,15 +153,19 @@ int vcpu_parse_name(const char *comm, int *index, char *accel,
 	return 1;
 }
 
-/* /proc/<pid>/task/<tid>/<what> into @buf: its length or -errno */
-static int read_task_file(int pid, int tid, const char *what, char *buf,
-			  size_t size)
+/**
+ * vcpu_read_text() - a small file of /proc (or tracefs) in one read
+ * @path: the file
+ * @buf: receives its text, NUL-terminated
+ * @size: size of @buf
+ *
+ * Return: its length, or -errno.
+ */
+int vcpu_read_text(const char *path, char *buf, size_t size)
 {
-	char path[64];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", pid, tid, what);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -173,6 +177,16 @@ static int read_task_file(int pid, int tid, const char *what, char *buf,
 		return (int)n;
 	buf[n] = '\0';
 	return (int)n;
+}
+
+/* /proc/<pid>/task/<tid>/<what> into @buf: its length or -errno */
+static int read_task_file(int pid, int tid, const char *what, char *buf,
+			  size_t size)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", pid, tid, what);
+	return vcpu_read_text(path, buf, size);
 }
 
 /**
@@ -285,6 +299,35 @@ static int sample(struct gr_vcpus *v)
 			return ret;
 	}
 	return 0;
+}
+
+/**
+ * vcpu_list_tids() - the threads of a process (the host stream's filter)
+ * @pid: the process
+ * @tids: receives its threads, in /proc's order
+ * @max: entries of @tids; threads beyond are left out
+ *
+ * Return: the number of threads stored, or -errno.
+ */
+int vcpu_list_tids(int pid, int *tids, unsigned int max)
+{
+	struct dirent *de;
+	unsigned int n = 0;
+	char path[48];
+	DIR *d;
+	int tid;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while (n < max && (de = readdir(d))) {
+		tid = atoi(de->d_name);
+		if (tid > 0)
+			tids[n++] = tid;
+	}
+	closedir(d);
+	return (int)n;
 }
 
 static void tell(struct gr_vcpus *v, const char *vm, unsigned int n_before,

@@ -96,6 +96,8 @@ int vcpu_parse_name(const char *comm, int *index, char *accel,
 int vcpu_read_thread(int pid, int tid, int *host_cpu, uint64_t *run_ns,
 		     uint64_t *delay_ns);
 
+int vcpu_read_text(const char *path, char *buf, size_t size);
+int vcpu_list_tids(int pid, int *tids, unsigned int max);
 void vcpu_tick(struct gr_vcpus *v, int pid, uint64_t now_ns,
 	       const char *vm);
 

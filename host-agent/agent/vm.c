@@ -109,6 +109,7 @@ static int open_session(struct gr_vm *vm, bool try_resume)
 	ret = session_write_files(vm, rot_data_fd(vm), vm->sess.name);
 	if (ret)
 		return ret;
+	ht_open(vm);	/* <session>/host: without it, the guest's goes on */
 	ret = cons_open_rings(vm, vm->sess.resumed);
 	if (!ret)
 		clients_open(vm);
@@ -124,6 +125,7 @@ static void close_session_failed(struct gr_vm *vm)
 {
 	cons_close_rings(vm);
 	clients_close(vm);
+	ht_close(vm);
 	if (vm->rot.chunked && vm->rot.fd >= 0)
 		rot_end(vm);
 	session_abandon(vm);
@@ -135,6 +137,7 @@ static void close_session(struct gr_vm *vm)
 	cons_close_rings(vm);
 	clients_close(vm);
 	live_session_close(vm->opts.name, vm->sess.name);
+	ht_close(vm);
 	if (vm->rot.chunked && vm->rot.fd >= 0) {
 		/* the last chunk's final metadata, then it is closed too */
 		session_write_files(vm, vm->rot.fd, vm->sess.name);
@@ -578,9 +581,11 @@ static void timer_done(struct gr_op *op, int res, unsigned int flags)
 	(void)flags;
 	vm->st.polls++;
 	vm_wake(vm);
-	if (!vm->dying)
+	if (!vm->dying) {
 		vcpu_tick(&vm->vcpu, vm->peer.guest_peer >= 0 ?
 			  vm->peer.qemu_pid : 0, gr_now_ns(), vm->opts.name);
+		ht_tick(vm, gr_now_ns());
+	}
 	/*
 	 * Adaptive interval (spec 8.5): back to the minimum after a pass
 	 * that found data (examined a sub-buffer; its write completes
@@ -649,6 +654,7 @@ int vm_add(struct gr_agent *a, const struct gr_vm_opts *o, struct gr_vm **vmp,
 		vm->opts.shm_size = GR_DEFAULT_SHM_SIZE;
 	vm->shm.fd = -1;
 	session_init(&vm->sess);
+	ht_init(&vm->ht);
 	rot_init(&vm->rot);
 	cons_init(&vm->cons);
 	vm->peer.guest_peer = -1;

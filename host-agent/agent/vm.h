@@ -15,6 +15,7 @@
  *   rotate.c     chunks, rotation, retention      @rot       rot_*
  *   vcpu.c       QEMU's vCPU threads, steal       @vcpu      vcpu_*
  *   clients.c    client channels (spec 16)        @cl        clients_*
+ *   hosttrace.c  host stream (QEMU's sched events) @ht  ht_*
  *
  * Each part writes only its own state; it reads the rest. A part never
  * calls vm.c and never frees the VM: what happened (a doorbell, QEMU
@@ -43,6 +44,7 @@
 #include "clients.h"
 #include "consumer.h"
 #include "hostctl.h"
+#include "hosttrace.h"
 #include "peer.h"
 #include "rotate.h"
 #include "session.h"
@@ -107,6 +109,7 @@ struct gr_vm {
 	struct gr_waiter waiter;
 	struct gr_vcpus vcpu;
 	struct gr_clients cl;
+	struct gr_hosttrace ht;
 	struct gr_snap *snap;		/* snapshot being taken, or NULL */
 	enum gr_snap_for snap_for;
 	const char *gone_what;		/* why the guest left (a literal) */

@@ -185,6 +185,12 @@ static const struct cli_cmd cli_cmds[] = {
 	  "  --to S         end there (the same two forms)\n"
 	  "  --width PX     pixels of the time axis (default 1600)\n"
 	  "  --latency      draw wakeup-to-run latency above the slices\n" },
+	{ "steal", cli_run_steal, NULL, "steal TRACE_DIR",
+	  "Per vCPU, from the trace's host stream (TRACE_DIR/host, no agent\n"
+	  "needed): the time its QEMU thread was off its host CPU while\n"
+	  "runnable (preempted: the guest thinks it ran; steal) and while\n"
+	  "sleeping (halted), and its longest preemption: when, on which\n"
+	  "host CPU, and the task that ran instead. --json for a document.\n" },
 	{ "qemu-args", cli_run_qemu_args, NULL,
 	  "qemu-args VM [--plain] [--size BYTES] [--vectors N] [--id ID]",
 	  "Print the QEMU options that attach VM's device (no agent needed):\n"

@@ -20,6 +20,7 @@
 #include "client.h"
 #include "report.h"
 #include "guestrelay_abi.h"
+#include "steal.h"
 #include "timeline.h"
 
 /* ---- report --follow VM ------------------------------------------------ */
@@ -267,5 +268,96 @@ int cli_run_timeline(struct cli *cli, const struct cli_cmd *cmd, int argc,
 	if (ret > 0)
 		cli_err("%d damaged spot%s (red marks; guestrelay report "
 			"shows them)", ret, ret == 1 ? "" : "s");
+	return 0;
+}
+
+/* `guestrelay steal`: preempted and halted time per vCPU (steal.h) */
+int cli_run_steal(struct cli *cli, const struct cli_cmd *cmd, int argc,
+		  char **argv)
+{
+	const struct cli_opt opts[] = { { NULL, NULL, NULL } };
+	const struct gr_steal_vcpu *v;
+	struct gr_steal *s;
+	json_t *root, *arr, *o, *by;
+	char *pos[1], idx[16];
+	unsigned int i, k;
+	int n, ret;
+
+	ret = parse_args(cmd, argc, argv, opts, pos, 1, 1, &n);
+	if (ret)
+		return ret;
+	s = malloc(sizeof(*s));
+	if (!s)
+		return 1;
+	ret = gr_steal_read(pos[0], s, stderr);
+	if (ret) {
+		cli_err("%s: %s", pos[0], ret == -ENOENT ?
+			"no host stream (host/) in this trace" : strerror(-ret));
+		free(s);
+		return 1;
+	}
+	if (cli->json) {
+		root = json_object();
+		arr = json_array();
+		for (i = 0; i < s->n; i++) {
+			v = &s->v[i];
+			o = json_pack("{s:i,s:i,s:I,s:I,s:I,s:I,s:{s:I,s:I,s:i,s:s,s:i}}",
+				      "vcpu", v->index, "tid", v->tid,
+				      "preempted_ns", (json_int_t)v->preempted_ns,
+				      "preemptions", (json_int_t)v->preemptions,
+				      "halted_ns", (json_int_t)v->halted_ns,
+				      "halts", (json_int_t)v->halts,
+				      "longest_preemption",
+				      "ns", (json_int_t)v->longest_ns,
+				      "at_ns", (json_int_t)v->longest_at,
+				      "host_cpu", v->longest_cpu,
+				      "ran_instead", v->longest_by,
+				      "ran_instead_tid", v->longest_by_tid);
+			by = json_array();
+			for (k = 0; k < v->nby; k++)
+				json_array_append_new(by, json_pack("{s:s,s:I}",
+					"comm", v->by[k].comm,
+					"preempted_ns", (json_int_t)v->by[k].ns));
+			json_object_set_new(o, "ran_instead", by);
+			json_array_append_new(arr, o);
+		}
+		json_object_set_new(root, "vcpus", arr);
+		json_object_set_new(root, "span_ns",
+				    json_integer((json_int_t)(s->last_ts - s->first_ts)));
+		json_object_set_new(root, "switches",
+				    json_integer((json_int_t)s->switches));
+		json_dumpf(root, stdout, JSON_INDENT(2) | JSON_ENSURE_ASCII);
+		putchar('\n');
+		json_decref(root);
+		free(s);
+		return 0;
+	}
+	printf("host stream: %.3f s, %llu switches of QEMU's threads\n",
+	       (double)(s->last_ts - s->first_ts) / 1e9,
+	       (unsigned long long)s->switches);
+	printf("%-5s %8s %13s %7s %13s %7s %12s %4s  %s\n", "vCPU", "tid",
+	       "preempted ms", "times", "halted ms", "times", "longest ms",
+	       "CPU", "ran instead");
+	for (i = 0; i < s->n; i++) {
+		v = &s->v[i];
+		if (v->index < 0)
+			snprintf(idx, sizeof(idx), "all");
+		else
+			snprintf(idx, sizeof(idx), "%d", v->index);
+		printf("%-5s %8d %13.3f %7llu %13.3f %7llu %12.3f %4d  ",
+		       idx, v->tid, (double)v->preempted_ns / 1e6,
+		       (unsigned long long)v->preemptions,
+		       (double)v->halted_ns / 1e6,
+		       (unsigned long long)v->halts,
+		       (double)v->longest_ns / 1e6, v->longest_cpu);
+		/* a host task's name: printed as it is, but not its bytes */
+		for (n = 0; v->longest_by[n]; n++)
+			putchar(v->longest_by[n] >= 0x20 && v->longest_by[n] < 0x7f ?
+				v->longest_by[n] : '?');
+		printf(v->longest_ns ? " (%d)\n" : "-\n", v->longest_by_tid);
+	}
+	if (!s->n)
+		printf("(no thread named \"CPU <n>/...\": QEMU needs -name ...,debug-threads=on)\n");
+	free(s);
 	return 0;
 }

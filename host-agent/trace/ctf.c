@@ -490,6 +490,13 @@ static void emit_env(struct sbuf *b, const struct gr_view *v,
 	env_string(b, "session", env->session);
 	if (env->filters && *env->filters)
 		env_string(b, "filters", env->filters);
+	if (env->host_stream) {
+		sb_printf(b, "\tguestrelay_stream = \"host\";\n"
+			  "\thost_nr_cpus = %u;\n\tclock_synced = %d;\n"
+			  "\tclock_error_ns = %llu;\n};\n\n", v->nr_cpus,
+			  c->synced ? 1 : 0, (unsigned long long)c->error_ns);
+		return;
+	}
 	env_string(b, "guest_kernel_release", v->kernel_release);
 	env_string(b, "guest_nodename", v->nodename);
 	sb_printf(b, "\tguest_boot_id = \"%s\";\n"
@@ -502,7 +509,7 @@ static void emit_env(struct sbuf *b, const struct gr_view *v,
 }
 
 static void emit_clock(struct sbuf *b, const struct gr_view *v,
-		       const struct gr_ctf_clock *c)
+		       const struct gr_ctf_clock *c, int host_stream)
 {
 	char uuid[37];
 
@@ -510,7 +517,11 @@ static void emit_clock(struct sbuf *b, const struct gr_view *v,
 	gr_uuid_str(v->boot_id, uuid);
 	sb_printf(b, "clock {\n\tname = %s;\n\tuuid = \"%s\";\n",
 		  v->clock_name, uuid);
-	if (c->synced)
+	if (host_stream)
+		sb_printf(b, "\tdescription = \"host CLOCK_MONOTONIC mapped "
+			  "to CLOCK_REALTIME, error bound %llu ns\";\n",
+			  (unsigned long long)c->error_ns);
+	else if (c->synced)
 		sb_printf(b, "\tdescription = \"guest clock %s mapped to host "
 			  "CLOCK_REALTIME, error bound %llu ns\";\n",
 			  v->clock_name, (unsigned long long)c->error_ns);
@@ -623,7 +634,7 @@ int gr_ctf_metadata(const struct gr_view *v,
 		  "\t\tuint32_t magic;\n\t\tuint32_t stream_id;\n"
 		  "\t\tuint64_t stream_instance_id;\n\t};\n};\n\n", uuid);
 	emit_env(&b, v, env, clock);
-	emit_clock(&b, v, clock);
+	emit_clock(&b, v, clock, env->host_stream);
 	sb_printf(&b, "%s", tsdl_stream);
 
 	for (i = 0; i < nr_events && !ret; i++) {

@@ -93,6 +93,9 @@ const char *gr_ctf_event_name(const char *system, const char *name);
  * @filters: the event filters the host asked the guest for (spec 14),
  *	"EVENT: EXPR" joined by "; ", so a trace says what it left out; env
  *	"filters", absent when NULL or ""
+ * @host_stream: the trace is a VM's host stream (hoststream.h): the
+ *	view describes the host (its name, kernel, boot_id, CLOCK_MONOTONIC),
+ *	env "guestrelay_stream" = "host" and no guest_* entries
  *
  * Strings may hold any byte: the metadata escapes them. NULL means "".
  */
@@ -105,6 +108,7 @@ struct gr_ctf_env {
 	unsigned int tracer_minor;
 	const char *filters;
 	const char *created;
+	int host_stream;
 };
 
 /**

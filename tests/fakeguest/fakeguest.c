@@ -418,6 +418,9 @@ static void fg_usage(FILE *f)
 "  --keep-layout          do not withdraw the layout at exit\n"
 "  --stats FILE           write the statistics as 'key value' lines\n"
 "  --quiet                do not print the statistics\n"
+"  --vcpu-threads N       N more threads named \"CPU <n>/TCG\" as QEMU's vCPU\n"
+"                         threads (-name ...,debug-threads=on), each spinning\n"
+"                         on the CPU until the end: the host stream's tests\n"
 "  --help                 this text\n"
 "\n"
 "At the end every ring is flushed, state becomes STOPPED, GR_VEC_DATA and\n"
@@ -470,7 +473,7 @@ enum {
 	OPT_MAX, OPT_SIZE, OPT_DURATION, OPT_COUNT, OPT_MODE, OPT_SUBBUF_SIZE,
 	OPT_SUBBUFS, OPT_TIMER, OPT_HOSTILE, OPT_HOSTILE_DELAY,
 	OPT_HOSTILE_PERIOD, OPT_SEED, OPT_STATS, OPT_FORCE, OPT_WAIT_HOST,
-	OPT_LINGER, OPT_TICK, OPT_KEEP, OPT_QUIET, OPT_HELP,
+	OPT_LINGER, OPT_TICK, OPT_KEEP, OPT_QUIET, OPT_HELP, OPT_VCPU_THREADS,
 };
 
 static const struct option fg_long_opts[] = {
@@ -499,6 +502,7 @@ static const struct option fg_long_opts[] = {
 	{ "tick-ms", required_argument, NULL, OPT_TICK },
 	{ "keep-layout", no_argument, NULL, OPT_KEEP },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "vcpu-threads", required_argument, NULL, OPT_VCPU_THREADS },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -645,6 +649,10 @@ static int fg_parse(struct fg_opts *o, int argc, char **argv)
 		case OPT_QUIET:
 			o->quiet = true;
 			break;
+		case OPT_VCPU_THREADS:
+			bad = fg_parse_u32(optarg, 0, 64, &o->vcpu_threads);
+			name = "vcpu-threads";
+			break;
 		case OPT_HELP:
 			fg_usage(stdout);
 			return 1;
@@ -741,6 +749,31 @@ static void fg_cleanup(struct fakeguest *fg)
 	free(fg);
 }
 
+/* a thread named as QEMU names its vCPU threads, spinning */
+static void *fg_vcpu_main(void *arg)
+{
+	volatile unsigned long spin = 0;
+
+	(void)arg;
+	for (;;)
+		spin++;
+	return NULL;
+}
+
+static void fg_vcpu_thread(unsigned int index)
+{
+	char name[16];
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, fg_vcpu_main, NULL)) {
+		fg_log("cannot start vCPU thread %u", index);
+		return;
+	}
+	snprintf(name, sizeof(name), "CPU %u/TCG", index % 64);
+	pthread_setname_np(t, name);
+	pthread_detach(t);
+}
+
 int main(int argc, char **argv)
 {
 	struct fg_ring_final *fin = NULL;
@@ -792,6 +825,9 @@ int main(int argc, char **argv)
 		}
 	}
 
+	/* before the connection: the agent scans QEMU's threads on it */
+	for (i = 0; i < fg->opt.vcpu_threads; i++)
+		fg_vcpu_thread(i);
 	ret = fg->opt.socket_path ? fg_map_socket(fg) : fg_map_file(fg);
 	if (ret)
 		goto out;

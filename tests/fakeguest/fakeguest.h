@@ -112,6 +112,7 @@ struct fg_opts {
 	u32 tick_ms;			/* control tick */
 	bool keep_layout;
 	bool quiet;
+	unsigned int vcpu_threads;	/* busy threads named as QEMU's */
 };
 
 /*

@@ -116,7 +116,8 @@ ls_cstat() {
 
 # ls_tree_diff: the collected tree equals the store, file for file; the
 # stream files' index files (index/, trace/index.c) are derived from the
-# streams and not shipped, so the collected traces have none
+# streams and not shipped, so the collected traces have none; nor are
+# the host streams (<session>/host/, agent/hosttrace.c) shipped yet
 ls_tree_diff() {
 	local f rel n=0
 
@@ -129,7 +130,8 @@ ls_tree_diff() {
 			echo "differs $rel ($(stat -c %s "$f") vs $(stat -c %s "$COL/$HOST/$rel") bytes)"
 			n=$((n + 1))
 		fi
-	done < <(find "$STORE" \( -path "$STORE/.ship" -o -name index \) -prune \
+	done < <(find "$STORE" \( -path "$STORE/.ship" -o -name index -o \
+		-name host \) -prune \
 		-o -type f -print0)
 	while IFS= read -r -d '' f; do
 		rel=${f#"$COL/$HOST"/}

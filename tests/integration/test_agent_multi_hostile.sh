@@ -256,8 +256,9 @@ done
 stray=$(cd "$la_tmp" && find store run cwd -mindepth 1 \
 	! -regex 'store/[A-Za-z0-9_.-]+' \
 	! -regex 'store/[A-Za-z0-9_.-]+/\(snapshot-\)?[0-9]+T[0-9]+Z\(-[0-9]+\)?' \
-	! -regex 'store/[A-Za-z0-9_.-]+/\(snapshot-\)?[0-9]+T[0-9]+Z\(-[0-9]+\)?/\(metadata\|\.guestrelay\|stream_[0-9]+\|index\)' \
-	! -regex 'store/[A-Za-z0-9_.-]+/\(snapshot-\)?[0-9]+T[0-9]+Z\(-[0-9]+\)?/index/stream_[0-9]+\.idx' \
+	! -regex 'store/[A-Za-z0-9_.-]+/\(snapshot-\)?[0-9]+T[0-9]+Z\(-[0-9]+\)?/\(host/\)?\(metadata\|\.guestrelay\|stream_[0-9]+\|index\)' \
+	! -regex 'store/[A-Za-z0-9_.-]+/\(snapshot-\)?[0-9]+T[0-9]+Z\(-[0-9]+\)?/\(host/\)?index/stream_[0-9]+\.idx' \
+	! -regex 'store/[A-Za-z0-9_.-]+/[0-9]+T[0-9]+Z\(-[0-9]+\)?/host' \
 	! -regex 'run/[A-Za-z0-9_.-]+\.sock' -print)
 if [ -z "$stray" ]; then
 	ok "no-file-outside-its-vm-directory"

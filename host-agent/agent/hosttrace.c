@@ -1,0 +1,827 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hosttrace.c - the host stream of a VM's session: what the host
+ * scheduler did with the threads of the VM's QEMU (its vCPU threads and
+ * the others), stored as <session>/host/ (trace/hoststream.h)
+ *
+ *   events     sched_switch, sched_wakeup, sched_migrate_task: perf
+ *              tracepoint events (PERF_TYPE_TRACEPOINT, ids and field
+ *              offsets from tracefs events/sched/<name>/{id,format})
+ *   which      one event of each per host CPU (pid -1, cpu N), with a
+ *              tracepoint filter naming QEMU's threads ("prev_pid == T ||
+ *              next_pid == T ..."; "pid == T ..."), the three of a CPU
+ *              writing into one ring (PERF_EVENT_IOC_SET_OUTPUT)
+ *   threads    /proc/<pid>/task of the QEMU vcpu.c follows, listed again
+ *              after each of its scans; a new list sets new filters
+ *   reading    from the VM's poll timer (vm.c calls ht_tick()): each
+ *              ring is drained into its CPU's stream, packets are written
+ *              when full and at least once a second
+ *
+ * Why per CPU and not per thread: a per-thread event sees only what
+ * happens while its thread is current, so it records the thread's
+ * switch out but never its switch in (that one runs in the context of
+ * the task leaving the CPU); per CPU, both ends and the task that ran
+ * instead are in one sched_switch record. The filter runs in the kernel
+ * on every switch of the host, a few comparisons; only QEMU's events are
+ * copied, 3 descriptors and one 132 KiB ring per host CPU and VM, timed
+ * by CLOCK_MONOTONIC (use_clockid).
+ *
+ * Privilege: system-wide tracepoint events need CAP_PERFMON (or
+ * perf_event_paranoid -1), and the ids need read access to tracefs; the
+ * systemd unit grants CAP_PERFMON and copies the three events' id and
+ * format files to <run>/tracefs/events/sched/ before it starts the agent
+ * (scripts/guestrelay-agent.service). Without them the reason is logged
+ * once per VM and session and the guest's trace goes on without a host
+ * stream.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vm.h"
+
+#define HT_PAGES	32		/* data pages of a CPU's ring */
+#define HT_FLUSH_NS	(1000ULL * 1000 * 1000)
+#define HT_FILTER_MAX	4000		/* a filter is copied in one page */
+
+/* the perf events and the ring of one host CPU */
+struct gr_ht_cpu {
+	int fd[GR_HS_TRACEPOINTS];
+	void *ring;
+};
+
+static const char *const tp_name[GR_HS_TRACEPOINTS] = {
+	"sched_switch", "sched_wakeup", "sched_migrate_task",
+};
+
+/* the fields copied, in the order of the payloads (hoststream.h) */
+static const char *const tp_fields[GR_HS_TRACEPOINTS][7] = {
+	{ "prev_comm", "prev_pid", "prev_prio", "prev_state", "next_comm",
+	  "next_pid", "next_prio" },
+	{ "comm", "pid", "prio", "target_cpu" },
+	{ "comm", "pid", "prio", "orig_cpu", "dest_cpu" },
+};
+
+/**
+ * ht_format_field() - where a field is in a tracepoint's raw record
+ * @format: the text of its tracefs format file, NUL-terminated
+ * @name: the field ("prev_pid")
+ * @f: receives its offset and size, and whether it is a __data_loc
+ *
+ * Return: 0, -ENOENT if the format has no such field, -EINVAL if its
+ * line does not parse.
+ */
+int ht_format_field(const char *format, const char *name,
+		    struct gr_ht_field *f)
+{
+	size_t len = strlen(name);
+	const char *p = format, *semi, *n;
+	unsigned int off, size;
+
+	while ((p = strstr(p, "field:"))) {
+		p += 6;
+		semi = strchr(p, ';');
+		if (!semi)
+			return -EINVAL;
+		/* the name ends the declaration, perhaps with "[16]" */
+		for (n = semi; n > p && n[-1] != ' ' && n[-1] != '\t'; n--)
+			;
+		if (strncmp(n, name, len) || (n[len] != ';' && n[len] != '['))
+			continue;
+		if (sscanf(semi, "; offset:%u; size:%u;", &off, &size) != 2 ||
+		    off > 0xffff || !size || size > 0xffff)
+			return -EINVAL;
+		f->offset = (uint16_t)off;
+		f->size = (uint16_t)size;
+		f->data_loc = !strncmp(p, "__data_loc", 10);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/**
+ * ht_filter() - a tracepoint filter that passes the events of @tids
+ * @buf: receives "F1 == T1 || F2 == T1 || F1 == T2 ..."
+ * @size: its size
+ * @fields: the pid fields compared
+ * @nr_fields: entries of @fields
+ * @tids: the threads, at least one
+ * @ntids: entries of @tids
+ *
+ * Return: 0, -ENOSPC if it does not fit, -EINVAL without any thread.
+ */
+int ht_filter(char *buf, size_t size, const char *const *fields,
+	      unsigned int nr_fields, const int *tids, unsigned int ntids)
+{
+	size_t len = 0;
+	unsigned int i, j;
+	int n;
+
+	if (!ntids || !nr_fields || !size)
+		return -EINVAL;
+	buf[0] = '\0';
+	for (i = 0; i < ntids; i++)
+		for (j = 0; j < nr_fields; j++) {
+			n = snprintf(buf + len, size - len, "%s%s == %d",
+				     len ? " || " : "", fields[j], tids[i]);
+			if (n < 0 || (size_t)n >= size - len)
+				return -ENOSPC;
+			len += (size_t)n;
+		}
+	return 0;
+}
+
+void ht_init(struct gr_hosttrace *ht)
+{
+	memset(ht, 0, sizeof(*ht));
+	ht->dirfd = -1;
+}
+
+/* id and fields of tracepoint @i under tracefs root @root */
+static int read_tp(const char *root, unsigned int i, struct gr_ht_tp *tp)
+{
+	char path[4200], buf[4096];
+	unsigned int k;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/events/sched/%s/id", root, tp_name[i]);
+	ret = vcpu_read_text(path, buf, sizeof(buf));
+	if (ret < 0)
+		return ret;
+	tp->id = strtoull(buf, NULL, 10);
+	snprintf(path, sizeof(path), "%s/events/sched/%s/format", root,
+		 tp_name[i]);
+	ret = vcpu_read_text(path, buf, sizeof(buf));
+	if (ret < 0)
+		return ret;
+	for (k = 0, ret = 0; !ret && k < 7 && tp_fields[i][k]; k++)
+		ret = ht_format_field(buf, tp_fields[i][k], &tp->f[k]);
+	return ret;
+}
+
+/* the three tracepoints, from the unit's copy or a tracefs mount */
+static int read_tps(struct gr_vm *vm)
+{
+	char copy[PATH_MAX + 16];
+	const char *roots[] = { copy, "/sys/kernel/tracing",
+				"/sys/kernel/debug/tracing" };
+	unsigned int r, i;
+	int ret = -ENOENT;
+
+	snprintf(copy, sizeof(copy), "%s/tracefs", vm->agent->run_dir);
+	for (r = 0; r < ARRAY_SIZE(roots); r++) {
+		for (i = 0, ret = 0; !ret && i < GR_HS_TRACEPOINTS; i++)
+			ret = read_tp(roots[r], i, &vm->ht.tp[i]);
+		if (!ret)
+			return 0;
+	}
+	return ret;
+}
+
+static int set_filters(struct gr_hosttrace *ht)
+{
+	static const char *const sw[] = { "prev_pid", "next_pid" };
+	static const char *const one[] = { "pid" };
+	char f[2][HT_FILTER_MAX];
+	unsigned int c, i;
+	int ret;
+
+	ret = ht_filter(f[0], sizeof(f[0]), sw, 2, ht->tids, ht->ntids);
+	if (!ret)
+		ret = ht_filter(f[1], sizeof(f[1]), one, 1, ht->tids, ht->ntids);
+	for (c = 0; !ret && c < ht->nr_cpus; c++)
+		for (i = 0; i < GR_HS_TRACEPOINTS; i++)
+			if (ht->cpu[c].fd[i] >= 0 &&
+			    ioctl(ht->cpu[c].fd[i], PERF_EVENT_IOC_SET_FILTER,
+				  f[i ? 1 : 0]))
+				return -errno;
+	return ret;
+}
+
+/* QEMU's threads now; true if they changed */
+static bool list_tids(struct gr_hosttrace *ht)
+{
+	int tids[GR_HT_MAX_TIDS];
+	int n = vcpu_list_tids(ht->pid, tids, GR_HT_MAX_TIDS);
+
+	if (n <= 0 || ((unsigned int)n == ht->ntids &&
+		       !memcmp(tids, ht->tids, sizeof(int) * (size_t)n)))
+		return false;
+	memcpy(ht->tids, tids, sizeof(int) * (size_t)n);
+	ht->ntids = (unsigned int)n;
+	return true;
+}
+
+/* host CPU @cpu's stream, opened at its first event; NULL if it cannot be */
+static struct gr_hs_stream *stream_of(struct gr_hosttrace *ht, unsigned int cpu)
+{
+	struct gr_hs_stream *s = ht->out[cpu];
+
+	if (s)
+		return s;
+	s = malloc(sizeof(*s));
+	if (!s)
+		return NULL;
+	if (gr_hs_stream_open(s, ht->dirfd, cpu)) {
+		free(s);
+		return NULL;
+	}
+	ht->out[cpu] = s;
+	return s;
+}
+
+/*
+ * lttng_statedump_process_state of each of QEMU's threads, in the
+ * stream of the CPU it ran on last: which threads are the VM's (a
+ * switch names the other task too, perhaps another QEMU's vCPU)
+ */
+static void dump_threads(struct gr_hosttrace *ht)
+{
+	uint8_t p[GR_HS_STATEDUMP_SIZE];
+	struct gr_hs_stream *s;
+	uint64_t run, delay;
+	struct timespec now;
+	char path[64];
+	unsigned int i;
+	int cpu, v;
+	FILE *f;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	for (i = 0; i < ht->ntids; i++) {
+		if (vcpu_read_thread(ht->pid, ht->tids[i], &cpu, &run, &delay) ||
+		    cpu < 0 || (unsigned int)cpu >= ht->nr_cpus)
+			cpu = 0;
+		s = stream_of(ht, (unsigned int)cpu);
+		if (!s)
+			continue;
+		memset(p, 0, sizeof(p));
+		memcpy(p, &ht->tids[i], 4);
+		memcpy(p + 4, &ht->pid, 4);
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", ht->pid,
+			 ht->tids[i]);
+		f = fopen(path, "re");
+		if (f) {
+			if (fgets((char *)p + 12, 17, f))
+				p[12 + strcspn((char *)p + 12, "\n")] = '\0';
+			fclose(f);
+		}
+		v = 5;			/* mode: unknown, as lttng-modules */
+		memcpy(p + 32, &v, 4);
+		v = 2;			/* status: runnable or running */
+		memcpy(p + 40, &v, 4);
+		memcpy(p + 44, &cpu, 4);
+		gr_hs_stream_add(s, GR_HS_STATEDUMP, (uint32_t)ht->tids[i],
+				 (uint64_t)now.tv_sec * 1000000000 +
+				 (uint64_t)now.tv_nsec, p, sizeof(p));
+	}
+}
+
+static int open_event(const struct gr_ht_tp *tp, unsigned int cpu)
+{
+	struct perf_event_attr a;
+	long fd;
+
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.size = sizeof(a);
+	a.config = tp->id;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+			PERF_SAMPLE_RAW;
+	a.disabled = 1;
+	a.use_clockid = 1;
+	a.clockid = CLOCK_MONOTONIC;
+	fd = syscall(SYS_perf_event_open, &a, -1, (int)cpu, -1,
+		     PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : (int)fd;
+}
+
+static void stop_cpus(struct gr_hosttrace *ht)
+{
+	unsigned int c, i;
+
+	for (c = 0; ht->cpu && c < ht->nr_cpus; c++) {
+		for (i = 0; i < GR_HS_TRACEPOINTS; i++)
+			if (ht->cpu[c].fd[i] >= 0)
+				close(ht->cpu[c].fd[i]);
+		if (ht->cpu[c].ring)
+			munmap(ht->cpu[c].ring, (HT_PAGES + 1) * GR_PAGE_SIZE);
+	}
+	free(ht->cpu);
+	ht->cpu = NULL;
+}
+
+/* one host CPU's events and ring; an offline CPU has none (0) */
+static int start_cpu(struct gr_hosttrace *ht, unsigned int c)
+{
+	struct gr_ht_cpu *hc = &ht->cpu[c];
+	unsigned int i;
+	void *ring;
+
+	for (i = 0; i < GR_HS_TRACEPOINTS; i++) {
+		hc->fd[i] = open_event(&ht->tp[i], c);
+		if (hc->fd[i] == -ENODEV && !i)
+			return 0;
+		if (hc->fd[i] < 0)
+			return hc->fd[i];
+	}
+	ring = mmap(NULL, (HT_PAGES + 1) * GR_PAGE_SIZE, PROT_READ | PROT_WRITE,
+		    MAP_SHARED, hc->fd[0], 0);
+	if (ring == MAP_FAILED)
+		return -errno;
+	hc->ring = ring;
+	for (i = 1; i < GR_HS_TRACEPOINTS; i++)
+		if (ioctl(hc->fd[i], PERF_EVENT_IOC_SET_OUTPUT, hc->fd[0]))
+			return -errno;
+	return 0;
+}
+
+static int make_dir(struct gr_vm *vm);
+
+/* the events of every host CPU, filtered to QEMU's threads, enabled */
+static int start(struct gr_vm *vm)
+{
+	struct gr_hosttrace *ht = &vm->ht;
+	unsigned int c, i;
+	int ret;
+
+	ret = read_tps(vm);
+	if (ret)
+		return ret;
+	ht->cpu = calloc(ht->nr_cpus, sizeof(*ht->cpu));
+	if (!ht->cpu)
+		return -ENOMEM;
+	for (c = 0; c < ht->nr_cpus; c++)
+		for (i = 0; i < GR_HS_TRACEPOINTS; i++)
+			ht->cpu[c].fd[i] = -1;
+	for (c = 0, ret = 0; !ret && c < ht->nr_cpus; c++)
+		ret = start_cpu(ht, c);
+	/* the directory only once the kernel gave the events */
+	if (!ret && ht->dirfd < 0)
+		ret = make_dir(vm);
+	ht->ntids = 0;
+	list_tids(ht);
+	ht->scan_ns = vm->vcpu.scan_ns;
+	if (!ret) {
+		dump_threads(ht);
+		ret = set_filters(ht);
+	}
+	for (c = 0; !ret && c < ht->nr_cpus; c++)
+		for (i = 0; i < GR_HS_TRACEPOINTS; i++)
+			if (ht->cpu[c].fd[i] >= 0 &&
+			    ioctl(ht->cpu[c].fd[i], PERF_EVENT_IOC_ENABLE, 0))
+				ret = -errno;
+	if (ret)
+		stop_cpus(ht);
+	return ret;
+}
+
+/* --- records ---------------------------------------------------------------- */
+
+static int64_t raw_int(const uint8_t *raw, uint32_t n,
+		       const struct gr_ht_field *f)
+{
+	int64_t v = 0;
+	int32_t v4;
+	int16_t v2;
+
+	if (!f->size || f->offset + f->size > n)
+		return 0;
+	switch (f->size) {
+	case 8:
+		memcpy(&v, raw + f->offset, 8);
+		return v;
+	case 4:
+		memcpy(&v4, raw + f->offset, 4);
+		return v4;
+	case 2:
+		memcpy(&v2, raw + f->offset, 2);
+		return v2;
+	default:
+		return (int8_t)raw[f->offset];
+	}
+}
+
+/* a comm: an array, or a __data_loc string; 16 bytes, NUL-padded */
+static void raw_comm(uint8_t *out, const uint8_t *raw, uint32_t n,
+		     const struct gr_ht_field *f)
+{
+	uint32_t loc, off, len;
+
+	memset(out, 0, 16);
+	if (!f->size || f->offset + f->size > n)
+		return;
+	off = f->offset;
+	len = f->size;
+	if (f->data_loc) {
+		if (f->size != 4)
+			return;
+		memcpy(&loc, raw + f->offset, 4);
+		off = loc & 0xffff;
+		len = loc >> 16;
+		if (off + len > n)
+			return;
+	}
+	len = (uint32_t)strnlen((const char *)raw + off, len);
+	memcpy(out, raw + off, len < 16 ? len : 16);
+}
+
+static void put32(uint8_t *p, int64_t v)
+{
+	int32_t x = (int32_t)v;
+
+	memcpy(p, &x, 4);
+}
+
+/* one tracepoint sample: its raw record into the payload of its event */
+static void take_sample(struct gr_hosttrace *ht, const uint8_t *s, uint32_t n)
+{
+	uint32_t tid, cpu, rawlen;
+	const struct gr_ht_tp *tp;
+	const uint8_t *raw;
+	uint8_t p[GR_HS_SWITCH_SIZE];
+	uint16_t type;
+	uint64_t ts;
+	int64_t state;
+	unsigned int e;
+
+	/* sample_type TID | TIME | CPU | RAW, after the 8-byte header */
+	if (n < 8 + 28)
+		return;
+	memcpy(&tid, s + 12, 4);
+	memcpy(&ts, s + 16, 8);
+	memcpy(&cpu, s + 24, 4);
+	memcpy(&rawlen, s + 32, 4);
+	raw = s + 36;
+	if (rawlen > n - 36 || rawlen < 2 || cpu >= ht->nr_cpus)
+		return;
+	memcpy(&type, raw, 2);
+	for (e = 0; e < GR_HS_TRACEPOINTS && ht->tp[e].id != type; e++)
+		;
+	if (e == GR_HS_TRACEPOINTS)
+		return;
+	tp = &ht->tp[e];
+	memset(p, 0, sizeof(p));
+	if (e == GR_HS_SWITCH) {
+		raw_comm(p, raw, rawlen, &tp->f[0]);
+		put32(p + 16, raw_int(raw, rawlen, &tp->f[1]));
+		put32(p + 20, raw_int(raw, rawlen, &tp->f[2]));
+		state = raw_int(raw, rawlen, &tp->f[3]);
+		memcpy(p + 24, &state, 8);
+		raw_comm(p + 32, raw, rawlen, &tp->f[4]);
+		put32(p + 48, raw_int(raw, rawlen, &tp->f[5]));
+		put32(p + 52, raw_int(raw, rawlen, &tp->f[6]));
+	} else {
+		raw_comm(p, raw, rawlen, &tp->f[0]);
+		put32(p + 16, raw_int(raw, rawlen, &tp->f[1]));
+		put32(p + 20, raw_int(raw, rawlen, &tp->f[2]));
+		put32(p + 24, raw_int(raw, rawlen, &tp->f[3]));
+		if (e == GR_HS_MIGRATE)
+			put32(p + 28, raw_int(raw, rawlen, &tp->f[4]));
+	}
+	if (!stream_of(ht, cpu))
+		return;
+	gr_hs_stream_add(ht->out[cpu], e, tid, ts, p,
+			 e == GR_HS_SWITCH ? GR_HS_SWITCH_SIZE :
+			 e == GR_HS_WAKEUP ? GR_HS_WAKEUP_SIZE :
+			 GR_HS_MIGRATE_SIZE);
+	ht->events++;
+}
+
+/* copy @len bytes at ring position @pos, across the ring's end */
+static void ring_copy(void *dst, const uint8_t *data, uint64_t size,
+		      uint64_t pos, size_t len)
+{
+	size_t at = (size_t)(pos % size), first = len;
+
+	if (first > size - at)
+		first = size - at;
+	memcpy(dst, data + at, first);
+	memcpy((uint8_t *)dst + first, data, len - first);
+}
+
+/* everything in host CPU @c's ring */
+static void drain_cpu(struct gr_hosttrace *ht, unsigned int c)
+{
+	struct perf_event_mmap_page *m = ht->cpu[c].ring;
+	const uint64_t size = HT_PAGES * GR_PAGE_SIZE;
+	const uint8_t *data;
+	struct perf_event_header h;
+	uint8_t rec[1024];
+	uint64_t head, tail, lost;
+
+	if (!m)
+		return;
+	data = (const uint8_t *)m + GR_PAGE_SIZE;
+	/* pairs with the kernel's store of data_head after the records */
+	head = __atomic_load_n(&m->data_head, __ATOMIC_ACQUIRE);
+	tail = m->data_tail;
+	while (head - tail >= sizeof(h)) {
+		ring_copy(&h, data, size, tail, sizeof(h));
+		if (h.size < sizeof(h) || h.size > head - tail) {
+			tail = head;		/* not a record: skip it all */
+			break;
+		}
+		if (h.size <= sizeof(rec)) {
+			ring_copy(rec, data, size, tail, h.size);
+			if (h.type == PERF_RECORD_SAMPLE)
+				take_sample(ht, rec, h.size);
+			if (h.type == PERF_RECORD_LOST && h.size >= 24) {
+				memcpy(&lost, rec + 16, 8);
+				ht->lost += lost;
+				if (ht->out[c])
+					ht->out[c]->lost += lost;
+			}
+		}
+		tail += h.size;
+	}
+	/* pairs with the kernel's read of data_tail before it overwrites */
+	__atomic_store_n(&m->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+static void flush_all(struct gr_hosttrace *ht)
+{
+	unsigned int c;
+
+	for (c = 0; ht->out && c < ht->nr_cpus; c++)
+		if (ht->out[c])
+			gr_hs_stream_flush(ht->out[c]);
+}
+
+/* --- life ------------------------------------------------------------------- */
+
+static void tell(struct gr_vm *vm)
+{
+	struct gr_hosttrace *ht = &vm->ht;
+
+	if (ht->told || !ht->err)
+		return;
+	ht->told = true;
+	if (ht->err == -EACCES || ht->err == -EPERM)
+		syslog(LOG_WARNING, "%s: no host stream: the kernel refused perf events of its sched tracepoints (%s); the agent needs CAP_PERFMON (or kernel.perf_event_paranoid=-1); recording the guest only",
+		       vm->opts.name, strerror(-ht->err));
+	else if (ht->err == -ENOENT)
+		syslog(LOG_WARNING, "%s: no host stream: cannot read the id and format of the sched tracepoints (in %s/tracefs, /sys/kernel/tracing or /sys/kernel/debug/tracing: mount tracefs, or let the unit copy them); recording the guest only",
+		       vm->opts.name, vm->agent->run_dir);
+	else
+		syslog(LOG_WARNING, "%s: no host stream: %s; recording the guest only",
+		       vm->opts.name, strerror(-ht->err));
+}
+
+/* the stream's identity and clock: the host, CLOCK_MONOTONIC */
+static int write_files(struct gr_vm *vm, char *host)
+{
+	struct gr_ctf_env env = {
+		.vm_name = vm->opts.name,
+		.host_name = host,
+		.session = vm->sess.name,
+		.tracer_major = 1,
+		.host_stream = 1,
+	};
+	struct timespec r0, m, r1;
+	struct gr_ctf_clock clock;
+	int64_t real, err;
+	int ret;
+
+	if (getrandom(env.trace_uuid, 16, 0) != 16)
+		return -EIO;
+	env.trace_uuid[6] = (env.trace_uuid[6] & 0x0f) | 0x40;
+	env.trace_uuid[8] = (env.trace_uuid[8] & 0x3f) | 0x80;
+	clock_gettime(CLOCK_REALTIME, &r0);
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	clock_gettime(CLOCK_REALTIME, &r1);
+	real = ((int64_t)r0.tv_sec * 1000000000 + r0.tv_nsec +
+		(int64_t)r1.tv_sec * 1000000000 + r1.tv_nsec) / 2;
+	err = ((int64_t)r1.tv_sec - r0.tv_sec) * 1000000000 +
+	      (r1.tv_nsec - r0.tv_nsec);
+	ret = gr_ctf_clock_from_sync(1000000000ULL,
+				     (uint64_t)m.tv_sec * 1000000000 +
+				     (uint64_t)m.tv_nsec, real,
+				     (uint64_t)err / 2 + 1, &clock);
+	if (!ret)
+		ret = gr_hs_write_files(vm->ht.dirfd, vm->ht.layout, &env,
+					&clock);
+	return ret;
+}
+
+static int prepare(struct gr_vm *vm)
+{
+	struct gr_hosttrace *ht = &vm->ht;
+	uint8_t boot[16] = { 0 };
+	char host[256] = "", id[64];
+	struct utsname u;
+	unsigned int i, b;
+	int x;
+	long n;
+
+	n = sysconf(_SC_NPROCESSORS_CONF);
+	ht->nr_cpus = n < 1 ? 1 : n > GR_HS_MAX_CPUS ? GR_HS_MAX_CPUS :
+		      (unsigned int)n;
+	gethostname(host, sizeof(host) - 1);
+	uname(&u);
+	/* the host's boot_id names the domain of its CLOCK_MONOTONIC */
+	if (vcpu_read_text("/proc/sys/kernel/random/boot_id", id, sizeof(id)) > 0)
+		for (i = 0, b = 0; id[i] && b < 32; i++) {
+			x = id[i] >= 'a' ? id[i] - 'a' + 10 : id[i] - '0';
+			if (id[i] == '-' || x < 0 || x > 15)
+				continue;
+			boot[b / 2] |= (uint8_t)(x << (b % 2 ? 0 : 4));
+			b++;
+		}
+	ht->layout = malloc(sizeof(*ht->layout));
+	ht->out = calloc(ht->nr_cpus, sizeof(*ht->out));
+	if (!ht->layout || !ht->out)
+		return -ENOMEM;
+	if (gr_hs_layout(ht->layout, ht->nr_cpus, host, u.release, boot))
+		return -EINVAL;
+	return 0;
+}
+
+/* <session>/host and its files, once the events run */
+static int make_dir(struct gr_vm *vm)
+{
+	struct gr_hosttrace *ht = &vm->ht;
+	char host[256] = "";
+
+	gethostname(host, sizeof(host) - 1);
+	if (mkdirat(vm->sess.fd, GR_HS_DIR, 0750) && errno != EEXIST)
+		return -errno;
+	ht->dirfd = openat(vm->sess.fd, GR_HS_DIR, O_RDONLY | O_DIRECTORY |
+			   O_NOFOLLOW | O_CLOEXEC);
+	if (ht->dirfd < 0)
+		return -errno;
+	return write_files(vm, host);
+}
+
+/**
+ * ht_open() - a session opened: it records a host stream
+ * @vm: the VM, its session directory open (vm->sess.fd)
+ *
+ * The events start at the next ht_tick() that knows QEMU's pid; the
+ * directory <session>/host and its files are made then, once the kernel
+ * gave the events (without them, there is none). A session kept in
+ * chunks has none yet. A failure is logged and the session goes on
+ * without a host stream.
+ *
+ * Context: the loop's thread; writes a few KiB and fsyncs them.
+ */
+void ht_open(struct gr_vm *vm)
+{
+	struct gr_hosttrace *ht = &vm->ht;
+	int ret;
+
+	ht_close(vm);
+	ht->told = false;
+	ht->err = 0;
+	ht->events = 0;
+	ht->lost = 0;
+	/* not yet beside chunks: it would need a rotation and a quota of its own */
+	if (vm->rot.chunked)
+		return;
+	ht->open = true;
+	ret = prepare(vm);
+	if (ret) {
+		syslog(LOG_WARNING, "%s: no host stream in %s/%s: %s",
+		       vm->opts.name, vm->sess.path, GR_HS_DIR, strerror(-ret));
+		ht_close(vm);
+		ht->told = true;
+		ht->err = ret;
+	}
+}
+
+/*
+ * The session went into chunks (`guestrelay rotate`): its host stream
+ * goes, as a session kept in chunks has none yet (beside the chunks, a
+ * reader of the session directory would take it for part of the trace)
+ */
+static void drop(struct gr_vm *vm)
+{
+	char name[GR_CTF_STREAM_NAME_MAX];
+	unsigned int c, n = vm->ht.nr_cpus;
+	int fd;
+
+	ht_close(vm);
+	syslog(LOG_INFO, "%s: the session is kept in chunks now: its host stream is removed",
+	       vm->opts.name);
+	fd = openat(vm->sess.fd, GR_HS_DIR, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	unlinkat(fd, GR_CTF_METADATA, 0);
+	unlinkat(fd, GR_CTF_INFO, 0);
+	for (c = 0; c < n; c++) {
+		snprintf(name, sizeof(name), GR_CTF_STREAM_FMT, c);
+		unlinkat(fd, name, 0);
+	}
+	close(fd);
+	unlinkat(vm->sess.fd, GR_HS_DIR, AT_REMOVEDIR);
+}
+
+/**
+ * ht_tick() - follow QEMU's threads and store their events (the VM's
+ * poll timer, after vcpu_tick())
+ * @vm: the VM
+ * @now_ns: the loop's time
+ *
+ * QEMU's pid is the one vcpu.c follows: a new pid stops the events of
+ * the last one and starts those of the new one; each vCPU scan lists
+ * QEMU's threads again and a changed list sets new filters.
+ *
+ * Context: the loop's thread.
+ */
+void ht_tick(struct gr_vm *vm, uint64_t now_ns)
+{
+	struct gr_hosttrace *ht = &vm->ht;
+	unsigned int c;
+
+	if (!ht->open)
+		return;
+	if (vm->rot.chunked) {
+		drop(vm);
+		return;
+	}
+	if (vm->vcpu.pid != ht->pid) {
+		for (c = 0; ht->cpu && c < ht->nr_cpus; c++)
+			drain_cpu(ht, c);
+		stop_cpus(ht);
+		ht->pid = vm->vcpu.pid;
+		ht->err = 0;
+	}
+	if (!ht->pid || ht->err)
+		return;
+	if (!ht->cpu) {
+		ht->err = start(vm);
+		tell(vm);
+		if (ht->err)
+			return;
+		ht->flush_ns = now_ns;
+	}
+	if (vm->vcpu.scan_ns != ht->scan_ns) {
+		ht->scan_ns = vm->vcpu.scan_ns;
+		if (list_tids(ht)) {
+			for (c = 0; c < ht->nr_cpus; c++)
+				drain_cpu(ht, c);
+			dump_threads(ht);
+			ht->err = set_filters(ht);
+			tell(vm);
+		}
+	}
+	for (c = 0; c < ht->nr_cpus; c++)
+		drain_cpu(ht, c);
+	if (now_ns - ht->flush_ns >= HT_FLUSH_NS) {
+		ht->flush_ns = now_ns;
+		flush_all(ht);
+	}
+}
+
+/**
+ * ht_close() - the session ends: the last events, packets and files
+ * @vm: the VM
+ *
+ * Context: the loop's thread.
+ */
+void ht_close(struct gr_vm *vm)
+{
+	struct gr_hosttrace *ht = &vm->ht;
+	unsigned int c;
+
+	for (c = 0; ht->cpu && c < ht->nr_cpus; c++)
+		drain_cpu(ht, c);
+	stop_cpus(ht);
+	for (c = 0; ht->out && c < ht->nr_cpus; c++)
+		if (ht->out[c]) {
+			if (gr_hs_stream_close(ht->out[c]))
+				syslog(LOG_WARNING, "%s: host stream of CPU %u: a write failed",
+				       vm->opts.name, c);
+			free(ht->out[c]);
+		}
+	free(ht->out);
+	ht->out = NULL;
+	free(ht->layout);
+	ht->layout = NULL;
+	if (ht->dirfd >= 0) {
+		if (fsync(ht->dirfd))
+			syslog(LOG_WARNING, "%s: fsync of the host stream: %m",
+			       vm->opts.name);
+		close(ht->dirfd);
+		syslog(LOG_INFO, "%s: host stream closed: %llu events, %llu lost",
+		       vm->opts.name, (unsigned long long)ht->events,
+		       (unsigned long long)ht->lost);
+	}
+	ht->dirfd = -1;
+	ht->open = false;
+	ht->pid = 0;
+	ht->ntids = 0;
+}

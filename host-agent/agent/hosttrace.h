@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hosttrace.h - hosttrace.c: the host stream of a VM's session, the host
+ * scheduler's events of its QEMU's threads recorded with perf_event_open;
+ * its state, struct gr_hosttrace, lives in the VM (@ht) and only
+ * hosttrace.c writes it
+ */
+#ifndef GR_HOSTTRACE_H
+#define GR_HOSTTRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hoststream.h"
+
+struct gr_vm;
+
+#define GR_HT_MAX_TIDS		96	/* QEMU threads followed */
+
+/* where a tracepoint's field is in its raw record (its format file) */
+struct gr_ht_field {
+	uint16_t offset;
+	uint16_t size;
+	bool data_loc;		/* __data_loc: a u32 (len << 16 | offset) */
+};
+
+/* a tracepoint: its id and the fields hosttrace.c copies */
+struct gr_ht_tp {
+	uint64_t id;
+	struct gr_ht_field f[7];
+};
+
+struct gr_ht_cpu;
+
+/**
+ * struct gr_hosttrace - a VM's host stream
+ * @open: the VM's session records a host stream
+ * @dirfd: <session>/host, -1 until the events run
+ * @layout: the stream's description (hoststream.h), NULL when closed
+ * @out: one stream per host CPU, opened at its first event
+ * @cpu: the perf events and ring of each host CPU, NULL when off
+ * @nr_cpus: entries of @out and @cpu
+ * @tp: sched_switch, sched_wakeup, sched_migrate_task
+ * @pid: the QEMU whose threads the filters name, 0 none
+ * @tids: those threads
+ * @ntids: entries of @tids
+ * @scan_ns: the vCPU scan (vcpu.c) the thread list was taken at
+ * @flush_ns: when the packets were last written
+ * @events: events recorded in this session
+ * @lost: events the kernel lost (perf ring full)
+ * @err: why there is no host stream (-errno), 0 if there is one
+ * @told: @err was logged
+ */
+struct gr_hosttrace {
+	bool open;
+	int dirfd;
+	struct gr_hs_layout *layout;
+	struct gr_hs_stream **out;
+	struct gr_ht_cpu *cpu;
+	unsigned int nr_cpus;
+	struct gr_ht_tp tp[GR_HS_TRACEPOINTS];
+	int pid;
+	int tids[GR_HT_MAX_TIDS];
+	unsigned int ntids;
+	uint64_t scan_ns;
+	uint64_t flush_ns;
+	uint64_t events;
+	uint64_t lost;
+	int err;
+	bool told;
+};
+
+int ht_format_field(const char *format, const char *name,
+		    struct gr_ht_field *f);
+int ht_filter(char *buf, size_t size, const char *const *fields,
+	      unsigned int nr_fields, const int *tids, unsigned int ntids);
+
+void ht_init(struct gr_hosttrace *ht);
+void ht_open(struct gr_vm *vm);
+void ht_tick(struct gr_vm *vm, uint64_t now_ns);
+void ht_close(struct gr_vm *vm);
+
+#endif /* GR_HOSTTRACE_H */

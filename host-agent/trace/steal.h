@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * steal.h - steal.c: per vCPU, from a VM's host stream (hoststream.h),
+ * the time its host thread was off its host CPU while runnable
+ * (preempted) and while sleeping (halted), and its longest preemption
+ * with the task that ran instead
+ */
+#ifndef GR_STEAL_H
+#define GR_STEAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define GR_STEAL_MAX	64	/* vCPU threads followed */
+#define GR_STEAL_BY	32	/* tasks that ran instead, per vCPU */
+#define GR_STEAL_KNOWN	256	/* QEMU threads the state dumps name */
+
+/* a task that ran instead of a preempted vCPU, and for how long */
+struct gr_steal_by {
+	char comm[17];
+	uint64_t ns;
+};
+
+enum gr_steal_off { GR_STEAL_ON = 0, GR_STEAL_PREEMPTED, GR_STEAL_HALTED };
+
+/**
+ * struct gr_steal_vcpu - one vCPU thread in the host stream
+ * @index: QEMU's cpu-index (thread name "CPU <n>/..."), -1 for "ALL CPUs"
+ * @tid: its host thread
+ * @preempted_ns: time switched out runnable (prev_state R, R+) until
+ *	switched in again
+ * @preemptions: such intervals
+ * @halted_ns: time switched out sleeping until switched in again
+ * @halts: such intervals
+ * @longest_ns: the longest preemption
+ * @longest_at: when it began (CLOCK_MONOTONIC ns of the host stream)
+ * @longest_cpu: on which host CPU the thread was switched out
+ * @longest_by: the task switched in instead on that CPU
+ * @longest_by_tid: its tid
+ * @by: the tasks switched in when it was preempted, by name, with the
+ *	preempted time that followed; the most first after gr_steal_sort()
+ * @nby: entries of @by (tasks beyond GR_STEAL_BY are not listed)
+ * @off: the thread's state now (while reading)
+ * @off_ts, @off_cpu, @off_by, @off_by_tid: the switch out being timed
+ */
+struct gr_steal_vcpu {
+	int index;
+	int tid;
+	uint64_t preempted_ns;
+	uint64_t preemptions;
+	uint64_t halted_ns;
+	uint64_t halts;
+	uint64_t longest_ns;
+	uint64_t longest_at;
+	int longest_cpu;
+	char longest_by[17];
+	int longest_by_tid;
+	struct gr_steal_by by[GR_STEAL_BY];
+	unsigned int nby;
+	enum gr_steal_off off;
+	uint64_t off_ts;
+	int off_cpu;
+	char off_by[17];
+	int off_by_tid;
+};
+
+/**
+ * struct gr_steal - the vCPUs of one host stream, by index
+ * @n: entries of @v
+ * @v: the vCPU threads
+ * @first_ts, @last_ts: the stream's first and last switch
+ * @switches: sched_switch events read
+ * @known: QEMU's threads named by lttng_statedump_process_state events;
+ *	once there is one, only these can be vCPU threads (a switch names
+ *	another process's task too, perhaps another QEMU's vCPU)
+ * @nknown: entries of @known
+ */
+struct gr_steal {
+	unsigned int n;
+	struct gr_steal_vcpu v[GR_STEAL_MAX];
+	uint64_t first_ts;
+	uint64_t last_ts;
+	uint64_t switches;
+	int known[GR_STEAL_KNOWN];
+	unsigned int nknown;
+};
+
+void gr_steal_switch(struct gr_steal *s, uint64_t ts, int cpu,
+		     const char *prev_comm, int prev_tid, int64_t prev_state,
+		     const char *next_comm, int next_tid);
+void gr_steal_thread(struct gr_steal *s, int tid);
+void gr_steal_sort(struct gr_steal *s);
+int gr_steal_read(const char *dir, struct gr_steal *s, FILE *err);
+
+#endif /* GR_STEAL_H */

@@ -1,0 +1,170 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# test_host_steal.sh - the host stream of a VM (host-agent/agent/
+# hosttrace.c) and `guestrelay steal` (host-agent/trace/steal.c) on a
+# real agent with a fake "QEMU" and no guest
+#
+# The fake guest connects to the VM's ivshmem socket as QEMU does, so the
+# agent takes its pid for QEMU's (SO_PEERCRED) and its threads for QEMU's;
+# with --vcpu-threads 2 two of them are named "CPU 0/TCG" and "CPU 1/TCG"
+# and spin. vCPU 0's thread is pinned to host CPU 0, vCPU 1's to CPU 1.
+# A competing busy process ("grhog") is pinned to CPU 0 and run at
+# SCHED_FIFO priority 1 (chrt) twice for 0.4 s: for those intervals vCPU
+# 0 is runnable and off its CPU. Then the session is stopped and
+#   - <session>/host/ holds metadata, .guestrelay and stream files, and
+#     babeltrace2 reads it; its env names the host and its clock is
+#     "monotonic"
+#   - `guestrelay steal SESSION --json`: vCPU 0 was preempted at least
+#     0.4 s (half the injected 0.8 s) more than vCPU 1; its longest
+#     preemption is one injected interval (0.3..0.5 s) on host CPU 0;
+#     vCPU 1's is short (< 0.2 s) and grhog never came in for it. (The
+#     task named as the one that ran instead is the first switched in: on
+#     this loaded machine often another that came just before grhog, so
+#     its name is checked by the unit test, not here.)
+#   - the table form prints both vCPUs
+# Then an agent without CAP_PERFMON (setpriv) says once why it has no
+# host stream, writes no host/ directory and records the guest's trace.
+# Needs root (perf tracepoint events system-wide, chrt -f, tracefs mounted
+# on the run directory, where the agent looks first), taskset, chrt and 2
+# CPUs; otherwise it says why and is skipped.
+
+set -u
+. "$(dirname "$0")/lib_agent.sh"
+la_init test_host_steal
+
+[ "$(id -u)" = 0 ] || la_skip "needs root (perf events of host tracepoints, chrt -f)"
+command -v taskset >/dev/null || la_skip "taskset is needed"
+command -v chrt >/dev/null || la_skip "chrt is needed"
+[ "$(nproc)" -ge 2 ] || la_skip "needs 2 CPUs"
+mkdir -p "$RUN/tracefs"
+if mount -t tracefs nodev "$RUN/tracefs" 2>/dev/null; then
+	la_mounts+=("$RUN/tracefs")
+else
+	la_skip "cannot mount tracefs"
+fi
+[ -r "$RUN/tracefs/events/sched/sched_switch/id" ] ||
+	la_skip "tracefs has no sched events"
+
+la_agent_start || la_skip "agent did not start"
+la_vm vm hst
+gr vm-add "$vm" --events all || bad vm-add "exit $rc: $err"
+# its own session, so its own autogroup (kernel.sched_autogroup_enabled):
+# see below
+t_bg fg 60 "$la_tmp/fg.log" setsid "$FG" --socket "$RUN/$vm.sock" --cpus 1 \
+	--rate 100 --duration 60 --linger 3 --vcpu-threads 2
+if ! la_wait_status "$vm" "s['state'] == 'attached' and len(s['host']['vcpus']) == 2" 20; then
+	bad vcpus-found "status: $out"
+	la_end
+fi
+ok vcpus-found
+read -r t0 t1 <<<"$("$PY" -c 'import json,sys; v=json.loads(sys.argv[1])["host"]["vcpus"]; print(v[0]["tid"], v[1]["tid"])' "$out")"
+# the fake QEMU's group at nice -15 (its autogroup, or the threads
+# themselves without autogroups), as a host gives its VMs a larger CPU
+# share: this machine's other tasks (CFS, nice 0) rarely preempt the
+# vCPUs, so that what grhog does stands out
+qpid=$("$PY" -c 'import json,sys; print(json.loads(sys.argv[1])["host"]["qemu_pid"])' "$out")
+[ -w "/proc/$qpid/autogroup" ] && echo -15 >"/proc/$qpid/autogroup"
+taskset -pc 0 "$t0" >/dev/null && taskset -pc 1 "$t1" >/dev/null &&
+	renice -n -15 -p "$t0" "$t1" >/dev/null || bad pin "cannot pin $t0 $t1"
+
+ln -s "$(command -v bash)" "$la_tmp/grhog"
+sleep 1
+for _ in 1 2; do
+	# grhog stops itself, is pinned to CPU 0 and made SCHED_FIFO from
+	# here, and continued: it comes in on CPU 0 under its own name, and
+	# times itself to 0.4 s (a FIFO task of its priority on its CPU
+	# would keep a timeout(1) there from running)
+	"$la_tmp/grhog" -c 'kill -STOP $$
+		end=$((${EPOCHREALTIME/./} + 400000))
+		while ((${EPOCHREALTIME/./} < end)); do :; done' &
+	hog=$!
+	for _ in $(seq 50); do
+		grep -q '^State:.*stopped' "/proc/$hog/status" 2>/dev/null && break
+		sleep 0.1
+	done
+	taskset -pc 0 "$hog" >/dev/null && chrt -f -p 1 "$hog" ||
+		bad hog "cannot pin or chrt $hog"
+	kill -CONT "$hog"
+	t_wait_pid "$hog" 10 || kill -KILL "$hog"
+	wait "$hog" 2>/dev/null
+	sleep 1
+done
+# the fake QEMU runs until told (a fixed duration ended before the
+# injections when a loaded host was slow to find its threads)
+kill -TERM "$(t_child "$fg")" 2>/dev/null
+la_wait_fg "$fg" 30
+rc=$?
+check fakeguest-exits-0 "[ $rc -eq 0 ]" "exit $rc"
+la_wait_status "$vm" "s['state'] == 'waiting'" 15
+sess=$(la_sessions "$vm" | tail -n 1)
+check host-stream-files "[ -s '$sess/host/metadata' ] && [ -s '$sess/host/.guestrelay' ] &&
+	ls '$sess/host'/stream_* >/dev/null 2>&1" "$(ls -a "$sess/host" 2>&1)"
+if la_bt "$sess/host"; then ok host-stream-babeltrace2; else bad host-stream-babeltrace2 "$bt_out"; fi
+if la_bt "$sess"; then ok guest-trace-babeltrace2; else bad guest-trace-babeltrace2 "$bt_out"; fi
+check host-stream-env "grep -q 'guestrelay_stream = \"host\";' '$sess/host/metadata' &&
+	grep -q 'hostname = \"$(hostname)\";' '$sess/host/metadata' &&
+	grep -q 'name = monotonic;' '$sess/host/metadata'" "$(grep -E 'hostname|stream|name = mono' "$sess/host/metadata")"
+
+gr steal --json "$sess" || bad steal-json "exit $rc: $err"
+echo "$out" >"$la_tmp/steal.json"
+verdict=$("$PY" - "$la_tmp/steal.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+inj = 0.8
+v = {x["vcpu"]: x for x in d["vcpus"]}
+if sorted(v) != [0, 1]:
+    print("FAIL vCPUs %s, not 0 and 1" % sorted(v))
+    sys.exit()
+def hog(x):
+    return sum(b["preempted_ns"] for b in x["ran_instead"]
+               if b["comm"] == "grhog") / 1e9
+p0, p1 = v[0]["preempted_ns"] / 1e9, v[1]["preempted_ns"] / 1e9
+l0 = v[0]["longest_preemption"]
+print("# vCPU 0: preempted %.3f s, %.3f s of it by grhog, longest %.3f s on "
+      "CPU %d by %s; vCPU 1: preempted %.3f s, %.3f s by grhog; injected "
+      "%.3f s" % (p0, hog(v[0]), l0["ns"] / 1e9, l0["host_cpu"],
+                  l0["ran_instead"], p1, hog(v[1]), inj))
+print("# vCPU 0 preempted with these switched in: %s" % ", ".join(
+      "%s %.3f s" % (b["comm"], b["preempted_ns"] / 1e9)
+      for b in v[0]["ran_instead"][:4]))
+print("OK" if p0 - p1 >= 0.5 * inj
+      else "FAIL excess over vCPU 1 %.3f s" % (p0 - p1))
+print("OK" if 0.3 <= l0["ns"] / 1e9 <= 0.5 and l0["host_cpu"] == 0
+      else "FAIL longest %s" % l0)
+print("OK" if hog(v[1]) == 0 and v[1]["longest_preemption"]["ns"] < 0.2e9
+      else "FAIL vCPU 1 %s" % v[1])
+PYEOF
+)
+grep '^#' <<<"$verdict"
+mapfile -t res < <(grep -v '^#' <<<"$verdict")
+check vcpu0-preempted-for-the-injected-time "[ \"\${res[0]:-}\" = OK ]" "${res[0]:-}"
+check vcpu0-longest-is-an-injected-interval "[ \"\${res[1]:-}\" = OK ]" "${res[1]:-}"
+check vcpu1-little-preemption "[ \"\${res[2]:-}\" = OK ]" "${res[2]:-}"
+gr steal "$sess"
+echo "$out" | sed 's/^/# /'
+check steal-table "grep -q '^0 ' <<<\"\$out\" && grep -q '^1 ' <<<\"\$out\"" "$out"
+check agent-logged-host-stream "grep -q 'host stream closed' '$LA_AGENT_LOG'" "no line"
+
+# without CAP_PERFMON (and CAP_SYS_ADMIN, which also allows it): one
+# line says why, the guest's trace is recorded, no host/ directory
+la_agent_stop
+T_AGENT_WRAP=(setpriv --bounding-set -perfmon,-sys_admin --inh-caps -perfmon,-sys_admin)
+if command -v setpriv >/dev/null && la_agent_start; then
+	la_vm vm2 hsu
+	gr vm-add "$vm2" --events all || bad vm-add-2 "exit $rc: $err"
+	t_bg fg2 60 "$la_tmp/fg2.log" "$FG" --socket "$RUN/$vm2.sock" \
+		--cpus 1 --rate 100 --duration 3 --linger 3 --vcpu-threads 1
+	la_wait_fg "$fg2" 30
+	la_wait_status "$vm2" "s['state'] == 'waiting'" 15
+	sess2=$(la_sessions "$vm2" | tail -n 1)
+	n=$(grep -c "$vm2: no host stream: the kernel refused perf events.*CAP_PERFMON" "$LA_AGENT_LOG")
+	check unprivileged-says-why-once "[ '$n' = 1 ]" "$n lines: $(grep 'host stream' "$LA_AGENT_LOG")"
+	check unprivileged-no-host-dir "[ -n '$sess2' ] && [ ! -e '$sess2/host' ]" "$(ls -a "$sess2")"
+	if la_bt "$sess2"; then ok unprivileged-guest-trace-recorded; else bad unprivileged-guest-trace-recorded "$bt_out"; fi
+	gr steal "$sess2"
+	check steal-without-host-stream-says-so "[ $rc = 1 ] && grep -q 'no host stream' <<<\"\$err\"" "rc $rc: $err"
+else
+	echo "(skipped the unprivileged case: needs setpriv)"
+fi
+la_end

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_steal.c - the host stream (trace/hoststream.c, agent/hosttrace.c's
+ * parsers) and steal per vCPU from it (trace/steal.c): synthetic host
+ * streams written with the agent's own writer into a temporary directory,
+ * read back with the one reader, and the preempted, halted and longest
+ * times compared with what the events say
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+#include "gr_test.h"
+#include "hoststream.h"
+#include "hosttrace.h"
+#include "steal.h"
+
+#define US		1000ULL
+
+/* a host stream being written: one directory, a stream per CPU */
+struct synth {
+	char dir[64];
+	int dirfd;
+	struct gr_hs_layout l;
+	struct gr_hs_stream *s[2];
+};
+
+static void synth_open(struct synth *y, const char *sub)
+{
+	static const uint8_t boot[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+	struct gr_ctf_env env = {
+		.vm_name = "vm1", .host_name = "hosty", .session = "s1",
+		.tracer_major = 1, .host_stream = 1,
+	};
+	struct gr_ctf_clock clock;
+	char path[128];
+	unsigned int c;
+
+	snprintf(y->dir, sizeof(y->dir), "/tmp/test_steal.XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(y->dir));
+	snprintf(path, sizeof(path), "%s%s", y->dir, sub);
+	if (*sub)
+		CU_ASSERT_EQUAL_FATAL(mkdir(path, 0755), 0);
+	y->dirfd = open(path, O_RDONLY | O_DIRECTORY);
+	CU_ASSERT_FATAL(y->dirfd >= 0);
+	CU_ASSERT_EQUAL_FATAL(gr_hs_layout(&y->l, 2, "hosty", "6.1.0", boot), 0);
+	memset(env.trace_uuid, 0x42, 16);
+	CU_ASSERT_EQUAL_FATAL(gr_ctf_clock_from_sync(1000000000ULL, 0,
+						     1700000000LL * 1000000000LL,
+						     1000, &clock), 0);
+	CU_ASSERT_EQUAL_FATAL(gr_hs_write_files(y->dirfd, &y->l, &env, &clock), 0);
+	for (c = 0; c < 2; c++) {
+		y->s[c] = malloc(sizeof(*y->s[c]));
+		CU_ASSERT_PTR_NOT_NULL_FATAL(y->s[c]);
+		CU_ASSERT_EQUAL_FATAL(gr_hs_stream_open(y->s[c], y->dirfd, c), 0);
+	}
+}
+
+static void synth_close(struct synth *y)
+{
+	unsigned int c;
+
+	for (c = 0; c < 2; c++) {
+		CU_ASSERT_EQUAL(gr_hs_stream_close(y->s[c]), 0);
+		free(y->s[c]);
+	}
+	close(y->dirfd);
+}
+
+static void synth_remove(struct synth *y)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", y->dir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
+static void sw(struct synth *y, unsigned int cpu, uint64_t ts,
+	       const char *prev, int prev_tid, int64_t state,
+	       const char *next, int next_tid)
+{
+	uint8_t p[GR_HS_SWITCH_SIZE];
+
+	memset(p, 0, sizeof(p));
+	strncpy((char *)p, prev, 16);
+	memcpy(p + 16, &prev_tid, 4);
+	memcpy(p + 24, &state, 8);
+	strncpy((char *)p + 32, next, 16);
+	memcpy(p + 48, &next_tid, 4);
+	gr_hs_stream_add(y->s[cpu], GR_HS_SWITCH, (uint32_t)prev_tid, ts, p,
+			 sizeof(p));
+}
+
+static void wake(struct synth *y, unsigned int cpu, uint64_t ts,
+		 const char *comm, int tid)
+{
+	uint8_t p[GR_HS_WAKEUP_SIZE];
+
+	memset(p, 0, sizeof(p));
+	strncpy((char *)p, comm, 16);
+	memcpy(p + 16, &tid, 4);
+	gr_hs_stream_add(y->s[cpu], GR_HS_WAKEUP, 0, ts, p, sizeof(p));
+}
+
+static void test_layout_passes_the_checks(void)
+{
+	uint8_t boot[16] = { 0 };
+	struct gr_hs_layout l;
+
+	CU_ASSERT_EQUAL(gr_hs_layout(&l, 1, "h", "r", boot), 0);
+	CU_ASSERT_EQUAL(l.view.nr_rings, 1);
+	CU_ASSERT_EQUAL(gr_hs_layout(&l, GR_HS_MAX_CPUS, "h", "r", boot), 0);
+	CU_ASSERT_EQUAL(l.view.nr_rings, GR_HS_MAX_CPUS);
+	CU_ASSERT_STRING_EQUAL(l.events[GR_HS_MIGRATE].name,
+			       "sched_migrate_task");
+	CU_ASSERT_EQUAL(gr_hs_layout(&l, 0, "h", "r", boot), -EINVAL);
+	CU_ASSERT_EQUAL(gr_hs_layout(&l, GR_HS_MAX_CPUS + 1, "h", "r", boot),
+			-EINVAL);
+}
+
+static void test_metadata_names_the_host(void)
+{
+	struct synth y;
+	char path[128], buf[8192];
+	ssize_t n;
+	int fd;
+
+	synth_open(&y, "");
+	synth_close(&y);
+	snprintf(path, sizeof(path), "%s/metadata", y.dir);
+	fd = open(path, O_RDONLY);
+	CU_ASSERT_FATAL(fd >= 0);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	CU_ASSERT_FATAL(n > 0);
+	buf[n] = '\0';
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "hostname = \"hosty\";"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "guestrelay_stream = \"host\";"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "name = monotonic;"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "uuid = \"01020304-0506-0708-090a-000000000000\""));
+	CU_ASSERT_PTR_NULL(strstr(buf, "guest_boot_id"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "name = \"sched_switch\";"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "_prev_state;"));
+	synth_remove(&y);
+}
+
+/*
+ * vCPU 0 (tid 100) on CPU 0: preempted by "hog" for 3 ms, halted for
+ * 10 ms, preempted (R+) by "hog2" for 1 ms; vCPU 1 (tid 101) on CPU 1:
+ * halted 1 ms, and preempted 2 ms leaving CPU 1, back on CPU 0
+ */
+static void test_preempted_and_halted(void)
+{
+	struct gr_steal s;
+	struct synth y;
+
+	synth_open(&y, "/" GR_HS_DIR);
+	sw(&y, 0, 1000 * US, "busy", 200, 1, "CPU 0/TCG", 100);
+	sw(&y, 0, 2000 * US, "CPU 0/TCG", 100, 0, "hog", 300);
+	wake(&y, 0, 4000 * US, "CPU 0/TCG", 100);
+	sw(&y, 0, 5000 * US, "hog", 300, 0, "CPU 0/TCG", 100);
+	sw(&y, 0, 6000 * US, "CPU 0/TCG", 100, 1, "swapper/0", 0);
+	sw(&y, 0, 16000 * US, "swapper/0", 0, 0, "CPU 0/TCG", 100);
+	sw(&y, 0, 17000 * US, "CPU 0/TCG", 100, 0x100, "hog2", 301);
+	sw(&y, 0, 18000 * US, "hog2", 301, 0, "CPU 0/TCG", 100);
+	sw(&y, 0, 19000 * US, "CPU 0/TCG", 100, 0, "qemu-main", 99);
+	sw(&y, 0, 21500 * US, "qemu-main", 99, 1, "CPU 1/TCG", 101);
+	sw(&y, 1, 3000 * US, "CPU 1/TCG", 101, 1, "swapper/1", 0);
+	sw(&y, 1, 4000 * US, "swapper/1", 0, 0, "CPU 1/TCG", 101);
+	sw(&y, 1, 19500 * US, "CPU 1/TCG", 101, 0, "hog", 300);
+	synth_close(&y);
+
+	CU_ASSERT_EQUAL_FATAL(gr_steal_read(y.dir, &s, stderr), 0);
+	CU_ASSERT_EQUAL_FATAL(s.n, 2);
+	CU_ASSERT_EQUAL(s.switches, 12);
+	CU_ASSERT_EQUAL(s.v[0].index, 0);
+	CU_ASSERT_EQUAL(s.v[0].tid, 100);
+	CU_ASSERT_EQUAL(s.v[0].preempted_ns, 4000 * US);
+	CU_ASSERT_EQUAL(s.v[0].preemptions, 2);
+	CU_ASSERT_EQUAL(s.v[0].halted_ns, 10000 * US);
+	CU_ASSERT_EQUAL(s.v[0].halts, 1);
+	CU_ASSERT_EQUAL(s.v[0].longest_ns, 3000 * US);
+	CU_ASSERT_EQUAL(s.v[0].longest_at, 2000 * US);
+	CU_ASSERT_EQUAL(s.v[0].longest_cpu, 0);
+	CU_ASSERT_STRING_EQUAL(s.v[0].longest_by, "hog");
+	CU_ASSERT_EQUAL(s.v[0].longest_by_tid, 300);
+	/* the interval open at the end (out at 19 ms) is not counted */
+	CU_ASSERT_EQUAL(s.v[1].index, 1);
+	CU_ASSERT_EQUAL(s.v[1].halted_ns, 1000 * US);
+	CU_ASSERT_EQUAL(s.v[1].preempted_ns, 2000 * US);
+	CU_ASSERT_EQUAL(s.v[1].longest_cpu, 1);
+	CU_ASSERT_STRING_EQUAL(s.v[1].longest_by, "hog");
+	synth_remove(&y);
+}
+
+static void dump(struct synth *y, unsigned int cpu, uint64_t ts, int tid)
+{
+	uint8_t p[GR_HS_STATEDUMP_SIZE];
+	int pid = 42;
+
+	memset(p, 0, sizeof(p));
+	memcpy(p, &tid, 4);
+	memcpy(p + 4, &pid, 4);
+	gr_hs_stream_add(y->s[cpu], GR_HS_STATEDUMP, (uint32_t)tid, ts, p,
+			 sizeof(p));
+}
+
+/*
+ * the state dump names QEMU's threads: another process's "CPU 0/TCG"
+ * (tid 900) switching with them is not a vCPU of this VM; who ran
+ * instead is listed per task, the most first
+ */
+static void test_only_qemus_threads(void)
+{
+	struct gr_steal s;
+	struct synth y;
+
+	synth_open(&y, "");
+	dump(&y, 0, 500 * US, 100);
+	dump(&y, 1, 500 * US, 101);
+	sw(&y, 0, 1000 * US, "CPU 0/TCG", 900, 0, "CPU 0/TCG", 100);
+	sw(&y, 0, 2000 * US, "CPU 0/TCG", 100, 0, "CPU 0/TCG", 900);
+	sw(&y, 0, 4000 * US, "CPU 0/TCG", 900, 0, "CPU 0/TCG", 100);
+	sw(&y, 0, 5000 * US, "CPU 0/TCG", 100, 0, "hog", 300);
+	sw(&y, 0, 5500 * US, "hog", 300, 0, "CPU 0/TCG", 100);
+	synth_close(&y);
+	CU_ASSERT_EQUAL_FATAL(gr_steal_read(y.dir, &s, stderr), 0);
+	CU_ASSERT_EQUAL(s.nknown, 2);
+	CU_ASSERT_EQUAL_FATAL(s.n, 1);
+	CU_ASSERT_EQUAL(s.v[0].tid, 100);
+	CU_ASSERT_EQUAL(s.v[0].preempted_ns, 2500 * US);
+	CU_ASSERT_EQUAL_FATAL(s.v[0].nby, 2);
+	CU_ASSERT_STRING_EQUAL(s.v[0].by[0].comm, "CPU 0/TCG");
+	CU_ASSERT_EQUAL(s.v[0].by[0].ns, 2000 * US);
+	CU_ASSERT_STRING_EQUAL(s.v[0].by[1].comm, "hog");
+	CU_ASSERT_EQUAL(s.v[0].by[1].ns, 500 * US);
+	synth_remove(&y);
+}
+
+/* many packets per CPU: the totals survive packet ends */
+static void test_many_packets(void)
+{
+	const unsigned int n = 5000;
+	struct gr_steal s;
+	struct synth y;
+	unsigned int i;
+	uint64_t t;
+
+	synth_open(&y, "");
+	for (i = 0, t = 1000; i < n; i++, t += 100 * US) {
+		sw(&y, 1, t, "CPU 3/KVM", 55, 0, "other", 77);
+		sw(&y, 1, t + 30 * US, "other", 77, 0, "CPU 3/KVM", 55);
+		sw(&y, 1, t + 50 * US, "CPU 3/KVM", 55, 1, "swapper/1", 0);
+		sw(&y, 1, t + 60 * US, "swapper/1", 0, 0, "CPU 3/KVM", 55);
+	}
+	CU_ASSERT(y.s[1]->seq > 3);
+	synth_close(&y);
+	CU_ASSERT_EQUAL_FATAL(gr_steal_read(y.dir, &s, stderr), 0);
+	CU_ASSERT_EQUAL_FATAL(s.n, 1);
+	CU_ASSERT_EQUAL(s.v[0].index, 3);
+	CU_ASSERT_EQUAL(s.switches, 4 * n);
+	CU_ASSERT_EQUAL(s.v[0].preempted_ns, n * 30 * US);
+	CU_ASSERT_EQUAL(s.v[0].halted_ns, n * 10 * US);
+	CU_ASSERT_EQUAL(s.v[0].longest_ns, 30 * US);
+	synth_remove(&y);
+}
+
+static void test_no_host_stream(void)
+{
+	struct gr_steal s;
+	char dir[] = "/tmp/test_steal.XXXXXX";
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	CU_ASSERT(gr_steal_read(dir, &s, stderr) < 0);
+	rmdir(dir);
+}
+
+static const char fmt_switch[] =
+	"name: sched_switch\nID: 372\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
+	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"prev_comm=%s prev_pid=%d\"\n";
+
+static const char fmt_migrate[] =
+	"\tfield:__data_loc char[] comm;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:pid_t pid;\toffset:12;\tsize:4;\tsigned:1;\n";
+
+static void test_format_fields(void)
+{
+	struct gr_ht_field f;
+
+	CU_ASSERT_EQUAL(ht_format_field(fmt_switch, "prev_comm", &f), 0);
+	CU_ASSERT_EQUAL(f.offset, 8);
+	CU_ASSERT_EQUAL(f.size, 16);
+	CU_ASSERT_FALSE(f.data_loc);
+	CU_ASSERT_EQUAL(ht_format_field(fmt_switch, "prev_state", &f), 0);
+	CU_ASSERT_EQUAL(f.offset, 32);
+	CU_ASSERT_EQUAL(f.size, 8);
+	/* "pid" is no prefix match of prev_pid or common_pid */
+	CU_ASSERT_EQUAL(ht_format_field(fmt_switch, "pid", &f), -ENOENT);
+	CU_ASSERT_EQUAL(ht_format_field(fmt_switch, "next_pid", &f), 0);
+	CU_ASSERT_EQUAL(f.offset, 56);
+	CU_ASSERT_EQUAL(ht_format_field(fmt_migrate, "comm", &f), 0);
+	CU_ASSERT(f.data_loc);
+	CU_ASSERT_EQUAL(f.size, 4);
+	CU_ASSERT_EQUAL(ht_format_field(fmt_migrate, "pid", &f), 0);
+	CU_ASSERT_EQUAL(f.offset, 12);
+	CU_ASSERT_EQUAL(ht_format_field("\tfield:int x;\toffset:z;", "x", &f),
+			-EINVAL);
+}
+
+static void test_filter_text(void)
+{
+	static const char *const sw2[] = { "prev_pid", "next_pid" };
+	static const char *const one[] = { "pid" };
+	int tids[GR_HT_MAX_TIDS];
+	char buf[4000];
+	unsigned int i;
+
+	tids[0] = 12;
+	tids[1] = 345;
+	CU_ASSERT_EQUAL(ht_filter(buf, sizeof(buf), sw2, 2, tids, 2), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "prev_pid == 12 || next_pid == 12 || "
+			       "prev_pid == 345 || next_pid == 345");
+	CU_ASSERT_EQUAL(ht_filter(buf, sizeof(buf), one, 1, tids, 1), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "pid == 12");
+	CU_ASSERT_EQUAL(ht_filter(buf, sizeof(buf), one, 1, tids, 0), -EINVAL);
+	/* the most threads followed, with the largest pids, fit a page */
+	for (i = 0; i < GR_HT_MAX_TIDS; i++)
+		tids[i] = 4194303 - (int)i;
+	CU_ASSERT_EQUAL(ht_filter(buf, sizeof(buf), sw2, 2, tids,
+				  GR_HT_MAX_TIDS), -ENOSPC);
+	CU_ASSERT_EQUAL(ht_filter(buf, sizeof(buf), sw2, 2, tids, 40), 0);
+}
+
+static const struct gr_test tests[] = {
+	GR_TEST(test_layout_passes_the_checks),
+	GR_TEST(test_metadata_names_the_host),
+	GR_TEST(test_preempted_and_halted),
+	GR_TEST(test_only_qemus_threads),
+	GR_TEST(test_many_packets),
+	GR_TEST(test_no_host_stream),
+	GR_TEST(test_format_fields),
+	GR_TEST(test_filter_text),
+};
+
+int main(void)
+{
+	return gr_test_main("steal", tests, ARRAY_SIZE(tests), NULL, NULL);
+}
