@@ -165,6 +165,52 @@ static bool one_of(const char *s, const char *const *list)
 	return false;
 }
 
+/*
+ * status.host: QEMU's vCPU threads on the agent's host, each with the
+ * seconds it was runnable and not running (steal, control/status.c);
+ * absent from an agent that found no QEMU, or that predates it
+ */
+static void parse_host(struct fleet_row *r, json_t *h)
+{
+	json_t *cpus, *c, *x;
+	double steal;
+	size_t i;
+
+	if (!h)
+		return;
+	cpus = json_object_get(h, "vcpus");
+	if (!json_is_object(h) || !json_is_array(cpus) ||
+	    json_array_size(cpus) > FLEET_VCPUS_MAX) {
+		why(r, "host: not an object with at most %d vcpus",
+		    FLEET_VCPUS_MAX);
+		return;
+	}
+	json_array_foreach(cpus, i, c) {
+		if (!json_is_object(c) ||
+		    !get_rate(r, c, "steal_s", false, &steal))
+			return;
+		x = json_object_get(c, "vcpu");
+		if (!(json_is_integer(x) && json_integer_value(x) >= 0 &&
+		      json_integer_value(x) < FLEET_VCPUS_MAX) &&
+		    !(json_is_string(x) && !strcmp(json_string_value(x), "all"))) {
+			why(r, "host: vcpu: not an index or \"all\"");
+			return;
+		}
+		r->steal_s += steal;
+		if (!i || steal > r->steal_max_s) {
+			r->steal_max_s = steal;
+			if (json_is_string(x))
+				snprintf(r->steal_max_vcpu,
+					 sizeof(r->steal_max_vcpu), "all");
+			else
+				snprintf(r->steal_max_vcpu,
+					 sizeof(r->steal_max_vcpu), "%d",
+					 (int)json_integer_value(x));
+		}
+	}
+	r->nr_vcpus = (int)json_array_size(cpus);
+}
+
 static void parse_status(struct fleet_row *r, json_t *st)
 {
 	static const char *const states[] = {
@@ -203,6 +249,7 @@ static void parse_status(struct fleet_row *r, json_t *st)
 	get_u64(r, s, "overwritten", &r->overwritten);
 	get_u64(r, s, "invalid", &r->invalid);
 	get_u64(r, s, "invalid_records", &r->invalid_records);
+	parse_host(r, json_object_get(st, "host"));
 }
 
 static void parse_backlog(struct fleet_row *r, json_t *b)
@@ -310,12 +357,12 @@ void fleet_rows_sort(struct fleet_row *rows, size_t n)
 
 /* ---- printing -------------------------------------------------------- */
 
-#define COLS	11
+#define COLS	12
 
 static const char *const heads[COLS] = {
 	"HOST", "VM", "STATE", "EVENTS/S", "BYTES/S",
 	"LOST full/too_big/nested/overwritten", "INVALID", "CLOCK ERR",
-	"BACKLOG", "AGE", ""
+	"STEAL", "BACKLOG", "AGE", ""
 };
 
 static void human_count(char *b, size_t len, uint64_t v)
@@ -339,12 +386,12 @@ static void cells(const struct fleet_row *r, char c[COLS][96])
 	ctl_one_line(c[0], sizeof(c[0]), r->host[0] || r->valid ?
 		     r->host : "?");
 	ctl_one_line(c[1], sizeof(c[1]), r->vm[0] || r->valid ? r->vm : "?");
-	snprintf(c[9], sizeof(c[9]), "%.1fs", (double)r->age_ms / 1000.0);
+	snprintf(c[10], sizeof(c[10]), "%.1fs", (double)r->age_ms / 1000.0);
 	if (!r->valid) {
 		/* the reason may quote a hostile writer's bytes: escaped */
 		snprintf(c[2], sizeof(c[2]), "INVALID");
-		ctl_one_line(c[10], sizeof(c[10]), r->why);
-		for (i = 3; i < 9; i++)
+		ctl_one_line(c[11], sizeof(c[11]), r->why);
+		for (i = 3; i < 10; i++)
 			snprintf(c[i], sizeof(c[i]), "-");
 		return;
 	}
@@ -367,13 +414,21 @@ static void cells(const struct fleet_row *r, char c[COLS][96])
 			 (double)r->sync_error_ns / 1000.0);
 	else
 		snprintf(c[7], sizeof(c[7]), "-");
+	/* the VM's steal, and the vCPU that lost the most if several */
+	if (!r->nr_vcpus)
+		snprintf(c[8], sizeof(c[8]), "-");
+	else if (r->nr_vcpus == 1)
+		snprintf(c[8], sizeof(c[8]), "%.1fs", r->steal_s);
+	else
+		snprintf(c[8], sizeof(c[8]), "%.1fs/v%s:%.1fs", r->steal_s,
+			 r->steal_max_vcpu, r->steal_max_s);
 	if (r->has_backlog) {
 		ctl_human_bytes(a, sizeof(a), (double)r->backlog_bytes, "");
-		snprintf(c[8], sizeof(c[8]), "%s/%" PRIu64 "pk/%.1fs", a,
+		snprintf(c[9], sizeof(c[9]), "%s/%" PRIu64 "pk/%.1fs", a,
 			 r->backlog_packets,
 			 (double)r->backlog_oldest_ms / 1000.0);
 	} else {
-		snprintf(c[8], sizeof(c[8]), "-");
+		snprintf(c[9], sizeof(c[9]), "-");
 	}
 }
 
@@ -403,8 +458,8 @@ void fleet_print_table(FILE *f, const struct fleet_row *rows, size_t n)
 		for (k = 0; k < COLS - 1; k++)
 			fprintf(f, "%-*s%s", k == COLS - 2 ? 0 : (int)w[k],
 				c[i][k], k == COLS - 2 ? "" : "  ");
-		if (c[i][10][0])
-			fprintf(f, "  %s", c[i][10]);
+		if (c[i][11][0])
+			fprintf(f, "  %s", c[i][11]);
 		fputc('\n', f);
 	}
 	free(c);
@@ -469,6 +524,9 @@ int fleet_print_json(FILE *f, const struct fleet_row *rows, size_t n)
 		json_object_set_new(o, "lost", b);
 		json_object_set_new(o, "invalid", ju64(r->invalid));
 		json_object_set_new(o, "sync_error_ns", ju64(r->sync_error_ns));
+		/* per vCPU: status.host.vcpus[].steal_s */
+		json_object_set_new(o, "steal_s", r->nr_vcpus ?
+				    json_real(r->steal_s) : json_null());
 		if (r->has_backlog) {
 			b = json_object();
 			json_object_set_new(b, "bytes", ju64(r->backlog_bytes));

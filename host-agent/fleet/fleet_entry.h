@@ -30,6 +30,7 @@
 #define FLEET_FORMAT		"guestrelay-fleet-status"
 #define FLEET_VERSION		1
 #define FLEET_VALUE_MAX		(256 * 1024)	/* bytes of one value */
+#define FLEET_VCPUS_MAX		1024	/* vCPUs of one VM's status */
 
 /**
  * fleet_name_ok() - is @s acceptable as a host name for `agent --host`
@@ -84,6 +85,10 @@ struct fleet_row {
 	bool has_backlog;
 	uint64_t backlog_bytes, backlog_packets;
 	int64_t backlog_oldest_ms;
+	int nr_vcpus;			/* status.host.vcpus; 0: none found */
+	double steal_s;			/* their steal, summed */
+	double steal_max_s;		/* the vCPU that lost the most */
+	char steal_max_vcpu[8];		/* its index, or "all" */
 	void *status;			/* the parsed status object (json_t),
 					 * for --json; fleet_rows_free() */
 };

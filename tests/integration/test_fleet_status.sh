@@ -110,11 +110,12 @@ ag_stop_all() {
 }
 t_defer ag_stop_all
 
-# fg_start VAR I VM SECS: a fake guest of VM on agent I for SECS seconds
+# fg_start VAR I VM SECS [ARGS...]: a fake guest of VM on agent I for
+# SECS seconds
 fg_start() {
 	t_bg "$1" $(($4 + 60)) "$la_tmp/fg-$3.log" "$FG" \
 		--socket "${ag_run[$2]}/$3.sock" --cpus 2 --rate 2000 \
-		--duration "$4" --events 4
+		--duration "$4" --events 4 "${@:5}"
 }
 
 # fleet [ARGS...]: `guestrelay fleet status` with the credentials;
@@ -338,7 +339,8 @@ check "no-credentials-refused" \
 	"[ $rc -eq 1 ] && grep -qi 'authorization' <<<\"\$out\"" "exit $rc: $out"
 
 # long enough for two refreshes on a loaded machine, not much longer
-fg_start fg1 1 "$V1" 15
+# V1's "QEMU" has one vCPU thread (it spins): its steal is in the table
+fg_start fg1 1 "$V1" 15 --vcpu-threads 1
 fg_start fg2 1 "$V2" 15
 fg_start fg3 2 "$V3" 15
 fg_start fg4 2 "$V4" 15
@@ -353,6 +355,13 @@ if wait_fleet 14 running; then
 else
 	bad "events-and-bytes-per-second-while-writing" "$msg"
 fi
+# STEAL: seconds V1's vCPU thread was runnable, not running (agent/vcpu.c)
+fleet "$NATS_URL"
+steal=$(awk -v h="$H1" -v v="$V1" 'NR == 1 { c = index($0, " STEAL ") + 1 }
+	$1 == h && $2 == v { split(substr($0, c), w, " "); print w[1] }' <<<"$out")
+check "steal-of-the-vcpu-thread-in-the-table ($steal)" \
+	"head -n1 <<<\"\$out\" | grep -q ' STEAL ' && [[ \"$steal\" =~ ^[0-9]+\\.[0-9]s\$ ]]" \
+	"exit $rc: $out"
 for j in "$fg1" "$fg2" "$fg3" "$fg4"; do
 	la_wait_fg "$j" 60 || bad fakeguest-exits-0 "exit $?"
 done

@@ -273,6 +273,59 @@ static void test_entry_round_trip(void)
 	free(in);
 }
 
+static char *table(const struct fleet_row *rows, size_t n);
+
+/* steal per vCPU (status.host.vcpus) reaches the table */
+static void test_entry_steal(void)
+{
+	struct gr_vm_info *in = info_of("v");
+	struct fleet_row r;
+	char *v, *t;
+
+	in->vcpus.pid = 1234;
+	in->vcpus.n = 2;
+	in->vcpus.cpu[0] = (struct gr_vcpu){ 0, 1235, 0, 4000000000ULL,
+					     300000000ULL };
+	in->vcpus.cpu[1] = (struct gr_vcpu){ 1, 1236, 1, 4000000000ULL,
+					     1500000000ULL };
+	v = render("h", in, 1, NULL);
+	parse_str(&r, "h.v", v);
+	CU_ASSERT_TRUE(r.valid);
+	CU_ASSERT_EQUAL(r.nr_vcpus, 2);
+	CU_ASSERT_DOUBLE_EQUAL(r.steal_s, 1.8, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r.steal_max_s, 1.5, 1e-9);
+	CU_ASSERT_STRING_EQUAL(r.steal_max_vcpu, "1");
+	t = table(&r, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "STEAL"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, " 1.8s/v1:1.5s "));
+	free(t);
+	fleet_row_clear(&r);
+	free(v);
+
+	/* one thread runs every vCPU (single-threaded TCG) */
+	in->vcpus.n = 1;
+	in->vcpus.cpu[0].index = GR_VCPU_ALL;
+	v = render("h", in, 1, NULL);
+	parse_str(&r, "h.v", v);
+	CU_ASSERT_TRUE(r.valid);
+	CU_ASSERT_STRING_EQUAL(r.steal_max_vcpu, "all");
+	t = table(&r, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, " 0.3s "));
+	free(t);
+	fleet_row_clear(&r);
+	free(v);
+
+	/* no QEMU found: no steal, "-" */
+	in->vcpus.n = 0;
+	v = render("h", in, 1, NULL);
+	parse_str(&r, "h.v", v);
+	CU_ASSERT_TRUE(r.valid);
+	CU_ASSERT_EQUAL(r.nr_vcpus, 0);
+	fleet_row_clear(&r);
+	free(v);
+	free(in);
+}
+
 /* a guest can saturate its own counters: the entry stays valid */
 static void test_entry_saturated_counters(void)
 {
@@ -348,12 +401,20 @@ static void test_entry_hostile_values(void)
 		{ "\"status\": {", "\"status\": 3, \"x\": {", "status: not an object" },
 		{ "\"host\": \"h\"", "\"host\": \"h\", \"host\": \"h\"", "not JSON" },
 		{ "\"rate_bps\": ", "\"rate_bps\": 1e999, \"r\": ", "not JSON" },
+		{ "\"host\": {", "\"host\": 5, \"h\": {", "host: not an object" },
+		{ "\"vcpus\": [", "\"vcpus\": 5, \"c\": [", "host: not an object" },
+		{ "\"steal_s\": 0.5", "\"steal_s\": -0.3", "steal_s" },
+		{ "\"steal_s\": 0.5", "\"steal_s\": \"a lot\"", "steal_s" },
+		{ "\"vcpu\": 0", "\"vcpu\": -1", "vcpu: not an index" },
+		{ "\"vcpu\": 0", "\"vcpu\": \"\\u001b[2J\"", "vcpu: not an index" },
 	};
 	struct gr_vm_info *in = info_of("v");
 	char *v, *e, big[64];
 	unsigned int i;
 	size_t n;
 
+	in->vcpus.n = 1;
+	in->vcpus.cpu[0] = (struct gr_vcpu){ 0, 2, 0, 0, 500000000ULL };
 	v = render("h", in, 1, NULL);
 	for (i = 0; i < ARRAY_SIZE(edits); i++) {
 		e = subst(v, edits[i].from, edits[i].to);
@@ -593,6 +654,7 @@ static const struct gr_test key_tests[] = {
 
 static const struct gr_test entry_tests[] = {
 	GR_TEST(test_entry_round_trip),
+	GR_TEST(test_entry_steal),
 	GR_TEST(test_entry_saturated_counters),
 	GR_TEST(test_entry_hostile_values),
 	GR_TEST(test_table_escapes),
