@@ -83,40 +83,14 @@ vm=bench$$
 # ---- 1. build --------------------------------------------------------------
 mkdir -p "$out"
 bench_build_guest "$out"
-if [ "${BENCH_NO_BUILD:-0}" != 1 ]; then
-	say "building grbench.ko against $kdir"
-	mkdir -p "$out/grbench"
-	cp -p "$top/tests/bench/grbench/grbench.c" \
-		"$top/tests/bench/grbench/Kbuild" "$out/grbench/"
-	make -C "$kdir" M="$out/grbench" GR_TOP="$top" modules >>"$out/build.log" 2>&1 ||
-		die "grbench.ko failed to build; see $out/build.log"
-	if [ "${BENCH_COUNT:-1}" = 1 ]; then
-		say "building tcgcount.so"
-		make -C "$top/tests/bench/tcgcount" BUILD="$build" \
-			>>"$out/build.log" 2>&1 ||
-			die "tcgcount.so failed to build; see $out/build.log"
-	fi
-fi
+bench_build_grbench "$out" "${BENCH_COUNT:-1}"
 bench_need_guest
-[ -s "$out/grbench/grbench.ko" ] || die "no $out/grbench/grbench.ko"
 bench_lttng_setup
-# LTTng's channel: per CPU, sub-buffers of 4 MiB, as many (a power of two)
-# as hold one whole run of the largest event (sched_process_exec, about
-# 300 B with LTTng's header) without the consumer daemon's help, so that
-# the benchmark's own events are never discarded; memory for the guest to
-# hold both CPUs' buffers and the tmpfs trace of the phase
-lt_sub=4194304 lt_num=2
-while [ $((lt_sub * lt_num)) -lt $((calls * 512)) ]; do
-	lt_num=$((lt_num * 2))
-done
-[ "$lttng" = 1 ] && guest_mem=$((1024 + 2 * lt_sub * lt_num / 1048576))
+bench_lttng_buffers "$calls"
 
 # ---- 2. the guest: build/guest plus an archive holding grbench.ko ------------
 bench_init gr-bench
-mkdir -p "$tmp/overlay/lib/modules" "$out/guest"
-cp "$out/grbench/grbench.ko" "$tmp/overlay/lib/modules/"
-[ "$lttng" = 1 ] && bench_lttng_overlay "$tmp/overlay"
-bench_guest_image "$tmp/overlay" "$out/guest"
+bench_probes_image "$out/guest"
 
 # ---- 3. agent and guest --------------------------------------------------------
 # shellcheck disable=SC2119 # no agent options

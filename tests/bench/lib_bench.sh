@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash disable=SC2154,SC2034  # globals of the sourcing script and of tests/lib/lib.sh
-# Shared by bench_guest.sh and bench_workload.sh (sourced). Uses the
-# caller's bench_name, top, vm and qemu_timeout; sets build, kver, kdir,
-# gr, shm_size, guest_mem (MiB, the caller may raise it) and t0
-# (bench_setup), tmp (bench_init), agent_pid, launch_pid, console, and
-# lttng and ltdir (bench_lttng_setup). BENCH_ACCEL=auto|kvm|tcg (default
+# Shared by bench_guest.sh, bench_anyevent.sh, bench_workload.sh and
+# bench_volume.sh (sourced). Uses the caller's bench_name, top, vm and
+# qemu_timeout; sets build, kver, kdir, gr, shm_size, guest_mem (MiB, the
+# caller may raise it) and t0 (bench_setup), tmp (bench_init), agent_pid,
+# launch_pid, console, lttng and ltdir (bench_lttng_setup), grbench_ko
+# (bench_build_grbench), lt_sub and lt_num (bench_lttng_buffers). BENCH_ACCEL=auto|kvm|tcg (default
 # auto) is the accelerator of every boot (launch-guest.sh --accel): auto
 # takes KVM where it is a hardware KVM, else TCG with one line saying
 # why; bench_accel_used gives what a boot ran on.
@@ -98,6 +99,56 @@ bench_guest_image() {
 	cat "$build/guest/initrd.cpio.gz" "$tmp/overlay.cpio.gz" \
 		>"$2/initrd.cpio.gz"
 	ln -sf "$build/guest/vmlinux" "$2/vmlinux"
+}
+
+# bench_build_grbench OUT COUNT: grbench.ko against the guest kernel, in a
+# copy under OUT/grbench so the source tree stays clean, and with COUNT=1
+# tcgcount.so (unless BENCH_NO_BUILD=1); logs appended to OUT/build.log
+bench_build_grbench() {
+	local o=$1
+
+	if [ "${BENCH_NO_BUILD:-0}" != 1 ]; then
+		say "building grbench.ko against $kdir"
+		mkdir -p "$o/grbench"
+		cp -p "$top/tests/bench/grbench/grbench.c" \
+			"$top/tests/bench/grbench/Kbuild" "$o/grbench/"
+		make -C "$kdir" M="$o/grbench" GR_TOP="$top" modules \
+			>>"$o/build.log" 2>&1 ||
+			die "grbench.ko failed to build; see $o/build.log"
+		if [ "$2" = 1 ]; then
+			say "building tcgcount.so"
+			make -C "$top/tests/bench/tcgcount" BUILD="$build" \
+				>>"$o/build.log" 2>&1 ||
+				die "tcgcount.so failed to build; see $o/build.log"
+		fi
+	fi
+	grbench_ko=$o/grbench/grbench.ko
+	[ -s "$grbench_ko" ] || die "no $grbench_ko"
+}
+
+# bench_lttng_buffers CALLS: LTTng's channel (lt_sub, lt_num): per CPU,
+# sub-buffers of 4 MiB, as many (a power of two) as hold one whole run of
+# CALLS of the largest event (sched_process_exec, about 300 B with LTTng's
+# header) without the consumer daemon's help, so that the benchmark's own
+# events are never discarded; with LTTng, memory for the guest to hold
+# both CPUs' buffers and the tmpfs trace of the phase (guest_mem)
+bench_lttng_buffers() {
+	lt_sub=4194304 lt_num=2
+	while [ $((lt_sub * lt_num)) -lt $(($1 * 512)) ]; do
+		lt_num=$((lt_num * 2))
+	done
+	[ "$lttng" = 1 ] && guest_mem=$((1024 + 2 * lt_sub * lt_num / 1048576))
+	return 0
+}
+
+# bench_probes_image DEST: the bench-probes guest in DEST (vmlinux and
+# initramfs): build/guest plus an archive holding grbench.ko (bench_build_grbench)
+# and, with LTTng, LTTng (bench_lttng_overlay)
+bench_probes_image() {
+	mkdir -p "$tmp/overlay/lib/modules" "$1"
+	cp "$grbench_ko" "$tmp/overlay/lib/modules/"
+	[ "$lttng" = 1 ] && bench_lttng_overlay "$tmp/overlay"
+	bench_guest_image "$tmp/overlay" "$1"
 }
 
 # bench_start_agent [AGENT OPTIONS]: a private agent, sockets in $tmp/run, traces in

@@ -13,6 +13,8 @@
 #     sequences exactly (its own test, under qemu-x86_64);
 #   - count_table.py turns a console and the plugin's lines into the
 #     counts table, and marks counts that differ between rounds INVALID;
+#   - anyevent_table.py (bench_anyevent.sh) makes its rows, native probe
+#     and anyevent= path, and marks a variant with other probes INVALID;
 #   - launch-guest.sh --accel auto boots the test guest, on this machine's
 #     accelerator or, where KVM is not a hardware KVM (kvm-pvm here), on
 #     TCG after exactly one line saying why; --accel kvm then refuses;
@@ -162,6 +164,54 @@ if grep -q 'INVALID: gr/sched_switch: the counts differ between rounds' "$tmp/cn
 	ok count-table-rounds-must-agree
 else
 	bad count-table-rounds-must-agree "no INVALID line" "$tmp/cnt2.md"
+fi
+
+# anyevent_table.py (bench_anyevent.sh's table) on a made-up count boot:
+# none, guestrelay, ftrace and both on softirq_entry (native probe) and
+# softirq_raise (anyevent=), perf's stage alone on softirq_raise, two
+# rounds; $1 is guestrelay's probe on softirq_raise
+ae_files() {
+	local r k=0 t v f p insns
+	: >"$tmp/ae.console"
+	: >"$tmp/ae.txt"
+	for r in 1 2; do
+		for t in softirq_entry softirq_raise; do
+			for v in none gr ftrace both perf; do
+				[ "$v.$t" = perf.softirq_entry ] && continue
+				k=$((k + 1))
+				f="" p=0 insns=20
+				case $v.$t in
+				gr.softirq_entry) f="gr_probe_softirq_entry [guestrelay]" p=1 insns=120 ;;
+				gr.softirq_raise) f=$1 p=1 insns=420 ;;
+				ftrace.*) f="trace_event_raw_event_softirq" p=1 insns=220 ;;
+				perf.*) f="perf_trace_softirq" p=1 insns=320 ;;
+				both.softirq_entry) f="trace_event_raw_event_softirq,gr_probe_softirq_entry [guestrelay]" p=2 insns=300 ;;
+				both.softirq_raise) f="trace_event_raw_event_softirq,$1" p=2 insns=600 ;;
+				esac
+				echo "GR: BENCH count variant=$v rep=$r target=$t calls=100 count=$k ns=1 cpu=0 changed=0 probes=$p funcs=$f" >>"$tmp/ae.console"
+				echo "tcgcount run=$k segs=100 mode_segs=100 insns=$insns mem=9 atomics=0 local_rmw=0 reps=0 rep_execs=0 mean_insns=$insns.00 mean_mem=9.00 mean_atomics=0.000 mean_rep_execs=0.00 min_insns=$insns max_insns=$insns dropped=0 unpaired=0" >>"$tmp/ae.txt"
+			done
+		done
+	done
+}
+ae_files perf_trace_softirq
+if python3 "$BENCH/anyevent_table.py" --console "$tmp/ae.console" \
+	--counts "$tmp/ae.txt" >"$tmp/ae.md" 2>&1 &&
+   grep -qF '| softirq_raise | anyevent= (perf) | 400 / 0 / 0 / 0 (400.0) | 200 / 0 / 0 / 0 (200.0) |' "$tmp/ae.md" &&
+   grep -qF '+300 instructions' "$tmp/ae.md" &&
+   grep -qF "| guestrelay's handler (anyevent= - perf) | 100 |" "$tmp/ae.md" &&
+   ! grep -q INVALID "$tmp/ae.md"; then
+	ok anyevent-table-rows
+else
+	bad anyevent-table-rows "no row for each path, or no difference" "$tmp/ae.md"
+fi
+ae_files "gr_probe_softirq_raise [guestrelay]"
+if ! python3 "$BENCH/anyevent_table.py" --console "$tmp/ae.console" \
+	--counts "$tmp/ae.txt" >"$tmp/ae2.md" 2>&1 &&
+   grep -q 'INVALID: gr/softirq_raise: probes' "$tmp/ae2.md"; then
+	ok anyevent-table-checks-probes
+else
+	bad anyevent-table-checks-probes "no INVALID line" "$tmp/ae2.md"
 fi
 
 # launch-guest.sh --accel auto: boots, after one line naming the

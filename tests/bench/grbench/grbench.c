@@ -21,6 +21,11 @@
  *                    run) gives the result with count=K, the plugin's
  *                    run K, and ns of no meaning
  *   read /sys/kernel/debug/grbench/probes                   what is attached
+ *   write ID to /sys/kernel/debug/grbench/perf   a perf counter on CPU 0
+ *                    on trace event ID (its tracefs id), made as
+ *                    guestrelay's anyevent= path makes its counters, with
+ *                    an overflow handler that does nothing: perf's stage
+ *                    of the event alone (bench_anyevent.sh); 0 releases it
  *
  * The result is one line:
  *
@@ -47,6 +52,10 @@
  *   irq_handler_exit    irq 0, a static irqaction "grbench", IRQ_HANDLED
  *   sched_process_exec  current, its pid, a linux_binprm whose only field
  *                       set is a GRB_FILENAME_LEN-character filename
+ *   softirq_entry,      vector GRB_SOFTIRQ_VEC: the two tracepoints of
+ *   softirq_raise       one event class, the first recorded by
+ *                       guestrelay's native probe, the second (which has
+ *                       none) by its anyevent= path (bench_anyevent.sh)
  *
  * The floor: floor_<tracepoint> (floor_sched_switch, ...) calls, through
  * the same loop, one probe of grbench's own that does the least any
@@ -91,6 +100,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
+#include <linux/perf_event.h>
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -134,6 +144,8 @@
  * 260 (pid, old_pid, a 4-byte __data_loc and the string).
  */
 #define GRB_FILENAME_LEN	247
+/* The vector softirq_entry and softirq_raise are called with */
+#define GRB_SOFTIRQ_VEC		TASKLET_SOFTIRQ
 
 /* ivshmem (vendor 0x1af4), the device guestrelay drives */
 #define GRB_IVSHMEM_DEVICE	0x1110
@@ -253,6 +265,25 @@ static void grb_loop_irq_handler_exit(struct tracepoint *tp, unsigned int n)
 		do {
 			fn = READ_ONCE(f->func);
 			fn(f->data, 0, &grb_irqaction, IRQ_HANDLED);
+		} while ((++f)->func);
+	}
+}
+
+/* softirq_entry and softirq_raise: one class, one prototype */
+static void grb_loop_softirq(struct tracepoint *tp, unsigned int n)
+{
+	void (*fn)(void *data, unsigned int vec_nr);
+	const struct tracepoint_func *f;
+
+	GRB_CHECK_PROTO(softirq_entry, fn);
+	GRB_CHECK_PROTO(softirq_raise, fn);
+	while (n--) {
+		f = rcu_dereference_sched(tp->funcs);
+		if (!f)
+			continue;
+		do {
+			fn = READ_ONCE(f->func);
+			fn(f->data, GRB_SOFTIRQ_VEC);
 		} while ((++f)->func);
 	}
 }
@@ -661,6 +692,8 @@ static struct grb_target grb_targets[] = {
 	{ "irq_handler_exit", "irq_handler_exit", grb_loop_irq_handler_exit },
 	{ "sched_process_exec", "sched_process_exec",
 	  grb_loop_sched_process_exec },
+	{ "softirq_entry", "softirq_entry", grb_loop_softirq },
+	{ "softirq_raise", "softirq_raise", grb_loop_softirq },
 	{ "floor_sched_switch", NULL, grb_loop_sched_switch,
 	  grb_floor_sched_switch },
 	{ "floor_sys_enter", NULL, grb_loop_sys_enter, grb_floor_sys_enter },
@@ -912,6 +945,66 @@ static int grb_floor_clock_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(grb_floor_clock);
 
+/* The perf counter of the perf file, NULL when there is none */
+static struct perf_event *grb_perf;
+
+static void grb_perf_handler(struct perf_event *pe,
+			     struct perf_sample_data *data,
+			     struct pt_regs *regs)
+{
+}
+
+/*
+ * "ID": a counter on CPU 0 with guestrelay's anyevent= attributes
+ * (gr_anyevent.c) on trace event ID, replacing any earlier one; "0":
+ * none. Caller holds grb_lock.
+ */
+static int grb_perf_set(u64 id)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(attr),
+		.config = id,
+		.sample_period = 1,
+		.sample_type = PERF_SAMPLE_RAW | PERF_SAMPLE_PERIOD,
+	};
+	struct perf_event *pe = NULL;
+
+	if (id) {
+		pe = perf_event_create_kernel_counter(&attr, 0, NULL,
+						      grb_perf_handler, NULL);
+		if (IS_ERR(pe))
+			return PTR_ERR(pe);
+	}
+	if (grb_perf)
+		perf_event_release_kernel(grb_perf);
+	grb_perf = pe;
+	return 0;
+}
+
+static ssize_t grb_perf_write(struct file *file, const char __user *ubuf,
+			      size_t count, loff_t *ppos)
+{
+	u64 id;
+	int ret;
+
+	ret = kstrtou64_from_user(ubuf, count, 0, &id);
+	if (ret)
+		return ret;
+	ret = mutex_lock_interruptible(&grb_lock);
+	if (ret)
+		return ret;
+	ret = grb_perf_set(id);
+	mutex_unlock(&grb_lock);
+	return ret ? ret : count;
+}
+
+static const struct file_operations grb_perf_fops = {
+	.owner = THIS_MODULE,
+	.write = grb_perf_write,
+	.llseek = noop_llseek,
+};
+
 static int __init grb_init(void)
 {
 	unsigned int i;
@@ -940,6 +1033,7 @@ static int __init grb_init(void)
 	debugfs_create_file("probes", 0400, grb_dir, NULL, &grb_probes_fops);
 	debugfs_create_file("floor_clock", 0400, grb_dir, NULL,
 			    &grb_floor_clock_fops);
+	debugfs_create_file("perf", 0200, grb_dir, NULL, &grb_perf_fops);
 	return 0;
 }
 
@@ -947,6 +1041,7 @@ static void __exit grb_exit(void)
 {
 	/* Waits for the file operations still running */
 	debugfs_remove_recursive(grb_dir);
+	grb_perf_set(0);
 }
 
 module_init(grb_init);
