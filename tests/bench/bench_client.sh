@@ -19,9 +19,10 @@
 # 3. starts a private agent and boots the guest (one vCPU, 64 MiB region,
 #    guestrelay.ko loaded by init with client_kib=16384) running
 #    /gr/bench-client (scripts/guest/bench-client): per round, 64-byte
-#    records with gr_relay_write() and relay_write(), and "grcbench:
-#    record I of N" lines with gr_klog() and trace_printk(), timed in
-#    chunks of 1000 with interrupts off;
+#    records with gr_relay_write() and relay_write(), __gr_relay_write()
+#    and __relay_write(), gr_relay_reserve() and relay_reserve(), and
+#    "grcbench: record I of N" lines with gr_klog() and trace_printk(),
+#    timed in chunks of 1000 with interrupts off;
 # 4. boots it again under TCG with tcgcount.so (noreplace-smp,
 #    gr.count=1): the same writes, each counted alone, 2 rounds of
 #    BENCH_COUNT_CALLS (default 2000);
@@ -29,7 +30,7 @@
 #    stored gr_ok x 64 bytes of channels/grcbench/grcbench_* and one
 #    klog line per gr_klog() call (channels/klog/klog_0.txt), the agent
 #    counted no loss on either channel, grcbench counted no failed
-#    gr_relay_write(), relay's buffer holds relay_calls x 64 bytes (its
+#    guestrelay write or reserve, relay's buffer holds relay_calls x 64 bytes (its
 #    subbuf_start callback), and ftrace's CPU 0 buffer holds every
 #    trace_printk() line of a run with no overrun;
 # 6. prints the table (tests/bench/client_table.py), also written to

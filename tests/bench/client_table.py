@@ -9,8 +9,9 @@ bench_client.sh to the console:
   GR: CLB check NAME ok|FAIL DETAIL
 
   gr-stored      the host stored gr_ok x B bytes of channels/grcbench/
-                 (every record gr_relay_write() accepted arrived)
-  gr-accepted    gr_relay_write() refused none (gr_dropped 0)
+                 (every record guestrelay accepted arrived)
+  gr-accepted    gr_relay_write(), __gr_relay_write() and
+                 gr_relay_reserve() refused none (gr_dropped 0)
   gr-lost        the agent counted no loss on grcbench and klog
   klog-stored    channels/klog/klog_0.txt holds one "grcbench: record"
                  line per gr_klog() call
@@ -22,8 +23,9 @@ bench_client.sh to the console:
 Table (--console CONSOLE [--count-console C --counts F] ...): ns per
 write, median [min-max] of the rounds, and the same over none (the loop
 and the record's fill alone, in the same rounds); guestrelay against the
-kernel: (gr_write - none) / (relay_write - none), (gr_klog - none) /
-(trace_printk - none), on medians and on minima; and from the counted
+kernel: (gr_write - none) / (relay_write - none), the same for
+__gr_write / __relay_write and gr_reserve / relay_reserve, (gr_klog -
+none) / (trace_printk - none), on medians and on minima; and from the counted
 boot, per write over none: instructions / memory accesses / locked
 instructions / unlocked cmpxchg-xadd of the common path, the mean
 instructions, and count_table.py's cycle estimate. Exit 1 when a check
@@ -49,6 +51,13 @@ ROWS = [
     ("relay_write", "kernel relay_write(), 64-byte record", None, "on"),
     ("gr_write", "guestrelay gr_relay_write(), same record", "relay_write",
      "on"),
+    ("__relay_write", "kernel __relay_write(), same record", None, "on"),
+    ("__gr_write", "guestrelay __gr_relay_write(), same record",
+     "__relay_write", "on"),
+    ("relay_reserve", "kernel relay_reserve() + memcpy() of 64 B", None,
+     "on"),
+    ("gr_reserve", "guestrelay gr_relay_reserve() + memcpy() of 64 B",
+     "relay_reserve", "on"),
     ("trace_printk", "trace_printk() of a line", None, "on"),
     ("gr_klog", "guestrelay gr_klog() of the same line", "trace_printk",
      "on"),
@@ -121,7 +130,7 @@ def check(a):
         "host stored %d bytes, written %d x %d = %d"
         % (stored, st["gr_ok"], a.rec, want))
     put("gr-accepted", st["gr_dropped"] == 0,
-        "gr_relay_write() refused %d" % st["gr_dropped"])
+        "guestrelay's writes and reserves refused %d" % st["gr_dropped"])
     lost = {}
     for c in channels_of(a.status):
         for k in ("lost_full", "lost_too_big", "lost_nested", "lost_back",

@@ -31,6 +31,10 @@
  *   none          nothing written
  *   gr_write      gr_relay_write() of a GRC_REC-byte record
  *   relay_write   relay_write() of the same record
+ *   __gr_write, __relay_write  the same with __gr_relay_write() and
+ *                 __relay_write() (preemption off, interrupts left alone)
+ *   gr_reserve, relay_reserve  gr_relay_reserve() / relay_reserve() and
+ *                 a memcpy() of the record into the slot
  *   klog_off      gr_klog() of a line while no klog channel is open: the
  *                 static-key test it costs then
  *   gr_klog       gr_klog("grcbench: record %u of %u", ...) to the klog
@@ -159,17 +163,45 @@ static noinline void grc_loop_##name(u32 first, u32 n, bool count)	\
 }
 
 GRC_LOOP(none, barrier())
-/* gr_relay_write() of the record, its result counted */
-static __always_inline void grc_gr_write(void)
+
+/* Count the result of one of guestrelay's writes */
+static __always_inline void grc_count(int ret)
 {
-	if (gr_relay_write(grc_gr, grc_rec, GRC_REC))
+	if (ret)
 		grc_gr_dropped++;
 	else
 		grc_gr_ok++;
 }
 
-GRC_LOOP(gr_write, grc_gr_write())
+GRC_LOOP(gr_write, grc_count(gr_relay_write(grc_gr, grc_rec, GRC_REC)))
+/* __gr_relay_write(): preemption off only (relay's __relay_write()) */
+GRC_LOOP(__gr_write, grc_count(__gr_relay_write(grc_gr, grc_rec, GRC_REC)))
+
+/* gr_relay_reserve() and a copy into the slot (interrupts are off) */
+static __always_inline void grc_gr_reserve(void)
+{
+	void *slot = gr_relay_reserve(grc_gr, GRC_REC);
+
+	if (slot)
+		memcpy(slot, grc_rec, GRC_REC);
+	grc_count(slot ? 0 : -ENOSPC);
+}
+
+GRC_LOOP(gr_reserve, grc_gr_reserve())
+
 GRC_LOOP(relay_write, relay_write(grc_relay, grc_rec, GRC_REC))
+GRC_LOOP(__relay_write, __relay_write(grc_relay, grc_rec, GRC_REC))
+
+/* relay_reserve() and a copy into the slot (never NULL: overwrite mode) */
+static __always_inline void grc_relay_reserve(void)
+{
+	void *slot = relay_reserve(grc_relay, GRC_REC);
+
+	if (slot)
+		memcpy(slot, grc_rec, GRC_REC);
+}
+
+GRC_LOOP(relay_reserve, grc_relay_reserve())
 GRC_LOOP(klog_off, gr_klog("grcbench: record %u of %u", i, n))
 GRC_LOOP(gr_klog, gr_klog("grcbench: record %u of %u", i, n))
 /* what is measured against gr_klog(); checkpatch warns of it, rightly */
@@ -187,6 +219,12 @@ static struct grc_target grc_targets[] = {
 	{ "none", grc_loop_none, NULL, false, false },
 	{ "gr_write", grc_loop_gr_write, NULL, false, false },
 	{ "relay_write", grc_loop_relay_write, &grc_relay_calls, false, false },
+	{ "__gr_write", grc_loop___gr_write, NULL, false, false },
+	{ "__relay_write", grc_loop___relay_write, &grc_relay_calls, false,
+	  false },
+	{ "gr_reserve", grc_loop_gr_reserve, NULL, false, false },
+	{ "relay_reserve", grc_loop_relay_reserve, &grc_relay_calls, false,
+	  false },
 	{ "klog_off", grc_loop_klog_off, NULL, false, true },
 	{ "gr_klog", grc_loop_gr_klog, &grc_klog_calls, true, false },
 	{ "trace_printk", grc_loop_trace_printk, &grc_tp_calls, false, false },
