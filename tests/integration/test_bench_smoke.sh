@@ -183,8 +183,9 @@ client_files() {
 		for t in none:100 klog_off:110; do
 			echo "GR: CLB run phase=off rep=$r target=${t%:*} calls=10 ns=${t#*:} cpu=0"
 		done
-		for t in none:100 gr_write:300 relay_write:200 gr_klog:500 \
-			 trace_printk:900; do
+		for t in none:100 gr_write:300 relay_write:200 __gr_write:300 \
+			 __relay_write:200 gr_reserve:300 relay_reserve:200 \
+			 gr_klog:500 trace_printk:900; do
 			ft=""
 			[ "${t%:*}" = trace_printk ] && ft="ft_entries=10 ft_overrun=0 "
 			echo "GR: CLB run phase=on rep=$r ${ft}target=${t%:*} calls=10 ns=${t#*:} cpu=0"
