@@ -15,6 +15,9 @@
 #     counts table, and marks counts that differ between rounds INVALID;
 #   - anyevent_table.py (bench_anyevent.sh) makes its rows, native probe
 #     and anyevent= path, and marks a variant with other probes INVALID;
+#   - client_table.py (bench_client.sh) checks a made-up boot's stored
+#     channels against what the guest wrote (ok when they match, FAIL for
+#     a missing record) and makes its table with the ratios;
 #   - launch-guest.sh --accel auto boots the test guest, on this machine's
 #     accelerator or, where KVM is not a hardware KVM (kvm-pvm here), on
 #     TCG after exactly one line saying why; --accel kvm then refuses;
@@ -212,6 +215,60 @@ if ! python3 "$BENCH/anyevent_table.py" --console "$tmp/ae.console" \
 	ok anyevent-table-checks-probes
 else
 	bad anyevent-table-checks-probes "no INVALID line" "$tmp/ae2.md"
+fi
+
+# client_table.py on a made-up boot of bench-client: the stored channels
+# match what grcbench wrote; then one record is missing on the host
+client_files() {
+	local r t ft
+	mkdir -p "$tmp/cl/s/channels/grcbench" "$tmp/cl/s/channels/klog"
+	head -c $((3 * 64)) /dev/zero >"$tmp/cl/s/channels/grcbench/grcbench_0"
+	head -c $((1 * 64)) /dev/zero >"$tmp/cl/s/channels/grcbench/grcbench_1"
+	printf '1.0 grcbench: record 0 of 2\n2.0 grcbench: record 1 of 2\n' \
+		>"$tmp/cl/s/channels/klog/klog_0.txt"
+	echo '{"channels": [{"name": "grcbench", "lost_full": 0}]}' >"$tmp/cl/st.json"
+	: >"$tmp/cl/c.console"
+	for r in 1 2; do
+		# TARGET:NS for 10 writes
+		for t in none:100 klog_off:110; do
+			echo "GR: CLB run phase=off rep=$r target=${t%:*} calls=10 ns=${t#*:} cpu=0"
+		done
+		for t in none:100 gr_write:300 relay_write:200 __gr_write:300 \
+			 __relay_write:200 gr_reserve:300 relay_reserve:200 \
+			 gr_klog:500 trace_printk:900; do
+			ft=""
+			[ "${t%:*}" = trace_printk ] && ft="ft_entries=10 ft_overrun=0 "
+			echo "GR: CLB run phase=on rep=$r ${ft}target=${t%:*} calls=10 ns=${t#*:} cpu=0"
+		done
+	done >>"$tmp/cl/c.console"
+	echo "GR: CLB stats gr_ok=$1 gr_dropped=0 relay_calls=2 relay_bytes=128 klog_calls=2 tp_calls=2 rec=64" >>"$tmp/cl/c.console"
+}
+client_files 4
+python3 "$BENCH/client_table.py" --check "$tmp/cl/c.console" \
+	--status "$tmp/cl/st.json" --session "$tmp/cl/s" --rec 64 \
+	>"$tmp/cl/check.out" 2>&1
+if [ "$(grep -c '^GR: CLB check [a-z-]* ok ' "$tmp/cl/check.out")" = 6 ]; then
+	ok client-check-all-ok
+else
+	bad client-check-all-ok "not 6 checks ok" "$tmp/cl/check.out"
+fi
+cat "$tmp/cl/check.out" >>"$tmp/cl/c.console"
+if python3 "$BENCH/client_table.py" --console "$tmp/cl/c.console" \
+	--calls 10 --reps 2 >"$tmp/cl/t.md" 2>&1 &&
+   grep -qE '^\| gr_write \| .* \| 30\.0 \[30\.0-30\.0\] \| 20\.0 \| relay_write \| 2\.00 \| 2\.00 \|$' "$tmp/cl/t.md" &&
+   grep -qE '^\| gr_klog \| .* \| 40\.0 \| trace_printk \| 0\.50 \| 0\.50 \|$' "$tmp/cl/t.md"; then
+	ok client-table-ratios
+else
+	bad client-table-ratios "no gr_write/relay_write or gr_klog/trace_printk ratio" "$tmp/cl/t.md"
+fi
+client_files 5
+python3 "$BENCH/client_table.py" --check "$tmp/cl/c.console" \
+	--status "$tmp/cl/st.json" --session "$tmp/cl/s" --rec 64 \
+	>"$tmp/cl/check2.out" 2>&1
+if grep -q '^GR: CLB check gr-stored FAIL host stored 256 bytes, written 5 x 64 = 320' "$tmp/cl/check2.out"; then
+	ok client-check-finds-missing-record
+else
+	bad client-check-finds-missing-record "no FAIL line" "$tmp/cl/check2.out"
 fi
 
 # launch-guest.sh --accel auto: boots, after one line naming the

@@ -131,6 +131,8 @@
  */
 #include "gr_events.h"
 #include "guestrelay_abi.h"
+/* tcgcount.so's markers (tests/bench/tcgcount/, Kbuild adds it) */
+#include "tc_mark.h"
 
 /* Calls per chunk: preemption and interrupts are off for one chunk. */
 #define GRB_CHUNK	1000
@@ -761,35 +763,15 @@ static bool grb_snap_same(const struct grb_snap *a, const struct grb_snap *b)
 	       !memcmp(a->func, b->func, sizeof(a->func));
 }
 
-/*
- * Markers for tcgcount.so (tests/bench/tcgcount), the QEMU plugin that
- * counts what the guest executes between them: x86-64 no-ops that no
- * compiler emits. Without the plugin they cost a cycle or so.
- */
-static __always_inline void grb_mark_start(void)
-{
-	asm volatile(".byte 0x66, 0x87, 0xdb" ::: "memory");	/* xchg %bx,%bx */
-}
-
-static __always_inline void grb_mark_stop(void)
-{
-	asm volatile(".byte 0x66, 0x87, 0xc9" ::: "memory");	/* xchg %cx,%cx */
-}
-
-static __always_inline void grb_mark_report(void)
-{
-	asm volatile(".byte 0x66, 0x87, 0xd2" ::: "memory");	/* xchg %dx,%dx */
-}
-
 static unsigned int grb_counts;		/* count runs since load */
 
 /* @n calls of @t, each one between tcgcount's START and STOP markers */
 static void grb_count_calls(struct grb_target *t, unsigned int n)
 {
 	while (n--) {
-		grb_mark_start();
+		tc_mark_start();
 		t->loop(t->tp, 1);
-		grb_mark_stop();
+		tc_mark_stop();
 	}
 }
 
@@ -842,7 +824,7 @@ static int grb_run(struct grb_target *t, unsigned int calls, bool count)
 	len = scnprintf(grb_result, sizeof(grb_result), "target=%s calls=%u ",
 			t->name, calls);
 	if (count) {
-		grb_mark_report();
+		tc_mark_report();
 		len += scnprintf(grb_result + len, sizeof(grb_result) - len,
 				 "count=%u ", ++grb_counts);
 	}
