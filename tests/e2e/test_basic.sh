@@ -11,9 +11,11 @@
 # causes, including the exec of /gr/workload; that babeltrace2 reads the
 # trace (exit 0) and prints exactly as many events as `guestrelay report
 # --summary` counts; that nothing was lost or dropped; that the console
-# has no WARNING:, BUG:, Oops or Call Trace; that the agent runs on; and
+# has no WARNING:, BUG:, Oops or Call Trace; that the agent runs on;
 # that `guestrelay timeline` draws the trace as test_timeline.sh checks
-# (one lane per CPU, busy time = span minus idle, Chromium renders it).
+# (one lane per CPU, busy time = span minus idle, Chromium renders it);
+# and that a real `babeltrace2 -i lttng-live` following the guest from
+# the agent's --live port as it records printed exactly the stored trace.
 # Ends with "N passed, N failed"; exit 77 if it cannot run.
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -67,8 +69,58 @@ check_tsc_clock() {
 	fi
 }
 
+# live_follow VM: once the agent lists VM's session on its LTTng-live
+# port, a real `babeltrace2 -i lttng-live` follows it (issue 23) until the
+# session ends; sets $live_job, or says why not
+live_follow() {
+	local q=
+
+	for _ in $(seq 300); do
+		q=$(timeout 10 babeltrace2 query src.ctf.lttng-live sessions \
+			--params "url=\"net://127.0.0.1:$LPORT\"" 2>&1)
+		grep -q "url: net://127.0.0.1:$LPORT/host/$(hostname)/$1\$" <<<"$q" &&
+			break
+		q=
+		sleep 0.3
+	done
+	if [ -z "$q" ]; then
+		fail "$1: the live session is listed" "not within 90 s"
+		return
+	fi
+	ok "$1: the live session is listed while the guest records"
+	t_bg live_job 300 "$tmp/live-$1.txt" babeltrace2 --clock-cycles \
+		-i lttng-live "net://127.0.0.1:$LPORT/host/$(hostname)/$1" \
+		--params 'session-not-found-action="end"'
+}
+
+# live_check VM: the viewer ended with the session, having printed line
+# for line what babeltrace2 prints of the stored trace (in clock cycles,
+# as tests/integration/test_live.sh: a viewer gets the clock offset of
+# when it attached, the stored metadata the one the last clock sync
+# refined)
+live_check() {
+	local rc n
+
+	[ -n "${live_job:-}" ] || return
+	t_wait_pid "$live_job" 60 || t_term_job "$live_job"
+	t_reap "$live_job"
+	rc=$?
+	timeout 120 babeltrace2 --clock-cycles "$(newest_trace "$1")" \
+		>"$tmp/stored-$1.txt" 2>&1
+	n=$(grep -c . "$tmp/stored-$1.txt")
+	if [ "$rc" -eq 0 ] && [ "$n" -gt 1000 ] &&
+	   cmp -s "$tmp/stored-$1.txt" "$tmp/live-$1.txt"; then
+		ok "$1: the live viewer printed the stored trace, line for line ($n events)"
+	else
+		fail "$1: the live viewer printed the stored trace, line for line" \
+			"viewer exit $rc, $n events stored, $(grep -c . "$tmp/live-$1.txt") seen live" \
+			"$(diff "$tmp/stored-$1.txt" "$tmp/live-$1.txt" | head -n 5)"
+	fi
+}
+
 e2e_init
-start_agent
+read -r LPORT < <(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+start_agent --live "127.0.0.1:$LPORT"
 vm=$(vm_name b)
 
 # clocksource=tsc tsc=reliable: the kernel trusts the TSC, so the module
@@ -77,8 +129,10 @@ vm=$(vm_name b)
 boot_guest "$vm" --run e2e-workload \
 	--append "gr.secs=3 clocksource=tsc tsc=reliable" \
 	--vm-args "--switch-timer-ms 100"
+live_follow "$vm"
 guest_ran "$vm" e2e-workload
 check_workload_trace "$vm"
+live_check "$vm"
 check_tsc_clock "$vm"
 # guestrelay timeline draws this real guest's trace; Chromium renders it
 t_import "timeline of $vm's trace" env GR_TIMELINE_TRACE="$(newest_trace "$vm")" \
