@@ -71,11 +71,14 @@ taskset -pc 0 "$t0" >/dev/null && taskset -pc 1 "$t1" >/dev/null &&
 ln -s "$(command -v bash)" "$la_tmp/grhog"
 sleep 1
 for _ in 1 2; do
-	# grhog stops itself, is pinned to CPU 0 and made SCHED_FIFO from
-	# here, and continued: it comes in on CPU 0 under its own name, and
-	# times itself to 0.4 s (a FIFO task of its priority on its CPU
-	# would keep a timeout(1) there from running)
-	"$la_tmp/grhog" -c 'kill -STOP $$
+	# grhog starts pinned to CPU 0 and SCHED_FIFO (taskset and chrt
+	# exec it: it never runs on vCPU 1's CPU, even while it starts up,
+	# as it did once in a clean-clone run, 1.5 ms; and the vCPU at nice
+	# -15 cannot starve its start-up), stops itself, is continued from
+	# here, comes in on CPU 0 under its own name, and times itself to
+	# 0.4 s (a FIFO task of its priority on its CPU would keep a
+	# timeout(1) there from running)
+	taskset -c 0 chrt -f 1 "$la_tmp/grhog" -c 'kill -STOP $$
 		end=$((${EPOCHREALTIME/./} + 400000))
 		while ((${EPOCHREALTIME/./} < end)); do :; done' &
 	hog=$!
