@@ -56,9 +56,10 @@
 #define GR_ABI_MAJOR		1	/* incompatible layout changes */
 /*
  * compatible additions: 1 filters; 2 guest info, defaults, follow, families;
- * 3 client channels; 4 last record offset in the commit record
+ * 3 client channels; 4 last record offset in the commit record;
+ * 5 aggregation maps (hist)
  */
-#define GR_ABI_MINOR		4
+#define GR_ABI_MINOR		5
 
 #define GR_REGION_MAGIC		0x3159414c45525247ULL	/* "GRRELAY1" */
 #define GR_CTRL_MAGIC		0x313054534f485247ULL	/* "GRHOST01" */
@@ -103,7 +104,8 @@
 #define GR_F_SYSCALLS		_BITULL(9)	/* event families (v1.2) */
 #define GR_F_LAST_RECORD	_BITULL(10)	/* rec.last_record (v1.4) */
 #define GR_F_CLIENT		_BITULL(11)	/* client channels (v1.3) */
-#define GR_F_KNOWN		0xfffULL	/* all bits defined in v1.4 */
+#define GR_F_HIST		_BITULL(12)	/* aggregation maps (v1.5) */
+#define GR_F_KNOWN		0x1fffULL	/* all bits defined in v1.5 */
 
 /**
  * struct gr_region_hdr - identity, geometry and layout of the region
@@ -147,7 +149,10 @@ struct gr_region_hdr {
 	/* v1.3, GR_F_CLIENT in guest_features; else 0, ignored (spec 16.1) */
 	__le64 client_offset;		/* client area, GR_PAGE_SIZE aligned */
 	__le64 client_size;		/* its bytes, GR_PAGE_SIZE multiple */
-	__u8 reserved[120];		/* 0; grows behind feature bits */
+	/* v1.5, GR_F_HIST in guest_features; else 0, ignored (spec 17.1) */
+	__le64 hist_offset;		/* hist area, GR_PAGE_SIZE aligned */
+	__le64 hist_size;		/* its bytes, GR_PAGE_SIZE multiple */
+	__u8 reserved[104];		/* 0; grows behind feature bits */
 };
 
 static_assert(sizeof(struct gr_region_hdr) == 512, "gr_region_hdr size");
@@ -164,7 +169,8 @@ static_assert(offsetof(struct gr_region_hdr, product_uuid) == 360,
 	      "product_uuid");
 static_assert(offsetof(struct gr_region_hdr, client_offset) == 376,
 	      "client_offset");
-static_assert(offsetof(struct gr_region_hdr, reserved) == 392, "hdr reserved");
+static_assert(offsetof(struct gr_region_hdr, hist_offset) == 392, "hist");
+static_assert(offsetof(struct gr_region_hdr, reserved) == 408, "hdr reserved");
 
 /*
  * Event filters (v1.1, GR_F_FILTER; spec section 14). The host writes up
@@ -762,5 +768,193 @@ struct gr_klog_rec {
 };
 
 static_assert(sizeof(struct gr_klog_rec) == 16, "gr_klog_rec size");
+
+/*
+ * Aggregation (v1.5, GR_F_HIST; spec section 17): ftrace's hist triggers
+ * run in the guest. The hist area [hist_offset, hist_offset + hist_size)
+ * holds GR_HIST_REQS requests (host writes), one state per request (guest
+ * writes), then the maps (guest writes): request slot i owns
+ * gr_hist_slot_bytes() bytes from gr_hist_slot_off(), one map per
+ * possible CPU, each gr_hist_map_bytes() long.
+ */
+#define GR_HIST_REQS		8	/* request slots */
+#define GR_HIST_REQ_OFFSET	0x0000	/* struct gr_hist_req[GR_HIST_REQS] */
+#define GR_HIST_STATE_OFFSET	0x1000	/* struct gr_hist_state[GR_HIST_REQS] */
+#define GR_HIST_MAPS_OFFSET	0x2000	/* first byte of the maps */
+#define GR_HIST_MIN_SIZE	0x10000	/* smallest hist area: 64 KiB */
+#define GR_HIST_MAX_KEYS	2
+#define GR_HIST_MAX_VALS	3
+#define GR_HIST_MAX_INSNS	16	/* filter instructions of a request */
+#define GR_HIST_STRTAB_LEN	112
+#define GR_HIST_MIN_ENTRIES_LOG2 3	/* 8 entries per CPU map */
+#define GR_HIST_MAX_ENTRIES_LOG2 16	/* 65536 */
+#define GR_HIST_PROBE		8	/* slots a lookup probes at most */
+
+/* gr_hist_req.kind */
+#define GR_HIST_PLAIN		0	/* one event: ftrace's hist trigger */
+#define GR_HIST_PAIR		1	/* latency from event_id to end_event_id */
+
+/* gr_hist_key.src: where a key, value or match comes from */
+#define GR_HS_NONE		0	/* unused */
+#define GR_HS_FIELD		1	/* payload bytes [off, off + width) */
+#define GR_HS_TID		2	/* gr_event_header.tid (common_pid) */
+#define GR_HS_CPU		3	/* the recording CPU (common_cpu) */
+#define GR_HS_DELTA		4	/* pairs: end - start, nanoseconds */
+#define GR_HS_CONST		5	/* vals only: @arg (vals=1 counts) */
+
+/* gr_hist_key.flags */
+#define GR_HK_SIGNED		_BITUL(0)	/* GR_HS_FIELD: sign-extend */
+#define GR_HK_KNOWN		0x1
+
+/* gr_hist_key.xform (keys only; values and matches use GR_HT_NONE) */
+#define GR_HT_NONE		0	/* the value itself */
+#define GR_HT_LOG2		1	/* v <= 1: 0; else ilog2(v - 1) + 1 */
+#define GR_HT_BUCKET		2	/* v / arg * arg, arg >= 1 */
+
+/**
+ * struct gr_hist_key - one key, value or match operand of a request
+ *
+ * Host writes, inside struct gr_hist_req (spec 17.2). Unused operands and
+ * their reserved bytes are 0.
+ */
+struct gr_hist_key {
+	__u8 src;			/* GR_HS_* */
+	__u8 width;			/* GR_HS_FIELD: 1, 2, 4 or 8; else 0 */
+	__u8 flags;			/* GR_HK_* */
+	__u8 xform;			/* GR_HT_* */
+	__le16 off;			/* GR_HS_FIELD: payload offset */
+	__le16 reserved;		/* 0 */
+	__le64 arg;			/* GR_HT_BUCKET width, GR_HS_CONST value */
+};
+
+static_assert(sizeof(struct gr_hist_key) == 16, "gr_hist_key size");
+
+/**
+ * struct gr_hist_req - one aggregation request (spec 17.2)
+ *
+ * Host writes; part of the settings (9.1) when GR_F_HIST is in use. A slot
+ * with @gen 0 is unused. The host gives a new @gen to every new, changed
+ * or cleared request; the guest zeroes the slot's maps when it starts
+ * counting for a @gen it has not run.
+ */
+struct gr_hist_req {
+	__le64 gen;			/* 0: unused; else request generation */
+	__le16 event_id;		/* the event (the start of a pair) */
+	__le16 end_event_id;		/* GR_HIST_PAIR: the end; else 0 */
+	__u8 kind;			/* GR_HIST_PLAIN or GR_HIST_PAIR */
+	__u8 nr_keys;			/* 1..GR_HIST_MAX_KEYS */
+	__u8 nr_vals;			/* 0..GR_HIST_MAX_VALS, beside hitcount */
+	__u8 entries_log2;		/* entries per CPU map: 2^n */
+	struct gr_hist_key key[GR_HIST_MAX_KEYS];
+	struct gr_hist_key val[GR_HIST_MAX_VALS];
+	struct gr_hist_key match[2];	/* pairs: start side, end side */
+	__le16 nr_insns;		/* filter on the (end) event, 0 = none */
+	__le16 strtab_len;		/* bytes of @strtab used */
+	__le32 reserved0;		/* 0 */
+	__le64 reserved1;		/* 0 */
+	struct gr_filter_insn insns[GR_HIST_MAX_INSNS];
+	__u8 strtab[GR_HIST_STRTAB_LEN];
+};
+
+static_assert(sizeof(struct gr_hist_req) == 512, "gr_hist_req size");
+static_assert(offsetof(struct gr_hist_req, key) == 16, "hist key");
+static_assert(offsetof(struct gr_hist_req, match) == 96, "hist match");
+static_assert(offsetof(struct gr_hist_req, insns) == 144, "hist insns");
+static_assert(offsetof(struct gr_hist_req, strtab) == 400, "hist strtab");
+static_assert(GR_HIST_REQS * sizeof(struct gr_hist_req) <=
+	      GR_HIST_STATE_OFFSET, "requests before the states");
+
+/* gr_hist_state.state */
+#define GR_HIST_IDLE		0	/* slot unused (gen 0) */
+#define GR_HIST_RUNNING		1	/* maps count for @gen */
+#define GR_HIST_REFUSED		2	/* @gen refused: see @reason */
+
+/* gr_hist_state.reason */
+#define GR_HIST_E_NONE		0
+#define GR_HIST_E_EVENT		1	/* event id >= desc_count */
+#define GR_HIST_E_KIND		2	/* kind, counts or pair fields */
+#define GR_HIST_E_KEY		3	/* key[@bad] invalid */
+#define GR_HIST_E_VAL		4	/* val[@bad] invalid */
+#define GR_HIST_E_MATCH		5	/* match[@bad] invalid */
+#define GR_HIST_E_SIZE		6	/* entries_log2 out of range or maps too big */
+#define GR_HIST_E_FILTER	7	/* filter: @filter_reason at insn @bad */
+#define GR_HIST_E_RESERVED	8	/* a reserved byte or bit is not 0 */
+#define GR_HIST_E_NOMEM		9	/* guest could not allocate its tables */
+#define GR_HIST_E_ATTACH	10	/* guest could not attach the probes */
+
+/**
+ * struct gr_hist_state - the guest's answer to request slot i (spec 17.3)
+ *
+ * Guest writes. @gen is the request generation last processed, stored
+ * with release after the other fields (and, for GR_HIST_RUNNING, after
+ * the maps were zeroed and stamped with it).
+ */
+struct gr_hist_state {
+	__le64 gen;			/* request gen processed */
+	__le32 state;			/* GR_HIST_IDLE, RUNNING or REFUSED */
+	__u8 reason;			/* GR_HIST_E_* */
+	__u8 filter_reason;		/* GR_HIST_E_FILTER: GR_FILTER_E_* */
+	__le16 bad;			/* operand or instruction index */
+	__u8 reserved[48];		/* 0 */
+};
+
+static_assert(sizeof(struct gr_hist_state) == 64, "gr_hist_state size");
+static_assert(GR_HIST_STATE_OFFSET + GR_HIST_REQS *
+	      sizeof(struct gr_hist_state) <= GR_HIST_MAPS_OFFSET, "states");
+
+/**
+ * struct gr_hist_map_hdr - head of one CPU's map of one request (17.4)
+ *
+ * Guest writes; the CPU that owns the map is its only writer. Counters run
+ * from the zeroing for @gen.
+ */
+struct gr_hist_map_hdr {
+	__le64 gen;			/* request gen this map counts for */
+	__le64 hits;			/* events the program accepted */
+	__le64 dropped;			/* accepted, no entry free (ftrace's) */
+	__le64 nested;			/* skipped: nested in an update */
+	__le64 unmatched;		/* pairs: an end without its start */
+	__le64 reserved[3];		/* 0 */
+};
+
+static_assert(sizeof(struct gr_hist_map_hdr) == 64, "gr_hist_map_hdr size");
+
+/**
+ * struct gr_hist_entry - one key of one CPU's map (spec 17.4)
+ *
+ * Guest writes: @seq is made odd, then the other fields are written, then
+ * @seq is made even (write barriers between). A reader copies the entry
+ * between two acquire loads of @seq that return the same even value.
+ */
+struct gr_hist_entry {
+	__le32 seq;			/* odd while the guest writes */
+	__le32 used;			/* 0 free, 1 used (until the next clear) */
+	__le64 key[GR_HIST_MAX_KEYS];	/* after the transform */
+	__le64 hitcount;		/* events counted under this key */
+	__le64 val[GR_HIST_MAX_VALS];	/* sums, modulo 2^64 */
+};
+
+static_assert(sizeof(struct gr_hist_entry) == 56, "gr_hist_entry size");
+
+/* Bytes of one CPU's map of 2^@entries_log2 entries */
+static inline __u64 gr_hist_map_bytes(__u32 entries_log2)
+{
+	return sizeof(struct gr_hist_map_hdr) +
+	       ((__u64)sizeof(struct gr_hist_entry) << entries_log2);
+}
+
+/* Bytes each request slot owns in a hist area of @hist_size bytes */
+static inline __u64 gr_hist_slot_bytes(__u64 hist_size)
+{
+	return ((hist_size - GR_HIST_MAPS_OFFSET) / GR_HIST_REQS) & ~63ULL;
+}
+
+/* Offset, in the hist area, of request @slot's map for CPU @cpu */
+static inline __u64 gr_hist_map_off(__u64 hist_size, __u32 slot, __u32 cpu,
+				    __u32 entries_log2)
+{
+	return GR_HIST_MAPS_OFFSET + slot * gr_hist_slot_bytes(hist_size) +
+	       cpu * gr_hist_map_bytes(entries_log2);
+}
 
 #endif /* _GUESTRELAY_ABI_H */

@@ -81,7 +81,9 @@ static void test_region_hdr_layout(void)
 	PIN(struct gr_region_hdr, product_uuid, 360, 16);
 	PIN(struct gr_region_hdr, client_offset, 376, 8);
 	PIN(struct gr_region_hdr, client_size, 384, 8);
-	PIN(struct gr_region_hdr, reserved, 392, 120);
+	PIN(struct gr_region_hdr, hist_offset, 392, 8);
+	PIN(struct gr_region_hdr, hist_size, 400, 8);
+	PIN(struct gr_region_hdr, reserved, 408, 104);
 	END_PINS(struct gr_region_hdr, 512);
 }
 
@@ -269,6 +271,66 @@ static void test_subbuf_rec_layout(void)
 	END_PINS(struct gr_subbuf_rec, 16);
 }
 
+/* spec 17.2, 17.3, 17.4 (v1.5) */
+static void test_hist_layout(void)
+{
+	BEGIN_PINS();
+
+	PIN(struct gr_hist_key, src, 0, 1);
+	PIN(struct gr_hist_key, width, 1, 1);
+	PIN(struct gr_hist_key, flags, 2, 1);
+	PIN(struct gr_hist_key, xform, 3, 1);
+	PIN(struct gr_hist_key, off, 4, 2);
+	PIN(struct gr_hist_key, reserved, 6, 2);
+	PIN(struct gr_hist_key, arg, 8, 8);
+	END_PINS(struct gr_hist_key, 16);
+	next_off = 0;
+	PIN(struct gr_hist_req, gen, 0, 8);
+	PIN(struct gr_hist_req, event_id, 8, 2);
+	PIN(struct gr_hist_req, end_event_id, 10, 2);
+	PIN(struct gr_hist_req, kind, 12, 1);
+	PIN(struct gr_hist_req, nr_keys, 13, 1);
+	PIN(struct gr_hist_req, nr_vals, 14, 1);
+	PIN(struct gr_hist_req, entries_log2, 15, 1);
+	PIN(struct gr_hist_req, key, 16, 32);
+	PIN(struct gr_hist_req, val, 48, 48);
+	PIN(struct gr_hist_req, match, 96, 32);
+	PIN(struct gr_hist_req, nr_insns, 128, 2);
+	PIN(struct gr_hist_req, strtab_len, 130, 2);
+	PIN(struct gr_hist_req, reserved0, 132, 4);
+	PIN(struct gr_hist_req, reserved1, 136, 8);
+	PIN(struct gr_hist_req, insns, 144, 256);
+	PIN(struct gr_hist_req, strtab, 400, 112);
+	END_PINS(struct gr_hist_req, 512);
+	next_off = 0;
+	PIN(struct gr_hist_state, gen, 0, 8);
+	PIN(struct gr_hist_state, state, 8, 4);
+	PIN(struct gr_hist_state, reason, 12, 1);
+	PIN(struct gr_hist_state, filter_reason, 13, 1);
+	PIN(struct gr_hist_state, bad, 14, 2);
+	PIN(struct gr_hist_state, reserved, 16, 48);
+	END_PINS(struct gr_hist_state, 64);
+	next_off = 0;
+	PIN(struct gr_hist_map_hdr, gen, 0, 8);
+	PIN(struct gr_hist_map_hdr, hits, 8, 8);
+	PIN(struct gr_hist_map_hdr, dropped, 16, 8);
+	PIN(struct gr_hist_map_hdr, nested, 24, 8);
+	PIN(struct gr_hist_map_hdr, unmatched, 32, 8);
+	PIN(struct gr_hist_map_hdr, reserved, 40, 24);
+	END_PINS(struct gr_hist_map_hdr, 64);
+	next_off = 0;
+	PIN(struct gr_hist_entry, seq, 0, 4);
+	PIN(struct gr_hist_entry, used, 4, 4);
+	PIN(struct gr_hist_entry, key, 8, 16);
+	PIN(struct gr_hist_entry, hitcount, 24, 8);
+	PIN(struct gr_hist_entry, val, 32, 24);
+	END_PINS(struct gr_hist_entry, 56);
+	CU_ASSERT_EQUAL(gr_hist_map_bytes(10), 64 + 56 * 1024);
+	CU_ASSERT_EQUAL(gr_hist_slot_bytes(0x12000), 0x2000);
+	CU_ASSERT_EQUAL(gr_hist_map_off(0x12000, 1, 2, 3),
+			0x2000 + 0x2000 + 2 * (64 + 56 * 8));
+}
+
 /* spec 16.2, 16.6 */
 static void test_client_layout(void)
 {
@@ -352,7 +414,7 @@ static void test_versions_and_magics(void)
 	uint64_t m;
 
 	CU_ASSERT_EQUAL(GR_ABI_MAJOR, 1);
-	CU_ASSERT_EQUAL(GR_ABI_MINOR, 4);
+	CU_ASSERT_EQUAL(GR_ABI_MINOR, 5);
 	CU_ASSERT_EQUAL(GR_REGION_MAGIC, 0x3159414c45525247ULL);
 	CU_ASSERT_EQUAL(GR_CTRL_MAGIC, 0x313054534f485247ULL);
 	CU_ASSERT_EQUAL(GR_CTF_MAGIC, 0xc1fc1fc1U);
@@ -432,11 +494,13 @@ static void test_feature_and_flag_bits(void)
 	CU_ASSERT_EQUAL(GR_F_SYSCALLS, 1ULL << 9);
 	CU_ASSERT_EQUAL(GR_F_LAST_RECORD, 1ULL << 10);
 	CU_ASSERT_EQUAL(GR_F_CLIENT, 1ULL << 11);
-	CU_ASSERT_EQUAL(GR_F_KNOWN, 0xfffULL);
+	CU_ASSERT_EQUAL(GR_F_HIST, 1ULL << 12);
+	CU_ASSERT_EQUAL(GR_F_KNOWN, 0x1fffULL);
 	CU_ASSERT_EQUAL(GR_F_EVENT_IDX | GR_F_FLIGHT | GR_F_CLOCK_SYNC |
 			GR_F_SWITCH_TIMER | GR_F_DOORBELL | GR_F_FILTER |
 			GR_F_GUEST_INFO | GR_F_DEFAULTS | GR_F_FOLLOW |
-			GR_F_SYSCALLS | GR_F_LAST_RECORD | GR_F_CLIENT,
+			GR_F_SYSCALLS | GR_F_LAST_RECORD | GR_F_CLIENT |
+			GR_F_HIST,
 			GR_F_KNOWN);
 	CU_ASSERT_EQUAL(GR_CTRL_F_DEFAULTS, 1);
 	CU_ASSERT_EQUAL(sizeof(GR_F_EVENT_IDX), 8);
@@ -765,6 +829,8 @@ static const struct gr_test layout_tests[] = {
 	GR_TEST_NAMED("gr_subbuf_rec layout", test_subbuf_rec_layout),
 	GR_TEST_NAMED("gr_client_chan and gr_klog_rec layout",
 		      test_client_layout),
+	GR_TEST_NAMED("gr_hist_req, _state, _map_hdr, _entry layout",
+		      test_hist_layout),
 	GR_TEST_NAMED("gr_packet_header layout", test_packet_header_layout),
 	GR_TEST_NAMED("gr_event_header layout", test_event_header_layout),
 	GR_TEST_NAMED("struct alignment", test_struct_alignment),
