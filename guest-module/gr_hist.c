@@ -272,6 +272,33 @@ static __always_inline u64 gr_hist_le_add(__le64 *p, u64 v)
 	return n;
 }
 
+/*
+ * Little-endian load of a field the verifier placed in the payload: one
+ * load of its width (x86 and arm64 take unaligned ones). The bytes are
+ * the record this CPU just wrote; only the host could change them
+ * meanwhile, which changes the value, never where it is read.
+ */
+static __always_inline u64 gr_hist_load(const u8 *p, u8 width)
+{
+	__le64 v64;
+	__le32 v32;
+	__le16 v16;
+
+	switch (width) {
+	case 1:
+		return *p;
+	case 2:
+		memcpy(&v16, p, sizeof(v16));
+		return le16_to_cpu(v16);
+	case 4:
+		memcpy(&v32, p, sizeof(v32));
+		return le32_to_cpu(v32);
+	default:
+		memcpy(&v64, p, sizeof(v64));
+		return le64_to_cpu(v64);
+	}
+}
+
 static __always_inline u64 gr_hist_value(const struct gr_hist_op *op,
 					 const u8 *payload, u32 len, u32 tid,
 					 u32 cpu, u64 delta)
@@ -283,7 +310,7 @@ static __always_inline u64 gr_hist_value(const struct gr_hist_op *op,
 		/* verified against the event: only a short record is shorter */
 		if (unlikely((u32)op->off + op->width > len))
 			return 0;
-		v = gr_filter_load(payload + op->off, op->width);
+		v = gr_hist_load(payload + op->off, op->width);
 		return op->flags & GR_HK_SIGNED ?
 		       gr_filter_sext(v, op->width) : v;
 	case GR_HS_TID:
@@ -628,8 +655,10 @@ static void gr_hist_publish(struct gr_hist_ctx *ctx)
 			continue;
 		n++;
 		set->agg_mask[prog->end_event_id] |= 1U << i;
-		if (prog->kind == GR_HIST_PAIR)
+		if (prog->kind == GR_HIST_PAIR) {
 			set->start_mask[prog->event_id] |= 1U << i;
+			set->pairs = true;
+		}
 	}
 	if (!n)
 		set = NULL;
