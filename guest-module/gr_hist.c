@@ -185,7 +185,8 @@ static int gr_hist_filter_check(const struct gr_hist_req *raw,
  * allowed in its role (FIELD of width 1, 2, 4 or 8 inside the fixed
  * payload of the event it is read from, DELTA only in a pair's keys and
  * values, CONST only in values, transforms only on keys, a bucket at
- * least 1 wide); unused operands and reserved fields 0; the maps of
+ * least 1 wide); unused operands and reserved fields 0 (a plain
+ * request's match operands are pair fields: GR_HIST_E_KIND); the maps of
  * @nr_cpus CPUs inside the slot; the filter program as spec 14.4 with
  * this request's caps. Keys, values and the filter are read from the
  * end event of a pair, match[0] from its start.
@@ -243,10 +244,13 @@ int gr_hist_verify(const struct gr_hist_req *raw, u32 nr_events,
 		ret = gr_hist_ops_check(raw->val, prog->nr_vals,
 					GR_HIST_MAX_VALS, GR_HIST_ROLE_VAL,
 					pair, end, end, GR_HIST_E_VAL, err);
-	if (!ret)
-		ret = gr_hist_ops_check(raw->match, pair ? 2 : 0, 2,
-					GR_HIST_ROLE_MATCH, pair, start, end,
-					GR_HIST_E_MATCH, err);
+	/* spec 17.6 E2: a plain request's match is a pair field (KIND) */
+	for (i = 0; !ret && !pair && i < 2; i++)
+		if (!gr_hist_op_zero(&raw->match[i]))
+			ret = gr_hist_fail(err, GR_HIST_E_KIND, i);
+	if (!ret && pair)
+		ret = gr_hist_ops_check(raw->match, 2, 2, GR_HIST_ROLE_MATCH,
+					true, start, end, GR_HIST_E_MATCH, err);
 	if (!ret)
 		ret = gr_hist_filter_check(raw, end, prog, err);
 	if (ret)
@@ -459,14 +463,15 @@ static notrace void gr_hist_count(const struct gr_hist_set *set,
 	u64 delta = 0, start;
 	unsigned int i;
 
+	/* spec 17.4: the filter first, then the nesting test */
+	if (prog->filter.nr_insns && likely(payload) &&
+	    !gr_filter_match(&prog->filter, payload, len, tid, cpu))
+		return;
 	/* interrupted an update, or no payload to read: nested */
 	if (READ_ONCE(pc->busy) || unlikely(!payload)) {
 		gr_hist_le_add(&map->nested, 1);
 		return;
 	}
-	if (prog->filter.nr_insns &&
-	    !gr_filter_match(&prog->filter, payload, len, tid, cpu))
-		return;
 	WRITE_ONCE(pc->busy, 1);
 	barrier();
 	if (prog->kind == GR_HIST_PAIR) {
