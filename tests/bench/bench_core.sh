@@ -7,7 +7,7 @@
 #   tests/bench/bench_core.sh            (make bench runs it)
 #
 # Builds relay_ir from guest-module/gr_relay.[ch], gr_ctf_packet.c,
-# gr_record.c, gr_relay_client.c, gr_layout.c and gr_filter.c in
+# gr_record.c, gr_relay_client.c, gr_layout.c, gr_filter.c, gr_hist.c in
 # userspace (tests/shim, -O2 as the unit tests), then for each path and
 # payload size runs it under `valgrind --tool=callgrind` with N and 2N
 # events; (I(2N) - I(N)) / N is the cost of one event, start-up excluded,
@@ -28,7 +28,7 @@ build=${BUILD:-$top/build}
 out=${BENCH_OUT:-$build/bench}
 n=20000
 [ "${BENCH_QUICK:-0}" = 1 ] && n=5000
-paths="clock floor rec keep drop fkeep fdrop write reserve"
+paths="clock floor rec keep drop fkeep fdrop write reserve hrec hagg"
 # irq_handler_exit, sys_enter and sched_switch, sched_process_exec
 payloads="8 56 248"
 
@@ -47,7 +47,7 @@ cc -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
 	"$top/guest-module/gr_relay.c" "$top/guest-module/gr_ctf_packet.c" \
 	"$top/guest-module/gr_record.c" "$top/guest-module/gr_relay_client.c" \
 	"$top/guest-module/gr_layout.c" "$top/guest-module/gr_filter.c" \
-	-pthread
+	"$top/guest-module/gr_hist.c" -pthread
 
 # ir PATH PAYLOAD N: instructions callgrind counted for the whole run
 ir() {
@@ -93,5 +93,21 @@ done
 		    -v s="${per[reserve.$len]}" 'BEGIN {
 			printf "| %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f | %.1f | %.2f |\n",
 			       l, c, f, r, k, d, fk, fd, w, s, r / f, r - f, fk / r }'
+	done
+	echo
+	echo "## Aggregation in the guest (spec 17): instructions per event (callgrind)"
+	echo
+	echo "hrec = rec with a hist request counting the event (key log2 of a payload"
+	echo "word, its sum as value) in a 1024-entry per-CPU map; hagg = the same request"
+	echo "with the event not recorded (payload into the CPU's scratch buffer, counted"
+	echo "only). Baseline: rec and floor of the same run."
+	echo
+	echo "| payload B | floor | rec | rec + hist | hist only | rec + hist - rec | hist only / rec |"
+	echo "|---:|---:|---:|---:|---:|---:|---:|"
+	for len in $payloads; do
+		awk -v l="$len" -v f="${per[floor.$len]}" -v r="${per[rec.$len]}" \
+		    -v h="${per[hrec.$len]}" -v a="${per[hagg.$len]}" 'BEGIN {
+			printf "| %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f |\n",
+			       l, f, r, h, a, h - r, a / r }'
 	done
 } | tee "$out/core.md"
