@@ -107,6 +107,7 @@ def parse(console, counts):
         c.update({"mean_" + k: float(p["mean_" + k]) for k in
                   ("insns", "mem", "atomics")})
         c["mode_share"] = int(p["mode_segs"]) / max(1, int(p["segs"]))
+        c["min_insns"] = int(p.get("min_insns", c["insns"]))
         c["funcs"], c["nr"] = r["funcs"], int(r.get("probes", "0"))
         out.setdefault((v, t), []).append(c)
     return out, bad
