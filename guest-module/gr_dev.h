@@ -34,6 +34,7 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
+#include "gr_hist.h"
 #include "gr_proto.h"
 #include "gr_record.h"
 #include "guestrelay_abi.h"
@@ -83,6 +84,7 @@ struct gr_settings {
  * @n_subbufs: sub-buffers per ring unless the host wishes; 0 = most
  * @global: one ring for all CPUs
  * @client_kib: KiB kept for the client area if the host has GR_F_CLIENT
+ * @hist_kib: KiB kept for the hist area if the host has GR_F_HIST
  * @force: bind an ivshmem device without a host control block
  * @clock_name: the event clock's name in the region header (spec 3.2)
  * @clock_freq: its ticks per second
@@ -92,6 +94,7 @@ struct gr_params {
 	u32 subbuf_size;
 	u32 n_subbufs;
 	u32 client_kib;
+	u32 hist_kib;
 	bool global;
 	bool force;
 	const char *clock_name;
@@ -204,6 +207,7 @@ struct gr_dev {
 	struct gr_follow_spec follow_req;	/* the follow block last read */
 	struct gr_follow *follow_active;	/* NULL: no follow filter */
 	struct gr_follow *follow_new;	/* for follow_req, not yet in effect */
+	struct gr_hist_ctx hist;	/* spec 17: the hist area's requests */
 
 	struct mutex pass_lock;		/* passes and settings, see above */
 	raw_spinlock_t sync_lock;

@@ -316,24 +316,6 @@ bool gr_glob_match(const char *pat, u32 plen, const u8 *s, u32 slen)
 	return p == plen;
 }
 
-/* Little-endian load of @width bytes, byte by byte (any alignment) */
-static u64 gr_filter_load(const u8 *p, unsigned int width)
-{
-	u64 v = 0;
-	unsigned int i;
-
-	for (i = 0; i < width; i++)
-		v |= (u64)READ_ONCE(p[i]) << (8 * i);
-	return v;
-}
-
-static u64 gr_filter_sext(u64 v, unsigned int width)
-{
-	unsigned int shift = 64 - 8 * width;
-
-	return (u64)((s64)(v << shift) >> shift);
-}
-
 /*
  * The text of a string operand: up to its NUL, its size or the record's
  * end, whichever comes first. The bounds are private; the bytes are the

@@ -163,6 +163,26 @@ static __always_inline notrace bool gr_follow_has(const struct gr_follow *f,
 		(pid % BITS_PER_LONG)) & 1;
 }
 
+/* Little-endian load of @width bytes, byte by byte (any alignment) */
+static __always_inline notrace u64 gr_filter_load(const u8 *p,
+						  unsigned int width)
+{
+	u64 v = 0;
+	unsigned int i;
+
+	for (i = 0; i < width; i++)
+		v |= (u64)READ_ONCE(p[i]) << (8 * i);
+	return v;
+}
+
+/* @v, a value of @width bytes (1..8), sign-extended to 64 bits */
+static __always_inline notrace u64 gr_filter_sext(u64 v, unsigned int width)
+{
+	unsigned int shift = 64 - 8 * width;
+
+	return (u64)((s64)(v << shift) >> shift);
+}
+
 int gr_follow_read(const struct gr_host_ctrl *ctrl,
 		   struct gr_follow_spec *spec, struct gr_filter_err *err);
 bool gr_follow_add(struct gr_follow *f, u32 pid);

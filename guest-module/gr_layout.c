@@ -87,9 +87,16 @@ int gr_layout_compute(const struct gr_geometry *geo, struct gr_layout *lay)
 				 geo->client_size < GR_CLIENT_DIR_SIZE ||
 				 geo->client_size >= geo->region_size / 2))
 		return -EINVAL;
+	if (geo->hist_size && (geo->hist_size % GR_PAGE_SIZE ||
+			       geo->hist_size < GR_HIST_MIN_SIZE ||
+			       geo->hist_size > geo->region_size / 8))
+		return -EINVAL;
 
-	/* The trace channel is placed below the client area (spec 16.1) */
-	l.region_size = geo->region_size - geo->client_size;
+	/*
+	 * The trace channel is placed below the client area (spec 16.1) and
+	 * the hist area right below that (spec 17.1)
+	 */
+	l.region_size = geo->region_size - geo->client_size - geo->hist_size;
 	l.nr_cpus = geo->nr_cpus;
 	l.nr_rings = geo->global ? 1 : geo->nr_cpus;
 	l.flags = geo->global ? GR_HDR_GLOBAL : 0;
@@ -126,8 +133,12 @@ int gr_layout_compute(const struct gr_geometry *geo, struct gr_layout *lay)
 	gr_layout_place(&l, n);
 	l.max_event_size = min_t(u32, size - l.packet_header_size,
 				 GR_MAX_RECORD_SIZE);
+	if (geo->hist_size) {
+		l.hist_offset = l.region_size;
+		l.hist_size = geo->hist_size;
+	}
 	if (geo->client_size) {
-		l.client_offset = l.region_size;
+		l.client_offset = l.region_size + geo->hist_size;
 		l.client_size = geo->client_size;
 	}
 	l.region_size = geo->region_size;
@@ -143,7 +154,8 @@ int gr_layout_compute(const struct gr_geometry *geo, struct gr_layout *lay)
  * Writes abi_major, abi_minor, hdr_size, region_size, nr_rings,
  * subbuf_size, n_subbufs, flags, desc_offset, desc_count, desc_stride,
  * ring_offset, subbuf_rec_offset, data_offset, packet_header_size,
- * max_event_size, nr_cpus, client_offset and client_size. The caller
+ * max_event_size, nr_cpus, client_offset, client_size, hist_offset and
+ * hist_size. The caller
  * writes the rest (identity, clock, features, instance_id) and publishes
  * with the release store of magic.
  *
@@ -172,6 +184,9 @@ void gr_layout_write_hdr(struct gr_region_hdr *hdr,
 	/* v1.3: meaningful with GR_F_CLIENT in guest_features, else 0 */
 	hdr->client_offset = cpu_to_le64(lay->client_offset);
 	hdr->client_size = cpu_to_le64(lay->client_size);
+	/* v1.5: meaningful with GR_F_HIST in guest_features, else 0 */
+	hdr->hist_offset = cpu_to_le64(lay->hist_offset);
+	hdr->hist_size = cpu_to_le64(lay->hist_size);
 }
 
 /*

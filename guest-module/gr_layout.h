@@ -29,10 +29,14 @@
  * @client_size: bytes kept at the end of the region for the client area
  *	(spec 16.1, GR_F_CLIENT): 0, or a GR_PAGE_SIZE multiple of at least
  *	GR_CLIENT_DIR_SIZE
+ * @hist_size: bytes kept right below the client area (or at the end of
+ *	the region without one) for the hist area (spec 17.1, GR_F_HIST): 0,
+ *	or a GR_PAGE_SIZE multiple in [GR_HIST_MIN_SIZE, region_size / 8]
  */
 struct gr_geometry {
 	u64 region_size;
 	u64 client_size;
+	u64 hist_size;
 	u32 nr_cpus;
 	u32 desc_count;
 	u32 subbuf_size;
@@ -59,6 +63,8 @@ struct gr_geometry {
  * @data_offset: offset of the first sub-buffer
  * @client_offset: offset of the client area (spec 16.1), 0 if none
  * @client_size: its bytes, 0 if none
+ * @hist_offset: offset of the hist area (spec 17.1), 0 if none
+ * @hist_size: its bytes, 0 if none
  */
 struct gr_layout {
 	u64 region_size;
@@ -77,6 +83,8 @@ struct gr_layout {
 	u64 data_offset;
 	u64 client_offset;
 	u64 client_size;
+	u64 hist_offset;
+	u64 hist_size;
 };
 
 /**

@@ -47,6 +47,9 @@ MODULE_PARM_DESC(subbuf_size, "Sub-buffer bytes unless the host wishes (power of
 static uint client_kib = 2048;
 module_param(client_kib, uint, 0444);
 MODULE_PARM_DESC(client_kib, "KiB of the region kept for client channels when the host has GR_F_CLIENT (0 = none; at most a quarter of the region)");
+static uint hist_kib = 1024;
+module_param(hist_kib, uint, 0444);
+MODULE_PARM_DESC(hist_kib, "KiB of the region kept for aggregation maps when the host has GR_F_HIST (0 = none; at least 64, at most an eighth of the region)");
 static uint n_subbufs;
 module_param(n_subbufs, uint, 0444);
 MODULE_PARM_DESC(n_subbufs, "Sub-buffers per ring unless the host wishes (0 = as many as fit)");
@@ -264,6 +267,7 @@ static int gr_parse_params(struct gr_params *p)
 	p->subbuf_size = subbuf_size;
 	p->n_subbufs = n_subbufs;
 	p->client_kib = client_kib;
+	p->hist_kib = hist_kib;
 	p->global = global;
 	p->force = force;
 	return gr_clock_setup(p);
@@ -302,6 +306,7 @@ static void __exit gr_exit(void)
 	gr_relay_files_exit();
 	gr_pci_unregister();
 	gr_dev_exit();
+	gr_rec_scratch_exit();
 	/* Probes a shutdown left attached; none after a remove */
 	gr_events_detach_all();
 	gr_follow_hooks_detach();

@@ -41,6 +41,7 @@
 #include "gr_dev.h"
 #include "gr_events.h"
 #include "gr_follow.h"
+#include "gr_hist.h"
 
 /* What a filter program of each event may read (spec 14.4), from our table */
 static struct gr_filter_bounds gr_pass_bounds[GR_MAX_EVENTS];
@@ -74,7 +75,15 @@ static void gr_pass_init_bounds(void)
  */
 void gr_pass_init(void)
 {
+	unsigned int id;
+	u16 max = 0;
+
 	gr_pass_init_bounds();
+	/* spec 17: records aggregated, not recorded, go to scratch buffers */
+	for (id = 0; id < gr_desc_count(); id++)
+		max = max_t(u16, max, gr_pass_bounds[id].max);
+	if (gr_rec_scratch_init(max))
+		pr_warn("no scratch buffers: only recorded events are aggregated\n");
 }
 
 /* ---------------------------------------------------------------------- */
@@ -455,6 +464,9 @@ static void gr_pass_apply_host(struct gr_dev *gd, const struct gr_ctrl_req *req)
 	memcpy(want.enable, defaults ? gd->params.defaults.enable : req->enable,
 	       sizeof(want.enable));
 	gr_pass_apply(gd, &want);
+	/* spec 17.3: the hist requests, read after ctrl.seq's acquire */
+	gr_hist_apply(&gd->hist, gd->layout.hist_size &&
+		      (req->features & GR_F_HIST));
 	gr_pass_apply_filters(gd, !defaults && (req->features &
 			     GR_GUEST_FEATURES & GR_F_FILTER) ?
 			     gd->fset_read : NULL);
@@ -469,6 +481,7 @@ static void gr_pass_apply_host(struct gr_dev *gd, const struct gr_ctrl_req *req)
 static void gr_pass_apply_defaults(struct gr_dev *gd)
 {
 	gr_pass_apply(gd, &gd->params.defaults);
+	gr_hist_apply(&gd->hist, false);
 	gr_pass_apply_filters(gd, NULL);
 	gr_pass_apply_follow(gd, NULL);
 	gd->host_present = false;
@@ -494,6 +507,12 @@ void gr_pass_prepare(struct gr_dev *gd)
 	int ret;
 
 	mutex_lock(&gd->pass_lock);
+	/* spec 17.1: the hist area of this layout, its states and maps zeroed */
+	gr_hist_ctx_init(&gd->hist, gd->layout.hist_size ?
+			 (u8 *)gd->region + gd->layout.hist_offset : NULL,
+			 gd->layout.hist_size, gd->layout.nr_cpus,
+			 gr_desc_count(), gr_pass_bounds, gd->params.clock_freq,
+			 gr_desc_attach);
 	gr_pass_peek(gd->region, &s);
 	gr_pass_remember(gd, &s);
 	ret = gr_pass_read(gd, &req);
@@ -754,6 +773,8 @@ void gr_pass_stop(struct gr_dev *gd)
 	del_timer_sync(&gd->tick);
 
 	gr_rec_set_events(NULL);
+	/* spec 17: no request runs on the maps once the region goes */
+	gr_hist_stop(&gd->hist);
 	/* @gd holds the sets: none in effect once the caller's grace period ends */
 	gr_rec_set_filters(NULL);
 	gd->fset_active = NULL;

@@ -181,6 +181,10 @@ static int gr_pci_open_chan(struct gr_dev *gd)
 				  ~(u64)(GR_PAGE_SIZE - 1);
 	if (geo.client_size < GR_CLIENT_DIR_SIZE * 2)
 		geo.client_size = 0;
+	/* Spec 17.1: the hist area likewise, right below the client area */
+	if (gr_ctrl_host_features(gd->region) & GR_F_HIST)
+		geo.hist_size = gr_hist_area_size(gd->region_size,
+						  gd->params.hist_kib);
 	geo.subbuf_size = wish_size;
 	geo.n_subbufs = wish_n ?: gd->params.n_subbufs;
 	ret = gr_layout_compute(&geo, &gd->layout);
@@ -226,7 +230,8 @@ static void gr_pci_publish(struct gr_dev *gd, u64 instance_id)
 		.nr_cpus = nr_cpu_ids,
 		.features = GR_GUEST_FEATURES | GR_EVENTS_FEATURES |
 			    (gd->has_irqs ? GR_F_DOORBELL : 0) |
-			    (gd->layout.client_size ? GR_F_CLIENT : 0),
+			    (gd->layout.client_size ? GR_F_CLIENT : 0) |
+			    (gd->layout.hist_size ? GR_F_HIST : 0),
 		.instance_id = instance_id,
 	};
 

@@ -9,6 +9,7 @@
  * back out of its ring.
  */
 
+#include "gr_hist.h"
 #include "gr_record.h"
 
 /* The channel probes write to; NULL while it is reset or torn down */
@@ -19,6 +20,19 @@ struct gr_rec_bits gr_rec_bits;
 struct gr_filter_set __rcu *gr_rec_filters;
 /* The follow filter in effect, NULL for none (spec 15.4) */
 struct gr_follow __rcu *gr_rec_follow;
+/* The hist requests in effect, NULL for none (spec 17) */
+struct gr_hist_set __rcu *gr_rec_hist;
+/* On while gr_rec_hist is not NULL: the probes' paths to aggregation */
+DEFINE_STATIC_KEY_FALSE(gr_rec_hist_on);
+
+/*
+ * The scratch buffers of records that are aggregated but not recorded
+ * (spec 17): per CPU, a cache line whose first byte says the buffer is in
+ * use, then gr_rec_scratch_size bytes.
+ */
+static u8 *gr_rec_scratch;
+static u32 gr_rec_scratch_size;
+#define GR_REC_SCRATCH_HDR	64
 
 /**
  * gr_rec_set_events() - choose the events gr_rec_open() accepts
@@ -49,20 +63,28 @@ void gr_rec_set_events(const u64 *enable)
 }
 
 /*
- * Bit n of the filtered words: event n has a program, or a follow filter
- * is in effect (then every event goes through gr_rec_filter()).
+ * Bit n of the filtered words: event n has a program or a hist request,
+ * or a follow filter is in effect (then every event goes through
+ * gr_rec_filter()). From the three pointers in effect.
  */
-static void gr_rec_set_filtered_bits(const struct gr_filter_set *set,
-				     bool follow)
+static void gr_rec_set_filtered_bits(void)
 {
+	const struct gr_filter_set *set;
+	const struct gr_hist_set *hist;
 	unsigned long word;
 	unsigned int w, b, id;
+	bool follow;
 
+	set = rcu_dereference_protected(gr_rec_filters, true);
+	hist = rcu_dereference_protected(gr_rec_hist, true);
+	follow = !!rcu_dereference_protected(gr_rec_follow, true);
 	for (w = 0; w < GR_REC_WORDS; w++) {
 		word = follow ? ~0UL : 0;
-		for (b = 0; set && b < GR_REC_WORD_BITS; b++) {
+		for (b = 0; b < GR_REC_WORD_BITS; b++) {
 			id = w * GR_REC_WORD_BITS + b;
-			if (set->slot_of[id] != GR_FILTER_NONE)
+			if ((set && set->slot_of[id] != GR_FILTER_NONE) ||
+			    (hist && (hist->agg_mask[id] |
+				      hist->start_mask[id])))
 				word |= 1UL << b;
 		}
 		WRITE_ONCE(gr_rec_bits.filtered[w], word);
@@ -90,9 +112,7 @@ struct gr_filter_set *gr_rec_set_filters(struct gr_filter_set *set)
 	old = rcu_dereference_protected(gr_rec_filters, true);
 	/* Pairs with rcu_dereference_sched() in gr_rec_filter() */
 	rcu_assign_pointer(gr_rec_filters, set);
-	gr_rec_set_filtered_bits(set,
-				 rcu_dereference_protected(gr_rec_follow,
-							   true));
+	gr_rec_set_filtered_bits();
 	return old;
 }
 
@@ -115,9 +135,173 @@ struct gr_follow *gr_rec_set_follow(struct gr_follow *f)
 	old = rcu_dereference_protected(gr_rec_follow, true);
 	/* Pairs with rcu_dereference_sched() in gr_rec_filter() */
 	rcu_assign_pointer(gr_rec_follow, f);
-	gr_rec_set_filtered_bits(rcu_dereference_protected(gr_rec_filters,
-							   true), f);
+	gr_rec_set_filtered_bits();
 	return old;
+}
+
+/**
+ * gr_rec_set_hist() - install the hist requests records are counted by
+ * @set: a filled set (gr_hist.c), or NULL for none
+ *
+ * As gr_rec_set_filters(), for aggregation (spec 17): publishes @set,
+ * sends the events it counts through gr_rec_filter(), and turns the
+ * scratch path on. The caller waits for a grace period
+ * before it reuses the set this replaced.
+ *
+ * Context: process context (static key); callers serialize (the control
+ * pass).
+ */
+void gr_rec_set_hist(struct gr_hist_set *set)
+{
+	/* Pairs with rcu_dereference_sched() in gr_rec_filter() */
+	rcu_assign_pointer(gr_rec_hist, set);
+	gr_rec_set_filtered_bits();
+	/*
+	 * On with the first request, then on until unload, as a probe stays
+	 * attached: patching kernel text under load freezes multi-threaded
+	 * TCG guests (DESIGN.md), and a probe between gr_rec_open() and
+	 * gr_rec_reserve() must see the key it opened a scratch record with.
+	 * With no request the paths it opens cost a predicted branch.
+	 */
+	if (set)
+		static_branch_enable(&gr_rec_hist_on);
+}
+
+/**
+ * gr_rec_scratch_init() - allocate the per-CPU scratch buffers
+ * @size: bytes of the largest payload any event has
+ *
+ * Context: process context, at load, before any hist request runs.
+ * Return: 0 or -ENOMEM (then nothing is aggregated that is not recorded).
+ */
+int gr_rec_scratch_init(u32 size)
+{
+	size = ALIGN(size, 64U);
+	gr_rec_scratch = kvcalloc(nr_cpu_ids, GR_REC_SCRATCH_HDR + size,
+				  GFP_KERNEL);
+	if (!gr_rec_scratch)
+		return -ENOMEM;
+	gr_rec_scratch_size = size;
+	return 0;
+}
+
+/**
+ * gr_rec_scratch_exit() - free the scratch buffers
+ *
+ * Context: process context, at unload, no hist request in effect.
+ */
+void gr_rec_scratch_exit(void)
+{
+	kvfree(gr_rec_scratch);
+	gr_rec_scratch = NULL;
+	gr_rec_scratch_size = 0;
+}
+
+static __always_inline u8 *gr_rec_scratch_cpu(unsigned int cpu)
+{
+	return gr_rec_scratch +
+	       (size_t)cpu * (GR_REC_SCRATCH_HDR + gr_rec_scratch_size);
+}
+
+/**
+ * gr_rec_open_scratch() - open a scratch record of event @id
+ * @rec: the caller's record state
+ * @id: event id
+ *
+ * Spec 17: a hist request counts @id, which is not being recorded (or
+ * whose ring refused it): the probe fills this CPU's scratch buffer
+ * instead, and gr_rec_commit() aggregates it. If the buffer is in use by
+ * the context this one interrupted, the requests count nested.
+ *
+ * Context: as gr_rec_open(), whose slow path this is.
+ * Return: true with interrupts off and the buffer taken, as gr_rec_open().
+ */
+notrace bool gr_rec_open_scratch(struct gr_rec *rec, unsigned int id)
+{
+	const struct gr_hist_set *set = rcu_dereference_sched(gr_rec_hist);
+	unsigned int cpu;
+	u8 *s;
+
+	if (!set || id >= GR_MAX_EVENTS || !gr_rec_scratch ||
+	    !(set->agg_mask[id] | set->start_mask[id]))
+		return false;
+	local_irq_save(rec->flags);
+	cpu = smp_processor_id();
+	s = gr_rec_scratch_cpu(cpu);
+	if (READ_ONCE(*s)) {
+		gr_hist_event(set, id, NULL, 0, 0, cpu, 0);
+		local_irq_restore(rec->flags);
+		return false;
+	}
+	WRITE_ONCE(*s, 1);
+	barrier();
+	rec->buf = NULL;
+	rec->payload = s + GR_REC_SCRATCH_HDR;
+	rec->len = 0;
+	rec->id = id;
+	rec->filter = true;
+	rec->ts = gr_clock();
+	return true;
+}
+
+/* Give the scratch buffer of a record back */
+static notrace void gr_rec_scratch_put(struct gr_rec *rec)
+{
+	barrier();
+	WRITE_ONCE(*(rec->payload - GR_REC_SCRATCH_HDR), 0);
+}
+
+/**
+ * gr_rec_reserve_scratch() - gr_rec_reserve() of a scratch record
+ * @rec: a record gr_rec_open_scratch() opened
+ * @len: payload bytes
+ *
+ * Context: as gr_rec_reserve().
+ * Return: the scratch payload; NULL (record closed) if @len is larger
+ * than any event's payload.
+ */
+notrace void *gr_rec_reserve_scratch(struct gr_rec *rec, size_t len)
+{
+	if (unlikely(len > gr_rec_scratch_size)) {
+		gr_rec_scratch_put(rec);
+		local_irq_restore(rec->flags);
+		return NULL;
+	}
+	rec->len = len;
+	return rec->payload;
+}
+
+/**
+ * gr_rec_reopen_scratch() - a scratch record for one the ring dropped
+ * @rec: the record gr_rec_reserve() could not reserve, closed
+ * @len: payload bytes
+ *
+ * Context: as gr_rec_reserve().
+ * Return: as gr_rec_reserve_scratch(), NULL if no request counts the event.
+ */
+notrace void *gr_rec_reopen_scratch(struct gr_rec *rec, size_t len)
+{
+	if (!gr_rec_open_scratch(rec, rec->id))
+		return NULL;
+	return gr_rec_reserve_scratch(rec, len);
+}
+
+/* Spec 17: the hist requests of the record's event, on its payload */
+static notrace void gr_rec_hist_run(struct gr_rec *rec, u32 tid)
+{
+	const struct gr_hist_set *set = rcu_dereference_sched(gr_rec_hist);
+	const struct gr_event_header *eh;
+	u64 ts = rec->ts;
+
+	if (!set)
+		return;
+	if (rec->buf) {
+		eh = (const struct gr_event_header *)
+		     (rec->payload - sizeof(*eh));
+		ts = le64_to_cpu(READ_ONCE(eh->timestamp));
+	}
+	gr_hist_event(set, rec->id, rec->payload, rec->len, tid,
+		      smp_processor_id(), ts);
 }
 
 /* Take back the record @rec: it was never there (see gr_rec_filter()) */
@@ -135,8 +319,11 @@ static notrace void gr_rec_take_back(struct gr_rec *rec, unsigned int slot)
 
 /**
  * gr_rec_filter() - run the event's filter program on a filled record
- * @rec: the record, reserved and filled, its ring still entered
+ * @rec: the record, reserved and filled, its ring still entered (or a
+ *	scratch record)
  *
+ * First the hist requests of the event aggregate it (spec 17); a scratch
+ * record ends there.
  * Out of line: only events with a program get here. If the program
  * rejects the record, the ring's offset goes back to the record's start.
  * Nothing can have been written behind it: the ring is entered on this
@@ -149,8 +336,10 @@ static notrace void gr_rec_take_back(struct gr_rec *rec, unsigned int slot)
  * taken back first, counted in @filtered[GR_FOLLOW_SLOT] (spec 15.4).
  *
  * Context: between gr_rec_reserve() and the end of gr_rec_commit().
+ * Return: true if a ring was entered (the caller leaves it), false for a
+ * scratch record (given back here).
  */
-notrace void gr_rec_filter(struct gr_rec *rec)
+notrace bool gr_rec_filter(struct gr_rec *rec)
 {
 	const struct gr_filter_prog *prog;
 	struct gr_filter_set *set;
@@ -158,23 +347,32 @@ notrace void gr_rec_filter(struct gr_rec *rec)
 	u32 tid = gr_current_tid();
 	u8 idx;
 
-	/* The tracepoint's RCU-sched read side covers both (gr_rec_open()) */
+	/* spec 17: aggregation sees every record, before any filter */
+	if (!rec->buf) {
+		gr_rec_hist_run(rec, tid);
+		gr_rec_scratch_put(rec);
+		return false;
+	}
+	if (static_branch_unlikely(&gr_rec_hist_on))
+		gr_rec_hist_run(rec, tid);
+	/* The tracepoint's RCU-sched read side covers all (gr_rec_open()) */
 	fol = rcu_dereference_sched(gr_rec_follow);
 	if (fol && !gr_follow_keep(fol, rec->id, rec->payload, rec->len,
 				   tid)) {
 		gr_rec_take_back(rec, GR_FOLLOW_SLOT);
-		return;
+		return true;
 	}
 	set = rcu_dereference_sched(gr_rec_filters);
 	if (!set)
-		return;
+		return true;
 	idx = set->slot_of[rec->id];
 	if (idx >= set->nr_progs)
-		return;
+		return true;
 	prog = &set->progs[idx];
 	if (!gr_filter_match(prog, rec->payload, rec->len, tid,
 			     smp_processor_id()))
 		gr_rec_take_back(rec, prog->slot);
+	return true;
 }
 
 /**

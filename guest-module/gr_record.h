@@ -12,10 +12,15 @@
 
 #include "gr_relay.h"
 
+struct gr_hist_set;
+
 /* The record API's channel and events (gr_record.c) */
 void gr_rec_set_events(const u64 *enable);
 struct gr_filter_set *gr_rec_set_filters(struct gr_filter_set *set);
 struct gr_follow *gr_rec_set_follow(struct gr_follow *f);
+void gr_rec_set_hist(struct gr_hist_set *set);
+int gr_rec_scratch_init(u32 size);
+void gr_rec_scratch_exit(void);
 void gr_rec_activate(struct gr_chan *chan);
 void gr_rec_deactivate(void);
 int gr_rec_flush_this_cpu(void);
@@ -48,6 +53,16 @@ int gr_rec_flush_this_cpu(void);
  * value is still running (spec 9.2: an ack of "tracing 0" or of a cleared
  * enable bit is true). Callers outside a tracepoint disable preemption
  * around gr_rec_begin() ... gr_rec_commit() themselves.
+ *
+ * Aggregation (spec 17): while a hist request runs (the static key
+ * gr_rec_hist_on), an event that is not recorded, or whose record the
+ * ring dropped, is written into a per-CPU scratch buffer instead, and
+ * gr_rec_commit() runs the requests on it; a recorded event that a
+ * request counts has its filtered bit set, and gr_rec_filter() runs the
+ * requests on the record in the ring. Until the first request the
+ * static key is off: not one instruction more on any path; afterwards
+ * (it stays on, see gr_rec_set_hist()) a predicted branch in
+ * gr_rec_reserve() while no request runs.
  */
 
 #define GR_REC_WORD_BITS	(8 * sizeof(unsigned long))
@@ -68,20 +83,26 @@ extern struct gr_chan __rcu *gr_rec_chan;
 extern struct gr_rec_bits gr_rec_bits;
 extern struct gr_filter_set __rcu *gr_rec_filters;
 extern struct gr_follow __rcu *gr_rec_follow;
+extern struct gr_hist_set __rcu *gr_rec_hist;
+DECLARE_STATIC_KEY_FALSE(gr_rec_hist_on);
 
 /**
  * struct gr_rec - one record being written; lives on the probe's stack
  * @flags: saved interrupt flags
- * @buf: the ring the record is reserved in
+ * @buf: the ring the record is reserved in; NULL: a scratch record
+ *	(spec 17: aggregated, not recorded)
  * @payload: the reserved payload
+ * @ts: a scratch record's event clock
  * @len: its bytes, as reserved (private: what a filter may read)
  * @id: the event
- * @filter: the event may have a filter program: run it at commit
+ * @filter: the event may have a filter program or a hist request: go
+ *	through gr_rec_filter() at commit
  */
 struct gr_rec {
 	unsigned long flags;
 	struct gr_buf *buf;
 	u8 *payload;
+	u64 ts;
 	u32 len;
 	u16 id;
 	bool filter;
@@ -111,7 +132,10 @@ static __always_inline notrace bool gr_event_filtered(unsigned int id)
 		(id % GR_REC_WORD_BITS)) & 1;
 }
 
-void gr_rec_filter(struct gr_rec *rec);
+bool gr_rec_filter(struct gr_rec *rec);
+bool gr_rec_open_scratch(struct gr_rec *rec, unsigned int id);
+void *gr_rec_reserve_scratch(struct gr_rec *rec, size_t len);
+void *gr_rec_reopen_scratch(struct gr_rec *rec, size_t len);
 
 /**
  * gr_rec_open() - start a record of event @id on this CPU
@@ -123,7 +147,8 @@ void gr_rec_filter(struct gr_rec *rec);
  * interrupts stay disabled until gr_rec_reserve() fails or
  * gr_rec_commit().
  * Return: true to go on with gr_rec_reserve(); false if the event is off,
- * no channel is active or the write would nest (counted in lost_nested).
+ * no channel is active or the write would nest (counted in lost_nested),
+ * and no hist request wants the event (else: a scratch record).
  */
 static __always_inline notrace bool gr_rec_open(struct gr_rec *rec,
 						unsigned int id)
@@ -132,12 +157,12 @@ static __always_inline notrace bool gr_rec_open(struct gr_rec *rec,
 
 	/* off: no irq save/restore (probes stay attached while off) */
 	if (!gr_event_on(id))
-		return false;
+		goto hist;
 	/* The RCU reader of the comment above; no code on a production kernel */
 	lockdep_assert_preemption_disabled();
 	chan = rcu_dereference_sched(gr_rec_chan);
 	if (unlikely(!chan))
-		return false;
+		goto hist;
 	local_irq_save(rec->flags);
 	rec->buf = __gr_buf_enter(chan, true);
 	if (likely(rec->buf)) {
@@ -146,6 +171,10 @@ static __always_inline notrace bool gr_rec_open(struct gr_rec *rec,
 		return true;
 	}
 	local_irq_restore(rec->flags);
+hist:
+	/* spec 17: aggregated even when not recorded */
+	if (static_branch_unlikely(&gr_rec_hist_on))
+		return gr_rec_open_scratch(rec, id);
 	return false;
 }
 
@@ -164,6 +193,8 @@ static __always_inline notrace void *gr_rec_reserve(struct gr_rec *rec,
 {
 	void *payload;
 
+	if (static_branch_unlikely(&gr_rec_hist_on) && !rec->buf)
+		return gr_rec_reserve_scratch(rec, len);
 	if (likely(!__gr_event_reserve(rec->buf, rec->id, len, &payload))) {
 		rec->payload = payload;
 		rec->len = len;
@@ -171,6 +202,9 @@ static __always_inline notrace void *gr_rec_reserve(struct gr_rec *rec,
 	}
 	gr_buf_exit(rec->buf);
 	local_irq_restore(rec->flags);
+	/* spec 17: the ring dropped it, the hist requests still count it */
+	if (static_branch_unlikely(&gr_rec_hist_on) && rec->filter)
+		return gr_rec_reopen_scratch(rec, len);
 	return NULL;
 }
 
@@ -198,14 +232,17 @@ static __always_inline notrace void *gr_rec_begin(struct gr_rec *rec,
  *
  * An event with a filter program runs it here, before the ring is left:
  * a record it rejects is taken back (spec G32, 14.5). An event without
- * one pays the test of @rec->filter (G33).
+ * one pays the test of @rec->filter (G33). A scratch record (spec 17)
+ * always goes through gr_rec_filter(), which aggregates it.
  *
  * Context: the context of the matching gr_rec_begin() or gr_rec_reserve().
  */
 static __always_inline notrace void gr_rec_commit(struct gr_rec *rec)
 {
-	if (unlikely(rec->filter))
-		gr_rec_filter(rec);
+	if (unlikely(rec->filter) && unlikely(!gr_rec_filter(rec))) {
+		local_irq_restore(rec->flags);
+		return;
+	}
 	gr_buf_exit(rec->buf);
 	local_irq_restore(rec->flags);
 }

@@ -7,7 +7,7 @@
 #   tests/bench/bench_core.sh            (make bench runs it)
 #
 # Builds relay_ir from guest-module/gr_relay.[ch], gr_ctf_packet.c,
-# gr_record.c, gr_relay_client.c, gr_layout.c and gr_filter.c in
+# gr_record.c, gr_relay_client.c, gr_layout.c, gr_filter.c, gr_hist.c in
 # userspace (tests/shim, -O2 as the unit tests), then for each path and
 # payload size runs it under `valgrind --tool=callgrind` with N and 2N
 # events; (I(2N) - I(N)) / N is the cost of one event, start-up excluded,
@@ -47,7 +47,7 @@ cc -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
 	"$top/guest-module/gr_relay.c" "$top/guest-module/gr_ctf_packet.c" \
 	"$top/guest-module/gr_record.c" "$top/guest-module/gr_relay_client.c" \
 	"$top/guest-module/gr_layout.c" "$top/guest-module/gr_filter.c" \
-	-pthread
+	"$top/guest-module/gr_hist.c" -pthread
 
 # ir PATH PAYLOAD N: instructions callgrind counted for the whole run
 ir() {

@@ -90,6 +90,7 @@ if "$CC" -std=gnu11 -O2 -D_GNU_SOURCE -Wall -Wextra -Werror \
 	"$TOP/guest-module/gr_ctf_packet.c" "$TOP/guest-module/gr_record.c" \
 	"$TOP/guest-module/gr_relay_client.c" \
 	"$TOP/guest-module/gr_layout.c" "$TOP/guest-module/gr_filter.c" \
+	"$TOP/guest-module/gr_hist.c" \
 	-pthread >"$tmp/relay_ir.log" 2>&1; then
 	ok relay-ir-builds
 	for p in clock floor rec keep drop fkeep fdrop write reserve; do

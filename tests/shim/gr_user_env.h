@@ -171,6 +171,34 @@ static inline bool test_and_clear_bit(unsigned long nr, unsigned long *addr)
 #define RCU_INIT_POINTER(p, v)		WRITE_ONCE(p, v)
 #define rcu_dereference_sched(p)	smp_load_acquire(&(p))
 #define rcu_dereference_protected(p, c)	(p)
+/*
+ * The hist control (gr_hist.c) waits for a grace period after it swapped
+ * the set the probes run; the unit tests swap with no probe running.
+ */
+#define synchronize_rcu()		smp_mb()
+
+/* Static keys (gr_record.c's gr_rec_hist_on): a plain flag */
+struct static_key_false {
+	int enabled;
+};
+#define DEFINE_STATIC_KEY_FALSE(name)	struct static_key_false name = { 0 }
+#define DECLARE_STATIC_KEY_FALSE(name)	extern struct static_key_false name
+#define static_branch_unlikely(k)	unlikely(READ_ONCE((k)->enabled))
+#define static_branch_enable(k)		WRITE_ONCE((k)->enabled, 1)
+#define static_branch_disable(k)	WRITE_ONCE((k)->enabled, 0)
+
+#define U32_MAX			((u32)~0U)
+
+/* The last set bit, 1-based; 0 for 0 */
+static inline int fls64(u64 x)
+{
+	return x ? 64 - __builtin_clzll(x) : 0;
+}
+
+static inline u64 mul_u64_u32_shr(u64 a, u32 mul, unsigned int shift)
+{
+	return (u64)(((unsigned __int128)a * mul) >> shift);
+}
 
 /* No function tracer in userspace */
 #define notrace

@@ -260,6 +260,60 @@ static void test_open_rejects_inconsistent_layout(void)
 	region_close(&r);
 }
 
+/*
+ * Spec 17.1: the hist area is page aligned right below the client area
+ * (or at the end of the region), the trace channel below it, and the
+ * header says where; a size the geometry cannot take is refused.
+ */
+static void test_layout_hist_below_client(void)
+{
+	struct gr_geometry geo = {
+		.region_size = 4U << 20, .nr_cpus = 2, .desc_count = 16,
+		.client_size = 512 << 10, .hist_size = 256 << 10,
+	};
+	struct gr_region_hdr hdr;
+	struct gr_layout lay;
+
+	CU_ASSERT_FATAL(gr_layout_compute(&geo, &lay) == 0);
+	CU_ASSERT_EQUAL(lay.client_offset, (4U << 20) - (512 << 10));
+	CU_ASSERT_EQUAL(lay.hist_offset, (4U << 20) - (768 << 10));
+	CU_ASSERT_EQUAL(lay.hist_size, 256 << 10);
+	CU_ASSERT_EQUAL(lay.hist_offset % GR_PAGE_SIZE, 0);
+	CU_ASSERT(gr_layout_end(&lay) <= lay.hist_offset);
+	CU_ASSERT_EQUAL(lay.region_size, 4U << 20);
+	CU_ASSERT_EQUAL(gr_layout_check(&lay), 0);
+	memset(&hdr, 0xff, sizeof(hdr));
+	gr_layout_write_hdr(&hdr, &lay);
+	CU_ASSERT_EQUAL(le64toh(hdr.hist_offset), lay.hist_offset);
+	CU_ASSERT_EQUAL(le64toh(hdr.hist_size), 256 << 10);
+
+	/* no client area: the hist area ends the region */
+	geo.client_size = 0;
+	CU_ASSERT_FATAL(gr_layout_compute(&geo, &lay) == 0);
+	CU_ASSERT_EQUAL(lay.hist_offset, (4U << 20) - (256 << 10));
+	CU_ASSERT_EQUAL(lay.client_offset, 0);
+	CU_ASSERT(gr_layout_end(&lay) <= lay.hist_offset);
+
+	/* none: both 0 in the header */
+	geo.hist_size = 0;
+	CU_ASSERT_FATAL(gr_layout_compute(&geo, &lay) == 0);
+	CU_ASSERT_EQUAL(lay.hist_offset, 0);
+	CU_ASSERT_EQUAL(lay.hist_size, 0);
+	gr_layout_write_hdr(&hdr, &lay);
+	CU_ASSERT_EQUAL(hdr.hist_offset, 0);
+	CU_ASSERT_EQUAL(hdr.hist_size, 0);
+
+	/* not a page multiple, below 64 KiB, above an eighth: refused */
+	geo.hist_size = (64 << 10) + 100;
+	CU_ASSERT_EQUAL(gr_layout_compute(&geo, &lay), -EINVAL);
+	geo.hist_size = 60 << 10;
+	CU_ASSERT_EQUAL(gr_layout_compute(&geo, &lay), -EINVAL);
+	geo.hist_size = (512 << 10) + 4096;
+	CU_ASSERT_EQUAL(gr_layout_compute(&geo, &lay), -EINVAL);
+	geo.hist_size = 512 << 10;
+	CU_ASSERT_EQUAL(gr_layout_compute(&geo, &lay), 0);
+}
+
 /* ---------------------------------------------------------------------- */
 
 static const struct gr_test tests[] = {
@@ -272,6 +326,7 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_layout_rejects_impossible_input),
 	GR_TEST(test_layout_written_to_header),
 	GR_TEST(test_open_rejects_inconsistent_layout),
+	GR_TEST(test_layout_hist_below_client),
 };
 
 int main(void)
