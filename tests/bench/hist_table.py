@@ -82,32 +82,40 @@ def console_facts(path):
     return entries, hist, info
 
 
-def ft_totals(lines):
-    """Hits and Dropped of ftrace's hist file (its Totals), or None"""
-    tot = {}
+def ft_totals(lines, me):
+    """Hits and Dropped of ftrace's hist file (its Totals) and the
+    hitcount of the key prev_pid == @me ("mine"), or None"""
+    tot = {"mine": 0}
     for ln in lines:
-        w = ln.split()
+        w = ln.replace("{", " ").replace("}", " ").split()
         if len(w) == 2 and w[0] in ("Hits:", "Dropped:"):
             tot[w[0][:-1].lower()] = int(w[1])
-    return tot if len(tot) == 2 else None
+        if len(w) >= 4 and w[:2] == ["prev_pid:", str(me)] and \
+                w[2] == "hitcount:":
+            tot["mine"] = int(w[3])
+    return tot if len(tot) == 3 else None
 
 
-def gr_totals(path):
-    """hits and dropped of the saved `guestrelay hist VM sched_switch
-    --json`, or the reason there are none"""
+def gr_totals(path, me):
+    """hits, dropped and the hitcount of the key prev_tid == @me ("mine")
+    of the saved `guestrelay hist VM sched_switch --json` (a running
+    table), or None and why not"""
     try:
         with open(path) as f:
             doc = json.load(f)
     except (OSError, ValueError) as e:
         return None, str(e)
-    tables = doc.get("hists", doc.get("tables", [doc])) \
-        if isinstance(doc, dict) else doc
-    for tb in tables:
-        tot = tb.get("totals", tb)
-        if "hits" in tot:
-            return {"hits": int(tot["hits"]),
-                    "dropped": int(tot.get("dropped", 0))}, None
-    return None, "no totals in %s" % path
+    for tb in doc.get("hists", []):
+        if tb.get("event") != T and tb.get("name") != T:
+            continue
+        if tb.get("state") != "running" or "totals" not in tb:
+            return None, "state %s (%s)" % (tb.get("state"), tb.get("why"))
+        tot = {k: int(tb["totals"].get(k, 0)) for k in ("hits", "dropped")}
+        tot["mine"] = sum(int(e.get("hitcount", 0))
+                          for e in tb.get("entries", [])
+                          if e.get("key", {}).get("prev_tid") == me)
+        return tot, None
+    return None, "no table for %s in %s" % (T, path)
 
 
 def gr_events(path):
@@ -121,8 +129,10 @@ def gr_events(path):
         "guest_events")
 
 
-def checks(a, cnt, entries, fthist, made, bad):
+def checks(a, cnt, facts, made, bad):
     """the lines of the checks section; problems into @bad"""
+    entries, fthist, info = facts
+    me = int(info.get("prev_pid", -1))
     out = []
     for _, _, _, grv, _ in ROWS[:3]:
         # a call the hist did not count would be cheaper than the common
@@ -138,24 +148,30 @@ def checks(a, cnt, entries, fthist, made, bad):
         if not ent or any(e != (0, 0) for e in ent):
             bad.append("%s: ftrace's buffer got entries %s (a hist trigger "
                        "alone records nothing)" % (ftv, ent))
-        tot = ft_totals(fthist.get(ftv, []))
-        if not tot or tot["hits"] < made or tot["dropped"]:
+        # the key of the benchmark's calls (not for .log2: a bucket)
+        key = made if not ftv.endswith("log2") else 0
+        tot = ft_totals(fthist.get(ftv, []), me)
+        if not tot or tot["hits"] < made or tot["mine"] < key or \
+                tot["dropped"]:
             bad.append("%s: ftrace's hist counted %s, not the %d calls "
                        "without a drop" % (ftv, tot, made))
         else:
-            out.append("%s: ftrace's hist Hits %d (the benchmark made %d; "
-                       "the rest are real switches), Dropped 0, nothing "
-                       "recorded" % (ftv, tot["hits"], made))
+            kt = ", key prev_pid %d: %d" % (me, tot["mine"]) if key else ""
+            out.append("%s: ftrace's hist Hits %d%s (the benchmark made "
+                       "%d; the rest are real switches), Dropped 0, "
+                       "nothing recorded" % (ftv, tot["hits"], kt, made))
         if not a.saved:
             continue
-        tot, why = gr_totals("%s%s.json" % (a.saved, grv))
-        if not tot or tot["hits"] < made or tot["dropped"]:
+        tot, why = gr_totals("%s%s.json" % (a.saved, grv), me)
+        if not tot or tot["hits"] < made or tot["mine"] < key or \
+                tot["dropped"]:
             bad.append("%s: guestrelay's hist counted %s, not the %d calls "
                        "without a drop%s" % (grv, tot, made,
                                              " (%s)" % why if why else ""))
         else:
-            out.append("%s: guestrelay's hist hits %d (the benchmark made "
-                       "%d), dropped 0" % (grv, tot["hits"], made))
+            kt = ", key prev_tid %d: %d" % (me, tot["mine"]) if key else ""
+            out.append("%s: guestrelay's hist hits %d%s (the benchmark "
+                       "made %d), dropped 0" % (grv, tot["hits"], kt, made))
     ent = entries.get("ftrace", [])
     if not ent or any(e[0] < a.calls or e[1] for e in ent):
         bad.append("ftrace: its buffer held %s entries/overrun after the "
@@ -254,7 +270,8 @@ def main():
         if d[v] and d[v]["reps"]:
             p("- %s: %d rep-string instruction(s), %d TCG executions"
               % (v, d[v]["reps"], d[v]["rep_execs"]))
-    for s in checks(a, cnt, entries, fthist, a.calls * REPS, bad):
+    for s in checks(a, cnt, (entries, fthist, info), a.calls * REPS,
+                    bad):
         p("- %s" % s)
     return finish(bad)
 

@@ -231,7 +231,7 @@ hist_files() {
 	local r k=0 v f p insns ft low
 	: >"$tmp/h.console"
 	: >"$tmp/h.txt"
-	echo "GR: BENCH info kernel 6.1.0-test" >>"$tmp/h.console"
+	printf 'GR: BENCH info %s\n' "kernel 6.1.0-test" "prev_pid 80" >>"$tmp/h.console"
 	for v in none ftrace ft-hist ft-hist-vals ft-hist-log2 gr gr-hist gr-hist-vals gr-hist-log2; do
 		for r in 1 2; do
 			k=$((k + 1))
@@ -249,7 +249,7 @@ hist_files() {
 		ft-*)
 			printf 'GR: BENCH fthist %s %s\n' "$v" "{ prev_pid: 80 } hitcount: 205" "$v" "Totals:" "$v" "    Hits: 205" "$v" "    Entries: 1" "$v" "    Dropped: 0" >>"$tmp/h.console" ;;
 		gr-*)
-			echo '{"hists": [{"name": "sched_switch", "totals": {"hits": 203, "dropped": 0}}]}' >"$tmp/h-$v.json"
+			echo '{"vm": "v", "hists": [{"name": "sched_switch", "event": "sched_switch", "state": "running", "entries": [{"key": {"prev_tid": 80}, "hitcount": 201, "vals": {}}], "totals": {"hits": 203, "dropped": 0}}]}' >"$tmp/h-$v.json"
 			echo "{\"stats\": {\"guest_events\": 500}}" >"$tmp/h-$v-status.json" ;;
 		esac
 	done
