@@ -13,7 +13,9 @@
 #    noreplace-smp, gr.count=1): /gr/bench-hist runs sched_switch's
 #    variants none, ftrace (recording), ftrace's hist triggers
 #    keys=prev_pid, keys=prev_pid:vals=prev_prio and keys=prev_pid.log2
-#    (the event not enabled), guestrelay recording, then guestrelay with
+#    (the event not enabled), guestrelay recording (loaded with
+#    events=lttng_statedump, so that no probe attaches before the host
+#    enables sched_switch at bind), then guestrelay with
 #    recording off and the same three hist requests, set by this script
 #    when the guest asks (lib_bench.sh's bench_request); each call counted
 #    alone between the plugin's markers (instructions, memory accesses,
@@ -57,7 +59,7 @@ bench_hist_prefix=$out/hist-
 bench_counted_boot "$out/hist-counts.txt"
 say "booting the guest under tcgcount.so: $calls calls per run, 2 rounds"
 bench_boot "$out/guest-hist" bench-hist \
-	"gr.mod=0 gr.count=1 gr.calls=$calls gr.reps=2 noreplace-smp clocksource=tsc tsc=reliable" \
+	"gr.mod=0 gr.count=1 gr.calls=$calls gr.reps=2 gr.modargs=events=lttng_statedump noreplace-smp clocksource=tsc tsc=reliable" \
 	sched_switch BENCH "$out/hist-status.json" "$out/hist.console"
 
 # ---- 3. the table ----------------------------------------------------------------
