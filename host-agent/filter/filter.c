@@ -57,12 +57,17 @@ struct gr_fx_parser {
 	int depth;
 };
 
-static int gr_fx_fail(struct gr_fx_error *err, uint32_t pos, uint32_t len,
-		      const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int gr_fx_fail(struct gr_fx_error *err, uint32_t pos, uint32_t len,
-		      const char *fmt, ...)
+/**
+ * gr_fx_fail() - fill a refusal
+ * @err: receives it
+ * @pos: the offending token's offset
+ * @len: its length (0 counts as 1)
+ * @fmt: printf format of the message
+ *
+ * Return: -EINVAL, for the caller to return.
+ */
+int gr_fx_fail(struct gr_fx_error *err, uint32_t pos, uint32_t len,
+	       const char *fmt, ...)
 {
 	va_list ap;
 

@@ -113,6 +113,8 @@ struct gr_fx_error {
 	char msg[256];
 };
 
+int gr_fx_fail(struct gr_fx_error *err, uint32_t pos, uint32_t len,
+	       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 int gr_fx_parse(const char *expr, const struct gr_event_view *ev,
 		struct gr_fx_tree *tree, struct gr_fx_error *err);
 int gr_fx_compile(const struct gr_fx_tree *tree,
