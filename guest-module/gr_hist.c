@@ -185,7 +185,8 @@ static int gr_hist_filter_check(const struct gr_hist_req *raw,
  * allowed in its role (FIELD of width 1, 2, 4 or 8 inside the fixed
  * payload of the event it is read from, DELTA only in a pair's keys and
  * values, CONST only in values, transforms only on keys, a bucket at
- * least 1 wide); unused operands and reserved fields 0; the maps of
+ * least 1 wide); unused operands and reserved fields 0 (a plain
+ * request's match operands are pair fields: GR_HIST_E_KIND); the maps of
  * @nr_cpus CPUs inside the slot; the filter program as spec 14.4 with
  * this request's caps. Keys, values and the filter are read from the
  * end event of a pair, match[0] from its start.
@@ -243,10 +244,13 @@ int gr_hist_verify(const struct gr_hist_req *raw, u32 nr_events,
 		ret = gr_hist_ops_check(raw->val, prog->nr_vals,
 					GR_HIST_MAX_VALS, GR_HIST_ROLE_VAL,
 					pair, end, end, GR_HIST_E_VAL, err);
-	if (!ret)
-		ret = gr_hist_ops_check(raw->match, pair ? 2 : 0, 2,
-					GR_HIST_ROLE_MATCH, pair, start, end,
-					GR_HIST_E_MATCH, err);
+	/* spec 17.6 E2: a plain request's match is a pair field (KIND) */
+	for (i = 0; !ret && !pair && i < 2; i++)
+		if (!gr_hist_op_zero(&raw->match[i]))
+			ret = gr_hist_fail(err, GR_HIST_E_KIND, i);
+	if (!ret && pair)
+		ret = gr_hist_ops_check(raw->match, 2, 2, GR_HIST_ROLE_MATCH,
+					true, start, end, GR_HIST_E_MATCH, err);
 	if (!ret)
 		ret = gr_hist_filter_check(raw, end, prog, err);
 	if (ret)
@@ -272,6 +276,33 @@ static __always_inline u64 gr_hist_le_add(__le64 *p, u64 v)
 	return n;
 }
 
+/*
+ * Little-endian load of a field the verifier placed in the payload: one
+ * load of its width (x86 and arm64 take unaligned ones). The bytes are
+ * the record this CPU just wrote; only the host could change them
+ * meanwhile, which changes the value, never where it is read.
+ */
+static __always_inline u64 gr_hist_load(const u8 *p, u8 width)
+{
+	__le64 v64;
+	__le32 v32;
+	__le16 v16;
+
+	switch (width) {
+	case 1:
+		return *p;
+	case 2:
+		memcpy(&v16, p, sizeof(v16));
+		return le16_to_cpu(v16);
+	case 4:
+		memcpy(&v32, p, sizeof(v32));
+		return le32_to_cpu(v32);
+	default:
+		memcpy(&v64, p, sizeof(v64));
+		return le64_to_cpu(v64);
+	}
+}
+
 static __always_inline u64 gr_hist_value(const struct gr_hist_op *op,
 					 const u8 *payload, u32 len, u32 tid,
 					 u32 cpu, u64 delta)
@@ -283,7 +314,7 @@ static __always_inline u64 gr_hist_value(const struct gr_hist_op *op,
 		/* verified against the event: only a short record is shorter */
 		if (unlikely((u32)op->off + op->width > len))
 			return 0;
-		v = gr_filter_load(payload + op->off, op->width);
+		v = gr_hist_load(payload + op->off, op->width);
 		return op->flags & GR_HK_SIGNED ?
 		       gr_filter_sext(v, op->width) : v;
 	case GR_HS_TID:
@@ -432,14 +463,15 @@ static notrace void gr_hist_count(const struct gr_hist_set *set,
 	u64 delta = 0, start;
 	unsigned int i;
 
+	/* spec 17.4: the filter first, then the nesting test */
+	if (prog->filter.nr_insns && likely(payload) &&
+	    !gr_filter_match(&prog->filter, payload, len, tid, cpu))
+		return;
 	/* interrupted an update, or no payload to read: nested */
 	if (READ_ONCE(pc->busy) || unlikely(!payload)) {
 		gr_hist_le_add(&map->nested, 1);
 		return;
 	}
-	if (prog->filter.nr_insns &&
-	    !gr_filter_match(&prog->filter, payload, len, tid, cpu))
-		return;
 	WRITE_ONCE(pc->busy, 1);
 	barrier();
 	if (prog->kind == GR_HIST_PAIR) {
@@ -628,8 +660,10 @@ static void gr_hist_publish(struct gr_hist_ctx *ctx)
 			continue;
 		n++;
 		set->agg_mask[prog->end_event_id] |= 1U << i;
-		if (prog->kind == GR_HIST_PAIR)
+		if (prog->kind == GR_HIST_PAIR) {
 			set->start_mask[prog->event_id] |= 1U << i;
+			set->pairs = true;
+		}
 	}
 	if (!n)
 		set = NULL;

@@ -106,6 +106,7 @@ struct gr_hist_prog {
  * @progs: per slot, the accepted request or NULL
  * @mult: event clock ticks to nanoseconds (with @shift), 0: they are ns
  * @shift: see @mult
+ * @pairs: a request is a latency pair (records need their time)
  */
 struct gr_hist_set {
 	u8 start_mask[GR_MAX_EVENTS];
@@ -113,6 +114,7 @@ struct gr_hist_set {
 	struct gr_hist_prog *progs[GR_HIST_REQS];
 	u32 mult;
 	u32 shift;
+	bool pairs;
 };
 
 /**

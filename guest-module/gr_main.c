@@ -306,11 +306,12 @@ static void __exit gr_exit(void)
 	gr_relay_files_exit();
 	gr_pci_unregister();
 	gr_dev_exit();
-	gr_rec_scratch_exit();
 	/* Probes a shutdown left attached; none after a remove */
 	gr_events_detach_all();
 	gr_follow_hooks_detach();
 	gr_anyevent_exit();
+	/* no probe runs any more: the scratch buffers of spec 17 go */
+	gr_rec_scratch_exit();
 }
 
 module_init(gr_init);

@@ -32,6 +32,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitops.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/minmax.h>
@@ -326,6 +327,24 @@ static void gr_pass_apply_filters(struct gr_dev *gd, struct gr_filter_set *want)
 			     want ? want->nr_progs : 0);
 }
 
+/*
+ * Spec 17.3: the hist requests, read after ctrl.seq's acquire (@in_use:
+ * GR_F_HIST in use, else every slot idle); a change is logged as
+ * "hist: N running, M refused" (tests/e2e's guest scripts wait for it).
+ */
+static void gr_pass_apply_hist(struct gr_dev *gd, bool in_use)
+{
+	u32 i, refused = 0;
+
+	lockdep_assert_held(&gd->pass_lock);
+	if (!gr_hist_apply(&gd->hist, in_use))
+		return;
+	for (i = 0; i < GR_HIST_REQS; i++)
+		refused += gd->hist.gen[i] && !gd->hist.progs[i];
+	dev_info(&gd->pdev->dev, "hist: %u running, %u refused\n",
+		 hweight32(gr_hist_running(&gd->hist)), refused);
+}
+
 /* Do two follow specs ask for the same? */
 static bool gr_pass_follow_equal(const struct gr_follow_spec *a,
 				 const struct gr_follow_spec *b)
@@ -464,9 +483,8 @@ static void gr_pass_apply_host(struct gr_dev *gd, const struct gr_ctrl_req *req)
 	memcpy(want.enable, defaults ? gd->params.defaults.enable : req->enable,
 	       sizeof(want.enable));
 	gr_pass_apply(gd, &want);
-	/* spec 17.3: the hist requests, read after ctrl.seq's acquire */
-	gr_hist_apply(&gd->hist, gd->layout.hist_size &&
-		      (req->features & GR_F_HIST));
+	gr_pass_apply_hist(gd, gd->layout.hist_size &&
+			   (req->features & GR_F_HIST));
 	gr_pass_apply_filters(gd, !defaults && (req->features &
 			     GR_GUEST_FEATURES & GR_F_FILTER) ?
 			     gd->fset_read : NULL);
@@ -481,7 +499,7 @@ static void gr_pass_apply_host(struct gr_dev *gd, const struct gr_ctrl_req *req)
 static void gr_pass_apply_defaults(struct gr_dev *gd)
 {
 	gr_pass_apply(gd, &gd->params.defaults);
-	gr_hist_apply(&gd->hist, false);
+	gr_pass_apply_hist(gd, false);
 	gr_pass_apply_filters(gd, NULL);
 	gr_pass_apply_follow(gd, NULL);
 	gd->host_present = false;

@@ -28,7 +28,9 @@ DEFINE_STATIC_KEY_FALSE(gr_rec_hist_on);
 /*
  * The scratch buffers of records that are aggregated but not recorded
  * (spec 17): per CPU, a cache line whose first byte says the buffer is in
- * use, then gr_rec_scratch_size bytes.
+ * use, then gr_rec_scratch_size bytes. The line's last 16 bytes take the
+ * record header a probe may write in front of its payload (the family
+ * member id of sys_enter and sys_exit, gr_events.c).
  */
 static u8 *gr_rec_scratch;
 static u32 gr_rec_scratch_size;
@@ -240,7 +242,8 @@ notrace bool gr_rec_open_scratch(struct gr_rec *rec, unsigned int id)
 	rec->len = 0;
 	rec->id = id;
 	rec->filter = true;
-	rec->ts = gr_clock();
+	/* the time only for a latency pair: a clock read less */
+	rec->ts = set->pairs ? gr_clock() : 0;
 	return true;
 }
 

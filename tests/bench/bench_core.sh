@@ -28,7 +28,7 @@ build=${BUILD:-$top/build}
 out=${BENCH_OUT:-$build/bench}
 n=20000
 [ "${BENCH_QUICK:-0}" = 1 ] && n=5000
-paths="clock floor rec keep drop fkeep fdrop write reserve"
+paths="clock floor rec keep drop fkeep fdrop write reserve hrec hagg"
 # irq_handler_exit, sys_enter and sched_switch, sched_process_exec
 payloads="8 56 248"
 
@@ -93,5 +93,21 @@ done
 		    -v s="${per[reserve.$len]}" 'BEGIN {
 			printf "| %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f | %.1f | %.2f |\n",
 			       l, c, f, r, k, d, fk, fd, w, s, r / f, r - f, fk / r }'
+	done
+	echo
+	echo "## Aggregation in the guest (spec 17): instructions per event (callgrind)"
+	echo
+	echo "hrec = rec with a hist request counting the event (key log2 of a payload"
+	echo "word, its sum as value) in a 1024-entry per-CPU map; hagg = the same request"
+	echo "with the event not recorded (payload into the CPU's scratch buffer, counted"
+	echo "only). Baseline: rec and floor of the same run."
+	echo
+	echo "| payload B | floor | rec | rec + hist | hist only | rec + hist - rec | hist only / rec |"
+	echo "|---:|---:|---:|---:|---:|---:|---:|"
+	for len in $payloads; do
+		awk -v l="$len" -v f="${per[floor.$len]}" -v r="${per[rec.$len]}" \
+		    -v h="${per[hrec.$len]}" -v a="${per[hagg.$len]}" 'BEGIN {
+			printf "| %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f |\n",
+			       l, f, r, h, a, h - r, a / r }'
 	done
 } | tee "$out/core.md"

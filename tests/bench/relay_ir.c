@@ -26,6 +26,10 @@
  *            writing thread: every record is kept
  *   fdrop    the same with a set that does not hold it: every record is
  *            taken back
+ *   hrec     rec with a hist request (spec 17) counting the event: key
+ *            log2 of the first payload word, its sum as value
+ *   hagg     the same request with the event not recorded: the payload
+ *            goes to the CPU's scratch buffer and is only counted
  *
  * The code is guest-module/gr_relay.[ch], gr_record.[ch] and
  * gr_ctf_packet.c built in userspace (tests/shim), the same inline fast
@@ -38,6 +42,7 @@
 #include "gr_ctf_packet.h"
 #include "gr_env.h"
 #include "gr_filter.h"
+#include "gr_hist.h"
 #include "gr_layout.h"
 #include "gr_record.h"
 #include "gr_relay_client.h"
@@ -98,7 +103,8 @@ static __always_inline u64 run(struct gr_chan *chan, const char *path,
 				  chan->layout.subbuf_size, &off, len);
 	} else if (!strcmp(path, "rec") || !strcmp(path, "keep") ||
 		   !strcmp(path, "drop") || !strcmp(path, "fkeep") ||
-		   !strcmp(path, "fdrop")) {
+		   !strcmp(path, "fdrop") || !strcmp(path, "hrec") ||
+		   !strcmp(path, "hagg")) {
 		for (i = 0; i < n; i++, fill_word++) {
 			p = gr_rec_begin(&rec, EV_ID, len);
 			if (!p)
@@ -184,6 +190,49 @@ static int install_follow(bool keep)
 	return 0;
 }
 
+/*
+ * Install a hist request (spec 17) on EV_ID, verified and installed by
+ * the guest's own code from a hist area as a host writes it: key
+ * log2(payload[0..7]), value payload[0..7]; @record: the event is also
+ * recorded (else only counted, through the scratch buffer)
+ */
+static int install_hist(size_t len, bool record)
+{
+	static struct gr_filter_bounds bounds[EV_ID + 1];
+	static struct gr_hist_ctx ctx;
+	struct gr_hist_req *req;
+	u64 size = 1 << 20;
+	u8 *area = kvzalloc(size, GFP_KERNEL);
+
+	if (!area || gr_rec_scratch_init(MAX_PAYLOAD))
+		return -1;
+	bounds[EV_ID].fixed = (u16)len;
+	bounds[EV_ID].max = (u16)len;
+	gr_hist_ctx_init(&ctx, area, size, 1, EV_ID + 1, bounds,
+			 1000000000ULL, NULL);
+	req = (struct gr_hist_req *)(area + GR_HIST_REQ_OFFSET);
+	req->gen = cpu_to_le64(1);
+	req->event_id = cpu_to_le16(EV_ID);
+	req->kind = GR_HIST_PLAIN;
+	req->nr_keys = 1;
+	req->key[0].src = GR_HS_FIELD;
+	req->key[0].width = 8;
+	req->key[0].xform = GR_HT_LOG2;
+	req->nr_vals = 1;
+	req->val[0].src = GR_HS_FIELD;
+	req->val[0].width = 8;
+	req->entries_log2 = 10;
+	if (!gr_hist_apply(&ctx, true) || !gr_hist_running(&ctx)) {
+		fprintf(stderr, "relay_ir: hist request refused (reason %u)\n",
+			((struct gr_hist_state *)(area +
+						  GR_HIST_STATE_OFFSET))->reason);
+		return -1;
+	}
+	if (!record)
+		gr_rec_set_events(NULL);
+	return 0;
+}
+
 static struct gr_client client;
 
 /*
@@ -215,7 +264,7 @@ int main(int argc, char **argv)
 	long n;
 
 	if (argc != 4) {
-		fprintf(stderr, "usage: relay_ir floor|rec|keep|drop|fkeep|fdrop|write|reserve|clock 8|56|248 N\n");
+		fprintf(stderr, "usage: relay_ir floor|rec|keep|drop|fkeep|fdrop|hrec|hagg|write|reserve|clock 8|56|248 N\n");
 		return 2;
 	}
 	len = strtoul(argv[2], NULL, 0);
@@ -236,6 +285,9 @@ int main(int argc, char **argv)
 		return 1;
 	if ((!strcmp(argv[1], "fkeep") || !strcmp(argv[1], "fdrop")) &&
 	    install_follow(!strcmp(argv[1], "fkeep")))
+		return 1;
+	if ((!strcmp(argv[1], "hrec") || !strcmp(argv[1], "hagg")) &&
+	    install_hist(len, !strcmp(argv[1], "hrec")))
 		return 1;
 	switch (len) {
 	case 8:

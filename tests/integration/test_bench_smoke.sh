@@ -93,7 +93,7 @@ if "$CC" -std=gnu11 -O2 -D_GNU_SOURCE -Wall -Wextra -Werror \
 	"$TOP/guest-module/gr_hist.c" \
 	-pthread >"$tmp/relay_ir.log" 2>&1; then
 	ok relay-ir-builds
-	for p in clock floor rec keep drop fkeep fdrop write reserve; do
+	for p in clock floor rec keep drop fkeep fdrop write reserve hrec hagg; do
 		if "$tmp/relay_ir" "$p" 56 1000 >"$tmp/ri.out" 2>&1 &&
 		   grep -q "^path=$p payload=56 n=1000 " "$tmp/ri.out"; then
 			ok "relay-ir-runs-$p"

@@ -696,8 +696,7 @@ static const struct refusal refusals[] = {
 	{ "match transform", m_match_xform, GR_HIST_E_MATCH, 0, 0 },
 	{ "match without source", m_match_none, GR_HIST_E_MATCH, 1, 0 },
 	{ "delta in a plain request", m_plain_delta, GR_HIST_E_KEY, 0, 0 },
-	{ "match in a plain request", m_plain_match, GR_HIST_E_RESERVED,
-	  0, 0 },
+	{ "match in a plain request", m_plain_match, GR_HIST_E_KIND, 0, 0 },
 	{ "entries_log2 low", m_elog2_lo, GR_HIST_E_SIZE, 0, 0 },
 	{ "entries_log2 high", m_elog2_hi, GR_HIST_E_SIZE, 0, 0 },
 	{ "maps larger than the slot", m_elog2_big, GR_HIST_E_SIZE, 0, 0 },
@@ -783,7 +782,8 @@ static void test_hist_refusals(void)
  * The probes' path (gr_record.c): with recording off a record goes into
  * the CPU's scratch buffer and is counted, not recorded; recorded, it is
  * counted in the ring and still recorded; a scratch record nested in
- * another on the same CPU counts nested.
+ * another on the same CPU counts nested; a record the full ring drops is
+ * still counted.
  */
 static void test_hist_record_paths(void)
 {
@@ -856,6 +856,26 @@ static void test_hist_record_paths(void)
 					  .v = { 20 } };
 	ref[0].e[1] = (struct ref_entry){ .k = { 1, 0 }, .hits = 15,
 					  .v = { 1025 } };
+	ref_check(0, 6, 5);
+
+	/* the ring full (nobody consumes): dropped there, still counted */
+	for (i = 0; i < 2000; i++) {
+		q = gr_rec_begin(&rec, EV_TEST, sizeof(*q));
+		CU_ASSERT_PTR_NOT_NULL_FATAL(q);
+		q->writer = htole32(2);
+		q->pad = 0;
+		q->seq = htole64(1);
+		gr_rec_commit(&rec);
+	}
+	gr_chan_publish_events(f.chan);
+	CU_ASSERT(h_load(&f_ring(&f, 0)->prod.lost_full) > 0);
+	CU_ASSERT_EQUAL(h_load(&f_ring(&f, 0)->prod.lost_full) +
+			h_load(&f_ring(&f, 0)->prod.events), 2010);
+	CU_ASSERT_EQUAL(le64toh(h_map(0, 0, 6)->hits), 2021);
+	ref[0].hits = 2021;
+	ref[0].n = 3;
+	ref[0].e[2] = (struct ref_entry){ .k = { 2, 0 }, .hits = 2000,
+					  .v = { 2000 } };
 	ref_check(0, 6, 5);
 
 	gr_hist_stop(&ctx);
