@@ -47,6 +47,8 @@ struct gr_hist_row {
  * @cpu_hits: per CPU, map hits at this read (for the next read's
  *	backwards check); @nr_cpus entries
  * @nr_cpus: entries of @cpu_hits
+ * @key_signed: per key, compare and print as signed (a signed field the
+ *	request did not log2-transform); set from the request
  */
 struct gr_hist_table {
 	uint64_t gen;
@@ -62,6 +64,7 @@ struct gr_hist_table {
 	struct gr_hist_row *rows;
 	uint64_t *cpu_hits;
 	uint32_t nr_cpus;
+	bool key_signed[GR_HIST_MAX_KEYS];
 };
 
 /**

@@ -2,17 +2,22 @@
 /*
  * test_hist.c - aggregation, host side: the ftrace hist parser and the
  * latency presets (host-agent/filter/hist.c) against event views laid out
- * as this guest publishes them
+ * as this guest publishes them, and the map reader (region/hist_map.c)
+ * on maps built by hand in real memory
  *
  * Every accepted form is checked field by field in the wire request;
  * every refusal by its message and the position and length of the token
- * it points at.
+ * it points at. The reader is checked for the merge of CPUs, each way a
+ * map or entry is left out, sums modulo 2^64, and on random areas that
+ * end at a PROT_NONE page.
  */
 #include <endian.h>
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "hist.h"
+#include "hist_map.h"
 #include "gr_test.h"
 
 /* ---------------------------------------------------------------------- */
@@ -490,6 +495,495 @@ static void test_max_entries(void)
 			5);
 }
 
+/* ---------------------------------------------------------------------- */
+/* The map reader, on maps built in real memory                           */
+
+#define T_SIZE		(256 * 1024)	/* hist area */
+#define T_SLOT		2
+#define T_LOG2		4		/* 16 entries per CPU map */
+#define T_CPUS		3
+#define T_GEN		5
+
+static uint8_t *area;			/* T_SIZE bytes, then a PROT_NONE page */
+static struct gr_hist_req treq;
+
+static int maps_init(void)
+{
+	area = mmap(NULL, T_SIZE + 4096, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (area == MAP_FAILED)
+		return -1;
+	/* a read past the area faults */
+	return mprotect(area + T_SIZE, 4096, PROT_NONE);
+}
+
+static int maps_fini(void)
+{
+	return munmap(area, T_SIZE + 4096);
+}
+
+static struct gr_hist_map_hdr *map_hdr(uint32_t cpu)
+{
+	return (void *)(area + gr_hist_map_off(T_SIZE, T_SLOT, cpu, T_LOG2));
+}
+
+/* A fresh area: every CPU's map stamped T_GEN; a request of 1 key, 1 value */
+static void maps_reset(void)
+{
+	uint32_t cpu;
+
+	memset(area, 0, T_SIZE);
+	memset(&treq, 0, sizeof(treq));
+	treq.gen = htole64(T_GEN);
+	treq.nr_keys = 1;
+	treq.nr_vals = 1;
+	treq.entries_log2 = T_LOG2;
+	treq.key[0].src = GR_HS_TID;
+	treq.val[0].src = GR_HS_CPU;
+	for (cpu = 0; cpu < T_CPUS; cpu++)
+		map_hdr(cpu)->gen = htole64(T_GEN);
+}
+
+static struct gr_hist_entry *put(uint32_t cpu, uint32_t i, uint64_t key,
+				 uint64_t hitcount, uint64_t val)
+{
+	struct gr_hist_map_hdr *h = map_hdr(cpu);
+	struct gr_hist_entry *e = (struct gr_hist_entry *)(h + 1) + i;
+
+	e->seq = htole32(2);
+	e->used = htole32(1);
+	e->key[0] = htole64(key);
+	e->hitcount = htole64(hitcount);
+	e->val[0] = htole64(val);
+	h->hits = htole64(le64toh(h->hits) + hitcount);
+	return e;
+}
+
+static const struct gr_hist_row *row_of(const struct gr_hist_table *t,
+					uint64_t key)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->nr_rows; i++)
+		if (t->rows[i].key[0] == key)
+			return &t->rows[i];
+	return NULL;
+}
+
+static void check_row(const struct gr_hist_table *t, uint64_t key,
+		      uint64_t hitcount, uint64_t val)
+{
+	const struct gr_hist_row *r = row_of(t, key);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(r->hitcount, hitcount);
+	CU_ASSERT_EQUAL(r->val[0], val);
+	CU_ASSERT_EQUAL(r->key[1], 0);
+	CU_ASSERT_EQUAL(r->val[1], 0);
+	CU_ASSERT_EQUAL(r->val[2], 0);
+}
+
+static int read_maps(const struct gr_hist_table *prev, struct gr_hist_table *t)
+{
+	return gr_hist_read(area, T_SIZE, T_CPUS, T_SLOT, &treq, prev, t);
+}
+
+static void test_read_merge(void)
+{
+	struct gr_hist_table t;
+	struct gr_hist_entry *e;
+
+	maps_reset();
+	put(0, 3, 100, 3, 10);
+	put(0, 9, 200, 1, 5);
+	e = put(1, 0, 100, 4, 1);
+	/* bytes past nr_keys and nr_vals are the guest's: ignored */
+	e->key[1] = htole64(77);
+	e->val[2] = htole64(99);
+	put(1, 15, 300, 2, 0);
+	put(2, 7, 200, 6, 7);
+	map_hdr(0)->dropped = htole64(1);
+	map_hdr(1)->nested = htole64(2);
+	map_hdr(2)->unmatched = htole64(3);
+	map_hdr(2)->dropped = htole64(4);
+	/* another slot's maps are not read */
+	memset(area + GR_HIST_MAPS_OFFSET + 3 * gr_hist_slot_bytes(T_SIZE),
+	       0xff, gr_hist_slot_bytes(T_SIZE));
+
+	CU_ASSERT_EQUAL_FATAL(read_maps(NULL, &t), 0);
+	CU_ASSERT_EQUAL(t.gen, T_GEN);
+	CU_ASSERT_EQUAL(t.nr_rows, 3);
+	CU_ASSERT(t.cap >= t.nr_rows);
+	check_row(&t, 100, 7, 11);
+	check_row(&t, 200, 7, 12);
+	check_row(&t, 300, 2, 0);
+	CU_ASSERT_EQUAL(t.hits, 16);
+	CU_ASSERT_EQUAL(t.dropped, 5);
+	CU_ASSERT_EQUAL(t.nested, 2);
+	CU_ASSERT_EQUAL(t.unmatched, 3);
+	CU_ASSERT_EQUAL(t.torn + t.bad_maps + t.stale_maps, 0);
+	CU_ASSERT_EQUAL(t.nr_cpus, T_CPUS);
+	CU_ASSERT_EQUAL(t.cpu_hits[0], 4);
+	CU_ASSERT_EQUAL(t.cpu_hits[1], 6);
+	CU_ASSERT_EQUAL(t.cpu_hits[2], 6);
+	gr_hist_table_free(&t);
+	CU_ASSERT_EQUAL(t.nr_rows, 0);
+	CU_ASSERT_PTR_NULL(t.rows);
+	gr_hist_table_free(&t);
+
+	/* two keys: rows differ by either */
+	maps_reset();
+	treq.nr_keys = 2;
+	e = put(0, 0, 1, 1, 0);
+	e->key[1] = htole64(1);
+	e = put(1, 0, 1, 1, 0);
+	e->key[1] = htole64(2);
+	e = put(2, 5, 1, 1, 0);
+	e->key[1] = htole64(2);
+	CU_ASSERT_EQUAL_FATAL(read_maps(NULL, &t), 0);
+	CU_ASSERT_EQUAL(t.nr_rows, 2);
+	gr_hist_table_free(&t);
+}
+
+static void test_read_many_keys(void)
+{
+	struct gr_hist_req req;
+	struct gr_hist_table t;
+	struct gr_hist_map_hdr *h;
+	struct gr_hist_entry *e;
+	uint32_t cpu, i;
+	uint64_t sum = 0;
+
+	/* 2 CPUs of 256 entries, 128 keys in common: 384 rows */
+	memset(area, 0, T_SIZE);
+	memset(&req, 0, sizeof(req));
+	req.gen = htole64(1);
+	req.nr_keys = 1;
+	req.entries_log2 = 8;
+	for (cpu = 0; cpu < 2; cpu++) {
+		h = (void *)(area + gr_hist_map_off(T_SIZE, 0, cpu, 8));
+		h->gen = htole64(1);
+		e = (struct gr_hist_entry *)(h + 1);
+		for (i = 0; i < 256; i++) {
+			e[i].used = htole32(1);
+			e[i].key[0] = htole64(cpu * 128 + i);
+			e[i].hitcount = htole64(i + 1);
+		}
+	}
+	CU_ASSERT_EQUAL_FATAL(gr_hist_read(area, T_SIZE, 2, 0, &req, NULL, &t),
+			      0);
+	CU_ASSERT_EQUAL(t.nr_rows, 384);
+	for (i = 0; i < t.nr_rows; i++)
+		sum += t.rows[i].hitcount;
+	CU_ASSERT_EQUAL(sum, 2 * 256 * 257 / 2);
+	CU_ASSERT_EQUAL(row_of(&t, 200)->hitcount, 201 + 73);
+	gr_hist_table_free(&t);
+}
+
+static void test_read_torn(void)
+{
+	struct gr_hist_table t;
+	struct gr_hist_entry *e;
+
+	maps_reset();
+	put(0, 0, 100, 3, 0);
+	e = put(0, 1, 200, 5, 0);
+	e->seq = htole32(7);		/* the guest is writing it */
+	put(1, 1, 200, 2, 0);
+	CU_ASSERT_EQUAL_FATAL(read_maps(NULL, &t), 0);
+	CU_ASSERT_EQUAL(t.torn, 1);
+	CU_ASSERT_EQUAL(t.bad_maps, 0);
+	CU_ASSERT_EQUAL(t.nr_rows, 2);
+	check_row(&t, 100, 3, 0);
+	check_row(&t, 200, 2, 0);
+	/* the map's header still counts: hits are the map's */
+	CU_ASSERT_EQUAL(t.hits, 10);
+	gr_hist_table_free(&t);
+}
+
+static void test_read_stale(void)
+{
+	struct gr_hist_table t;
+
+	maps_reset();
+	put(0, 0, 100, 3, 0);
+	put(1, 0, 100, 4, 0);
+	put(2, 0, 100, 5, 0);
+	map_hdr(1)->gen = htole64(T_GEN - 1);	/* not zeroed for T_GEN yet */
+	map_hdr(1)->dropped = htole64(9);
+	CU_ASSERT_EQUAL_FATAL(read_maps(NULL, &t), 0);
+	CU_ASSERT_EQUAL(t.stale_maps, 1);
+	CU_ASSERT_EQUAL(t.nr_rows, 1);
+	check_row(&t, 100, 8, 0);
+	CU_ASSERT_EQUAL(t.hits, 8);
+	CU_ASSERT_EQUAL(t.dropped, 0);
+	CU_ASSERT_EQUAL(t.cpu_hits[1], 0);
+	gr_hist_table_free(&t);
+
+	/* every map of another gen: nothing served */
+	treq.gen = htole64(T_GEN + 1);
+	CU_ASSERT_EQUAL_FATAL(read_maps(NULL, &t), 0);
+	CU_ASSERT_EQUAL(t.stale_maps, T_CPUS);
+	CU_ASSERT_EQUAL(t.nr_rows + t.hits, 0);
+	gr_hist_table_free(&t);
+}
+
+static void test_read_backwards(void)
+{
+	struct gr_hist_table first, t;
+
+	maps_reset();
+	put(0, 0, 100, 30, 0);
+	put(1, 0, 100, 4, 0);
+	CU_ASSERT_EQUAL_FATAL(read_maps(NULL, &first), 0);
+	CU_ASSERT_EQUAL(first.cpu_hits[0], 30);
+
+	/* CPU 0's map lost counts for the same gen: refused whole */
+	maps_reset();
+	put(0, 0, 100, 10, 0);
+	put(0, 1, 400, 50, 0);
+	map_hdr(0)->hits = htole64(29);
+	put(1, 0, 100, 5, 0);
+	CU_ASSERT_EQUAL_FATAL(read_maps(&first, &t), 0);
+	CU_ASSERT_EQUAL(t.bad_maps, 1);
+	CU_ASSERT_EQUAL(t.nr_rows, 1);
+	check_row(&t, 100, 5, 0);
+	CU_ASSERT_PTR_NULL(row_of(&t, 400));
+	CU_ASSERT_EQUAL(t.hits, 5);
+	/* the next read still compares with what was served */
+	CU_ASSERT_EQUAL(t.cpu_hits[0], 30);
+	gr_hist_table_free(&t);
+
+	/* against a read of another gen, nothing is compared */
+	first.gen = T_GEN - 1;
+	CU_ASSERT_EQUAL_FATAL(read_maps(&first, &t), 0);
+	CU_ASSERT_EQUAL(t.bad_maps, 0);
+	CU_ASSERT_EQUAL(t.hits, 34);
+	gr_hist_table_free(&t);
+	gr_hist_table_free(&first);
+}
+
+static void test_read_bad_used(void)
+{
+	struct gr_hist_table t;
+	struct gr_hist_entry *e;
+
+	maps_reset();
+	put(0, 0, 100, 3, 0);
+	put(1, 0, 100, 4, 0);
+	put(1, 1, 500, 1, 0);
+	e = put(1, 2, 600, 1, 0);
+	e->used = htole32(7);
+	CU_ASSERT_EQUAL_FATAL(read_maps(NULL, &t), 0);
+	CU_ASSERT_EQUAL(t.bad_maps, 1);
+	CU_ASSERT_EQUAL(t.nr_rows, 1);
+	check_row(&t, 100, 3, 0);
+	CU_ASSERT_EQUAL(t.hits, 3);
+	gr_hist_table_free(&t);
+}
+
+static void test_read_huge(void)
+{
+	struct gr_hist_table t;
+
+	maps_reset();
+	put(0, 0, UINT64_MAX, UINT64_MAX, UINT64_MAX - 1);
+	put(1, 0, UINT64_MAX, 3, 5);
+	map_hdr(0)->dropped = htole64(UINT64_MAX);
+	map_hdr(1)->dropped = htole64(2);
+	CU_ASSERT_EQUAL_FATAL(read_maps(NULL, &t), 0);
+	/* sums modulo 2^64, as the guest keeps them */
+	check_row(&t, UINT64_MAX, 2, 3);
+	CU_ASSERT_EQUAL(t.dropped, 1);
+	gr_hist_table_free(&t);
+}
+
+static void test_read_args(void)
+{
+	struct gr_hist_table t;
+	struct gr_hist_req req;
+
+	maps_reset();
+	req = treq;
+	CU_ASSERT_EQUAL(gr_hist_read(area, T_SIZE, T_CPUS, GR_HIST_REQS, &req,
+				     NULL, &t), -EINVAL);
+	CU_ASSERT_EQUAL(gr_hist_read(area, T_SIZE, 0, 0, &req, NULL, &t),
+			-EINVAL);
+	CU_ASSERT_EQUAL(gr_hist_read(area, T_SIZE - 100, 1, 0, &req, NULL, &t),
+			-EINVAL);
+	CU_ASSERT_EQUAL(gr_hist_read(area, 4096, 1, 0, &req, NULL, &t),
+			-EINVAL);
+	CU_ASSERT_EQUAL(gr_hist_read(NULL, T_SIZE, 1, 0, &req, NULL, &t),
+			-EINVAL);
+	/* 1000 CPUs of 16 entries do not fit a slot of this area */
+	CU_ASSERT_EQUAL(gr_hist_read(area, T_SIZE, 1000, 0, &req, NULL, &t),
+			-EINVAL);
+	req.entries_log2 = 2;
+	CU_ASSERT_EQUAL(gr_hist_read(area, T_SIZE, 1, 0, &req, NULL, &t),
+			-EINVAL);
+	req.entries_log2 = 17;
+	CU_ASSERT_EQUAL(gr_hist_read(area, T_SIZE, 1, 0, &req, NULL, &t),
+			-EINVAL);
+	req = treq;
+	req.nr_keys = 0;
+	CU_ASSERT_EQUAL(gr_hist_read(area, T_SIZE, 1, 0, &req, NULL, &t),
+			-EINVAL);
+	req = treq;
+	req.nr_vals = 4;
+	CU_ASSERT_EQUAL(gr_hist_read(area, T_SIZE, 1, 0, &req, NULL, &t),
+			-EINVAL);
+	CU_ASSERT_PTR_NULL(t.rows);
+	CU_ASSERT_PTR_NULL(t.cpu_hits);
+}
+
+/* Random bytes everywhere, the last slot's maps up to the area's end */
+static void test_read_hostile(void)
+{
+	uint64_t seed = gr_test_seed("test_hist"), st = seed, *w;
+	struct gr_hist_table t, prev;
+	struct gr_hist_state state;
+	struct gr_hist_req req;
+	unsigned int round, cpus, slot, log2;
+	uint64_t slot_bytes = gr_hist_slot_bytes(T_SIZE), rows = 0, bad = 0;
+	size_t i;
+
+	memset(&prev, 0, sizeof(prev));
+	for (round = 0; round < 200; round++) {
+		for (w = (uint64_t *)area, i = 0; i < T_SIZE / 8; i++)
+			w[i] = gr_test_rand(&st);
+		/* small used words and gens, so that some maps pass */
+		memset(&req, 0, sizeof(req));
+		req.gen = htole64(gr_test_rand(&st) & 1);
+		req.nr_keys = 1 + (gr_test_rand(&st) & 1);
+		req.nr_vals = gr_test_rand(&st) % 4;
+		log2 = GR_HIST_MIN_ENTRIES_LOG2 + gr_test_rand(&st) % 6;
+		req.entries_log2 = (uint8_t)log2;
+		slot = GR_HIST_REQS - 1 - (gr_test_rand(&st) & 1);
+		cpus = (unsigned int)(slot_bytes / gr_hist_map_bytes(log2));
+		cpus = 1 + gr_test_rand(&st) % cpus;
+		for (i = 0; i < cpus; i++) {
+			struct gr_hist_map_hdr *h = (void *)(area +
+				gr_hist_map_off(T_SIZE, slot, (uint32_t)i, log2));
+			struct gr_hist_entry *e = (void *)(h + 1);
+			uint32_t j;
+
+			h->gen = req.gen;
+			for (j = 0; j < (1u << log2); j++) {
+				e[j].used &= htole32(round & 1 ? 1 : 3);
+				e[j].seq &= htole32(~1u);
+			}
+		}
+		CU_ASSERT_EQUAL_FATAL(gr_hist_read(area, T_SIZE, cpus, slot,
+						   &req, &prev, &t), 0);
+		CU_ASSERT(t.nr_rows <= cpus << log2);
+		CU_ASSERT(t.bad_maps + t.stale_maps <= cpus);
+		rows += t.nr_rows;
+		bad += t.bad_maps;
+		gr_hist_sort_rows(&t, NULL, NULL, 0);
+		gr_hist_table_free(&prev);
+		prev = t;
+		gr_hist_read_state(area, slot, &state);
+		CU_ASSERT(state.state <= GR_HIST_REFUSED);
+		CU_ASSERT(state.reason <= GR_HIST_E_ATTACH);
+	}
+	gr_hist_table_free(&prev);
+	/* both ways were taken: maps served and maps refused */
+	CU_ASSERT(rows > 0);
+	CU_ASSERT(bad > 0);
+}
+
+static void test_read_state(void)
+{
+	struct gr_hist_state *s = (void *)(area + GR_HIST_STATE_OFFSET), st;
+
+	memset(area, 0, T_SIZE);
+	s[3].gen = htole64(12);
+	s[3].state = htole32(GR_HIST_RUNNING);
+	s[4].gen = htole64(13);
+	s[4].state = htole32(GR_HIST_REFUSED);
+	s[4].reason = GR_HIST_E_FILTER;
+	s[4].filter_reason = GR_FILTER_E_JUMP;
+	s[4].bad = htole16(5);
+	s[5].state = htole32(9);
+	s[5].reason = GR_HIST_E_KEY;
+	s[6].state = htole32(GR_HIST_REFUSED);
+	s[6].reason = 200;
+	s[7].state = htole32(GR_HIST_REFUSED);
+	s[7].reason = GR_HIST_E_KEY;
+	s[7].filter_reason = GR_FILTER_E_JUMP;
+	memset(s[7].reserved, 0xee, sizeof(s[7].reserved));
+
+	gr_hist_read_state(area, 3, &st);
+	CU_ASSERT_EQUAL(st.gen, 12);
+	CU_ASSERT_EQUAL(st.state, GR_HIST_RUNNING);
+	CU_ASSERT_EQUAL(st.reason, GR_HIST_E_NONE);
+	gr_hist_read_state(area, 4, &st);
+	CU_ASSERT_EQUAL(st.state, GR_HIST_REFUSED);
+	CU_ASSERT_EQUAL(st.reason, GR_HIST_E_FILTER);
+	CU_ASSERT_EQUAL(st.filter_reason, GR_FILTER_E_JUMP);
+	CU_ASSERT_EQUAL(st.bad, 5);
+	gr_hist_read_state(area, 5, &st);
+	CU_ASSERT_EQUAL(st.state, GR_HIST_REFUSED);
+	CU_ASSERT_EQUAL(st.reason, GR_HIST_E_NONE);
+	gr_hist_read_state(area, 6, &st);
+	CU_ASSERT_EQUAL(st.state, GR_HIST_REFUSED);
+	CU_ASSERT_EQUAL(st.reason, GR_HIST_E_NONE);
+	gr_hist_read_state(area, 7, &st);
+	CU_ASSERT_EQUAL(st.reason, GR_HIST_E_KEY);
+	CU_ASSERT_EQUAL(st.filter_reason, GR_FILTER_E_NONE);
+	CU_ASSERT(all_zero(st.reserved, sizeof(st.reserved)));
+	gr_hist_read_state(area, GR_HIST_REQS, &st);
+	CU_ASSERT(all_zero(&st, sizeof(st)));
+}
+
+static void test_sort_rows(void)
+{
+	struct gr_hist_row rows[4] = {
+		{ { 5, 0 }, 10, { 1, 0, 0 } },
+		{ { (uint64_t)-3, 0 }, 2, { 9, 0, 0 } },
+		{ { 1, 0 }, 10, { 4, 0, 0 } },
+		{ { 7, 0 }, 1, { 9, 0, 0 } },
+	};
+	struct gr_hist_table t = { .rows = rows, .nr_rows = 4, .cap = 4 };
+	int cols[2];
+	bool desc[2];
+
+	/* default: hitcount ascending, ties by key (unsigned) */
+	gr_hist_sort_rows(&t, NULL, NULL, 0);
+	CU_ASSERT_EQUAL(rows[0].key[0], 7);
+	CU_ASSERT_EQUAL(rows[1].key[0], (uint64_t)-3);
+	CU_ASSERT_EQUAL(rows[2].key[0], 1);
+	CU_ASSERT_EQUAL(rows[3].key[0], 5);
+	/* a signed key, ascending: -3 first */
+	t.key_signed[0] = true;
+	cols[0] = GR_HIST_SORT_KEY(0);
+	desc[0] = false;
+	gr_hist_sort_rows(&t, cols, desc, 1);
+	CU_ASSERT_EQUAL(rows[0].key[0], (uint64_t)-3);
+	CU_ASSERT_EQUAL(rows[3].key[0], 7);
+	/* key descending */
+	desc[0] = true;
+	gr_hist_sort_rows(&t, cols, desc, 1);
+	CU_ASSERT_EQUAL(rows[0].key[0], 7);
+	CU_ASSERT_EQUAL(rows[3].key[0], (uint64_t)-3);
+	/* value descending, then hitcount descending */
+	cols[0] = GR_HIST_SORT_VAL(0);
+	cols[1] = GR_HIST_SORT_HITCOUNT;
+	desc[1] = true;
+	gr_hist_sort_rows(&t, cols, desc, 2);
+	CU_ASSERT_EQUAL(rows[0].key[0], (uint64_t)-3);
+	CU_ASSERT_EQUAL(rows[1].key[0], 7);
+	CU_ASSERT_EQUAL(rows[2].key[0], 1);
+	CU_ASSERT_EQUAL(rows[3].key[0], 5);
+	/* hitcount descending, ties by key ascending */
+	cols[0] = GR_HIST_SORT_HITCOUNT;
+	gr_hist_sort_rows(&t, cols, desc, 1);
+	CU_ASSERT_EQUAL(rows[0].key[0], 1);
+	CU_ASSERT_EQUAL(rows[1].key[0], 5);
+	CU_ASSERT_EQUAL(rows[2].key[0], (uint64_t)-3);
+	CU_ASSERT_EQUAL(rows[3].key[0], 7);
+}
+
 static const struct gr_test tests[] = {
 	GR_TEST(test_parse_keys),
 	GR_TEST(test_parse_modifiers),
@@ -503,8 +997,27 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_max_entries),
 };
 
+static const struct gr_test map_tests[] = {
+	GR_TEST(test_read_merge),
+	GR_TEST(test_read_many_keys),
+	GR_TEST(test_read_torn),
+	GR_TEST(test_read_stale),
+	GR_TEST(test_read_backwards),
+	GR_TEST(test_read_bad_used),
+	GR_TEST(test_read_huge),
+	GR_TEST(test_read_args),
+	GR_TEST(test_read_hostile),
+	GR_TEST(test_read_state),
+	GR_TEST(test_sort_rows),
+};
+
+static const struct gr_test_suite suites[] = {
+	GR_SUITE("hist_parse", tests, NULL, NULL),
+	GR_SUITE("hist_map", map_tests, maps_init, maps_fini),
+};
+
 int main(void)
 {
 	events_init();
-	return gr_test_main("hist", tests, ARRAY_SIZE(tests), NULL, NULL);
+	return gr_test_run(suites, ARRAY_SIZE(suites));
 }
