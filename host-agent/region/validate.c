@@ -322,6 +322,55 @@ static const char *const overlap_msg[NR_AREAS][NR_AREAS] = {
 	[A_REC][A_DATA] = "commit records overlap the sub-buffer data",
 };
 
+/*
+ * The hist area (v1.5, GR_F_HIST; spec 17.1, F1): page aligned, at least
+ * GR_HIST_MIN_SIZE, at or after the end of the sub-buffer data, inside the
+ * region, overlapping no other area and no client area. Without the
+ * feature bit the fields are reserved: ignored, the view's 0.
+ */
+static int check_hist(const struct gr_region_hdr *h, struct gr_view *v,
+		      const struct area *a, int nr, const char **why)
+{
+	struct area hist = { .align = GR_PAGE_SIZE };
+	uint64_t coff, csize;
+	int i;
+
+	v->hist_offset = 0;
+	v->hist_size = 0;
+	if (!(v->features & GR_F_HIST))
+		return 0;
+	hist.off = le64toh(h->hist_offset);
+	hist.count = le64toh(h->hist_size);
+	hist.elem = 1;
+	if (hist.off % GR_PAGE_SIZE)
+		return bad(why, "hist_offset is not GR_PAGE_SIZE aligned");
+	if (hist.count % GR_PAGE_SIZE)
+		return bad(why, "hist_size is not a multiple of GR_PAGE_SIZE");
+	if (hist.count < GR_HIST_MIN_SIZE)
+		return bad(why, "hist_size is below GR_HIST_MIN_SIZE");
+	if (hist.off < a[A_DATA].end)
+		return bad(why, "hist area starts before the end of the sub-buffer data");
+	hist.e_align = "hist_offset is not GR_PAGE_SIZE aligned";
+	hist.e_start = "hist_offset is below GR_LAYOUT_START";
+	hist.e_end = "hist area ends beyond the region";
+	if (check_area(&hist, v->region_size, why))
+		return -EINVAL;
+	for (i = 0; i < nr; i++)
+		if (areas_overlap(&hist, &a[i]))
+			return bad(why, "hist area overlaps the trace channel's layout");
+	v->hist_offset = hist.off;
+	v->hist_size = hist.count;
+	if (!(v->features & GR_F_CLIENT))
+		return 0;
+	coff = le64toh(h->client_offset);
+	csize = le64toh(h->client_size);
+	/* [coff, coff + csize) meets [off, end), without computing coff + csize */
+	if (csize && coff < hist.end &&
+	    (coff >= hist.off || hist.off - coff < csize))
+		return bad(why, "hist area overlaps the client area");
+	return 0;
+}
+
 static int check_layout(const struct gr_region_hdr *h, struct gr_view *v,
 			const char **why)
 {
@@ -381,7 +430,7 @@ static int check_layout(const struct gr_region_hdr *h, struct gr_view *v,
 		for (j = i + 1; j < NR_AREAS; j++)
 			if (areas_overlap(&a[i], &a[j]))
 				return bad(why, overlap_msg[i][j]);
-	return 0;
+	return check_hist(h, v, a, NR_AREAS, why);
 }
 
 /* copy a NUL-terminated string, replacing what is unsafe in a literal */
@@ -451,8 +500,10 @@ static int check_strings(const struct gr_region_hdr *h, struct gr_view *v,
  * published region size, flags, geometry (nr_cpus, nr_rings, subbuf_size,
  * n_subbufs, packet_header_size, max_event_size, desc_count, desc_stride,
  * clock_freq), the four areas (each aligned, at or after GR_LAYOUT_START,
- * inside the region, overflow-safe; pairwise disjoint), the strings and the
- * reserved fields. hdr_size must lie in [GR_HDR_SIZE_MIN, GR_HDR_SIZE_MAX],
+ * inside the region, overflow-safe; pairwise disjoint), with GR_F_HIST the
+ * hist area (spec 17.1: page aligned, at least GR_HIST_MIN_SIZE, after the
+ * sub-buffer data, inside the region, disjoint from the client area), the
+ * strings and the reserved fields. hdr_size must lie in [GR_HDR_SIZE_MIN, GR_HDR_SIZE_MAX],
  * i.e. be 512: the header may not reach into the status block.
  *
  * Context: any; does not sleep.

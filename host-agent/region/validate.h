@@ -90,6 +90,11 @@
  *	else "")
  * @product_uuid: as published (v1.2, GR_F_GUEST_INFO; else zero); all
  *	zero means "none"
+ * @hist_offset: the hist area (v1.5, GR_F_HIST in @features; else 0):
+ *	GR_PAGE_SIZE aligned, at or after the end of the sub-buffer data
+ * @hist_size: its bytes (else 0): a GR_PAGE_SIZE multiple, at least
+ *	GR_HIST_MIN_SIZE; the area ends inside the region and overlaps no
+ *	other area of the layout nor the client area (GR_F_CLIENT)
  * @nr_families: entries of @families, 0..GR_MAX_FAMILIES
  * @families: the event families of the descriptor table (v1.2,
  *	GR_F_SYSCALLS): member ids [base, base + count) are records of
@@ -157,6 +162,8 @@ struct gr_view {
 	uint8_t boot_id[16];
 	char kernel_version[GR_VERSION_LEN];
 	uint8_t product_uuid[16];
+	uint64_t hist_offset;
+	uint64_t hist_size;
 	uint32_t nr_families;
 	struct gr_family {
 		uint16_t base;

@@ -128,10 +128,11 @@ static void test_hdr_keeps_unknown_guest_features(void)
 	struct gr_view v;
 	const char *why = NULL;
 
+	/* every bit but GR_F_HIST, whose area does not fit 64 KiB (v1.5) */
 	make_hdr(&h);
-	h.guest_features = htole64(~0ULL);
+	h.guest_features = htole64(~GR_F_HIST);
 	CU_ASSERT_EQUAL(gr_check_region_hdr(&h, T_REGION, &v, &why), 0);
-	CU_ASSERT_EQUAL(v.features, ~0ULL);
+	CU_ASSERT_EQUAL(v.features, ~GR_F_HIST);
 }
 
 static void test_hdr_sanitizes_release_and_nodename(void)
@@ -208,6 +209,53 @@ static void test_hdr_reject_leaves_view_untouched(void)
 	CU_ASSERT_EQUAL(memcmp(&v, &before, sizeof(v)), 0);
 	/* why is optional */
 	CU_ASSERT_EQUAL(gr_check_region_hdr(&h, T_REGION, &v, NULL), -EINVAL);
+}
+
+/* --- the hist area (v1.5, GR_F_HIST; spec 17.1, F1) ---------------------- */
+
+#define T_HIST_REGION	(1ULL << 17)	/* 128 KiB: the data ends at 0xc000 */
+
+/* @h with a hist area [off, off + size) in a region of T_HIST_REGION */
+static void set_hist(struct gr_region_hdr *h, uint64_t *real, uint64_t off,
+		     uint64_t size)
+{
+	*real = T_HIST_REGION;
+	h->region_size = htole64(T_HIST_REGION);
+	h->guest_features |= htole64(GR_F_HIST);
+	h->hist_offset = htole64(off);
+	h->hist_size = htole64(size);
+}
+
+static void test_hdr_hist_area(void)
+{
+	struct gr_region_hdr h;
+	struct gr_view v;
+	const char *why = NULL;
+	uint64_t real;
+
+	make_hdr(&h);
+	set_hist(&h, &real, 0x10000, GR_HIST_MIN_SIZE);
+	CU_ASSERT_EQUAL(gr_check_region_hdr(&h, real, &v, &why), 0);
+	CU_ASSERT_EQUAL(v.hist_offset, 0x10000);
+	CU_ASSERT_EQUAL(v.hist_size, GR_HIST_MIN_SIZE);
+	/* right after the data, a client area right after it */
+	set_hist(&h, &real, 0xc000, GR_HIST_MIN_SIZE);
+	h.guest_features |= htole64(GR_F_CLIENT);
+	h.client_offset = htole64(0x1c000);
+	h.client_size = htole64(0x4000);
+	CU_ASSERT_EQUAL(gr_check_region_hdr(&h, real, &v, &why), 0);
+	CU_ASSERT_EQUAL(v.hist_offset, 0xc000);
+	/* a client area just below it */
+	set_hist(&h, &real, 0x10000, GR_HIST_MIN_SIZE);
+	h.client_offset = htole64(0xc000);
+	CU_ASSERT_EQUAL(gr_check_region_hdr(&h, real, &v, &why), 0);
+	/* without the feature bit the fields are reserved: ignored */
+	h.guest_features &= ~htole64(GR_F_HIST);
+	h.hist_offset = htole64(1);
+	h.hist_size = htole64(UINT64_MAX);
+	CU_ASSERT_EQUAL(gr_check_region_hdr(&h, real, &v, &why), 0);
+	CU_ASSERT_EQUAL(v.hist_offset, 0);
+	CU_ASSERT_EQUAL(v.hist_size, 0);
 }
 
 /* --- region header: one rejection per rule ------------------------------- */
@@ -424,7 +472,37 @@ static void test_hdr_reject_leaves_view_untouched(void)
 	  h.guest_features |= htole64(GR_F_GUEST_INFO);		\
 	  memset(h.kernel_version, 'v', sizeof(h.kernel_version)))	\
 	X(desc_count_0, -EINVAL, "desc_count is 0 (no event to describe)", \
-	  h.desc_count = 0)
+	  h.desc_count = 0)						\
+	X(hist_offset_unaligned, -EINVAL,				\
+	  "hist_offset is not GR_PAGE_SIZE aligned",			\
+	  set_hist(&h, &real, 0x10100, GR_HIST_MIN_SIZE))		\
+	X(hist_size_unaligned, -EINVAL,					\
+	  "hist_size is not a multiple of GR_PAGE_SIZE",		\
+	  set_hist(&h, &real, 0xc000, GR_HIST_MIN_SIZE + 0x800))	\
+	X(hist_size_small, -EINVAL, "hist_size is below GR_HIST_MIN_SIZE", \
+	  set_hist(&h, &real, 0x10000, GR_HIST_MIN_SIZE - 0x1000))	\
+	X(hist_before_data_end, -EINVAL,				\
+	  "hist area starts before the end of the sub-buffer data",	\
+	  set_hist(&h, &real, 0xb000, GR_HIST_MIN_SIZE))		\
+	X(hist_beyond_region, -EINVAL, "hist area ends beyond the region", \
+	  set_hist(&h, &real, 0x11000, GR_HIST_MIN_SIZE))		\
+	X(hist_size_wraps, -EINVAL, "hist area ends beyond the region",	\
+	  set_hist(&h, &real, 0x10000, 0xfffffffffffff000ULL))		\
+	X(hist_overlaps_rings, -EINVAL,					\
+	  "hist area overlaps the trace channel's layout",		\
+	  set_hist(&h, &real, 0x10000, GR_HIST_MIN_SIZE);		\
+	  h.ring_offset = htole64(0x1f000))				\
+	X(hist_overlaps_client, -EINVAL,				\
+	  "hist area overlaps the client area",				\
+	  set_hist(&h, &real, 0x10000, GR_HIST_MIN_SIZE);		\
+	  h.guest_features |= htole64(GR_F_CLIENT);			\
+	  h.client_offset = htole64(0x1f000);				\
+	  h.client_size = htole64(0x1000))				\
+	X(hist_inside_client, -EINVAL, "hist area overlaps the client area", \
+	  set_hist(&h, &real, 0x10000, GR_HIST_MIN_SIZE);		\
+	  h.guest_features |= htole64(GR_F_CLIENT);			\
+	  h.client_offset = htole64(0xc000);				\
+	  h.client_size = htole64(0x14000))
 
 #define HDR_REJECT_FN(name, err, msg, ...)				\
 static void test_hdr_rejects_##name(void)				\
@@ -837,6 +915,8 @@ static const struct gr_test hdr_tests[] = {
 	  test_hdr_reject_leaves_view_untouched),
 	GR_TEST_NAMED("hdr rejects a global ring with no cpus",
 	  test_hdr_rejects_global_ring_with_no_cpus),
+	GR_TEST_NAMED("hdr: the hist area only with its feature bit (v1.5)",
+		      test_hdr_hist_area),
 	HDR_REJECTS(REG_HDR)
 	GR_TEST_NAMED("read_hdr copies a published header",
 	  test_read_hdr_copies_published_header),
