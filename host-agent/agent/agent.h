@@ -15,9 +15,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "guestrelay_abi.h"
 #include "filter.h"
+#include "hist.h"
+#include "hist_map.h"
 #include "loop.h"
 #include "vcpu.h"
 
@@ -49,6 +53,54 @@ struct gr_vm_filter {
 	char event[GR_NAME_LEN];
 	char expr[GR_VM_FILTER_EXPR];
 };
+
+/* Longest latency preset name ("syscall"), bytes incl. NUL */
+#define GR_VM_HIST_PRESET	16
+
+/**
+ * struct gr_vm_hist - an aggregation request the operator asked for
+ * (spec 17; host-agent/filter/hist.h)
+ * @name: the table's name; "" = unused entry
+ * @event: the event of an ftrace hist request; "" for a latency preset
+ * @latency: "runq", "syscall", "block" or "irq"; "" for an ftrace request
+ * @text: "keys=...[:vals=...][:sort=...][:size=N][:name=...]"
+ * @filter: filter expression of an ftrace request, "" = none
+ *
+ * Entry i of gr_vm_opts.hists is request slot i of the hist area.
+ */
+struct gr_vm_hist {
+	char name[GR_HIST_NAME_LEN];
+	char event[GR_NAME_LEN];
+	char latency[GR_VM_HIST_PRESET];
+	char text[GR_HIST_TEXT_LEN];
+	char filter[GR_VM_FILTER_EXPR];
+};
+
+/**
+ * gr_vm_hist_name() - the name a request's table goes by
+ * @h: the request
+ * @name: receives its name= if it has one, else its event's or its
+ *	preset's name (as gr_hist_parse() and gr_hist_latency() name it)
+ * @len: size of @name
+ *
+ * Context: any.
+ */
+static inline void gr_vm_hist_name(const struct gr_vm_hist *h, char *name,
+				   size_t len)
+{
+	const char *p = h->text, *end;
+
+	snprintf(name, len, "%s", h->latency[0] ? h->latency : h->event);
+	while (p && *p) {
+		end = strchr(p, ':');
+		if (!strncmp(p, "name=", 5)) {
+			snprintf(name, len, "%.*s", (int)((end ? end :
+					p + strlen(p)) - p - 5), p + 5);
+			return;
+		}
+		p = end ? end + 1 : NULL;
+	}
+}
 
 /*
  * How a VM's records are checked (--verify; spec H24). What stays on disk
@@ -92,6 +144,7 @@ struct gr_vm_opts {
 					 * tmpfs, bench_host.sh) */
 	struct gr_vm_filter filters[GR_FILTER_SLOTS];	/* event filters */
 	struct gr_fx_follow follow;	/* follow filter (spec 15) */
+	struct gr_vm_hist hists[GR_HIST_REQS];	/* aggregation (spec 17) */
 };
 
 /*
@@ -135,6 +188,9 @@ struct gr_vm_stats {
 	uint64_t polls;			/* timer wake-ups */
 	uint64_t write_errors;		/* failed or short writes */
 	uint64_t bad_region;		/* rejected region headers */
+	uint64_t hist_bad_maps;		/* CPU maps of hist requests refused:
+					 * went backwards or bad (spec 17.4) */
+	uint64_t hist_torn;		/* map entries left out: torn twice */
 	/* the guest's counters, summed over rings (untrusted, informative) */
 	uint64_t guest_events;
 	uint64_t lost_full;
@@ -180,6 +236,35 @@ int vm_set_follow(struct gr_vm *vm, const struct gr_fx_follow *fo, char *err,
 int vm_set_filter(struct gr_vm *vm, char *const *events, int nr,
 		  const char *expr, char *err, size_t errlen);
 int vm_flush(struct gr_vm *vm, gr_done_fn done, void *arg);
+
+/**
+ * struct gr_vm_hist_out - one aggregation request and its table, read
+ * @h: the request as the operator gave it (struct gr_vm_hist)
+ * @spec: as compiled against the guest's events (valid if @compiled)
+ * @compiled: @spec holds the request the guest was asked for
+ * @state: "running", "pending" (the guest has not answered this
+ *	request yet), "refused" (by the host or the guest: @why) or
+ *	"waiting" (no guest has published)
+ * @why: why refused, "" otherwise
+ * @table: the maps, read and merged (rows only when "running");
+ *	gr_hist_table_free() by the caller
+ */
+struct gr_vm_hist_out {
+	struct gr_vm_hist h;
+	struct gr_hist_spec spec;
+	bool compiled;
+	const char *state;
+	char why[256];
+	struct gr_hist_table table;
+};
+
+int vm_set_hist(struct gr_vm *vm, struct gr_vm_hist *h, char *err,
+		size_t errlen);
+int vm_clear_hist(struct gr_vm *vm, const char *name, bool remove, char *err,
+		  size_t errlen);
+int vm_hist_read(struct gr_vm *vm, const char *name,
+		 struct gr_vm_hist_out *out, unsigned int max);
+void vm_hist_out_free(struct gr_vm_hist_out *out, unsigned int n);
 int vm_snapshot(struct gr_vm *vm, gr_done_fn done, void *arg);
 int vm_stop(struct gr_vm *vm, gr_done_fn done, void *arg);
 int vm_rotate(struct gr_vm *vm, gr_done_fn done, void *arg);

@@ -23,7 +23,8 @@
  * a clock-sync series with a better clock for the metadata
  * (hc.series_ended, hc.rewrite) are reported for vm.c, which rings and
  * rewrites once per loop pass. The settings it writes (events, tracing,
- * mode) are vm.c's; the filter area is vm_filter.c's.
+ * mode) are vm.c's; the filter area is vm_filter.c's, the hist area's
+ * request slots vm_hist.c's.
  */
 #include <endian.h>
 #include <string.h>
@@ -39,7 +40,7 @@
 #define HOST_FEATURES (GR_F_EVENT_IDX | GR_F_FLIGHT | GR_F_CLOCK_SYNC | \
 		       GR_F_SWITCH_TIMER | GR_F_FILTER | GR_F_GUEST_INFO | \
 		       GR_F_DEFAULTS | GR_F_FOLLOW | GR_F_SYSCALLS | \
-		       GR_F_CLIENT | GR_F_LAST_RECORD)
+		       GR_F_CLIENT | GR_F_LAST_RECORD | GR_F_HIST)
 
 static struct gr_host_ctrl *ctrl(struct gr_vm *vm)
 {
@@ -147,6 +148,8 @@ void hostctl_publish(struct gr_vm *vm)
 						      GR_FILTER_OFFSET));
 	/* spec 15.2: and the follow block */
 	vm_follow_fill(vm, c);
+	/* spec 17.2: and the aggregation requests of the hist area */
+	vm_hist_fill(vm);
 	/* H16: the fields above before seq; pairs with the guest's
 	 * smp_load_acquire() of seq in gr_ctrl_read() (spec 10 #10)
 	 */

@@ -657,6 +657,7 @@ int vm_add(struct gr_agent *a, const struct gr_vm_opts *o, struct gr_vm **vmp,
 	ht_init(&vm->ht);
 	rot_init(&vm->rot);
 	cons_init(&vm->cons);
+	vm_hist_init(vm);
 	vm->peer.guest_peer = -1;
 	vm->tracing = 1;
 	vm->doorbell = !o->plain;
@@ -750,6 +751,7 @@ static void vm_maybe_free(struct gr_vm *vm)
 	}
 	waiter_cancel(vm);
 	session_finish(vm);
+	vm_hist_finish(vm);
 	memcpy(name, vm->shm.name, sizeof(name));
 	ivsh_shm_close(&vm->shm);
 	if (vm->unlink_shm)

@@ -12,6 +12,7 @@
  *   snapshot.c   flight-recorder snapshots        @snap      snap_*
  *   waiter.c     flush, snapshot, stop commands   @waiter    waiter_*
  *   vm_filter.c  event and follow filters         @flt       vm_filters_*
+ *   vm_hist.c    aggregation requests, maps       @hist      vm_hist_*
  *   rotate.c     chunks, rotation, retention      @rot       rot_*
  *   vcpu.c       QEMU's vCPU threads, steal       @vcpu      vcpu_*
  *   clients.c    client channels (spec 16)        @cl        clients_*
@@ -51,6 +52,7 @@
 #include "common.h"
 #include "snapshot.h"
 #include "vm_filter.h"
+#include "vm_hist.h"
 #include "waiter.h"
 
 /* What a snapshot of vm->snap is for (vm->snap_for) */
@@ -106,6 +108,7 @@ struct gr_vm {
 	struct gr_rotate rot;
 	struct gr_cons cons;
 	struct gr_vm_filters flt;
+	struct gr_vm_hists hist;
 	struct gr_waiter waiter;
 	struct gr_vcpus vcpu;
 	struct gr_clients cl;

@@ -54,8 +54,14 @@ const char *gr_filter_reason_name(unsigned int reason)
 	return "unknown reason";
 }
 
-/* The id of the published event named @name, or -ENOENT */
-static int event_id(const struct gr_vm *vm, const char *name)
+/**
+ * vm_event_id() - the id of a published event
+ * @vm: a VM whose guest has published
+ * @name: the event's name
+ *
+ * Return: the id, or -ENOENT.
+ */
+int vm_event_id(const struct gr_vm *vm, const char *name)
 {
 	unsigned int i;
 
@@ -112,7 +118,7 @@ static int stage_filter(struct gr_vm *vm, struct gr_vm_filter *f,
 		return 0;
 	}
 	if (vm->state != GR_VM_WAITING) {
-		id = event_id(vm, event);
+		id = vm_event_id(vm, event);
 		if (id < 0) {
 			snprintf(err, errlen, "no event '%s' in %s (guestrelay status %s lists what it records)",
 				 event, vm->opts.name, vm->opts.name);
@@ -210,7 +216,7 @@ void vm_filters_fill(struct gr_vm *vm, struct gr_filter_slot *area)
 		why[0] = '\0';
 		if (!f[i].event[0] || vm->state == GR_VM_WAITING) {
 			/* nothing, or nothing known yet */
-		} else if ((id = event_id(vm, f[i].event)) < 0) {
+		} else if ((id = vm_event_id(vm, f[i].event)) < 0) {
 			snprintf(why, sizeof(why), "no event '%.*s' in this guest",
 				 (int)sizeof(f[i].event), f[i].event);
 		} else if (!(vm->view.features & GR_F_FILTER)) {

@@ -27,6 +27,7 @@ struct gr_vm_filters {
 	char follow_why[256];
 };
 
+int vm_event_id(const struct gr_vm *vm, const char *name);
 int vm_filters_set(struct gr_vm *vm, char *const *events, int nr,
 		   const char *expr, char *err, size_t errlen);
 int vm_follow_set(struct gr_vm *vm, const struct gr_fx_follow *fo, char *err,

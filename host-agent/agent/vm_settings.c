@@ -160,3 +160,45 @@ int vm_set_follow(struct gr_vm *vm, const struct gr_fx_follow *fo, char *err,
 	}
 	return ret;
 }
+
+/**
+ * vm_set_hist() - set or replace an aggregation request (spec 17)
+ * @vm: the VM
+ * @h: the request (vm_hist_set() has the rules)
+ * @err: receives the reason of a refusal
+ * @errlen: size of @err
+ *
+ * A guest that has published is asked at once; before that the request
+ * waits for its publication.
+ *
+ * Return: 0 or -errno (vm_hist_set()).
+ */
+int vm_set_hist(struct gr_vm *vm, struct gr_vm_hist *h, char *err,
+		size_t errlen)
+{
+	int ret = vm_hist_set(vm, h, err, errlen);
+
+	if (!ret && vm->state != GR_VM_WAITING)
+		hostctl_publish(vm);
+	return ret;
+}
+
+/**
+ * vm_clear_hist() - zero the tables of requests, or remove requests
+ * @vm: the VM
+ * @name: a request's name, NULL for all
+ * @remove: remove them, else start their tables again at 0
+ * @err: receives the reason of a refusal
+ * @errlen: size of @err
+ *
+ * Return: 0 or -ENOENT (vm_hist_clear()).
+ */
+int vm_clear_hist(struct gr_vm *vm, const char *name, bool remove, char *err,
+		  size_t errlen)
+{
+	int ret = vm_hist_clear(vm, name, remove, err, errlen);
+
+	if (!ret && vm->state != GR_VM_WAITING)
+		hostctl_publish(vm);
+	return ret;
+}

@@ -92,6 +92,32 @@ static const struct cli_cmd cli_cmds[] = {
 	  "`guestrelay filter vm1 --clear` removes it.\n" },
 	{ "disable", cli_run_events, NULL, "disable VM EVENT...",
 	  "Ask the guest to stop recording EVENTs (names, globs or all).\n" },
+	{ "hist", cli_run_hist, NULL, "hist VM EVENT 'keys=...' [--filter EXPR], "
+	  "hist VM --latency runq|syscall|block|irq, hist VM [NAME] "
+	  "[--clear|--remove]",
+	  "Aggregate in the guest, as ftrace's hist triggers do, without\n"
+	  "recording anything: the guest counts into maps in the shared\n"
+	  "region and the agent reads them in place.\n"
+	  "  hist VM EVENT 'keys=FIELD[.MOD][,FIELD[.MOD]][:vals=FIELD,...]\n"
+	  "      [:sort=COL[.descending],...][:size=N][:name=NAME]'\n"
+	  "      [--filter EXPR]\n"
+	  "    a table of EVENT by one or two keys (ftrace's syntax after\n"
+	  "    \"hist:\"): FIELDs of the event, common_pid, common_cpu; MODs\n"
+	  "    .log2 .buckets=N .hex .sym .execname; hitcount is always\n"
+	  "    counted; --filter as for `guestrelay filter`. The table is\n"
+	  "    named by name=, else after EVENT; the same name replaces it.\n"
+	  "  hist VM --latency runq|syscall|block|irq\n"
+	  "    a log2 histogram of run-queue latency (wakeup to switch-in),\n"
+	  "    system-call duration, block request latency or hard-IRQ time\n"
+	  "  hist VM [NAME]\n"
+	  "    print the tables (or one) as ftrace's hist file prints them:\n"
+	  "    { key: value } hitcount: N, then Totals (Hits, Entries,\n"
+	  "    Dropped, and guestrelay's Nested, Unmatched, Torn, Bad maps);\n"
+	  "    --json for a document\n"
+	  "  hist VM [NAME] --clear    count again from 0 (ftrace's :clear)\n"
+	  "  hist VM [NAME] --remove   remove the request (ftrace's !hist)\n"
+	  "At most 8 requests per VM; /metrics serves them (log2 latency\n"
+	  "tables as Prometheus histograms).\n" },
 	{ "mode", cli_run_mode, NULL, "mode VM stream|flight",
 	  "stream: no overwrite, events are dropped and counted when the\n"
 	  "buffers are full. flight: flight recorder, the oldest sub-buffers\n"
@@ -145,6 +171,11 @@ static const struct cli_cmd cli_cmds[] = {
 	  "                       their children (follow filter)\n"
 	  "  --comm GLOB          the same for tasks whose name matches\n"
 	  "  --no-fork            follow no children\n"
+	  "  --hist 'EVENT:keys=...[ if FILTER]'\n"
+	  "                       aggregate in the guest (`guestrelay help\n"
+	  "                       hist`); once per table, at most 8\n"
+	  "  --hist-latency runq|syscall|block|irq\n"
+	  "                       a latency histogram (`guestrelay help hist`)\n"
 	  "Then attach QEMU (guestrelay qemu-args VM) or libvirt\n"
 	  "(guestrelay libvirt-xml VM).\n" },
 	{ "vm-remove", cli_run_vm_cmd, NULL, "vm-remove VM",
@@ -208,7 +239,9 @@ static const struct cli_cmd cli_cmds[] = {
 	  "--size BYTES (shared memory, doorbell or plain), --subbuf-size\n"
 	  "BYTES, --subbufs N, --switch-timer-ms MS, --quota BYTES, --verify\n"
 	  "on|off, --rotate-size BYTES, --rotate-interval S, --keep-chunks N,\n"
-	  "--keep-bytes BYTES, --filter EVENT:EXPR (one per domain), and "
+	  "--keep-bytes BYTES, --filter EVENT:EXPR (one per domain), --hist\n"
+	  "'EVENT:keys=...[ if FILTER]' and --hist-latency PRESET (each a\n"
+	  "<gr:hist> element), and "
 	  "--required (libvirt refuses to start the domain untraced).\n" },
 	{ "libvirt-define", cli_run_libvirt_define, NULL,
 	  "libvirt-define DOMAIN [--connect URI] [--plain] [--vectors N] "

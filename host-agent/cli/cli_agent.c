@@ -215,6 +215,57 @@ int cli_run_filter(struct cli *cli, const struct cli_cmd *cmd, int argc,
 	return agent_call(cli, cmd->name, n, pos, NULL, clear ? NULL : pos[2]);
 }
 
+/*
+ * `hist VM EVENT 'keys=...' [--filter EXPR]`, `hist VM --latency PRESET`,
+ * `hist VM [NAME] --clear|--remove`, `hist VM [NAME]` (spec 17): a
+ * refused request comes back with its column and is shown with a caret
+ */
+int cli_run_hist(struct cli *cli, const struct cli_cmd *cmd, int argc,
+		 char **argv)
+{
+	const char *filter = NULL, *latency = NULL;
+	bool clear = false, remove = false;
+	const struct cli_opt opts[] = {
+		{ "--filter", &filter, NULL },
+		{ "--latency", &latency, NULL },
+		{ "--clear", NULL, &clear },
+		{ "--remove", NULL, &remove },
+		{ NULL, NULL, NULL },
+	};
+	char *pos[12];
+	int n, ret;
+
+	ret = parse_args(cmd, argc, argv, opts, pos, 1, 3, &n);
+	if (!ret)
+		ret = check_vm(cmd, pos[0]);
+	if (ret)
+		return ret;
+	if ((clear || remove) &&
+	    ((clear && remove) || filter || latency || n > 2))
+		return usage_err(cmd, "hist VM [NAME] --clear or --remove "
+				 "takes nothing else");
+	if (latency && (n > 1 || filter))
+		return usage_err(cmd, "hist VM --latency PRESET takes no "
+				 "EVENT, request or --filter");
+	if (n == 3 && (clear || remove))
+		return usage_err(cmd, "--clear and --remove take a NAME, not "
+				 "a request");
+	if (filter && n != 3)
+		return usage_err(cmd, "--filter goes with EVENT 'keys=...'");
+	if (filter) {
+		pos[n++] = "--filter";
+		pos[n++] = (char *)filter;
+	}
+	if (latency) {
+		pos[n++] = "--latency";
+		pos[n++] = (char *)latency;
+	}
+	if (clear || remove)
+		pos[n++] = clear ? "--clear" : "--remove";
+	return agent_call(cli, cmd->name, n, pos, NULL,
+			  n >= 3 && !latency ? pos[2] : NULL);
+}
+
 int cli_run_mode(struct cli *cli, const struct cli_cmd *cmd, int argc,
 		    char **argv)
 {

@@ -17,6 +17,8 @@ int cli_run_events(struct cli *cli, const struct cli_cmd *cmd, int argc,
 		char **argv);
 int cli_run_filter(struct cli *cli, const struct cli_cmd *cmd, int argc,
 		char **argv);
+int cli_run_hist(struct cli *cli, const struct cli_cmd *cmd, int argc,
+		 char **argv);
 int cli_run_mode(struct cli *cli, const struct cli_cmd *cmd, int argc,
 		char **argv);
 int cli_run_vm_add(struct cli *cli, const struct cli_cmd *cmd, int argc,

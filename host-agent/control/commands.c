@@ -18,9 +18,14 @@
 #include "common.h"
 #include "agent.h"
 #include "ctl_proto.h"
+#include "hist_out.h"
 #include "opts.h"
 #include "out.h"
 #include "server.h"
+
+#define CTL_HIST_USAGE \
+	"hist VM EVENT 'keys=...' [--filter EXPR] | VM --latency " \
+	"runq|syscall|block|irq | VM [NAME] [--clear|--remove]"
 
 static int req_err(struct ctl_req *r, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -362,6 +367,165 @@ static int cmd_filter(struct ctl_req *r, struct gr_vm *vm, int argc,
 	return 0;
 }
 
+/* `hist VM [NAME] --clear|--remove` (spec 17) */
+static int hist_clear(struct ctl_req *r, struct gr_vm *vm, const char *vmn,
+		      const char *name, bool remove)
+{
+	char err[512] = "";
+	int ret;
+
+	ret = vm_clear_hist(vm, name, remove, err, sizeof(err));
+	if (ret)
+		return vm_err(r, ret, err, "clear a hist request of", vmn);
+	if (r->json) {
+		ctl_json_begin_object(&r->j, NULL);
+		ctl_json_string(&r->j, "vm", vmn);
+		ctl_json_string(&r->j, "hist", name);
+		ctl_json_bool(&r->j, remove ? "removed" : "cleared", true);
+		ctl_json_end_object(&r->j);
+		return 0;
+	}
+	ctl_put_text(r->out, vmn);
+	fputs(name ? ": hist " : ": every hist request", r->out);
+	ctl_put_text(r->out, name);
+	fputs(remove ? " removed\n" : " cleared (counting from 0)\n", r->out);
+	return 0;
+}
+
+/* `hist VM EVENT SPEC [--filter EXPR]`, `hist VM --latency PRESET` */
+static int hist_set(struct ctl_req *r, struct gr_vm *vm, const char *vmn,
+		    const char *event, const char *text, const char *filter,
+		    const char *latency)
+{
+	struct gr_vm_hist h;
+	char err[2048] = "";
+	int ret;
+
+	memset(&h, 0, sizeof(h));
+	if ((event && strlen(event) >= sizeof(h.event)) ||
+	    (text && strlen(text) >= sizeof(h.text)) ||
+	    (filter && strlen(filter) >= sizeof(h.filter)) ||
+	    (latency && strlen(latency) >= sizeof(h.latency)))
+		return req_err(r, -EINVAL, "hist: event, request, filter or "
+			       "preset too long");
+	if (latency) {
+		strcpy(h.latency, latency);
+	} else {
+		strcpy(h.event, event);
+		strcpy(h.text, text);
+		if (filter)
+			strcpy(h.filter, filter);
+	}
+	ret = vm_set_hist(vm, &h, err, sizeof(err));
+	if (ret)
+		return vm_err(r, ret, err, "set a hist request in", vmn);
+	if (r->json) {
+		ctl_json_begin_object(&r->j, NULL);
+		ctl_json_string(&r->j, "vm", vmn);
+		ctl_json_string(&r->j, "hist", h.name);
+		ctl_json_string(&r->j, "event", latency ? NULL : event);
+		ctl_json_string(&r->j, "latency", latency);
+		ctl_json_string(&r->j, "request", latency ? NULL : text);
+		ctl_json_string(&r->j, "filter", filter);
+		ctl_json_end_object(&r->j);
+		return 0;
+	}
+	ctl_put_text(r->out, vmn);
+	fputs(": hist ", r->out);
+	ctl_put_text(r->out, h.name);
+	fputs(" requested (guestrelay hist ", r->out);
+	ctl_put_text(r->out, vmn);
+	fputc(' ', r->out);
+	ctl_put_text(r->out, h.name);
+	fputs(" reads it)\n", r->out);
+	return 0;
+}
+
+/* `hist VM [NAME]`: the tables, as ftrace's hist file (hist_out.c) */
+static int hist_show(struct ctl_req *r, struct gr_vm *vm, const char *vmn,
+		     const char *name)
+{
+	struct gr_vm_hist_out *o;
+	int i, n;
+
+	o = calloc(GR_HIST_REQS, sizeof(*o));
+	if (!o)
+		return req_err(r, -ENOMEM, CTL_MSG_NOMEM);
+	n = vm_hist_read(vm, name, o, GR_HIST_REQS);
+	if (n < 0) {
+		free(o);
+		return req_err(r, n, "%s has no hist request '%s' (guestrelay "
+			       "hist %s lists them)", vmn, name, vmn);
+	}
+	for (i = 0; i < n; i++)
+		ctl_hist_sort(&o[i]);
+	if (r->json)
+		ctl_hist_json(&r->j, vmn, o, (unsigned int)n);
+	else if (!n)
+		fprintf(r->out, "%s: no hist requests (guestrelay hist %s "
+			"EVENT 'keys=FIELD' sets one)\n", vmn, vmn);
+	else
+		ctl_hist_text(r->out, o, (unsigned int)n);
+	vm_hist_out_free(o, (unsigned int)n);
+	free(o);
+	return 0;
+}
+
+/*
+ * `hist VM EVENT SPEC [--filter EXPR]`, `hist VM --latency PRESET`,
+ * `hist VM [NAME] --clear|--remove` and `hist VM [NAME]` (spec 17)
+ */
+static int cmd_hist(struct ctl_req *r, struct gr_vm *vm, int argc,
+		    char **argv)
+{
+	const char *filter = NULL, *latency = NULL, *pos[2] = { NULL, NULL };
+	bool clear = false, remove = false;
+	int i, npos = 0;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--filter") ||
+		    !strcmp(argv[i], "--latency")) {
+			if (i + 1 == argc)
+				return req_err(r, -EINVAL, "%s needs a value",
+					       argv[i]);
+			if (argv[i][2] == 'f')
+				filter = argv[i + 1];
+			else
+				latency = argv[i + 1];
+			i++;
+		} else if (!strcmp(argv[i], "--clear")) {
+			clear = true;
+		} else if (!strcmp(argv[i], "--remove")) {
+			remove = true;
+		} else if (!strncmp(argv[i], "--", 2)) {
+			return req_err(r, -EINVAL, "hist takes --filter, "
+				       "--latency, --clear or --remove, not "
+				       "'%s'", argv[i]);
+		} else if (npos == 2) {
+			return req_err(r, -EINVAL, "usage: guestrelay %s",
+				       CTL_HIST_USAGE);
+		} else {
+			pos[npos++] = argv[i];
+		}
+	}
+	if (clear || remove) {
+		if ((clear && remove) || filter || latency || npos > 1)
+			return req_err(r, -EINVAL, "hist VM [NAME] --clear or "
+				       "--remove takes nothing else");
+		return hist_clear(r, vm, argv[0], pos[0], remove);
+	}
+	if (latency && (npos || filter))
+		return req_err(r, -EINVAL, "hist VM --latency PRESET takes "
+			       "no EVENT, request or --filter");
+	if (latency || npos == 2)
+		return hist_set(r, vm, argv[0], pos[0], pos[1], filter,
+				latency);
+	if (filter)
+		return req_err(r, -EINVAL, "--filter goes with EVENT "
+			       "'keys=...'");
+	return hist_show(r, vm, argv[0], pos[0]);
+}
+
 static int cmd_mode(struct ctl_req *r, struct gr_vm *vm, int argc,
 		    char **argv)
 {
@@ -609,6 +773,7 @@ static const struct ctl_cmd {
 	{ "mode", 2, 2, true, cmd_mode, "mode VM stream|flight" },
 	{ "filter", 2, 7, true, cmd_filter, "filter VM EVENT EXPR|--clear, "
 	  "filter VM --pid LIST [--comm GLOB] [--no-fork] | --clear" },
+	{ "hist", 1, CTL_MAX_ARGS, true, cmd_hist, CTL_HIST_USAGE },
 	{ "flush", 1, 1, true, cmd_async, "flush VM" },
 	{ "snapshot", 1, 1, true, cmd_async, "snapshot VM" },
 	{ "stop", 1, 1, true, cmd_async, "stop VM" },

@@ -196,6 +196,7 @@ enum {
 	OPT_IO,
 	OPT_FILTER, OPT_PID, OPT_COMM, OPT_NO_FORK,
 	OPT_ROTATE_SIZE, OPT_ROTATE_INTERVAL, OPT_KEEP_CHUNKS, OPT_KEEP_BYTES,
+	OPT_HIST, OPT_HIST_LATENCY,
 };
 
 static const struct {
@@ -221,6 +222,8 @@ static const struct {
 	[OPT_ROTATE_INTERVAL] = { "--rotate-interval", true },
 	[OPT_KEEP_CHUNKS] = { "--keep-chunks", true },
 	[OPT_KEEP_BYTES] = { "--keep-bytes", true },
+	[OPT_HIST] = { "--hist", true },
+	[OPT_HIST_LATENCY] = { "--hist-latency", true },
 };
 
 /*
@@ -262,6 +265,71 @@ static int parse_filter(struct gr_vm_opts *o, const char *val, char *err,
 	memcpy(o->filters[spare].event, val, n);
 	o->filters[spare].event[n] = '\0';
 	strcpy(o->filters[spare].expr, colon + 1);
+	return 0;
+}
+
+/*
+ * --hist 'EVENT:keys=...[ if FILTER]' and --hist-latency PRESET (spec 17),
+ * once per table: compiled against the event when the guest publishes
+ * it. A second request of the same table name is refused.
+ */
+static int parse_hist(struct gr_vm_opts *o, const char *val, bool latency,
+		      char *err, size_t errlen)
+{
+	const char *colon = strchr(val, ':'), *cond;
+	struct gr_vm_hist h;
+	unsigned int i, spare = GR_HIST_REQS;
+	size_t n = colon ? (size_t)(colon - val) : 0, tlen;
+
+	memset(&h, 0, sizeof(h));
+	if (latency) {
+		if (strcmp(val, "runq") && strcmp(val, "syscall") &&
+		    strcmp(val, "block") && strcmp(val, "irq")) {
+			ctl_set_err(err, errlen, "--hist-latency is runq, "
+				"syscall, block or irq, not '%s'", val);
+			return -EINVAL;
+		}
+		strcpy(h.latency, val);
+	} else {
+		if (!n || n >= sizeof(h.event) || !colon[1]) {
+			ctl_set_err(err, errlen, "--hist wants EVENT:keys=..."
+				"[ if FILTER], e.g. 'sched_switch:keys="
+				"prev_pid', not '%s'", val);
+			return -EINVAL;
+		}
+		cond = strstr(colon + 1, " if ");
+		tlen = cond ? (size_t)(cond - colon - 1) : strlen(colon + 1);
+		if (tlen >= sizeof(h.text) ||
+		    (cond && strlen(cond + 4) >= sizeof(h.filter))) {
+			ctl_set_err(err, errlen, "--hist: request or filter "
+				"too long");
+			return -EINVAL;
+		}
+		memcpy(h.event, val, n);
+		memcpy(h.text, colon + 1, tlen);
+		if (cond)
+			strcpy(h.filter, cond + 4);
+	}
+	gr_vm_hist_name(&h, h.name, sizeof(h.name));
+	if (!h.name[0]) {
+		ctl_set_err(err, errlen, "--hist: a table needs a name");
+		return -EINVAL;
+	}
+	for (i = 0; i < GR_HIST_REQS; i++) {
+		if (!strcmp(o->hists[i].name, h.name)) {
+			ctl_set_err(err, errlen, "--hist: two tables named "
+				"'%s' (name= tells them apart)", h.name);
+			return -EINVAL;
+		}
+		if (!o->hists[i].name[0] && spare == GR_HIST_REQS)
+			spare = i;
+	}
+	if (spare == GR_HIST_REQS) {
+		ctl_set_err(err, errlen, "--hist: at most %d tables per VM",
+			GR_HIST_REQS);
+		return -EINVAL;
+	}
+	o->hists[spare] = h;
 	return 0;
 }
 
@@ -380,6 +448,10 @@ static int vm_add_opt(struct gr_vm_opts *o, int opt, const char *val,
 		return 0;
 	case OPT_FILTER:
 		return parse_filter(o, val, err, errlen);
+	case OPT_HIST:
+	case OPT_HIST_LATENCY:
+		return parse_hist(o, val, opt == OPT_HIST_LATENCY, err,
+				  errlen);
 	case OPT_PID:
 		/* spec 15: the follow filter */
 		return gr_fx_follow_pids(&o->follow, val, err, errlen);
@@ -536,6 +608,23 @@ void ctl_vm_add_args(FILE *f, const struct gr_vm_opts *o)
 		snprintf(arg, sizeof(arg), "%s:%s", o->filters[i].event,
 			 o->filters[i].expr);
 		fputs(" --filter", f);
+		put_arg(f, arg);
+	}
+	for (i = 0; i < GR_HIST_REQS; i++) {
+		const struct gr_vm_hist *h = &o->hists[i];
+		char arg[sizeof(h->event) + sizeof(h->text) +
+			 sizeof(h->filter) + 8];
+
+		if (!h->name[0])
+			continue;
+		if (h->latency[0]) {
+			fputs(" --hist-latency", f);
+			put_arg(f, h->latency);
+			continue;
+		}
+		snprintf(arg, sizeof(arg), "%s:%s%s%s", h->event, h->text,
+			 h->filter[0] ? " if " : "", h->filter);
+		fputs(" --hist", f);
 		put_arg(f, arg);
 	}
 	if (o->follow.nr_pids) {

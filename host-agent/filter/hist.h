@@ -102,9 +102,14 @@ struct gr_hist_spec {
  * @out: receives the request
  * @err: receives the offending token and a message (positions index
  *	@text; a filter error is reported with its own position in
- *	@err->msg)
+ *	@err->msg: @err->pos 0, @err->len the length of @text, and a
+ *	message "filter: MESSAGE (column A-B)", so that
+ *	gr_fx_error_from_line(@err->msg + 8, &e) gives the position in
+ *	@filter back for gr_fx_format_error(buf, size, @filter, &e))
  *
- * Return: 0, or -EINVAL with @err filled.
+ * A pair's keys are fields of its end event (the update runs there).
+ *
+ * Return: 0, -EINVAL with @err filled, or -ENOMEM.
  */
 int gr_hist_parse(const char *text, const char *filter,
 		  const struct gr_event_view *ev,
@@ -121,8 +126,13 @@ int gr_hist_parse(const char *text, const char *filter,
  * @err: receives why not (unknown preset, an event or field missing)
  * @errlen: size of @err
  *
- * Return: 0, -EINVAL (unknown preset) or -ENOENT (the guest lacks an
- * event or field the preset needs), with @err filled.
+ * runq matches sched_wakeup's "pid" or, in this guest's table, "tid" with
+ * sched_switch's "next_pid" or "next_tid". The request is sorted by its
+ * keys; the delay key is named "delta" (GR_HD_NSECS).
+ *
+ * Return: 0, -EINVAL (unknown preset, or @max_entries_log2 below
+ * GR_HIST_MIN_ENTRIES_LOG2) or -ENOENT (the guest lacks an event or field
+ * the preset needs), with @err filled.
  */
 int gr_hist_latency(const char *preset, const struct gr_event_view *events,
 		    unsigned int nr_events, unsigned int max_entries_log2,
@@ -134,7 +144,8 @@ int gr_hist_latency(const char *preset, const struct gr_event_view *events,
  * @nr_cpus: the guest's possible CPUs
  *
  * Return: n in [GR_HIST_MIN_ENTRIES_LOG2, GR_HIST_MAX_ENTRIES_LOG2] with
- * @nr_cpus maps of 2^n entries fitting one slot, or -ENOSPC.
+ * @nr_cpus maps of 2^n entries fitting one slot, -EINVAL for 0 CPUs, or
+ * -ENOSPC.
  */
 int gr_hist_max_entries_log2(uint64_t hist_size, uint32_t nr_cpus);
 

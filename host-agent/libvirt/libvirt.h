@@ -29,6 +29,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "guestrelay_abi.h"
+
 #define GR_XMLNS_URI		"https://guestrelay.example/xmlns/1.0"
 #define GR_XMLNS_PREFIX		"gr"
 #define GR_XML_ELEMENT		"guestrelay"
@@ -61,11 +63,19 @@ enum gr_meta_attr {
  * struct gr_libvirt_meta - the settings of a domain's <gr:guestrelay>
  * @val: each attribute's text, NULL when absent (validated by
  *	gr_libvirt_meta_check())
+ * @hist: its <gr:hist> children (spec 17), as vm-add takes them: the
+ *	value of --hist ("EVENT:keys=...[ if FILTER]"), or with
+ *	@hist_latency that of --hist-latency (a preset)
+ * @hist_latency: per entry of @hist, a latency preset
+ * @nr_hist: entries of @hist
  * @required: required="yes"
  * @any: at least one option was given (CLI side)
  */
 struct gr_libvirt_meta {
 	const char *val[GR_META_NR];
+	const char *hist[GR_HIST_REQS];
+	bool hist_latency[GR_HIST_REQS];
+	unsigned int nr_hist;
 	bool required;
 	bool any;
 };

@@ -59,6 +59,25 @@ int gr_libvirt_take_opts(int *argc, char **argv, struct gr_libvirt_meta *m,
 		}
 		eq = strchr(arg, '=');
 		len = eq ? (size_t)(eq - arg) : strlen(arg);
+		/* spec 17: --hist and --hist-latency become <gr:hist> */
+		if ((len == 6 && !strncmp(arg, "--hist", 6)) ||
+		    (len == 14 && !strncmp(arg, "--hist-latency", 14))) {
+			if (!eq && i + 1 == *argc) {
+				ctl_set_err(err, errlen, "%.*s needs a value",
+					(int)len, arg);
+				return -EINVAL;
+			}
+			if (m->nr_hist == GR_HIST_REQS) {
+				ctl_set_err(err, errlen, "at most %d --hist",
+					GR_HIST_REQS);
+				return -EINVAL;
+			}
+			m->hist_latency[m->nr_hist] = len == 14;
+			m->hist[m->nr_hist++] = eq ? eq + 1 : argv[++i];
+			m->any = true;
+			first = first ? first : arg;
+			continue;
+		}
 		attr = -1;
 		for (j = 0; j < GR_META_NR; j++)
 			if (strlen(gr_meta_attr[j]) == len - 2 &&

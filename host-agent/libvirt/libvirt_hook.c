@@ -563,6 +563,11 @@ static int hook_prepare(struct hook *h, const struct hook_dom *d,
 	}
 	for (i = 0; i < GR_META_NR; i++)
 		m.val[i] = (const char *)d->meta.val[i];
+	/* spec 17: the <gr:hist> children */
+	for (m.nr_hist = 0; m.nr_hist < d->meta.nr_hist; m.nr_hist++) {
+		m.hist[m.nr_hist] = d->meta.hist[m.nr_hist];
+		m.hist_latency[m.nr_hist] = d->meta.hist_latency[m.nr_hist];
+	}
 	ret = gr_meta_to_opts(&m, h->dom, &o, err, errlen);
 	if (ret)
 		return ret;

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <libxml/tree.h>
@@ -37,7 +38,8 @@ const char *const gr_meta_attr[GR_META_NR] = {
 int gr_meta_to_opts(const struct gr_libvirt_meta *m, const char *name,
 		    struct gr_vm_opts *o, char *err, size_t errlen)
 {
-	char opt[GR_META_NR][24], *av[2 * GR_META_NR + 1];
+	char opt[GR_META_NR][24], *av[2 * GR_META_NR + 2 * GR_HIST_REQS + 1];
+	unsigned int h;
 	int i, n = 0;
 
 	av[n++] = (char *)name;
@@ -51,6 +53,10 @@ int gr_meta_to_opts(const struct gr_libvirt_meta *m, const char *name,
 		snprintf(opt[i], sizeof(opt[i]), "--%s", gr_meta_attr[i]);
 		av[n++] = opt[i];
 		av[n++] = (char *)m->val[i];
+	}
+	for (h = 0; h < m->nr_hist && h < GR_HIST_REQS; h++) {
+		av[n++] = m->hist_latency[h] ? "--hist-latency" : "--hist";
+		av[n++] = (char *)m->hist[h];
 	}
 	return ctl_parse_vm_add(o, n, av, 0, err, errlen);
 }
@@ -99,9 +105,69 @@ bool gr_xml_is_our_shmem(xmlNodePtr n, const char *shm_name)
 	return ret;
 }
 
+/* A property of <gr:hist>, or NULL */
+static char *hist_prop(xmlNodePtr c, const char *name)
+{
+	return (char *)xmlGetNoNsProp(c, BAD_CAST name);
+}
+
+/*
+ * <gr:hist event="E" filter="F">keys=...</gr:hist> or <gr:hist
+ * latency="P"/> (spec 17) into mx's --hist or --hist-latency value
+ */
+static int parse_hist(xmlNodePtr c, struct gr_meta_xml *mx, char *err,
+		      size_t errlen)
+{
+	char *ev = hist_prop(c, "event"), *fl = hist_prop(c, "filter");
+	char *lat = hist_prop(c, "latency");
+	char *text = (char *)xmlNodeGetContent(c), *v = NULL;
+	xmlAttrPtr a;
+	int ret = -EINVAL;
+
+	for (a = c->properties; a; a = a->next)
+		if (a->ns || (strcmp((const char *)a->name, "event") &&
+			      strcmp((const char *)a->name, "filter") &&
+			      strcmp((const char *)a->name, "latency"))) {
+			ctl_set_err(err, errlen, "<hist> takes event, filter "
+				"and keys=... as text, or latency, not '%.64s'",
+				(const char *)a->name);
+			goto out;
+		}
+	if (mx->nr_hist == GR_HIST_REQS) {
+		ctl_set_err(err, errlen, "at most %d <hist> elements",
+			GR_HIST_REQS);
+		goto out;
+	}
+	if (lat && !ev && !fl) {
+		v = strdup(lat);
+	} else if (ev && !lat && text && *text) {
+		if (asprintf(&v, "%s:%s%s%s", ev, text, fl ? " if " : "",
+			     fl ? fl : "") < 0)
+			v = NULL;
+	} else {
+		ctl_set_err(err, errlen, "<hist> wants event=\"EVENT\" and "
+			"keys=... as its text, or latency=\"PRESET\" alone");
+		goto out;
+	}
+	ret = v ? 0 : -ENOMEM;
+	if (v) {
+		mx->hist_latency[mx->nr_hist] = lat != NULL;
+		mx->hist[mx->nr_hist++] = v;
+	}
+out:
+	xmlFree(ev);
+	xmlFree(fl);
+	xmlFree(lat);
+	xmlFree(text);
+	return ret;
+}
+
 int gr_meta_parse(xmlNodePtr n, struct gr_meta_xml *mx, char *err,
 		  size_t errlen)
 {
+	xmlNodePtr c;
+	int ret;
+
 	xmlAttrPtr a;
 	xmlChar *v;
 	int i;
@@ -148,22 +214,74 @@ int gr_meta_parse(xmlNodePtr n, struct gr_meta_xml *mx, char *err,
 		xmlFree(mx->val[i]);
 		mx->val[i] = v;
 	}
+	for (c = n->children; c; c = c->next) {
+		if (c->type != XML_ELEMENT_NODE)
+			continue;
+		if (strcmp((const char *)c->name, "hist")) {
+			ctl_set_err(err, errlen, "unknown element <%.64s> "
+				"(hist)", (const char *)c->name);
+			return -EINVAL;
+		}
+		ret = parse_hist(c, mx, err, errlen);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 
 void gr_meta_xml_free(struct gr_meta_xml *mx)
 {
+	unsigned int h;
 	int i;
 
 	for (i = 0; i < GR_META_NR; i++) {
 		xmlFree(mx->val[i]);
 		mx->val[i] = NULL;
 	}
+	for (h = 0; h < mx->nr_hist; h++)
+		free(mx->hist[h]);
+	mx->nr_hist = 0;
+}
+
+/* <gr:hist> of a --hist or --hist-latency value under @n: 0 or -ENOMEM */
+static int hist_node(xmlNodePtr n, xmlNsPtr ns, const char *val, bool lat)
+{
+	const char *colon = strchr(val, ':'), *cond;
+	char *ev = NULL, *text = NULL;
+	xmlNodePtr c;
+	int ret = -ENOMEM;
+
+	if (lat) {
+		c = xmlNewChild(n, ns, BAD_CAST "hist", NULL);
+		return c && xmlNewProp(c, BAD_CAST "latency", BAD_CAST val) ?
+		       0 : -ENOMEM;
+	}
+	if (!colon)
+		return -EINVAL;	/* gr_libvirt_meta_check() refused it */
+	cond = strstr(colon + 1, " if ");
+	ev = strndup(val, (size_t)(colon - val));
+	text = cond ? strndup(colon + 1, (size_t)(cond - colon - 1)) :
+		      strdup(colon + 1);
+	if (!ev || !text)
+		goto out;
+	c = xmlNewChild(n, ns, BAD_CAST "hist", NULL);
+	if (!c)
+		goto out;
+	xmlNodeAddContent(c, BAD_CAST text);
+	if (!xmlNewProp(c, BAD_CAST "event", BAD_CAST ev) ||
+	    (cond && !xmlNewProp(c, BAD_CAST "filter", BAD_CAST(cond + 4))))
+		goto out;
+	ret = 0;
+out:
+	free(ev);
+	free(text);
+	return ret;
 }
 
 xmlNodePtr gr_meta_node(const struct gr_libvirt_meta *m)
 {
 	xmlNodePtr n = xmlNewNode(NULL, BAD_CAST GR_XML_ELEMENT);
+	unsigned int h;
 	xmlNsPtr ns;
 	int i;
 
@@ -180,6 +298,9 @@ xmlNodePtr gr_meta_node(const struct gr_libvirt_meta *m)
 	if (!xmlNewProp(n, BAD_CAST "required",
 			BAD_CAST(m->required ? "yes" : "no")))
 		goto fail;
+	for (h = 0; h < m->nr_hist && h < GR_HIST_REQS; h++)
+		if (hist_node(n, ns, m->hist[h], m->hist_latency[h]))
+			goto fail;
 	return n;
 fail:
 	xmlFreeNode(n);

@@ -23,8 +23,14 @@ extern const char *const gr_meta_attr[GR_META_NR];
  * struct gr_meta_xml - the attributes of one <gr:guestrelay> as read
  * @val: each attribute's value, NULL when absent (gr_meta_xml_free())
  * @required: required="yes" (also set when its value is wrong)
+ * @hist, @hist_latency, @nr_hist: its <gr:hist event="E" filter="F">keys=
+ *	...</gr:hist> and <gr:hist latency="P"/> children, as struct
+ *	gr_libvirt_meta has them
  */
 struct gr_meta_xml {
+	char *hist[GR_HIST_REQS];	/* <gr:hist> as --hist values (malloc) */
+	bool hist_latency[GR_HIST_REQS];	/* ... or --hist-latency */
+	unsigned int nr_hist;
 	xmlChar *val[GR_META_NR];
 	bool required;
 };

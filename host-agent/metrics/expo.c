@@ -65,6 +65,19 @@ static void family(FILE *f, const char *name, const char *type,
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/**
+ * expo_family() - a family's HELP and TYPE lines
+ * @f: the page
+ * @name: the metric name
+ * @type: counter, gauge, histogram
+ * @help: one line, no line feed or backslash
+ */
+void expo_family(FILE *f, const char *name, const char *type,
+		 const char *help)
+{
+	family(f, name, type, help);
+}
+
 /* "name{vm="...",key="..."} ": a sample up to its value; @vm, @key may be NULL */
 static void series(FILE *f, const char *name, const char *vm,
 		   const char *key, const char *val)
@@ -96,21 +109,43 @@ static void put_u64(FILE *f, const char *name, const char *vm,
 	fprintf(f, "%" PRIu64 "\n", v);
 }
 
-/* @v with the fewest digits that read back as @v (1.5e-05, not 1.5000000000000001e-05) */
-static void put_double_kv(FILE *f, const char *name, const char *vm,
-			  const char *key, const char *val, double v)
+/**
+ * expo_format_double() - @v with the fewest digits that read back as @v
+ * (1.5e-05, not 1.5000000000000001e-05)
+ * @buf: receives the text
+ * @len: its size, 32 or more
+ * @v: the value
+ */
+void expo_format_double(char *buf, size_t len, double v)
 {
-	char buf[32];
 	int prec;
 
 	for (prec = 1; prec < 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*g", prec, v);
+		snprintf(buf, len, "%.*g", prec, v);
 		if (strtod(buf, NULL) == v)
-			break;
+			return;
 	}
-	snprintf(buf, sizeof(buf), "%.*g", prec, v);
-	series(f, name, vm, key, val);
+	snprintf(buf, len, "%.17g", v);
+}
+
+/**
+ * expo_double() - a sample value (expo_format_double()) and the line's end
+ * @f: the page
+ * @v: the value
+ */
+void expo_double(FILE *f, double v)
+{
+	char buf[32];
+
+	expo_format_double(buf, sizeof(buf), v);
 	fprintf(f, "%s\n", buf);
+}
+
+static void put_double_kv(FILE *f, const char *name, const char *vm,
+			  const char *key, const char *val, double v)
+{
+	series(f, name, vm, key, val);
+	expo_double(f, v);
 }
 
 static void put_double(FILE *f, const char *name, const char *vm, double v)
@@ -197,6 +232,12 @@ static const struct {
 	{ "guestrelay_vm_region_rejected_total",
 	  "Publications of the guest's region header that failed validation.",
 	  offsetof(struct gr_vm_stats, bad_region) },
+	{ "guestrelay_vm_hist_bad_maps_total",
+	  "Per-CPU aggregation maps refused at a read: counts that went back or bad entries (spec 17.4).",
+	  offsetof(struct gr_vm_stats, hist_bad_maps) },
+	{ "guestrelay_vm_hist_torn_entries_total",
+	  "Aggregation map entries left out of a read: the guest was writing them twice in a row.",
+	  offsetof(struct gr_vm_stats, hist_torn) },
 };
 
 /* the chunks of a VM kept in them (agent/rotate.c), from struct gr_vm_info */
@@ -555,4 +596,5 @@ void expo_page(FILE *f, const struct gr_expo_agent *ag,
 {
 	agent_part(f, ag, vms, n);
 	vm_part(f, vms, n);
+	expo_hist_part(f, vms, n);
 }

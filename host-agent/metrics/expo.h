@@ -21,12 +21,17 @@
  * @sessions: recording session directories in the VM's store
  * @snapshots: flight-recorder snapshot directories in the VM's store
  * @store_known: @sessions and @snapshots could be counted
+ * @hists: the VM's aggregation requests and their tables (vm_hist_read(),
+ *	spec 17); NULL if none
+ * @nr_hists: entries of @hists
  */
 struct gr_expo_vm {
 	struct gr_vm_info info;
 	uint64_t sessions;
 	uint64_t snapshots;
 	bool store_known;
+	struct gr_vm_hist_out *hists;
+	unsigned int nr_hists;
 };
 
 /**
@@ -50,6 +55,12 @@ struct gr_expo_agent {
 };
 
 void expo_label_value(FILE *f, const char *s);
+void expo_family(FILE *f, const char *name, const char *type,
+		 const char *help);
+void expo_format_double(char *buf, size_t len, double v);
+void expo_double(FILE *f, double v);
+/* expo_hist.c: the aggregation tables of the VMs (spec 17) */
+void expo_hist_part(FILE *f, const struct gr_expo_vm *vms, size_t n);
 void expo_page(FILE *f, const struct gr_expo_agent *ag,
 	       const struct gr_expo_vm *vms, size_t n);
 

@@ -126,6 +126,37 @@ static int count_store(struct gr_agent *a, const char *vm,
 	return 0;
 }
 
+/*
+ * @vm's aggregation tables, read now (spec 17): none on a failed
+ * allocation (the page then lacks them for this scrape)
+ */
+static void read_hists(struct gr_vm *vm, struct gr_expo_vm *e)
+{
+	int n;
+
+	e->hists = calloc(GR_HIST_REQS, sizeof(*e->hists));
+	if (!e->hists)
+		return;
+	n = vm_hist_read(vm, NULL, e->hists, GR_HIST_REQS);
+	if (n <= 0) {
+		free(e->hists);
+		e->hists = NULL;
+		return;
+	}
+	e->nr_hists = (unsigned int)n;
+}
+
+static void free_vms(struct gr_expo_vm *vms, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		vm_hist_out_free(vms[i].hists, vms[i].nr_hists);
+		free(vms[i].hists);
+	}
+	free(vms);
+}
+
 /* the page, malloc'ed (*bufp, *lenp): 0 or -ENOMEM */
 static int build_page(struct gr_metrics *m, char **bufp, size_t *lenp)
 {
@@ -149,10 +180,11 @@ static int build_page(struct gr_metrics *m, char **bufp, size_t *lenp)
 		vms[i].store_known = !count_store(a, vm_name(vm),
 						  &vms[i].sessions,
 						  &vms[i].snapshots);
+		read_hists(vm, &vms[i]);
 	}
 	f = open_memstream(bufp, lenp);
 	if (!f) {
-		free(vms);
+		free_vms(vms, n);
 		return -ENOMEM;
 	}
 	live_get_stats(&m->ag.live);
@@ -161,7 +193,7 @@ static int build_page(struct gr_metrics *m, char **bufp, size_t *lenp)
 	m->ag.ship_outages = sb.outages;
 	m->ag.ship_id_conflicts = sb.id_conflicts;
 	expo_page(f, &m->ag, vms, n);
-	free(vms);
+	free_vms(vms, n);
 	if (fclose(f)) {
 		free(*bufp);
 		*bufp = NULL;

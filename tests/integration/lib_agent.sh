@@ -131,6 +131,18 @@ la_same_soon() {
 	return 1
 }
 
+# la_wait_grep FILE PATTERN SECS: FILE has a line matching PATTERN (grep's
+# basic regular expression) within SECS; 1 on timeout
+la_wait_grep() {
+	local end=$(($(date +%s) + $3))
+
+	while [ "$(date +%s)" -le "$end" ]; do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
 # la_free_ports N: N TCP ports free on loopback now, on one line
 la_free_ports() {
 	"$PY" - "$1" <<'EOF'

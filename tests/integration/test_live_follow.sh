@@ -68,25 +68,15 @@ follow vo "$O"
 t_bg rf 600 "$la_tmp/follow.err" bash -c 'exec "$0" --run-dir "$1" report --follow "$2" >"$3"' \
 	"$GR" "$RUN" "$Q" "$la_tmp/follow.txt"
 
-# wait_grep FILE PATTERN SECS: FILE has a line matching PATTERN
-wait_grep() {
-	local end=$(($(date +%s) + $3))
-
-	while [ "$(date +%s)" -le "$end" ]; do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.2
-	done
-	return 1
-}
 alive() { kill -0 "$1" 2>/dev/null; }
 metric() {
 	curl -s --max-time 10 "http://127.0.0.1:$MPORT/metrics" |
 		sed -n "s/^$1 //p"
 }
 
-wait_grep "$la_tmp/live-$Q.txt" fake_seq 30
+la_wait_grep "$la_tmp/live-$Q.txt" fake_seq 30
 check viewer-prints-live "[ $? -eq 0 ]" "nothing from Q's viewer in 30 s"
-wait_grep "$la_tmp/follow.txt" fake_seq 30
+la_wait_grep "$la_tmp/follow.txt" fake_seq 30
 check follower-prints-live "[ $? -eq 0 ]" "$(cat "$la_tmp/follow.err")"
 
 # the quiet minute
@@ -105,13 +95,13 @@ done
 t_en=$(date +%s.%N)
 gr enable "$Q" all
 check enable-all "[ $rc -eq 0 ]" "$err"
-wait_grep "$la_tmp/live-$Q.txt" fake_ev2 60
+la_wait_grep "$la_tmp/live-$Q.txt" fake_ev2 60
 check viewer-prints-enabled-events-live "[ $? -eq 0 ]" \
 	"no fake_ev2 from Q's viewer 60 s after the enable"
 note "Q's viewer printed the first enabled event $(echo "$(date +%s.%N) $t_en" |
 	awk '{ printf "%.1f", $1 - $2 }') s after the enable (at most)"
 note "inactivity beacons so far: $(metric guestrelay_live_beacons_total)"
-wait_grep "$la_tmp/follow.txt" fake_ev2 60
+la_wait_grep "$la_tmp/follow.txt" fake_ev2 60
 check follower-prints-enabled-events-live "[ $? -eq 0 ]" \
 	"no fake_ev2 from the follower 60 s after the enable"
 sleep 2

@@ -223,6 +223,74 @@ int vm_set_follow(struct gr_vm *vm, const struct gr_fx_follow *fo, char *err,
 	return 0;
 }
 
+/* As vm_hist.c for a guest that has not published: requests wait */
+int vm_set_hist(struct gr_vm *vm, struct gr_vm_hist *h, char *err,
+		size_t errlen)
+{
+	unsigned int i;
+
+	gr_vm_hist_name(h, h->name, sizeof(h->name));
+	if (h->event[0] && strcmp(h->event, "sched_switch")) {
+		snprintf(err, errlen, "no event '%s' in %s", h->event,
+			 vm->opts.name);
+		return -ENOENT;
+	}
+	for (i = 0; i < GR_HIST_REQS; i++)
+		if (!strcmp(vm->opts.hists[i].name, h->name))
+			break;
+	for (i = i < GR_HIST_REQS ? i : 0; i < GR_HIST_REQS; i++)
+		if (!vm->opts.hists[i].name[0] ||
+		    !strcmp(vm->opts.hists[i].name, h->name)) {
+			vm->opts.hists[i] = *h;
+			return 0;
+		}
+	snprintf(err, errlen, "at most %d hist requests", GR_HIST_REQS);
+	return -EINVAL;
+}
+
+int vm_clear_hist(struct gr_vm *vm, const char *name, bool remove, char *err,
+		  size_t errlen)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < GR_HIST_REQS; i++) {
+		if (!vm->opts.hists[i].name[0] ||
+		    (name && strcmp(vm->opts.hists[i].name, name)))
+			continue;
+		if (remove)
+			memset(&vm->opts.hists[i], 0, sizeof(vm->opts.hists[i]));
+		n++;
+	}
+	if (!n)
+		snprintf(err, errlen, "%s has no hist request '%s'",
+			 vm->opts.name, name ? name : "");
+	return n ? 0 : -ENOENT;
+}
+
+int vm_hist_read(struct gr_vm *vm, const char *name,
+		 struct gr_vm_hist_out *out, unsigned int max)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < GR_HIST_REQS && n < max; i++) {
+		if (!vm->opts.hists[i].name[0] ||
+		    (name && strcmp(vm->opts.hists[i].name, name)))
+			continue;
+		memset(&out[n], 0, sizeof(out[n]));
+		out[n].h = vm->opts.hists[i];
+		out[n++].state = "waiting";
+	}
+	return name && !n ? -ENOENT : (int)n;
+}
+
+void vm_hist_out_free(struct gr_vm_hist_out *out, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		gr_hist_table_free(&out[i].table);
+}
+
 int vm_set_mode(struct gr_vm *vm, uint32_t mode, char *err, size_t errlen)
 {
 	(void)err;

@@ -11,6 +11,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -38,6 +39,7 @@
 #include "conn.h"
 #include "ctl_proto.h"
 #include "filter.h"
+#include "hist_out.h"
 #include "libvirt.h"
 #include "libvirt_meta.h"
 #include "opts.h"
@@ -654,6 +656,214 @@ static void test_client_that_does_not_read_never_delays_others(void)
 	fake_clear();
 }
 
+/* a running table as vm_hist_read() gives it: @nk keys named @k0, @k1 */
+static void hist_table(struct gr_vm_hist_out *o, const char *name,
+		       const char *event, const char *k0, const char *k1,
+		       struct gr_hist_row *rows, uint32_t nr)
+{
+	memset(o, 0, sizeof(*o));
+	snprintf(o->h.name, sizeof(o->h.name), "%s", name);
+	snprintf(o->spec.name, sizeof(o->spec.name), "%s", name);
+	snprintf(o->spec.event, sizeof(o->spec.event), "%s", event);
+	snprintf(o->spec.key_name[0], sizeof(o->spec.key_name[0]), "%s", k0);
+	snprintf(o->spec.key_name[1], sizeof(o->spec.key_name[1]), "%s",
+		 k1 ? k1 : "");
+	o->spec.req.nr_keys = k1 ? 2 : 1;
+	o->spec.req.entries_log2 = 11;
+	o->compiled = true;
+	o->state = "running";
+	o->table.rows = rows;
+	o->table.nr_rows = nr;
+	o->table.cap = nr;
+}
+
+static char *hist_text(struct gr_vm_hist_out *o, unsigned int n)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		ctl_hist_sort(&o[i]);
+	ctl_hist_text(f, o, n);
+	fclose(f);
+	return buf;
+}
+
+/* `hist VM`: ftrace's hist file (trace_events_hist.c), line for line */
+static void test_hist_prints_tables_as_ftrace_hist_file(void)
+{
+	struct gr_hist_row pid[] = {
+		{ .key = { 42 }, .hitcount = 5 },
+		{ .key = { 7 }, .hitcount = 1 },
+		{ .key = { 9 }, .hitcount = 4 },
+	};
+	struct gr_hist_row lat[] = {
+		{ .key = { 10 }, .hitcount = 5 },
+		{ .key = { 3 }, .hitcount = 2 },
+	};
+	struct gr_vm_hist_out o[2];
+	char *txt;
+
+	hist_table(&o[0], "sched_switch", "sched_switch", "prev_tid", NULL,
+		   pid, 3);
+	o[0].table.hits = 10;
+	o[0].table.dropped = 2;
+	o[0].table.torn = 1;
+	hist_table(&o[1], "runq", "sched_wakeup->sched_switch", "delta",
+		   NULL, lat, 2);
+	o[1].spec.req.kind = GR_HIST_PAIR;
+	o[1].spec.req.entries_log2 = 8;
+	o[1].spec.req.key[0].src = GR_HS_DELTA;
+	o[1].spec.req.key[0].xform = GR_HT_LOG2;
+	o[1].spec.key_display[0] = GR_HD_NSECS;
+	o[1].table.hits = 7;
+	o[1].table.unmatched = 3;
+	txt = hist_text(o, 2);
+	CU_ASSERT_STRING_EQUAL(txt,
+		"# event histogram\n"
+		"#\n"
+		"# trigger info: hist:keys=prev_tid:vals=hitcount:"
+		"sort=hitcount:size=2048 [active]\n"
+		"# guestrelay: sched_switch on sched_switch, running\n"
+		"#\n"
+		"\n"
+		"{ prev_tid:          7 } hitcount:          1\n"
+		"{ prev_tid:          9 } hitcount:          4\n"
+		"{ prev_tid:         42 } hitcount:          5\n"
+		"\n"
+		"Totals:\n"
+		"    Hits: 10\n"
+		"    Entries: 3\n"
+		"    Dropped: 2\n"
+		"    Nested: 0\n"
+		"    Torn: 1\n"
+		"    Bad maps: 0\n"
+		"\n\n"
+		"# event histogram\n"
+		"#\n"
+		"# trigger info: hist:runq:keys=delta.log2:vals=hitcount:"
+		"sort=hitcount:size=256 [active]\n"
+		"# guestrelay: runq on sched_wakeup->sched_switch, running\n"
+		"#\n"
+		"\n"
+		"{ delta: ~ 2^3  } hitcount:          2\n"
+		"{ delta: ~ 2^10 } hitcount:          5\n"
+		"\n"
+		"Totals:\n"
+		"    Hits: 7\n"
+		"    Entries: 2\n"
+		"    Dropped: 0\n"
+		"    Nested: 0\n"
+		"    Unmatched: 3\n"
+		"    Torn: 0\n"
+		"    Bad maps: 0\n");
+	free(txt);
+}
+
+/* .hex, .buckets=N, vals and sort=VAL.descending; pending and refused */
+static void test_hist_prints_modifiers_sort_and_states(void)
+{
+	struct gr_hist_row rows[] = {
+		{ .key = { 0x1, 20 }, .hitcount = 1, .val = { 100 } },
+		{ .key = { 0x2f, 0 }, .hitcount = 3, .val = { 300 } },
+	};
+	struct gr_vm_hist_out o[3];
+	char *txt;
+
+	hist_table(&o[0], "bystate", "sched_switch", "prev_state",
+		   "next_prio", rows, 2);
+	o[0].spec.key_display[0] = GR_HD_HEX;
+	o[0].spec.req.key[1].xform = GR_HT_BUCKET;
+	o[0].spec.req.key[1].arg = htole64(10);
+	o[0].spec.req.nr_vals = 1;
+	snprintf(o[0].spec.val_name[0], sizeof(o[0].spec.val_name[0]),
+		 "bytes");
+	o[0].spec.sort[0].col = GR_HIST_SORT_VAL(0);
+	o[0].spec.sort[0].descending = true;
+	o[0].spec.nr_sort = 1;
+	o[0].spec.req.entries_log2 = 3;
+	snprintf(o[0].spec.filter, sizeof(o[0].spec.filter), "prev_tid > 1");
+	o[0].table.hits = 4;
+	hist_table(&o[1], "later", "sched_switch", "prev_tid", NULL, NULL, 0);
+	o[1].compiled = false;
+	o[1].state = "waiting";
+	snprintf(o[1].h.event, sizeof(o[1].h.event), "sched_switch");
+	snprintf(o[1].h.text, sizeof(o[1].h.text), "keys=prev_tid:name=later");
+	hist_table(&o[2], "prio", "sched_switch", "prev_tid", NULL, NULL, 0);
+	o[2].state = "refused";
+	snprintf(o[2].why, sizeof(o[2].why), "by the guest: bad value 0");
+	txt = hist_text(o, 3);
+	CU_ASSERT_PTR_NOT_NULL(strstr(txt,
+		"# trigger info: hist:bystate:keys=prev_state.hex,"
+		"next_prio.buckets=10:vals=hitcount,bytes:"
+		"sort=bytes.descending:size=8 if prev_tid > 1 [active]\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(txt,
+		"\n{ prev_state: 2f, next_prio: ~ 0-9 } hitcount:          3"
+		"  bytes:        300\n"
+		"{ prev_state: 1, next_prio: ~ 20-29 } hitcount:          1"
+		"  bytes:        100\n\nTotals:\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(txt,
+		"# trigger info: hist:keys=prev_tid:name=later [waiting]\n"
+		"# guestrelay: later on sched_switch, waiting\n#\n\n\n\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(txt,
+		"[refused]\n# guestrelay: prio on sched_switch, refused: "
+		"by the guest: bad value 0\n#\n\n"));
+	/* no rows nor totals for a table that does not run */
+	CU_ASSERT_PTR_NULL(strstr(strstr(txt, "Totals:") + 1, "Totals:"));
+	free(txt);
+}
+
+/* the same tables as JSON; the command sets, reads, clears and removes */
+static void test_hist_json_and_command(void)
+{
+	struct gr_hist_row pid[] = { { .key = { 42 }, .hitcount = 5 } };
+	struct gr_vm_hist_out o;
+	struct ctl_json j;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	hist_table(&o, "sched_switch", "sched_switch", "prev_tid", NULL, pid,
+		   1);
+	o.table.hits = 5;
+	ctl_json_init(&j, f);
+	ctl_hist_json(&j, "vm1", &o, 1);
+	CU_ASSERT_EQUAL(ctl_json_finish(&j), 0);
+	fclose(f);
+	CU_ASSERT_EQUAL(python_json_ok(buf), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"prev_tid\": 42"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"hitcount\": 5"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"trigger\": \"hist:keys=prev_tid:"
+				      "vals=hitcount:sort=hitcount:size=2048\""));
+	free(buf);
+
+	fake_add("vm1");
+	expect("text hist vm1\n", "ok\nvm1: no hist requests");
+	expect("text hist vm1 sched_switch keys=prev_tid:name=bytid\n",
+	       "ok\nvm1: hist bytid requested (guestrelay hist vm1 bytid "
+	       "reads it)\n");
+	expect("text hist vm1 --latency runq\n", "ok\nvm1: hist runq "
+	       "requested");
+	expect_has("text hist vm1 bytid\n",
+		   "# trigger info: hist:keys=prev_tid:name=bytid [waiting]\n");
+	expect_has("json hist vm1\n", "\"state\": \"waiting\"");
+	expect("text hist vm1 runq --clear\n",
+	       "ok\nvm1: hist runq cleared (counting from 0)\n");
+	expect("text hist vm1 runq --remove\n", "ok\nvm1: hist runq removed\n");
+	expect("text hist vm1 runq\n", "error ENOENT vm1 has no hist request "
+	       "'runq'");
+	expect("text hist vm1 nosuch keys=x\n", "error ENOENT no event "
+	       "'nosuch' in vm1");
+	expect("text hist vm1 --latency runq --clear\n", "error EINVAL hist "
+	       "VM [NAME] --clear or --remove takes nothing else");
+	expect("text hist vm1 sched_switch --filter x\n", "error EINVAL "
+	       "--filter goes with EVENT");
+	expect("text hist vm1 --bogus\n", "error EINVAL hist takes --filter");
+	fake_clear();
+}
+
 static void test_finish_answers_waiting_clients_and_removes_socket(void)
 {
 	struct gr_vm *vm = fake_add("vm1");
@@ -699,6 +909,9 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_async_commands_answer_when_the_vm_calls_back),
 	GR_TEST(test_async_callback_after_client_hung_up_is_safe),
 	GR_TEST(test_client_that_does_not_read_never_delays_others),
+	GR_TEST(test_hist_prints_tables_as_ftrace_hist_file),
+	GR_TEST(test_hist_prints_modifiers_sort_and_states),
+	GR_TEST(test_hist_json_and_command),
 	GR_TEST(test_finish_answers_waiting_clients_and_removes_socket),
 };
 

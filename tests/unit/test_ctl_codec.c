@@ -378,6 +378,10 @@ static int meta_of_xml(const char *xml, struct gr_vm_opts *o, bool *req,
 			break;
 		for (i = 0; i < GR_META_NR; i++)
 			m.val[i] = (const char *)mx.val[i];
+		for (m.nr_hist = 0; m.nr_hist < mx.nr_hist; m.nr_hist++) {
+			m.hist[m.nr_hist] = mx.hist[m.nr_hist];
+			m.hist_latency[m.nr_hist] = mx.hist_latency[m.nr_hist];
+		}
 		*req = mx.required;
 		ret = gr_meta_to_opts(&m, "dom", o, err, errlen);
 		break;
@@ -430,6 +434,96 @@ static void test_libvirt_metadata_round_trips_through_the_one_parser(void)
 	free(md);
 }
 
+/*
+ * spec 17: <gr:hist> children, from libvirt-xml --metadata --hist and
+ * --hist-latency to vm-add's requests, and as written by hand
+ */
+static void test_libvirt_metadata_hist_elements(void)
+{
+	char *argv[] = {
+		"dom", "--metadata", "--hist",
+		"sched_switch:keys=prev_tid:name=t if prev_comm ~ \"<a&b>\"",
+		"--hist-latency", "runq", NULL,
+	};
+	struct gr_libvirt_meta m;
+	char err[256], *md = NULL, *xml;
+	struct gr_vm_opts o;
+	bool with, req = false;
+	int argc = 6;
+
+	CU_ASSERT_EQUAL_FATAL(gr_libvirt_take_opts(&argc, argv, &m, &with,
+						   false, NULL, err,
+						   sizeof(err)), 0);
+	CU_ASSERT_EQUAL(m.nr_hist, 2);
+	CU_ASSERT_EQUAL_FATAL(gr_libvirt_metadata_xml(&m, &md), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(md, "latency=\"runq\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(md, "event=\"sched_switch\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(md, ">keys=prev_tid:name=t</"));
+	CU_ASSERT_FATAL(asprintf(&xml, "<domain><name>dom</name>%s</domain>",
+				 md) > 0);
+	CU_ASSERT_EQUAL_FATAL(meta_of_xml(xml, &o, &req, err, sizeof(err)),
+			      0);
+	CU_ASSERT_STRING_EQUAL(o.hists[0].name, "t");
+	CU_ASSERT_STRING_EQUAL(o.hists[0].event, "sched_switch");
+	CU_ASSERT_STRING_EQUAL(o.hists[0].text, "keys=prev_tid:name=t");
+	CU_ASSERT_STRING_EQUAL(o.hists[0].filter, "prev_comm ~ \"<a&b>\"");
+	CU_ASSERT_STRING_EQUAL(o.hists[1].name, "runq");
+	CU_ASSERT_STRING_EQUAL(o.hists[1].latency, "runq");
+	free(xml);
+	free(md);
+
+	/* by hand; then the errors */
+	CU_ASSERT_EQUAL(meta_of_xml("<domain><metadata><gr:guestrelay xmlns:"
+		"gr='" GR_XMLNS_URI "'><gr:hist event='sys_enter'>keys=id"
+		"</gr:hist></gr:guestrelay></metadata></domain>", &o, &req,
+		err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(o.hists[0].name, "sys_enter");
+	CU_ASSERT_STRING_EQUAL(o.hists[0].text, "keys=id");
+	CU_ASSERT_EQUAL(meta_of_xml("<domain><metadata><gr:guestrelay xmlns:"
+		"gr='" GR_XMLNS_URI "'><gr:hist latency='nap'/></gr:guestrelay>"
+		"</metadata></domain>", &o, &req, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "runq, syscall, block or irq"));
+	CU_ASSERT_EQUAL(meta_of_xml("<domain><metadata><gr:guestrelay xmlns:"
+		"gr='" GR_XMLNS_URI "'><gr:hist event='a' latency='runq'/>"
+		"</gr:guestrelay></metadata></domain>", &o, &req, err,
+		sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "<hist> wants"));
+	CU_ASSERT_EQUAL(meta_of_xml("<domain><metadata><gr:guestrelay xmlns:"
+		"gr='" GR_XMLNS_URI "'><gr:frob/></gr:guestrelay></metadata>"
+		"</domain>", &o, &req, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "unknown element <frob>"));
+}
+
+/* vm-add --hist and --hist-latency: parsed, named, and round-tripped */
+static void test_vm_add_hist_options(void)
+{
+	char *argv[] = {
+		"vm1", "--hist", "sched_switch:keys=prev_tid if prev_tid > 1",
+		"--hist-latency=block", NULL,
+	};
+	char *dup[] = { "vm1", "--hist", "a:keys=x", "--hist", "a:keys=y" };
+	char err[256], *buf = NULL;
+	struct gr_vm_opts o;
+	size_t len = 0;
+	FILE *f;
+
+	CU_ASSERT_EQUAL_FATAL(ctl_parse_vm_add(&o, 4, argv, 0, err,
+					       sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(o.hists[0].name, "sched_switch");
+	CU_ASSERT_STRING_EQUAL(o.hists[0].text, "keys=prev_tid");
+	CU_ASSERT_STRING_EQUAL(o.hists[0].filter, "prev_tid > 1");
+	CU_ASSERT_STRING_EQUAL(o.hists[1].latency, "block");
+	f = open_memstream(&buf, &len);
+	ctl_vm_add_args(f, &o);
+	fclose(f);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, " --hist sched_switch:keys="));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, " --hist-latency block"));
+	free(buf);
+	CU_ASSERT_EQUAL(ctl_parse_vm_add(&o, 5, dup, 0, err, sizeof(err)),
+			-EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "two tables named 'a'"));
+}
+
 static void test_libvirt_metadata_errors_say_what_is_wrong(void)
 {
 	static const struct {
@@ -471,6 +565,8 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_text_output_escapes_terminal_controls),
 	GR_TEST(test_libvirt_metadata_round_trips_through_the_one_parser),
 	GR_TEST(test_libvirt_metadata_errors_say_what_is_wrong),
+	GR_TEST(test_libvirt_metadata_hist_elements),
+	GR_TEST(test_vm_add_hist_options),
 };
 
 int main(void)

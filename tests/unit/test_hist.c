@@ -13,6 +13,9 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -892,6 +895,78 @@ static void test_read_hostile(void)
 	CU_ASSERT(bad > 0);
 }
 
+/*
+ * A guest CPU updating one entry by the protocol of spec 17.4 (seq odd,
+ * barrier, fields, barrier, seq even) on a real thread while the host
+ * reads: every row served holds val == 3 * hitcount, and hits never go
+ * backwards.
+ */
+#define W_ROUNDS	20000
+
+static int writer_done;
+
+static void *writer(void *arg)
+{
+	struct gr_hist_map_hdr *h = arg;
+	struct gr_hist_entry *e = (struct gr_hist_entry *)(h + 1) + 5;
+	uint32_t seq = 0;
+	uint64_t n;
+
+	for (n = 1; n <= W_ROUNDS; n++) {
+		__atomic_store_n(&h->hits, htole64(n), __ATOMIC_RELAXED);
+		__atomic_store_n(&e->seq, htole32(++seq), __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		__atomic_store_n(&e->used, htole32(1), __ATOMIC_RELAXED);
+		__atomic_store_n(&e->key[0], htole64(42), __ATOMIC_RELAXED);
+		__atomic_store_n(&e->hitcount, htole64(n), __ATOMIC_RELAXED);
+		__atomic_store_n(&e->val[0], htole64(3 * n), __ATOMIC_RELAXED);
+		__atomic_store_n(&e->seq, htole32(++seq), __ATOMIC_RELEASE);
+		if (!(n % 4))
+			sched_yield();	/* let the reader find it still */
+	}
+	__atomic_store_n(&writer_done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void test_read_concurrent_writer(void)
+{
+	uint64_t reads = 0, served = 0, wrong = 0, last = 0;
+	struct gr_hist_table t, prev;
+	const struct gr_hist_row *r;
+	pthread_t th;
+
+	maps_reset();
+	writer_done = 0;
+	memset(&prev, 0, sizeof(prev));
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, writer, map_hdr(0)), 0);
+	while (!__atomic_load_n(&writer_done, __ATOMIC_ACQUIRE) &&
+	       reads < 50000) {
+		if (read_maps(&prev, &t))
+			break;
+		reads++;
+		r = t.nr_rows ? &t.rows[0] : NULL;
+		if (t.bad_maps || t.nr_rows > 1 ||
+		    (r && (r->key[0] != 42 || r->val[0] != 3 * r->hitcount ||
+			   r->hitcount < last)))
+			wrong++;
+		if (r) {
+			last = r->hitcount;
+			served++;
+		}
+		gr_hist_table_free(&prev);
+		prev = t;
+	}
+	pthread_join(th, NULL);
+	gr_hist_table_free(&prev);
+	CU_ASSERT_EQUAL(wrong, 0);
+	CU_ASSERT(reads > 0);
+	CU_ASSERT_EQUAL_FATAL(read_maps(NULL, &t), 0);
+	check_row(&t, 42, W_ROUNDS, 3ULL * W_ROUNDS);
+	CU_ASSERT_EQUAL(t.torn, 0);
+	gr_hist_table_free(&t);
+	printf("(%" PRIu64 " reads, %" PRIu64 " served) ", reads, served);
+}
+
 static void test_read_state(void)
 {
 	struct gr_hist_state *s = (void *)(area + GR_HIST_STATE_OFFSET), st;
@@ -1007,6 +1082,7 @@ static const struct gr_test map_tests[] = {
 	GR_TEST(test_read_huge),
 	GR_TEST(test_read_args),
 	GR_TEST(test_read_hostile),
+	GR_TEST(test_read_concurrent_writer),
 	GR_TEST(test_read_state),
 	GR_TEST(test_sort_rows),
 };
