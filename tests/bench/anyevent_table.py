@@ -21,7 +21,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from count_table import FIELDS, cycles, parse  # noqa: E402
+from count_table import FIELDS, finish, parse  # noqa: E402
+from count_table import delta_cell as cell, est_cell as est  # noqa: E402
+from count_table import over_none, ratio_cell as ratio  # noqa: E402
 
 TARGETS = [("softirq_entry", "native probe"),
            ("softirq_raise", "anyevent= (perf)")]
@@ -39,53 +41,9 @@ def want(variant, target):
             "both": sorted([FT_FUNC, GR_FUNC[target]])}[variant]
 
 
-def check(variant, target, c):
-    """None, or why the probes attached are not the variant's"""
-    w = want(variant, target)
-    funcs = [f for f in c["funcs"].split(",") if f]
-    if c["nr"] != len(w) or len(funcs) != len(w):
-        return "%d probes (%s), expected %d" % (c["nr"], c["funcs"], len(w))
-    for x in w:
-        if sum(x in f for f in funcs) != 1:
-            return "probes %s, expected %s" % (c["funcs"], ", ".join(w))
-    return None
-
-
 def delta(cnt, v, t, bad):
     """the common path's counts of v on t over none, with the mean"""
-    rs, base = cnt.get((v, t)), cnt.get(("none", t))
-    if not rs or not base:
-        bad.append("no count for %s/%s" % (v, t))
-        return None
-    c, b = rs[0], base[0]
-    for other in rs[1:]:
-        if any(other[k] != c[k] for k in FIELDS):
-            bad.append("%s/%s: the counts differ between rounds" % (v, t))
-    why = check(v, t, c)
-    if why:
-        bad.append("%s/%s: %s" % (v, t, why))
-    d = {k: c[k] - b[k] for k in FIELDS}
-    d["mean"] = c["mean_insns"] - b["mean_insns"]
-    d["share"] = c["mode_share"]
-    return d
-
-
-def cell(d):
-    if d is None:
-        return "-"
-    return "%d / %d / %d / %d (%.1f)%s" % (
-        d["insns"], d["mem"], d["atomics"], d["local_rmw"], d["mean"],
-        "" if d["share"] > 0.5 else " [mode in %.0f%%]" % (100 * d["share"]))
-
-
-def est(d):
-    return "%.0f-%.0f" % cycles(d) if d else "-"
-
-
-def ratio(a, b, k="insns"):
-    if not a or not b or not b[k]:
-        return "-"
-    return "%.2f" % (a[k] / b[k])
+    return over_none(cnt, v, t, bad, want(v, t))
 
 
 def status_lines(path, made, bad):
@@ -216,10 +174,7 @@ def main():
     for s in status_lines(a.status, a.calls * 2 * 2 * 2, bad) \
             if a.status else []:
         p("- %s" % s)
-    for b in bad:
-        p("- INVALID: %s" % b)
-    p("")
-    return 1 if bad else 0
+    return finish(bad)
 
 
 if __name__ == "__main__":

@@ -46,24 +46,11 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 bench_name=bench_anyevent
 # shellcheck source=tests/bench/lib_bench.sh
 . "$top/tests/bench/lib_bench.sh"
-bench_setup
-out=$build/bench
-calls=${BENCH_COUNT_CALLS:-2000}
-qemu_timeout=${BENCH_TIMEOUT:-1200}
-if [ "${BENCH_QUICK:-0}" = 1 ]; then
-	calls=${BENCH_COUNT_CALLS:-500}
-	qemu_timeout=${BENCH_TIMEOUT:-900}
-fi
+
+# ---- 1. build (out, calls, plugin) -----------------------------------------
+bench_counted_setup
 clock_args="clocksource=tsc tsc=reliable"
 vm=benchae$$
-
-# ---- 1. build --------------------------------------------------------------
-mkdir -p "$out"
-bench_build_guest "$out"
-bench_build_grbench "$out" 1
-bench_need_guest
-plugin=$build/bench/tcgcount/tcgcount.so
-[ -s "$plugin" ] || die "no $plugin (run without BENCH_NO_BUILD=1)"
 bench_lttng_setup
 bench_lttng_buffers "$calls"
 
@@ -72,10 +59,7 @@ bench_init gr-benchae
 bench_probes_image "$out/guest-anyevent"
 # shellcheck disable=SC2119 # no agent options
 bench_start_agent
-rm -f "$out/anyevent-counts.txt"
-bench_accel=tcg
-bench_launch_extra=(--smp 1)
-bench_qemu_extra=(-plugin "$plugin,out=$out/anyevent-counts.txt")
+bench_counted_boot "$out/anyevent-counts.txt"
 say "booting the guest under tcgcount.so: $calls calls per run, 2 rounds, LTTng $lttng"
 bench_boot "$out/guest-anyevent" bench-probes \
 	"gr.mod=0 gr.count=1 gr.set=anyevent gr.modargs=anyevent=irq:softirq_raise gr.calls=$calls gr.reps=2 gr.ltsub=$lt_sub gr.ltnum=$lt_num noreplace-smp $clock_args" \

@@ -107,6 +107,7 @@ def parse(console, counts):
         c.update({"mean_" + k: float(p["mean_" + k]) for k in
                   ("insns", "mem", "atomics")})
         c["mode_share"] = int(p["mode_segs"]) / max(1, int(p["segs"]))
+        c["min_insns"] = int(p.get("min_insns", c["insns"]))
         c["funcs"], c["nr"] = r["funcs"], int(r.get("probes", "0"))
         out.setdefault((v, t), []).append(c)
     return out, bad
@@ -119,6 +120,71 @@ def cycles(d):
     return tuple(plain * RULE["insn"][i] + d["atomics"] * RULE["atomic"][i]
                  + d["local_rmw"] * RULE["local_rmw"][i] + d["reps"] * RULE["rep"][i] + iters * RULE["rep_byte"][i]
                  for i in (0, 1))
+
+
+def probes_why(want, c):
+    """None, or why the probes of run counts @c are not @want (substrings
+    of the funcs, one probe each)"""
+    funcs = [f for f in c["funcs"].split(",") if f]
+    if c["nr"] != len(want) or len(funcs) != len(want):
+        return "%d probes (%s), expected %d" % (c["nr"], c["funcs"],
+                                               len(want))
+    for x in want:
+        if sum(x in f for f in funcs) != 1:
+            return "probes %s, expected %s" % (c["funcs"], ", ".join(want))
+    return None
+
+
+def over_none(cnt, v, t, bad, want):
+    """the common path's counts of v on t over none, with the mean
+    instructions ("mean") and the common path's share of the calls
+    ("share"); None and a line in @bad when a count is missing, the
+    rounds differ or the probes are not @want"""
+    rs, base = cnt.get((v, t)), cnt.get(("none", t))
+    if not rs or not base:
+        bad.append("no count for %s/%s" % (v, t))
+        return None
+    c, b = rs[0], base[0]
+    for other in rs[1:]:
+        if any(other[k] != c[k] for k in FIELDS):
+            bad.append("%s/%s: the counts differ between rounds" % (v, t))
+    why = probes_why(want, c)
+    if why:
+        bad.append("%s/%s: %s" % (v, t, why))
+    d = {k: c[k] - b[k] for k in FIELDS}
+    d["mean"] = c["mean_insns"] - b["mean_insns"]
+    d["share"] = c["mode_share"]
+    return d
+
+
+def delta_cell(d):
+    """insns / mem / locked / local_t (mean insns) of an over_none()"""
+    if d is None:
+        return "-"
+    return "%d / %d / %d / %d (%.1f)%s" % (
+        d["insns"], d["mem"], d["atomics"], d["local_rmw"], d["mean"],
+        "" if d["share"] > 0.5 else " [mode in %.0f%%]" % (100 * d["share"]))
+
+
+def est_cell(d):
+    """the cycle estimate of an over_none(), "-" without one"""
+    return "%.0f-%.0f" % cycles(d) if d else "-"
+
+
+def ratio_cell(a, b, k="insns"):
+    """a[k] / b[k] to two places, "-" without both"""
+    if not a or not b or not b[k]:
+        return "-"
+    return "%.2f" % (a[k] / b[k])
+
+
+def finish(bad):
+    """print an INVALID line per problem and a blank line; the exit
+    status of a table script"""
+    for b in bad:
+        print("- INVALID: %s" % b)
+    print("")
+    return 1 if bad else 0
 
 
 def count_section(console, counts, lttng, expected_probes=None, accel=""):

@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash disable=SC2154,SC2034  # globals of the sourcing script and of tests/lib/lib.sh
-# Shared by bench_guest.sh, bench_anyevent.sh, bench_workload.sh and
-# bench_volume.sh (sourced). Uses the caller's bench_name, top, vm and
+# Shared by bench_guest.sh, bench_anyevent.sh, bench_hist.sh,
+# bench_workload.sh and bench_volume.sh (sourced). Uses the caller's bench_name, top, vm and
 # qemu_timeout; sets build, kver, kdir, gr, shm_size, guest_mem (MiB, the
 # caller may raise it) and t0 (bench_setup), tmp (bench_init), agent_pid,
 # launch_pid, console, lttng and ltdir (bench_lttng_setup), grbench_ko
-# (bench_build_grbench), lt_sub and lt_num (bench_lttng_buffers). BENCH_ACCEL=auto|kvm|tcg (default
+# (bench_build_grbench), lt_sub and lt_num (bench_lttng_buffers), out,
+# calls and plugin (bench_counted_setup). BENCH_ACCEL=auto|kvm|tcg (default
 # auto) is the accelerator of every boot (launch-guest.sh --accel): auto
 # takes KVM where it is a hardware KVM, else TCG with one line saying
 # why; bench_accel_used gives what a boot ran on.
@@ -54,6 +55,37 @@ bench_build_guest() {
 	make -C "$top" BUILD="$build" GUEST_KVER="$kver" KDIR="$kdir" \
 		module host guest >"$1/build.log" 2>&1 ||
 		die "make module host guest failed; see $1/build.log"
+}
+
+# bench_counted_setup: bench_setup for a benchmark of one boot counted
+# under tcgcount.so (bench_anyevent.sh, bench_hist.sh): out, calls
+# (BENCH_COUNT_CALLS; default 2000, BENCH_QUICK=1 500), qemu_timeout
+# (BENCH_TIMEOUT; 1200, quick 900); builds guestrelay.ko, the agent, the
+# test guest, grbench.ko and tcgcount.so (plugin)
+bench_counted_setup() {
+	bench_setup
+	out=$build/bench
+	calls=${BENCH_COUNT_CALLS:-2000}
+	qemu_timeout=${BENCH_TIMEOUT:-1200}
+	if [ "${BENCH_QUICK:-0}" = 1 ]; then
+		calls=${BENCH_COUNT_CALLS:-500}
+		qemu_timeout=${BENCH_TIMEOUT:-900}
+	fi
+	mkdir -p "$out"
+	bench_build_guest "$out"
+	bench_build_grbench "$out" 1
+	bench_need_guest
+	plugin=$build/bench/tcgcount/tcgcount.so
+	[ -s "$plugin" ] || die "no $plugin (run without BENCH_NO_BUILD=1)"
+}
+
+# bench_counted_boot COUNTS: the next bench_boot under TCG with one vCPU
+# and tcgcount.so writing its lines to COUNTS (emptied first)
+bench_counted_boot() {
+	rm -f "$1"
+	bench_accel=tcg
+	bench_launch_extra=(--smp 1)
+	bench_qemu_extra=(-plugin "$plugin,out=$1")
 }
 
 # bench_need_guest: the agent and the test guest are built
@@ -164,6 +196,46 @@ bench_start_agent() {
 	agent_pid=$T_AGENT_PID
 }
 
+# bench_request REQ: a guest's request, answered with the CLI (a failure
+# is said; the guest then waits in vain and says so):
+#   filter EVENT EXPR|--clear  guestrelay filter VM EVENT EXPR (bench-probes)
+#   disable EVENT              guestrelay disable VM EVENT, then a flush
+#                              and status --json into ...disable-status.json
+#   hist EVENT SPEC            guestrelay hist VM EVENT SPEC
+#   hist-remove NAME LABEL     guestrelay hist VM NAME --json into
+#                              ${bench_hist_prefix}LABEL.json (default
+#                              prefix $tmp/) and status --json (after a
+#                              flush) into ...LABEL-status.json, then
+#                              guestrelay hist VM NAME --remove (bench-hist)
+bench_request() {
+	local cmd=${1%% *} rest=${1#* } ev arg
+	local c=("$gr" --run-dir "$tmp/run" --timeout 10)
+	local saved=${bench_hist_prefix:-$tmp/}
+
+	ev=${rest%% *}
+	arg=${rest#* }
+	case "$cmd" in
+	hist-remove)
+		"${c[@]}" hist "$vm" "$ev" --json >"$saved$arg.json" \
+			2>"$tmp/req.err" &&
+			"${c[@]}" flush "$vm" >/dev/null 2>>"$tmp/req.err" &&
+			"${c[@]}" status --json "$vm" >"$saved$arg-status.json" \
+				2>>"$tmp/req.err" &&
+			"${c[@]}" hist "$vm" "$ev" --remove >/dev/null \
+				2>>"$tmp/req.err"
+		;;
+	filter | hist)
+		"${c[@]}" "$cmd" "$vm" "$ev" "$arg" >/dev/null 2>"$tmp/req.err" ;;
+	disable)
+		"${c[@]}" disable "$vm" "$ev" >/dev/null 2>"$tmp/req.err" &&
+			"${c[@]}" flush "$vm" >/dev/null 2>>"$tmp/req.err" &&
+			"${c[@]}" status --json "$vm" >"${saved}disable-status.json" \
+				2>>"$tmp/req.err"
+		;;
+	*) echo "unknown request" >"$tmp/req.err"; false ;;
+	esac || say "the guest's request \"$1\" failed: $(cat "$tmp/req.err")"
+}
+
 # bench_boot GUEST_DIR SCRIPT APPEND EVENTS MARKER STATUS_JSON CONSOLE_COPY:
 # boot one guest running /gr/SCRIPT with the given kernel command line and
 # guestrelay events; when it prints "GR: MARKER done", save guestrelay's
@@ -183,20 +255,15 @@ bench_boot() {
 		--log "$console" -- -pidfile "$tmp/qemu.pid" \
 		"${bench_qemu_extra[@]}" >"$tmp/launch.log" 2>&1 </dev/null &
 	launch_pid=$!
-	local asked=0 req ev expr
+	local asked=0 req
 	while kill -0 "$launch_pid" 2>/dev/null; do
 		grep -qaE "^GR: $marker (done|error)" "$console" && break
-		# the guest's requests for a filter (bench-probes' filter
-		# phases): "GR: MARKER host filter EVENT EXPR|--clear", in order
+		# the guest's requests ("GR: MARKER host ...", in order)
 		while read -r req; do
 			asked=$((asked + 1))
-			ev=${req%% *}
-			expr=${req#* }
-			"$gr" --run-dir "$tmp/run" --timeout 10 filter "$vm" \
-				"$ev" "$expr" >/dev/null 2>"$tmp/filter.err" ||
-				say "guestrelay filter $ev $expr failed: $(cat "$tmp/filter.err")"
-		done < <(grep -a "^GR: $marker host filter " "$console" |
-			 tr -d '\r' | sed "s/^GR: $marker host filter //" |
+			bench_request "$req"
+		done < <(grep -a "^GR: $marker host " "$console" |
+			 tr -d '\r' | sed "s/^GR: $marker host //" |
 			 tail -n +$((asked + 1)))
 		sleep 0.2
 	done

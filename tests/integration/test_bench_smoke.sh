@@ -15,6 +15,9 @@
 #     counts table, and marks counts that differ between rounds INVALID;
 #   - anyevent_table.py (bench_anyevent.sh) makes its rows, native probe
 #     and anyevent= path, and marks a variant with other probes INVALID;
+#   - hist_table.py (bench_hist.sh) makes its rows, ftrace's hist trigger
+#     against guestrelay's hist request, and marks a variant with other
+#     probes INVALID;
 #   - client_table.py (bench_client.sh) checks a made-up boot's stored
 #     channels against what the guest wrote (ok when they match, FAIL for
 #     a missing record) and makes its table with the ratios;
@@ -216,6 +219,69 @@ if ! python3 "$BENCH/anyevent_table.py" --console "$tmp/ae.console" \
 	ok anyevent-table-checks-probes
 else
 	bad anyevent-table-checks-probes "no INVALID line" "$tmp/ae2.md"
+fi
+
+# hist_table.py (bench_hist.sh's table) on a made-up count boot of
+# bench-hist: none, ftrace recording and its three hist triggers,
+# guestrelay recording and its three hist requests, two rounds, with the
+# hists and statuses the host saves; $1 is guestrelay's probe, $2 (if
+# any) how many instructions the cheapest call of gr-hist is below its
+# common path
+hist_files() {
+	local r k=0 v f p insns ft low
+	: >"$tmp/h.console"
+	: >"$tmp/h.txt"
+	printf 'GR: BENCH info %s\n' "kernel 6.1.0-test" "prev_pid 80" >>"$tmp/h.console"
+	for v in none ftrace ft-hist ft-hist-vals ft-hist-log2 gr gr-hist gr-hist-vals gr-hist-log2; do
+		for r in 1 2; do
+			k=$((k + 1))
+			f="" p=0 insns=30 ft="" low=0
+			case $v in
+			ftrace) f=trace_event_raw_event_sched_switch p=1 insns=530 ft="ft_entries=100 ft_overrun=0 " ;;
+			ft-*) f=trace_event_raw_event_sched_switch p=1 insns=430 ft="ft_entries=0 ft_overrun=0 " ;;
+			gr*) f=$1 p=1 insns=130 ;;
+			esac
+			[ "$v" = gr-hist ] && low=${2:-0}
+			echo "GR: BENCH count variant=$v rep=$r ${ft}target=sched_switch calls=100 count=$k ns=1 cpu=0 changed=0 probes=$p funcs=$f" >>"$tmp/h.console"
+			echo "tcgcount run=$k segs=100 mode_segs=100 insns=$insns mem=$((insns / 3)) atomics=0 local_rmw=0 reps=0 rep_execs=0 mean_insns=$insns.00 mean_mem=$((insns / 3)).00 mean_atomics=0.000 mean_rep_execs=0.00 min_insns=$((insns - low)) max_insns=$insns dropped=0 unpaired=0" >>"$tmp/h.txt"
+		done
+		case $v in
+		ft-*)
+			printf 'GR: BENCH fthist %s %s\n' "$v" "{ prev_pid: 80 } hitcount: 205" "$v" "Totals:" "$v" "    Hits: 205" "$v" "    Entries: 1" "$v" "    Dropped: 0" >>"$tmp/h.console" ;;
+		gr-*)
+			echo '{"vm": "v", "hists": [{"name": "sched_switch", "event": "sched_switch", "state": "running", "entries": [{"key": {"prev_tid": 80}, "hitcount": 201, "vals": {}}], "totals": {"hits": 203, "dropped": 0}}]}' >"$tmp/h-$v.json"
+			echo "{\"stats\": {\"guest_events\": 500}}" >"$tmp/h-$v-status.json" ;;
+		esac
+	done
+	echo '{"stats": {"guest_events": 499}}' >"$tmp/h-disable-status.json"
+	echo '{"stats": {"guest_events": 520}}' >"$tmp/h-status.json"
+}
+hist_files "gr_probe_sched_switch [guestrelay]"
+if python3 "$BENCH/hist_table.py" --console "$tmp/h.console" \
+	--counts "$tmp/h.txt" --status "$tmp/h-status.json" --saved "$tmp/h-" \
+	--calls 100 >"$tmp/h.md" 2>&1 &&
+   grep -qF '| hist keys=prev_pid | 400 / 133 / 0 / 0 (400.0) | 100 / 33 / 0 / 0 (100.0) | 100-200 | 25-50 | 0.25 | 0.25 | yes |' "$tmp/h.md" &&
+   grep -qF '| recording the event (reference) | 500 / 166 / 0 / 0 (500.0) |' "$tmp/h.md" &&
+   ! grep -q INVALID "$tmp/h.md"; then
+	ok hist-table-rows
+else
+	bad hist-table-rows "no row per aggregation with the ratios" "$tmp/h.md"
+fi
+hist_files "trace_event_raw_event_sched_switch"
+if ! python3 "$BENCH/hist_table.py" --console "$tmp/h.console" \
+	--counts "$tmp/h.txt" --calls 100 >"$tmp/h2.md" 2>&1 &&
+   grep -q 'INVALID: gr-hist/sched_switch: probes' "$tmp/h2.md"; then
+	ok hist-table-checks-probes
+else
+	bad hist-table-checks-probes "no INVALID line" "$tmp/h2.md"
+fi
+hist_files "gr_probe_sched_switch [guestrelay]" 90
+if ! python3 "$BENCH/hist_table.py" --console "$tmp/h.console" \
+	--counts "$tmp/h.txt" --calls 100 >"$tmp/h3.md" 2>&1 &&
+   grep -qF 'INVALID: gr-hist: calls of [40, 40] instructions, below the common path' "$tmp/h3.md"; then
+	ok hist-table-every-call-counted
+else
+	bad hist-table-every-call-counted "no INVALID line" "$tmp/h3.md"
 fi
 
 # client_table.py on a made-up boot of bench-client: the stored channels
