@@ -106,6 +106,16 @@ static int compile(const struct gr_vm *vm, const struct gr_vm_hist *h,
 		ret = gr_hist_latency(h->latency, vm->events,
 				      vm->view.desc_count, (unsigned int)max,
 				      spec, why, len);
+		/* a preset's filter runs on its end event (spec 17.2) */
+		if (!ret && h->filter[0]) {
+			id = le16toh(spec->req.end_event_id);
+			ret = gr_hist_filter(h->filter, &vm->events[id], spec,
+					     &fe);
+			if (ret == -EINVAL)
+				gr_fx_error_line(why, len, &fe);
+			else if (ret)
+				snprintf(why, len, "%s", strerror(-ret));
+		}
 	} else {
 		id = vm_event_id(vm, h->event);
 		if (id < 0) {

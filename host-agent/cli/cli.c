@@ -93,8 +93,8 @@ static const struct cli_cmd cli_cmds[] = {
 	{ "disable", cli_run_events, NULL, "disable VM EVENT...",
 	  "Ask the guest to stop recording EVENTs (names, globs or all).\n" },
 	{ "hist", cli_run_hist, NULL, "hist VM EVENT 'keys=...' [--filter EXPR], "
-	  "hist VM --latency runq|syscall|block|irq, hist VM [NAME] "
-	  "[--clear|--remove]",
+	  "hist VM --latency runq|syscall|block|irq [--filter EXPR], "
+	  "hist VM [NAME] [--clear|--remove]",
 	  "Aggregate in the guest, as ftrace's hist triggers do, without\n"
 	  "recording anything: the guest counts into maps in the shared\n"
 	  "region and the agent reads them in place.\n"
@@ -106,9 +106,11 @@ static const struct cli_cmd cli_cmds[] = {
 	  "    .log2 .buckets=N .hex .sym .execname; hitcount is always\n"
 	  "    counted; --filter as for `guestrelay filter`. The table is\n"
 	  "    named by name=, else after EVENT; the same name replaces it.\n"
-	  "  hist VM --latency runq|syscall|block|irq\n"
+	  "  hist VM --latency runq|syscall|block|irq [--filter EXPR]\n"
 	  "    a log2 histogram of run-queue latency (wakeup to switch-in),\n"
-	  "    system-call duration, block request latency or hard-IRQ time\n"
+	  "    system-call duration, block request latency or hard-IRQ time;\n"
+	  "    --filter runs on the end event (sched_switch, sys_exit,\n"
+	  "    block_rq_complete, irq_handler_exit)\n"
 	  "  hist VM [NAME]\n"
 	  "    print the tables (or one) as ftrace's hist file prints them:\n"
 	  "    { key: value } hitcount: N, then Totals (Hits, Entries,\n"

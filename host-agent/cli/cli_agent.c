@@ -244,14 +244,15 @@ int cli_run_hist(struct cli *cli, const struct cli_cmd *cmd, int argc,
 	    ((clear && remove) || filter || latency || n > 2))
 		return usage_err(cmd, "hist VM [NAME] --clear or --remove "
 				 "takes nothing else");
-	if (latency && (n > 1 || filter))
+	if (latency && n > 1)
 		return usage_err(cmd, "hist VM --latency PRESET takes no "
-				 "EVENT, request or --filter");
+				 "EVENT or request");
 	if (n == 3 && (clear || remove))
 		return usage_err(cmd, "--clear and --remove take a NAME, not "
 				 "a request");
-	if (filter && n != 3)
-		return usage_err(cmd, "--filter goes with EVENT 'keys=...'");
+	if (filter && n != 3 && !latency)
+		return usage_err(cmd, "--filter goes with EVENT 'keys=...' "
+				 "or --latency");
 	if (filter) {
 		pos[n++] = "--filter";
 		pos[n++] = (char *)filter;

@@ -25,7 +25,7 @@
 
 #define CTL_HIST_USAGE \
 	"hist VM EVENT 'keys=...' [--filter EXPR] | VM --latency " \
-	"runq|syscall|block|irq | VM [NAME] [--clear|--remove]"
+	"runq|syscall|block|irq [--filter EXPR] | VM [NAME] [--clear|--remove]"
 
 static int req_err(struct ctl_req *r, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -408,13 +408,13 @@ static int hist_set(struct ctl_req *r, struct gr_vm *vm, const char *vmn,
 	    (latency && strlen(latency) >= sizeof(h.latency)))
 		return req_err(r, -EINVAL, "hist: event, request, filter or "
 			       "preset too long");
+	if (filter)
+		strcpy(h.filter, filter);
 	if (latency) {
 		strcpy(h.latency, latency);
 	} else {
 		strcpy(h.event, event);
 		strcpy(h.text, text);
-		if (filter)
-			strcpy(h.filter, filter);
 	}
 	ret = vm_set_hist(vm, &h, err, sizeof(err));
 	if (ret)
@@ -514,9 +514,9 @@ static int cmd_hist(struct ctl_req *r, struct gr_vm *vm, int argc,
 				       "--remove takes nothing else");
 		return hist_clear(r, vm, argv[0], pos[0], remove);
 	}
-	if (latency && (npos || filter))
+	if (latency && npos)
 		return req_err(r, -EINVAL, "hist VM --latency PRESET takes "
-			       "no EVENT, request or --filter");
+			       "no EVENT or request");
 	if (latency || npos == 2)
 		return hist_set(r, vm, argv[0], pos[0], pos[1], filter,
 				latency);

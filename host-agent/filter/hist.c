@@ -541,6 +541,21 @@ out:
 }
 
 /**
+ * gr_hist_filter() - add a filter to a built request (a latency preset's)
+ * @filter: filter expression (filter.h's language)
+ * @ev: the event it runs on: for a pair, the end event (spec 17.2)
+ * @out: the request; its program and @out->filter are replaced
+ * @err: receives the refusal, as gr_hist_parse() reports a filter's
+ *
+ * Return: 0, -EINVAL with @err filled, or -ENOMEM.
+ */
+int gr_hist_filter(const char *filter, const struct gr_event_view *ev,
+		   struct gr_hist_spec *out, struct gr_fx_error *err)
+{
+	return hist_filter(filter, ev, (uint32_t)strlen(filter), out, err);
+}
+
+/**
  * gr_hist_parse() - compile an ftrace hist request for one event
  * @text: "keys=...[:vals=...][:sort=...][:size=N][:name=...]", "hist:"
  *	in front accepted

@@ -138,6 +138,9 @@ int gr_hist_latency(const char *preset, const struct gr_event_view *events,
 		    unsigned int nr_events, unsigned int max_entries_log2,
 		    struct gr_hist_spec *out, char *err, size_t errlen);
 
+int gr_hist_filter(const char *filter, const struct gr_event_view *ev,
+		   struct gr_hist_spec *out, struct gr_fx_error *err);
+
 /**
  * gr_hist_max_entries_log2() - the largest per-CPU map a slot holds
  * @hist_size: bytes of the hist area (checked, spec 17.1)
