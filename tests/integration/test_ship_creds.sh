@@ -75,6 +75,10 @@ la_agent_start --ship "$URL" --ship-creds "$la_tmp/creds" \
 	{ bad agent-restarts "see the log"; la_show_logs; la_finish; }
 ok agent-restarts-with-the-right-password
 ls_collect_start c1 --creds "$la_tmp/creds"
+# the restarted agent's shipper connects over TLS in its own time (under
+# load, after the first status once: "NATS unreachable")
+la_wait_status "$V" "s['ship']['connected']" 30 ||
+	bad shipper-connects "$out"
 gr status "$V"
 st_text=$out
 gr status --json
