@@ -40,16 +40,11 @@ check=$(dirname "$0")/hist_check.py
 boot_guest "$vm" --run e2e-hist \
 	--vm-args "--switch-timer-ms 100 --events sched_switch,sched_wakeup"
 log=$(console "$vm")
-if ! wait_console "$vm" "GR: HIST pids [0-9]+ [0-9]+|GR: FTRACE unavailable" 120; then
-	fail "the guest printed its two tasks" "$(tail -n 15 "$log")"
-	finish
-fi
-if grep -qa "GR: FTRACE unavailable" "$log"; then
-	skip_check "guestrelay's hist against ftrace's" "no hist triggers in the guest's tracefs"
-	finish
-fi
-read -r x y < <(grep -ao "GR: HIST pids [0-9]* [0-9]*" "$log" | head -n1 |
-	awk '{ print $4, $5 }')
+wait_guest_pid "$vm" HIST "guestrelay's hist against ftrace's" \
+	"no hist triggers in the guest's tracefs"
+x=$guest_pid
+y=$(grep -ao "GR: HIST pid [0-9]* [0-9]*" "$log" | head -n1 |
+	awk '{ print $5 }')
 ok "the guest holds tasks $x and $y"
 
 out=$(gr hist "$vm" sched_switch "keys=prev_tidd" 2>&1)
