@@ -121,9 +121,18 @@ for vm in "$A" "$B"; do
 	stored=$la_tmp/stored-$vm.txt
 	timeout 60 babeltrace2 --clock-cycles "$s" >"$stored" 2>&1
 	n=$(grep -c . "$stored")
+	# babeltrace2's lttng-live warns (stderr, in the same file) when two
+	# streams offer messages with the same time: it then picks either,
+	# so tied events may come in another order than the stored trace's.
+	# The warning is left out; after one, the events compare as a set.
+	live=$la_tmp/live-$vm.txt
+	grep -v ' W PLUGIN/SRC.CTF.LTTNG-LIVE .*identical next messages' \
+		"$live" >"$live.events"
+	tie="false"
+	grep -q 'identical next messages' "$live" && tie="cmp -s <(sort '$stored') <(sort '$live.events')"
 	check "viewer-$vm-equals-store ($n events)" \
-		"[ $n -gt 1000 ] && cmp -s '$stored' '$la_tmp/live-$vm.txt'" \
-		"$(diff "$stored" "$la_tmp/live-$vm.txt" | head -n 5)"
+		"[ $n -gt 1000 ] && { cmp -s '$stored' '$live.events' || $tie; }" \
+		"$(diff "$stored" "$live.events" | head -n 5)"
 	out=$("$PY" "$LA_HERE/index_check.py" "$s" 2>&1)
 	check "index-agrees-$vm" "[ $? -eq 0 ]" "$out"
 	cp -r "$s" "$la_tmp/noindex-$vm"
