@@ -1,10 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """Checks of tests/e2e/test_hist.sh: guestrelay's hist tables against
-ftrace's hist files printed by the guest, and the run-queue latency
-histogram against a reference computed from the stored trace.
+ftrace's hist files printed by the guest, and the run-queue, system-call
+and block latency histograms against references computed from the
+stored trace.
 
     hist_check.py ftrace CONSOLE NAME FTRACE_EVENT OURS_FILE
-    hist_check.py runq TRACE_DIR OURS_JSON X Y
+    hist_check.py latency TRACE_DIR TABLES_DIR X Y
+
+TABLES_DIR holds guestrelay's runq.json, syscall.json and block.json
+(`guestrelay --json hist VM NAME`).
 
 Prints "ok - ..." / "FAIL - ..." lines (take_checks counts them).
 """
@@ -88,59 +92,124 @@ def log2_key(v):
     return 0 if v <= 1 else (v - 1).bit_length()
 
 
-def check_runq(trace, ours_json, x, y):
+def events(trace):
+    """(ns, name, payload, tid) of every event of the trace, in order."""
     import bt2
-    starts, deltas = {}, []
-    msgs = []
     for msg in bt2.TraceCollectionMessageIterator(trace):
         if not isinstance(msg, bt2._EventMessageConst):
             continue
         ev = msg.event
-        if ev.name == "sched_wakeup":
-            msgs.append((msg.default_clock_snapshot.ns_from_origin, 0,
-                         int(ev.payload_field["tid"])))
-        elif ev.name == "sched_switch":
-            msgs.append((msg.default_clock_snapshot.ns_from_origin, 1,
-                         int(ev.payload_field["next_tid"])))
-    msgs.sort()
-    for ts, kind, tid in msgs:
+        ctx = ev.common_context_field
+        tid = int(ctx["tid"]) if ctx is not None and "tid" in ctx else None
+        yield (msg.default_clock_snapshot.ns_from_origin, ev.name,
+               ev.payload_field, tid)
+
+
+def is_enter(name):
+    return name == "sys_enter" or name.startswith("syscall_entry_")
+
+
+def is_exit(name):
+    return name == "sys_exit" or name.startswith("syscall_exit_")
+
+
+SYS_SYNC = 162  # x86_64: the guest's mark
+
+
+def references(trace, x, y):
+    """Each latency's reference from the trace: {name: [(label, ns)]}.
+
+    runq: sched_wakeup to the next sched_switch-in of X or Y; syscall:
+    sys_enter to sys_exit of the same thread X or Y, labelled by call,
+    for calls entered after the guest's sync(2); block: block_rq_issue to
+    the block_rq_complete of the same sector, labelled by the complete's
+    device, for requests issued after the sync. Each start is used once
+    and a later start of the same match replaces it, as in the guest.
+    """
+    msgs = []
+    for ts, name, f, tid in events(trace):
+        if name == "sched_wakeup":
+            msgs.append((ts, 0, "runq", int(f["tid"]), None))
+        elif name == "sched_switch":
+            msgs.append((ts, 1, "runq", int(f["next_tid"]), None))
+        elif is_enter(name):
+            msgs.append((ts, 0, "syscall", tid, int(f["id"])))
+        elif is_exit(name):
+            msgs.append((ts, 1, "syscall", tid, int(f["id"])))
+        elif name == "block_rq_issue":
+            msgs.append((ts, 0, "block", int(f["sector"]), None))
+        elif name == "block_rq_complete":
+            msgs.append((ts, 1, "block", int(f["sector"]), int(f["dev"])))
+    msgs.sort(key=lambda m: m[:2])
+    mark = next((m[0] for m in msgs if m[2] == "syscall" and m[1] == 0 and
+                 m[4] == SYS_SYNC), None)
+    starts = {"runq": {}, "syscall": {}, "block": {}}
+    out = {"runq": [], "syscall": [], "block": []}
+    for ts, kind, what, match, label in msgs:
+        if what != "runq" and (mark is None or ts <= mark):
+            continue
         if kind == 0:
-            starts[tid] = ts
-        elif tid in (x, y) and tid in starts:
-            deltas.append(ts - starts.pop(tid))
-    ref = collections.Counter(log2_key(d) for d in deltas)
+            starts[what][match] = ts
+            continue
+        if what != "block" and match not in (x, y):
+            continue
+        if match in starts[what]:
+            out[what].append((label, ts - starts[what].pop(match)))
+    return out, mark
+
+
+def check_latency(what, ours_json, deltas):
+    """guestrelay's table in OURS_JSON against the reference DELTAS."""
+    title = "%s: guestrelay's histogram counts what the trace computes" % what
+    ref = collections.Counter((lab, log2_key(d)) for lab, d in deltas)
     # keys the rounding of two clock conversions may move: within 0.1%
     # of a power of two
-    edge = sum(1 for d in deltas
+    edge = sum(1 for _, d in deltas
                if log2_key(int(d * 0.999)) != log2_key(int(d * 1.001) + 1))
-    with open(ours_json) as f:
-        doc = json.load(f)
+    try:
+        with open(ours_json) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        fail(title, "guestrelay's table: %s" % e)
+        return
     t = doc["hists"][0] if "hists" in doc else doc
     ours = collections.Counter()
     for row in t["entries"]:
-        ours[int(list(row["key"].values())[0])] += int(row["hitcount"])
-    what = "runq: guestrelay's histogram counts what the trace computes"
+        key = row["key"]
+        labels = [v for k, v in key.items() if k != "delta"]
+        ours[(int(labels[0]) if labels else None, int(key["delta"]))] += \
+            int(row["hitcount"])
     if not deltas:
-        fail(what, "no wakeup to switch-in of %d or %d in the trace" % (x, y))
+        fail(title, "the trace has no such latency after the mark")
         return
     if sum(ours.values()) != len(deltas):
-        fail(what, "%d latencies counted, the trace has %d; ours %s, "
+        fail(title, "%d latencies counted, the trace has %d; ours %s, "
              "trace %s" % (sum(ours.values()), len(deltas), dict(ours),
                            dict(ref)))
         return
     moved = sum(abs(ours[k] - ref[k]) for k in set(ours) | set(ref)) // 2
     if moved > edge:
-        fail(what, "%d in other buckets (%d near an edge); ours %s, trace %s"
-             % (moved, edge, dict(ours), dict(ref)))
+        fail(title, "%d in other buckets (%d near an edge); ours %s, "
+             "trace %s" % (moved, edge, dict(ours), dict(ref)))
         return
     ok("%s (%d latencies, %d buckets%s)" % (
-        what, len(deltas), len(ref),
+        title, len(deltas), len(ref),
         ", %d moved across an edge" % moved if moved else ""))
+
+
+def check_latencies(trace, tables, x, y):
+    refs, mark = references(trace, x, y)
+    if mark is None:
+        fail("the guest's sync(2) mark is in the trace", "not found")
+    else:
+        ok("the guest's sync(2) mark is in the trace")
+    for what in ("runq", "syscall", "block"):
+        check_latency(what, "%s/%s.json" % (tables, what), refs[what])
 
 
 if __name__ == "__main__":
     if sys.argv[1] == "ftrace":
         check_ftrace(*sys.argv[2:6])
-    elif sys.argv[1] == "runq":
-        check_runq(sys.argv[2], sys.argv[3], int(sys.argv[4]),
-                   int(sys.argv[5]))
+    elif sys.argv[1] == "latency":
+        check_latencies(sys.argv[2], sys.argv[3], int(sys.argv[4]),
+                        int(sys.argv[5]))

@@ -7,21 +7,26 @@
 # same guest and against the stored trace
 #
 # The guest (/gr/e2e-hist) holds two tasks X and Y blocked on a fifo and
-# prints their pids. Through the CLI the host sets three hist requests
+# prints their pids. Through the CLI the host sets five hist requests
 # (a misspelt key is refused first, the token marked): sched_switch
 # keyed by prev_tid and sys_enter keyed by id, both filtered on X and Y,
-# and the run-queue latency preset filtered on next_tid X or Y. Once the
-# module has the three running, the guest sets ftrace's hist triggers on
-# the same events with the same filters, releases X and Y (300 ping-pong
-# rounds over two fifos) and prints ftrace's hist files. Every event of
-# X and Y happens after both sides were set, so:
+# and three latency presets: runq filtered on next_tid X or Y, syscall
+# filtered on X or Y, block unfiltered. Once the module has the five
+# running, the guest calls sync(2) (the reference's start), sets ftrace's
+# hist triggers on the same events with the same filters, releases X and
+# Y (300 ping-pong rounds over two fifos) while it writes and reads a
+# loop device directly, and prints ftrace's hist files. Every event of X
+# and Y happens after both sides were set, so:
 #   - each of guestrelay's two tables equals ftrace's, key by key;
-#   - the run-queue latency histogram has exactly the latencies of X and
-#     Y computed from the trace the agent stored of the same run
-#     (sched_wakeup to sched_switch-in, log2 of ns), bucket by bucket but
-#     for deltas within 0.1% of a power of two (two clock conversions);
+#   - the run-queue, system-call and block latency histograms have
+#     exactly the latencies computed from the trace the agent stored of
+#     the same run (sched_wakeup to sched_switch-in of X and Y; sys_enter
+#     to sys_exit of X and Y, by call; block_rq_issue to
+#     block_rq_complete of the same sector, by device; pairs that start
+#     after the sync), log2 of ns, bucket by bucket but for deltas within
+#     0.1% of a power of two (two clock conversions);
 #   - /metrics serves the latency histogram as a Prometheus histogram;
-#   - with recording off (guestrelay disable VM all) a fourth request,
+#   - with recording off (guestrelay disable VM all) a sixth request,
 #     set then, fills over a workload, and nothing more is stored.
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -37,8 +42,10 @@ start_agent --metrics "127.0.0.1:$mport"
 vm=$(vm_name hi)
 check=$(dirname "$0")/hist_check.py
 
+rec=sched_switch,sched_wakeup,sys_enter,sys_exit,block_rq_issue
+rec=$rec,block_rq_complete
 boot_guest "$vm" --run e2e-hist \
-	--vm-args "--switch-timer-ms 100 --events sched_switch,sched_wakeup"
+	--vm-args "--switch-timer-ms 100 --events $rec"
 log=$(console "$vm")
 wait_guest_pid "$vm" HIST "guestrelay's hist against ftrace's" \
 	"no hist triggers in the guest's tracefs"
@@ -60,8 +67,11 @@ f_rq="next_tid == $x || next_tid == $y"
 out=$(gr hist "$vm" sched_switch "keys=prev_tid" --filter "$f_sw" 2>&1) &&
 	out2=$(gr hist "$vm" sys_enter "keys=id" --filter "$f_sys" 2>&1) &&
 	out3=$(gr hist "$vm" --latency runq --filter "$f_rq" 2>&1) &&
-	ok "three hist requests are accepted" ||
-	fail "three hist requests are accepted" "$out" "${out2:-}" "${out3:-}"
+	out4=$(gr hist "$vm" --latency syscall --filter "$f_sys" 2>&1) &&
+	out5=$(gr hist "$vm" --latency block 2>&1) &&
+	ok "five hist requests are accepted" ||
+	fail "five hist requests are accepted" "$out" "${out2:-}" "${out3:-}" \
+		"${out4:-}" "${out5:-}"
 
 if ! wait_console "$vm" "GR: HIST done|GR: HIST not running" 180 ||
    grep -qa "GR: HIST not running" "$log"; then
@@ -73,7 +83,9 @@ ok "the guest ran both sides over the same events"
 
 gr hist "$vm" sched_switch >"$tmp/sw.txt" 2>&1
 gr hist "$vm" sys_enter >"$tmp/sys.txt" 2>&1
-gr --json hist "$vm" runq >"$tmp/runq.json" 2>&1
+for t in runq syscall block; do
+	gr --json hist "$vm" "$t" >"$tmp/$t.json" 2>&1
+done
 /usr/bin/python3 "$check" ftrace "$log" sched_switch sched_switch "$tmp/sw.txt" \
 	>"$tmp/c1.out" 2>&1
 take_checks "$tmp/c1.out" $? "sched_switch by prev_tid"
@@ -97,9 +109,9 @@ out=$(gr disable "$vm" all 2>&1) && ok "recording stops (every event disabled)" 
 sleep 1
 b0=$(json_get "$vm" 'v["stats"]["bytes"]')
 out=$(gr hist "$vm" sched_switch "keys=common_cpu:name=switches" 2>&1) &&
-	ok "a fourth request is accepted with recording stopped" ||
-	fail "a fourth request is accepted with recording stopped" "$out"
-if ! wait_console "$vm" "GR: HIST off done|GR: HIST no fourth" 120 ||
+	ok "a sixth request is accepted with recording stopped" ||
+	fail "a sixth request is accepted with recording stopped" "$out"
+if ! wait_console "$vm" "GR: HIST off done|GR: HIST no sixth" 120 ||
    ! grep -qa "GR: HIST off done" "$log"; then
 	fail "the guest ran its workload with recording stopped" \
 		"$(tail -n 20 "$log")"
@@ -123,6 +135,6 @@ check_console "$vm"
 dir=$(newest_trace "$vm")
 check_trace "$dir" "the trace" || finish
 check_no_loss "$dir" "guestrelay's trace"
-/usr/bin/python3 "$check" runq "$dir" "$tmp/runq.json" "$x" "$y" >"$tmp/c3.out" 2>&1
-take_checks "$tmp/c3.out" $? "the run-queue latency"
+/usr/bin/python3 "$check" latency "$dir" "$tmp" "$x" "$y" >"$tmp/c3.out" 2>&1
+take_checks "$tmp/c3.out" $? "the latencies against the trace"
 finish
