@@ -118,7 +118,6 @@ if ! wait_console "$vm" "GR: HIST off done|GR: HIST no sixth" 120 ||
 else
 	b1=$(json_get "$vm" 'v["stats"]["bytes"]')
 	gr hist "$vm" switches >"$tmp/off.txt" 2>&1
-	gr hist "$vm" switches --remove >/dev/null 2>&1
 	hits=$(awk '$1 == "Hits:" { print $2; exit }' "$tmp/off.txt")
 	[ "${hits:-0}" -gt 0 ] 2>/dev/null &&
 		ok "with recording stopped the table fills ($hits switches)" ||
@@ -127,6 +126,22 @@ else
 	[ -n "$b0" ] && [ "$b0" = "$b1" ] &&
 		ok "with recording stopped nothing more is stored ($b0 bytes)" ||
 		fail "with recording stopped nothing more is stored" "$b0 -> $b1"
+	# the session closed (guestrelay stop): the tables go on counting
+	# (the guest polls its log meanwhile, so it switches)
+	out=$(gr stop "$vm" 2>&1) || fail "guestrelay stop" "$out"
+	sleep 2
+	gr hist "$vm" switches >"$tmp/stop1.txt" 2>&1
+	sleep 2
+	gr hist "$vm" switches >"$tmp/stop2.txt" 2>&1
+	h1=$(awk '$1 == "Hits:" { print $2; exit }' "$tmp/stop1.txt")
+	h2=$(awk '$1 == "Hits:" { print $2; exit }' "$tmp/stop2.txt")
+	[ "${h1:-0}" -ge "${hits:-0}" ] 2>/dev/null &&
+		[ "${h2:-0}" -gt "${h1:-0}" ] 2>/dev/null &&
+		grep -q "\[active\]" "$tmp/stop2.txt" &&
+		ok "with the session stopped the table counts on ($h1 -> $h2)" ||
+		fail "with the session stopped the table counts on" \
+			"${h1:-?} -> ${h2:-?}" "$(head -n 12 "$tmp/stop2.txt")"
+	gr hist "$vm" switches --remove >/dev/null 2>&1
 fi
 
 guest_ran "$vm" e2e-hist
