@@ -26,7 +26,8 @@ set -u
 # shellcheck source=tests/integration/lib_agent.sh
 . "$(dirname "$0")/lib_agent.sh"
 la_init test_hist_prom
-out='' err='' rc=0 prom=''	# set by gr and t_bg
+out='' err='' rc=0 prom='' bytes1='' bytes2='' events1='' events2=''
+hits1='' hits2='' rec1='' rec2=''	# set by gr, t_bg and sample
 
 command -v curl >/dev/null || la_skip "curl is needed (scripts/deps.sh metrics)"
 PROM=$(command -v prometheus) ||
@@ -133,53 +134,43 @@ for v in "${VMS1[@]}" "${VMS2[@]}"; do
 	[ "$st" = running ] && [ "$hits" -gt 0 ] && n=$((n + 1))
 done
 check "runq-runs-and-counts-on-six" "[ $n -eq 6 ]" "$n of 6 (last: $out)"
-# what the stopped VM stores: nothing more from here on
+# sample N: what the stopped VM stored (bytesN, eventsN) and counted
+# (hitsN), and what a recording VM recorded (recN)
+sample() {
+	local b e h r
+
+	on "$OFF"
+	b=$(la_field "$OFF" stats.bytes)
+	e=$(la_field "$OFF" stats.guest_events)
+	hist_json "$OFF"
+	read -r _ h _ <<<"$out"
+	on "$A1"
+	r=$(la_field "$A1" stats.guest_events)
+	printf -v "bytes$1" '%s' "$b"
+	printf -v "events$1" '%s' "$e"
+	printf -v "hits$1" '%s' "$h"
+	printf -v "rec$1" '%s' "$r"
+}
+# from here on the stopped VM stores nothing more
 sleep 1
-on "$OFF"
-bytes1=$(la_field "$OFF" stats.bytes)
-events1=$(la_field "$OFF" stats.guest_events)
-hist_json "$OFF"
-read -r _ hits1 _ <<<"$out"
-on "$A1"
-rec1=$(la_field "$A1" stats.guest_events)
+sample 1
 
 # ---- a real Prometheus scrapes both agents -----------------------------------------
-mkdir -p "$la_tmp/prom"
-cat >"$la_tmp/prom/prometheus.yml" <<EOF
-global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-scrape_configs:
-  - job_name: guestrelay
-    static_configs:
-      - targets: ['127.0.0.1:$MPORT1', '127.0.0.1:$MPORT2']
-EOF
-t_bg prom 60 "$la_tmp/prometheus.log" "$PROM" \
-	--config.file="$la_tmp/prom/prometheus.yml" \
-	--storage.tsdb.path="$la_tmp/prom/data" \
-	--web.listen-address="127.0.0.1:$PPORT" \
-	--storage.tsdb.retention.time=1h
+la_prom_config "127.0.0.1:$MPORT1" "127.0.0.1:$MPORT2"
+la_prom_start prom "$PPORT"
 P99='histogram_quantile(0.99, sum by (vm, le) (rate(guestrelay_vm_hist_runq_seconds_bucket[5s])))'
-# p99_all: "VM VALUE" per series of the query, in $qv
+# p99_all: "VALUE VM" per series of the query, in $qv
 p99_all() {
-	qv=$(curl -sS -m 5 -G "http://127.0.0.1:$PPORT/api/v1/query" \
-		--data-urlencode "query=$P99" 2>/dev/null |
-		"$PY" -c 'import json, sys
-try:
-    d = json.load(sys.stdin)
-    for r in d["data"]["result"] if d.get("status") == "success" else []:
-        print(r["metric"].get("vm", "?"), r["value"][1])
-except (ValueError, KeyError):
-    pass')
+	qv=$(la_prom_query "$PPORT" "$P99")
 }
 # finite_for_all: every VM has a finite p99 in (0, 1) s in $qv
 finite_for_all() {
 	"$PY" - "$qv" "${VMS1[@]}" "${VMS2[@]}" <<'EOF'
-import math, sys
+import json, math, sys
 got = {}
 for line in sys.argv[1].splitlines():
-    vm, v = line.split()
-    got[vm] = float(v)
+    v, vm = line.split(" ", 1)
+    got[json.loads(vm)] = float(v)
 sys.exit(0 if all(vm in got and math.isfinite(got[vm]) and
                   0 < got[vm] < 1 for vm in sys.argv[2:]) else 1)
 EOF
@@ -196,9 +187,7 @@ else
 	bad "prometheus-p99-finite-for-six-vms" "got: $qv" \
 		"$(tail -n 5 "$la_tmp/prometheus.log")"
 fi
-t_term_job "$prom"
-t_wait_pid "$prom" 10 || t_term_job "$prom" KILL
-t_reap "$prom"
+la_prom_stop "$prom"
 
 # ---- each table: hits in several buckets; the stopped VM stored nothing -----------
 for v in "${VMS1[@]}" "${VMS2[@]}"; do
@@ -209,13 +198,7 @@ for v in "${VMS1[@]}" "${VMS2[@]}"; do
 	check "hist-$v-hits-in-buckets" "[ '${hits:-0}' -gt 0 ] && [ $nb -ge 3 ]" \
 		"hits '$hits', $nb buckets: $out"
 done
-on "$OFF"
-bytes2=$(la_field "$OFF" stats.bytes)
-events2=$(la_field "$OFF" stats.guest_events)
-hist_json "$OFF"
-read -r _ hits2 _ <<<"$out"
-on "$A1"
-rec2=$(la_field "$A1" stats.guest_events)
+sample 2
 check "recording-on-records-meanwhile ($rec1 -> $rec2 events)" \
 	"[ '${rec2:-0}' -gt '${rec1:-0}' ]" "guest events $rec1 -> $rec2"
 check "recording-off-counts-on ($hits1 -> $hits2 hits)" \
