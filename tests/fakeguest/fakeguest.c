@@ -243,6 +243,8 @@ static void fg_finish(struct fakeguest *fg, struct fg_ring_final *fin)
 			fg_log("cannot wake the control thread");
 		pthread_join(fg->pass_thread, NULL);
 	}
+	/* spec 17: no request runs on the maps once the region goes */
+	fg_hist_stop(fg);
 
 	for (i = 0; i < fg->lay.nr_rings; i++) {
 		buf = &fg->chan->bufs[i];
@@ -398,6 +400,15 @@ static void fg_usage(FILE *f)
 "  --switch-timer-ms MS   switch timer without host settings (default 0);\n"
 "                         with host settings the host's switch_timer_us rules\n"
 "  --tick-ms MS           control tick (default 100)\n"
+"  --hist-kib KIB         hist area kept when the host offers GR_F_HIST\n"
+"                         (spec 17; as the module's hist_kib: default 1024,\n"
+"                         0 = none, at least 64, at most region / 8); the\n"
+"                         host's hist requests run on every record\n"
+"  --sched                also sched_wakeup and sched_switch (the module's\n"
+"                         shapes, ids N and N+1 for --events N): each CPU\n"
+"                         wakes a task per tick and switches to it 1..8\n"
+"                         ticks later (a run-queue latency, `hist --latency\n"
+"                         runq`)\n"
 "\n"
 "Load (each writer tick writes one fake_seq and the next other event):\n"
 "  --rate N               ticks per second per CPU (default 1000)\n"
@@ -474,6 +485,7 @@ enum {
 	OPT_SUBBUFS, OPT_TIMER, OPT_HOSTILE, OPT_HOSTILE_DELAY,
 	OPT_HOSTILE_PERIOD, OPT_SEED, OPT_STATS, OPT_FORCE, OPT_WAIT_HOST,
 	OPT_LINGER, OPT_TICK, OPT_KEEP, OPT_QUIET, OPT_HELP, OPT_VCPU_THREADS,
+	OPT_HIST_KIB, OPT_SCHED,
 };
 
 static const struct option fg_long_opts[] = {
@@ -503,6 +515,8 @@ static const struct option fg_long_opts[] = {
 	{ "keep-layout", no_argument, NULL, OPT_KEEP },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "vcpu-threads", required_argument, NULL, OPT_VCPU_THREADS },
+	{ "hist-kib", required_argument, NULL, OPT_HIST_KIB },
+	{ "sched", no_argument, NULL, OPT_SCHED },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -531,6 +545,7 @@ static int fg_parse(struct fg_opts *o, int argc, char **argv)
 	o->wait_host = 5;
 	o->linger = 5;
 	o->tick_ms = 100;
+	o->hist_kib = 1024;
 
 	while ((c = getopt_long(argc, argv, "", fg_long_opts, NULL)) != -1) {
 		const char *name = NULL;
@@ -653,6 +668,14 @@ static int fg_parse(struct fg_opts *o, int argc, char **argv)
 			bad = fg_parse_u32(optarg, 0, 64, &o->vcpu_threads);
 			name = "vcpu-threads";
 			break;
+		case OPT_HIST_KIB:
+			bad = fg_parse_u32(optarg, 0, GR_MAX_REGION_SIZE / 1024,
+					   &o->hist_kib);
+			name = "hist-kib";
+			break;
+		case OPT_SCHED:
+			o->sched = true;
+			break;
 		case OPT_HELP:
 			fg_usage(stdout);
 			return 1;
@@ -669,6 +692,11 @@ static int fg_parse(struct fg_opts *o, int argc, char **argv)
 	}
 	if (!o->socket_path == !o->shm_name) {
 		fg_log("give exactly one of --socket and --shm");
+		return -EINVAL;
+	}
+	if (fg_nr_events(o) > GR_MAX_EVENTS) {
+		fg_log("--sched adds 2 events: --events at most %u",
+		       GR_MAX_EVENTS - FG_SCHED_EVENTS);
 		return -EINVAL;
 	}
 	if (have_rate && o->max_rate) {
@@ -817,7 +845,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < fg->opt.cpus; i++) {
 		fg->writers[i].fg = fg;
 		fg->writers[i].cpu = i;
-		fg->writers[i].ev_written = calloc(fg->opt.events,
+		fg->writers[i].ev_written = calloc(fg_nr_events(&fg->opt),
 						   sizeof(u64));
 		if (!fg->writers[i].ev_written) {
 			ret = -ENOMEM;

@@ -38,6 +38,7 @@
 #include "gr_ctf_packet.h"
 #include "gr_relay.h"
 #include "gr_proto.h"
+#include "gr_hist.h"
 
 #define FG_NSEC			1000000000ULL
 #define FG_MAX_CPUS		256
@@ -45,6 +46,8 @@
 #define FG_STR_MAX		100	/* fake_str: string bytes incl. NUL */
 #define FG_MIN_TIMER_US		1000	/* shortest switch timer honoured */
 #define FG_MAX_RETIRED_FDS	64
+#define FG_SCHED_LAGS		8	/* --sched: wakeup to switch, 1..8 ticks */
+#define FG_SCHED_EVENTS		2	/* --sched: sched_wakeup, sched_switch */
 
 enum fg_hostile {
 	FG_HOSTILE_NONE,
@@ -67,6 +70,8 @@ enum fg_event_kind {
 	FG_EV_CHARS,		/* a CHARS field of varying size */
 	FG_EV_GAPS,		/* gaps between fields and at the end */
 	FG_EV_BLOB,		/* a large CHARS field */
+	FG_EV_WAKEUP,		/* --sched: sched_wakeup, the guest's shape */
+	FG_EV_SWITCH,		/* --sched: sched_switch, likewise */
 };
 
 struct fg_field {
@@ -79,6 +84,7 @@ struct fg_field {
 
 struct fg_event {
 	char name[GR_NAME_LEN];
+	char system[GR_SYSTEM_LEN];
 	enum fg_event_kind kind;
 	u16 payload_size;		/* maximum for VARLEN */
 	u16 flags;			/* GR_EVENT_F_* */
@@ -113,6 +119,8 @@ struct fg_opts {
 	bool keep_layout;
 	bool quiet;
 	unsigned int vcpu_threads;	/* busy threads named as QEMU's */
+	u32 hist_kib;			/* hist area wish (GR_F_HIST), 0 = none */
+	bool sched;			/* also sched_wakeup and sched_switch */
 };
 
 /*
@@ -139,6 +147,7 @@ struct fg_writer {
 	u64 seq_last;
 	u64 seq_dropped;
 	u64 other_next;			/* counter of the other events */
+	u64 sched_next;			/* --sched: ticks of the sched pattern */
 	u64 other_written;
 	u64 other_dropped;
 	u64 flushes;			/* requested flushes done */
@@ -181,7 +190,9 @@ struct fakeguest {
 	struct gr_layout lay;
 	struct gr_chan *chan;
 	struct fg_event *events;
-	unsigned int nr_events;
+	unsigned int nr_events;		/* --events, then the sched events */
+	unsigned int sched_wakeup;	/* --sched: their ids, else 0 */
+	unsigned int sched_switch;
 	struct gr_ident ident;
 	char nodename[GR_NODENAME_LEN];
 	u64 guest_features;
@@ -212,6 +223,10 @@ struct fakeguest {
 	bool host_applied;		/* settings from a valid host block */
 	struct gr_ratelimit pass_rl;	/* spec G28, as the driver's */
 	u64 retry_ns;			/* a deferred pass is due, 0 = none */
+
+	/* aggregation (spec 17): the control pass owns it, under pass_lock */
+	struct gr_hist_ctx hist;
+	struct gr_filter_bounds bounds[GR_MAX_EVENTS];
 
 	/* threads */
 	struct fg_writer *writers;
@@ -244,6 +259,12 @@ static inline bool fg_event_enabled(struct fakeguest *fg, unsigned int id)
 {
 	return (__atomic_load_n(&fg->enabled[id / 64], __ATOMIC_RELAXED) >>
 		(id % 64)) & 1;
+}
+
+/* Events described: --events, and the two of --sched */
+static inline unsigned int fg_nr_events(const struct fg_opts *opt)
+{
+	return opt->events + (opt->sched ? FG_SCHED_EVENTS : 0);
 }
 
 /* The ring a CPU writes to */
@@ -295,6 +316,18 @@ int fg_events_build(struct fakeguest *fg, const char **why);
 void fg_desc_fill(unsigned int id, struct gr_event_desc *desc, void *arg);
 int fg_write_event(struct gr_chan *chan, const struct fg_event *ev,
 		   unsigned int id, unsigned int cpu, u64 n);
+void fg_count_event(const struct fg_event *ev, unsigned int id,
+		    unsigned int cpu, u64 n);
+u32 fg_sched_tid(unsigned int cpu, u64 k);
+
+/* fg_hist.c: aggregation (spec 17) */
+void fg_hist_init(struct fakeguest *fg);
+void fg_hist_apply(struct fakeguest *fg, bool in_use);
+void fg_hist_stop(struct fakeguest *fg);
+bool fg_hist_on(void);
+bool fg_hist_counts(unsigned int id);
+void fg_hist_record(unsigned int id, const u8 *payload, u32 len,
+		    unsigned int cpu, u64 ts);
 
 /* fg_hostile.c: --hostile */
 int fg_hostile_parse(const char *s, enum fg_hostile *kind);

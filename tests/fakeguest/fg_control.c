@@ -348,6 +348,9 @@ static void fg_control_pass(struct fakeguest *fg)
 	if (steps & GR_PASS_APPLY) {
 		fg_ctrl_events(fg, &req);
 		fg_settings(fg, &req, req.seq);
+		/* spec 17.3: after ctrl.seq's acquire, as gr_pass.c */
+		fg_hist_apply(fg, fg->lay.hist_size &&
+			      (req.features & GR_F_HIST));
 		fg->host_applied = true;
 		fg->pass_applied++;
 	}
@@ -360,6 +363,7 @@ static void fg_control_pass(struct fakeguest *fg)
 	if (steps & GR_PASS_DEFAULTS) {
 		fg_defaults(fg, &req);
 		fg_settings(fg, &req, fg->ctrl_ack);
+		fg_hist_apply(fg, false);
 		fg->host_applied = false;
 	}
 	if (steps & GR_PASS_RESET) {

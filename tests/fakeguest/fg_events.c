@@ -21,7 +21,27 @@
  *   k % 4 == 2  gaps:  x u32 @0, y u64 @8, payload 16 + 8 * (k % 16)
  *   k % 4 == 3  blob:  len u16, blob CHARS[64 + 32 * (k % 8)], tail u32
  *
- * Every payload byte is written (gaps with zero), as a probe must.
+ * With --sched two more events follow (ids --events and --events + 1),
+ * named and laid out as the guest module's (gr_events_table.h), system
+ * "sched":
+ *
+ *   sched_wakeup  comm CHARS[16], tid s32 @16, prio s32 @20,
+ *                 target_cpu s32 @24 (28 bytes)
+ *   sched_switch  prev_comm CHARS[16], prev_tid s32 @16, prev_prio s32
+ *                 @20, prev_state s64 @24, next_comm CHARS[16] @32,
+ *                 next_tid s32 @48, next_prio s32 @52 (56 bytes)
+ *
+ * Each writer plays a run queue: at its sched tick k it first switches
+ * to the tasks woken FG_SCHED_LAGS (8) or fewer ticks before whose wait
+ * ends now (the task of tick j waits 1 + j % 8 ticks: sched_switch with
+ * prev_tid 0 "swapper/<cpu>", next_tid = its tid), then wakes the task of
+ * tick k (sched_wakeup, tid = fg_sched_tid(cpu, k), comm "fake-<cpu>",
+ * target_cpu = cpu). At --rate 1000 the run-queue latencies are about
+ * 1..8 ms, several log2 buckets (2^20..2^23 ns).
+ *
+ * Every payload byte is written (gaps with zero), as a probe must. A
+ * record a hist request counts is aggregated (gr_hist_event(), fg_hist.c)
+ * in the ring, or from a scratch copy when it is not recorded.
  */
 #include "fakeguest.h"
 
@@ -40,6 +60,7 @@ static void fg_field(struct fg_event *ev, const char *name, u16 offset,
 static void fg_event_seq(struct fg_event *ev, unsigned int size)
 {
 	snprintf(ev->name, sizeof(ev->name), "fake_seq");
+	snprintf(ev->system, sizeof(ev->system), "fake");
 	ev->kind = FG_EV_SEQ;
 	ev->payload_size = size;
 	fg_field(ev, "cpu", 0, 4, GR_FIELD_INTEGER, 0);
@@ -53,6 +74,7 @@ static void fg_event_seq(struct fg_event *ev, unsigned int size)
 static void fg_event_str(struct fg_event *ev)
 {
 	snprintf(ev->name, sizeof(ev->name), "fake_str");
+	snprintf(ev->system, sizeof(ev->system), "fake");
 	ev->kind = FG_EV_STR;
 	ev->flags = GR_EVENT_F_VARLEN;
 	ev->payload_size = 12 + FG_STR_MAX;
@@ -66,6 +88,7 @@ static void fg_event_other(struct fg_event *ev, unsigned int k)
 	u16 n;
 
 	snprintf(ev->name, sizeof(ev->name), "fake_ev%u", k);
+	snprintf(ev->system, sizeof(ev->system), "fake");
 	switch (k % 4) {
 	case 0:
 		ev->kind = FG_EV_INTS;
@@ -99,6 +122,48 @@ static void fg_event_other(struct fg_event *ev, unsigned int k)
 	}
 }
 
+#define FG_COMM_LEN	16	/* the guest's TASK_COMM_LEN */
+#define FG_SCHED_PRIO	120	/* a nice 0 task's prio */
+
+/* --sched: the guest's sched_wakeup and sched_switch */
+static void fg_event_sched(struct fg_event *ev, enum fg_event_kind kind)
+{
+	snprintf(ev->system, sizeof(ev->system), "sched");
+	ev->kind = kind;
+	if (kind == FG_EV_WAKEUP) {
+		snprintf(ev->name, sizeof(ev->name), "sched_wakeup");
+		fg_field(ev, "comm", 0, FG_COMM_LEN, GR_FIELD_CHARS, 0);
+		fg_field(ev, "tid", 16, 4, GR_FIELD_INTEGER, GR_FIELD_F_SIGNED);
+		fg_field(ev, "prio", 20, 4, GR_FIELD_INTEGER,
+			 GR_FIELD_F_SIGNED);
+		fg_field(ev, "target_cpu", 24, 4, GR_FIELD_INTEGER,
+			 GR_FIELD_F_SIGNED);
+		ev->payload_size = 28;
+		return;
+	}
+	snprintf(ev->name, sizeof(ev->name), "sched_switch");
+	fg_field(ev, "prev_comm", 0, FG_COMM_LEN, GR_FIELD_CHARS, 0);
+	fg_field(ev, "prev_tid", 16, 4, GR_FIELD_INTEGER, GR_FIELD_F_SIGNED);
+	fg_field(ev, "prev_prio", 20, 4, GR_FIELD_INTEGER, GR_FIELD_F_SIGNED);
+	fg_field(ev, "prev_state", 24, 8, GR_FIELD_INTEGER, GR_FIELD_F_SIGNED);
+	fg_field(ev, "next_comm", 32, FG_COMM_LEN, GR_FIELD_CHARS, 0);
+	fg_field(ev, "next_tid", 48, 4, GR_FIELD_INTEGER, GR_FIELD_F_SIGNED);
+	fg_field(ev, "next_prio", 52, 4, GR_FIELD_INTEGER, GR_FIELD_F_SIGNED);
+	ev->payload_size = 56;
+}
+
+/**
+ * fg_sched_tid() - the task a writer wakes at its sched tick @k
+ * @cpu: the writer
+ * @k: the tick
+ *
+ * Return: a tid unique among the tasks waiting on any writer's run queue.
+ */
+u32 fg_sched_tid(unsigned int cpu, u64 k)
+{
+	return 1000 + cpu * 100000 + (u32)(k % 100000);
+}
+
 /**
  * fg_events_build() - the event set of the options
  * @fg: the fake guest; opt.events, opt.size and lay.max_event_size are used
@@ -108,7 +173,7 @@ static void fg_event_other(struct fg_event *ev, unsigned int k)
  */
 int fg_events_build(struct fakeguest *fg, const char **why)
 {
-	unsigned int i, n = fg->opt.events;
+	unsigned int i, n = fg_nr_events(&fg->opt);
 
 	fg->events = calloc(n, sizeof(*fg->events));
 	if (!fg->events) {
@@ -117,10 +182,16 @@ int fg_events_build(struct fakeguest *fg, const char **why)
 	}
 	fg->nr_events = n;
 	fg_event_seq(&fg->events[0], fg->opt.size);
-	if (n > 1)
+	if (fg->opt.events > 1)
 		fg_event_str(&fg->events[1]);
-	for (i = 2; i < n; i++)
+	for (i = 2; i < fg->opt.events; i++)
 		fg_event_other(&fg->events[i], i);
+	if (fg->opt.sched) {
+		fg->sched_wakeup = fg->opt.events;
+		fg->sched_switch = fg->opt.events + 1;
+		fg_event_sched(&fg->events[fg->sched_wakeup], FG_EV_WAKEUP);
+		fg_event_sched(&fg->events[fg->sched_switch], FG_EV_SWITCH);
+	}
 	for (i = 0; i < n; i++) {
 		if (sizeof(struct gr_event_header) + fg->events[i].payload_size >
 		    fg->lay.max_event_size) {
@@ -148,7 +219,7 @@ void fg_desc_fill(unsigned int id, struct gr_event_desc *desc, void *arg)
 	desc->nr_fields = cpu_to_le16(ev->nr_fields);
 	desc->payload_size = cpu_to_le16(ev->payload_size);
 	desc->flags = cpu_to_le16(ev->flags);
-	snprintf(desc->system, sizeof(desc->system), "fake");
+	memcpy(desc->system, ev->system, sizeof(desc->system));
 	for (i = 0; i < ev->nr_fields; i++) {
 		struct gr_field_desc *d = &desc->fields[i];
 
@@ -238,7 +309,50 @@ static void fg_fill(const struct fg_event *ev, u8 *p, size_t len,
 			p[2 + i] = 'A' + (n + i) % 26;
 		fg_put32(p + f[2].offset, (u32)n ^ 0x5a5a5a5a);
 		break;
+	case FG_EV_WAKEUP:
+		snprintf((char *)p, FG_COMM_LEN, "fake-%u", cpu);
+		fg_put32(p + 16, (u32)n);
+		fg_put32(p + 20, FG_SCHED_PRIO);
+		fg_put32(p + 24, cpu);
+		break;
+	case FG_EV_SWITCH:
+		snprintf((char *)p, FG_COMM_LEN, "swapper/%u", cpu);
+		fg_put32(p + 20, FG_SCHED_PRIO);
+		snprintf((char *)p + 32, FG_COMM_LEN, "fake-%u", cpu);
+		fg_put32(p + 48, (u32)n);
+		fg_put32(p + 52, FG_SCHED_PRIO);
+		break;
 	}
+}
+
+/* A record's payload where the ring could not take it (spec 17) */
+static __thread u8 fg_scratch[GR_MAX_RECORD_SIZE];
+
+/**
+ * fg_count_event() - an event that occurs but is not in the ring
+ * @ev: the event
+ * @id: its id
+ * @cpu: the writer's CPU
+ * @n: the event's counter
+ *
+ * Spec 17: aggregation runs with recording off (and on records the ring
+ * refused). If a hist request counts @id, the record is filled in a
+ * scratch buffer and aggregated there at the event clock now, as
+ * gr_record.c does with its scratch records.
+ *
+ * Context: a writer thread, inside its ring (fg_writer_enter()).
+ */
+void fg_count_event(const struct fg_event *ev, unsigned int id,
+		    unsigned int cpu, u64 n)
+{
+	char msg[FG_STR_MAX];
+	size_t len;
+
+	if (!fg_hist_counts(id))
+		return;
+	len = fg_payload_len(ev, cpu, n, msg);
+	fg_fill(ev, fg_scratch, len, cpu, n, msg);
+	fg_hist_record(id, fg_scratch, (u32)len, cpu, gr_clock());
 }
 
 /**
@@ -250,7 +364,9 @@ static void fg_fill(const struct fg_event *ev, u8 *p, size_t len,
  * @n: the event's counter (fake_seq: seq)
  *
  * Writes the way a probe does: gr_buf_enter(), gr_event_reserve(), every
- * payload byte, gr_buf_exit().
+ * payload byte, the hist requests of the event on the record (at its
+ * header's timestamp), gr_buf_exit(). A record the ring refused is
+ * aggregated all the same (fg_count_event()).
  *
  * Context: a writer thread (gr_user_set_cpu() done).
  * Return: 0; -EBUSY if nested; -ENOSPC if dropped (full or too big; the
@@ -259,6 +375,7 @@ static void fg_fill(const struct fg_event *ev, u8 *p, size_t len,
 int fg_write_event(struct gr_chan *chan, const struct fg_event *ev,
 		   unsigned int id, unsigned int cpu, u64 n)
 {
+	const struct gr_event_header *eh;
 	char msg[FG_STR_MAX];
 	struct gr_buf *buf;
 	size_t len;
@@ -266,11 +383,21 @@ int fg_write_event(struct gr_chan *chan, const struct fg_event *ev,
 
 	len = fg_payload_len(ev, cpu, n, msg);
 	buf = gr_buf_enter(chan);
-	if (!buf)
+	if (!buf) {
+		fg_count_event(ev, id, cpu, n);
 		return -EBUSY;
+	}
 	p = gr_event_reserve(buf, (u16)id, len);
-	if (p)
+	if (p) {
 		fg_fill(ev, p, len, cpu, n, msg);
+		eh = (const struct gr_event_header *)(p - sizeof(*eh));
+		fg_hist_record(id, p, (u32)len, cpu,
+			       le64_to_cpu(READ_ONCE(eh->timestamp)));
+	}
 	gr_buf_exit(buf);
-	return p ? 0 : -ENOSPC;
+	if (p)
+		return 0;
+	fg_count_event(ev, id, cpu, n);
+	return -ENOSPC;
 }
+

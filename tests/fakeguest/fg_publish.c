@@ -189,8 +189,9 @@ static void fg_status_init(struct fakeguest *fg, const struct gr_ctrl_req *eff,
  * Withdraws the old layout, waits up to --wait-host for a control block
  * (required unless --force), reads it once (geometry wish; settings
  * applied, or rejected and counted, or the defaults without a block),
- * computes the layout, opens the channel, builds the events, writes the
- * status block, publishes descriptors and header (magic last), sets the
+ * computes the layout (with a hist area if the host offers GR_F_HIST),
+ * opens the channel, builds the events, runs the hist requests already
+ * there, writes the status block, publishes descriptors and header (magic last), sets the
  * state and rings GR_VEC_STATUS. Keeps a private copy of what it
  * published for the hostile modes.
  *
@@ -238,7 +239,7 @@ int fg_publish(struct fakeguest *fg)
 	fg->sync_ack = fg_load_req(&c->sync_req);
 	if (fg->host_present) {
 		gr_ctrl_geometry(fg->region, &geo.subbuf_size, &geo.n_subbufs);
-		ret = gr_ctrl_read(fg->region, fg->opt.events, &req);
+		ret = gr_ctrl_read(fg->region, fg_nr_events(&fg->opt), &req);
 		if (!ret || ret == -EINVAL) {
 			fg->ctrl_ack = req.seq;
 			fg->flush_ack = req.flush_req;
@@ -252,7 +253,12 @@ int fg_publish(struct fakeguest *fg)
 	/* 5: geometry */
 	geo.region_size = fg->region_size;
 	geo.nr_cpus = fg->opt.cpus;
-	geo.desc_count = fg->opt.events;
+	geo.desc_count = fg_nr_events(&fg->opt);
+	/* spec 17.1: a hist area for a host that offers GR_F_HIST */
+	if (fg->host_present &&
+	    (gr_ctrl_host_features(fg->region) & GR_F_HIST))
+		geo.hist_size = gr_hist_area_size(fg->region_size,
+						  fg->opt.hist_kib);
 	geo.default_subbuf_size = fg->opt.subbuf_size;
 	geo.global = fg->opt.global;
 	if (!geo.n_subbufs)
@@ -294,7 +300,13 @@ int fg_publish(struct fakeguest *fg)
 			    ~(GR_F_FILTER | GR_F_FOLLOW);
 	if (fg->have_client)
 		fg->guest_features |= GR_F_DOORBELL;
+	if (fg->lay.hist_size)
+		fg->guest_features |= GR_F_HIST;
 	fg_apply(fg, &eff);
+	/* spec 17.1, 17.3: the hist area zeroed, the requests already there */
+	fg_hist_init(fg);
+	fg_hist_apply(fg, valid && fg->lay.hist_size &&
+		      (eff.features & GR_F_HIST));
 	fg->state = eff.tracing ? GR_STATE_TRACING : GR_STATE_IDLE;
 	/* the control passes decide as the driver's (gr_pass_decide()) */
 	fg->host_applied = valid;

@@ -11,7 +11,9 @@
  * until none is inside its ring (the "inside" counters, odd while a writer
  * touches its ring), as the driver waits for probes. The switch timer is
  * per writer: it flushes the ring when no sub-buffer was finished for a
- * whole period.
+ * whole period. Records a hist request counts are aggregated on the way
+ * (fg_hist.c), recorded or not: with recording off the writers go on
+ * ticking while a request runs.
  */
 #include <sched.h>
 
@@ -39,29 +41,86 @@ static void fg_writer_leave(struct fg_writer *w)
 	__atomic_fetch_add(&w->inside, 1, __ATOMIC_RELEASE);
 }
 
-static unsigned int fg_writer_next_other(struct fg_writer *w)
+/* Is event @id written (recording) or counted (a hist request) now? */
+static bool fg_writer_wants(struct fakeguest *fg, unsigned int id,
+			    bool tracing)
+{
+	return (tracing && fg_event_enabled(fg, id)) || fg_hist_counts(id);
+}
+
+static unsigned int fg_writer_next_other(struct fg_writer *w, bool tracing)
 {
 	struct fakeguest *fg = w->fg;
-	unsigned int i, id, others = fg->nr_events - 1;
+	unsigned int i, id, others = fg->opt.events - 1;
 
 	for (i = 0; i < others; i++) {
 		id = 1 + w->rr++ % others;
-		if (fg_event_enabled(fg, id))
+		if (fg_writer_wants(fg, id, tracing))
 			return id;
 	}
 	return 0;
 }
 
+/*
+ * One record of a non-fake_seq event: written if recorded, else only
+ * aggregated (a hist request counts it); counted in other_*
+ */
+static void fg_writer_other(struct fg_writer *w, unsigned int id, u64 n,
+			    bool tracing)
+{
+	struct fakeguest *fg = w->fg;
+
+	if (!tracing || !fg_event_enabled(fg, id)) {
+		fg_count_event(&fg->events[id], id, w->cpu, n);
+	} else if (!fg_write_event(fg->chan, &fg->events[id], id, w->cpu,
+				   n)) {
+		w->other_written++;
+		w->ev_written[id]++;
+	} else {
+		w->other_dropped++;
+	}
+}
+
+/*
+ * --sched, the run queue of fg_events.c: the tasks whose wait ends at
+ * this tick are switched to (the task of tick j waits 1 + j % 8 ticks),
+ * then the task of this tick is woken
+ */
+static void fg_writer_sched(struct fg_writer *w, bool tracing)
+{
+	struct fakeguest *fg = w->fg;
+	u64 k = w->sched_next++, j;
+	unsigned int lag;
+
+	for (lag = 1; lag <= FG_SCHED_LAGS && lag <= k; lag++) {
+		j = k - lag;
+		if (j % FG_SCHED_LAGS == lag - 1 &&
+		    fg_writer_wants(fg, fg->sched_switch, tracing))
+			fg_writer_other(w, fg->sched_switch,
+					fg_sched_tid(w->cpu, j), tracing);
+	}
+	if (fg_writer_wants(fg, fg->sched_wakeup, tracing))
+		fg_writer_other(w, fg->sched_wakeup, fg_sched_tid(w->cpu, k),
+				tracing);
+}
+
+/*
+ * One tick: a fake_seq, the next other event, the sched pattern; with
+ * recording off (tracing, or an event, off) only what a hist request
+ * counts, aggregated (a fake_seq so counted takes no seq number)
+ */
 static void fg_writer_tick(struct fg_writer *w)
 {
 	struct fakeguest *fg = w->fg;
 	unsigned int id;
+	bool tracing;
 	u64 n;
 
 	if (!fg_writer_enter(w))
 		return;
-	if (__atomic_load_n(&fg->tracing, __ATOMIC_RELAXED)) {
-		if (fg_event_enabled(fg, 0)) {
+	tracing = __atomic_load_n(&fg->tracing, __ATOMIC_RELAXED);
+	if (tracing || fg_hist_on()) {
+		if (tracing && fg_event_enabled(fg, 0)) {
 			n = w->seq_next++;
 			if (!fg_write_event(fg->chan, &fg->events[0], 0,
 					    w->cpu, n)) {
@@ -72,18 +131,15 @@ static void fg_writer_tick(struct fg_writer *w)
 			} else {
 				w->seq_dropped++;
 			}
+		} else {
+			fg_count_event(&fg->events[0], 0, w->cpu,
+				       w->seq_next);
 		}
-		id = fg_writer_next_other(w);
-		if (id) {
-			n = w->other_next++;
-			if (!fg_write_event(fg->chan, &fg->events[id], id,
-					    w->cpu, n)) {
-				w->other_written++;
-				w->ev_written[id]++;
-			} else {
-				w->other_dropped++;
-			}
-		}
+		id = fg_writer_next_other(w, tracing);
+		if (id)
+			fg_writer_other(w, id, w->other_next++, tracing);
+		if (fg->opt.sched)
+			fg_writer_sched(w, tracing);
 		w->ticks++;
 	}
 	fg_writer_leave(w);
@@ -141,16 +197,18 @@ static bool fg_writer_may_tick(struct fg_writer *w)
 
 	return !__atomic_load_n(&w->done, __ATOMIC_RELAXED) &&
 	       !__atomic_load_n(&fg->paused, __ATOMIC_RELAXED) &&
-	       __atomic_load_n(&fg->tracing, __ATOMIC_RELAXED);
+	       (__atomic_load_n(&fg->tracing, __ATOMIC_RELAXED) ||
+		fg_hist_on());
 }
 
 /**
  * fg_writer_main() - one CPU
  * @arg: its struct fg_writer
  *
- * Ticks at --rate (or --max) while tracing is on and no reset pauses the
- * writers, until --count ticks or the end; serves flush requests and the
- * switch timer meanwhile; at the end flushes its ring and sets exited.
+ * Ticks at --rate (or --max) while tracing is on (or a hist request
+ * runs) and no reset pauses the writers, until --count ticks or the end;
+ * serves flush requests and the switch timer meanwhile; at the end
+ * flushes its ring and sets exited.
  *
  * Context: its own thread, gr_user_set_cpu(cpu).
  * Return: NULL.

@@ -385,6 +385,56 @@ print(" ".join("%s=%d" % (k, best[k]) for k in keys))
 PYEOF
 }
 
+# la_prom_config TARGET...: $la_tmp/prom/prometheus.yml, a Prometheus
+# that scrapes the TARGETs (HOST:PORT) every second as job guestrelay;
+# a test may append more jobs before la_prom_start
+la_prom_config() {
+	local t
+
+	mkdir -p "$la_tmp/prom"
+	{
+		printf 'global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n'
+		printf 'scrape_configs:\n  - job_name: guestrelay\n'
+		printf '    static_configs:\n      - targets:\n'
+		for t in "$@"; do
+			printf "          - '%s'\n" "$t"
+		done
+	} >"$la_tmp/prom/prometheus.yml"
+}
+
+# la_prom_start VAR PORT: the real prometheus ($PROM) of la_prom_config's
+# file on 127.0.0.1:PORT, 60 s at most, as t_bg job VAR (stop it with
+# la_prom_stop); its log is $la_tmp/prometheus.log
+la_prom_start() {
+	t_bg "$1" 60 "$la_tmp/prometheus.log" "$PROM" \
+		--config.file="$la_tmp/prom/prometheus.yml" \
+		--storage.tsdb.path="$la_tmp/prom/data" \
+		--web.listen-address="127.0.0.1:$2" \
+		--storage.tsdb.retention.time=1h
+}
+
+# la_prom_query PORT PROMQL: the query through the HTTP API of the
+# Prometheus on 127.0.0.1:PORT, one line "VALUE VM" per series, VM the
+# vm label as a JSON string ("" without one); nothing if no result (yet)
+la_prom_query() {
+	curl -sS -m 5 -G "http://127.0.0.1:$1/api/v1/query" \
+		--data-urlencode "query=$2" 2>/dev/null |
+		"$PY" -c 'import json, sys
+try:
+    d = json.load(sys.stdin)
+    for r in d["data"]["result"] if d.get("status") == "success" else []:
+        print(r["value"][1], json.dumps(r["metric"].get("vm", "")))
+except (ValueError, KeyError, IndexError, TypeError):
+    pass'
+}
+
+# la_prom_stop JOB: SIGTERM (then SIGKILL after 10 s) and reap
+la_prom_stop() {
+	t_term_job "$1"
+	t_wait_pid "$1" 10 || t_term_job "$1" KILL
+	t_reap "$1"
+}
+
 # la_tmpfs_store MiB: put STORE on a tmpfs of that size (mounted here and
 # unmounted at exit), or, without the right to mount, in a directory
 # under /dev/shm (removed at exit); prints which

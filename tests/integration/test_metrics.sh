@@ -210,43 +210,23 @@ fi
 # and, as a second target, the hostile page as a file (python's http.server)
 PPORT=$(free_port)
 HPORT=
-mkdir -p "$la_tmp/prom" "$la_tmp/hostile"
+mkdir -p "$la_tmp/hostile"
 if [ -s "$la_tmp/hostile.prom" ]; then
 	cp "$la_tmp/hostile.prom" "$la_tmp/hostile/metrics"
 	HPORT=$(free_port)
 	t_bg hsrv 60 "$la_tmp/hostile-http.log" "$PY" -m http.server \
 		--bind 127.0.0.1 --directory "$la_tmp/hostile" "$HPORT"
 fi
-cat >"$la_tmp/prom/prometheus.yml" <<EOF
-global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-scrape_configs:
-  - job_name: guestrelay
-    static_configs:
-      - targets: ['127.0.0.1:$MPORT']
-EOF
+la_prom_config "127.0.0.1:$MPORT"
 [ -n "$HPORT" ] && cat >>"$la_tmp/prom/prometheus.yml" <<EOF
   - job_name: hostile
     static_configs:
       - targets: ['127.0.0.1:$HPORT']
 EOF
-t_bg prom 60 "$la_tmp/prometheus.log" "$PROM" \
-	--config.file="$la_tmp/prom/prometheus.yml" \
-	--storage.tsdb.path="$la_tmp/prom/data" \
-	--web.listen-address="127.0.0.1:$PPORT" \
-	--storage.tsdb.retention.time=1h
+la_prom_start prom "$PPORT"
 # query PROMQL: the first result's value in $qv ("" if none yet)
 query() {
-	qv=$(curl -sS -m 5 -G "http://127.0.0.1:$PPORT/api/v1/query" \
-		--data-urlencode "query=$1" 2>/dev/null |
-		"$PY" -c 'import json, sys
-try:
-    d = json.load(sys.stdin)
-    r = d["data"]["result"] if d.get("status") == "success" else []
-    print(r[0]["value"][1] if r else "")
-except (ValueError, KeyError, IndexError):
-    print("")')
+	qv=$(la_prom_query "$PPORT" "$1" | awk 'NR == 1 { print $1 }')
 }
 # query_wait PROMQL SECS: query until it has a result (SECS at most)
 query_wait() {
@@ -284,9 +264,7 @@ if [ -n "$HPORT" ]; then
 else
 	skip_check "prometheus-reads-hostile-names-back" "no hostile page"
 fi
-t_term_job "$prom"
-t_wait_pid "$prom" 10 || t_term_job "$prom" KILL
-t_reap "$prom"
+la_prom_stop "$prom"
 
 # ---- IPv6 loopback --------------------------------------------------------------
 if "$PY" -c 'import socket; s = socket.socket(socket.AF_INET6); s.bind(("::1", 0))' 2>/dev/null; then
