@@ -274,9 +274,16 @@ static void test_entry_round_trip(void)
 }
 
 static char *table(const struct fleet_row *rows, size_t n);
+/* an edit of a rendered value: @from becomes @to, which @why rejects */
+struct edit {
+	const char *from, *to, *why;
+};
+
 static char *subst(const char *s, const char *from, const char *to);
 static void expect_invalid(const char *key, const char *val, size_t len,
 			   const char *why);
+static void expect_edits_invalid(const char *v, const struct edit *edits,
+				 size_t n);
 
 /* steal per vCPU (status.host.vcpus) reaches the table */
 static void test_entry_steal(void)
@@ -438,9 +445,7 @@ static void test_entry_latency_older_agent(void)
 /* status.latency from a hostile writer: the entry is INVALID, says why */
 static void test_entry_latency_hostile(void)
 {
-	static const struct {
-		const char *from, *to, *why;
-	} edits[] = {
+	static const struct edit edits[] = {
 		{ "\"latency\": [", "\"latency\": 5, \"l\": [", "latency: not an array" },
 		{ "\"latency\": [", "\"latency\": {}, \"l\": [", "latency: not an array" },
 		{ "\"latency\": [", "\"latency\": [1, ", "latency[0]: not an object" },
@@ -476,11 +481,7 @@ static void test_entry_latency_hostile(void)
 	lat_add(in, "runq", "runq", 1000, 4096e-9, 1048576e-9);
 	lat_add(in, "syscall", "syscall", 50, 1024e-9, 131072e-9);
 	v = render("h", in, 1, NULL);
-	for (i = 0; i < ARRAY_SIZE(edits); i++) {
-		e = subst(v, edits[i].from, edits[i].to);
-		expect_invalid("h.v", e, strlen(e), edits[i].why);
-		free(e);
-	}
+	expect_edits_invalid(v, edits, ARRAY_SIZE(edits));
 	free(v);
 	/* a table without events: its quantiles must be null */
 	in->nr_lat = 0;
@@ -550,11 +551,23 @@ static void expect_invalid(const char *key, const char *val, size_t len,
 	fleet_row_clear(&r);
 }
 
+/* each edit of @v (key "h.v") is INVALID for its reason */
+static void expect_edits_invalid(const char *v, const struct edit *edits,
+				 size_t n)
+{
+	char *e;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		e = subst(v, edits[i].from, edits[i].to);
+		expect_invalid("h.v", e, strlen(e), edits[i].why);
+		free(e);
+	}
+}
+
 static void test_entry_hostile_values(void)
 {
-	static const struct {
-		const char *from, *to, *why;
-	} edits[] = {
+	static const struct edit edits[] = {
 		{ "\"format\": \"guestrelay-fleet-status\"",
 		  "\"format\": \"other\"", "format" },
 		{ "\"version\": 1", "\"version\": 2", "version" },
@@ -587,17 +600,12 @@ static void test_entry_hostile_values(void)
 	};
 	struct gr_vm_info *in = info_of("v");
 	char *v, *e, big[64];
-	unsigned int i;
 	size_t n;
 
 	in->vcpus.n = 1;
 	in->vcpus.cpu[0] = (struct gr_vcpu){ 0, 2, 0, 0, 500000000ULL };
 	v = render("h", in, 1, NULL);
-	for (i = 0; i < ARRAY_SIZE(edits); i++) {
-		e = subst(v, edits[i].from, edits[i].to);
-		expect_invalid("h.v", e, strlen(e), edits[i].why);
-		free(e);
-	}
+	expect_edits_invalid(v, edits, ARRAY_SIZE(edits));
 	/* the key is another VM's, or no key an agent writes */
 	expect_invalid("h.w", v, strlen(v), "not those of the key");
 	expect_invalid("h_2Ev", v, strlen(v), "key is not");
