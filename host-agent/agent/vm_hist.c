@@ -465,7 +465,7 @@ static void latency_of(const struct gr_vm_hist_out *o, int key,
 	uint32_t i;
 
 	memset(l, 0, sizeof(*l));
-	snprintf(l->name, sizeof(l->name), "%s", o->spec.name);
+	snprintf(l->name, sizeof(l->name), "%s", o->h.name);
 	snprintf(l->preset, sizeof(l->preset), "%s", o->h.latency);
 	for (i = 0; i < t->nr_rows; i++)
 		l->count = gr_sat_add(l->count, t->rows[i].hitcount);
