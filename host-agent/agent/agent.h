@@ -361,9 +361,19 @@ struct gr_vm_info {
 	} channels[GR_CLIENT_MAX];
 	uint64_t client_bad_area;	/* client areas refused (D1) */
 	uint64_t client_bad_entries;	/* directory entries refused (D2) */
+	/* running latency tables (spec 17), filled by vm_hist_latency() */
+	struct gr_vm_lat {
+		char name[GR_HIST_NAME_LEN];	/* the table's name */
+		char preset[GR_VM_HIST_PRESET];	/* "runq".., "" = keys= */
+		uint64_t count;		/* events, all keys */
+		double p50_s, p99_s;	/* le of their bucket; < 0: none */
+		uint64_t dropped;	/* no free map entry */
+	} lat[GR_HIST_REQS];
+	unsigned int nr_lat;		/* used entries of @lat */
 };
 
 void vm_get_info(const struct gr_vm *vm, struct gr_vm_info *info);
+void vm_hist_latency(struct gr_vm *vm, struct gr_vm_info *info);
 
 /* ---- the agent ------------------------------------------------------- */
 

@@ -456,3 +456,51 @@ void vm_hist_out_free(struct gr_vm_hist_out *out, unsigned int n)
 	for (i = 0; i < n; i++)
 		gr_hist_table_free(&out[i].table);
 }
+
+/* The headline figures of running latency table @o into @l */
+static void latency_of(const struct gr_vm_hist_out *o, int key,
+		       struct gr_vm_lat *l)
+{
+	const struct gr_hist_table *t = &o->table;
+	uint32_t i;
+
+	memset(l, 0, sizeof(*l));
+	snprintf(l->name, sizeof(l->name), "%s", o->h.name);
+	snprintf(l->preset, sizeof(l->preset), "%s", o->h.latency);
+	for (i = 0; i < t->nr_rows; i++)
+		l->count = gr_sat_add(l->count, t->rows[i].hitcount);
+	l->p50_s = gr_hist_log2_quantile(t, (unsigned int)key, 500);
+	l->p99_s = gr_hist_log2_quantile(t, (unsigned int)key, 990);
+	l->dropped = t->dropped;
+}
+
+/**
+ * vm_hist_latency() - the VM's running latency tables, summed up
+ * @vm: the VM
+ * @info: its status (vm_get_info()); receives @info->lat, @info->nr_lat
+ *
+ * A table counts if it runs and its key is a log2 time
+ * (gr_hist_latency_key()); a second key is summed over. Its maps are
+ * read as vm_hist_read() reads them; none on a failed allocation.
+ *
+ * Context: the loop; reads the guest's maps in place (spec 17.4).
+ */
+void vm_hist_latency(struct gr_vm *vm, struct gr_vm_info *info)
+{
+	struct gr_vm_hist_out *out;
+	int n, i, key;
+
+	info->nr_lat = 0;
+	out = calloc(GR_HIST_REQS, sizeof(*out));
+	if (!out)
+		return;
+	n = vm_hist_read(vm, NULL, out, GR_HIST_REQS);
+	for (i = 0; i < n; i++) {
+		key = out[i].compiled ? gr_hist_latency_key(&out[i].spec) : -1;
+		if (key < 0 || strcmp(out[i].state, "running"))
+			continue;
+		latency_of(&out[i], key, &info->lat[info->nr_lat++]);
+	}
+	vm_hist_out_free(out, n > 0 ? (unsigned int)n : 0);
+	free(out);
+}

@@ -129,6 +129,7 @@ static int cmd_status(struct ctl_req *r, struct gr_vm *vm, int argc,
 	for (; vm; vm = argc < 0 ? NULL : vm_next(r->a, vm)) {
 		memset(info, 0, sizeof(*info));
 		vm_get_info(vm, info);
+		vm_hist_latency(vm, info);
 		info->name[sizeof(info->name) - 1] = '\0';
 		if (r->json) {
 			ctl_status_json(&r->j, info);

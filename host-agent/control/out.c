@@ -157,6 +157,22 @@ void ctl_human_bytes(char *buf, size_t len, double v, const char *suffix)
 		snprintf(buf, len, "%.0f %s%s", v, unit[0], suffix);
 }
 
+void ctl_human_seconds(char *buf, size_t len, double s)
+{
+	static const char *const unit[] = { "s", "ms", "us", "ns" };
+	unsigned int i = 0;
+
+	if (!(s >= 0)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	while (s < 1 && s > 0 && i < 3) {
+		s *= 1000;
+		i++;
+	}
+	snprintf(buf, len, s < 10 ? "%.1f%s" : "%.0f%s", s, unit[i]);
+}
+
 /* ---- JSON ------------------------------------------------------------ */
 
 static void json_string_raw(FILE *f, const char *s)

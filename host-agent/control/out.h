@@ -48,6 +48,19 @@ void ctl_one_line(char *dst, size_t len, const char *src);
  */
 void ctl_human_bytes(char *buf, size_t len, double v, const char *suffix);
 
+/**
+ * ctl_human_seconds() - "4.1us", "1.0ms", "16s" for people
+ * @buf: receives the text
+ * @len: size of @buf
+ * @s: seconds, >= 0 (a negative value gives "-")
+ *
+ * In ns, us, ms or s, the largest unit that leaves at least 1; one
+ * decimal below 10, none above.
+ *
+ * Context: any.
+ */
+void ctl_human_seconds(char *buf, size_t len, double s);
+
 #define CTL_JSON_DEPTH	16
 
 /**

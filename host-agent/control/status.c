@@ -15,6 +15,7 @@
 
 
 static void put_channels(FILE *f, const struct gr_vm_info *in);
+static void put_latency(FILE *f, const struct gr_vm_info *in);
 
 static void put_row(FILE *f, const char *key)
 {
@@ -199,6 +200,7 @@ void ctl_status_text(FILE *f, const struct gr_vm_info *in)
 
 	put_vcpus(f, &in->vcpus);
 	put_channels(f, in);
+	put_latency(f, in);
 
 	put_row(f, "clock sync");
 	if (in->sync_error_ns) {
@@ -279,6 +281,60 @@ static void put_channels(FILE *f, const struct gr_vm_info *in)
 			" entries\n", in->client_bad_area,
 			in->client_bad_entries);
 	}
+}
+
+/*
+ * One row per running latency table (spec 17): its events, p50 and p99
+ * (the le of their log2 bucket, gr_hist_log2_quantile()) and drops
+ */
+static void put_latency(FILE *f, const struct gr_vm_info *in)
+{
+	const struct gr_vm_lat *l;
+	char p50[16], p99[16];
+	unsigned int i;
+
+	for (i = 0; i < in->nr_lat && i < GR_HIST_REQS; i++) {
+		l = &in->lat[i];
+		ctl_human_seconds(p50, sizeof(p50), l->p50_s);
+		ctl_human_seconds(p99, sizeof(p99), l->p99_s);
+		put_row(f, "latency");
+		ctl_put_text(f, l->name);
+		fprintf(f, ": %" PRIu64 " events, p50 %s, p99 %s, %" PRIu64
+			" dropped\n", l->count, p50, p99, l->dropped);
+	}
+}
+
+/*
+ * "latency": per running table keyed by a log2 time, in slot order:
+ * name, preset ("runq", "syscall", "block", "irq"; null for a keys=
+ * request), count (events, every key), p50_s and p99_s (null without
+ * events) and dropped. A quantile is the upper bound le = 2^k ns, in
+ * seconds, of the log2 bucket where the cumulative count reaches it:
+ * the bound of /metrics' histogram bucket, not interpolated.
+ */
+static void put_latency_json(struct ctl_json *j, const struct gr_vm_info *in)
+{
+	const struct gr_vm_lat *l;
+	unsigned int i;
+
+	ctl_json_begin_array(j, "latency");
+	for (i = 0; i < in->nr_lat && i < GR_HIST_REQS; i++) {
+		l = &in->lat[i];
+		ctl_json_begin_object(j, NULL);
+		ctl_json_string(j, "name", l->name);
+		ctl_json_string(j, "preset", l->preset[0] ? l->preset : NULL);
+		ctl_json_u64(j, "count", l->count);
+		if (l->p50_s >= 0 && l->p99_s >= 0) {
+			ctl_json_double(j, "p50_s", l->p50_s);
+			ctl_json_double(j, "p99_s", l->p99_s);
+		} else {
+			ctl_json_null(j, "p50_s");
+			ctl_json_null(j, "p99_s");
+		}
+		ctl_json_u64(j, "dropped", l->dropped);
+		ctl_json_end_object(j);
+	}
+	ctl_json_end_array(j);
 }
 
 static void put_channels_json(struct ctl_json *j, const struct gr_vm_info *in)
@@ -433,6 +489,7 @@ void ctl_status_json_member(struct ctl_json *j, const char *key,
 	}
 	put_vcpus_json(j, &in->vcpus);
 	put_channels_json(j, in);
+	put_latency_json(j, in);
 	ctl_json_begin_object(j, "stats");
 	ctl_json_u64(j, "packets", st->packets);
 	ctl_json_u64(j, "bytes", st->bytes);

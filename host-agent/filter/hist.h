@@ -152,4 +152,27 @@ int gr_hist_filter(const char *filter, const struct gr_event_view *ev,
  */
 int gr_hist_max_entries_log2(uint64_t hist_size, uint32_t nr_cpus);
 
+/**
+ * gr_hist_latency_key() - the key of a request that is a log2 time
+ * @s: the request
+ *
+ * A latency table: a key that is a time in ns (GR_HD_NSECS) under .log2,
+ * as the latency presets and keys=delta.log2 make. /metrics shows such a
+ * table as a histogram (metrics/expo_hist.c), status sums it up
+ * (agent/vm_hist.c).
+ *
+ * Context: any.
+ * Return: the key's index, or -1 if no key is a log2 time.
+ */
+static inline int gr_hist_latency_key(const struct gr_hist_spec *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->req.nr_keys && i < GR_HIST_MAX_KEYS; i++)
+		if ((s->key_display[i] & GR_HD_NSECS) &&
+		    s->req.key[i].xform == GR_HT_LOG2)
+			return (int)i;
+	return -1;
+}
+
 #endif /* _GR_HIST_HOST_H */

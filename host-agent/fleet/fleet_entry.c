@@ -211,6 +211,89 @@ static void parse_host(struct fleet_row *r, json_t *h)
 	r->nr_vcpus = (int)json_array_size(cpus);
 }
 
+/* "status.latency[i]: " before the reason a getter gave */
+static void why_in_latency(struct fleet_row *r, size_t i)
+{
+	char was[sizeof(r->why)];
+
+	memcpy(was, r->why, sizeof(was));
+	snprintf(r->why, sizeof(r->why), "status: latency[%zu]: %.100s", i,
+		 was);
+}
+
+/* one table of status.latency (control/status.c): false if bad */
+static bool parse_lat_table(struct fleet_row *r, json_t *t)
+{
+	static const char *const presets[] = {
+		"runq", "syscall", "block", "irq", NULL
+	};
+	char name[GR_HIST_NAME_LEN], preset[GR_VM_HIST_PRESET] = "";
+	uint64_t count, dropped;
+	double p50, p99;
+
+	if (!json_is_object(t)) {
+		why(r, "not an object");
+		return false;
+	}
+	if (!get_str(r, t, "name", name, sizeof(name)))
+		return false;
+	if (!fleet_name_ok(name)) {
+		why(r, "name: not printable text");
+		return false;
+	}
+	if (!json_is_null(json_object_get(t, "preset")) &&
+	    (!get_str(r, t, "preset", preset, sizeof(preset)) ||
+	     !one_of(preset, presets))) {
+		why(r, "preset: not null or a latency preset");
+		return false;
+	}
+	if (!get_u64(r, t, "count", &count) ||
+	    !get_u64(r, t, "dropped", &dropped) ||
+	    !get_rate(r, t, "p50_s", true, &p50) ||
+	    !get_rate(r, t, "p99_s", true, &p99))
+		return false;
+	/* null exactly when there are no events, and p50 <= p99 */
+	if ((p50 < 0) != !count || (p99 < 0) != !count || p50 > p99) {
+		why(r, "p50_s, p99_s: not null without events, else p50_s <= p99_s");
+		return false;
+	}
+	if (!strcmp(preset, "runq") && !r->has_runq) {
+		r->has_runq = true;
+		r->runq_p50_s = p50;
+		r->runq_p99_s = p99;
+	}
+	return true;
+}
+
+/*
+ * status.latency: at most FLEET_LAT_MAX tables, each checked; absent from
+ * an agent that predates it (then an empty array is kept)
+ */
+static void parse_latency(struct fleet_row *r, json_t *a)
+{
+	json_t *t;
+	size_t i;
+
+	if (r->why[0])
+		return;		/* invalid already: a reason is shown */
+	if (!a) {
+		r->latency = json_array();
+		return;
+	}
+	if (!json_is_array(a) || json_array_size(a) > FLEET_LAT_MAX) {
+		why(r, "status: latency: not an array of at most %d tables",
+		    FLEET_LAT_MAX);
+		return;
+	}
+	json_array_foreach(a, i, t) {
+		if (!parse_lat_table(r, t)) {
+			why_in_latency(r, i);
+			return;
+		}
+	}
+	r->latency = json_incref(a);
+}
+
 static void parse_status(struct fleet_row *r, json_t *st)
 {
 	static const char *const states[] = {
@@ -250,6 +333,7 @@ static void parse_status(struct fleet_row *r, json_t *st)
 	get_u64(r, s, "invalid", &r->invalid);
 	get_u64(r, s, "invalid_records", &r->invalid_records);
 	parse_host(r, json_object_get(st, "host"));
+	parse_latency(r, json_object_get(st, "latency"));
 }
 
 static void parse_backlog(struct fleet_row *r, json_t *b)
@@ -337,6 +421,8 @@ void fleet_row_clear(struct fleet_row *r)
 {
 	json_decref(r->status);
 	r->status = NULL;
+	json_decref(r->latency);
+	r->latency = NULL;
 }
 
 static int row_cmp(const void *a, const void *b)
@@ -357,12 +443,12 @@ void fleet_rows_sort(struct fleet_row *rows, size_t n)
 
 /* ---- printing -------------------------------------------------------- */
 
-#define COLS	12
+#define COLS	13
 
 static const char *const heads[COLS] = {
 	"HOST", "VM", "STATE", "EVENTS/S", "BYTES/S",
 	"LOST full/too_big/nested/overwritten", "INVALID", "CLOCK ERR",
-	"STEAL", "BACKLOG", "AGE", ""
+	"STEAL", "RUNQ p50/p99", "BACKLOG", "AGE", ""
 };
 
 static void human_count(char *b, size_t len, uint64_t v)
@@ -386,12 +472,12 @@ static void cells(const struct fleet_row *r, char c[COLS][96])
 	ctl_one_line(c[0], sizeof(c[0]), r->host[0] || r->valid ?
 		     r->host : "?");
 	ctl_one_line(c[1], sizeof(c[1]), r->vm[0] || r->valid ? r->vm : "?");
-	snprintf(c[10], sizeof(c[10]), "%.1fs", (double)r->age_ms / 1000.0);
+	snprintf(c[11], sizeof(c[11]), "%.1fs", (double)r->age_ms / 1000.0);
 	if (!r->valid) {
 		/* the reason may quote a hostile writer's bytes: escaped */
 		snprintf(c[2], sizeof(c[2]), "INVALID");
-		ctl_one_line(c[11], sizeof(c[11]), r->why);
-		for (i = 3; i < 10; i++)
+		ctl_one_line(c[12], sizeof(c[12]), r->why);
+		for (i = 3; i < 11; i++)
 			snprintf(c[i], sizeof(c[i]), "-");
 		return;
 	}
@@ -422,13 +508,21 @@ static void cells(const struct fleet_row *r, char c[COLS][96])
 	else
 		snprintf(c[8], sizeof(c[8]), "%.1fs/v%s:%.1fs", r->steal_s,
 			 r->steal_max_vcpu, r->steal_max_s);
+	/* the run-queue latency table's p50/p99 ("-/-" without events) */
+	if (r->has_runq) {
+		ctl_human_seconds(a, sizeof(a), r->runq_p50_s);
+		ctl_human_seconds(b, sizeof(b), r->runq_p99_s);
+		snprintf(c[9], sizeof(c[9]), "%s/%s", a, b);
+	} else {
+		snprintf(c[9], sizeof(c[9]), "-");
+	}
 	if (r->has_backlog) {
 		ctl_human_bytes(a, sizeof(a), (double)r->backlog_bytes, "");
-		snprintf(c[9], sizeof(c[9]), "%s/%" PRIu64 "pk/%.1fs", a,
+		snprintf(c[10], sizeof(c[10]), "%s/%" PRIu64 "pk/%.1fs", a,
 			 r->backlog_packets,
 			 (double)r->backlog_oldest_ms / 1000.0);
 	} else {
-		snprintf(c[9], sizeof(c[9]), "-");
+		snprintf(c[10], sizeof(c[10]), "-");
 	}
 }
 
@@ -458,8 +552,8 @@ void fleet_print_table(FILE *f, const struct fleet_row *rows, size_t n)
 		for (k = 0; k < COLS - 1; k++)
 			fprintf(f, "%-*s%s", k == COLS - 2 ? 0 : (int)w[k],
 				c[i][k], k == COLS - 2 ? "" : "  ");
-		if (c[i][11][0])
-			fprintf(f, "  %s", c[i][11]);
+		if (c[i][12][0])
+			fprintf(f, "  %s", c[i][12]);
 		fputc('\n', f);
 	}
 	free(c);
@@ -537,6 +631,8 @@ int fleet_print_json(FILE *f, const struct fleet_row *rows, size_t n)
 		} else {
 			json_object_set_new(o, "backlog", json_null());
 		}
+		/* status.latency, checked: [] from an older agent */
+		json_object_set(o, "latency", r->latency);
 		json_object_set(o, "status", r->status);
 		json_array_append_new(arr, o);
 	}

@@ -15,7 +15,10 @@
  *                 the last interval), null before the second refresh
  *   backlog       {bytes, packets, oldest_age_ms} not yet acknowledged
  *                 by JetStream, or null when the VM is not shipped
- *   status        the object of `guestrelay status --json` for the VM
+ *   status        the object of `guestrelay status --json` for the VM;
+ *                 its "latency" (running log2 latency tables: name,
+ *                 preset, count, p50_s, p99_s, dropped) is checked too,
+ *                 and absent from agents that predate it
  */
 #ifndef GR_FLEET_ENTRY_H
 #define GR_FLEET_ENTRY_H
@@ -31,6 +34,7 @@
 #define FLEET_VERSION		1
 #define FLEET_VALUE_MAX		(256 * 1024)	/* bytes of one value */
 #define FLEET_VCPUS_MAX		1024	/* vCPUs of one VM's status */
+#define FLEET_LAT_MAX		8	/* latency tables of one VM's status */
 
 /**
  * fleet_name_ok() - is @s acceptable as a host name for `agent --host`
@@ -89,6 +93,10 @@ struct fleet_row {
 	double steal_s;			/* their steal, summed */
 	double steal_max_s;		/* the vCPU that lost the most */
 	char steal_max_vcpu[8];		/* its index, or "all" */
+	bool has_runq;			/* a latency table of preset runq */
+	double runq_p50_s, runq_p99_s;	/* its quantiles; < 0: no events */
+	void *latency;			/* status.latency, checked (json_t),
+					 * [] if absent; fleet_row_clear() */
 	void *status;			/* the parsed status object (json_t),
 					 * for --json; fleet_rows_free() */
 };

@@ -4,9 +4,10 @@
  *
  * Two sides, one mutex:
  *   - the loop (timer_done(), every interval): vm_next() and
- *     vm_get_info() as `status` uses them, one rendered value per VM
- *     (fleet_entry_render()) copied into a snapshot, which replaces the
- *     one still waiting, if any; the lock is held for a pointer swap;
+ *     vm_get_info() and vm_hist_latency() as `status` uses them, one
+ *     rendered value per VM (fleet_entry_render()) copied into a
+ *     snapshot, which replaces the one still waiting, if any; the lock
+ *     is held for a pointer swap;
  *   - the publisher thread: takes the newest snapshot and, outside the
  *     lock, connects if needed (binding the bucket, or creating it),
  *     puts every value and deletes the keys of VMs that are gone.
@@ -286,6 +287,7 @@ static struct snap *snap_take(struct fleet *f)
 	for (vm = vm_next(a, NULL); vm && s->n < n; vm = vm_next(a, vm)) {
 		memset(f->info, 0, sizeof(*f->info));	/* as `status` */
 		vm_get_info(vm, f->info);
+		vm_hist_latency(vm, f->info);
 		f->info->name[sizeof(f->info->name) - 1] = '\0';
 		eps = rate_of(f, rates, s->n, f->info, t);
 		shipped = fleet_backlog_hook &&

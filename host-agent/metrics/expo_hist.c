@@ -51,18 +51,6 @@ static bool running(const struct gr_vm_hist_out *o)
 	return o->compiled && !strcmp(o->state, "running");
 }
 
-/* The key that is a log2 time, or -1 */
-static int latency_key(const struct gr_hist_spec *s)
-{
-	unsigned int i;
-
-	for (i = 0; i < s->req.nr_keys && i < GR_HIST_MAX_KEYS; i++)
-		if ((s->key_display[i] & GR_HD_NSECS) &&
-		    s->req.key[i].xform == GR_HT_LOG2)
-			return (int)i;
-	return -1;
-}
-
 /* The value that sums the delays, or -1 */
 static int delta_val(const struct gr_hist_spec *s)
 {
@@ -87,9 +75,10 @@ static void fam_name(char *buf, size_t len, const struct gr_vm_hist_out *o,
 	name_part(n, sizeof(n), o->spec.name);
 	if (kind == 0) {
 		snprintf(buf, len, "guestrelay_vm_hist_%s_%s", n,
-			 latency_key(&o->spec) >= 0 ? "seconds" : "hits_total");
-	} else if (latency_key(&o->spec) < 0 && kind <= o->spec.req.nr_vals &&
-		   kind <= GR_HIST_MAX_VALS) {
+			 gr_hist_latency_key(&o->spec) >= 0 ? "seconds" :
+			 "hits_total");
+	} else if (gr_hist_latency_key(&o->spec) < 0 &&
+		   kind <= o->spec.req.nr_vals && kind <= GR_HIST_MAX_VALS) {
 		name_part(v, sizeof(v), o->spec.val_name[kind - 1]);
 		snprintf(buf, len, "guestrelay_vm_hist_%s_%s_total", n, v);
 	}
@@ -205,7 +194,7 @@ static void put_series(FILE *f, const char *vm, const struct gr_vm_hist_out *o,
 	const struct gr_hist_spec *s = &o->spec;
 	const struct gr_hist_table *t = &o->table;
 	struct gr_hist_row *rows, *g;
-	int lat = latency_key(s);
+	int lat = gr_hist_latency_key(s);
 	uint32_t i;
 
 	if (lat < 0) {
@@ -248,7 +237,7 @@ static void fam_help(char *buf, size_t len, const struct gr_vm_hist_out *o,
 	if (kind)
 		snprintf(buf, len, "Sum of %s per key of the guest's aggregation table %s on %s (spec 17).",
 			 s->val_name[kind - 1], s->name, s->event);
-	else if (latency_key(s) < 0)
+	else if (gr_hist_latency_key(s) < 0)
 		snprintf(buf, len, "Events per key of the guest's aggregation table %s on %s (spec 17).",
 			 s->name, s->event);
 	else
@@ -294,7 +283,7 @@ static void fam_put(FILE *f, const struct gr_expo_vm *vms, size_t n,
 	size_t j;
 
 	fam_help(help, sizeof(help), o, kind);
-	expo_family(f, fam, !kind && latency_key(&o->spec) >= 0 ?
+	expo_family(f, fam, !kind && gr_hist_latency_key(&o->spec) >= 0 ?
 		    "histogram" : "counter", help);
 	for (j = i; j < n; j++) {
 		for (u = j == i ? t : 0; u < vms[j].nr_hists; u++) {

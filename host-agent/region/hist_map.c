@@ -430,3 +430,42 @@ void gr_hist_sort_rows(struct gr_hist_table *t, const int *cols,
 	if (t->nr_rows > 1)
 		qsort_r(t->rows, t->nr_rows, sizeof(*t->rows), cmp_rows, &c);
 }
+
+#define LOG2_BUCKETS	65	/* k 0..64: every delay of 64 bits */
+
+/* @a + @b, 2^64 - 1 if it does not fit */
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	uint64_t s;
+
+	return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
+}
+
+double gr_hist_log2_quantile(const struct gr_hist_table *t, unsigned int key,
+			     unsigned int permille)
+{
+	uint64_t cnt[LOG2_BUCKETS] = { 0 }, total = 0, rank, cum = 0;
+	unsigned int k;
+	uint32_t i;
+
+	if (key >= GR_HIST_MAX_KEYS || !permille || permille > 1000)
+		return -1;
+	for (i = 0; i < t->nr_rows; i++) {
+		k = t->rows[i].key[key] >= LOG2_BUCKETS - 1 ? LOG2_BUCKETS - 1 :
+			(unsigned int)t->rows[i].key[key];
+		cnt[k] = add_sat(cnt[k], t->rows[i].hitcount);
+		total = add_sat(total, t->rows[i].hitcount);
+	}
+	if (!total)
+		return -1;
+	/* ceil(total x permille / 1000) without overflow, at least 1 */
+	rank = total / 1000 * permille +
+	       ((total % 1000) * permille + 999) / 1000;
+	/* cum reaches total, so k stops at 64 at the latest */
+	for (k = 0; k < LOG2_BUCKETS - 1; k++) {
+		cum = add_sat(cum, cnt[k]);
+		if (cum >= rank)
+			break;
+	}
+	return (k < 64 ? (double)(1ULL << k) : 18446744073709551616.0) / 1e9;
+}

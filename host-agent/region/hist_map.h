@@ -109,4 +109,25 @@ void gr_hist_read_state(const void *hist, uint32_t slot,
 void gr_hist_sort_rows(struct gr_hist_table *t, const int *cols,
 		       const bool *desc, int nr);
 
+/**
+ * gr_hist_log2_quantile() - a quantile of a table keyed by a log2 time
+ * @t: the table (rows in any order)
+ * @key: the index of the log2 key: row key k counts the delays d with
+ *	2^(k-1) < d <= 2^k ns (k 0: d <= 1 ns); other keys are summed over
+ * @permille: the quantile in thousandths, 1 to 1000 (500: the median)
+ *
+ * The answer is the upper bound 2^k ns of the bucket where the cumulative
+ * count of events, buckets in increasing k, first reaches
+ * ceil(@permille / 1000 x events): the bound Prometheus calls le
+ * (metrics/expo_hist.c), not an interpolation inside the bucket. Counts
+ * add saturating at 2^64 - 1; a key above 64 (no delay of 64 bits has
+ * one) counts as 64.
+ *
+ * Context: any.
+ * Return: that bound in seconds, or -1 if @t has no events (or @key or
+ * @permille is out of range).
+ */
+double gr_hist_log2_quantile(const struct gr_hist_table *t, unsigned int key,
+			     unsigned int permille);
+
 #endif /* _GR_HIST_MAP_H */

@@ -20,6 +20,10 @@
 #     another host's key, a key no agent writes, terminal escapes) is
 #     listed as INVALID with its reason; the honest rows are unchanged and
 #     no control character reaches the terminal
+#   - latency summaries (status.latency) put by hand: the run-queue
+#     table's p50/p99 in the RUNQ column and the summary in --json, "-"
+#     and [] for an agent that predates them (and for the fake guests,
+#     which keep no latency table), a bad summary INVALID with its reason
 #   - bad options are refused (a password in a URL is never echoed); NATS
 #     unreachable at start: the agent runs and logs it once
 #   - NATS stopped: the agent keeps answering, logs the outage once, and
@@ -221,6 +225,43 @@ elif cmd == "value":
                               "backlog": None, "status": r["status"]}))
             sys.exit(0)
     sys.exit(1)
+elif cmd == "latency":
+    # fleet.json HOST VM NEWHOST LATENCY: the value of that row as an
+    # agent of NEWHOST would write it, its status.latency LATENCY (JSON),
+    # or without one ("absent": an agent that predates it)
+    for r in rows(args[0]):
+        if r.get("valid") and r["host"] == args[1] and r["vm"] == args[2]:
+            st = dict(r["status"])
+            st.pop("latency", None)
+            if args[4] != "absent":
+                st["latency"] = json.loads(args[4])
+            print(json.dumps({"format": "guestrelay-fleet-status",
+                              "version": 1, "host": args[3],
+                              "vm": args[2], "events_per_s": None,
+                              "backlog": None, "status": st}))
+            sys.exit(0)
+    sys.exit(1)
+elif cmd == "latrows":
+    # fleet.json VM LATENCY: the row of host "lat" carries LATENCY, that
+    # of "old" (no status.latency) and every agent's row [], "badlat" is
+    # invalid
+    rs = {r["host"]: r for r in rows(args[0]) if r["vm"] == args[1]}
+    msgs = []
+    want = json.loads(args[2])
+    if rs.get("lat", {}).get("latency") != want:
+        msgs.append("lat: %r" % rs.get("lat"))
+    if rs.get("old", {}).get("latency") != []:
+        msgs.append("old: %r" % rs.get("old"))
+    if rs.get("badlat", {}).get("valid", True):
+        msgs.append("badlat: %r" % rs.get("badlat"))
+    for r in rows(args[0]):
+        if r.get("valid") and r["host"] not in ("lat", "old") and \
+           r.get("latency") != []:
+            msgs.append("%s %s: %r" % (r["host"], r["vm"],
+                                       r.get("latency")))
+    if msgs:
+        print("; ".join(msgs))
+        sys.exit(1)
 elif cmd == "hosts":
     # fleet.json: the hosts of the valid rows, one a line
     for h in sorted({r["host"] for r in rows(args[0]) if r.get("valid")}):
@@ -429,6 +470,48 @@ if msg=$(fpy invalid "$la_tmp/fg.json" 8 zz.garbage "$K2" x._41 a_2Eb.zz) &&
 	ok "json-garbage-invalid-honest-rows-intact"
 else
 	bad "json-garbage-invalid-honest-rows-intact" "$msg"
+fi
+
+# ---- latency summaries (status.latency) put by hand -----------------------------
+# the fake guests keep no latency table: values as agents of other hosts
+# would write them (V1's status with another latency): one with a run-
+# queue table, one from an agent that predates status.latency, one whose
+# table has a negative p50
+LAT='[{"name": "runq", "preset": "runq", "count": 1000, "p50_s": 4.096e-06, "p99_s": 0.001048576, "dropped": 0}, {"name": "syscall", "preset": "syscall", "count": 50, "p50_s": 1.024e-06, "p99_s": 0.000131072, "dropped": 2}]'
+BADLAT='[{"name": "runq", "preset": "runq", "count": 5, "p50_s": -1, "p99_s": 0.001, "dropped": 0}]'
+put_ok=1
+for hv in "lat l1 $LAT" "old l2 absent" "badlat l3 $BADLAT"; do
+	read -r h f l <<<"$hv"
+	fpy latency "$la_tmp/f1.json" "$H1" "$V1" "$h" "$l" >"$la_tmp/$f" &&
+	"$PUT" "$NATS_URL" "$CREDS" GUESTRELAY_STATUS "$h.$V1" "$la_tmp/$f" \
+		>"$la_tmp/put.log" 2>&1 || put_ok=0
+done
+check "latency-values-put-by-hand" "[ $put_ok = 1 ]" "$(cat "$la_tmp/put.log")"
+fleet "$NATS_URL"
+# runq_of HOST VM: the RUNQ p50/p99 cell of that row of $out
+runq_of() {
+	awk -v h="$1" -v v="$2" 'NR == 1 { c = index($0, " RUNQ p50/p99 ") + 1 }
+		$1 == h && $2 == v { split(substr($0, c), w, " "); print w[1] }' <<<"$out"
+}
+check "runq-p50-p99-in-the-table ($(runq_of lat "$V1"))" \
+	"[ $rc -eq 0 ] && [ \"\$(runq_of lat '$V1')\" = 4.1us/1.0ms ]" "exit $rc: $out"
+check "no-runq-table-shows-a-dash" \
+	"[ \"\$(runq_of old '$V1')\" = - ] && [ \"\$(runq_of '$H1' '$V1')\" = - ] &&
+	 [ \"\$(runq_of '$H2' '$V3')\" = - ]" "$out"
+check "bad-latency-invalid-with-reason" \
+	"grep -q '^badlat .* INVALID .*status: latency\[0\]: p50_s: not a rate' <<<\"\$out\"" \
+	"$out"
+fleet_json "$la_tmp/fl.json"
+if msg=$(fpy latrows "$la_tmp/fl.json" "$V1" "$LAT"); then
+	ok "json-latency-per-vm"
+else
+	bad "json-latency-per-vm" "$msg"
+fi
+# hand-made entries expire with the bucket's TTL, as a dead host's do
+if wait_fleet $((TTL + 20)) set "${want[@]}"; then
+	ok "hand-made-latency-entries-expire"
+else
+	bad "hand-made-latency-entries-expire" "$msg"
 fi
 
 # ---- NATS down and back ---------------------------------------------------------

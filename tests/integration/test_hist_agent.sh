@@ -24,6 +24,9 @@
 #     serves it as a Prometheus histogram (cumulative le buckets in
 #     seconds, +Inf, _count), the plain table as counters by key, per
 #     table counters; promtool accepts the page
+#   - status --json's latency: the runq table only (count, p50_s and
+#     p99_s as the le of their log2 bucket, dropped), status's row;
+#     none while requests wait
 #   - --clear gives the request a new gen; a new publication of the
 #     guest gets every request again under new gens, and they run again
 #   - a CPU map whose count goes back is refused (Bad maps), counted in
@@ -175,6 +178,35 @@ else
 	skip_check "promtool-accepts-the-page" "no promtool (scripts/deps.sh metrics)"
 fi
 
+# ---- status: the running latency tables summed up ----------------------------------
+# runq merged {2^3: 2} {2^10: 5}: 7 events, the 4th (p50) and the 7th
+# (p99) in bucket 2^10, le 1.024e-06 s; sched_switch (not a latency
+# table) and prio (refused) are not in it
+gr --json hist "$A" runq
+hj=$out
+gr --json status "$A"
+if "$PY" - "$out" "$hj" <<'EOF'
+import json, sys
+st = json.loads(sys.argv[1])["vms"][0]
+h = json.loads(sys.argv[2])["hists"][0]
+lat = st["latency"]
+assert [t["name"] for t in lat] == ["runq"], lat
+t = lat[0]
+assert t["preset"] == "runq", t
+assert t["count"] == 7, t
+assert t["p50_s"] == 1.024e-06 and t["p99_s"] == 1.024e-06, t
+assert t["dropped"] == h["totals"]["dropped"], (t, h["totals"])
+EOF
+then
+	ok "status-json-latency-summary"
+else
+	bad "status-json-latency-summary" "$out"
+fi
+gr status "$A"
+check "status-text-latency-row" \
+	"grep -q '^  latency       runq: 7 events, p50 1.0us, p99 1.0us, [0-9]* dropped$' <<<\"\$out\"" \
+	"$out"
+
 # ---- clear: a new gen; a new publication: all again ---------------------------------
 gr hist "$A" sched_switch --clear
 check "clear-accepted" "[ $rc -eq 0 ] && grep -q 'cleared' <<<\"\$out\"" "$out $err"
@@ -245,6 +277,10 @@ gr hist "$B"
 check "vm-add-hist-requests-wait" \
 	"grep -q '^# trigger info: hist:keys=prev_tid.hex:name=bytid if prev_tid > 1 \[waiting\]' <<<\"\$out\" &&
 	 grep -q '^# trigger info: hist:irq:latency=irq \[waiting\]' <<<\"\$out\"" "$out"
+gr --json status "$B"
+check "status-json-latency-empty-while-waiting" \
+	"$PY -c 'import json, sys; assert json.loads(sys.argv[1])[\"vms\"][0][\"latency\"] == []' \"\$out\"" \
+	"$out"
 gr vm-add "$B-2" --hist-latency nap
 check "vm-add-bad-preset" "[ $rc -ne 0 ] && grep -q 'runq, syscall, block or irq' <<<\"\$err\"" \
 	"exit $rc: $err"

@@ -291,6 +291,13 @@ void vm_hist_out_free(struct gr_vm_hist_out *out, unsigned int n)
 		gr_hist_table_free(&out[i].table);
 }
 
+/* the fake's tables never run (vm_hist_read()): no latency table */
+void vm_hist_latency(struct gr_vm *vm, struct gr_vm_info *info)
+{
+	(void)vm;
+	info->nr_lat = 0;
+}
+
 int vm_set_mode(struct gr_vm *vm, uint32_t mode, char *err, size_t errlen)
 {
 	(void)err;

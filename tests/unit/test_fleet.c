@@ -274,6 +274,16 @@ static void test_entry_round_trip(void)
 }
 
 static char *table(const struct fleet_row *rows, size_t n);
+/* an edit of a rendered value: @from becomes @to, which @why rejects */
+struct edit {
+	const char *from, *to, *why;
+};
+
+static char *subst(const char *s, const char *from, const char *to);
+static void expect_invalid(const char *key, const char *val, size_t len,
+			   const char *why);
+static void expect_edits_invalid(const char *v, const struct edit *edits,
+				 size_t n);
 
 /* steal per vCPU (status.host.vcpus) reaches the table */
 static void test_entry_steal(void)
@@ -326,6 +336,174 @@ static void test_entry_steal(void)
 	free(in);
 }
 
+/* a running latency table of @in (status.latency) */
+static void lat_add(struct gr_vm_info *in, const char *name,
+		    const char *preset, uint64_t count, double p50, double p99)
+{
+	struct gr_vm_lat *l = &in->lat[in->nr_lat++];
+
+	snprintf(l->name, sizeof(l->name), "%s", name);
+	snprintf(l->preset, sizeof(l->preset), "%s", preset);
+	l->count = count;
+	l->p50_s = p50;
+	l->p99_s = p99;
+	l->dropped = 3;
+}
+
+/* @v parsed: valid, and its RUNQ cell in the table is @cell */
+static void expect_runq_cell(const char *v, const char *cell)
+{
+	struct fleet_row r;
+	char *t;
+
+	parse_str(&r, "h.v", v);
+	CU_ASSERT_TRUE_FATAL(r.valid);
+	t = table(&r, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, " RUNQ p50/p99 "));
+	if (!strstr(t, cell))
+		fprintf(stderr, "\n  expected '%s' in\n%s", cell, t);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, cell));
+	free(t);
+	fleet_row_clear(&r);
+}
+
+/* the running latency tables (status.latency) reach the table and --json */
+static void test_entry_latency(void)
+{
+	struct gr_vm_info *in = info_of("v");
+	struct fleet_row r;
+	char *v, *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	lat_add(in, "syscall", "syscall", 50, 1024e-9, 131072e-9);
+	lat_add(in, "runq", "runq", 1000, 4096e-9, 1048576e-9);
+	v = render("h", in, 1, NULL);
+	parse_str(&r, "h.v", v);
+	CU_ASSERT_TRUE(r.valid);
+	CU_ASSERT_TRUE(r.has_runq);
+	CU_ASSERT_DOUBLE_EQUAL(r.runq_p50_s, 4096e-9, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(r.runq_p99_s, 1048576e-9, 1e-15);
+	f = open_memstream(&buf, &len);
+	CU_ASSERT_EQUAL(fleet_print_json(f, &r, 1), 0);
+	fclose(f);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"latency\": [\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"name\": \"runq\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"count\": 1000"));
+	free(buf);
+	fleet_row_clear(&r);
+	expect_runq_cell(v, " 4.1us/1.0ms ");
+	free(v);
+
+	/* a runq table without events yet */
+	in->nr_lat = 0;
+	lat_add(in, "runq", "runq", 0, -1, -1);
+	v = render("h", in, 1, NULL);
+	expect_runq_cell(v, " -/- ");
+	free(v);
+
+	/* latency tables, none of them runq; a keys=delta.log2 one */
+	in->nr_lat = 0;
+	lat_add(in, "wakeups", "", 7, 2e-9, 2e-9);
+	v = render("h", in, 1, NULL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(v, "\"preset\": null"));
+	parse_str(&r, "h.v", v);
+	CU_ASSERT_TRUE(r.valid);
+	CU_ASSERT_FALSE(r.has_runq);
+	fleet_row_clear(&r);
+	free(v);
+	free(in);
+}
+
+/* an agent that predates status.latency: valid, "-", latency [] */
+static void test_entry_latency_older_agent(void)
+{
+	struct gr_vm_info *in = info_of("v");
+	struct fleet_row r;
+	char *v, *old, *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	v = render("h", in, 1, NULL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(v, "\"latency\": []"));
+	old = subst(v, "\"latency\": []", "\"lateness\": []");
+	parse_str(&r, "h.v", old);
+	CU_ASSERT_TRUE(r.valid);
+	CU_ASSERT_FALSE(r.has_runq);
+	f = open_memstream(&buf, &len);
+	CU_ASSERT_EQUAL(fleet_print_json(f, &r, 1), 0);
+	fclose(f);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"latency\": []"));
+	free(buf);
+	fleet_row_clear(&r);
+	expect_runq_cell(old, " -  ");
+	free(old);
+	free(v);
+	free(in);
+}
+
+/* status.latency from a hostile writer: the entry is INVALID, says why */
+static void test_entry_latency_hostile(void)
+{
+	static const struct edit edits[] = {
+		{ "\"latency\": [", "\"latency\": 5, \"l\": [", "latency: not an array" },
+		{ "\"latency\": [", "\"latency\": {}, \"l\": [", "latency: not an array" },
+		{ "\"latency\": [", "\"latency\": [1, ", "latency[0]: not an object" },
+		{ "\"latency\": [", "\"latency\": [null, ", "latency[0]: not an object" },
+		{ "\"name\": \"runq\"", "\"nome\": \"runq\"", "latency[0]: name: not a string" },
+		{ "\"name\": \"runq\"", "\"name\": 5", "latency[0]: name: not a string" },
+		{ "\"name\": \"runq\"", "\"name\": \"r234567890123456789012345678901x\"", "name: not a string of at most 31" },
+		{ "\"name\": \"runq\"", "\"name\": \"\"", "name: not printable" },
+		{ "\"name\": \"runq\"", "\"name\": \"\\u001b[2J\"", "name: not printable" },
+		{ "\"name\": \"runq\"", "\"name\": \"a\\\\b\"", "name: not printable" },
+		{ "\"name\": \"syscall\"", "\"name\": []", "latency[1]: name: not a string" },
+		{ "\"preset\": \"runq\"", "\"preset\": \"fast\"", "preset: not null or" },
+		{ "\"preset\": \"runq\"", "\"preset\": 1", "latency[0]: preset: not" },
+		{ "\"preset\": \"runq\"", "\"preset\": \"runqqqqqqqqqqqqqqqqqqq\"", "latency[0]: preset: not" },
+		{ "\"count\": 1000", "\"count\": -1", "count: not a count" },
+		{ "\"count\": 1000", "\"count\": 1.5", "count: not a count" },
+		{ "\"count\": 1000", "\"count\": \"many\"", "count: not a count" },
+		{ "\"count\": 1000", "\"count\": 0", "not null without events" },
+		{ "\"dropped\": 3", "\"dropped\": -3", "dropped: not a count" },
+		{ "\"dropped\": 3", "\"dripped\": 3", "dropped: not a count" },
+		{ "\"p50_s\": ", "\"p50_s\": -1, \"x\": ", "p50_s: not a rate" },
+		{ "\"p50_s\": ", "\"p50_s\": null, \"x\": ", "not null without events" },
+		{ "\"p50_s\": ", "\"p50_s\": 5, \"x\": ", "p50_s <= p99_s" },
+		{ "\"p99_s\": ", "\"p99_s\": \"slow\", \"x\": ", "p99_s: not a rate" },
+		{ "\"p99_s\": ", "\"p99_s\": true, \"x\": ", "p99_s: not a rate" },
+		{ "\"p99_s\": ", "\"p99_s\": 1e999, \"x\": ", "not JSON" },
+		{ "\"p99_s\": ", "\"p99_s\": 1, \"p99_s\": ", "not JSON" },
+	};
+	struct gr_vm_info *in = info_of("v");
+	char *v, *e;
+	unsigned int i;
+
+	lat_add(in, "runq", "runq", 1000, 4096e-9, 1048576e-9);
+	lat_add(in, "syscall", "syscall", 50, 1024e-9, 131072e-9);
+	v = render("h", in, 1, NULL);
+	expect_edits_invalid(v, edits, ARRAY_SIZE(edits));
+	free(v);
+	/* a table without events: its quantiles must be null */
+	in->nr_lat = 0;
+	lat_add(in, "runq", "runq", 0, -1, -1);
+	v = render("h", in, 1, NULL);
+	e = subst(v, "\"p50_s\": null", "\"p50_s\": 0");
+	expect_invalid("h.v", e, strlen(e), "not null without events");
+	free(e);
+	free(v);
+	/* more tables than a VM has request slots */
+	in->nr_lat = 0;
+	for (i = 0; i < FLEET_LAT_MAX; i++)
+		lat_add(in, "runq", "runq", 1, 1e-9, 1e-9);
+	v = render("h", in, 1, NULL);
+	expect_runq_cell(v, " 1.0ns/1.0ns ");
+	e = subst(v, "\"latency\": [", "\"latency\": [{}, ");
+	expect_invalid("h.v", e, strlen(e), "at most 8 tables");
+	free(e);
+	free(v);
+	free(in);
+}
+
 /* a guest can saturate its own counters: the entry stays valid */
 static void test_entry_saturated_counters(void)
 {
@@ -373,11 +551,23 @@ static void expect_invalid(const char *key, const char *val, size_t len,
 	fleet_row_clear(&r);
 }
 
+/* each edit of @v (key "h.v") is INVALID for its reason */
+static void expect_edits_invalid(const char *v, const struct edit *edits,
+				 size_t n)
+{
+	char *e;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		e = subst(v, edits[i].from, edits[i].to);
+		expect_invalid("h.v", e, strlen(e), edits[i].why);
+		free(e);
+	}
+}
+
 static void test_entry_hostile_values(void)
 {
-	static const struct {
-		const char *from, *to, *why;
-	} edits[] = {
+	static const struct edit edits[] = {
 		{ "\"format\": \"guestrelay-fleet-status\"",
 		  "\"format\": \"other\"", "format" },
 		{ "\"version\": 1", "\"version\": 2", "version" },
@@ -410,17 +600,12 @@ static void test_entry_hostile_values(void)
 	};
 	struct gr_vm_info *in = info_of("v");
 	char *v, *e, big[64];
-	unsigned int i;
 	size_t n;
 
 	in->vcpus.n = 1;
 	in->vcpus.cpu[0] = (struct gr_vcpu){ 0, 2, 0, 0, 500000000ULL };
 	v = render("h", in, 1, NULL);
-	for (i = 0; i < ARRAY_SIZE(edits); i++) {
-		e = subst(v, edits[i].from, edits[i].to);
-		expect_invalid("h.v", e, strlen(e), edits[i].why);
-		free(e);
-	}
+	expect_edits_invalid(v, edits, ARRAY_SIZE(edits));
 	/* the key is another VM's, or no key an agent writes */
 	expect_invalid("h.w", v, strlen(v), "not those of the key");
 	expect_invalid("h_2Ev", v, strlen(v), "key is not");
@@ -655,6 +840,9 @@ static const struct gr_test key_tests[] = {
 static const struct gr_test entry_tests[] = {
 	GR_TEST(test_entry_round_trip),
 	GR_TEST(test_entry_steal),
+	GR_TEST(test_entry_latency),
+	GR_TEST(test_entry_latency_older_agent),
+	GR_TEST(test_entry_latency_hostile),
 	GR_TEST(test_entry_saturated_counters),
 	GR_TEST(test_entry_hostile_values),
 	GR_TEST(test_table_escapes),
