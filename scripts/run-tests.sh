@@ -16,6 +16,8 @@ build=${BUILD:-$top/build}
 logs="$build/test-logs"
 mkdir -p "$logs"
 limit=${GR_TEST_TIMEOUT:-600}
+# builds use every CPU (the tests themselves run one at a time)
+jobs=$(nproc)
 passed=0
 failed=0
 skipped=0
@@ -86,8 +88,8 @@ tier_style() {
 }
 
 tier_unit() {
-	run_prog module-build make -s -C guest-module KDIR="$KDIR"
-	if ! make -s -C tests unit >"$logs/build-unit.log" 2>&1; then
+	run_prog module-build make -s -j"$jobs" -C guest-module KDIR="$KDIR"
+	if ! make -s -j"$jobs" -C tests unit >"$logs/build-unit.log" 2>&1; then
 		failed=$((failed + 1)); failures+=(build-unit)
 		echo "FAIL build-unit:"; tail -n 40 "$logs/build-unit.log" | sed 's/^/    | /'
 		return
@@ -121,10 +123,10 @@ run_scripts() {
 }
 
 tier_integration() {
-	build_step host make -s -C host-agent || return
-	build_step fakeguest make -s -C tests/fakeguest || return
-	build_step guest make -s guest || return
-	if ! make -s -C tests integration >"$logs/build-integration.log" 2>&1; then
+	build_step host make -s -j"$jobs" -C host-agent || return
+	build_step fakeguest make -s -j"$jobs" -C tests/fakeguest || return
+	build_step guest make -s -j"$jobs" guest || return
+	if ! make -s -j"$jobs" -C tests integration >"$logs/build-integration.log" 2>&1; then
 		failed=$((failed + 1)); failures+=(build-integration)
 		echo "FAIL build-integration:"
 		tail -n 40 "$logs/build-integration.log" | sed 's/^/    | /'
@@ -141,15 +143,15 @@ tier_integration() {
 }
 
 tier_e2e() {
-	build_step host make -s -C host-agent || return
-	build_step guest make -s guest || return
+	build_step host make -s -j"$jobs" -C host-agent || return
+	build_step guest make -s -j"$jobs" guest || return
 	run_scripts tests/e2e e2e ||
 		echo "e2e: no tests in this tier yet"
 }
 
 tier_libvirt() {
-	build_step host make -s -C host-agent || return
-	build_step guest make -s guest || return
+	build_step host make -s -j"$jobs" -C host-agent || return
+	build_step guest make -s -j"$jobs" guest || return
 	run_scripts tests/libvirt libvirt ||
 		echo "libvirt: no tests in this tier yet"
 }
@@ -160,8 +162,8 @@ tier_libvirt() {
 # GR_STRESS_BOOTS=100` is the long form). Each boot may take minutes on
 # a loaded host, so the tier's time limit grows with the boots.
 tier_stress() {
-	build_step host make -s -C host-agent || return
-	build_step guest make -s guest || return
+	build_step host make -s -j"$jobs" -C host-agent || return
+	build_step guest make -s -j"$jobs" guest || return
 	local saved=$limit
 	limit=$((${GR_STRESS_BOOTS:-6} * 2 * ${GR_STRESS_BOUND:-300} + 900))
 	run_scripts tests/stress stress ||
@@ -178,7 +180,7 @@ tier_fuzz() {
 		echo "SKIP fuzz: clang/libFuzzer not installable ($logs/deps-fuzz.log)"
 		return
 	fi
-	build_step fuzz make -s -C tests/fuzz || return
+	build_step fuzz make -s -j"$jobs" -C tests/fuzz || return
 	run_prog fuzz-smoke env FUZZ_SECONDS="${FUZZ_SMOKE_SECONDS:-5}" \
 		FUZZ_BT_SAMPLE=50 tests/fuzz/run.sh
 }
