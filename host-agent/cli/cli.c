@@ -176,8 +176,9 @@ static const struct cli_cmd cli_cmds[] = {
 	  "  --hist 'EVENT:keys=...[ if FILTER]'\n"
 	  "                       aggregate in the guest (`guestrelay help\n"
 	  "                       hist`); once per table, at most 8\n"
-	  "  --hist-latency runq|syscall|block|irq\n"
-	  "                       a latency histogram (`guestrelay help hist`)\n"
+	  "  --hist-latency 'runq|syscall|block|irq[ if FILTER]'\n"
+	  "                       a latency histogram (`guestrelay help hist`);\n"
+	  "                       the filter runs on the end event\n"
 	  "Then attach QEMU (guestrelay qemu-args VM) or libvirt\n"
 	  "(guestrelay libvirt-xml VM).\n" },
 	{ "vm-remove", cli_run_vm_cmd, NULL, "vm-remove VM",
@@ -242,7 +243,8 @@ static const struct cli_cmd cli_cmds[] = {
 	  "BYTES, --subbufs N, --switch-timer-ms MS, --quota BYTES, --verify\n"
 	  "on|off, --rotate-size BYTES, --rotate-interval S, --keep-chunks N,\n"
 	  "--keep-bytes BYTES, --filter EVENT:EXPR (one per domain), --hist\n"
-	  "'EVENT:keys=...[ if FILTER]' and --hist-latency PRESET (each a\n"
+	  "'EVENT:keys=...[ if FILTER]' and --hist-latency 'PRESET[ if\n"
+	  "FILTER]' (each a\n"
 	  "<gr:hist> element), and "
 	  "--required (libvirt refuses to start the domain untraced).\n" },
 	{ "libvirt-define", cli_run_libvirt_define, NULL,

@@ -268,8 +268,22 @@ static int parse_filter(struct gr_vm_opts *o, const char *val, char *err,
 	return 0;
 }
 
+/* The first @n bytes of @val name a latency preset of spec 17.5 */
+static bool hist_preset_known(const char *val, size_t n)
+{
+	static const char *const presets[] = { "runq", "syscall", "block",
+					       "irq" };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(presets); i++)
+		if (strlen(presets[i]) == n && !strncmp(val, presets[i], n))
+			return true;
+	return false;
+}
+
 /*
- * --hist 'EVENT:keys=...[ if FILTER]' and --hist-latency PRESET (spec 17),
+ * --hist 'EVENT:keys=...[ if FILTER]' and --hist-latency 'PRESET[ if
+ * FILTER]' (spec 17),
  * once per table: compiled against the event when the guest publishes
  * it. A second request of the same table name is refused.
  */
@@ -283,13 +297,24 @@ static int parse_hist(struct gr_vm_opts *o, const char *val, bool latency,
 
 	memset(&h, 0, sizeof(h));
 	if (latency) {
-		if (strcmp(val, "runq") && strcmp(val, "syscall") &&
-		    strcmp(val, "block") && strcmp(val, "irq")) {
+		/* PRESET[ if FILTER]: the filter runs on the end event */
+		cond = strstr(val, " if ");
+		n = cond ? (size_t)(cond - val) : strlen(val);
+		if (n >= sizeof(h.latency) || !hist_preset_known(val, n) ||
+		    (cond && !cond[4])) {
 			ctl_set_err(err, errlen, "--hist-latency is runq, "
-				"syscall, block or irq, not '%s'", val);
+				"syscall, block or irq[ if FILTER], not '%s'",
+				val);
 			return -EINVAL;
 		}
-		strcpy(h.latency, val);
+		if (cond && strlen(cond + 4) >= sizeof(h.filter)) {
+			ctl_set_err(err, errlen, "--hist-latency: filter too "
+				"long");
+			return -EINVAL;
+		}
+		memcpy(h.latency, val, n);
+		if (cond)
+			strcpy(h.filter, cond + 4);
 	} else {
 		if (!n || n >= sizeof(h.event) || !colon[1]) {
 			ctl_set_err(err, errlen, "--hist wants EVENT:keys=..."
@@ -618,8 +643,10 @@ void ctl_vm_add_args(FILE *f, const struct gr_vm_opts *o)
 		if (!h->name[0])
 			continue;
 		if (h->latency[0]) {
+			snprintf(arg, sizeof(arg), "%s%s%s", h->latency,
+				 h->filter[0] ? " if " : "", h->filter);
 			fputs(" --hist-latency", f);
-			put_arg(f, h->latency);
+			put_arg(f, arg);
 			continue;
 		}
 		snprintf(arg, sizeof(arg), "%s:%s%s%s", h->event, h->text,

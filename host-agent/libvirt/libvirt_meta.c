@@ -113,7 +113,8 @@ static char *hist_prop(xmlNodePtr c, const char *name)
 
 /*
  * <gr:hist event="E" filter="F">keys=...</gr:hist> or <gr:hist
- * latency="P"/> (spec 17) into mx's --hist or --hist-latency value
+ * latency="P" filter="F"/> (spec 17) into mx's --hist or --hist-latency
+ * value ("E:keys=... if F", "P if F")
  */
 static int parse_hist(xmlNodePtr c, struct gr_meta_xml *mx, char *err,
 		      size_t errlen)
@@ -129,7 +130,8 @@ static int parse_hist(xmlNodePtr c, struct gr_meta_xml *mx, char *err,
 			      strcmp((const char *)a->name, "filter") &&
 			      strcmp((const char *)a->name, "latency"))) {
 			ctl_set_err(err, errlen, "<hist> takes event, filter "
-				"and keys=... as text, or latency, not '%.64s'",
+				"and keys=... as text, or latency and filter, "
+				"not '%.64s'",
 				(const char *)a->name);
 			goto out;
 		}
@@ -138,15 +140,18 @@ static int parse_hist(xmlNodePtr c, struct gr_meta_xml *mx, char *err,
 			GR_HIST_REQS);
 		goto out;
 	}
-	if (lat && !ev && !fl) {
-		v = strdup(lat);
+	if (lat && !ev) {
+		if (asprintf(&v, "%s%s%s", lat, fl ? " if " : "",
+			     fl ? fl : "") < 0)
+			v = NULL;
 	} else if (ev && !lat && text && *text) {
 		if (asprintf(&v, "%s:%s%s%s", ev, text, fl ? " if " : "",
 			     fl ? fl : "") < 0)
 			v = NULL;
 	} else {
 		ctl_set_err(err, errlen, "<hist> wants event=\"EVENT\" and "
-			"keys=... as its text, or latency=\"PRESET\" alone");
+			"keys=... as its text, or latency=\"PRESET\" (with "
+			"a filter or not)");
 		goto out;
 	}
 	ret = v ? 0 : -ENOMEM;
@@ -252,9 +257,16 @@ static int hist_node(xmlNodePtr n, xmlNsPtr ns, const char *val, bool lat)
 	int ret = -ENOMEM;
 
 	if (lat) {
-		c = xmlNewChild(n, ns, BAD_CAST "hist", NULL);
-		return c && xmlNewProp(c, BAD_CAST "latency", BAD_CAST val) ?
-		       0 : -ENOMEM;
+		/* "PRESET[ if FILTER]" */
+		cond = strstr(val, " if ");
+		ev = cond ? strndup(val, (size_t)(cond - val)) : strdup(val);
+		c = ev ? xmlNewChild(n, ns, BAD_CAST "hist", NULL) : NULL;
+		if (c && xmlNewProp(c, BAD_CAST "latency", BAD_CAST ev) &&
+		    (!cond || xmlNewProp(c, BAD_CAST "filter",
+					 BAD_CAST(cond + 4))))
+			ret = 0;
+		free(ev);
+		return ret;
 	}
 	if (!colon)
 		return -EINVAL;	/* gr_libvirt_meta_check() refused it */

@@ -443,20 +443,23 @@ static void test_libvirt_metadata_hist_elements(void)
 	char *argv[] = {
 		"dom", "--metadata", "--hist",
 		"sched_switch:keys=prev_tid:name=t if prev_comm ~ \"<a&b>\"",
-		"--hist-latency", "runq", NULL,
+		"--hist-latency", "runq", "--hist-latency",
+		"syscall if common_pid == 7", NULL,
 	};
 	struct gr_libvirt_meta m;
 	char err[256], *md = NULL, *xml;
 	struct gr_vm_opts o;
 	bool with, req = false;
-	int argc = 6;
+	int argc = 8;
 
 	CU_ASSERT_EQUAL_FATAL(gr_libvirt_take_opts(&argc, argv, &m, &with,
 						   false, NULL, err,
 						   sizeof(err)), 0);
-	CU_ASSERT_EQUAL(m.nr_hist, 2);
+	CU_ASSERT_EQUAL(m.nr_hist, 3);
 	CU_ASSERT_EQUAL_FATAL(gr_libvirt_metadata_xml(&m, &md), 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(md, "latency=\"runq\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(md, "latency=\"runq\"/>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(md, "latency=\"syscall\" "
+				      "filter=\"common_pid == 7\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(md, "event=\"sched_switch\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(md, ">keys=prev_tid:name=t</"));
 	CU_ASSERT_FATAL(asprintf(&xml, "<domain><name>dom</name>%s</domain>",
@@ -469,6 +472,9 @@ static void test_libvirt_metadata_hist_elements(void)
 	CU_ASSERT_STRING_EQUAL(o.hists[0].filter, "prev_comm ~ \"<a&b>\"");
 	CU_ASSERT_STRING_EQUAL(o.hists[1].name, "runq");
 	CU_ASSERT_STRING_EQUAL(o.hists[1].latency, "runq");
+	CU_ASSERT_STRING_EQUAL(o.hists[1].filter, "");
+	CU_ASSERT_STRING_EQUAL(o.hists[2].latency, "syscall");
+	CU_ASSERT_STRING_EQUAL(o.hists[2].filter, "common_pid == 7");
 	free(xml);
 	free(md);
 
@@ -499,26 +505,38 @@ static void test_vm_add_hist_options(void)
 {
 	char *argv[] = {
 		"vm1", "--hist", "sched_switch:keys=prev_tid if prev_tid > 1",
-		"--hist-latency=block", NULL,
+		"--hist-latency=block", "--hist-latency",
+		"runq if next_tid == 42", NULL,
 	};
 	char *dup[] = { "vm1", "--hist", "a:keys=x", "--hist", "a:keys=y" };
+	char *bad[] = { "vm1", "--hist-latency", "run" };
+	char *bad2[] = { "vm1", "--hist-latency", "runq if " };
 	char err[256], *buf = NULL;
 	struct gr_vm_opts o;
 	size_t len = 0;
 	FILE *f;
 
-	CU_ASSERT_EQUAL_FATAL(ctl_parse_vm_add(&o, 4, argv, 0, err,
+	CU_ASSERT_EQUAL_FATAL(ctl_parse_vm_add(&o, 6, argv, 0, err,
 					       sizeof(err)), 0);
 	CU_ASSERT_STRING_EQUAL(o.hists[0].name, "sched_switch");
 	CU_ASSERT_STRING_EQUAL(o.hists[0].text, "keys=prev_tid");
 	CU_ASSERT_STRING_EQUAL(o.hists[0].filter, "prev_tid > 1");
 	CU_ASSERT_STRING_EQUAL(o.hists[1].latency, "block");
+	CU_ASSERT_STRING_EQUAL(o.hists[2].latency, "runq");
+	CU_ASSERT_STRING_EQUAL(o.hists[2].filter, "next_tid == 42");
 	f = open_memstream(&buf, &len);
 	ctl_vm_add_args(f, &o);
 	fclose(f);
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, " --hist sched_switch:keys="));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, " --hist-latency block"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, " --hist-latency "
+				      "runq%20if%20next_tid%20==%2042"));
 	free(buf);
+	CU_ASSERT_EQUAL(ctl_parse_vm_add(&o, 3, bad, 0, err, sizeof(err)),
+			-EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "runq, syscall, block or irq"));
+	CU_ASSERT_EQUAL(ctl_parse_vm_add(&o, 3, bad2, 0, err, sizeof(err)),
+			-EINVAL);
 	CU_ASSERT_EQUAL(ctl_parse_vm_add(&o, 5, dup, 0, err, sizeof(err)),
 			-EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "two tables named 'a'"));
