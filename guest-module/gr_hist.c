@@ -208,6 +208,8 @@ int gr_hist_verify(const struct gr_hist_req *raw, u32 nr_events,
 	prog->gen = le64_to_cpu(raw->gen);
 	prog->event_id = le16_to_cpu(raw->event_id);
 	prog->end_event_id = le16_to_cpu(raw->end_event_id);
+	prog->start2_event_id = le16_to_cpu(raw->start2_event_id);
+	prog->start2 = raw->hflags & GR_HIST_F_START2;
 	prog->kind = raw->kind;
 	prog->nr_keys = raw->nr_keys;
 	prog->nr_vals = raw->nr_vals;
@@ -219,12 +221,18 @@ int gr_hist_verify(const struct gr_hist_req *raw, u32 nr_events,
 		return gr_hist_fail(err, GR_HIST_E_EVENT, 0);
 	if (pair && prog->end_event_id >= nr_events)
 		return gr_hist_fail(err, GR_HIST_E_EVENT, 1);
+	if (prog->start2 && prog->start2_event_id >= nr_events)
+		return gr_hist_fail(err, GR_HIST_E_EVENT, 2);
 	if ((prog->kind != GR_HIST_PLAIN && !pair) ||
 	    (!pair && prog->end_event_id) ||
+	    (prog->start2 && (!pair ||
+			      prog->start2_event_id == prog->event_id)) ||
 	    prog->nr_keys < 1 || prog->nr_keys > GR_HIST_MAX_KEYS ||
 	    prog->nr_vals > GR_HIST_MAX_VALS)
 		return gr_hist_fail(err, GR_HIST_E_KIND, 0);
-	if (raw->reserved0 || raw->reserved1)
+	if (raw->reserved0 || raw->reserved1 ||
+	    (raw->hflags & ~GR_HIST_F_KNOWN) ||
+	    (!prog->start2 && prog->start2_event_id))
 		return gr_hist_fail(err, GR_HIST_E_RESERVED, 0);
 	if (prog->entries_log2 < GR_HIST_MIN_ENTRIES_LOG2 ||
 	    prog->entries_log2 > GR_HIST_MAX_ENTRIES_LOG2 ||
@@ -251,6 +259,11 @@ int gr_hist_verify(const struct gr_hist_req *raw, u32 nr_events,
 	if (!ret && pair)
 		ret = gr_hist_ops_check(raw->match, 2, 2, GR_HIST_ROLE_MATCH,
 					true, start, end, GR_HIST_E_MATCH, err);
+	/* the second start is read with the same match[0] */
+	if (!ret && prog->start2)
+		ret = gr_hist_ops_check(raw->match, 2, 2, GR_HIST_ROLE_MATCH,
+					true, &bounds[prog->start2_event_id],
+					end, GR_HIST_E_MATCH, err);
 	if (!ret)
 		ret = gr_hist_filter_check(raw, end, prog, err);
 	if (ret)
@@ -626,7 +639,9 @@ static struct gr_hist_prog *gr_hist_prog_new(struct gr_hist_ctx *ctx,
 	prog->maps = ctx->area + gr_hist_map_off(ctx->size, slot, 0,
 						 prog->entries_log2);
 	if (ctx->attach && (ctx->attach(prog->event_id) ||
-			    ctx->attach(prog->end_event_id))) {
+			    ctx->attach(prog->end_event_id) ||
+			    (prog->start2 &&
+			     ctx->attach(prog->start2_event_id)))) {
 		gr_hist_prog_free(prog);
 		gr_hist_fail(err, GR_HIST_E_ATTACH, 0);
 		return NULL;
@@ -662,6 +677,9 @@ static void gr_hist_publish(struct gr_hist_ctx *ctx)
 		set->agg_mask[prog->end_event_id] |= 1U << i;
 		if (prog->kind == GR_HIST_PAIR) {
 			set->start_mask[prog->event_id] |= 1U << i;
+			if (prog->start2)
+				set->start_mask[prog->start2_event_id] |=
+					1U << i;
 			set->pairs = true;
 		}
 	}

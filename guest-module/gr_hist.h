@@ -65,6 +65,8 @@ struct gr_hist_pcpu {
  * @gen: the request's generation
  * @event_id: its event (the start of a pair)
  * @end_event_id: the end of a pair, else @event_id
+ * @start2_event_id: with @start2, a second start of the pair
+ * @start2: GR_HIST_F_START2 (v1.6)
  * @kind: GR_HIST_PLAIN or GR_HIST_PAIR
  * @nr_keys: used entries of @key
  * @nr_vals: used entries of @val
@@ -83,6 +85,8 @@ struct gr_hist_prog {
 	u64 gen;
 	u16 event_id;
 	u16 end_event_id;
+	u16 start2_event_id;
+	bool start2;
 	u8 kind;
 	u8 nr_keys;
 	u8 nr_vals;

@@ -57,9 +57,9 @@
 /*
  * compatible additions: 1 filters; 2 guest info, defaults, follow, families;
  * 3 client channels; 4 last record offset in the commit record;
- * 5 aggregation maps (hist)
+ * 5 aggregation maps (hist); 6 a second start event of a latency pair
  */
-#define GR_ABI_MINOR		5
+#define GR_ABI_MINOR		6
 
 #define GR_REGION_MAGIC		0x3159414c45525247ULL	/* "GRRELAY1" */
 #define GR_CTRL_MAGIC		0x313054534f485247ULL	/* "GRHOST01" */
@@ -794,6 +794,10 @@ static_assert(sizeof(struct gr_klog_rec) == 16, "gr_klog_rec size");
 #define GR_HIST_PLAIN		0	/* one event: ftrace's hist trigger */
 #define GR_HIST_PAIR		1	/* latency from event_id to end_event_id */
 
+/* gr_hist_req.hflags (v1.6; a 1.5 guest refuses any: GR_HIST_E_RESERVED) */
+#define GR_HIST_F_START2	_BITUL(0)	/* pairs: start2_event_id starts too */
+#define GR_HIST_F_KNOWN		0x1
+
 /* gr_hist_key.src: where a key, value or match comes from */
 #define GR_HS_NONE		0	/* unused */
 #define GR_HS_FIELD		1	/* payload bytes [off, off + width) */
@@ -850,7 +854,9 @@ struct gr_hist_req {
 	struct gr_hist_key match[2];	/* pairs: start side, end side */
 	__le16 nr_insns;		/* filter on the (end) event, 0 = none */
 	__le16 strtab_len;		/* bytes of @strtab used */
-	__le32 reserved0;		/* 0 */
+	__le16 start2_event_id;		/* GR_HIST_F_START2: a second start */
+	__u8 hflags;			/* GR_HIST_F_* (v1.6) */
+	__u8 reserved0;			/* 0 */
 	__le64 reserved1;		/* 0 */
 	struct gr_filter_insn insns[GR_HIST_MAX_INSNS];
 	__u8 strtab[GR_HIST_STRTAB_LEN];
@@ -859,6 +865,8 @@ struct gr_hist_req {
 static_assert(sizeof(struct gr_hist_req) == 512, "gr_hist_req size");
 static_assert(offsetof(struct gr_hist_req, key) == 16, "hist key");
 static_assert(offsetof(struct gr_hist_req, match) == 96, "hist match");
+static_assert(offsetof(struct gr_hist_req, start2_event_id) == 132,
+	      "hist start2");
 static_assert(offsetof(struct gr_hist_req, insns) == 144, "hist insns");
 static_assert(offsetof(struct gr_hist_req, strtab) == 400, "hist strtab");
 static_assert(GR_HIST_REQS * sizeof(struct gr_hist_req) <=

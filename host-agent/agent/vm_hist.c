@@ -106,6 +106,10 @@ static int compile(const struct gr_vm *vm, const struct gr_vm_hist *h,
 		ret = gr_hist_latency(h->latency, vm->events,
 				      vm->view.desc_count, (unsigned int)max,
 				      spec, why, len);
+		/* spec 17.5: a 1.5 guest refuses a second start */
+		if (!ret && vm->view.abi_minor >= 6)
+			gr_hist_latency_start2(h->latency, vm->events,
+					       vm->view.desc_count, spec);
 		/* a preset's filter runs on its end event (spec 17.2) */
 		if (!ret && h->filter[0]) {
 			id = le16toh(spec->req.end_event_id);

@@ -655,17 +655,19 @@ struct hist_preset {
 	const char *start_match[2];
 	const char *end_match[2];
 	const char *key;		/* a key of the end event, or NULL */
+	const char *start2;		/* a second start (v1.6), or NULL */
 };
 
 static const struct hist_preset hist_presets[] = {
 	{ "runq", "sched_wakeup", "sched_switch", GR_HS_FIELD,
-	  { "pid", "tid" }, { "next_pid", "next_tid" }, NULL },
+	  { "pid", "tid" }, { "next_pid", "next_tid" }, NULL,
+	  "sched_wakeup_new" },
 	{ "syscall", "sys_enter", "sys_exit", GR_HS_TID,
-	  { NULL, NULL }, { NULL, NULL }, "id" },
+	  { NULL, NULL }, { NULL, NULL }, "id", NULL },
 	{ "block", "block_rq_issue", "block_rq_complete", GR_HS_FIELD,
-	  { "sector", NULL }, { "sector", NULL }, "dev" },
+	  { "sector", NULL }, { "sector", NULL }, "dev", NULL },
 	{ "irq", "irq_handler_entry", "irq_handler_exit", GR_HS_CPU,
-	  { NULL, NULL }, { NULL, NULL }, "irq" },
+	  { NULL, NULL }, { NULL, NULL }, "irq", NULL },
 };
 
 static const struct gr_event_view *find_event(const struct gr_event_view *evs,
@@ -785,6 +787,52 @@ int gr_hist_latency(const char *preset, const struct gr_event_view *events,
 	snprintf(out->text, sizeof(out->text), "keys=%s%sdelta.log2",
 		 hp->key ? hp->key : "", hp->key ? "," : "");
 	return 0;
+}
+
+/**
+ * gr_hist_latency_start2() - a preset's second start event (spec 17.5)
+ * @preset: the preset @out was built from by gr_hist_latency()
+ * @events: the guest's events (validated)
+ * @nr_events: entries of @events
+ * @out: the request, given GR_HIST_F_START2 if the preset has a second
+ *	start the guest describes with match[0]'s field at the same place
+ *
+ * For a guest of ABI minor 6 or later (a 1.5 guest refuses the flag):
+ * runq then also starts at sched_wakeup_new, a new task's first wakeup.
+ *
+ * Context: any.
+ * Return: true if added, false if the request stays with one start.
+ */
+bool gr_hist_latency_start2(const char *preset,
+			    const struct gr_event_view *events,
+			    unsigned int nr_events, struct gr_hist_spec *out)
+{
+	const struct gr_event_view *start2 = NULL, *start;
+	const struct hist_preset *hp = NULL;
+	struct gr_hist_key m;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(hist_presets); i++)
+		if (!strcmp(preset, hist_presets[i].name))
+			hp = &hist_presets[i];
+	if (hp && hp->start2)
+		start2 = find_event(events, nr_events, hp->start2);
+	if (!start2 || out->req.kind != GR_HIST_PAIR ||
+	    start2->id == le16toh(out->req.event_id))
+		return false;
+	/* the guest reads match[0] from both starts: the same bytes */
+	memset(&m, 0, sizeof(m));
+	if (hp->match_src == GR_HS_FIELD) {
+		if (preset_field(start2, hp->start_match, &m) ||
+		    memcmp(&m, &out->req.match[0], sizeof(m)))
+			return false;
+	}
+	start = find_event(events, nr_events, hp->start);
+	out->req.start2_event_id = htole16(start2->id);
+	out->req.hflags |= GR_HIST_F_START2;
+	snprintf(out->event, sizeof(out->event), "%s,%s->%s",
+		 start ? start->name : hp->start, start2->name, hp->end);
+	return true;
 }
 
 /**

@@ -137,6 +137,9 @@ int gr_hist_parse(const char *text, const char *filter,
 int gr_hist_latency(const char *preset, const struct gr_event_view *events,
 		    unsigned int nr_events, unsigned int max_entries_log2,
 		    struct gr_hist_spec *out, char *err, size_t errlen);
+bool gr_hist_latency_start2(const char *preset,
+			    const struct gr_event_view *events,
+			    unsigned int nr_events, struct gr_hist_spec *out);
 
 int gr_hist_filter(const char *filter, const struct gr_event_view *ev,
 		   struct gr_hist_spec *out, struct gr_fx_error *err);

@@ -10,8 +10,9 @@
 # prints their pids. Through the CLI the host sets five hist requests
 # (a misspelt key is refused first, the token marked): sched_switch
 # keyed by prev_tid and sys_enter keyed by id, both filtered on X and Y,
-# and three latency presets: runq filtered on next_tid X or Y, syscall
-# filtered on X or Y, block unfiltered. Once the module has the five
+# and three latency presets: runq filtered on next_comm "grkid" (X and Y
+# are named so, and so are the subshells X forks, which start with a
+# sched_wakeup_new), syscall filtered on X or Y, block unfiltered. Once the module has the five
 # running, the guest calls sync(2) (the reference's start), sets ftrace's
 # hist triggers on the same events with the same filters, releases X and
 # Y (300 ping-pong rounds over two fifos) while it writes and reads a
@@ -20,7 +21,8 @@
 #   - each of guestrelay's two tables equals ftrace's, key by key;
 #   - the run-queue, system-call and block latency histograms have
 #     exactly the latencies computed from the trace the agent stored of
-#     the same run (sched_wakeup to sched_switch-in of X and Y; sys_enter
+#     the same run (sched_wakeup or sched_wakeup_new to sched_switch-in
+#     of a task named grkid, the new tasks' first runs among them; sys_enter
 #     to sys_exit of X and Y, by call; block_rq_issue to
 #     block_rq_complete of the same sector, by device; pairs that start
 #     after the sync), log2 of ns, bucket by bucket but for deltas within
@@ -42,8 +44,8 @@ start_agent --metrics "127.0.0.1:$mport"
 vm=$(vm_name hi)
 check=$(dirname "$0")/hist_check.py
 
-rec=sched_switch,sched_wakeup,sys_enter,sys_exit,block_rq_issue
-rec=$rec,block_rq_complete
+rec=sched_switch,sched_wakeup,sched_wakeup_new,sys_enter,sys_exit
+rec=$rec,block_rq_issue,block_rq_complete
 boot_guest "$vm" --run e2e-hist \
 	--vm-args "--switch-timer-ms 100 --events $rec"
 log=$(console "$vm")
@@ -63,7 +65,7 @@ rc=$?
 
 f_sw="prev_tid == $x || prev_tid == $y"
 f_sys="common_pid == $x || common_pid == $y"
-f_rq="next_tid == $x || next_tid == $y"
+f_rq='next_comm == "grkid"'
 out=$(gr hist "$vm" sched_switch "keys=prev_tid" --filter "$f_sw" 2>&1) &&
 	out2=$(gr hist "$vm" sys_enter "keys=id" --filter "$f_sys" 2>&1) &&
 	out3=$(gr hist "$vm" --latency runq --filter "$f_rq" 2>&1) &&

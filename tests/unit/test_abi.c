@@ -297,7 +297,9 @@ static void test_hist_layout(void)
 	PIN(struct gr_hist_req, match, 96, 32);
 	PIN(struct gr_hist_req, nr_insns, 128, 2);
 	PIN(struct gr_hist_req, strtab_len, 130, 2);
-	PIN(struct gr_hist_req, reserved0, 132, 4);
+	PIN(struct gr_hist_req, start2_event_id, 132, 2);
+	PIN(struct gr_hist_req, hflags, 134, 1);
+	PIN(struct gr_hist_req, reserved0, 135, 1);
 	PIN(struct gr_hist_req, reserved1, 136, 8);
 	PIN(struct gr_hist_req, insns, 144, 256);
 	PIN(struct gr_hist_req, strtab, 400, 112);
@@ -414,7 +416,9 @@ static void test_versions_and_magics(void)
 	uint64_t m;
 
 	CU_ASSERT_EQUAL(GR_ABI_MAJOR, 1);
-	CU_ASSERT_EQUAL(GR_ABI_MINOR, 5);
+	CU_ASSERT_EQUAL(GR_ABI_MINOR, 6);
+	CU_ASSERT_EQUAL(GR_HIST_F_START2, 1);
+	CU_ASSERT_EQUAL(GR_HIST_F_KNOWN, 1);
 	CU_ASSERT_EQUAL(GR_REGION_MAGIC, 0x3159414c45525247ULL);
 	CU_ASSERT_EQUAL(GR_CTRL_MAGIC, 0x313054534f485247ULL);
 	CU_ASSERT_EQUAL(GR_CTF_MAGIC, 0xc1fc1fc1U);

@@ -446,6 +446,7 @@ static void test_latency_presets(void)
 static void test_latency_errors(void)
 {
 	struct gr_event_view mine[NR_EVENTS];
+	struct gr_hist_req *r = &spec.req;
 	char err[256];
 
 	CU_ASSERT_EQUAL(gr_hist_latency("disk", evs, NR_EVENTS, 10, &spec,
@@ -474,6 +475,40 @@ static void test_latency_errors(void)
 	CU_ASSERT_EQUAL(gr_hist_latency("syscall", mine, NR_EVENTS, 10, &spec,
 					err, sizeof(err)), -ENOENT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "field id of sys_exit"));
+
+	/*
+	 * v1.6: runq's second start, sched_wakeup_new (here in the place
+	 * of block_rq_issue, id 22), with its tid where sched_wakeup's is
+	 */
+	CU_ASSERT_FALSE(gr_hist_latency_start2("runq", evs, NR_EVENTS,
+					       &spec));
+	memcpy(mine, evs, sizeof(mine));
+	mine[E_RQ_ISSUE] = evs[E_WAKEUP];
+	mine[E_RQ_ISSUE].id = 22;
+	snprintf(mine[E_RQ_ISSUE].name, GR_NAME_LEN, "sched_wakeup_new");
+	CU_ASSERT_EQUAL_FATAL(gr_hist_latency("runq", mine, NR_EVENTS, 10,
+					      &spec, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(r->hflags, 0);
+	CU_ASSERT_EQUAL(r->start2_event_id, 0);
+	CU_ASSERT_TRUE(gr_hist_latency_start2("runq", mine, NR_EVENTS, &spec));
+	CU_ASSERT_EQUAL(r->hflags, GR_HIST_F_START2);
+	CU_ASSERT_EQUAL(le16toh(r->start2_event_id), 22);
+	CU_ASSERT_EQUAL(le16toh(r->event_id), 1);
+	CU_ASSERT_STRING_EQUAL(spec.event,
+			       "sched_wakeup,sched_wakeup_new->sched_switch");
+	/* its tid elsewhere: match[0] would read other bytes, no second start */
+	mine[E_RQ_ISSUE].fields[1].offset = 20;
+	CU_ASSERT_EQUAL_FATAL(gr_hist_latency("runq", mine, NR_EVENTS, 10,
+					      &spec, err, sizeof(err)), 0);
+	CU_ASSERT_FALSE(gr_hist_latency_start2("runq", mine, NR_EVENTS,
+					       &spec));
+	CU_ASSERT_EQUAL(r->hflags, 0);
+	/* presets without a second start */
+	CU_ASSERT_EQUAL_FATAL(gr_hist_latency("syscall", evs, NR_EVENTS, 10,
+					      &spec, err, sizeof(err)), 0);
+	CU_ASSERT_FALSE(gr_hist_latency_start2("syscall", evs, NR_EVENTS,
+					       &spec));
+	CU_ASSERT_EQUAL(r->hflags, 0);
 }
 
 static void test_max_entries(void)

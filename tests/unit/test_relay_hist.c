@@ -482,19 +482,28 @@ static void test_hist_nested_and_filter(void)
  */
 static void test_hist_pair_latency(void)
 {
-	static const u64 freqs[] = { 1000000000ULL, 2000000000ULL };
+	/* the third run: v1.6's second start event (7) beside event 5 */
+	static const u64 freqs[] = { 1000000000ULL, 2000000000ULL,
+				     1000000000ULL };
 	struct t_payload s = { 0 }, e = { 0 };
 	struct gr_hist_req r;
 	u64 k[2] = { 0 }, v[1], ts = 1000, d;
 	unsigned int f, i;
 	u32 cpu, id;
+	bool two;
 
 	for (f = 0; f < ARRAY_SIZE(freqs); f++) {
+		two = f == 2;
 		hist_open(freqs[f]);
 		req_pair(&r, 4, 5, 6);
+		if (two) {
+			r.hflags = GR_HIST_F_START2;
+			r.start2_event_id = htole16(7);
+		}
 		CU_ASSERT(host_set(3, &r));
 		CU_ASSERT_EQUAL_FATAL(st_state(3), GR_HIST_RUNNING);
-		CU_ASSERT_EQUAL(attached, (1U << 5) | (1U << 6));
+		CU_ASSERT_EQUAL(attached, (1U << 5) | (1U << 6) |
+				(two ? 1U << 7 : 0));
 		CU_ASSERT_PTR_NOT_NULL(ctx.progs[3]->starts);
 		ref_reset(T_MAX_REF);
 		for (i = 0; i < 2000; i++) {
@@ -505,8 +514,8 @@ static void test_hist_pair_latency(void)
 			e.other = htole32(id);
 			if (i % 10 != 3) {
 				/* the start on another CPU than the end */
-				run(5, &s, sizeof(s), 1, (cpu + 1) % T_CPUS,
-				    ts);
+				run(two && i % 2 ? 7 : 5, &s, sizeof(s), 1,
+				    (cpu + 1) % T_CPUS, ts);
 			}
 			ts += d;
 			run(6, &e, sizeof(e), 1, cpu, ts);
@@ -650,7 +659,21 @@ MUT(m_plain_match, r->end_event_id = 0; r->kind = GR_HIST_PLAIN;
 MUT(m_elog2_lo, r->entries_log2 = GR_HIST_MIN_ENTRIES_LOG2 - 1)
 MUT(m_elog2_hi, r->entries_log2 = GR_HIST_MAX_ENTRIES_LOG2 + 1)
 MUT(m_elog2_big, r->entries_log2 = 12)
-MUT(m_rsvd0, r->reserved0 = htole32(1))
+MUT(m_rsvd0, r->reserved0 = 1)
+MUT(m_hflags, r->hflags = 0x2)
+MUT(m_start2_noflag, r->start2_event_id = htole16(7))
+MUT(m_start2_plain, r->kind = GR_HIST_PLAIN; r->end_event_id = 0;
+    r->match[0] = (struct gr_hist_key){ 0 };
+    r->match[1] = (struct gr_hist_key){ 0 };
+    r->key[0] = op_src(GR_HS_TID, 0, 0); r->val[0] = op_src(GR_HS_TID, 0, 0);
+    r->hflags = GR_HIST_F_START2; r->start2_event_id = htole16(7))
+MUT(m_start2_same, r->hflags = GR_HIST_F_START2;
+    r->start2_event_id = r->event_id)
+MUT(m_start2_out, r->hflags = GR_HIST_F_START2;
+    r->start2_event_id = htole16(T_EVENTS))
+MUT(m_start2_match, r->hflags = GR_HIST_F_START2;
+    r->match[0] = op_field(4, 4, 0, GR_HT_NONE, 0);
+    r->start2_event_id = htole16(T_EV_VAR))
 MUT(m_rsvd1, r->reserved1 = htole64(1))
 MUT(m_key_rsvd, r->key[0].reserved = htole16(1))
 MUT(m_key_flags, r->key[0].flags = 0x80)
@@ -701,6 +724,16 @@ static const struct refusal refusals[] = {
 	{ "entries_log2 high", m_elog2_hi, GR_HIST_E_SIZE, 0, 0 },
 	{ "maps larger than the slot", m_elog2_big, GR_HIST_E_SIZE, 0, 0 },
 	{ "reserved0", m_rsvd0, GR_HIST_E_RESERVED, 0, 0 },
+	{ "unknown hflags", m_hflags, GR_HIST_E_RESERVED, 0, 0 },
+	{ "second start without its flag", m_start2_noflag,
+	  GR_HIST_E_RESERVED, 0, 0 },
+	{ "second start of a plain request", m_start2_plain,
+	  GR_HIST_E_KIND, 0, 0 },
+	{ "second start equal to the first", m_start2_same,
+	  GR_HIST_E_KIND, 0, 0 },
+	{ "second start out of range", m_start2_out, GR_HIST_E_EVENT, 2, 0 },
+	{ "match outside the second start", m_start2_match,
+	  GR_HIST_E_MATCH, 0, 0 },
 	{ "reserved1", m_rsvd1, GR_HIST_E_RESERVED, 0, 0 },
 	{ "operand reserved", m_key_rsvd, GR_HIST_E_RESERVED, 0, 0 },
 	{ "operand flag", m_key_flags, GR_HIST_E_RESERVED, 0, 0 },
