@@ -19,6 +19,7 @@
  * test on the rest of the input as a payload, and out again.
  */
 #include "fuzz.h"
+#include "fuzz_views.h"
 #include "filter.h"
 #include "gr_filter.h"
 
@@ -82,30 +83,6 @@ static void fuzz_slot(const uint8_t *data, size_t size)
 	run(&p, data, size, b.max);
 }
 
-static void switch_view(struct gr_event_view *ev)
-{
-	static const char *const names[] = {
-		"prev_comm", "prev_tid", "prev_prio", "prev_state",
-		"next_comm", "next_tid", "next_prio",
-	};
-	static const uint16_t off[] = { 0, 16, 20, 24, 32, 48, 52 };
-	static const uint16_t sz[] = { 16, 4, 4, 8, 16, 4, 4 };
-	unsigned int i;
-
-	memset(ev, 0, sizeof(*ev));
-	strcpy(ev->name, "sched_switch");
-	ev->payload_size = 56;
-	ev->nr_fields = 7;
-	for (i = 0; i < 7; i++) {
-		strcpy(ev->fields[i].name, names[i]);
-		ev->fields[i].offset = off[i];
-		ev->fields[i].size = sz[i];
-		ev->fields[i].type = sz[i] == 16 ? GR_FIELD_CHARS :
-				     GR_FIELD_INTEGER;
-		ev->fields[i].flags = i == 3 ? GR_FIELD_F_SIGNED : 0;
-	}
-}
-
 static void fuzz_expr(const uint8_t *data, size_t size)
 {
 	struct gr_filter_bounds b = { 56, 56 };
@@ -123,7 +100,7 @@ static void fuzz_expr(const uint8_t *data, size_t size)
 	memcpy(text, data, size);
 	text[size] = '\0';
 	n = strlen(text);
-	switch_view(&ev);
+	fuzz_switch_view(&ev);
 	memset(&fe, 0, sizeof(fe));
 	if (gr_fx_build(text, &ev, &slot, &fe)) {
 		if (!fe.msg[0] || fe.pos > n + 1 || !fe.len)

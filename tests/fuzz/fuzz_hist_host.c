@@ -20,37 +20,13 @@
  * inside the text.
  */
 #include "fuzz.h"
+#include "fuzz_views.h"
 #include "agent.h"
 #include "expo.h"
 #include "hist.h"
 #include "hist_map.h"
 #include "hist_out.h"
 #include "out.h"
-
-static void switch_view(struct gr_event_view *ev)
-{
-	static const char *const names[] = {
-		"prev_comm", "prev_tid", "prev_prio", "prev_state",
-		"next_comm", "next_tid", "next_prio",
-	};
-	static const uint16_t off[] = { 0, 16, 20, 24, 32, 48, 52 };
-	static const uint16_t sz[] = { 16, 4, 4, 8, 16, 4, 4 };
-	unsigned int i;
-
-	memset(ev, 0, sizeof(*ev));
-	strcpy(ev->name, "sched_switch");
-	strcpy(ev->system, "sched");
-	ev->payload_size = 56;
-	ev->nr_fields = 7;
-	for (i = 0; i < 7; i++) {
-		strcpy(ev->fields[i].name, names[i]);
-		ev->fields[i].offset = off[i];
-		ev->fields[i].size = sz[i];
-		ev->fields[i].type = sz[i] == 16 ? GR_FIELD_CHARS :
-				     GR_FIELD_INTEGER;
-		ev->fields[i].flags = i == 3 ? GR_FIELD_F_SIGNED : 0;
-	}
-}
 
 /* the latency presets' events: sched_wakeup (id 1) -> sched_switch (0) */
 static void wakeup_view(struct gr_event_view *ev)
@@ -113,7 +89,7 @@ static void fuzz_text(const uint8_t *data, size_t size)
 	memcpy(text, data, size);
 	text[size] = '\0';
 	n = strlen(text);
-	switch_view(&ev);
+	fuzz_switch_view(&ev);
 	memset(&fe, 0, sizeof(fe));
 	if (gr_hist_parse(text, NULL, &ev, 10, &spec, &fe)) {
 		if (!fe.msg[0] || fe.pos > n + 1)
@@ -189,7 +165,7 @@ static void fuzz_maps(const uint8_t *data, size_t size)
 		return;
 	if (GR_HIST_MIN_ENTRIES_LOG2 + geo[2] % 8 < (unsigned int)log2)
 		log2 = GR_HIST_MIN_ENTRIES_LOG2 + geo[2] % 8;
-	switch_view(&ev[0]);
+	fuzz_switch_view(&ev[0]);
 	wakeup_view(&ev[1]);
 	if (geo[1] >> 1 & 3) {
 		if (gr_hist_parse(plain_reqs[(geo[1] >> 1 & 3) - 1], NULL,
