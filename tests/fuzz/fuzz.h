@@ -31,6 +31,18 @@ static inline int fuzz_take(const uint8_t **d, size_t *left, void *out,
 	return 0;
 }
 
+/* the input as a C string (cut at its first NUL), malloc'd, or NULL */
+static inline char *fuzz_cstr(const uint8_t *d, size_t n)
+{
+	char *s = malloc(n + 1);
+
+	if (s) {
+		memcpy(s, d, n);
+		s[n] = '\0';
+	}
+	return s;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #endif /* GR_FUZZ_H */

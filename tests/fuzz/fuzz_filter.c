@@ -94,11 +94,9 @@ static void fuzz_expr(const uint8_t *data, size_t size)
 	char *text;
 	size_t n;
 
-	text = malloc(size + 1);
+	text = fuzz_cstr(data, size);
 	if (!text)
 		return;
-	memcpy(text, data, size);
-	text[size] = '\0';
 	n = strlen(text);
 	fuzz_switch_view(&ev);
 	memset(&fe, 0, sizeof(fe));

@@ -83,11 +83,9 @@ static void fuzz_text(const uint8_t *data, size_t size)
 	struct gr_vm_hist_out o;
 	size_t n;
 
-	text = malloc(size + 1);
+	text = fuzz_cstr(data, size);
 	if (!text)
 		return;
-	memcpy(text, data, size);
-	text[size] = '\0';
 	n = strlen(text);
 	fuzz_switch_view(&ev);
 	memset(&fe, 0, sizeof(fe));
