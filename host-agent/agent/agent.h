@@ -28,6 +28,9 @@
 #define GR_VERSION		"1.0"	/* of the agent and CLI */
 #define GR_VM_NAME_MAX		64	/* bytes incl. NUL */
 #define GR_DEFAULT_SHM_SIZE	(16ULL << 20)
+/* client channels a session's status names: 16 entries, 48 names gone */
+#define GR_CLIENT_GONE		48
+#define GR_CLIENT_INFO_MAX	(GR_CLIENT_MAX + GR_CLIENT_GONE)
 #define GR_DEFAULT_RUN_DIR	"/run/guestrelay"
 #define GR_DEFAULT_STORE_DIR	"/var/lib/guestrelay"
 #define GR_CTL_SOCK_NAME	"agent.sock"
@@ -345,7 +348,11 @@ struct gr_vm_info {
 	} follow;
 	struct gr_vm_ship ship;
 	struct gr_vcpus vcpus;		/* QEMU's vCPU threads (vcpu.c) */
-	/* client channels (spec 16): the host's counts, the guest's losses */
+	/*
+	 * client channels (spec 16) of the session, one per name (a name
+	 * published again adds to its counts, as its files are appended
+	 * to): the host's counts, the guest's losses
+	 */
 	struct gr_client_info {
 		char name[GR_NAME_LEN];	/* "" = unused entry */
 		const char *state;	/* published, withdrawn */
@@ -358,7 +365,8 @@ struct gr_vm_info {
 		uint64_t write_errors;
 		uint64_t lost_full, lost_too_big, lost_nested, overwritten;
 		uint64_t lost_back;	/* guest counters that went back */
-	} channels[GR_CLIENT_MAX];
+	} channels[GR_CLIENT_INFO_MAX];
+	uint64_t client_untracked;	/* withdrawn channels past the table */
 	uint64_t client_bad_area;	/* client areas refused (D1) */
 	uint64_t client_bad_entries;	/* directory entries refused (D2) */
 	/* running latency tables (spec 17), filled by vm_hist_latency() */

@@ -270,6 +270,42 @@ static void refuse(struct gr_vm *vm, unsigned int e, uint64_t gen,
 	       cl->why);
 }
 
+/*
+ * Entry @c (withdrawn) is about to be reused: its counts stay in the
+ * session's status, added to those of its name in cl->gone
+ */
+static void keep_counts(struct gr_clients *cl, const struct gr_cchan *c)
+{
+	struct gr_cchan *g = NULL;
+	unsigned int i, k;
+
+	if (c->state != GR_CCHAN_CLOSED)
+		return;
+	for (i = 0; i < GR_CLIENT_GONE && !g; i++)
+		if (cl->gone[i].state && !strcmp(cl->gone[i].name, c->name))
+			g = &cl->gone[i];
+	for (i = 0; i < GR_CLIENT_GONE && !g; i++)
+		if (!cl->gone[i].state) {
+			g = &cl->gone[i];
+			memcpy(g->name, c->name, sizeof(g->name));
+			g->state = GR_CCHAN_CLOSED;
+			g->flags = c->flags;
+			g->nr_rings = c->nr_rings;
+		}
+	if (!g) {
+		cl->untracked++;
+		return;
+	}
+	g->bytes += c->bytes;
+	g->subbufs += c->subbufs;
+	g->invalid += c->invalid;
+	g->skipped += c->skipped;
+	g->write_errors += c->write_errors;
+	for (k = 0; k < 4; k++)
+		g->lost[k] += c->lost[k];
+	g->lost_back += c->lost_back;
+}
+
 /* A new even gen of entry @e: copy, check, open (spec 16.3, D2) */
 static void discover(struct gr_vm *vm, unsigned int e, uint64_t gen)
 {
@@ -316,7 +352,7 @@ static void discover(struct gr_vm *vm, unsigned int e, uint64_t gen)
 		refuse(vm, e, gen, tmp.name, strerror(-ret));
 		return;
 	}
-	close_chan(c);
+	keep_counts(&vm->cl, c);
 	*c = tmp;
 	syslog(LOG_INFO, "%s: client channel %s: %u rings of %u x %u bytes%s",
 	       vm->opts.name, c->name, c->nr_rings, c->n_subbufs,
@@ -556,6 +592,8 @@ void clients_open(struct gr_vm *vm)
 
 	clients_close(vm);
 	memset(cl->ch, 0, sizeof(cl->ch));
+	memset(cl->gone, 0, sizeof(cl->gone));
+	cl->untracked = 0;
 	memset(cl->rejected_gen, 0, sizeof(cl->rejected_gen));
 	cl->usable = false;
 	if (!(vm->view.features & GR_F_CLIENT))

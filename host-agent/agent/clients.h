@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "agent.h"
 #include "guestrelay_abi.h"
 
 struct gr_vm;
@@ -77,6 +78,9 @@ struct gr_cchan {
  * @area_off: client_offset, checked
  * @area_size: client_size, checked
  * @ch: one per directory entry
+ * @gone: the counts of withdrawn channels whose entry was reused, one per
+ *	name (no rings), so that the session's status keeps them
+ * @untracked: withdrawn channels whose counts found no room in @gone
  * @rejected_gen: per entry, the gen last rejected (counted once)
  * @bad_area: client areas refused (D1)
  * @bad_entries: entries refused (D2)
@@ -86,6 +90,8 @@ struct gr_clients {
 	bool usable;
 	uint64_t area_off, area_size;
 	struct gr_cchan ch[GR_CLIENT_MAX];
+	struct gr_cchan gone[GR_CLIENT_GONE];
+	uint64_t untracked;
 	uint64_t rejected_gen[GR_CLIENT_MAX];
 	uint64_t bad_area, bad_entries;
 	char why[160];

@@ -84,35 +84,56 @@ void vm_get_stats(const struct gr_vm *vm, struct gr_vm_stats *st)
 	}
 }
 
-/* The client channels of the session (clients.c's state) */
+/* Add @c's counts to @o, the status of its name */
+static void add_client_info(struct gr_client_info *o, const struct gr_cchan *c)
+{
+	if (!o->name[0]) {
+		memcpy(o->name, c->name, sizeof(o->name));
+		o->klog = !!(c->flags & GR_CLIENT_KLOG);
+		o->rings = c->nr_rings;
+		o->state = "withdrawn";
+	}
+	if (c->state == GR_CCHAN_OPEN)
+		o->state = "published";
+	o->bytes += c->bytes;
+	o->subbufs += c->subbufs;
+	o->invalid += c->invalid;
+	o->skipped += c->skipped;
+	o->write_errors += c->write_errors;
+	o->lost_full += c->lost[0];
+	o->lost_too_big += c->lost[1];
+	o->lost_nested += c->lost[2];
+	o->overwritten += c->lost[3];
+	o->lost_back += c->lost_back;
+}
+
+/*
+ * The client channels of the session (clients.c's state), one per name:
+ * the directory entries and the counts kept of those withdrawn and reused
+ */
 static void clients_info(const struct gr_vm *vm, struct gr_vm_info *info)
 {
-	const struct gr_cchan *c;
+	const struct gr_cchan *all[GR_CLIENT_INFO_MAX], *c;
 	struct gr_client_info *o;
-	unsigned int e;
+	unsigned int e, i, n = 0;
 
 	info->client_bad_area = vm->cl.bad_area;
 	info->client_bad_entries = vm->cl.bad_entries;
-	for (e = 0; e < GR_CLIENT_MAX; e++) {
-		c = &vm->cl.ch[e];
-		o = &info->channels[e];
+	info->client_untracked = vm->cl.untracked;
+	for (e = 0; e < GR_CLIENT_GONE; e++)
+		all[n++] = &vm->cl.gone[e];
+	for (e = 0; e < GR_CLIENT_MAX; e++)
+		all[n++] = &vm->cl.ch[e];
+	for (e = 0; e < n; e++) {
+		c = all[e];
 		if (c->state == GR_CCHAN_NONE)
 			continue;
-		memcpy(o->name, c->name, sizeof(o->name));
-		o->state = c->state == GR_CCHAN_OPEN ? "published" :
-			   "withdrawn";
-		o->klog = !!(c->flags & GR_CLIENT_KLOG);
-		o->rings = c->nr_rings;
-		o->bytes = c->bytes;
-		o->subbufs = c->subbufs;
-		o->invalid = c->invalid;
-		o->skipped = c->skipped;
-		o->write_errors = c->write_errors;
-		o->lost_full = c->lost[0];
-		o->lost_too_big = c->lost[1];
-		o->lost_nested = c->lost[2];
-		o->overwritten = c->lost[3];
-		o->lost_back = c->lost_back;
+		for (i = 0; i < GR_CLIENT_INFO_MAX; i++) {
+			o = &info->channels[i];
+			if (!o->name[0] || !strcmp(o->name, c->name))
+				break;
+		}
+		add_client_info(o, c);
 	}
 }
 

@@ -259,7 +259,7 @@ static void put_channels(FILE *f, const struct gr_vm_info *in)
 	const struct gr_client_info *c;
 	unsigned int e;
 
-	for (e = 0; e < GR_CLIENT_MAX; e++) {
+	for (e = 0; e < GR_CLIENT_INFO_MAX; e++) {
 		c = &in->channels[e];
 		if (!c->name[0])
 			continue;
@@ -280,6 +280,11 @@ static void put_channels(FILE *f, const struct gr_vm_info *in)
 		fprintf(f, "refused: %" PRIu64 " client areas, %" PRIu64
 			" entries\n", in->client_bad_area,
 			in->client_bad_entries);
+	}
+	if (in->client_untracked) {
+		put_row(f, "channels");
+		fprintf(f, "%" PRIu64 " withdrawn past the %d names counted\n",
+			in->client_untracked, GR_CLIENT_INFO_MAX);
 	}
 }
 
@@ -343,7 +348,7 @@ static void put_channels_json(struct ctl_json *j, const struct gr_vm_info *in)
 	unsigned int e;
 
 	ctl_json_begin_array(j, "channels");
-	for (e = 0; e < GR_CLIENT_MAX; e++) {
+	for (e = 0; e < GR_CLIENT_INFO_MAX; e++) {
 		c = &in->channels[e];
 		if (!c->name[0])
 			continue;
@@ -365,6 +370,7 @@ static void put_channels_json(struct ctl_json *j, const struct gr_vm_info *in)
 		ctl_json_end_object(j);
 	}
 	ctl_json_end_array(j);
+	ctl_json_u64(j, "client_untracked", in->client_untracked);
 	ctl_json_u64(j, "client_bad_area", in->client_bad_area);
 	ctl_json_u64(j, "client_bad_entries", in->client_bad_entries);
 }

@@ -228,6 +228,52 @@ static void test_withdrawn_channel_drained_closed_then_acknowledged(void)
 	t_close(t);
 }
 
+/*
+ * An entry reused by another channel: the withdrawn one's counts are kept
+ * by name (status lists every channel of the session, the counts of a
+ * name published again adding up as its file does)
+ */
+static void test_reused_entry_keeps_counts_by_name(void)
+{
+	struct gr_avm *t = t_open();
+	struct gr_client_chan c;
+	uint8_t a[100] = { 1 };
+	const char *names[] = { "aa", "bb", "aa" };
+	uint64_t gen = 2, seq;
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		t_fill(&c, names[i], 0);
+		seq = le64toh(t_ring(t)->cons.consumed);
+		t_ring(t)->prod.produced = htole64(seq);
+		t_publish(t, 0, &c, gen);
+		clients_drain(&t->vm, false);
+		CU_ASSERT_EQUAL_FATAL(t->vm.cl.ch[0].state, GR_CCHAN_OPEN);
+		t_produce(t, seq, a, 10 * (i + 1));
+		clients_drain(&t->vm, false);
+		__atomic_store_n(&t_entry(t, 0)->gen, htole64(gen + 1),
+				 __ATOMIC_RELEASE);
+		clients_drain(&t->vm, false);
+		CU_ASSERT_EQUAL(t_ack(t, 0), gen + 1);
+		gen += 2;
+	}
+	/* entry 0 holds the last "aa" (30 bytes); "aa" 10 and "bb" 20 kept */
+	CU_ASSERT_STRING_EQUAL(t->vm.cl.ch[0].name, "aa");
+	CU_ASSERT_EQUAL(t->vm.cl.ch[0].bytes, 30);
+	CU_ASSERT_STRING_EQUAL(t->vm.cl.gone[0].name, "aa");
+	CU_ASSERT_EQUAL(t->vm.cl.gone[0].bytes, 10);
+	CU_ASSERT_EQUAL(t->vm.cl.gone[0].subbufs, 1);
+	CU_ASSERT_STRING_EQUAL(t->vm.cl.gone[1].name, "bb");
+	CU_ASSERT_EQUAL(t->vm.cl.gone[1].bytes, 20);
+	CU_ASSERT_EQUAL(t->vm.cl.gone[2].state, GR_CCHAN_NONE);
+	CU_ASSERT_EQUAL(t->vm.cl.untracked, 0);
+
+	/* a new session forgets them */
+	clients_open(&t->vm);
+	CU_ASSERT_EQUAL(t->vm.cl.gone[0].state, GR_CCHAN_NONE);
+	t_close(t);
+}
+
 /* One field of a valid entry spoiled: refused by D2 */
 struct t_bad {
 	const char *what;
@@ -527,6 +573,7 @@ static void test_layout_withdrawn_final_drain_stores_nothing(void)
 static const struct gr_test tests[] = {
 	GR_TEST(test_channel_stored_byte_for_byte_padding_left_out),
 	GR_TEST(test_withdrawn_channel_drained_closed_then_acknowledged),
+	GR_TEST(test_reused_entry_keeps_counts_by_name),
 	GR_TEST(test_hostile_entries_refused_counted_never_stored),
 	GR_TEST(test_second_channel_same_place_or_name_or_klog_refused),
 	GR_TEST(test_bad_client_area_ignores_every_entry),
