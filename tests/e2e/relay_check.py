@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""relay_check.py CONSOLE MSGS MSGS2 CHANNELS - check /gr/e2e-relay's
+"""relay_check.py CONSOLE MSGS MSGS2 CHANNELS MSGS5 STATUS_JSON - check /gr/e2e-relay's
 console lines and the client channels the host stored under CHANNELS
 (<session>/channels)
 
@@ -18,12 +18,19 @@ and compares sizes and sha256 with what the guest read, and that a second
 read returned nothing. load4 is published to the host (spec 16): the
 guest's open() of its relay file is refused and the host's
 grclient/grclient_<cpu> holds all MSGS messages of the CPU, byte for byte.
+load5 ("grloss", 4 x 4096, MSGS5 messages per CPU) was written while the
+agent was stopped: the host stored a whole prefix of each CPU's messages,
+and the rest are exactly the lost_full of its `status --json` entry
+(STATUS_JSON) and the client's own dropped count. load6 ("grunbind") was
+published while the agent was stopped, then the device unbound: its
+relay files in the guest hold every message, the host stored none.
 The klog channel, stored by the host as text (klog/klog_0.txt, "<guest
-timestamp> <text>"), must hold the client's lines of the four loads in
+timestamp> <text>"), must hold the client's lines of loads 1-5 in
 order, with non-decreasing timestamps.
 Prints "ok - ..." / "FAIL - ..." lines for take_checks (tests/e2e/lib.sh).
 """
 import hashlib
+import json
 import re
 import struct
 import sys
@@ -60,6 +67,93 @@ def cpus(spec):
 
 def check(ok, name, why=''):
     print(('ok - %s' % name) if ok else ('FAIL - %s: %s' % (name, why)))
+
+
+def prefix_of(data, c):
+    """How many of CPU c's messages data holds from message 0 on, or -1
+    if it holds anything else."""
+    k, off = 0, 0
+    while off < len(data):
+        m = msg(c, k)
+        if data[off:off + len(m)] != m:
+            return -1
+        off += len(m)
+        k += 1
+    return k
+
+
+def check_load5(log, online, chans, msgs5, status_path):
+    """load5: written while the agent was stopped; returns the client's
+    dropped count"""
+    check('GR: RELAY load5 ok' in log and 'GR: RELAY unload5 ok' in log,
+          'grloss (load5, agent stopped) loaded and unloaded')
+    m = re.search(r'GR: RELAY load5 (\d+) messages per CPU written, '
+                  r'(\d+) dropped', log)
+    dropped = int(m.group(2)) if m else -1
+    check(m is not None and int(m.group(1)) == msgs5,
+          'load5: the client says how many it dropped',
+          m.group(0) if m else 'no line')
+    kept = 0
+    for c in online:
+        try:
+            got = open('%s/grloss/grloss_%d' % (chans, c), 'rb').read()
+        except OSError:
+            got = b''
+        n = prefix_of(got, c)
+        check(0 < n < msgs5, 'load5 cpu %d: the host stored exactly the '
+              'first messages, whole (%d of %d)' % (c, n, msgs5),
+              '%d bytes are not a prefix of the messages' % len(got))
+        kept += max(n, 0)
+    try:
+        st = json.load(open(status_path))
+        st = st['vms'][0] if 'vms' in st else st
+        ch = [x for x in st['channels'] if x['name'] == 'grloss']
+    except (OSError, ValueError, KeyError, IndexError) as e:
+        ch = []
+        print('# status: %s' % e)
+    ch = ch[0] if ch else {}
+    lost = ch.get('lost_full', -1)
+    written = msgs5 * len(online)
+    check(lost > 0 and lost == dropped and kept + lost == written,
+          'load5: stored + lost_full = written exactly (%d + %d = %d), and '
+          'lost_full is what the client dropped' % (kept, lost, written),
+          'stored %d, lost_full %d, client dropped %d' % (kept, lost,
+                                                          dropped))
+    others = {k: ch.get(k, -1) for k in (
+        'lost_too_big', 'lost_nested', 'overwritten', 'lost_back',
+        'invalid', 'skipped', 'write_errors')}
+    check(all(v == 0 for v in others.values()),
+          'load5: no loss of another cause, nothing invalid', repr(others))
+    return dropped
+
+
+def check_load6(log, online, chans, msgs):
+    """load6: published while the agent was stopped, then unbound"""
+    check('GR: RELAY load6 ok' in log and 'GR: RELAY load6 unbound' in log
+          and 'GR: RELAY unload6 ok' in log,
+          'grunbind (load6) loaded, the device unbound, unloaded')
+    check('GR: RELAY load6 open' not in log,
+          'load6: the relay files open once the device is gone')
+    for c in online:
+        want = b''.join(msg(c, k) for k in range(msgs))
+        m = re.search(r'GR: RELAY load6 cpu %d bytes (\d+) sha256 (\w+) '
+                      r'again (\d+)' % c, log)
+        v = (int(m.group(1)), m.group(2), int(m.group(3))) if m else \
+            (-1, '', -1)
+        check(v[0] == len(want) and
+              v[1] == hashlib.sha256(want).hexdigest() and v[2] == 0,
+              'load6 cpu %d: back in guest memory at unbind, the relay '
+              'file holds every message (%d bytes)' % (c, len(want)),
+              m.group(0) if m else 'no line')
+    stored = 0
+    for c in online:
+        try:
+            stored += len(open('%s/grunbind/grunbind_%d' % (chans, c),
+                               'rb').read())
+        except OSError:
+            pass
+    check(stored == 0, 'load6: the stopped host stored none of it',
+          '%d bytes stored' % stored)
 
 
 def main():
@@ -136,12 +230,16 @@ def main():
         ts, _, text = line.partition(' ')
         recs.append((int(ts) if ts.isdigit() else -1, text))
     check(bool(recs), 'klog: the host stored %d text lines' % len(recs))
+    dropped = check_load5(log, online, chans, int(sys.argv[5]),
+                          sys.argv[6])
+    check_load6(log, online, chans, msgs)
     want = []
-    for n, count in ((64, msgs), (4, msgs2), (64, msgs), (64, msgs)):
+    for n, count, drop in ((64, msgs, 0), (4, msgs2, 0), (64, msgs, 0),
+                           (64, msgs, 0), (4, int(sys.argv[5]), dropped)):
         want.append('grclient: open, %d x 4096 bytes per buffer' % n)
         want.append(sorted('grclient: cpu %d wrote %d messages' %
                            (c, count) for c in online))
-        want.append('grclient: done, 0 dropped')
+        want.append('grclient: done, %d dropped' % drop)
     got = [r[1] for r in recs]
     flat, i = [], 0
     for w in want:
@@ -152,7 +250,7 @@ def main():
             flat.append(got[i] if i < len(got) else None)
             i += 1
     check(flat == want and i == len(got),
-          'klog: the client\'s lines of the four loads, in order', repr(got))
+          'klog: the client\'s lines of loads 1-5, in order', repr(got))
     ts = [r[0] for r in recs]
     check(all(t > 0 for t in ts) and ts == sorted(ts),
           'klog: every line has a guest timestamp, in order', repr(ts))

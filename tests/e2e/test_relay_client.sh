@@ -12,7 +12,9 @@
 # /sys/kernel/debug/guestrelay/grclient/grclient<cpu> (dd with 777-byte
 # reads; cat; the example reader grread with poll(), mmap(), read() and
 # sendfile()), then loads it a fourth time published to the host (spec
-# 16, GR_F_CLIENT) and flushes the klog channel, also published.
+# 16, GR_F_CLIENT), a fifth time while this test holds the agent stopped
+# (SIGSTOP), flushes the klog channel, also published, and a sixth time,
+# with the agent stopped, before it unbinds the device.
 # relay_check.py checks:
 #   - each relay file holds exactly the client's messages of that CPU,
 #     byte for byte, padding removed (overwrite: the newest 3 finished
@@ -29,13 +31,21 @@
 #     holds the client's lines of the four loads in order, each with a
 #     guest timestamp, non-decreasing;
 #   - the console has no WARNING:, BUG:, Oops or Call Trace.
-# Then `status --json` lists both channels with the bytes stored.
+#   - load5, written while the agent is held stopped (SIGSTOP): per CPU
+#     the host stored exactly the first messages, and the messages lost
+#     (status: lost_full) are exactly the rest, as many as the client
+#     counted dropped;
+#   - load6, published while the agent is stopped, then the device
+#     unbound: the guest's relay files hold every message of each CPU
+#     (the rings came back into guest memory) and the host stored none;
+# Then `status --json` lists the channels with the bytes stored.
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 MSGS=500
 MSGS2=2000
+MSGS5=2000
 e2e_init
 [ -e "$GUEST_DIR/initrd.cpio.gz" ] &&
 	gzip -dc "$GUEST_DIR/initrd.cpio.gz" | cpio -t 2>/dev/null |
@@ -44,7 +54,20 @@ e2e_init
 start_agent
 vm=$(vm_name rc)
 boot_guest "$vm" --single-thread --run e2e-relay \
-	--append "gr.modargs=klog=1 gr.msgs=$MSGS gr.msgs2=$MSGS2"
+	--append "gr.modargs=klog=1 gr.msgs=$MSGS gr.msgs2=$MSGS2 gr.msgs5=$MSGS5"
+# the host stopped on purpose twice (load5, load6): SIGSTOP when the guest
+# says stop-hostN, SIGCONT at resume-hostN (or when the guest is gone)
+t_defer "kill -CONT $AGENT_PID 2>/dev/null"
+for n in 1 2; do
+	if wait_console "$vm" "GR: RELAY stop-host$n" 240; then
+		kill -STOP "$AGENT_PID"
+		wait_console "$vm" "GR: RELAY resume-host$n" 120 ||
+			fail "the guest said resume-host$n" "not within 120 s"
+		kill -CONT "$AGENT_PID"
+	else
+		fail "the guest said stop-host$n" "not within 240 s"
+	fi
+done
 guest_ran "$vm" e2e-relay
 check_console "$vm"
 log=$(console "$vm")
@@ -52,22 +75,23 @@ chans=""
 for d in "$STORE/$vm"/*/channels; do
 	[ -d "$d" ] && chans=$d && break
 done
+gr status --json "$vm" >"$tmp/status.json" 2>&1
 python3 "$(dirname "$0")/relay_check.py" "$log" "$MSGS" "$MSGS2" \
-	"${chans:-$STORE/$vm/none}" >"$tmp/relay_check.out" 2>&1
+	"${chans:-$STORE/$vm/none}" "$MSGS5" "$tmp/status.json" \
+	>"$tmp/relay_check.out" 2>&1
 take_checks "$tmp/relay_check.out" $? "relay_check.py"
 
 # status lists each channel with the bytes it stored
 listed=$(json_get "$vm" \
 	'sorted("%s:%d" % (c["name"], c["bytes"]) for c in v["channels"])')
 want=""
-for f in "$chans"/grclient/grclient_* "$chans"/klog/klog_0.txt; do
-	[ -e "$f" ] || continue
-	case $f in
-	*grclient_*) gsum=$(( ${gsum:-0} + $(stat -c %s "$f") )) ;;
-	*) ksum=$(stat -c %s "$f") ;;
-	esac
+for c in grclient grloss klog; do
+	sum=0
+	for f in "$chans/$c/${c}"_*; do
+		[ -e "$f" ] && sum=$((sum + $(stat -c %s "$f")))
+	done
+	want="$want${want:+,}$c:$sum"
 done
-want="grclient:${gsum:-0},klog:${ksum:-0}"
 [ "$listed" = "$want" ] &&
 	ok "status --json lists the channels with their stored bytes" ||
 	fail "status --json lists the channels with their stored bytes" \

@@ -4,14 +4,14 @@
  *
  * What a driver does to stream its own debug data through guestrelay
  * (include/guestrelay/relay.h), as relay-apps' examples did for kernel
- * relay: at load it opens the channel "grclient" (per-CPU, or global with
- * global=1; overwrite mode with overwrite=1), writes @msgs messages from
+ * relay: at load it opens the channel @name, "grclient" by default
+ * (per-CPU, or global with global=1; overwrite mode with overwrite=1), writes @msgs messages from
  * every online CPU with gr_relay_write(), logs one klog line per CPU
  * with gr_klog() and flushes. While the host reads client channels
  * (GR_F_CLIENT) the channel is published to it and stored under the VM's
- * session as channels/grclient/grclient_<cpu>; otherwise, or with
+ * session as channels/<name>/<name>_<cpu>; otherwise, or with
  * guest_read=1, readers find the messages in
- * /sys/kernel/debug/guestrelay/grclient/grclient<cpu>.
+ * /sys/kernel/debug/guestrelay/<name>/<name><cpu>.
  *
  * Message k of CPU c (the tests check every byte): a 12-byte head
  * {u32 magic 0x6772636c, u32 cpu c, u32 seq k}, little-endian, then
@@ -30,6 +30,9 @@
 #define GRCLIENT_MAGIC	0x6772636c
 #define GRCLIENT_MAX	(12 + 60)
 
+static char *name = "grclient";
+module_param(name, charp, 0444);
+MODULE_PARM_DESC(name, "the channel's name ([a-z0-9_], a letter first)");
 static unsigned int msgs = 1000;
 module_param(msgs, uint, 0444);
 MODULE_PARM_DESC(msgs, "messages written by each CPU at load");
@@ -108,7 +111,7 @@ static int __init grclient_init(void)
 			     (guest_read ? GR_RELAY_GUEST_READ : 0);
 	int ret;
 
-	grclient_chan = gr_relay_open("grclient", subbuf_size, n_subbufs,
+	grclient_chan = gr_relay_open(name, subbuf_size, n_subbufs,
 				      flags, NULL, NULL);
 	if (!grclient_chan)
 		return -EINVAL;
