@@ -20,6 +20,7 @@
 
 #include "gr_relay_client.h"
 #include "guestrelay/relay.h"
+#include "guestrelay/relay_file.h"
 #ifdef __KERNEL__
 #include <linux/irq_work.h>
 #include <linux/mutex.h>
@@ -112,6 +113,9 @@ typedef int (*gr_rcopy_fn)(void *ctx, const void *src, size_t len);
 ssize_t gr_rchan_read(struct gr_rchan *rc, u32 ring, size_t count,
 		      gr_rcopy_fn copy, void *ctx);
 bool gr_rchan_readable(struct gr_rchan *rc, u32 ring);
+int gr_rchan_get_subbuf(struct gr_rchan *rc, u32 ring,
+			struct gr_relay_subbuf *sb);
+int gr_rchan_put_subbuf(struct gr_rchan *rc, u32 ring, u64 seq);
 int gr_rchan_flush_user(struct gr_rchan *rc);
 u8 *gr_rchan_ring_data(struct gr_rchan *rc, u32 ring);
 size_t gr_rchan_ring_size(struct gr_rchan *rc);

@@ -566,6 +566,38 @@ static void gr_rchan_skip_lost(struct gr_rchan *rc, u32 ring, u64 p)
 	}
 }
 
+/*
+ * The reader's next finished sub-buffer: its slot and bytes (at most a
+ * sub-buffer), or -EAGAIN. In overwrite mode sub-buffers restarted before
+ * they were read are skipped and counted in the reader's lost.
+ * Context: the channel's cons_lock held.
+ */
+static int gr_rchan_next(struct gr_rchan *rc, u32 ring, u32 *slot, u32 *bytes)
+{
+	struct gr_rreader *rd = &rc->readers[ring];
+	struct gr_subbuf_rec *rec;
+	u64 p, seq;
+
+	for (;;) {
+		p = gr_rchan_produced(rc, ring);
+		if (p == rd->consumed)
+			return -EAGAIN;
+		gr_rchan_skip_lost(rc, ring, p);
+		*slot = gr_subbuf_slot(rd->consumed, rc->lay.n_subbufs);
+		rec = gr_rchan_rec(rc, ring, *slot);
+		/* Pairs (spec 10 #5) with the writer's release of rec.seq */
+		seq = le64_to_cpu(smp_load_acquire(&rec->seq));
+		if (seq == rd->consumed)
+			break;
+		/* restarted since produced was read (overwrite) */
+		rd->lost++;
+		gr_rchan_store_consumed(rc, ring, rd->consumed + 1);
+	}
+	*bytes = min_t(u32, le32_to_cpu(READ_ONCE(rec->bytes)),
+		       rc->lay.subbuf_size);
+	return 0;
+}
+
 /**
  * gr_rchan_read() - read a ring's finished bytes, padding removed
  * @rc: the channel
@@ -587,34 +619,17 @@ static void gr_rchan_skip_lost(struct gr_rchan *rc, u32 ring, u64 p)
 ssize_t gr_rchan_read(struct gr_rchan *rc, u32 ring, size_t count,
 		      gr_rcopy_fn copy, void *ctx)
 {
-	u32 n = rc->lay.n_subbufs, size = rc->lay.subbuf_size;
+	u32 size = rc->lay.subbuf_size;
 	struct gr_rreader *rd;
-	struct gr_subbuf_rec *rec;
 	size_t done = 0, len;
 	u32 slot, bytes;
-	u64 p, seq;
 	int ret = 0;
 
 	if (ring >= rc->lay.nr_rings)
 		return -EINVAL;
 	rd = &rc->readers[ring];
 	mutex_lock(&rc->cons_lock);
-	while (done < count) {
-		p = gr_rchan_produced(rc, ring);
-		if (p == rd->consumed)
-			break;
-		gr_rchan_skip_lost(rc, ring, p);
-		slot = gr_subbuf_slot(rd->consumed, n);
-		rec = gr_rchan_rec(rc, ring, slot);
-		/* Pairs (spec 10 #5) with the writer's release of rec.seq */
-		seq = le64_to_cpu(smp_load_acquire(&rec->seq));
-		if (seq != rd->consumed) {
-			/* restarted since produced was read (overwrite) */
-			rd->lost++;
-			gr_rchan_store_consumed(rc, ring, rd->consumed + 1);
-			continue;
-		}
-		bytes = min_t(u32, le32_to_cpu(READ_ONCE(rec->bytes)), size);
+	while (done < count && !gr_rchan_next(rc, ring, &slot, &bytes)) {
 		len = min_t(size_t, bytes - min_t(size_t, rd->read_off, bytes),
 			    count - done);
 		if (len) {
@@ -630,6 +645,87 @@ ssize_t gr_rchan_read(struct gr_rchan *rc, u32 ring, size_t count,
 	}
 	mutex_unlock(&rc->cons_lock);
 	return done ? (ssize_t)done : ret;
+}
+
+/**
+ * gr_rchan_get_subbuf() - the oldest finished sub-buffer not consumed, for
+ *	a reader of the mapping (GR_RELAY_GET_SUBBUF)
+ * @rc: the channel
+ * @ring: ring index
+ * @sb: receives its number, place and unread bytes, and the reader's lost
+ *
+ * As gr_rchan_read() finds it (gr_rchan_next()).
+ *
+ * Context: process context.
+ * Return: 0, -EAGAIN if no finished sub-buffer waits, -EINVAL for a bad
+ * @ring.
+ */
+int gr_rchan_get_subbuf(struct gr_rchan *rc, u32 ring,
+			struct gr_relay_subbuf *sb)
+{
+	struct gr_rreader *rd;
+	u32 slot, bytes, off;
+	int ret;
+
+	if (ring >= rc->lay.nr_rings)
+		return -EINVAL;
+	rd = &rc->readers[ring];
+	mutex_lock(&rc->cons_lock);
+	ret = gr_rchan_next(rc, ring, &slot, &bytes);
+	if (!ret) {
+		off = min_t(u32, rd->read_off, bytes);
+		sb->seq = rd->consumed;
+		sb->lost = rd->lost;
+		sb->offset = slot * rc->lay.subbuf_size + off;
+		sb->bytes = bytes - off;
+	}
+	mutex_unlock(&rc->cons_lock);
+	return ret;
+}
+
+/**
+ * gr_rchan_put_subbuf() - a reader of the mapping is done with a
+ *	sub-buffer (GR_RELAY_PUT_SUBBUF)
+ * @rc: the channel
+ * @ring: ring index
+ * @seq: the number gr_rchan_get_subbuf() gave
+ *
+ * Consumes it. The flight-recorder check of the host (spec G12): a writer
+ * marks a sub-buffer BUSY before it changes any byte of it, so if its
+ * commit record still holds @seq after the reader's copy, the copy is
+ * whole.
+ *
+ * Context: process context.
+ * Return: 0; -ESTALE if a writer restarted it meanwhile (overwrite mode:
+ * the copy may be torn; counted in the reader's lost); -EINVAL if @seq
+ * is not the sub-buffer to consume or @ring is bad.
+ */
+int gr_rchan_put_subbuf(struct gr_rchan *rc, u32 ring, u64 seq)
+{
+	struct gr_rreader *rd;
+	struct gr_subbuf_rec *rec;
+	int ret = 0;
+
+	if (ring >= rc->lay.nr_rings)
+		return -EINVAL;
+	rd = &rc->readers[ring];
+	mutex_lock(&rc->cons_lock);
+	if (seq != rd->consumed ||
+	    gr_rchan_produced(rc, ring) == rd->consumed) {
+		ret = -EINVAL;
+		goto out;
+	}
+	rec = gr_rchan_rec(rc, ring, gr_subbuf_slot(seq, rc->lay.n_subbufs));
+	/* the reader's copy, then rec.seq again (pairs with G12's smp_wmb) */
+	smp_rmb();
+	if (le64_to_cpu(READ_ONCE(rec->seq)) != seq) {
+		rd->lost++;
+		ret = -ESTALE;
+	}
+	gr_rchan_store_consumed(rc, ring, seq + 1);
+out:
+	mutex_unlock(&rc->cons_lock);
+	return ret;
 }
 
 /**

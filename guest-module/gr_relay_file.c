@@ -7,7 +7,9 @@
  * /sys/kernel/debug/guestrelay/<channel>/<channel><cpu>, with read()
  * (consumes, padding removed), poll() (readable at sub-buffer
  * boundaries), mmap() of the ring's sub-buffers (read-only, the whole
- * ring, as relay maps it) and splice()/sendfile(); a write to
+ * ring, as relay maps it) with the ioctls of guestrelay/relay_file.h
+ * (which sub-buffer to read, and done with it) and splice()/sendfile();
+ * a write to
  * <channel>/flush finishes the partly filled sub-buffers (gr_relay_flush()),
  * for readers who want them before the client flushes. Files are debugfs
  * "unsafe" files holding a reference to their channel: a reader keeps
@@ -26,6 +28,7 @@
 #include <linux/module.h>
 #include <linux/poll.h>
 #include <linux/splice.h>
+#include <linux/uaccess.h>
 #include <linux/uio.h>
 
 #include "gr_rchan.h"
@@ -97,6 +100,30 @@ static __poll_t gr_rfile_poll(struct file *filp, poll_table *wait)
 						     0;
 }
 
+/* guestrelay/relay_file.h: the next sub-buffer of the mapping, and done */
+static long gr_rfile_ioctl(struct file *filp, unsigned int cmd,
+			   unsigned long arg)
+{
+	struct gr_rreader *rd = filp->private_data;
+	struct gr_relay_subbuf sb = {};
+	u64 seq;
+	int ret;
+
+	switch (cmd) {
+	case GR_RELAY_GET_SUBBUF:
+		ret = gr_rchan_get_subbuf(rd->rc, rd->ring, &sb);
+		if (!ret && copy_to_user((void __user *)arg, &sb, sizeof(sb)))
+			ret = -EFAULT;
+		return ret;
+	case GR_RELAY_PUT_SUBBUF:
+		if (copy_from_user(&seq, (void __user *)arg, sizeof(seq)))
+			return -EFAULT;
+		return gr_rchan_put_subbuf(rd->rc, rd->ring, seq);
+	default:
+		return -ENOTTY;
+	}
+}
+
 static struct gr_buf *gr_rfile_buf(struct gr_rreader *rd)
 {
 	struct gr_chan *chan = READ_ONCE(rd->rc->cl.chan);
@@ -148,6 +175,8 @@ static const struct file_operations gr_rfile_fops = {
 	.read_iter = gr_rfile_read_iter,
 	.poll = gr_rfile_poll,
 	.mmap = gr_rfile_mmap,
+	.unlocked_ioctl = gr_rfile_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
 	.splice_read = generic_file_splice_read,
 	.llseek = noop_llseek,
 };

@@ -41,7 +41,7 @@ if [ -n "$mod" ]; then
 	[ -e "$client" ] && inputs+=("$client") || client=""
 fi
 grread=$here/../guest-module/examples/grclient/grread.c
-inputs+=("$grread")
+inputs+=("$grread" "$here/../guest-module/include/guestrelay/relay_file.h")
 stale=0
 [ -s "$initrd" ] || stale=1
 for f in "${inputs[@]}"; do
@@ -70,7 +70,8 @@ done
 [ -n "$mod" ] && cp "$mod" "$root/lib/modules/guestrelay.ko"
 [ -n "$client" ] && cp "$client" "$root/lib/modules/grclient.ko"
 # the example's user side; a host without a static libc goes without it
-${CC:-cc} -static -O2 -o "$root/gr/grread" "$grread" 2>/dev/null ||
+${CC:-cc} -static -O2 -I"$here/../guest-module/include" -o "$root/gr/grread" \
+	"$grread" 2>/dev/null ||
 	echo "mkguest.sh: no static libc: the guest has no /gr/grread" >&2
 echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
 echo "root:x:0:" >"$root/etc/group"

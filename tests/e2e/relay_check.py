@@ -9,6 +9,8 @@ writes message k of CPU c as a 12-byte head {0x6772636c, c, k} and
 k % 61 pattern bytes (c * 7 + k + j) & 0xff. From that this script knows
 what every relay file must hold, byte for byte:
   load1 (no-overwrite, 64 x 4096): all MSGS messages of the CPU in order;
+  (CPU 0's file of load1 and load2 is read from its mapping, sub-buffer
+  by sub-buffer with GR_RELAY_GET_SUBBUF / PUT_SUBBUF, by grread mmap);
   load2 (overwrite, 4 x 4096): the newest 3 finished sub-buffers, the
   packing simulated as the relay core does it (a message that does not fit
   starts the next sub-buffer; the flush at load finishes the last one);
@@ -199,6 +201,13 @@ def main():
           'refused', 'ro %d rw-refused %d' % (v[1], v[2]))
     check(v[3] == 1, 'mmap(): the mapping shows what read() returned')
     check(v[5] == 0, 'poll(): not readable once read() consumed all')
+    maps = re.findall(r'GR: GRREAD mmap subbufs (\d+) bytes (\d+) '
+                      r'stale (\d+) lost (\d+) (\S+)', log)
+    check(len(maps) == 2 and all(x[4] == 'ok' and x[2] == '0'
+                                 for x in maps),
+          'mmap() with GR_RELAY_GET_SUBBUF/PUT_SUBBUF: CPU 0\'s file of '
+          'load1 and load2 read sub-buffer by sub-buffer from the mapping',
+          repr(maps))
     m = re.search(r'GR: GRREAD sendfile bytes (\d+) (\S+)', log)
     check(len(online) < 2 or (m and m.group(2) == 'ok'),
           'sendfile() copies a relay file', m.group(0) if m else 'no line')

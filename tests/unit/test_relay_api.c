@@ -323,20 +323,30 @@ static void test_no_overwrite_drops_when_full(void)
  * Overwrite: writes never fail; old sub-buffers are restarted unconsumed
  * (counted), and a reader gets the newest finished ones, whole.
  */
+/* A global channel of 4 x 4 KiB, @count messages of 1000 bytes i written */
+static struct gr_rchan *open_filled(const char *name, unsigned int flags,
+				    u32 count)
+{
+	struct gr_rchan *rc;
+	u8 m[1000];
+	u32 i;
+
+	rc = gr_relay_open(name, 4096, 4, GR_RELAY_GLOBAL | flags, NULL, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rc);
+	for (i = 0; i < count; i++) {
+		memset(m, (u8)i, sizeof(m));
+		CU_ASSERT_EQUAL(gr_relay_write(rc, m, sizeof(m)), 0);
+	}
+	return rc;
+}
+
 static void test_overwrite_keeps_newest(void)
 {
 	struct gr_rchan *rc;
 	struct sink s;
-	u8 m[1000];
 	u32 i, first;
 
-	rc = gr_relay_open("flight", 4096, 4,
-			   GR_RELAY_GLOBAL | GR_RELAY_OVERWRITE, NULL, NULL);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(rc);
-	for (i = 0; i < 40; i++) {
-		memset(m, (u8)i, sizeof(m));
-		CU_ASSERT_EQUAL(gr_relay_write(rc, m, sizeof(m)), 0);
-	}
+	rc = open_filled("flight", GR_RELAY_OVERWRITE, 40);
 	/* 40 messages, 4 per sub-buffer: 9 finished, the 10th being written */
 	CU_ASSERT_EQUAL(h_load(&ring_of(rc, 0)->prod.produced), 9);
 	CU_ASSERT_EQUAL(h_load(&ring_of(rc, 0)->prod.overwritten), 6);
@@ -351,6 +361,70 @@ static void test_overwrite_keeps_newest(void)
 		CU_ASSERT_EQUAL(s.buf[i * 1000 + 999], (u8)first);
 	}
 	free(s.buf);
+	gr_relay_close(rc);
+}
+
+/*
+ * A reader of the mapping (GR_RELAY_GET_SUBBUF / PUT_SUBBUF): the same
+ * bytes as read(), sub-buffer by sub-buffer, in both modes; in overwrite
+ * mode a sub-buffer restarted while it is copied fails PUT with -ESTALE
+ */
+static void test_mapping_reader_get_put(void)
+{
+	struct gr_relay_subbuf sb;
+	struct gr_rchan *rc;
+	u8 m[1000], *map;
+	u64 n = 0;
+	u32 i;
+
+	/* no-overwrite: 10 messages of 1000 bytes, 4 per sub-buffer */
+	rc = open_filled("mapped", 0, 0);
+	CU_ASSERT_EQUAL(gr_rchan_get_subbuf(rc, 0, &sb), -EAGAIN);
+	for (i = 0; i < 10; i++) {
+		memset(m, (u8)i, sizeof(m));
+		CU_ASSERT_EQUAL(gr_relay_write(rc, m, sizeof(m)), 0);
+	}
+	map = gr_rchan_ring_data(rc, 0);
+	/* PUT of another number than the next to consume */
+	CU_ASSERT_EQUAL(gr_rchan_put_subbuf(rc, 0, 1), -EINVAL);
+	CU_ASSERT_EQUAL(gr_rchan_put_subbuf(rc, 1, 0), -EINVAL);
+	CU_ASSERT_EQUAL(gr_rchan_get_subbuf(rc, 1, &sb), -EINVAL);
+	while (!gr_rchan_get_subbuf(rc, 0, &sb)) {
+		CU_ASSERT_EQUAL(sb.seq, n);
+		CU_ASSERT_EQUAL(sb.offset, (n % 4) * 4096);
+		CU_ASSERT_EQUAL(sb.bytes, 4000);
+		CU_ASSERT_EQUAL(map[sb.offset], (u8)(n * 4));
+		CU_ASSERT_EQUAL(map[sb.offset + 3999], (u8)(n * 4 + 3));
+		CU_ASSERT_EQUAL(gr_rchan_put_subbuf(rc, 0, sb.seq), 0);
+		n++;
+	}
+	CU_ASSERT_EQUAL(n, 2);		/* the third is being written */
+	CU_ASSERT_EQUAL(gr_rchan_put_subbuf(rc, 0, 2), -EINVAL);
+	gr_relay_flush(rc);
+	CU_ASSERT_EQUAL(gr_rchan_get_subbuf(rc, 0, &sb), 0);
+	CU_ASSERT_EQUAL(sb.bytes, 2000);
+	CU_ASSERT_EQUAL(gr_rchan_put_subbuf(rc, 0, sb.seq), 0);
+	CU_ASSERT_EQUAL(gr_rchan_readable(rc, 0), false);
+	gr_relay_close(rc);
+
+	/* overwrite: the newest 3 finished; one restarted while held */
+	rc = open_filled("mappedow", GR_RELAY_OVERWRITE, 40);
+	map = gr_rchan_ring_data(rc, 0);
+	CU_ASSERT_EQUAL_FATAL(gr_rchan_get_subbuf(rc, 0, &sb), 0);
+	CU_ASSERT_EQUAL(sb.seq, 6);
+	CU_ASSERT_EQUAL(sb.lost, 6);
+	CU_ASSERT_EQUAL(map[sb.offset], 24);
+	CU_ASSERT_EQUAL(gr_rchan_put_subbuf(rc, 0, sb.seq), 0);
+	CU_ASSERT_EQUAL_FATAL(gr_rchan_get_subbuf(rc, 0, &sb), 0);
+	CU_ASSERT_EQUAL(sb.seq, 7);
+	/* the writer laps the ring while number 7 is held */
+	for (i = 0; i < 12; i++)
+		CU_ASSERT_EQUAL(gr_relay_write(rc, m, sizeof(m)), 0);
+	CU_ASSERT_EQUAL(gr_rchan_put_subbuf(rc, 0, 7), -ESTALE);
+	CU_ASSERT_EQUAL(rc->readers[0].lost, 7);
+	CU_ASSERT_EQUAL_FATAL(gr_rchan_get_subbuf(rc, 0, &sb), 0);
+	CU_ASSERT_EQUAL(sb.seq, 9);
+	CU_ASSERT_EQUAL(sb.lost, 8);
 	gr_relay_close(rc);
 }
 
@@ -693,6 +767,7 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_stream_equals_writes_byte_for_byte),
 	GR_TEST(test_no_overwrite_drops_when_full),
 	GR_TEST(test_overwrite_keeps_newest),
+	GR_TEST(test_mapping_reader_get_put),
 	GR_TEST(test_subbuf_start_header_and_padding),
 	GR_TEST(test_reserve_sizes_and_errors),
 	GR_TEST(test_reset_discards_and_zeroes_counters),

@@ -9,6 +9,11 @@
  *                                (read-only; a writable map is refused),
  *                                then read() everything into OUT and
  *                                compare its start with the mapping
+ *   grread mmap FILE OUT SIZE    mmap() of the SIZE-byte buffer, each
+ *                                finished sub-buffer found with
+ *                                GR_RELAY_GET_SUBBUF, copied from the map
+ *                                and consumed with GR_RELAY_PUT_SUBBUF
+ *                                (kept if PUT says it was not overwritten)
  *   grread sendfile FILE OUT     sendfile() everything into OUT
  *   grread wait FILE SECONDS OUT drain FILE into OUT, poll() until a
  *                                sub-buffer is finished (a flush) or
@@ -23,10 +28,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <guestrelay/relay_file.h>
 
 static int open_or_die(const char *path, int flags)
 {
@@ -85,6 +93,54 @@ static int cmd_read(const char *file, const char *out_path, size_t size)
 	return !(ready && map != MAP_FAILED && refused && match && total > 0);
 }
 
+/*
+ * The mapping read with GR_RELAY_GET_SUBBUF / PUT_SUBBUF: each finished
+ * sub-buffer copied from the map, kept only if PUT says it was not
+ * overwritten meanwhile
+ */
+static int cmd_mmap(const char *file, const char *out_path, size_t size)
+{
+	int fd = open_or_die(file, O_RDONLY);
+	int out = open_or_die(out_path, O_WRONLY | O_CREAT | O_TRUNC);
+	unsigned char *map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	unsigned char *copy = malloc(size);
+	long subbufs = 0, stale = 0, total = 0, bad = 0;
+	struct gr_relay_subbuf sb = { 0 };
+
+	if (map == MAP_FAILED || !copy) {
+		printf("GR: GRREAD mmap %s: %s\n", file, strerror(errno));
+		return 1;
+	}
+	while (!ioctl(fd, GR_RELAY_GET_SUBBUF, &sb)) {
+		if (sb.offset > size || sb.bytes > size - sb.offset) {
+			bad++;
+			break;
+		}
+		memcpy(copy, map + sb.offset, sb.bytes);
+		if (ioctl(fd, GR_RELAY_PUT_SUBBUF, &sb.seq)) {
+			if (errno != ESTALE) {
+				bad++;
+				break;
+			}
+			stale++;
+			continue;
+		}
+		if (write(out, copy, sb.bytes) != (ssize_t)sb.bytes) {
+			bad++;
+			break;
+		}
+		subbufs++;
+		total += sb.bytes;
+	}
+	if (!bad && errno != EAGAIN)
+		bad++;
+	close(out);
+	printf("GR: GRREAD mmap subbufs %ld bytes %ld stale %ld lost %llu %s\n",
+	       subbufs, total, stale, (unsigned long long)sb.lost,
+	       bad ? "failed" : "ok");
+	return bad || !subbufs;
+}
+
 static int cmd_sendfile(const char *file, const char *out_path)
 {
 	int fd = open_or_die(file, O_RDONLY);
@@ -122,11 +178,13 @@ int main(int argc, char **argv)
 {
 	if (argc == 5 && !strcmp(argv[1], "read"))
 		return cmd_read(argv[2], argv[3], strtoul(argv[4], NULL, 0));
+	if (argc == 5 && !strcmp(argv[1], "mmap"))
+		return cmd_mmap(argv[2], argv[3], strtoul(argv[4], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "sendfile"))
 		return cmd_sendfile(argv[2], argv[3]);
 	if (argc == 5 && !strcmp(argv[1], "wait"))
 		return cmd_wait(argv[2], atoi(argv[3]), argv[4]);
 	fprintf(stderr, "usage: grread read FILE OUT SIZE | %s\n",
-		"sendfile FILE OUT | wait FILE SECONDS OUT");
+		"mmap FILE OUT SIZE | sendfile FILE OUT | wait FILE SECONDS OUT");
 	return 2;
 }
