@@ -207,9 +207,10 @@ static int open_dir(int dirfd, const char *name)
 }
 
 /*
- * The ring files of a checked channel, appended to: a channel published
- * again in the same session (the client module reloaded) continues them.
- * The names come from the checked name only (D3).
+ * The ring files of a checked channel, in the directory the session
+ * writes now (its chunk, if kept in chunks), appended to: a channel
+ * published again in the same session (the client module reloaded)
+ * continues them. The names come from the checked name only (D3).
  */
 static int open_files(struct gr_vm *vm, struct gr_cchan *c)
 {
@@ -218,9 +219,9 @@ static int open_files(struct gr_vm *vm, struct gr_cchan *c)
 	unsigned int r;
 	off_t end;
 
-	if (vm->sess.fd < 0)
+	if (rot_data_fd(vm) < 0)
 		return -EBADF;
-	top = open_dir(vm->sess.fd, "channels");
+	top = open_dir(rot_data_fd(vm), "channels");
 	if (top < 0)
 		return top;
 	dir = open_dir(top, c->name);
@@ -665,6 +666,39 @@ void clients_drain(struct gr_vm *vm, bool final)
 		if (c->state == GR_CCHAN_OPEN && c->gen == gen)
 			for (r = 0; r < c->nr_rings; r++)
 				drain_ring(vm, e, r, true);
+	}
+}
+
+/**
+ * clients_switch_files() - a rotation: the channels go on in the new chunk
+ * @vm: the VM, its next chunk open (rot_data_fd())
+ *
+ * Called between drain passes, so no write is in flight: every channel in
+ * use closes its files and opens them under the new chunk's channels/,
+ * as the trace's streams move (cons_switch_files()). A channel whose
+ * files cannot be opened stores nothing more (write_errors counts it).
+ */
+void clients_switch_files(struct gr_vm *vm)
+{
+	struct gr_cchan *c;
+	unsigned int e, r;
+	int ret;
+
+	for (e = 0; e < GR_CLIENT_MAX; e++) {
+		c = &vm->cl.ch[e];
+		if (c->state != GR_CCHAN_OPEN)
+			continue;
+		for (r = 0; r < c->nr_rings; r++) {
+			if (c->rings[r].fd >= 0)
+				close(c->rings[r].fd);
+			c->rings[r].fd = -1;
+		}
+		ret = open_files(vm, c);
+		if (ret) {
+			c->write_errors++;
+			syslog(LOG_ERR, "%s: client channel %s: no files in the new chunk: %s",
+			       vm->opts.name, c->name, strerror(-ret));
+		}
 	}
 }
 

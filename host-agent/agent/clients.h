@@ -99,6 +99,7 @@ struct gr_clients {
 
 void clients_open(struct gr_vm *vm);
 void clients_drain(struct gr_vm *vm, bool final);
+void clients_switch_files(struct gr_vm *vm);
 void clients_close(struct gr_vm *vm);
 int clients_check_entry(const struct gr_client_chan *e, uint32_t nr_cpus,
 			uint64_t area_off, uint64_t area_size,

@@ -265,7 +265,8 @@ int chunk_close_stale(int sess_fd, const char *keep, time_t end)
 static bool root_file(const char *name)
 {
 	return !strcmp(name, "metadata") || !strcmp(name, "index") ||
-	       !strncmp(name, "stream_", 7) || !strcmp(name, GR_CHUNK_INFO);
+	       !strncmp(name, "stream_", 7) || !strcmp(name, GR_CHUNK_INFO) ||
+	       !strcmp(name, "channels");
 }
 
 /**
@@ -278,7 +279,8 @@ static bool root_file(const char *name)
  * @out: receives "archives/BEGIN-END-0"
  * @len: size of @out
  *
- * The files move into archives/.root (.guestrelay last), which is then
+ * The files (and the client channels' directory) move into
+ * archives/.root (.guestrelay last), which is then
  * renamed archives/BEGIN-END-0. A call after a crash half way finishes
  * the move; with nothing to move it does nothing.
  *
@@ -397,7 +399,8 @@ int chunk_remove(int parent_fd, const char *name)
 		    O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	ret = remove_tree(fd, 1);	/* the chunk and its index/ */
+	/* the chunk, its index/ and channels/<name>/ */
+	ret = remove_tree(fd, GR_CHUNK_TREE_DEPTH);
 	if (!ret && unlinkat(parent_fd, name, AT_REMOVEDIR))
 		ret = -errno;
 	return ret;
@@ -473,7 +476,8 @@ static int add_closed(int sess_fd, bool bytes, struct gr_chunk_ref **refs,
 		r->session[0] = '\0';
 		strcpy(r->name, de->d_name);
 		r->id = id;
-		r->bytes = bytes ? chunk_tree_bytes(dirfd(d), de->d_name, 1) : 0;
+		r->bytes = bytes ? chunk_tree_bytes(dirfd(d), de->d_name,
+						    GR_CHUNK_TREE_DEPTH) : 0;
 	}
 	closedir(d);
 	return 0;

@@ -52,6 +52,8 @@ bool chunk_session_begin(const char *name, time_t *t);
 int chunk_list(int vm_fd, struct gr_chunk_ref **refs, size_t *n);
 int chunk_list_closed(int sess_fd, bool bytes, struct gr_chunk_ref **refs,
 		      size_t *n);
+/* the subdirectory levels of a chunk: index/, channels/<name>/ */
+#define GR_CHUNK_TREE_DEPTH	2
 uint64_t chunk_tree_bytes(int parent_fd, const char *name, unsigned int depth);
 
 #endif

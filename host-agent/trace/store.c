@@ -256,8 +256,12 @@ int store_usage(int vm_fd, uint64_t *bytes)
 			if (S_ISREG(st.st_mode))
 				sum += (uint64_t)st.st_size;
 			else if (S_ISDIR(st.st_mode) && fe->d_name[0] != '.')
-				/* index/, BEGIN-ID/, archives/BEGIN-END-ID/index/ */
-				sum += chunk_tree_bytes(sfd, fe->d_name, 2);
+				/*
+				 * index/, channels/, host/, BEGIN-ID/ and
+				 * archives/BEGIN-END-ID/ with their chunk trees
+				 */
+				sum += chunk_tree_bytes(sfd, fe->d_name,
+							GR_CHUNK_TREE_DEPTH + 1);
 		}
 		closedir(s);
 	}

@@ -38,6 +38,10 @@
 #   - load6, published while the agent is stopped, then the device
 #     unbound: the guest's relay files hold every message of each CPU
 #     (the rings came back into guest memory) and the host stored none;
+# Before load5 the test rotates the session (`guestrelay rotate`): the
+# channels' files go on in the new chunk, the first chunk is archived with
+# its channels, and the checks above read each channel's files of both
+# chunks concatenated.
 # Then `status --json` lists the channels with the bytes stored.
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -60,6 +64,9 @@ boot_guest "$vm" --single-thread --run e2e-relay \
 t_defer "kill -CONT $AGENT_PID 2>/dev/null"
 for n in 1 2; do
 	if wait_console "$vm" "GR: RELAY stop-host$n" 240; then
+		# the session goes into chunks: load5 is stored in the next one
+		[ "$n" = 1 ] && { gr rotate "$vm" >"$tmp/rotate.out" 2>&1 ||
+			fail "rotate $vm" "$(cat "$tmp/rotate.out")"; }
 		kill -STOP "$AGENT_PID"
 		wait_console "$vm" "GR: RELAY resume-host$n" 120 ||
 			fail "the guest said resume-host$n" "not within 120 s"
@@ -71,13 +78,38 @@ done
 guest_ran "$vm" e2e-relay
 check_console "$vm"
 log=$(console "$vm")
-chans=""
-for d in "$STORE/$vm"/*/channels; do
-	[ -d "$d" ] && chans=$d && break
-done
+# the session's chunks: the first (archived at the rotation) holds loads
+# 1-4, the active one load5; each channel's files concatenated in chunk
+# order are what the client wrote
+chans=$tmp/channels
+/usr/bin/python3 - "$STORE/$vm" "$chans" >"$tmp/chunks.out" 2>&1 <<'PY'
+import glob, os, sys
+store, out = sys.argv[1], sys.argv[2]
+dirs = []
+for d in glob.glob(store + '/*/archives/*/channels') + \
+        glob.glob(store + '/*/*/channels'):
+    chunk = os.path.basename(os.path.dirname(d))
+    if '/archives/' in d or chunk.count('-') == 1:
+        dirs.append((int(chunk.rsplit('-', 1)[1]), d))
+dirs.sort()
+print(' '.join('%d:%s' % (i, ','.join(sorted(os.listdir(d))))
+               for i, d in dirs))
+for _, d in dirs:
+    for name in sorted(os.listdir(d)):
+        os.makedirs(os.path.join(out, name), exist_ok=True)
+        for f in sorted(os.listdir(os.path.join(d, name))):
+            with open(os.path.join(out, name, f), 'ab') as o:
+                o.write(open(os.path.join(d, name, f), 'rb').read())
+PY
+chunks=$(cat "$tmp/chunks.out")
+# chunk 0: grclient (load4) and klog; chunk 1: grloss (load5) and klog
+[ "$chunks" = "0:grclient,klog 1:grloss,klog" ] &&
+	ok "the channels went on in the new chunk at the rotation" ||
+	fail "the channels went on in the new chunk at the rotation" \
+		"channels per chunk: $chunks"
 gr status --json "$vm" >"$tmp/status.json" 2>&1
 python3 "$(dirname "$0")/relay_check.py" "$log" "$MSGS" "$MSGS2" \
-	"${chans:-$STORE/$vm/none}" "$MSGS5" "$tmp/status.json" \
+	"$chans" "$MSGS5" "$tmp/status.json" \
 	>"$tmp/relay_check.out" 2>&1
 take_checks "$tmp/relay_check.out" $? "relay_check.py"
 

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "chunk.h"
 #include "gr_agent_vm.h"
 #include "gr_test.h"
 
@@ -272,6 +273,44 @@ static void test_reused_entry_keeps_counts_by_name(void)
 	clients_open(&t->vm);
 	CU_ASSERT_EQUAL(t->vm.cl.gone[0].state, GR_CCHAN_NONE);
 	t_close(t);
+}
+
+/* A file of @len bytes at @path under @dirfd */
+static void t_file(int dirfd, const char *path, size_t len)
+{
+	char buf[256] = { 0 };
+	int fd = openat(dirfd, path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT(len <= sizeof(buf) && write(fd, buf, len) == (ssize_t)len);
+	close(fd);
+}
+
+/*
+ * A closed chunk holding channels/<name>/ files: retention counts their
+ * bytes and deletes the chunk whole
+ */
+static void test_chunk_with_channels_counted_and_removed(void)
+{
+	char dir[] = "/tmp/test_clients_chunk.XXXXXX";
+	int fd;
+
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	fd = open(dir, O_RDONLY | O_DIRECTORY);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT(mkdirat(fd, "c", 0755) == 0);
+	CU_ASSERT(mkdirat(fd, "c/index", 0755) == 0);
+	CU_ASSERT(mkdirat(fd, "c/channels", 0755) == 0);
+	CU_ASSERT(mkdirat(fd, "c/channels/drv", 0755) == 0);
+	t_file(fd, "c/metadata", 10);
+	t_file(fd, "c/index/stream_0.idx", 20);
+	t_file(fd, "c/channels/drv/drv_0", 100);
+	t_file(fd, "c/channels/drv/drv_1", 200);
+	CU_ASSERT_EQUAL(chunk_tree_bytes(fd, "c", GR_CHUNK_TREE_DEPTH), 330);
+	CU_ASSERT_EQUAL(chunk_remove(fd, "c"), 0);
+	CU_ASSERT(faccessat(fd, "c", F_OK, 0) != 0);
+	close(fd);
+	CU_ASSERT(rmdir(dir) == 0);
 }
 
 /* One field of a valid entry spoiled: refused by D2 */
@@ -574,6 +613,7 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_channel_stored_byte_for_byte_padding_left_out),
 	GR_TEST(test_withdrawn_channel_drained_closed_then_acknowledged),
 	GR_TEST(test_reused_entry_keeps_counts_by_name),
+	GR_TEST(test_chunk_with_channels_counted_and_removed),
 	GR_TEST(test_hostile_entries_refused_counted_never_stored),
 	GR_TEST(test_second_channel_same_place_or_name_or_klog_refused),
 	GR_TEST(test_bad_client_area_ignores_every_entry),
