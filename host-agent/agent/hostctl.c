@@ -37,6 +37,17 @@
 #define GR_SYNC_TIMEOUT_NS	(2000 * MS)
 #define GR_SYNC_REFRESH_NS	(60000 * MS)
 #define GR_SYNC_FIRST_GAP_NS	(1000 * MS)	/* doubled up to the above */
+/*
+ * A series whose tightest round is GR_SYNC_LOOSE times the session's
+ * best, and half of it over GR_SYNC_LOOSE_NS, tells little of the
+ * mapping and would widen its bound: it is not checked, and the next
+ * series starts GR_SYNC_RETRY_NS later, GR_SYNC_RETRIES times in a row
+ * at most (a host loaded for long gets its loose samples checked).
+ */
+#define GR_SYNC_LOOSE		8
+#define GR_SYNC_LOOSE_NS	(MS / 20)
+#define GR_SYNC_RETRY_NS	(200 * MS)
+#define GR_SYNC_RETRIES		3
 
 #define HOST_FEATURES (GR_F_EVENT_IDX | GR_F_FLIGHT | GR_F_CLOCK_SYNC | \
 		       GR_F_SWITCH_TIMER | GR_F_FILTER | GR_F_GUEST_INFO | \
@@ -404,6 +415,16 @@ static void sync_check_sample(struct gr_vm *vm)
 	hc->sync_dirty = vm->sess.fd >= 0;
 }
 
+/* the series' tightest round is too loose to check the mapping with */
+static bool sync_loose(const struct gr_vm *vm)
+{
+	const struct gr_hostctl *hc = &vm->hc;
+
+	return hc->clock.checked && hc->sync_retries < GR_SYNC_RETRIES &&
+	       hc->series.rtt / 2 > GR_SYNC_LOOSE_NS &&
+	       hc->series.rtt / GR_SYNC_LOOSE > hc->sync_best_rtt;
+}
+
 /*
  * The series ended: its sample checked, the session's metadata gets the
  * best clock and its check once per series, not after each round (every
@@ -427,7 +448,8 @@ static void sync_end(struct gr_vm *vm, uint64_t next_ns)
  * sample from another instance (spec 9.5); a round unanswered after
  * GR_SYNC_TIMEOUT_NS ends the series. The next series starts 1 s later,
  * then after gaps doubled up to GR_SYNC_REFRESH_NS; each series' tightest
- * round is checked against the mapping (sync_check_sample()).
+ * round is checked against the mapping (sync_check_sample()) unless it
+ * is loose (sync_loose(): tried again soon).
  */
 void hostctl_sync_check(struct gr_vm *vm)
 {
@@ -473,7 +495,12 @@ void hostctl_sync_check(struct gr_vm *vm)
 	}
 	if (vm->hc.sync_rounds < GR_SYNC_ROUNDS) {
 		sync_round(vm);
+	} else if (sync_loose(vm)) {
+		vm->hc.series.rtt = UINT64_MAX;
+		vm->hc.sync_retries++;
+		sync_end(vm, now + GR_SYNC_RETRY_NS);
 	} else {
+		vm->hc.sync_retries = 0;
 		sync_end(vm, now + vm->hc.sync_gap_ns);
 		vm->hc.sync_gap_ns = vm->hc.sync_gap_ns * 2 > GR_SYNC_REFRESH_NS ?
 				     GR_SYNC_REFRESH_NS : vm->hc.sync_gap_ns * 2;

@@ -48,6 +48,7 @@ struct gr_sync_sample {
  * @last: the last sample checked; @last_dev: its deviation
  * @sync_gap_ns: pause before the next series: from 1 s, doubled after
  *	each up to GR_SYNC_REFRESH_NS (early samples tell the drift)
+ * @sync_retries: loose series in a row, not checked
  * @next_sync_ns: when the next series starts
  * @sync_dirty: a better clock than the one in the metadata
  *
@@ -71,6 +72,7 @@ struct gr_hostctl {
 	struct gr_sync_sample last;
 	int64_t last_dev;
 	uint64_t sync_gap_ns;
+	unsigned int sync_retries;
 	uint64_t next_sync_ns;
 	bool sync_dirty;
 	bool kick;

@@ -128,7 +128,8 @@ static void print_clock(FILE *out, const struct hr *x)
 		"host time for guest times from %s to %s (host monotonic), "
 		"the span of %u clock sync sample%s checked against the "
 		"mapping (the largest deviation of a sample plus half its "
-		"round trip; the mapping's own sample: +-%llu ns)",
+		"round trip, the guest clock's rate taken as steady between "
+		"samples; the mapping's own sample: +-%llu ns)",
 		(unsigned long long)c->checked_ns, a, b, c->samples,
 		c->samples == 1 ? "" : "s", (unsigned long long)c->error_ns);
 	if (c->samples < 2)
