@@ -130,18 +130,27 @@ static int host_stream(const struct trace *t, int64_t m2r)
 	return ret;
 }
 
-static int host_report(const char *dir, const struct gr_report_opts *o,
-		       int summary, char **text)
+/*
+ * The session "s" as @name, its mapping checked by @samples (0: stored
+ * unchecked), its host stream's wall clock @m2r ahead of its monotonic;
+ * report --host's text of it (summary if @summary) in @text
+ */
+static int session(struct trace *t, const char *name, uint32_t samples,
+		   int64_t m2r, const struct gr_report_opts *o, int summary,
+		   char **text)
 {
-	size_t len = 0;
-	FILE *f = open_memstream(text, &len);
-	int ret;
+	int ret = guest_trace(t, name, samples > 0, samples);
 
-	if (!f)
-		return -ENOMEM;
-	ret = gr_report_host(dir, f, f, o, summary);
-	fclose(f);
-	return ret;
+	if (!ret && m2r)
+		ret = host_stream(t, m2r);
+	*text = NULL;
+	return ret ? ret : report_text(t->dir, o, REPORT_HOST | summary, text);
+}
+
+static void done(struct trace *t, char *text)
+{
+	free(text);
+	trace_close(t);
 }
 
 /* lines of @text that begin with @prefix */
@@ -175,13 +184,8 @@ static void test_host_report_merges_on_host_monotonic(void)
 {
 	struct trace t;
 	char *text = NULL;
-	int ret;
 
-	CU_ASSERT_EQUAL_FATAL(guest_trace(&t, "merged", 1, 3), 0);
-	CU_ASSERT_EQUAL_FATAL(host_stream(&t, M2R), 0);
-	ret = host_report(t.dir, NULL, 0, &text);
-	CU_ASSERT_EQUAL(ret, 0);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	CU_ASSERT_EQUAL_FATAL(session(&t, "merged", 3, M2R, NULL, 0, &text), 0);
 	/* the events, then the trailer: the end of the text */
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, merged));
 	CU_ASSERT_STRING_EQUAL(text + strlen(text) - strlen(merged), merged);
@@ -196,8 +200,7 @@ static void test_host_report_merges_on_host_monotonic(void)
 				      "1000.000010000 (host monotonic), the "
 				      "span of 3 clock sync samples"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "add 50000 ns per second"));
-	free(text);
-	trace_close(&t);
+	done(&t, text);
 }
 
 /* --cpu N: guest CPU N and the host events of vCPU N's thread */
@@ -207,9 +210,7 @@ static void test_host_report_cpu_is_a_vcpu_lane(void)
 	struct trace t;
 	char *text = NULL;
 
-	CU_ASSERT_EQUAL_FATAL(guest_trace(&t, "lane", 1, 3), 0);
-	CU_ASSERT_EQUAL_FATAL(host_stream(&t, M2R), 0);
-	CU_ASSERT_EQUAL(host_report(t.dir, &o, 0, &text), 0);
+	CU_ASSERT_EQUAL_FATAL(session(&t, "lane", 3, M2R, &o, 0, &text), 0);
 	CU_ASSERT_EQUAL(starting(text, "G "), 2);
 	CU_ASSERT_EQUAL(starting(text, "G       2 [001]"), 2);
 	CU_ASSERT_EQUAL(starting(text, "H "), 3);
@@ -217,8 +218,7 @@ static void test_host_report_cpu_is_a_vcpu_lane(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "sched_wakeup: comm=CPU 1/TCG"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "next_vcpu=1\n"));
 	CU_ASSERT_PTR_NULL(strstr(text, "vcpu=0"));
-	free(text);
-	trace_close(&t);
+	done(&t, text);
 }
 
 /* --events names either side's events; a name neither has is refused */
@@ -228,17 +228,14 @@ static void test_host_report_events_of_either_side(void)
 	struct trace t;
 	char *text = NULL;
 
-	CU_ASSERT_EQUAL_FATAL(guest_trace(&t, "events", 1, 3), 0);
-	CU_ASSERT_EQUAL_FATAL(host_stream(&t, M2R), 0);
-	CU_ASSERT_EQUAL(host_report(t.dir, &o, 0, &text), 0);
+	CU_ASSERT_EQUAL_FATAL(session(&t, "events", 3, M2R, &o, 0, &text), 0);
 	CU_ASSERT_EQUAL(starting(text, "G "), 4);
 	CU_ASSERT_EQUAL(starting(text, "H "), 2);
 	free(text);
 	o.events = "sched_switch,nope";
-	CU_ASSERT_EQUAL(host_report(t.dir, &o, 0, &text), -EINVAL);
+	CU_ASSERT_EQUAL(report_text(t.dir, &o, REPORT_HOST, &text), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "error: no event matches \"nope\""));
-	free(text);
-	trace_close(&t);
+	done(&t, text);
 }
 
 static void test_host_report_summary_counts_sides(void)
@@ -246,9 +243,7 @@ static void test_host_report_summary_counts_sides(void)
 	struct trace t;
 	char *text = NULL;
 
-	CU_ASSERT_EQUAL_FATAL(guest_trace(&t, "summary", 1, 3), 0);
-	CU_ASSERT_EQUAL_FATAL(host_stream(&t, M2R), 0);
-	CU_ASSERT_EQUAL(host_report(t.dir, NULL, 1, &text), 0);
+	CU_ASSERT_EQUAL_FATAL(session(&t, "summary", 3, M2R, NULL, 1, &text), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "guest events: 4\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "host events: 8, 6 of them of "
 				      "vCPU threads\n"));
@@ -257,8 +252,7 @@ static void test_host_report_summary_counts_sides(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "time span: 1000.000000500 .. "
 				      "1000.000020000 host monotonic\n"));
 	CU_ASSERT_EQUAL(starting(text, "G "), 0);
-	free(text);
-	trace_close(&t);
+	done(&t, text);
 }
 
 /*
@@ -272,19 +266,14 @@ static void test_host_report_bound_as_stored(void)
 	struct trace t;
 	char *text = NULL;
 
-	CU_ASSERT_EQUAL_FATAL(guest_trace(&t, "one", 1, 1), 0);
-	CU_ASSERT_EQUAL_FATAL(host_stream(&t, M2R), 0);
-	CU_ASSERT_EQUAL(host_report(t.dir, NULL, 0, &text), 0);
+	CU_ASSERT_EQUAL_FATAL(session(&t, "one", 1, M2R, NULL, 0, &text), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "outside it no bound is derived "
 				      "(one sample: no drift measured)\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "up to 0.000010000 s from it: no "
 				      "bound derived"));
-	free(text);
-	trace_close(&t);
+	done(&t, text);
 
-	CU_ASSERT_EQUAL_FATAL(guest_trace(&t, "old", 0, 0), 0);
-	CU_ASSERT_EQUAL_FATAL(host_stream(&t, M2R + 3000), 0);
-	CU_ASSERT_EQUAL(host_report(t.dir, NULL, 0, &text), 0);
+	CU_ASSERT_EQUAL_FATAL(session(&t, "old", 0, M2R + 3000, NULL, 0, &text), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "# bound: not stored with this "
 				      "trace"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "less the host stream's "
@@ -292,8 +281,7 @@ static void test_host_report_bound_as_stored(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "G       1 [000]   999.999998000: "
 				      "tick:\n"));
 	CU_ASSERT_PTR_NULL(strstr(text, "outside the checked span"));
-	free(text);
-	trace_close(&t);
+	done(&t, text);
 }
 
 static void test_host_report_without_host_stream_says_so(void)
@@ -301,13 +289,11 @@ static void test_host_report_without_host_stream_says_so(void)
 	struct trace t;
 	char *text = NULL;
 
-	CU_ASSERT_EQUAL_FATAL(guest_trace(&t, "nohost", 1, 3), 0);
-	CU_ASSERT_EQUAL(host_report(t.dir, NULL, 0, &text), -ENOENT);
+	CU_ASSERT_EQUAL(session(&t, "nohost", 3, 0, NULL, 0, &text), -ENOENT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, ": no host stream (host/) in this "
 				      "trace"));
 	CU_ASSERT_EQUAL(starting(text, "error: "), 1);
-	free(text);
-	trace_close(&t);
+	done(&t, text);
 }
 
 /* the check fields round-trip; a first writer's 128-byte header reads unchecked */
