@@ -43,13 +43,13 @@ struct hr {
 	struct gr_reader h;		/* its host stream */
 	uint8_t sel[2][GR_MAX_EVENTS];	/* --events: guest, host */
 	const struct gr_report_opts *opts;
-	struct gr_steal *threads;	/* QEMU's threads the state dumps name */
-	int64_t mono_to_real;		/* guest host time - this: monotonic */
+	struct gr_steal *threads;	/* QEMU's threads, from state dumps */
+	int64_t mono_to_real;		/* guest's host time - this: mono */
 	int summary;
 
 	/* counted */
 	uint64_t guest_events, host_events, vcpu_events, notes;
-	uint64_t outside;		/* guest events beyond the checked span */
+	uint64_t outside;		/* guest events beyond the span */
 	uint64_t outside_ns;		/* the farthest of them from it */
 	uint64_t per_vcpu[HR_VCPUS];
 	__int128 first, last;
