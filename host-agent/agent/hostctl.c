@@ -36,6 +36,18 @@
 #define GR_SYNC_ROUNDS		8
 #define GR_SYNC_TIMEOUT_NS	(2000 * MS)
 #define GR_SYNC_REFRESH_NS	(60000 * MS)
+#define GR_SYNC_FIRST_GAP_NS	(1000 * MS)	/* doubled up to the above */
+/*
+ * A series whose tightest round is GR_SYNC_LOOSE times the session's
+ * best, and half of it over GR_SYNC_LOOSE_NS, tells little of the
+ * mapping and would widen its bound: it is not checked, and the next
+ * series starts GR_SYNC_RETRY_NS later, GR_SYNC_RETRIES times in a row
+ * at most (a host loaded for long gets its loose samples checked).
+ */
+#define GR_SYNC_LOOSE		8
+#define GR_SYNC_LOOSE_NS	(MS / 20)
+#define GR_SYNC_RETRY_NS	(200 * MS)
+#define GR_SYNC_RETRIES		3
 
 #define HOST_FEATURES (GR_F_EVENT_IDX | GR_F_FLIGHT | GR_F_CLOCK_SYNC | \
 		       GR_F_SWITCH_TIMER | GR_F_FILTER | GR_F_GUEST_INFO | \
@@ -251,6 +263,9 @@ void hostctl_sync_reset(struct gr_vm *vm)
 	memset(&vm->hc.clock, 0, sizeof(vm->hc.clock));
 	vm->hc.sync_best_rtt = UINT64_MAX;
 	vm->hc.sync_pending = false;
+	vm->hc.series.rtt = UINT64_MAX;
+	vm->hc.last.rtt = UINT64_MAX;
+	vm->hc.sync_gap_ns = GR_SYNC_FIRST_GAP_NS;
 }
 
 /**
@@ -260,8 +275,13 @@ void hostctl_sync_reset(struct gr_vm *vm)
  */
 void hostctl_clock_resume(struct gr_vm *vm, const struct gr_ctf_clock *c)
 {
-	if (c->synced)
-		vm->hc.clock = *c;
+	if (!c->synced)
+		return;
+	vm->hc.clock = *c;
+	/* its samples are not stored: their extremes are taken as the bound */
+	vm->hc.dev_lo = -(int64_t)c->checked_ns;
+	vm->hc.dev_hi = (int64_t)c->checked_ns;
+	vm->hc.last.rtt = UINT64_MAX;
 }
 
 /**
@@ -272,6 +292,7 @@ void hostctl_sync_start(struct gr_vm *vm)
 {
 	vm->hc.sync_rounds = 0;
 	vm->hc.sync_dirty = false;
+	vm->hc.series.rtt = UINT64_MAX;
 	if (!(vm->view.features & GR_F_CLOCK_SYNC))
 		return;
 	vm->hc.sync_t1 = gr_now_ns();
@@ -287,21 +308,132 @@ void hostctl_sync_start(struct gr_vm *vm)
 /* The next round of a series */
 static void sync_round(struct gr_vm *vm)
 {
+	struct gr_sync_sample best = vm->hc.series;
 	unsigned int rounds = vm->hc.sync_rounds;
 	bool dirty = vm->hc.sync_dirty;
 
 	hostctl_sync_start(vm);
 	vm->hc.sync_rounds = rounds;
 	vm->hc.sync_dirty = dirty;
+	vm->hc.series = best;
+}
+
+/* host CLOCK_MONOTONIC ns that @c maps guest clock value @g to */
+static __int128 mono_of(const struct gr_ctf_clock *c, uint64_t freq,
+			uint64_t g)
+{
+	return gr_ctf_clock_ns(c, freq, g) - c->mono_to_real;
 }
 
 /*
- * The series ended: the session's metadata gets the best clock once, not
- * after each improving sample (every rewrite writes two files and
- * queues three fsyncs): reported to vm.c, which rewrites it.
+ * A new mapping from the series' sample @s (tighter than the session's
+ * best): both are offsets, so every deviation checked so far moves by
+ * the same shift.
+ */
+static void sync_remap(struct gr_vm *vm, const struct gr_sync_sample *s)
+{
+	struct gr_hostctl *hc = &vm->hc;
+	uint64_t freq = vm->view.clock_freq;
+	struct gr_ctf_clock c;
+	int64_t shift;
+
+	if (gr_ctf_clock_from_sync(freq, s->guest,
+				   (int64_t)s->host + hc->mono_to_real,
+				   s->rtt / 2 + 1, &c))
+		return;
+	c.mono_to_real = hc->mono_to_real;
+	if (hc->clock.checked) {
+		shift = (int64_t)(mono_of(&c, freq, s->guest) -
+				  mono_of(&hc->clock, freq, s->guest));
+		hc->dev_lo += shift;
+		hc->dev_hi += shift;
+		hc->last_dev += shift;
+		c.checked = 1;
+		c.span_first = hc->clock.span_first;
+		c.span_last = hc->clock.span_last;
+		c.drift_ppb = hc->clock.drift_ppb;
+		c.samples = hc->clock.samples;
+	}
+	hc->clock = c;
+	hc->sync_best_rtt = s->rtt;
+}
+
+/*
+ * The series ended with sample @hc.series (its tightest round): the
+ * session's mapping if it is the tightest yet, then checked against the
+ * mapping in host CLOCK_MONOTONIC. The mapping's bound over the samples'
+ * span is the largest |deviation| of a sample widened by the sample's
+ * own bound (half its round trip); the drift, the largest rate between
+ * two consecutive samples, their bounds included, bounds it beyond.
+ */
+static void sync_check_sample(struct gr_vm *vm)
+{
+	struct gr_hostctl *hc = &vm->hc;
+	const struct gr_sync_sample *s = &hc->series;
+	struct gr_ctf_clock *c = &hc->clock;
+	uint64_t freq = vm->view.clock_freq, err = s->rtt / 2 + 1;
+	__int128 dt, rate;
+	int64_t dev;
+
+	if (s->rtt == UINT64_MAX)
+		return;
+	if (!c->synced || s->rtt < hc->sync_best_rtt)
+		sync_remap(vm, s);
+	if (!c->synced)
+		return;
+	dev = (int64_t)(mono_of(c, freq, s->guest) - (__int128)s->host);
+	if (!c->checked) {
+		c->checked = 1;
+		c->span_first = s->guest;
+		c->samples = 0;
+		c->drift_ppb = 0;
+		hc->dev_lo = dev - (int64_t)err;
+		hc->dev_hi = dev + (int64_t)err;
+		hc->last.rtt = UINT64_MAX;
+	}
+	if (dev - (int64_t)err < hc->dev_lo)
+		hc->dev_lo = dev - (int64_t)err;
+	if (dev + (int64_t)err > hc->dev_hi)
+		hc->dev_hi = dev + (int64_t)err;
+	if (hc->last.rtt != UINT64_MAX && s->guest > hc->last.guest) {
+		dt = (__int128)(s->guest - hc->last.guest) * NSEC_PER_SEC / freq;
+		rate = dev > hc->last_dev ? dev - hc->last_dev :
+		       hc->last_dev - dev;
+		rate = (rate + err + hc->last.rtt / 2 + 1) * NSEC_PER_SEC /
+		       (dt ? dt : 1);
+		if (rate > (__int128)c->drift_ppb)
+			c->drift_ppb = rate > (__int128)UINT64_MAX ?
+				       UINT64_MAX : (uint64_t)rate;
+	}
+	hc->last = *s;
+	hc->last_dev = dev;
+	if (s->guest > c->span_last || c->samples == 0)
+		c->span_last = s->guest;
+	c->samples++;
+	c->checked_ns = (uint64_t)(-hc->dev_lo > hc->dev_hi ? -hc->dev_lo :
+				   hc->dev_hi);
+	hc->sync_dirty = vm->sess.fd >= 0;
+}
+
+/* the series' tightest round is too loose to check the mapping with */
+static bool sync_loose(const struct gr_vm *vm)
+{
+	const struct gr_hostctl *hc = &vm->hc;
+
+	return hc->clock.checked && hc->sync_retries < GR_SYNC_RETRIES &&
+	       hc->series.rtt / 2 > GR_SYNC_LOOSE_NS &&
+	       hc->series.rtt / GR_SYNC_LOOSE > hc->sync_best_rtt;
+}
+
+/*
+ * The series ended: its sample checked, the session's metadata gets the
+ * best clock and its check once per series, not after each round (every
+ * rewrite writes two files and queues three fsyncs): reported to vm.c,
+ * which rewrites it.
  */
 static void sync_end(struct gr_vm *vm, uint64_t next_ns)
 {
+	sync_check_sample(vm);
 	vm->hc.next_sync_ns = next_ns;
 	vm->hc.series_ended = true;
 	vm->hc.rewrite = vm->hc.rewrite || vm->hc.sync_dirty;
@@ -314,13 +446,15 @@ static void sync_end(struct gr_vm *vm, uint64_t next_ns)
  *
  * Keeps the tightest of GR_SYNC_ROUNDS round trips (H20) and discards a
  * sample from another instance (spec 9.5); a round unanswered after
- * GR_SYNC_TIMEOUT_NS ends the series. Repeats every GR_SYNC_REFRESH_NS.
+ * GR_SYNC_TIMEOUT_NS ends the series. The next series starts 1 s later,
+ * then after gaps doubled up to GR_SYNC_REFRESH_NS; each series' tightest
+ * round is checked against the mapping (sync_check_sample()) unless it
+ * is loose (sync_loose(): tried again soon).
  */
 void hostctl_sync_check(struct gr_vm *vm)
 {
 	struct gr_guest_status *st = status(vm);
 	uint64_t now = gr_now_ns(), t3, guest, rtt;
-	struct gr_ctf_clock clock;
 
 	if (!vm->hc.sync_pending) {
 		if (vm->state == GR_VM_ATTACHED && now >= vm->hc.next_sync_ns)
@@ -354,18 +488,21 @@ void hostctl_sync_check(struct gr_vm *vm)
 		return;
 	}
 	vm->hc.sync_rounds++;
-	if (!vm->hc.clock.synced || rtt < vm->hc.sync_best_rtt) {
-		int64_t host = (int64_t)(vm->hc.sync_t1 + rtt / 2) + vm->hc.mono_to_real;
-
-		if (!gr_ctf_clock_from_sync(vm->view.clock_freq, guest, host,
-					    rtt / 2 + 1, &clock)) {
-			vm->hc.sync_best_rtt = rtt;
-			vm->hc.clock = clock;
-			vm->hc.sync_dirty = vm->sess.fd >= 0;
-		}
+	if (rtt < vm->hc.series.rtt) {
+		vm->hc.series.rtt = rtt;
+		vm->hc.series.guest = guest;
+		vm->hc.series.host = vm->hc.sync_t1 + rtt / 2;
 	}
-	if (vm->hc.sync_rounds < GR_SYNC_ROUNDS)
+	if (vm->hc.sync_rounds < GR_SYNC_ROUNDS) {
 		sync_round(vm);
-	else
-		sync_end(vm, now + GR_SYNC_REFRESH_NS);
+	} else if (sync_loose(vm)) {
+		vm->hc.series.rtt = UINT64_MAX;
+		vm->hc.sync_retries++;
+		sync_end(vm, now + GR_SYNC_RETRY_NS);
+	} else {
+		vm->hc.sync_retries = 0;
+		sync_end(vm, now + vm->hc.sync_gap_ns);
+		vm->hc.sync_gap_ns = vm->hc.sync_gap_ns * 2 > GR_SYNC_REFRESH_NS ?
+				     GR_SYNC_REFRESH_NS : vm->hc.sync_gap_ns * 2;
+	}
 }

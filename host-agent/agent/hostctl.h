@@ -16,6 +16,18 @@
 struct gr_vm;
 
 /**
+ * struct gr_sync_sample - one clock-sync round
+ * @rtt: its round trip, ns
+ * @guest: the guest's clock value in its answer
+ * @host: host CLOCK_MONOTONIC ns in the middle of the round trip
+ */
+struct gr_sync_sample {
+	uint64_t rtt;
+	uint64_t guest;
+	uint64_t host;
+};
+
+/**
  * struct gr_hostctl - what the host last wrote to its control block, and
  * the clock-sync exchange
  * @ctrl_seq: settings publications (seq)
@@ -26,7 +38,17 @@ struct gr_vm;
  * @sync_best_rtt: the tightest round trip of the session
  * @sync_rounds: rounds of this series
  * @mono_to_real: realtime - monotonic, per session
- * @clock: the session's CTF clock (the best sample)
+ * @clock: the session's CTF clock (the best sample), checked against
+ *	the best sample of every series (see sync_check_sample())
+ * @series: the tightest round of the series under way (rtt UINT64_MAX:
+ *	none yet)
+ * @dev_lo: the smallest deviation of a checked sample from @clock, in
+ *	host CLOCK_MONOTONIC ns, minus its own bound; @dev_hi: the largest,
+ *	plus it
+ * @last: the last sample checked; @last_dev: its deviation
+ * @sync_gap_ns: pause before the next series: from 1 s, doubled after
+ *	each up to GR_SYNC_REFRESH_NS (early samples tell the drift)
+ * @sync_retries: loose series in a row, not checked
  * @next_sync_ns: when the next series starts
  * @sync_dirty: a better clock than the one in the metadata
  *
@@ -44,6 +66,13 @@ struct gr_hostctl {
 	unsigned int sync_rounds;
 	int64_t mono_to_real;
 	struct gr_ctf_clock clock;
+	struct gr_sync_sample series;
+	int64_t dev_lo;
+	int64_t dev_hi;
+	struct gr_sync_sample last;
+	int64_t last_dev;
+	uint64_t sync_gap_ns;
+	unsigned int sync_retries;
 	uint64_t next_sync_ns;
 	bool sync_dirty;
 	bool kick;

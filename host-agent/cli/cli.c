@@ -186,7 +186,7 @@ static const struct cli_cmd cli_cmds[] = {
 	{ "ping", cli_run_ping, NULL, "ping",
 	  "Check that the agent answers; prints its version, pid and uptime.\n" },
 	{ "report", cli_run_report, NULL,
-	  "report [--cpu N] [--events LIST] [--host-time] [--summary] "
+	  "report [--cpu N] [--events LIST] [--host-time | --host] [--summary] "
 	  "TRACE_DIR, report --follow [--cpu N] [--events LIST] [--host-time] VM",
 	  "Print a stored trace as text, one line per event, CPUs merged by\n"
 	  "time (no agent needed).\n"
@@ -203,6 +203,14 @@ static const struct cli_cmd cli_cmds[] = {
 	  "  --events LIST  only these events: names, systems (sched) or\n"
 	  "                 system:event, comma separated\n"
 	  "  --host-time    host wall-clock time instead of guest time\n"
+	  "  --host         the guest's events and its host stream\n"
+	  "                 (TRACE_DIR/host: the host scheduler on QEMU's\n"
+	  "                 threads) in one listing on host CLOCK_MONOTONIC:\n"
+	  "                 G lines guest events [guest CPU], H lines host\n"
+	  "                 events [host CPU] with vcpu=N where the thread\n"
+	  "                 runs vCPU N; the preamble states the clock\n"
+	  "                 mapping and its bound. --cpu N: guest CPU N and\n"
+	  "                 vCPU N's thread; --summary: counts per side\n"
 	  "  --summary      what the trace holds: events per type, packets,\n"
 	  "                 losses and damage per CPU, time span\n" },
 	{ "timeline", cli_run_timeline, NULL,

@@ -122,12 +122,13 @@ int cli_run_report(struct cli *cli, const struct cli_cmd *cmd, int argc,
 		     char **argv)
 {
 	const char *cpu = NULL, *events = NULL;
-	bool host_time = false, summary = false, follow = false;
+	bool host_time = false, summary = false, follow = false, host = false;
 	struct gr_report_opts ro = { .cpu = -1 };
 	const struct cli_opt opts[] = {
 		{ "--cpu", &cpu, NULL },
 		{ "--events", &events, NULL },
 		{ "--host-time", NULL, &host_time },
+		{ "--host", NULL, &host },
 		{ "--summary", NULL, &summary },
 		{ "--follow", NULL, &follow },
 		{ NULL, NULL, NULL },
@@ -158,6 +159,10 @@ int cli_run_report(struct cli *cli, const struct cli_cmd *cmd, int argc,
 	if (summary && (cpu || events || host_time))
 		return usage_err(cmd, "--summary covers the whole trace; it "
 				 "takes no --cpu, --events or --host-time");
+	if (host && (follow || host_time))
+		return usage_err(cmd, "--host prints a stored session on the "
+				 "host's clock; it takes no --follow or "
+				 "--host-time");
 	if (follow && summary)
 		return usage_err(cmd, "--follow prints events as they come; "
 				 "--summary needs the whole trace");
@@ -166,8 +171,11 @@ int cli_run_report(struct cli *cli, const struct cli_cmd *cmd, int argc,
 		return ret ? ret : report_follow(cli, pos[0], &ro);
 	}
 	/* a fatal problem is said once, by the report, on stderr */
-	ret = summary ? gr_report_summary(pos[0], stdout, stderr) :
-		gr_report(pos[0], stdout, stderr, &ro);
+	if (host)
+		ret = gr_report_host(pos[0], stdout, stderr, &ro, summary);
+	else
+		ret = summary ? gr_report_summary(pos[0], stdout, stderr) :
+		      gr_report(pos[0], stdout, stderr, &ro);
 	if (fflush(stdout) || ferror(stdout)) {
 		cli_err("writing the report: %s", strerror(errno));
 		return 1;

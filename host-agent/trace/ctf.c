@@ -204,12 +204,29 @@ int gr_ctf_clock_from_sync(uint64_t freq, uint64_t guest_ticks,
 	prec = ((__int128)error_ns * freq + NSEC_PER_SEC - 1) / NSEC_PER_SEC;
 	if (prec > (__int128)UINT64_MAX)
 		return -ERANGE;
+	memset(clock, 0, sizeof(*clock));
 	clock->offset_s = (int64_t)secs;
 	clock->offset = (uint64_t)rem;
 	clock->precision = (uint64_t)prec;
 	clock->error_ns = error_ns;
 	clock->synced = 1;
 	return 0;
+}
+
+/**
+ * gr_ctf_clock_ns() - a guest clock value as host CLOCK_REALTIME
+ * @clock: the mapping
+ * @freq: the guest clock's frequency (not 0)
+ * @ticks: the clock value
+ *
+ * Context: any.
+ * Return: ns since the Epoch, as a CTF reader computes them.
+ */
+__int128 gr_ctf_clock_ns(const struct gr_ctf_clock *clock, uint64_t freq,
+			 uint64_t ticks)
+{
+	return (__int128)clock->offset_s * (__int128)NSEC_PER_SEC +
+	       ((__int128)clock->offset + ticks) * NSEC_PER_SEC / freq;
 }
 
 /* --- event names ---------------------------------------------------------- */

@@ -121,9 +121,23 @@ struct gr_ctf_env {
  * @synced: 0 if no clock sync completed yet: then the offsets are 0, guest
  *	time is printed as time since the Epoch and traces of several VMs do
  *	not line up
+ * @checked: the mapping was checked against the session's sync samples
+ *	(hostctl.c): the fields below are meaningful
+ * @mono_to_real: host CLOCK_REALTIME - CLOCK_MONOTONIC (ns) the mapping
+ *	was made with: host CLOCK_MONOTONIC = the mapped time - this
+ * @checked_ns: bound of the mapping over [@span_first, @span_last]: the
+ *	largest |deviation| of a sync sample (one per series, its tightest
+ *	round) from the mapping, in host CLOCK_MONOTONIC, plus that
+ *	sample's own bound (half its round trip); >= @error_ns
+ * @span_first: guest clock value of the first sample checked
+ * @span_last: of the last one
+ * @drift_ppb: the guest clock's largest rate against host
+ *	CLOCK_MONOTONIC between two consecutive samples, in ns per second
+ *	(10^-9), their bounds included; 0 with fewer than two samples
+ * @samples: samples checked
  *
- * Filled by gr_ctf_clock_from_sync(), or zeroed for "not synchronized".
- * A CTF reader computes, for a clock value v at frequency f,
+ * Filled by gr_ctf_clock_from_sync() (unchecked), or zeroed for "not
+ * synchronized". A CTF reader computes, for a clock value v at frequency f,
  * ns since the Epoch = offset_s * 10^9 + (offset + v) * 10^9 / f.
  */
 struct gr_ctf_clock {
@@ -132,11 +146,20 @@ struct gr_ctf_clock {
 	uint64_t precision;
 	uint64_t error_ns;
 	int synced;
+	int checked;
+	int64_t mono_to_real;
+	uint64_t checked_ns;
+	uint64_t span_first;
+	uint64_t span_last;
+	uint64_t drift_ppb;
+	uint32_t samples;
 };
 
 int gr_ctf_clock_from_sync(uint64_t freq, uint64_t guest_ticks,
 			   int64_t host_ns, uint64_t error_ns,
 			   struct gr_ctf_clock *clock);
+__int128 gr_ctf_clock_ns(const struct gr_ctf_clock *clock, uint64_t freq,
+			 uint64_t ticks);
 int gr_ctf_metadata(const struct gr_view *v,
 		    const struct gr_event_view *events, unsigned int nr_events,
 		    const struct gr_ctf_env *env,

@@ -192,6 +192,15 @@ int gr_ctf_write_info(int dirfd, const struct gr_region_hdr *hdr_copy,
 		h.clock_precision = htole64(clock->precision);
 		h.clock_error_ns = htole64(clock->error_ns);
 	}
+	if (clock && clock->synced && clock->checked) {
+		h.flags |= htole32(GR_INFO_F_CLOCK_CHECKED);
+		h.clock_mono_to_real = htole64((uint64_t)clock->mono_to_real);
+		h.clock_checked_ns = htole64(clock->checked_ns);
+		h.clock_span_first = htole64(clock->span_first);
+		h.clock_span_last = htole64(clock->span_last);
+		h.clock_drift_ppb = htole64(clock->drift_ppb);
+		h.clock_samples = htole32(clock->samples);
+	}
 	memcpy(h.trace_uuid, trace_uuid, sizeof(h.trace_uuid));
 
 	len = sizeof(h) + sizeof(*hdr_copy) + (size_t)nr_descs * sizeof(*descs);
@@ -243,15 +252,16 @@ int gr_ctf_parse_info(const void *buf, size_t len, struct gr_ctf_info *info,
 	struct gr_region_hdr rh;
 	struct gr_event_desc d;
 	struct gr_info_hdr h;
-	uint64_t hdr_size, rh_size, desc_size, count, total;
+	uint64_t hdr_size, rh_size, desc_size, count, total, known;
 	uint32_t crc, stored_crc;
 	unsigned int i;
 	const char *w;
 	int ret;
 
-	if (len < sizeof(h))
+	if (len < GR_INFO_HDR_MIN)
 		return info_bad(why, "file is shorter than its header");
-	memcpy(&h, p, sizeof(h));
+	memset(&h, 0, sizeof(h));
+	memcpy(&h, p, GR_INFO_HDR_MIN);
 	if (le64toh(h.magic) != GR_INFO_MAGIC)
 		return info_bad(why, "bad magic");
 	if (le32toh(h.version) != GR_INFO_VERSION)
@@ -260,7 +270,7 @@ int gr_ctf_parse_info(const void *buf, size_t len, struct gr_ctf_info *info,
 	rh_size = le32toh(h.region_hdr_size);
 	desc_size = le32toh(h.desc_size);
 	count = le32toh(h.desc_count);
-	if (hdr_size < sizeof(h) || hdr_size > GR_INFO_MAX_HDR)
+	if (hdr_size < GR_INFO_HDR_MIN || hdr_size > GR_INFO_MAX_HDR)
 		return info_bad(why, "bad header size");
 	if (rh_size != sizeof(rh))
 		return info_bad(why, "bad region header size");
@@ -272,11 +282,14 @@ int gr_ctf_parse_info(const void *buf, size_t len, struct gr_ctf_info *info,
 	if (total > len)
 		return info_bad(why, "file is truncated");
 
+	/* the header as this reader knows it; an older one's tail reads 0 */
+	known = hdr_size < sizeof(h) ? hdr_size : sizeof(h);
+	memcpy(&h, p, (size_t)known);
 	memset(info, 0, sizeof(*info));
 	stored_crc = le32toh(h.crc32);
 	h.crc32 = 0;
-	crc = gr_crc32(0, &h, sizeof(h));
-	crc = gr_crc32(crc, p + sizeof(h), (size_t)total - sizeof(h));
+	crc = gr_crc32(0, &h, (size_t)known);
+	crc = gr_crc32(crc, p + known, (size_t)(total - known));
 	info->crc_ok = crc == stored_crc;
 
 	memcpy(&rh, p + hdr_size, sizeof(rh));
@@ -306,6 +319,16 @@ int gr_ctf_parse_info(const void *buf, size_t len, struct gr_ctf_info *info,
 		info->clock.error_ns = le64toh(h.clock_error_ns);
 		if (info->clock.offset >= info->view.clock_freq)
 			return info_bad(why, "clock offset is not below clock_freq");
+	}
+	if (info->clock.synced &&
+	    (le32toh(h.flags) & GR_INFO_F_CLOCK_CHECKED)) {
+		info->clock.checked = 1;
+		info->clock.mono_to_real = (int64_t)le64toh(h.clock_mono_to_real);
+		info->clock.checked_ns = le64toh(h.clock_checked_ns);
+		info->clock.span_first = le64toh(h.clock_span_first);
+		info->clock.span_last = le64toh(h.clock_span_last);
+		info->clock.drift_ppb = le64toh(h.clock_drift_ppb);
+		info->clock.samples = le32toh(h.clock_samples);
 	}
 	return 0;
 }

@@ -18,7 +18,9 @@
  * .guestrelay: a versioned header, then the region header copy at
  * hdr_size, then desc_count descriptors of desc_size bytes each. All
  * fields little-endian. A reader accepts version GR_INFO_VERSION with any
- * hdr_size in [sizeof(struct gr_info_hdr), GR_INFO_MAX_HDR] and desc_size
+ * hdr_size in [GR_INFO_HDR_MIN, GR_INFO_MAX_HDR] (a header of
+ * GR_INFO_HDR_MIN bytes, as the writers before the clock check fields
+ * wrote it, reads as if they were 0) and desc_size
  * in [sizeof(struct gr_event_desc), GR_INFO_MAX_DESC] (a newer writer
  * appends; the reader skips what it does not know), region_hdr_size ==
  * sizeof(struct gr_region_hdr) (the ABI fixes it), and re-validates the
@@ -27,6 +29,7 @@
  */
 #define GR_INFO_MAGIC		0x31304f464e495247ULL	/* "GRINFO01" */
 #define GR_INFO_VERSION		1
+#define GR_INFO_HDR_MIN		128		/* hdr_size of the first writers */
 #define GR_INFO_MAX_HDR		4096		/* bound on hdr_size */
 #define GR_INFO_MAX_DESC	4096		/* bound on desc_size */
 #define GR_INFO_MAX_FILE	(GR_INFO_MAX_HDR + sizeof(struct gr_region_hdr) + \
@@ -38,12 +41,13 @@
 struct gr_info_hdr {
 	__le64 magic;			/* GR_INFO_MAGIC */
 	__le32 version;			/* GR_INFO_VERSION */
-	__le32 hdr_size;		/* sizeof(struct gr_info_hdr): 128 */
+	__le32 hdr_size;		/* sizeof(struct gr_info_hdr): 192 */
 	__le32 region_hdr_size;		/* sizeof(struct gr_region_hdr): 512 */
 	__le32 desc_size;		/* sizeof(struct gr_event_desc): 576 */
 	__le32 desc_count;		/* descriptors stored */
 	__le32 flags;			/* GR_INFO_F_* */
 #define GR_INFO_F_CLOCK_SYNCED	0x1U	/* clock_* fields are meaningful */
+#define GR_INFO_F_CLOCK_CHECKED	0x2U	/* so are the clock check fields */
 	__le64 region_size;		/* real size of the VM's region */
 	__le64 clock_offset_s;		/* struct gr_ctf_clock offset_s (s64) */
 	__le64 clock_offset;		/* struct gr_ctf_clock offset (ticks) */
@@ -53,9 +57,20 @@ struct gr_info_hdr {
 	__le32 crc32;			/* CRC-32 (IEEE) of the file, this 0 */
 	__le32 reserved0;		/* 0 */
 	__u8 reserved[32];		/* 0 */
+	/* from here: struct gr_ctf_clock's check of the mapping */
+	__le64 clock_mono_to_real;	/* mono_to_real (s64), ns */
+	__le64 clock_checked_ns;	/* checked_ns */
+	__le64 clock_span_first;	/* span_first, guest ticks */
+	__le64 clock_span_last;		/* span_last, guest ticks */
+	__le64 clock_drift_ppb;		/* drift_ppb */
+	__le32 clock_samples;		/* samples */
+	__le32 reserved1;		/* 0 */
+	__u8 reserved2[16];		/* 0 */
 };
 
-static_assert(sizeof(struct gr_info_hdr) == 128, "gr_info_hdr size");
+static_assert(sizeof(struct gr_info_hdr) == 192, "gr_info_hdr size");
+static_assert(offsetof(struct gr_info_hdr, clock_mono_to_real) ==
+	      GR_INFO_HDR_MIN, "gr_info_hdr first part");
 static_assert(offsetof(struct gr_info_hdr, crc32) == 88, "gr_info_hdr crc");
 
 /**

@@ -665,8 +665,7 @@ __int128 gr_time_ns(const struct gr_ctf_info *info, uint64_t ts,
 	if (!host_time)
 		return (__int128)(ts / f) * NSEC_PER_SEC +
 		       (__int128)(ts % f) * NSEC_PER_SEC / f;
-	return (__int128)info->clock.offset_s * (__int128)NSEC_PER_SEC +
-	       ((__int128)info->clock.offset + ts) * NSEC_PER_SEC / f;
+	return gr_ctf_clock_ns(&info->clock, f, ts);
 }
 
 /* gr_event_field() - the field called @name of @ev; NULL if none */
@@ -680,6 +679,43 @@ const struct gr_field_view *gr_event_field(const struct gr_event_view *ev,
 			     sizeof(ev->fields[i].name)))
 			return &ev->fields[i];
 	return NULL;
+}
+
+/**
+ * gr_event_text() - a text field of an event, NUL-terminated
+ * @ev: the event's layout
+ * @name: the field
+ * @p: the payload
+ * @len: its length
+ * @out: receives the text, "" if there is no such field
+ * @size: size of @out (> 0)
+ */
+void gr_event_text(const struct gr_event_view *ev, const char *name,
+		   const uint8_t *p, uint32_t len, char *out, size_t size)
+{
+	const struct gr_field_view *f = gr_event_field(ev, name);
+	const uint8_t *text;
+	size_t n = 0;
+
+	if (f)
+		n = gr_field_text(f, p, len, &text);
+	if (n > size - 1)
+		n = size - 1;
+	if (n)
+		memcpy(out, text, n);
+	out[n] = '\0';
+}
+
+/* gr_event_int() - an integer field of an event; 0 if none or missing */
+int64_t gr_event_int(const struct gr_event_view *ev, const char *name,
+		     const uint8_t *p, uint32_t len)
+{
+	const struct gr_field_view *f = gr_event_field(ev, name);
+	int64_t v = 0;
+
+	if (f && gr_field_int(f, p, len, &v))
+		v = 0;
+	return v;
 }
 
 /* gr_load_le() - an unsigned little-endian integer of @size (<= 8) bytes */

@@ -135,6 +135,10 @@ int gr_field_int(const struct gr_field_view *f, const uint8_t *payload,
 		 uint32_t plen, int64_t *val);
 size_t gr_field_text(const struct gr_field_view *f, const uint8_t *payload,
 		     uint32_t plen, const uint8_t **text);
+void gr_event_text(const struct gr_event_view *ev, const char *name,
+		   const uint8_t *p, uint32_t len, char *out, size_t size);
+int64_t gr_event_int(const struct gr_event_view *ev, const char *name,
+		     const uint8_t *p, uint32_t len);
 
 /* gr_cursor_payload() - the head event's payload and its length */
 static inline const uint8_t *gr_cursor_payload(const struct gr_cursor *c,

@@ -26,13 +26,16 @@
 
 /* --- printing ------------------------------------------------------------- */
 
-/* @ts as seconds.nanoseconds of guest or host time */
-static void fmt_time(char *buf, size_t len, const struct gr_ctf_info *info,
-		     uint64_t ts, int host_time)
+/**
+ * gr_report_fmt_ns() - nanoseconds as seconds.nanoseconds
+ * @buf: receives the text
+ * @len: its size
+ * @t: the time
+ * @pad: pad the seconds to 5 characters (guest time)
+ */
+void gr_report_fmt_ns(char *buf, size_t len, __int128 t, int pad)
 {
-	__int128 t = gr_time_ns(info, ts, host_time);
-
-	if (!host_time)
+	if (pad && t >= 0)
 		snprintf(buf, len, "%5llu.%09llu",
 			 (unsigned long long)(t / NSEC_PER_SEC),
 			 (unsigned long long)(t % NSEC_PER_SEC));
@@ -44,6 +47,13 @@ static void fmt_time(char *buf, size_t len, const struct gr_ctf_info *info,
 		snprintf(buf, len, "%llu.%09llu",
 			 (unsigned long long)(t / NSEC_PER_SEC),
 			 (unsigned long long)(t % NSEC_PER_SEC));
+}
+
+/* @ts as seconds.nanoseconds of guest or host time */
+static void fmt_time(char *buf, size_t len, const struct gr_ctf_info *info,
+		     uint64_t ts, int host_time)
+{
+	gr_report_fmt_ns(buf, len, gr_time_ns(info, ts, host_time), !host_time);
 }
 
 /* text up to the first NUL of @len bytes; 1 if a NUL was found */
@@ -103,63 +113,94 @@ static void print_field(FILE *out, const struct gr_field_view *f,
 	}
 }
 
-static void print_event(FILE *out, const struct gr_reader *r,
-			const struct gr_cursor *c, const char *when)
+/**
+ * gr_report_event() - the head event of @c as a line, without its newline
+ * @out: where to print
+ * @r: the reader
+ * @c: the cursor
+ * @tag: printed first ("" in a plain report)
+ * @when: its time, formatted
+ */
+void gr_report_event(FILE *out, const struct gr_reader *r,
+		     const struct gr_cursor *c, const char *tag,
+		     const char *when)
 {
 	const struct gr_event_view *ev = &r->info->events[c->rec.id];
 	unsigned int i;
 
 	/* like trace-cmd: the task, then the CPU; fields may have a tid too */
-	fprintf(out, "%7u [%03u] %s: %s:", c->rec.tid, c->cpu, when,
+	fprintf(out, "%s%7u [%03u] %s: %s:", tag, c->rec.tid, c->cpu, when,
 		ev->name);
 	for (i = 0; i < ev->nr_fields; i++)
 		print_field(out, &ev->fields[i],
 			    c->rec_ptr + sizeof(struct gr_event_header),
 			    c->rec.size - (uint32_t)sizeof(struct gr_event_header));
-	fputc('\n', out);
 }
 
-/* which event ids @list selects; -EINVAL (printed on @err) if a name matches none */
-static int parse_events(const struct gr_ctf_info *info, const char *list,
-			uint8_t *sel, FILE *err)
+/* the ids of @info's events that @tok names; 1 if any */
+static int select_token(const struct gr_ctf_info *info, const char *tok,
+			uint8_t *sel)
 {
-	const char *p = list, *e, *colon;
-	char tok[GR_SYSTEM_LEN + GR_NAME_LEN + 2];
+	const char *colon = strchr(tok, ':');
 	unsigned int i;
-	size_t n;
+	int hit = 0;
+
+	for (i = 0; i < info->nr_events; i++) {
+		const struct gr_event_view *ev = &info->events[i];
+
+		if (!info->valid[i])
+			continue;
+		if (colon ? !strncmp(tok, ev->system, (size_t)(colon - tok)) &&
+			    !ev->system[colon - tok] &&
+			    !strcmp(colon + 1, ev->name) :
+		    !strcmp(tok, ev->name) || !strcmp(tok, ev->system)) {
+			sel[i] = 1;
+			hit = 1;
+		}
+	}
+	return hit;
+}
+
+/**
+ * gr_report_select() - which event ids --events selects in each trace
+ * @info: the traces' .guestrelay files
+ * @sel: receives, per trace, 1 for each id selected
+ * @n: traces
+ * @list: names, systems or system:event, comma separated; NULL or "" for
+ *	all
+ * @err: where a name no trace has is said
+ *
+ * Return: 0, or -EINVAL (printed on @err) if a name matches no event of
+ * any of the traces.
+ */
+int gr_report_select(const struct gr_ctf_info *const *info,
+		     uint8_t (*sel)[GR_MAX_EVENTS], unsigned int n,
+		     const char *list, FILE *err)
+{
+	char tok[GR_SYSTEM_LEN + GR_NAME_LEN + 2];
+	const char *p = list, *e;
+	unsigned int k;
+	size_t len;
 	int hit;
 
-	memset(sel, !list || !*list, GR_MAX_EVENTS);
+	for (k = 0; k < n; k++)
+		memset(sel[k], !list || !*list, GR_MAX_EVENTS);
 	while (p && *p) {
 		e = strchr(p, ',');
-		n = e ? (size_t)(e - p) : strlen(p);
-		if (n && n < sizeof(tok)) {
-			memcpy(tok, p, n);
-			tok[n] = '\0';
-			colon = strchr(tok, ':');
+		len = e ? (size_t)(e - p) : strlen(p);
+		if (len && len < sizeof(tok)) {
+			memcpy(tok, p, len);
+			tok[len] = '\0';
 			hit = 0;
-			for (i = 0; i < info->nr_events; i++) {
-				const struct gr_event_view *ev = &info->events[i];
-
-				if (!info->valid[i])
-					continue;
-				if (colon ? !strncmp(tok, ev->system,
-						     (size_t)(colon - tok)) &&
-					    !ev->system[colon - tok] &&
-					    !strcmp(colon + 1, ev->name) :
-				    !strcmp(tok, ev->name) ||
-				    !strcmp(tok, ev->system)) {
-					sel[i] = 1;
-					hit = 1;
-				}
-			}
+			for (k = 0; k < n; k++)
+				hit |= select_token(info[k], tok, sel[k]);
 		} else {
-			hit = !n;	/* empty item: ignore */
+			hit = !len;	/* empty item: ignore */
 		}
 		if (!hit) {
 			fprintf(err, "error: no event matches \"%.*s\" "
 				"(give names, systems or system:event)\n",
-				(int)(n > 64 ? 64 : n), p);
+				(int)(len > 64 ? 64 : len), p);
 			return -EINVAL;
 		}
 		p = e ? e + 1 : NULL;
@@ -167,7 +208,13 @@ static int parse_events(const struct gr_ctf_info *info, const char *list,
 	return 0;
 }
 
-static void print_preamble(FILE *out, const struct gr_reader *r, int host_time)
+/**
+ * gr_report_preamble() - the "#" lines that describe a trace
+ * @out: where to print
+ * @r: the trace, open
+ * @base: the time printed ("guest", "host" ...)
+ */
+void gr_report_preamble(FILE *out, const struct gr_reader *r, const char *base)
 {
 	const struct gr_ctf_info *info = r->info;
 	const struct gr_view *v = &info->view;
@@ -178,7 +225,7 @@ static void print_preamble(FILE *out, const struct gr_reader *r, int host_time)
 		v->kernel_release, v->nr_rings,
 		gr_view_is_global(v) ? "global" : "per-CPU",
 		v->nr_rings == 1 ? "" : "s", v->clock_name,
-		(unsigned long long)v->clock_freq, host_time ? "host" : "guest");
+		(unsigned long long)v->clock_freq, base);
 	if (!info->crc_ok)
 		fprintf(out, "# warning: %s: checksum mismatch (damaged file); "
 			"using what validates\n", GR_CTF_INFO);
@@ -207,14 +254,15 @@ int gr_report_begin(const struct gr_reader *r, FILE *out, FILE *err,
 		    const struct gr_report_opts *opts, struct gr_report_ctx *x)
 {
 	static const struct gr_report_opts all = { .cpu = -1 };
+	const struct gr_ctf_info *info = r->info;
 	int ret;
 
 	x->opts = opts ? opts : &all;
-	ret = parse_events(r->info, x->opts->events, x->sel, err);
+	ret = gr_report_select(&info, &x->sel, 1, x->opts->events, err);
 	if (ret)
 		return ret;
 	x->host_time = x->opts->host_time;
-	print_preamble(out, r, x->host_time);
+	gr_report_preamble(out, r, x->host_time ? "host" : "guest");
 	if (x->host_time && !r->info->clock.synced) {
 		fprintf(out, "# warning: the clock was never synchronized with "
 			"the host; printing guest time\n");
@@ -244,7 +292,8 @@ void gr_report_item(FILE *out, const struct gr_reader *r,
 			c->note);
 	} else if (x->sel[c->rec.id]) {
 		fmt_time(when, sizeof(when), r->info, c->ts, x->host_time);
-		print_event(out, r, c, when);
+		gr_report_event(out, r, c, "", when);
+		fputc('\n', out);
 	}
 }
 
@@ -353,7 +402,7 @@ int gr_report_summary(const char *dir, FILE *out, FILE *err)
 	}
 	dmg = gr_reader_damaged(&r);
 
-	print_preamble(out, &r, 0);
+	gr_report_preamble(out, &r, "guest");
 	fprintf(out, "guest: %s, Linux %s, %u CPU%s, %u %s ring%s of %u x "
 		"%u-byte sub-buffers\n", v->nodename, v->kernel_release,
 		v->nr_cpus, v->nr_cpus == 1 ? "" : "s", v->nr_rings,

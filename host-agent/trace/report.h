@@ -33,6 +33,8 @@ struct gr_report_opts {
 int gr_report(const char *dir, FILE *out, FILE *err,
 	      const struct gr_report_opts *opts);
 int gr_report_summary(const char *dir, FILE *out, FILE *err);
+int gr_report_host(const char *dir, FILE *out, FILE *err,
+		   const struct gr_report_opts *opts, int summary);
 
 #define GR_FOLLOW_POLL_MS	100	/* index files read */
 #define GR_FOLLOW_ASK_MS	500	/* the VM's current session asked */

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * report_int.h - what report.c shares with report_follow.c: choosing and
- * printing the items of a trace
+ * report_int.h - what report.c shares with report_follow.c and
+ * report_host.c: choosing and printing the items of a trace
  */
 #ifndef GR_REPORT_INT_H
 #define GR_REPORT_INT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -29,5 +30,14 @@ int gr_report_begin(const struct gr_reader *r, FILE *out, FILE *err,
 		    struct gr_report_ctx *x);
 void gr_report_item(FILE *out, const struct gr_reader *r,
 		    const struct gr_cursor *c, const struct gr_report_ctx *x);
+void gr_report_preamble(FILE *out, const struct gr_reader *r,
+			const char *base);
+void gr_report_event(FILE *out, const struct gr_reader *r,
+		     const struct gr_cursor *c, const char *tag,
+		     const char *when);
+int gr_report_select(const struct gr_ctf_info *const *info,
+		     uint8_t (*sel)[GR_MAX_EVENTS], unsigned int n,
+		     const char *list, FILE *err);
+void gr_report_fmt_ns(char *buf, size_t len, __int128 t, int pad);
 
 #endif /* GR_REPORT_INT_H */

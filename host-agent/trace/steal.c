@@ -46,6 +46,28 @@ static int vcpu_index(const char *comm, int *index)
 	return 1;
 }
 
+/**
+ * gr_steal_is_vcpu() - whether a thread of the host stream runs a vCPU
+ * @s: the state: the QEMU threads state dumps named so far
+ * @comm: its name, NUL-terminated
+ * @tid: its tid
+ * @index: receives QEMU's cpu-index (-1 for "ALL CPUs")
+ *
+ * Return: 1 if @comm is a vCPU thread's name and, once state dumps named
+ * QEMU's threads, @tid is one of them; else 0.
+ */
+int gr_steal_is_vcpu(const struct gr_steal *s, const char *comm, int tid,
+		     int *index)
+{
+	unsigned int i;
+
+	if (!tid || !vcpu_index(comm, index))
+		return 0;
+	for (i = 0; i < s->nknown && s->known[i] != tid; i++)
+		;
+	return !s->nknown || i < s->nknown;	/* one of this QEMU's */
+}
+
 static struct gr_steal_vcpu *find(struct gr_steal *s, const char *comm,
 				  int tid)
 {
@@ -56,12 +78,8 @@ static struct gr_steal_vcpu *find(struct gr_steal *s, const char *comm,
 	for (i = 0; i < s->n; i++)
 		if (s->v[i].tid == tid)
 			return &s->v[i];
-	if (!vcpu_index(comm, &index) || s->n == GR_STEAL_MAX)
+	if (s->n == GR_STEAL_MAX || !gr_steal_is_vcpu(s, comm, tid, &index))
 		return NULL;
-	for (i = 0; i < s->nknown && s->known[i] != tid; i++)
-		;
-	if (s->nknown && i == s->nknown)
-		return NULL;		/* not one of this QEMU's threads */
 	v = &s->v[s->n++];
 	memset(v, 0, sizeof(*v));
 	v->index = index;
@@ -195,32 +213,30 @@ void gr_steal_sort(struct gr_steal *s)
 		qsort(s->v[i].by, s->v[i].nby, sizeof(s->v[i].by[0]), by_ns);
 }
 
-/* a comm field of the head event, NUL-terminated */
-static void comm_of(const struct gr_event_view *ev, const char *name,
-		    const uint8_t *p, uint32_t len, char out[17])
+/**
+ * gr_steal_open() - open a host stream with the one reader
+ * @r: the reader
+ * @dir: the host stream's directory
+ * @err: where the reader says what is damaged
+ *
+ * Context: process; reads the files.
+ * Return: 0, -ENOENT if @dir is no host stream (another trace, or its
+ * events are not the host stream's), or the reader's -errno.
+ */
+int gr_steal_open(struct gr_reader *r, const char *dir, FILE *err)
 {
-	const struct gr_field_view *f = gr_event_field(ev, name);
-	const uint8_t *text;
-	size_t n = 0;
+	int ret = gr_reader_open(r, dir, err, 0);
 
-	if (f)
-		n = gr_field_text(f, p, len, &text);
-	if (n > 16)
-		n = 16;
-	if (n)
-		memcpy(out, text, n);
-	out[n] = '\0';
-}
-
-static int64_t int_of(const struct gr_event_view *ev, const char *name,
-		      const uint8_t *p, uint32_t len)
-{
-	const struct gr_field_view *f = gr_event_field(ev, name);
-	int64_t v = 0;
-
-	if (f && gr_field_int(f, p, len, &v))
-		v = 0;
-	return v;
+	if (ret)
+		return ret;
+	if (strcmp(r->info->view.clock_name, "monotonic") ||
+	    r->info->nr_events != GR_HS_NR_EVENTS ||
+	    !r->info->valid[GR_HS_SWITCH] ||
+	    strcmp(r->info->events[GR_HS_SWITCH].name, "sched_switch")) {
+		gr_reader_close(r);
+		return -ENOENT;
+	}
+	return 0;
 }
 
 /**
@@ -245,32 +261,27 @@ int gr_steal_read(const char *dir, struct gr_steal *s, FILE *err)
 
 	memset(s, 0, sizeof(*s));
 	snprintf(path, sizeof(path), "%s/" GR_HS_DIR, dir);
-	ret = gr_reader_open(&r, access(path, F_OK) ? dir : path, err, 0);
+	ret = gr_steal_open(&r, access(path, F_OK) ? dir : path, err);
 	if (ret)
 		return ret;
-	if (strcmp(r.info->view.clock_name, "monotonic") ||
-	    r.info->nr_events != GR_HS_NR_EVENTS ||
-	    !r.info->valid[GR_HS_SWITCH] ||
-	    strcmp(r.info->events[GR_HS_SWITCH].name, "sched_switch")) {
-		gr_reader_close(&r);
-		return -ENOENT;
-	}
 	ev = &r.info->events[GR_HS_SWITCH];
 	ret = gr_reader_merge_start(&r);
 	while (!ret && (c = gr_reader_merge_head(&r))) {
 		if (c->kind == GR_ITEM_EVENT && c->rec.id == GR_HS_STATEDUMP) {
 			p = gr_cursor_payload(c, &len);
-			gr_steal_thread(s, (int)int_of(&r.info->events[GR_HS_STATEDUMP],
+			gr_steal_thread(s, (int)gr_event_int(&r.info->events[GR_HS_STATEDUMP],
 						       "tid", p, len));
 		}
 		if (c->kind == GR_ITEM_EVENT && c->rec.id == GR_HS_SWITCH) {
 			p = gr_cursor_payload(c, &len);
-			comm_of(ev, "prev_comm", p, len, prev);
-			comm_of(ev, "next_comm", p, len, next);
+			gr_event_text(ev, "prev_comm", p, len, prev,
+				      sizeof(prev));
+			gr_event_text(ev, "next_comm", p, len, next,
+				      sizeof(next));
 			gr_steal_switch(s, c->ts, (int)c->cpu, prev,
-					(int)int_of(ev, "prev_tid", p, len),
-					int_of(ev, "prev_state", p, len), next,
-					(int)int_of(ev, "next_tid", p, len));
+					(int)gr_event_int(ev, "prev_tid", p, len),
+					gr_event_int(ev, "prev_state", p, len), next,
+					(int)gr_event_int(ev, "next_tid", p, len));
 		}
 		gr_reader_merge_next(&r);
 	}

@@ -89,7 +89,11 @@ void gr_steal_switch(struct gr_steal *s, uint64_t ts, int cpu,
 		     const char *prev_comm, int prev_tid, int64_t prev_state,
 		     const char *next_comm, int next_tid);
 void gr_steal_thread(struct gr_steal *s, int tid);
+int gr_steal_is_vcpu(const struct gr_steal *s, const char *comm, int tid,
+		     int *index);
 void gr_steal_sort(struct gr_steal *s);
 int gr_steal_read(const char *dir, struct gr_steal *s, FILE *err);
+struct gr_reader;
+int gr_steal_open(struct gr_reader *r, const char *dir, FILE *err);
 
 #endif /* GR_STEAL_H */

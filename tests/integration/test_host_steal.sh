@@ -23,8 +23,15 @@
 #     this loaded machine often another that came just before grhog, so
 #     its name is checked by the unit test, not here.)
 #   - the table form prints both vCPUs
+#   - `guestrelay report --host SESSION`: guest and host events in one
+#     time order on host CLOCK_MONOTONIC, the preamble states the bound
+#     of the clock mapping, the guest's clock 0 maps near host monotonic
+#     0 (the fake guest's clock is CLOCK_MONOTONIC), both vCPUs' host
+#     events are named and fall among the guest's; --summary counts per
+#     vCPU, --cpu 0 is vCPU 0's lane
 # Then an agent without CAP_PERFMON (setpriv) says once why it has no
-# host stream, writes no host/ directory and records the guest's trace.
+# host stream, writes no host/ directory and records the guest's trace;
+# report --host on its session says there is no host stream.
 # Needs root (perf tracepoint events system-wide, chrt -f, tracefs mounted
 # on the run directory, where the agent looks first), taskset, chrt and 2
 # CPUs; otherwise it says why and is skipped.
@@ -149,6 +156,77 @@ echo "$out" | sed 's/^/# /'
 check steal-table "grep -q '^0 ' <<<\"\$out\" && grep -q '^1 ' <<<\"\$out\"" "$out"
 check agent-logged-host-stream "grep -q 'host stream closed' '$LA_AGENT_LOG'" "no line"
 
+# report --host: the guest's events and the host stream on host
+# CLOCK_MONOTONIC, in time order, the vCPU threads' host events named by
+# vCPU and interleaved with the guest's (the fake guest's clock is the
+# host's CLOCK_MONOTONIC: the mapping it gets must be near exact), the
+# bound of the mapping stated from the sync samples the agent checked
+timeout -k 5 60 "$GR" report --host "$sess" >"$la_tmp/hostrep.txt" \
+	2>"$la_tmp/hostrep.err"
+rc=$?
+check report-host-exits-0 "[ $rc = 0 ]" "exit $rc: $(head -c 400 "$la_tmp/hostrep.err")"
+grep '^#' "$la_tmp/hostrep.txt" | sed 's/^/# /'
+verdict=$("$PY" - "$la_tmp/hostrep.txt" <<'PYEOF'
+import re, sys
+lines = open(sys.argv[1], errors="replace").read().splitlines()
+pre = [l for l in lines if l.startswith("#")]
+ev = []
+for l in lines:
+    m = re.match(r"([GH]) +\d* +\[(\d+)\] +(\d+\.\d{9}): (\S+):(.*)$", l)
+    if m:
+        ev.append((m.group(1), int(m.group(2)), float(m.group(3)),
+                   m.group(3), m.group(4), m.group(5)))
+bound = [l for l in pre if l.startswith("# bound: a guest event is within +-")]
+b = re.search(r"within \+-(\d+) ns .* the span of (\d+) clock sync sample",
+              bound[0]) if bound else None
+zero = [re.search(r"guest clock 0 = host monotonic (-?[0-9.]+)", l)
+        for l in pre]
+zero = [float(z.group(1)) for z in zero if z]
+g = [e for e in ev if e[0] == "G"]
+hv = {}
+for e in ev:
+    if e[0] == "H":
+        for v in re.findall(r"(?:^| )(?:prev_|next_)?vcpu=(\d+)", e[5]):
+            hv.setdefault(int(v), []).append(e)
+times = [int(e[3].replace(".", "")) for e in ev]
+back = [i for i in range(1, len(times)) if times[i] < times[i - 1]]
+print("# %d guest events, %d host events, vCPU host events %s; bound %s ns "
+      "over %s samples; guest 0 = host monotonic %s" % (
+      len(g), len(ev) - len(g), {k: len(v) for k, v in hv.items()},
+      b.group(1) if b else "?", b.group(2) if b else "?",
+      zero[0] if zero else "?"))
+print("OK" if b and int(b.group(1)) > 0 else "FAIL no bound in %s" % pre)
+print("OK" if zero and abs(zero[0]) < 0.01 else "FAIL guest 0 at %s" % zero)
+print("OK" if not back and len(ev) > 100
+      else "FAIL %d events, backwards at %s" % (len(ev), [
+          (ev[i - 1][3], ev[i][3]) for i in back[:3]]))
+# interleaved: both vCPUs' host events fall among the guest's, and the
+# listing switches side often
+sw = sum(1 for i in range(1, len(ev)) if ev[i][0] != ev[i - 1][0])
+inside = all(v and g and any(g[0][2] <= e[2] <= g[-1][2] for e in v)
+             for v in (hv.get(0), hv.get(1)))
+print("OK" if inside and sw >= 10
+      else "FAIL vCPU host events not among the guest's (%d side switches)"
+      % sw)
+PYEOF
+)
+grep '^#' <<<"$verdict"
+mapfile -t res < <(grep -v '^#' <<<"$verdict")
+check report-host-states-the-bound "[ \"\${res[0]:-}\" = OK ]" "${res[0]:-}"
+check report-host-guest-clock-near-host "[ \"\${res[1]:-}\" = OK ]" "${res[1]:-}"
+check report-host-time-order "[ \"\${res[2]:-}\" = OK ]" "${res[2]:-}"
+check report-host-vcpus-interleaved "[ \"\${res[3]:-}\" = OK ]" "${res[3]:-}"
+gr report --host --summary "$sess"
+check report-host-summary "[ $rc = 0 ] && grep -q '^  vCPU 0 ' <<<\"\$out\" &&
+	grep -q '^  vCPU 1 ' <<<\"\$out\"" "rc $rc: $out $err"
+# vCPU 0's lane: the guest's CPU 0 (its only one) and the host events of
+# vCPU 0's thread (a switch between the two vCPU threads names both)
+gr report --host --cpu 0 "$sess"
+n=$(grep -E '^[GH] ' <<<"$out" | grep -cvE '^G .*\[000\]|^H .*(^| )(prev_|next_)?vcpu=0( |$)')
+check report-host-cpu-lane "[ $rc = 0 ] && [ \"$n\" = 0 ] && grep -q '^H .*vcpu=0' <<<\"\$out\" &&
+	grep -q '^G ' <<<\"\$out\"" "rc $rc, $n lines of other lanes: $(grep -E '^[GH] ' <<<"$out" |
+	grep -vE '^G .*\[000\]|^H .*(^| )(prev_|next_)?vcpu=0( |$)' | head -3)"
+
 # without CAP_PERFMON (and CAP_SYS_ADMIN, which also allows it): one
 # line says why, the guest's trace is recorded, no host/ directory
 la_agent_stop
@@ -167,6 +245,8 @@ if command -v setpriv >/dev/null && la_agent_start; then
 	if la_bt "$sess2"; then ok unprivileged-guest-trace-recorded; else bad unprivileged-guest-trace-recorded "$bt_out"; fi
 	gr steal "$sess2"
 	check steal-without-host-stream-says-so "[ $rc = 1 ] && grep -q 'no host stream' <<<\"\$err\"" "rc $rc: $err"
+	gr report --host "$sess2"
+	check report-host-without-host-stream-says-so "[ $rc = 1 ] && grep -q 'no host stream (host/)' <<<\"\$err\"" "rc $rc: $err"
 else
 	echo "(skipped the unprivileged case: needs setpriv)"
 fi

@@ -675,6 +675,10 @@ unsigned int count_lines(const char *text, const char *prefix)
 }
 
 /* gr_report() or gr_report_summary() into a string */
+/*
+ * What report prints of @dir (stdout and stderr in one text): with
+ * @summary 0 the events, 1 the summary, REPORT_HOST | 0/1 report --host's
+ */
 int report_text(const char *dir, const struct gr_report_opts *o,
 		       int summary, char **text)
 {
@@ -684,7 +688,11 @@ int report_text(const char *dir, const struct gr_report_opts *o,
 
 	if (!f)
 		return -ENOMEM;
-	ret = summary ? gr_report_summary(dir, f, f) : gr_report(dir, f, f, o);
+	if (summary & REPORT_HOST)
+		ret = gr_report_host(dir, f, f, o, summary & 1);
+	else
+		ret = summary ? gr_report_summary(dir, f, f) :
+		      gr_report(dir, f, f, o);
 	fclose(f);
 	return ret;
 }

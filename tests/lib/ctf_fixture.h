@@ -98,6 +98,7 @@ int bt_dump(char **dirs, unsigned int n, int each, struct run *r);
 int same_text(const char *got, const char *want);
 char *drop_lines(const char *text, const char *prefix);
 unsigned int count_lines(const char *text, const char *prefix);
+#define REPORT_HOST	2	/* report_text(): report --host */
 int report_text(const char *dir, const struct gr_report_opts *o,
 		       int summary, char **text);
 

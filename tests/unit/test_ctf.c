@@ -34,7 +34,10 @@
 #include "guestrelay_abi.h"
 #include "ctf.h"
 #include "report.h"
+#include "ctf_info.h"
 #include "validate.h"
+
+#define IH	((int)sizeof(struct gr_info_hdr))	/* .guestrelay header */
 
 
 /* the synthetic trace, as babeltrace2 must see it */
@@ -1072,7 +1075,7 @@ static void test_info_file_round_trips_and_is_checked(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
 	CU_ASSERT_EQUAL(pread(fd, buf, len, 0), (ssize_t)len);
 	close(fd);
-	CU_ASSERT_EQUAL(len, 128 + 512 + T_NDESC * 576);
+	CU_ASSERT_EQUAL(len, IH + 512 + T_NDESC * 576);
 	for (size_t n = 0; n < len; n++)
 		CU_ASSERT_EQUAL(gr_ctf_parse_info(buf, n, info, &why), -EINVAL);
 	CU_ASSERT_EQUAL(gr_ctf_parse_info(buf, len, info, &why), 0);
@@ -1080,12 +1083,12 @@ static void test_info_file_round_trips_and_is_checked(void)
 	CU_ASSERT_EQUAL(gr_ctf_parse_info(buf, len, info, &why), -EINVAL);
 	CU_ASSERT_STRING_EQUAL(why, "unsupported version");
 	buf[8] = 1;
-	buf[128 + 16] ^= 1;		/* region size in the header copy */
+	buf[IH + 16] ^= 1;		/* region size in the header copy */
 	CU_ASSERT_EQUAL(gr_ctf_parse_info(buf, len, info, &why), -EINVAL);
 	CU_ASSERT_STRING_EQUAL(why,
 		"region_size differs from the real region size");
-	buf[128 + 16] ^= 1;
-	buf[128 + 512 + 576 + 1] = 'Q';	/* descriptor 1's name */
+	buf[IH + 16] ^= 1;
+	buf[IH + 512 + 576 + 1] = 'Q';	/* descriptor 1's name */
 	CU_ASSERT_EQUAL(gr_ctf_parse_info(buf, len, info, &why), 0);
 	CU_ASSERT(!info->crc_ok);
 	CU_ASSERT(info->valid[0] && !info->valid[1] && info->valid[2]);

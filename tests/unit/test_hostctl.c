@@ -12,6 +12,7 @@
  */
 #include <endian.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gr_agent_vm.h"
 #include "gr_test.h"
@@ -126,6 +127,75 @@ static void test_sync_series_reports_end_and_better_clock(void)
 	gr_avm_free(t);
 }
 
+/*
+ * a series of 8 rounds the guest answers with host monotonic + @skew_ns,
+ * each after @delay_us
+ */
+static void t_series(struct gr_avm *t, int64_t skew_ns, unsigned int delay_us)
+{
+	unsigned int i;
+
+	hostctl_sync_start(&t->vm);
+	for (i = 0; i < 8; i++) {
+		usleep(delay_us);
+		t_guest_sync(t, (uint64_t)((int64_t)gr_now_ns() + skew_ns));
+		hostctl_sync_check(&t->vm);
+	}
+	CU_ASSERT_TRUE(t->vm.hc.series_ended);
+	t->vm.hc.series_ended = false;
+}
+
+/*
+ * Each series' tightest round checks the mapping: a guest clock 5 ms
+ * behind in the second series is a 5 ms deviation (whichever series
+ * the mapping comes from), within the rounds' bounds; 5 ms in 20 ms a
+ * drift of about 1/3 (ppb); the first gap is 1 s, then doubles
+ */
+static void test_sync_series_check_the_mapping(void)
+{
+	struct gr_avm *t = gr_avm_new(GR_F_CLOCK_SYNC, false, 0);
+	const struct gr_ctf_clock *c = &t->vm.hc.clock;
+
+	hostctl_init(&t->vm);
+	hostctl_sync_reset(&t->vm);
+	t_series(t, 0, 0);
+	CU_ASSERT_TRUE(c->synced && c->checked);
+	CU_ASSERT_EQUAL(c->samples, 1);
+	CU_ASSERT_EQUAL(c->checked_ns, c->error_ns);
+	CU_ASSERT_EQUAL(c->mono_to_real, t->vm.hc.mono_to_real);
+	CU_ASSERT_EQUAL(c->drift_ppb, 0);
+	CU_ASSERT_TRUE(t->vm.hc.rewrite);
+	CU_ASSERT(t->vm.hc.next_sync_ns - gr_now_ns() <= 1000000000ULL);
+	CU_ASSERT_EQUAL(t->vm.hc.sync_gap_ns, 2000000000ULL);
+	usleep(20000);
+	t->vm.hc.rewrite = false;
+	t_series(t, -5000000, 0);
+	CU_ASSERT_EQUAL(c->samples, 2);
+	CU_ASSERT(c->span_first < c->span_last);
+	CU_ASSERT(c->checked_ns >= 5000000 - 1000000 &&
+		  c->checked_ns <= 5000000 + 1000000);
+	CU_ASSERT(c->drift_ppb > 100000000ULL);
+	CU_ASSERT_TRUE(t->vm.hc.rewrite);
+	CU_ASSERT_EQUAL(t->vm.hc.sync_gap_ns, 4000000000ULL);
+
+	/* rounds of 2 ms or more: loose, not checked, tried again soon */
+	if (t->vm.hc.sync_best_rtt * 8 >= 2000000) {
+		gr_avm_free(t);
+		return;		/* the tight ones were not tight here */
+	}
+	t_series(t, 0, 2000);
+	CU_ASSERT_EQUAL(c->samples, 2);
+	CU_ASSERT_EQUAL(t->vm.hc.sync_retries, 1);
+	CU_ASSERT(t->vm.hc.next_sync_ns - gr_now_ns() <= 200000000ULL);
+	CU_ASSERT_EQUAL(t->vm.hc.sync_gap_ns, 4000000000ULL);
+	t_series(t, 0, 2000);
+	t_series(t, 0, 2000);
+	t_series(t, 0, 2000);		/* the fourth in a row is checked */
+	CU_ASSERT_EQUAL(c->samples, 3);
+	CU_ASSERT_EQUAL(t->vm.hc.sync_retries, 0);
+	gr_avm_free(t);
+}
+
 static void test_sync_answer_of_another_instance_discarded(void)
 {
 	struct gr_avm *t = gr_avm_new(GR_F_CLOCK_SYNC, false, 0);
@@ -165,6 +235,7 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_adopt_continues_counters),
 	GR_TEST(test_publish_reports_kick_and_acks_are_read),
 	GR_TEST(test_sync_series_reports_end_and_better_clock),
+	GR_TEST(test_sync_series_check_the_mapping),
 	GR_TEST(test_sync_answer_of_another_instance_discarded),
 	GR_TEST(test_resumed_clock_kept_only_if_synced),
 };

@@ -30,6 +30,7 @@
 
 #include "guestrelay_abi.h"
 #include "ctf.h"
+#include "ctf_info.h"
 #include "report.h"
 #include "validate.h"
 
@@ -403,7 +404,8 @@ static void test_report_damaged_descriptor_skips_only_its_records(void)
 
 	CU_ASSERT_EQUAL_FATAL(copy_syn("baddesc", dir), 0);
 	/* 'K' in "kmalloc" */
-	CU_ASSERT_EQUAL(poke(dir, GR_CTF_INFO, 128 + 512 + 2 * 576, "K", 1), 0);
+	CU_ASSERT_EQUAL(poke(dir, GR_CTF_INFO, (off_t)sizeof(struct gr_info_hdr) +
+			     512 + 2 * 576, "K", 1), 0);
 	CU_ASSERT_EQUAL(report_has(dir, want, ARRAY_SIZE(want), &rep), 4);
 	free(rep);
 	gr_test_rm_tree(dir);

@@ -16,6 +16,7 @@
 
 #include "gr_test.h"
 #include "hoststream.h"
+#include "hs_fixture.h"
 #include "hosttrace.h"
 #include "steal.h"
 
@@ -83,27 +84,13 @@ static void sw(struct synth *y, unsigned int cpu, uint64_t ts,
 	       const char *prev, int prev_tid, int64_t state,
 	       const char *next, int next_tid)
 {
-	uint8_t p[GR_HS_SWITCH_SIZE];
-
-	memset(p, 0, sizeof(p));
-	strncpy((char *)p, prev, 16);
-	memcpy(p + 16, &prev_tid, 4);
-	memcpy(p + 24, &state, 8);
-	strncpy((char *)p + 32, next, 16);
-	memcpy(p + 48, &next_tid, 4);
-	gr_hs_stream_add(y->s[cpu], GR_HS_SWITCH, (uint32_t)prev_tid, ts, p,
-			 sizeof(p));
+	hs_switch(y->s[cpu], ts, prev, prev_tid, state, next, next_tid);
 }
 
 static void wake(struct synth *y, unsigned int cpu, uint64_t ts,
 		 const char *comm, int tid)
 {
-	uint8_t p[GR_HS_WAKEUP_SIZE];
-
-	memset(p, 0, sizeof(p));
-	strncpy((char *)p, comm, 16);
-	memcpy(p + 16, &tid, 4);
-	gr_hs_stream_add(y->s[cpu], GR_HS_WAKEUP, 0, ts, p, sizeof(p));
+	hs_wake(y->s[cpu], ts, comm, tid);
 }
 
 static void test_layout_passes_the_checks(void)
@@ -199,14 +186,7 @@ static void test_preempted_and_halted(void)
 
 static void dump(struct synth *y, unsigned int cpu, uint64_t ts, int tid)
 {
-	uint8_t p[GR_HS_STATEDUMP_SIZE];
-	int pid = 42;
-
-	memset(p, 0, sizeof(p));
-	memcpy(p, &tid, 4);
-	memcpy(p + 4, &pid, 4);
-	gr_hs_stream_add(y->s[cpu], GR_HS_STATEDUMP, (uint32_t)tid, ts, p,
-			 sizeof(p));
+	hs_dump(y->s[cpu], ts, tid, "");
 }
 
 /*
