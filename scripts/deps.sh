@@ -14,7 +14,8 @@
 #   metrics Prometheus (promtool and a real server) and curl, for
 #           tests/integration/test_metrics.sh
 #   fleet   nats-server (JetStream), for the shipping, collecting and
-#           fleet-status tests (tests/fleet)
+#           fleet-status tests (tests/fleet); strace slows the collector's
+#           reads in tests/integration/test_ship_drain.sh
 #   fuzz    clang and its libFuzzer runtime (tests/fuzz)
 #   view    headless Chromium and a font (tests/integration/test_timeline.sh
 #           renders `guestrelay timeline` pictures in it)
@@ -34,7 +35,7 @@ group[guest]="qemu-system-x86 linux-image-amd64 busybox-static cpio"
 group[trace]="babeltrace2 python3-bt2"
 group[metrics]="prometheus curl"
 group[libvirt]="libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients adduser"
-group[fleet]="nats-server curl"
+group[fleet]="nats-server curl strace"
 group[fuzz]="clang libclang-rt-14-dev"
 group[view]="chromium fonts-dejavu-core"
 group[bench]="lttng-tools lttng-modules-dkms kmod valgrind qemu-user"

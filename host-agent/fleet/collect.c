@@ -507,9 +507,10 @@ static bool consumer_gone(jsCtx *js, const char *stream, const char *durable)
  * heap buffer overflow in _fetch"). Messages are held there when they
  * came after a fetch gave up waiting: late answers, redeliveries after a
  * server restarted. A fetch of 1 cannot overrun (C is 0 or 1), so held
- * messages are taken one by one; with none held, an overrun would need
- * BATCH / 2 messages to arrive between this look and the fetch's own, a
- * few instructions later, with no request of ours outstanding.
+ * messages are taken one by one (take_held()); with none held, an
+ * overrun would need BATCH / 2 messages to arrive between this look and
+ * the fetch's own, a few instructions later, with no request of ours
+ * outstanding.
  */
 static int fetch_batch(natsSubscription *sub)
 {
@@ -518,6 +519,46 @@ static int fetch_batch(natsSubscription *sub)
 	if (natsSubscription_GetPending(sub, &held, NULL) != NATS_OK)
 		return 1;
 	return held ? 1 : COL_FETCH;
+}
+
+/* one fetch; its messages taken (ours then); how many, in @n */
+static natsStatus fetch_take(natsSubscription *sub, int batch,
+			     int64_t timeout_ms, int *n)
+{
+	natsMsgList list = { 0 };
+	jsErrCode jerr = 0;
+	natsStatus s;
+	int k;
+
+	s = natsSubscription_Fetch(&list, sub, batch, timeout_ms, &jerr);
+	if (s != NATS_OK)
+		return s;
+	for (k = 0; k < list.Count; k++) {
+		take(list.Msgs[k]);
+		list.Msgs[k] = NULL;	/* ours now */
+	}
+	*n += list.Count;
+	natsMsgList_Destroy(&list);
+	return NATS_OK;
+}
+
+/*
+ * take_held() - the messages the subscription holds go into the batch
+ * that has @n, up to COL_FETCH in all: a fetch of 1 each (fetch_batch()),
+ * but one fsync and one round of acknowledgements for them all, not one
+ * per message. A fetch of 1 takes a held message without asking the
+ * server; when only status messages are held it asks for 1 and waits
+ * COL_HELD_WAIT_MS, and the batch ends there if nothing came.
+ */
+static void take_held(natsSubscription *sub, int n)
+{
+	int held;
+
+	while (n < COL_FETCH && !col_stop &&
+	       natsSubscription_GetPending(sub, &held, NULL) == NATS_OK &&
+	       held > 0)
+		if (fetch_take(sub, 1, COL_HELD_WAIT_MS, &n) != NATS_OK)
+			break;
 }
 
 /*
@@ -534,23 +575,16 @@ static void consume(natsSubscription *sub, jsCtx *js, const char *stream,
 	uint64_t quiet_since = mono_ns(), checked = 0;
 
 	while (!col_stop) {
-		natsMsgList list = { 0 };
-		jsErrCode jerr = 0;
 		natsStatus s;
 		uint64_t now;
-		int k;
+		int n = 0;
 
-		s = natsSubscription_Fetch(&list, sub, fetch_batch(sub),
-					   waiting.n || col.holds ? 100 : 1000,
-					   &jerr);
+		s = fetch_take(sub, fetch_batch(sub),
+			       waiting.n || col.holds ? 100 : 1000, &n);
 		if (s != NATS_OK && s != NATS_TIMEOUT)
 			usleep(200000);
-		for (k = 0; s == NATS_OK && k < list.Count; k++) {
-			take(list.Msgs[k]);
-			list.Msgs[k] = NULL;	/* ours now */
-		}
 		if (s == NATS_OK)
-			natsMsgList_Destroy(&list);
+			take_held(sub, n);
 		batch_end(false);
 		write_stats();
 		now = mono_ns();

@@ -20,7 +20,8 @@
 #include "subject.h"
 #include "validate.h"
 
-#define COL_FETCH		128
+#define COL_FETCH		128	/* messages in one batch, at most */
+#define COL_HELD_WAIT_MS	10	/* take_held(): when only statuses are held */
 #define COL_HOLD_NS		(8ULL * 1000000000ULL)	/* parts held */
 #define COL_ACK_WAIT_S		10	/* the consumer's AckWait */
 #define COL_WAIT_NS		(8ULL * 1000000000ULL)	/* kept waiting */
