@@ -13,7 +13,12 @@
 #     the 300 ms after it and until the next change);
 #   - CPU 0 records all along;
 #   - the trace is readable (babeltrace2 = report), lost nothing, one
-#     session; the console is clean.
+#     session; the console is clean;
+#   - the event found by name timer:hrtimer_start (anyevent=, issue 25),
+#     enabled at attach, before the first offline: CPU 1 records it
+#     before the first offline, nothing while offline, and again after
+#     each return (its perf counter is replaced when it comes online),
+#     CPU 0 all along.
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -22,8 +27,14 @@ e2e_init
 start_agent
 vm=$(vm_name h)
 
-boot_guest "$vm" --run e2e-hotplug --append "gr.secs=6" \
-	--vm-args "--switch-timer-ms 100"
+# the module's default events and hrtimer_start (pinned hrtimers, the
+# tick and the switch timer start them on every CPU)
+events=sched_switch,sched_wakeup,sched_wakeup_new,sched_process_fork
+events=$events,sched_process_exec,sched_process_exit,lttng_statedump
+events=$events,hrtimer_start
+boot_guest "$vm" --run e2e-hotplug \
+	--append "gr.secs=6 gr.modargs=anyevent=timer:hrtimer_start" \
+	--vm-args "--switch-timer-ms 100 --events $events"
 guest_ran "$vm" e2e-hotplug
 check_console "$vm"
 log=$(console "$vm")
@@ -49,13 +60,15 @@ dir=$(newest_trace "$vm")
 check_trace "$dir" "the trace" || finish
 check_no_loss "$dir" "the trace"
 
-# times CPU: that CPU's sched_switch times (guest ns)
+# times CPU [EVENT]: that CPU's sched_switch (or EVENT) times (guest ns)
 times() {
-	"$GR" report --cpu "$1" --events sched_switch "$dir" 2>/dev/null |
-		report_ts
+	"$GR" report --cpu "$1" --events "${2:-sched_switch}" "$dir" \
+		2>/dev/null | report_ts
 }
 times 0 >"$tmp/cpu0"
 times 1 >"$tmp/cpu1"
+times 0 hrtimer_start >"$tmp/hr0"
+times 1 hrtimer_start >"$tmp/hr1"
 # between FILE A B: how many times in [A, B)
 between() {
 	awk -v a="$2" -v b="$3" '$1 >= a && $1 < b { n++ } END { print n + 0 }' "$1"
@@ -87,5 +100,35 @@ for k in 1 3; do
 	[ "$n4" -ge 20 ] &&
 		ok "cycle $c: CPU 0 records while CPU 1 is offline ($n4)" ||
 		fail "cycle $c: CPU 0 records while CPU 1 is offline" "$n4 sched_switch"
+done
+
+# the anyevent: its counters were created at attach, before t[1]
+n=$(between "$tmp/hr1" "${t[0]}" "${t[1]}")
+[ "$n" -ge 5 ] &&
+	ok "anyevent hrtimer_start: CPU 1 records it before the first offline ($n)" ||
+	fail "anyevent hrtimer_start: CPU 1 records it before the first offline" \
+		"$n records between ${t[0]} and ${t[1]}"
+for k in 1 3; do
+	off=${t[$k]} on=${t[$((k + 1))]} next=${t[$((k + 2))]}
+	c=$((k / 2 + 1))
+	n1=$(between "$tmp/hr1" $((off + 50000000)) $((on - MARGIN)))
+	[ "$n1" -eq 0 ] &&
+		ok "cycle $c: anyevent hrtimer_start: nothing from CPU 1 while offline" ||
+		fail "cycle $c: anyevent hrtimer_start: nothing from CPU 1 while offline" \
+			"$n1 records"
+	n2=$(between "$tmp/hr1" "$on" "$next")
+	first=$(awk -v a="$on" '$1 >= a { print int(($1 - a) / 1000000); exit }' \
+		"$tmp/hr1")
+	if [ "$n2" -ge 5 ]; then
+		ok "cycle $c: anyevent hrtimer_start: CPU 1 records it after it came back ($n2 until the next change, the first ${first} ms after the mark)"
+	else
+		fail "cycle $c: anyevent hrtimer_start: CPU 1 records it after it came back" \
+			"$n2 records between $on and $next"
+	fi
+	n3=$(between "$tmp/hr0" "$off" "$next")
+	[ "$n3" -ge 5 ] &&
+		ok "cycle $c: anyevent hrtimer_start: CPU 0 records it across the change ($n3)" ||
+		fail "cycle $c: anyevent hrtimer_start: CPU 0 records it across the change" \
+			"$n3 records"
 done
 finish
