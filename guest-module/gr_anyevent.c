@@ -55,16 +55,6 @@
  * detached, and replaced at its next online. Events of a CPU between its
  * online callback and the end of that pass are not recorded (nor counted
  * as lost); the window is one work item's latency.
- *
- * Perf's recursion guard: perf's stage of a tracepoint takes this CPU's
- * recursion slot of the context level it runs at (task, softirq, hardirq,
- * NMI) from perf_trace_buf_alloc() to the end of perf_tp_event(), our
- * handler included; a hit of any perf-traced tracepoint at the same level
- * meanwhile finds the slot taken and perf drops it without a trace or a
- * count. gr_anyevent_guard(), a second probe on the same tracepoint,
- * takes the slot the same way on every hit of an enabled event: when it
- * cannot, perf's probe of that hit cannot either, and the drop is counted
- * as the ring's lost_nested (and per event in the catalogue).
  */
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
@@ -78,7 +68,6 @@
 #include <linux/string.h>
 #include <linux/sysfs.h>
 #include <linux/trace_events.h>
-#include <linux/tracepoint.h>
 #include <linux/workqueue.h>
 #include <asm/unaligned.h>
 #include "gr_anyevent.h"
@@ -100,8 +89,6 @@
  * @str_loc: entry offset of the string's location word, 0 for none
  * @str_name: the string's field name
  * @id: the guestrelay event id (descriptor index)
- * @guarded: gr_anyevent_guard() is registered on its tracepoint
- * @recursion: hits perf's recursion guard dropped (gr_anyevent_guard())
  * @counters: one per possible CPU once attached, NULL before
  */
 /**
@@ -128,8 +115,6 @@ struct gr_anyevent {
 	u16 str_loc;
 	char str_name[GR_FIELD_NAME_LEN];
 	u16 id;
-	bool guarded;
-	atomic_long_t recursion;
 	struct gr_anyevent_counter *counters;
 };
 
@@ -210,48 +195,6 @@ static notrace void gr_anyevent_handler(struct perf_event *pe,
 		p[ev->fixed + slen] = '\0';
 	}
 	gr_rec_commit(&rec);
-}
-
-/*
- * A probe on @ev's tracepoint besides perf's (its arguments unused): does
- * this hit find perf's recursion slot of its context level taken? Then
- * perf drops it: counted. perf_tp_event() with no counter only gives the
- * slot back (perf_swevent_put_recursion_context() is not exported).
- */
-static notrace void gr_anyevent_guard(void *data)
-{
-	struct gr_anyevent *ev = data;
-	struct hlist_head none = HLIST_HEAD_INIT;
-	struct pt_regs *regs;
-	void *entry;
-	int rctx;
-
-	if (!gr_event_on(ev->id))
-		return;
-	entry = perf_trace_buf_alloc(sizeof(struct trace_entry), &regs, &rctx);
-	if (!entry) {
-		atomic_long_inc(&ev->recursion);
-		gr_rec_lost_nested(ev->id);
-		return;
-	}
-	perf_tp_event(0, 0, entry, sizeof(struct trace_entry), regs, &none,
-		      rctx, NULL);
-}
-
-/* Register gr_anyevent_guard() on @ev's tracepoint, if it has one */
-static void gr_anyevent_guard_on(struct gr_anyevent *ev)
-{
-	struct trace_event_call *call = ev->file->event_call;
-	int ret;
-
-	if (ev->guarded || !(call->flags & TRACE_EVENT_FL_TRACEPOINT))
-		return;
-	ret = tracepoint_probe_register(call->tp, (void *)gr_anyevent_guard,
-					ev);
-	if (ret)
-		pr_warn("guestrelay: anyevent %s:%s: drops by perf's recursion guard not counted (%d)\n",
-			ev->system, ev->name, ret);
-	ev->guarded = !ret;
 }
 
 /* Release the counters of @ev, under gr_anyevent_lock */
@@ -631,20 +574,7 @@ void gr_anyevent_init(void)
  */
 void gr_anyevent_exit(void)
 {
-	struct gr_anyevent *ev;
-	unsigned int i;
-
 	gr_anyevent_hotplug_exit();
-	for (i = 0; i < gr_anyevent_count; i++) {
-		ev = &gr_anyevents[i];
-		if (ev->guarded)
-			tracepoint_probe_unregister(ev->file->event_call->tp,
-						    (void *)gr_anyevent_guard,
-						    ev);
-		ev->guarded = false;
-	}
-	/* no gr_anyevent_guard() runs any more */
-	tracepoint_synchronize_unregister();
 	while (gr_anyevent_count) {
 		struct gr_anyevent *ev = &gr_anyevents[--gr_anyevent_count];
 
@@ -714,8 +644,6 @@ int gr_desc_attach(unsigned int id)
 	mutex_lock(&gr_anyevent_lock);
 	if (!ev->counters)
 		ret = gr_anyevent_attach(ev);
-	if (!ret)
-		gr_anyevent_guard_on(ev);
 	mutex_unlock(&gr_anyevent_lock);
 	return ret;
 }
@@ -725,9 +653,7 @@ int gr_desc_attach(unsigned int id)
 /*
  * "found N missing M refused R", then per event "system:name id ID
  * fields F" (ID its tracefs id, F its own fields in tracefs) and a line
- * "  gr_id G: field@offset+size[s|h|c|S] ...", offsets as in tracefs;
- * then per event "recursion system:name N": N hits perf's recursion
- * guard dropped (counted as lost_nested too).
+ * "  gr_id G: field@offset+size[s|h|c|S] ...", offsets as in tracefs.
  */
 static int gr_anyevent_catalogue_show(char *buf, const struct kernel_param *kp)
 {
@@ -755,12 +681,6 @@ static int gr_anyevent_catalogue_show(char *buf, const struct kernel_param *kp)
 					     kind[f->type & 3]);
 		}
 		len += sysfs_emit_at(buf, len, "\n");
-	}
-	for (i = 0; i < gr_anyevent_count; i++) {
-		ev = &gr_anyevents[i];
-		len += sysfs_emit_at(buf, len, "recursion %s:%s %ld\n",
-				     ev->system, ev->name,
-				     atomic_long_read(&ev->recursion));
 	}
 	return len;
 }

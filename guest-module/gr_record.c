@@ -37,30 +37,6 @@ static u32 gr_rec_scratch_size;
 #define GR_REC_SCRATCH_HDR	64
 
 /**
- * gr_rec_lost_nested() - count a record of event @id that nesting dropped
- * before it reached this module
- * @id: event id; nothing is counted while it is not being recorded
- *
- * For a drop outside the ring's own nesting guard (gr_anyevent.c: perf's
- * recursion guard): counted in this CPU's ring as lost_nested, as the
- * ring counts a nested write (spec 6.10).
- *
- * Context: any, preemption off.
- */
-notrace void gr_rec_lost_nested(unsigned int id)
-{
-	unsigned int cpu = smp_processor_id();
-	struct gr_chan *chan;
-
-	if (!gr_event_on(id))
-		return;
-	chan = rcu_dereference_sched(gr_rec_chan);
-	if (!chan || cpu >= chan->nr_cpus)
-		return;
-	gr_buf_lost_nested(chan->global ? chan->bufs : &chan->bufs[cpu]);
-}
-
-/**
  * gr_rec_set_events() - choose the events gr_rec_open() accepts
  * @enable: GR_MAX_EVENTS bits, bit n for event n; NULL for none (recording
  *	off)

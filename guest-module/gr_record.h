@@ -16,7 +16,6 @@ struct gr_hist_set;
 
 /* The record API's channel and events (gr_record.c) */
 void gr_rec_set_events(const u64 *enable);
-void gr_rec_lost_nested(unsigned int id);
 struct gr_filter_set *gr_rec_set_filters(struct gr_filter_set *set);
 struct gr_follow *gr_rec_set_follow(struct gr_follow *f);
 void gr_rec_set_hist(struct gr_hist_set *set);

@@ -74,9 +74,6 @@ done < <(grep -a "GR: ANYTRACE " "$log" | tr -d '\r')
 grep -aq "GR: ANYRMMOD ok" "$log" && ok "the module unloads" ||
 	fail "the module unloads" "$(grep -a 'GR: ANYRMMOD' "$log")"
 echo "# available events in this guest: $(grep -a 'GR: ANYAVAIL' "$log" | tr -d '\r' | awk '{print $3}')"
-# hits perf's recursion guard dropped, per event (counted as lost_nested)
-rec=$(grep '^recursion ' <<<"$cat" | awk '$3 > 0 { printf " %s %s", $2, $3 }')
-echo "# dropped by perf's recursion guard:${rec:- none}"
 
 if grep -qa "GR: FTRACE no mono clock" "$log"; then
 	skip_check "the comparison with ftrace" "the guest has no mono trace clock"
