@@ -74,18 +74,31 @@ between() {
 	awk -v a="$2" -v b="$3" '$1 >= a && $1 < b { n++ } END { print n + 0 }' "$1"
 }
 
+# first_after FILE A: the first time in FILE at or after A (0 if none)
+first_after() {
+	awk -v a="$2" '$1 >= a { print $1; f = 1; exit } END { if (!f) print 0 }' "$1"
+}
+
 # the marks come up to one 20 ms poll (and a fork) after the change
 MARGIN=300000000
 mapfile -t t < <(awk '{ print $2 }' "$tmp/changes")
 t+=("$end")
+# the anyevent: its counters were created at attach, before t[1]
+n=$(between "$tmp/hr1" "${t[0]}" "${t[1]}")
+[ "$n" -ge 5 ] &&
+	ok "anyevent hrtimer_start: CPU 1 records it before the first offline ($n)" ||
+	fail "anyevent hrtimer_start: CPU 1 records it before the first offline" \
+		"$n records between ${t[0]} and ${t[1]}"
 for k in 1 3; do
 	off=${t[$k]} on=${t[$((k + 1))]} next=${t[$((k + 2))]}
 	c=$((k / 2 + 1))
-	n1=$(between "$tmp/cpu1" $((off + 50000000)) $((on - MARGIN)))
-	[ "$n1" -eq 0 ] &&
-		ok "cycle $c: CPU 1 recorded nothing while offline ($(((on - off) / 1000000)) ms)" ||
-		fail "cycle $c: CPU 1 recorded nothing while offline" \
-			"$n1 sched_switch between $((off + 50000000)) and $((on - MARGIN))"
+	for f in cpu1 hr1; do
+		n1=$(between "$tmp/$f" $((off + 50000000)) $((on - MARGIN)))
+		[ "$n1" -eq 0 ] &&
+			ok "cycle $c: CPU 1 recorded nothing while offline ($f, $(((on - off) / 1000000)) ms)" ||
+			fail "cycle $c: CPU 1 recorded nothing while offline ($f)" \
+				"$n1 records between $((off + 50000000)) and $((on - MARGIN))"
+	done
 	for cpu in 0 1; do
 		n2=$(between "$tmp/cpu$cpu" "$on" $((on + MARGIN)))
 		n3=$(between "$tmp/cpu$cpu" "$on" "$next")
@@ -100,35 +113,16 @@ for k in 1 3; do
 	[ "$n4" -ge 20 ] &&
 		ok "cycle $c: CPU 0 records while CPU 1 is offline ($n4)" ||
 		fail "cycle $c: CPU 0 records while CPU 1 is offline" "$n4 sched_switch"
-done
-
-# the anyevent: its counters were created at attach, before t[1]
-n=$(between "$tmp/hr1" "${t[0]}" "${t[1]}")
-[ "$n" -ge 5 ] &&
-	ok "anyevent hrtimer_start: CPU 1 records it before the first offline ($n)" ||
-	fail "anyevent hrtimer_start: CPU 1 records it before the first offline" \
-		"$n records between ${t[0]} and ${t[1]}"
-for k in 1 3; do
-	off=${t[$k]} on=${t[$((k + 1))]} next=${t[$((k + 2))]}
-	c=$((k / 2 + 1))
-	n1=$(between "$tmp/hr1" $((off + 50000000)) $((on - MARGIN)))
-	[ "$n1" -eq 0 ] &&
-		ok "cycle $c: anyevent hrtimer_start: nothing from CPU 1 while offline" ||
-		fail "cycle $c: anyevent hrtimer_start: nothing from CPU 1 while offline" \
-			"$n1 records"
-	n2=$(between "$tmp/hr1" "$on" "$next")
-	first=$(awk -v a="$on" '$1 >= a { print int(($1 - a) / 1000000); exit }' \
-		"$tmp/hr1")
-	if [ "$n2" -ge 5 ]; then
-		ok "cycle $c: anyevent hrtimer_start: CPU 1 records it after it came back ($n2 until the next change, the first ${first} ms after the mark)"
-	else
-		fail "cycle $c: anyevent hrtimer_start: CPU 1 records it after it came back" \
-			"$n2 records between $on and $next"
-	fi
-	n3=$(between "$tmp/hr0" "$off" "$next")
-	[ "$n3" -ge 5 ] &&
-		ok "cycle $c: anyevent hrtimer_start: CPU 0 records it across the change ($n3)" ||
-		fail "cycle $c: anyevent hrtimer_start: CPU 0 records it across the change" \
-			"$n3 records"
+	# CPU 1's counter of the anyevent was replaced when it came online
+	n5=$(between "$tmp/hr1" "$on" "$next")
+	n6=$(between "$tmp/hr0" "$off" "$next")
+	# its first record after CPU 1's first sched_switch back: at most
+	# the time the counter took to come (an upper bound)
+	back=$(first_after "$tmp/cpu1" $((off + 50000000)))
+	gap=$((($(first_after "$tmp/hr1" "$back") - back) / 1000))
+	[ "$n5" -ge 5 ] && [ "$n6" -ge 5 ] &&
+		ok "cycle $c: anyevent hrtimer_start: CPU 1 records it after it came back ($n5 until the next change, the first ${gap} us after CPU 1's first sched_switch), CPU 0 across the change ($n6)" ||
+		fail "cycle $c: anyevent hrtimer_start after CPU 1 came back" \
+			"CPU 1: $n5 records between $on and $next, CPU 0: $n6 from $off"
 done
 finish
