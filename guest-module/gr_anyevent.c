@@ -115,8 +115,6 @@ struct gr_anyevent {
 	u16 str_loc;
 	char str_name[GR_FIELD_NAME_LEN];
 	u16 id;
-	atomic_long_t handled;
-	atomic_long_t refused;
 	struct gr_anyevent_counter *counters;
 };
 
@@ -174,11 +172,8 @@ static notrace void gr_anyevent_handler(struct perf_event *pe,
 	size = raw->frag.size;
 	if (size < GR_ANY_COMMON + ev->fixed)
 		return;
-	atomic_long_inc((atomic_long_t *)&ev->handled);
-	if (!gr_rec_open(&rec, ev->id)) {
-		atomic_long_inc((atomic_long_t *)&ev->refused);
+	if (!gr_rec_open(&rec, ev->id))
 		return;
-	}
 	len = ev->fixed;
 	if (ev->str_loc) {
 		/* __data_loc: offset in the entry (low 16 bits), length */
@@ -687,23 +682,6 @@ static int gr_anyevent_catalogue_show(char *buf, const struct kernel_param *kp)
 		}
 		len += sysfs_emit_at(buf, len, "\n");
 	}
-	mutex_lock(&gr_anyevent_lock);
-	for (i = 0; i < gr_anyevent_count; i++) {
-		u64 en, run, total = 0;
-		unsigned int cpu;
-
-		ev = &gr_anyevents[i];
-		if (ev->counters)
-			for_each_possible_cpu(cpu)
-				if (ev->counters[cpu].pe)
-					total += perf_event_read_value(ev->counters[cpu].pe,
-								       &en, &run);
-		len += sysfs_emit_at(buf, len, "diag %s:%s count %llu handled %ld refused %ld\n",
-				     ev->system, ev->name, total,
-				     atomic_long_read(&ev->handled),
-				     atomic_long_read(&ev->refused));
-	}
-	mutex_unlock(&gr_anyevent_lock);
 	return len;
 }
 
