@@ -33,10 +33,31 @@
  * record API (gr_record.h): enable bit, filter programs and the follow
  * filter apply as to every event. The counters stay until unload, like
  * the probes of the table's events (gr_events.h). With PERF_SAMPLE_PERIOD
- * perf calls the handler once per event and never throttles it. CPUs
- * brought online after the counters were created are not covered.
+ * perf calls the handler once per event and never throttles it.
+ *
+ * CPU hotplug: perf detaches a CPU's counters when the CPU goes down
+ * (perf_event_exit_cpu()) and never attaches them again, so every attached
+ * event needs a new counter on a CPU that comes online, and the old one
+ * goes. Creating or releasing a tracepoint counter takes event_mutex
+ * (perf_trace_init(), perf_trace_destroy()) and, for a tracepoint's first
+ * or last perf user, cpu_hotplug_lock (its static key); ftrace takes them
+ * in that order (event_mutex, then cpu_hotplug_lock when it registers a
+ * probe). So neither may happen in a hotplug callback, which runs with
+ * cpu_hotplug_lock held for writing, nor under cpus_read_lock(): the
+ * callbacks only note the change and queue gr_anyevent_sync_work, whose
+ * pass brings every attached event's counters in line with the online
+ * CPUs under gr_anyevent_lock, as the first enable does:
+ *	- a CPU coming online (CPUHP_AP_ONLINE_DYN startup) starts a new
+ *	  generation: a counter of an older one is released and replaced;
+ *	- a CPU that died (CPUHP_BP_PREPARE_DYN teardown, after it is
+ *	  offline) has its counters released.
+ * A counter created for a CPU while it goes down is refused by perf or
+ * detached, and replaced at its next online. Events of a CPU between its
+ * online callback and the end of that pass are not recorded (nor counted
+ * as lost); the window is one work item's latency.
  */
 #include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
 #include <linux/ctype.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -47,6 +68,7 @@
 #include <linux/string.h>
 #include <linux/sysfs.h>
 #include <linux/trace_events.h>
+#include <linux/workqueue.h>
 #include <asm/unaligned.h>
 #include "gr_anyevent.h"
 #include "gr_record.h"
@@ -67,8 +89,18 @@
  * @str_loc: entry offset of the string's location word, 0 for none
  * @str_name: the string's field name
  * @id: the guestrelay event id (descriptor index)
- * @counters: one per CPU once attached, NULL before
+ * @counters: one per possible CPU once attached, NULL before
  */
+/**
+ * struct gr_anyevent_counter - an event's counter on one CPU
+ * @pe: the counter, NULL for none
+ * @gen: the CPU's generation (gr_anyevent_gen) it was created in
+ */
+struct gr_anyevent_counter {
+	struct perf_event *pe;
+	unsigned int gen;
+};
+
 struct gr_anyevent {
 	struct trace_event_file *file;
 	struct gr_event_def def;
@@ -83,7 +115,7 @@ struct gr_anyevent {
 	u16 str_loc;
 	char str_name[GR_FIELD_NAME_LEN];
 	u16 id;
-	struct perf_event **counters;
+	struct gr_anyevent_counter *counters;
 };
 
 static char *anyevent;
@@ -95,6 +127,10 @@ static unsigned int gr_anyevent_count;
 static unsigned int gr_anyevent_missing;
 static unsigned int gr_anyevent_refused;
 static DEFINE_MUTEX(gr_anyevent_lock);
+/* bumped each time the CPU comes online */
+static DEFINE_PER_CPU(unsigned int, gr_anyevent_gen);
+static int gr_anyevent_online_state = -1;
+static int gr_anyevent_dead_state = -1;
 
 /** gr_anyevent_nr() - how many events were found by name at load */
 unsigned int gr_anyevent_nr(void)
@@ -161,7 +197,7 @@ static notrace void gr_anyevent_handler(struct perf_event *pe,
 	gr_rec_commit(&rec);
 }
 
-/* Release the counters of @ev created so far */
+/* Release the counters of @ev, under gr_anyevent_lock */
 static void gr_anyevent_release(struct gr_anyevent *ev)
 {
 	unsigned int cpu;
@@ -169,14 +205,19 @@ static void gr_anyevent_release(struct gr_anyevent *ev)
 	if (!ev->counters)
 		return;
 	for_each_possible_cpu(cpu)
-		if (!IS_ERR_OR_NULL(ev->counters[cpu]))
-			perf_event_release_kernel(ev->counters[cpu]);
+		if (ev->counters[cpu].pe)
+			perf_event_release_kernel(ev->counters[cpu].pe);
 	kfree(ev->counters);
 	ev->counters = NULL;
 }
 
-/* A counter per online CPU; all or none. */
-static int gr_anyevent_attach(struct gr_anyevent *ev)
+/*
+ * Bring the counters of attached @ev in line with the online CPUs, under
+ * gr_anyevent_lock: release those of offline CPUs and of older
+ * generations, create those missing on online CPUs. Return: 0, or the
+ * last error of a creation (that CPU then has none).
+ */
+static int gr_anyevent_sync_one(struct gr_anyevent *ev)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_TRACEPOINT,
@@ -191,22 +232,119 @@ static int gr_anyevent_attach(struct gr_anyevent *ev)
 		 */
 		.sample_type = PERF_SAMPLE_RAW | PERF_SAMPLE_PERIOD,
 	};
+	struct gr_anyevent_counter *c;
 	struct perf_event *pe;
-	unsigned int cpu;
+	unsigned int cpu, gen;
+	int ret = 0;
+
+	lockdep_assert_held(&gr_anyevent_lock);
+	for_each_possible_cpu(cpu) {
+		c = &ev->counters[cpu];
+		gen = READ_ONCE(per_cpu(gr_anyevent_gen, cpu));
+		if (c->pe && (c->gen != gen || !cpu_online(cpu))) {
+			perf_event_release_kernel(c->pe);
+			c->pe = NULL;
+		}
+		if (c->pe || !cpu_online(cpu))
+			continue;
+		pe = perf_event_create_kernel_counter(&attr, cpu, NULL,
+						      gr_anyevent_handler, ev);
+		/* -ENODEV: perf saw it go down; its dead callback follows */
+		if (IS_ERR(pe)) {
+			if (PTR_ERR(pe) != -ENODEV)
+				ret = PTR_ERR(pe);
+			continue;
+		}
+		c->pe = pe;
+		c->gen = gen;
+	}
+	return ret;
+}
+
+/* A counter per online CPU; all or none. */
+static int gr_anyevent_attach(struct gr_anyevent *ev)
+{
+	int ret;
 
 	ev->counters = kcalloc(nr_cpu_ids, sizeof(*ev->counters), GFP_KERNEL);
 	if (!ev->counters)
 		return -ENOMEM;
-	for_each_online_cpu(cpu) {
-		pe = perf_event_create_kernel_counter(&attr, cpu, NULL,
-						      gr_anyevent_handler, ev);
-		if (IS_ERR(pe)) {
-			gr_anyevent_release(ev);
-			return PTR_ERR(pe);
-		}
-		ev->counters[cpu] = pe;
+	ret = gr_anyevent_sync_one(ev);
+	if (ret)
+		gr_anyevent_release(ev);
+	return ret;
+}
+
+/* The pass the hotplug callbacks queue: every attached event */
+static void gr_anyevent_sync(struct work_struct *work)
+{
+	struct gr_anyevent *ev;
+	unsigned int i;
+	int ret;
+
+	mutex_lock(&gr_anyevent_lock);
+	for (i = 0; i < gr_anyevent_count; i++) {
+		ev = &gr_anyevents[i];
+		if (!ev->counters)
+			continue;
+		ret = gr_anyevent_sync_one(ev);
+		if (ret)
+			pr_warn_ratelimited("guestrelay: anyevent %s:%s: a CPU has no counter (%d)\n",
+					    ev->system, ev->name, ret);
 	}
+	mutex_unlock(&gr_anyevent_lock);
+}
+
+static DECLARE_WORK(gr_anyevent_sync_work, gr_anyevent_sync);
+
+/* On the CPU coming online, with the hotplug lock held for writing */
+static int gr_anyevent_cpu_online(unsigned int cpu)
+{
+	WRITE_ONCE(per_cpu(gr_anyevent_gen, cpu),
+		   per_cpu(gr_anyevent_gen, cpu) + 1);
+	schedule_work(&gr_anyevent_sync_work);
 	return 0;
+}
+
+/* After the CPU died, on another, with the hotplug lock held for writing */
+static int gr_anyevent_cpu_dead(unsigned int cpu)
+{
+	schedule_work(&gr_anyevent_sync_work);
+	return 0;
+}
+
+/* The two hotplug states, once the events are found; logged if not */
+static void gr_anyevent_hotplug_init(void)
+{
+	int ret;
+
+	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN,
+					"guestrelay/anyevent:online",
+					gr_anyevent_cpu_online, NULL);
+	if (ret >= 0) {
+		gr_anyevent_online_state = ret;
+		ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN,
+						"guestrelay/anyevent:dead",
+						NULL, gr_anyevent_cpu_dead);
+	}
+	if (ret >= 0) {
+		gr_anyevent_dead_state = ret;
+		return;
+	}
+	pr_warn("guestrelay: anyevent: no CPU hotplug state (%d): CPUs brought online later are not covered\n",
+		ret);
+}
+
+/* Undo gr_anyevent_hotplug_init(): no pass runs or is queued after */
+static void gr_anyevent_hotplug_exit(void)
+{
+	if (gr_anyevent_dead_state >= 0)
+		cpuhp_remove_state_nocalls(gr_anyevent_dead_state);
+	if (gr_anyevent_online_state >= 0)
+		cpuhp_remove_state_nocalls(gr_anyevent_online_state);
+	gr_anyevent_dead_state = -1;
+	gr_anyevent_online_state = -1;
+	cancel_work_sync(&gr_anyevent_sync_work);
 }
 
 /* ---- the layout ------------------------------------------------------- */
@@ -425,6 +563,8 @@ void gr_anyevent_init(void)
 		}
 	}
 	kfree(list);
+	if (gr_anyevent_count)
+		gr_anyevent_hotplug_init();
 }
 
 /**
@@ -434,6 +574,7 @@ void gr_anyevent_init(void)
  */
 void gr_anyevent_exit(void)
 {
+	gr_anyevent_hotplug_exit();
 	while (gr_anyevent_count) {
 		struct gr_anyevent *ev = &gr_anyevents[--gr_anyevent_count];
 
