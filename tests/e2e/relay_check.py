@@ -201,13 +201,18 @@ def main():
           'refused', 'ro %d rw-refused %d' % (v[1], v[2]))
     check(v[3] == 1, 'mmap(): the mapping shows what read() returned')
     check(v[5] == 0, 'poll(): not readable once read() consumed all')
-    maps = re.findall(r'GR: GRREAD mmap subbufs (\d+) bytes (\d+) '
-                      r'stale (\d+) lost (\d+) (\S+)', log)
-    check(len(maps) == 2 and all(x[4] == 'ok' and x[2] == '0'
+    maps = re.findall(r'GR: GRREAD mmap poll-ready (\d) subbufs (\d+) '
+                      r'bytes (\d+) stale (\d+) lost (\d+) poll-after (\d) '
+                      r'(\S+)', log)
+    check(len(maps) == 2 and all(x[6] == 'ok' and x[3] == '0'
                                  for x in maps),
           'mmap() with GR_RELAY_GET_SUBBUF/PUT_SUBBUF: CPU 0\'s file of '
-          'load1 and load2 read sub-buffer by sub-buffer from the mapping',
-          repr(maps))
+          'load1 and load2 (no-overwrite, overwrite) read sub-buffer by '
+          'sub-buffer from the mapping', repr(maps))
+    check(len(maps) == 2 and all(x[0] == '1' and x[5] == '0'
+                                 for x in maps),
+          'poll() in both modes: readable before, not after they were '
+          'consumed', repr(maps))
     m = re.search(r'GR: GRREAD sendfile bytes (\d+) (\S+)', log)
     check(len(online) < 2 or (m and m.group(2) == 'ok'),
           'sendfile() copies a relay file', m.group(0) if m else 'no line')

@@ -9,7 +9,7 @@
  *                                (read-only; a writable map is refused),
  *                                then read() everything into OUT and
  *                                compare its start with the mapping
- *   grread mmap FILE OUT SIZE    mmap() of the SIZE-byte buffer, each
+ *   grread mmap FILE OUT SIZE    poll(), mmap() of the SIZE-byte buffer, each
  *                                finished sub-buffer found with
  *                                GR_RELAY_GET_SUBBUF, copied from the map
  *                                and consumed with GR_RELAY_PUT_SUBBUF
@@ -106,6 +106,8 @@ static int cmd_mmap(const char *file, const char *out_path, size_t size)
 	unsigned char *copy = malloc(size);
 	long subbufs = 0, stale = 0, total = 0, bad = 0;
 	struct gr_relay_subbuf sb = { 0 };
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int ready = poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
 
 	if (map == MAP_FAILED || !copy) {
 		printf("GR: GRREAD mmap %s: %s\n", file, strerror(errno));
@@ -135,10 +137,12 @@ static int cmd_mmap(const char *file, const char *out_path, size_t size)
 	if (!bad && errno != EAGAIN)
 		bad++;
 	close(out);
-	printf("GR: GRREAD mmap subbufs %ld bytes %ld stale %ld lost %llu %s\n",
-	       subbufs, total, stale, (unsigned long long)sb.lost,
-	       bad ? "failed" : "ok");
-	return bad || !subbufs;
+	p.revents = 0;
+	printf("GR: GRREAD mmap poll-ready %d subbufs %ld bytes %ld stale %ld ",
+	       ready, subbufs, total, stale);
+	printf("lost %llu poll-after %d %s\n", (unsigned long long)sb.lost,
+	       poll(&p, 1, 0), bad ? "failed" : "ok");
+	return bad || !subbufs || !ready;
 }
 
 static int cmd_sendfile(const char *file, const char *out_path)
