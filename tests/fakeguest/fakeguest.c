@@ -338,6 +338,7 @@ static void fg_stats(struct fakeguest *fg, const struct fg_ring_final *fin,
 		fg_kv_idx(f, "ring", i, "consumed_errors",
 			  fin[i].consumed_errors);
 		fg_kv_idx(f, "ring", i, "corrupted", fg->rings[i].corrupted);
+		fg_kv_idx(f, "ring", i, "lied", fg->rings[i].lied);
 		tlost += fin[i].lost_full + fin[i].lost_too_big +
 			 fin[i].lost_nested;
 		tprod += fin[i].produced - fg->rings[i].produced_start;
@@ -419,7 +420,7 @@ static void fg_usage(FILE *f)
 "\n"
 "Hostile (for the agent's robustness tests; starts from a valid layout):\n"
 "  --hostile KIND         magic, geometry, strings, counters, packets,\n"
-"                         race, flood, random or records\n"
+"                         race, flood, random, records or lastrec\n"
 "  --hostile-delay MS     valid operation before the damage (default 300)\n"
 "  --hostile-period MS    time between damage steps (default 100)\n"
 "  --seed S               random seed of the hostile modes (default 1)\n"

@@ -60,6 +60,7 @@ enum fg_hostile {
 	FG_HOSTILE_FLOOD,	/* doorbell storm on the host's eventfds */
 	FG_HOSTILE_RANDOM,	/* random bytes over the whole region */
 	FG_HOSTILE_RECORDS,	/* valid packet headers, damaged records */
+	FG_HOSTILE_LASTREC,	/* false rec.last_record of committed packets */
 };
 
 /* Kinds of synthetic events; see fg_events.c */
@@ -165,6 +166,8 @@ struct fg_ring_stats {
 	u64 doorbells_rung;		/* GR_VEC_DATA doorbells signalled */
 	u64 corrupted;			/* --hostile packets: headers spoiled */
 	u64 corrupt_turn;		/* --hostile packets: finished packets seen */
+	u64 lied;			/* --hostile lastrec: last_record lies */
+	u64 lie_next;			/* --hostile lastrec: next packet to lie on */
 };
 
 struct fakeguest {

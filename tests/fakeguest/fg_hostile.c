@@ -42,6 +42,11 @@
  *             record is damaged: an unknown id, a size that breaks the
  *             chain, a timestamp after the packet's end (what only the
  *             host's verify mode catches, spec H24)
+ *   lastrec   every second committed, unconsumed packet gets a false
+ *             rec.last_record (spec 3.8, G40), in turn: 8 bytes before
+ *             its content's end, misaligned, at the end, far past the
+ *             sub-buffer, the first record's offset; its bytes are valid
+ *             (the host must refuse the value, H31, and walk)
  */
 #include <sched.h>
 
@@ -58,6 +63,7 @@ static const char *const fg_hostile_names[] = {
 	[FG_HOSTILE_FLOOD] = "flood",
 	[FG_HOSTILE_RANDOM] = "random",
 	[FG_HOSTILE_RECORDS] = "records",
+	[FG_HOSTILE_LASTREC] = "lastrec",
 };
 
 /**
@@ -71,7 +77,7 @@ int fg_hostile_parse(const char *s, enum fg_hostile *kind)
 {
 	unsigned int i;
 
-	for (i = FG_HOSTILE_MAGIC; i <= FG_HOSTILE_RECORDS; i++) {
+	for (i = FG_HOSTILE_MAGIC; i <= FG_HOSTILE_LASTREC; i++) {
 		if (!strcmp(s, fg_hostile_names[i])) {
 			*kind = (enum fg_hostile)i;
 			return 0;
@@ -467,6 +473,66 @@ static void fg_hostile_race(struct fakeguest *fg, u64 *rng)
 	}
 }
 
+/* A false last_record for committed packet @k of @bytes content */
+static u32 fg_lastrec_lie(u64 k, u32 bytes, u32 header)
+{
+	switch (k / 2 % 5) {
+	case 0:
+		return bytes - 8;
+	case 1:
+		return 4;
+	case 2:
+		return bytes;
+	case 3:
+		return 0x7ffffff8;
+	default:
+		return header;
+	}
+}
+
+static void fg_hostile_lastrec(struct fakeguest *fg)
+{
+	u32 n = fg->lay.n_subbufs, bytes, lie;
+	struct fg_ring_stats *rs;
+	struct gr_subbuf_rec *rec;
+	struct gr_ring *ring;
+	unsigned int r;
+	u64 p, c, k;
+
+	while (!fg_hostile_stopped(fg)) {
+		for (r = 0; r < fg->lay.nr_rings; r++) {
+			ring = fg_ring(fg, r);
+			rs = &fg->rings[r];
+			p = le64_to_cpu(__atomic_load_n(&ring->prod.produced,
+							__ATOMIC_ACQUIRE));
+			c = le64_to_cpu(__atomic_load_n(&ring->cons.consumed,
+							__ATOMIC_ACQUIRE));
+			if (p - c > n)
+				continue;
+			for (k = c > rs->lie_next ? c : rs->lie_next; k < p;
+			     k++) {
+				if (!(k % 2))
+					continue;
+				rec = (struct gr_subbuf_rec *)(fg->region +
+					fg->lay.subbuf_rec_offset) +
+					(u64)r * n + k % n;
+				bytes = le32_to_cpu(__atomic_load_n(&rec->bytes,
+							__ATOMIC_RELAXED));
+				lie = fg_lastrec_lie(k, bytes,
+						     fg->lay.packet_header_size);
+				__atomic_store_n(&rec->last_record,
+						 cpu_to_le32(lie),
+						 __ATOMIC_RELAXED);
+				rs->lied++;
+			}
+			if (p > rs->lie_next)
+				rs->lie_next = p;
+		}
+		__atomic_fetch_add(&fg->hostile_steps, 1, __ATOMIC_RELAXED);
+		sched_yield();
+	}
+}
+
 static void fg_hostile_flood(struct fakeguest *fg)
 {
 	unsigned int v, i = 0;
@@ -630,6 +696,9 @@ static void *fg_hostile_main(void *arg)
 		return NULL;
 	case FG_HOSTILE_FLOOD:
 		fg_hostile_flood(fg);
+		return NULL;
+	case FG_HOSTILE_LASTREC:
+		fg_hostile_lastrec(fg);
 		return NULL;
 	default:
 		break;
