@@ -167,6 +167,7 @@ static void rotate_chunk(struct gr_vm *vm)
 	}
 	ret = cons_switch_files(vm);
 	clients_switch_files(vm);
+	ht_switch_files(vm);
 	live_session_rotate(vm->opts.name, vm->sess.name, vm->rot.id);
 	session_write_files(vm, old_fd >= 0 ? old_fd : vm->sess.fd,
 			    vm->sess.name);
