@@ -147,6 +147,7 @@ int ht_filter(char *buf, size_t size, const char *const *fields,
 void ht_init(struct gr_hosttrace *ht)
 {
 	memset(ht, 0, sizeof(*ht));
+	ht->top = -1;
 	ht->dirfd = -1;
 }
 
@@ -669,12 +670,12 @@ static int make_dir(struct gr_vm *vm)
 {
 	struct gr_hosttrace *ht = &vm->ht;
 	char host[256] = "";
-	int top = rot_data_fd(vm), ret;
+	int ret;
 
 	gethostname(host, sizeof(host) - 1);
-	if (mkdirat(top, GR_HS_DIR, 0750) && errno != EEXIST)
+	if (mkdirat(ht->top, GR_HS_DIR, 0750) && errno != EEXIST)
 		return -errno;
-	ht->dirfd = openat(top, GR_HS_DIR, O_RDONLY | O_DIRECTORY |
+	ht->dirfd = openat(ht->top, GR_HS_DIR, O_RDONLY | O_DIRECTORY |
 			   O_NOFOLLOW | O_CLOEXEC);
 	if (ht->dirfd < 0)
 		return -errno;
@@ -689,6 +690,8 @@ static int make_dir(struct gr_vm *vm)
 /**
  * ht_open() - a session opened: it records a host stream
  * @vm: the VM, its session directory open (vm->sess.fd)
+ * @top: where host/ goes: the session's directory, or the chunk being
+ *	written (rot_data_fd())
  *
  * The events start at the next ht_tick() that knows QEMU's pid; the
  * directory <session>/host and its files are made then, once the kernel
@@ -698,7 +701,7 @@ static int make_dir(struct gr_vm *vm)
  *
  * Context: the loop's thread; writes a few KiB and fsyncs them.
  */
-void ht_open(struct gr_vm *vm)
+void ht_open(struct gr_vm *vm, int top)
 {
 	struct gr_hosttrace *ht = &vm->ht;
 	int ret;
@@ -709,6 +712,7 @@ void ht_open(struct gr_vm *vm)
 	ht->events = 0;
 	ht->lost = 0;
 	ht->named = false;
+	ht->top = top;
 	ht->open = true;
 	ret = prepare(vm);
 	if (ret) {
@@ -796,7 +800,8 @@ static void close_dir(struct gr_vm *vm, int fd)
 
 /**
  * ht_switch_files() - a rotation: the host stream goes on in the new chunk
- * @vm: the VM, its next chunk open (rot_data_fd()), the one before not
+ * @vm: the VM
+ * @top: its next chunk, open (rot_data_fd()); the one before is not
  *	closed yet
  *
  * Called where the trace's streams move (vm.c's rotate_chunk()): what
@@ -812,12 +817,13 @@ static void close_dir(struct gr_vm *vm, int fd)
  *
  * Context: the loop's thread; fsyncs the old chunk's files.
  */
-void ht_switch_files(struct gr_vm *vm)
+void ht_switch_files(struct gr_vm *vm, int top)
 {
 	struct gr_hosttrace *ht = &vm->ht;
 	int old = ht->dirfd, ret;
 	unsigned int c;
 
+	ht->top = top;
 	if (!ht->open || old < 0)
 		return;
 	for (c = 0; ht->cpu && c < ht->nr_cpus; c++)

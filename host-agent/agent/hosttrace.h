@@ -36,6 +36,8 @@ struct gr_ht_cpu;
 /**
  * struct gr_hosttrace - a VM's host stream
  * @open: the VM's session records a host stream
+ * @top: where host/ is made: the session's directory or, in a session
+ *	kept in chunks, the chunk being written (rotate.c's, not closed here)
  * @dirfd: <session>/host (in a session kept in chunks, <chunk>/host of
  *	the chunk being written), -1 until the events run
  * @layout: the stream's description (hoststream.h), NULL when closed
@@ -58,6 +60,7 @@ struct gr_ht_cpu;
  */
 struct gr_hosttrace {
 	bool open;
+	int top;
 	int dirfd;
 	struct gr_hs_layout *layout;
 	struct gr_hs_stream **out;
@@ -84,9 +87,9 @@ int ht_filter(char *buf, size_t size, const char *const *fields,
 	      unsigned int nr_fields, const int *tids, unsigned int ntids);
 
 void ht_init(struct gr_hosttrace *ht);
-void ht_open(struct gr_vm *vm);
+void ht_open(struct gr_vm *vm, int top);
 void ht_tick(struct gr_vm *vm, uint64_t now_ns);
-void ht_switch_files(struct gr_vm *vm);
+void ht_switch_files(struct gr_vm *vm, int top);
 void ht_close(struct gr_vm *vm);
 
 #endif /* GR_HOSTTRACE_H */
