@@ -2,7 +2,8 @@
 /*
  * hosttrace.c - the host stream of a VM's session: what the host
  * scheduler did with the threads of the VM's QEMU (its vCPU threads and
- * the others), stored as <session>/host/ (trace/hoststream.h)
+ * the others), stored as <session>/host/ (trace/hoststream.h), or in a
+ * session kept in chunks as <chunk>/host/ of each chunk
  *
  *   events     sched_switch, sched_wakeup, sched_migrate_task: perf
  *              tracepoint events (PERF_TYPE_TRACEPOINT, ids and field
@@ -146,6 +147,7 @@ int ht_filter(char *buf, size_t size, const char *const *fields,
 void ht_init(struct gr_hosttrace *ht)
 {
 	memset(ht, 0, sizeof(*ht));
+	ht->top = -1;
 	ht->dirfd = -1;
 }
 
@@ -580,25 +582,19 @@ static void tell(struct gr_vm *vm)
 		       vm->opts.name, strerror(-ht->err));
 }
 
-/* the stream's identity and clock: the host, CLOCK_MONOTONIC */
-static int write_files(struct gr_vm *vm, char *host)
+/* the session's host stream: its trace UUID and clock, made once */
+static int name_stream(struct gr_hosttrace *ht)
 {
-	struct gr_ctf_env env = {
-		.vm_name = vm->opts.name,
-		.host_name = host,
-		.session = vm->sess.name,
-		.tracer_major = 1,
-		.host_stream = 1,
-	};
 	struct timespec r0, m, r1;
-	struct gr_ctf_clock clock;
 	int64_t real, err;
 	int ret;
 
-	if (getrandom(env.trace_uuid, 16, 0) != 16)
+	if (ht->named)
+		return 0;
+	if (getrandom(ht->uuid, 16, 0) != 16)
 		return -EIO;
-	env.trace_uuid[6] = (env.trace_uuid[6] & 0x0f) | 0x40;
-	env.trace_uuid[8] = (env.trace_uuid[8] & 0x3f) | 0x80;
+	ht->uuid[6] = (ht->uuid[6] & 0x0f) | 0x40;
+	ht->uuid[8] = (ht->uuid[8] & 0x3f) | 0x80;
 	clock_gettime(CLOCK_REALTIME, &r0);
 	clock_gettime(CLOCK_MONOTONIC, &m);
 	clock_gettime(CLOCK_REALTIME, &r1);
@@ -609,11 +605,31 @@ static int write_files(struct gr_vm *vm, char *host)
 	ret = gr_ctf_clock_from_sync(1000000000ULL,
 				     (uint64_t)m.tv_sec * 1000000000 +
 				     (uint64_t)m.tv_nsec, real,
-				     (uint64_t)err / 2 + 1, &clock);
-	if (!ret)
-		ret = gr_hs_write_files(vm->ht.dirfd, vm->ht.layout, &env,
-					&clock);
+				     (uint64_t)err / 2 + 1, &ht->clock);
+	ht->named = !ret;
 	return ret;
+}
+
+/*
+ * the stream's identity and clock: the host, CLOCK_MONOTONIC; the same
+ * in every chunk's host/, so that they read as one trace
+ */
+static int write_files(struct gr_vm *vm, char *host)
+{
+	struct gr_ctf_env env = {
+		.vm_name = vm->opts.name,
+		.host_name = host,
+		.session = vm->sess.name,
+		.tracer_major = 1,
+		.host_stream = 1,
+	};
+	int ret = name_stream(&vm->ht);
+
+	if (ret)
+		return ret;
+	memcpy(env.trace_uuid, vm->ht.uuid, 16);
+	return gr_hs_write_files(vm->ht.dirfd, vm->ht.layout, &env,
+				 &vm->ht.clock);
 }
 
 static int prepare(struct gr_vm *vm)
@@ -649,35 +665,43 @@ static int prepare(struct gr_vm *vm)
 	return 0;
 }
 
-/* <session>/host and its files, once the events run */
+/* <session>/host (<chunk>/host) and its files, once the events run */
 static int make_dir(struct gr_vm *vm)
 {
 	struct gr_hosttrace *ht = &vm->ht;
 	char host[256] = "";
+	int ret;
 
 	gethostname(host, sizeof(host) - 1);
-	if (mkdirat(vm->sess.fd, GR_HS_DIR, 0750) && errno != EEXIST)
+	if (mkdirat(ht->top, GR_HS_DIR, 0750) && errno != EEXIST)
 		return -errno;
-	ht->dirfd = openat(vm->sess.fd, GR_HS_DIR, O_RDONLY | O_DIRECTORY |
+	ht->dirfd = openat(ht->top, GR_HS_DIR, O_RDONLY | O_DIRECTORY |
 			   O_NOFOLLOW | O_CLOEXEC);
 	if (ht->dirfd < 0)
 		return -errno;
-	return write_files(vm, host);
+	ret = write_files(vm, host);
+	if (ret) {
+		close(ht->dirfd);
+		ht->dirfd = -1;
+	}
+	return ret;
 }
 
 /**
  * ht_open() - a session opened: it records a host stream
  * @vm: the VM, its session directory open (vm->sess.fd)
+ * @top: where host/ goes: the session's directory, or the chunk being
+ *	written (rot_data_fd())
  *
  * The events start at the next ht_tick() that knows QEMU's pid; the
  * directory <session>/host and its files are made then, once the kernel
- * gave the events (without them, there is none). A session kept in
- * chunks has none yet. A failure is logged and the session goes on
- * without a host stream.
+ * gave the events (without them, there is none); in a session kept in
+ * chunks, <chunk>/host of the chunk being written. A failure is logged
+ * and the session goes on without a host stream.
  *
  * Context: the loop's thread; writes a few KiB and fsyncs them.
  */
-void ht_open(struct gr_vm *vm)
+void ht_open(struct gr_vm *vm, int top)
 {
 	struct gr_hosttrace *ht = &vm->ht;
 	int ret;
@@ -687,9 +711,8 @@ void ht_open(struct gr_vm *vm)
 	ht->err = 0;
 	ht->events = 0;
 	ht->lost = 0;
-	/* not yet beside chunks: it would need a rotation and a quota of its own */
-	if (vm->rot.chunked)
-		return;
+	ht->named = false;
+	ht->top = top;
 	ht->open = true;
 	ret = prepare(vm);
 	if (ret) {
@@ -699,34 +722,6 @@ void ht_open(struct gr_vm *vm)
 		ht->told = true;
 		ht->err = ret;
 	}
-}
-
-/*
- * The session went into chunks (`guestrelay rotate`): its host stream
- * goes, as a session kept in chunks has none yet (beside the chunks, a
- * reader of the session directory would take it for part of the trace)
- */
-static void drop(struct gr_vm *vm)
-{
-	char name[GR_CTF_STREAM_NAME_MAX];
-	unsigned int c, n = vm->ht.nr_cpus;
-	int fd;
-
-	ht_close(vm);
-	syslog(LOG_INFO, "%s: the session is kept in chunks now: its host stream is removed",
-	       vm->opts.name);
-	fd = openat(vm->sess.fd, GR_HS_DIR, O_RDONLY | O_DIRECTORY |
-		    O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	unlinkat(fd, GR_CTF_METADATA, 0);
-	unlinkat(fd, GR_CTF_INFO, 0);
-	for (c = 0; c < n; c++) {
-		snprintf(name, sizeof(name), GR_CTF_STREAM_FMT, c);
-		unlinkat(fd, name, 0);
-	}
-	close(fd);
-	unlinkat(vm->sess.fd, GR_HS_DIR, AT_REMOVEDIR);
 }
 
 /**
@@ -748,10 +743,6 @@ void ht_tick(struct gr_vm *vm, uint64_t now_ns)
 
 	if (!ht->open)
 		return;
-	if (vm->rot.chunked) {
-		drop(vm);
-		return;
-	}
 	if (vm->vcpu.pid != ht->pid) {
 		for (c = 0; ht->cpu && c < ht->nr_cpus; c++)
 			drain_cpu(ht, c);
@@ -786,6 +777,90 @@ void ht_tick(struct gr_vm *vm, uint64_t now_ns)
 	}
 }
 
+/* host CPU @c's stream: its last packet written, its file closed */
+static void close_stream(struct gr_vm *vm, unsigned int c)
+{
+	struct gr_hosttrace *ht = &vm->ht;
+
+	if (gr_hs_stream_close(ht->out[c]))
+		syslog(LOG_WARNING, "%s: host stream of CPU %u: a write failed",
+		       vm->opts.name, c);
+	free(ht->out[c]);
+	ht->out[c] = NULL;
+}
+
+/* a host stream's directory: its entries made durable, then closed */
+static void close_dir(struct gr_vm *vm, int fd)
+{
+	if (fsync(fd))
+		syslog(LOG_WARNING, "%s: fsync of the host stream: %m",
+		       vm->opts.name);
+	close(fd);
+}
+
+/**
+ * ht_switch_files() - a rotation: the host stream goes on in the new chunk
+ * @vm: the VM
+ * @top: its next chunk, open (rot_data_fd()); the one before is not
+ *	closed yet
+ *
+ * Called where the trace's streams move (vm.c's rotate_chunk()): what
+ * the rings hold goes into the old chunk's streams, whose last packets
+ * are written and files closed there; the new chunk gets a host/ of its
+ * own, its metadata with the session's trace UUID and clock, and each
+ * stream goes on in it (gr_hs_stream_move()). QEMU's threads are dumped
+ * again at the start of the new chunk, so that each chunk's host/ is a
+ * whole trace; the scheduler's events are each in one chunk. A host
+ * stream whose events do not run yet makes its directory in the new
+ * chunk when they start. Without a directory in the new chunk the host
+ * stream stops, and says why once.
+ *
+ * Context: the loop's thread; fsyncs the old chunk's files.
+ */
+void ht_switch_files(struct gr_vm *vm, int top)
+{
+	struct gr_hosttrace *ht = &vm->ht;
+	int old = ht->dirfd, ret;
+	unsigned int c;
+
+	ht->top = top;
+	if (!ht->open || old < 0)
+		return;
+	for (c = 0; ht->cpu && c < ht->nr_cpus; c++)
+		drain_cpu(ht, c);
+	ht->dirfd = -1;
+	ret = make_dir(vm);
+	for (c = 0; c < ht->nr_cpus; c++) {
+		if (!ht->out[c])
+			continue;
+		if (ret) {
+			close_stream(vm, c);
+			continue;
+		}
+		if (!gr_hs_stream_move(ht->out[c], ht->dirfd))
+			continue;
+		if (ht->out[c]->fd >= 0) {
+			syslog(LOG_WARNING, "%s: host stream of CPU %u: a write failed",
+			       vm->opts.name, c);
+			continue;
+		}
+		/* opened again at its next event, if it can be */
+		syslog(LOG_WARNING, "%s: host stream of CPU %u: no file in the new chunk: %s",
+		       vm->opts.name, c, strerror(-ht->out[c]->err));
+		free(ht->out[c]);
+		ht->out[c] = NULL;
+	}
+	close_dir(vm, old);
+	if (ret) {
+		stop_cpus(ht);
+		ht->err = ret;
+		tell(vm);
+		return;
+	}
+	if (ht->cpu)
+		dump_threads(ht);
+}
+
 /**
  * ht_close() - the session ends: the last events, packets and files
  * @vm: the VM
@@ -801,21 +876,14 @@ void ht_close(struct gr_vm *vm)
 		drain_cpu(ht, c);
 	stop_cpus(ht);
 	for (c = 0; ht->out && c < ht->nr_cpus; c++)
-		if (ht->out[c]) {
-			if (gr_hs_stream_close(ht->out[c]))
-				syslog(LOG_WARNING, "%s: host stream of CPU %u: a write failed",
-				       vm->opts.name, c);
-			free(ht->out[c]);
-		}
+		if (ht->out[c])
+			close_stream(vm, c);
 	free(ht->out);
 	ht->out = NULL;
 	free(ht->layout);
 	ht->layout = NULL;
 	if (ht->dirfd >= 0) {
-		if (fsync(ht->dirfd))
-			syslog(LOG_WARNING, "%s: fsync of the host stream: %m",
-			       vm->opts.name);
-		close(ht->dirfd);
+		close_dir(vm, ht->dirfd);
 		syslog(LOG_INFO, "%s: host stream closed: %llu events, %llu lost",
 		       vm->opts.name, (unsigned long long)ht->events,
 		       (unsigned long long)ht->lost);

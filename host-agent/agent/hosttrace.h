@@ -36,7 +36,10 @@ struct gr_ht_cpu;
 /**
  * struct gr_hosttrace - a VM's host stream
  * @open: the VM's session records a host stream
- * @dirfd: <session>/host, -1 until the events run
+ * @top: where host/ is made: the session's directory or, in a session
+ *	kept in chunks, the chunk being written (rotate.c's, not closed here)
+ * @dirfd: <session>/host (in a session kept in chunks, <chunk>/host of
+ *	the chunk being written), -1 until the events run
  * @layout: the stream's description (hoststream.h), NULL when closed
  * @out: one stream per host CPU, opened at its first event
  * @cpu: the perf events and ring of each host CPU, NULL when off
@@ -49,11 +52,15 @@ struct gr_ht_cpu;
  * @flush_ns: when the packets were last written
  * @events: events recorded in this session
  * @lost: events the kernel lost (perf ring full)
+ * @named: @uuid and @clock are made (the first directory of the session)
+ * @uuid: the trace UUID of the session's host stream, in every chunk
+ * @clock: its CLOCK_MONOTONIC to CLOCK_REALTIME mapping, in every chunk
  * @err: why there is no host stream (-errno), 0 if there is one
  * @told: @err was logged
  */
 struct gr_hosttrace {
 	bool open;
+	int top;
 	int dirfd;
 	struct gr_hs_layout *layout;
 	struct gr_hs_stream **out;
@@ -67,6 +74,9 @@ struct gr_hosttrace {
 	uint64_t flush_ns;
 	uint64_t events;
 	uint64_t lost;
+	bool named;
+	uint8_t uuid[16];
+	struct gr_ctf_clock clock;
 	int err;
 	bool told;
 };
@@ -77,8 +87,9 @@ int ht_filter(char *buf, size_t size, const char *const *fields,
 	      unsigned int nr_fields, const int *tids, unsigned int ntids);
 
 void ht_init(struct gr_hosttrace *ht);
-void ht_open(struct gr_vm *vm);
+void ht_open(struct gr_vm *vm, int top);
 void ht_tick(struct gr_vm *vm, uint64_t now_ns);
+void ht_switch_files(struct gr_vm *vm, int top);
 void ht_close(struct gr_vm *vm);
 
 #endif /* GR_HOSTTRACE_H */

@@ -12,9 +12,10 @@
  * The seam: a rotation is asked for (rot.pending) and from then on the
  * consumer takes no new packet; once the writes in flight completed
  * (cons_idle()), vm.c opens the next chunk, writes its metadata, moves
- * every ring's stream file and every client channel's files into it
- * (cons_switch_files(), clients_switch_files()), writes the
- * closed chunk's metadata once more (the newest clock) and closes it.
+ * every ring's stream file, every client channel's files and the host
+ * stream into it (cons_switch_files(), clients_switch_files(),
+ * ht_switch_files()), writes the closed chunk's metadata once more (the
+ * newest clock) and closes it.
  * The rings' state goes on unchanged: the next packet of each ring is
  * the first of the new chunk, its packet_seq_num and events_discarded
  * the guest's, so the chunks side by side are the trace without

@@ -109,7 +109,8 @@ static int open_session(struct gr_vm *vm, bool try_resume)
 	ret = session_write_files(vm, rot_data_fd(vm), vm->sess.name);
 	if (ret)
 		return ret;
-	ht_open(vm);	/* <session>/host: without it, the guest's goes on */
+	/* <session>/host (<chunk>/host): without it, the guest's goes on */
+	ht_open(vm, rot_data_fd(vm));
 	ret = cons_open_rings(vm, vm->sess.resumed);
 	if (!ret)
 		clients_open(vm);
@@ -167,6 +168,7 @@ static void rotate_chunk(struct gr_vm *vm)
 	}
 	ret = cons_switch_files(vm);
 	clients_switch_files(vm);
+	ht_switch_files(vm, rot_data_fd(vm));
 	live_session_rotate(vm->opts.name, vm->sess.name, vm->rot.id);
 	session_write_files(vm, old_fd >= 0 ? old_fd : vm->sess.fd,
 			    vm->sess.name);

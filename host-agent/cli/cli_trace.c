@@ -6,6 +6,7 @@
  * (report_follow.c)
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <signal.h>
@@ -14,8 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "chunk.h"
 #include "cli_trace.h"
 #include "client.h"
 #include "report.h"
@@ -118,6 +121,34 @@ static int report_follow(struct cli *cli, const char *vm,
 	return ret ? 1 : 0;
 }
 
+/*
+ * a session directory kept in chunks (no trace of its own, its chunks
+ * are; their host streams do not read as one with the guest's): steal
+ * and report --host name one chunk; true if @dir is one (said on stderr)
+ */
+static bool chunked_session(const char *dir)
+{
+	char name[GR_CHUNK_NAME_MAX];
+	struct stat st;
+	uint64_t id;
+	bool ret;
+	int fd;
+
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ret = faccessat(fd, GR_CHUNK_INFO, F_OK, 0) &&
+	      ((!fstatat(fd, GR_CHUNK_ARCHIVES, &st, 0) && S_ISDIR(st.st_mode)) ||
+	       !chunk_find_active(fd, name, sizeof(name), &id));
+	close(fd);
+	if (ret)
+		cli_err("%s: a session kept in chunks: name one of its chunks, "
+			"%s/%s/BEGIN-END-ID (closed) or %s/BEGIN-ID (being "
+			"written); each holds its guest trace and host/", dir,
+			dir, GR_CHUNK_ARCHIVES, dir);
+	return ret;
+}
+
 int cli_run_report(struct cli *cli, const struct cli_cmd *cmd, int argc,
 		     char **argv)
 {
@@ -171,6 +202,8 @@ int cli_run_report(struct cli *cli, const struct cli_cmd *cmd, int argc,
 		return ret ? ret : report_follow(cli, pos[0], &ro);
 	}
 	/* a fatal problem is said once, by the report, on stderr */
+	if (host && chunked_session(pos[0]))
+		return 1;
 	if (host)
 		ret = gr_report_host(pos[0], stdout, stderr, &ro, summary);
 	else
@@ -294,6 +327,8 @@ int cli_run_steal(struct cli *cli, const struct cli_cmd *cmd, int argc,
 	ret = parse_args(cmd, argc, argv, opts, pos, 1, 1, &n);
 	if (ret)
 		return ret;
+	if (chunked_session(pos[0]))
+		return 1;
 	s = malloc(sizeof(*s));
 	if (!s)
 		return 1;

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "chunk.h"
+#include "hoststream.h"
 
 #define STAMP_LEN	20	/* YYYYmmddTHHMMSS+0000 */
 #define STAGING		GR_CHUNK_ARCHIVES "/.root"	/* chunk_adopt_root() */
@@ -266,7 +267,7 @@ static bool root_file(const char *name)
 {
 	return !strcmp(name, "metadata") || !strcmp(name, "index") ||
 	       !strncmp(name, "stream_", 7) || !strcmp(name, GR_CHUNK_INFO) ||
-	       !strcmp(name, "channels");
+	       !strcmp(name, "channels") || !strcmp(name, GR_HS_DIR);
 }
 
 /**
@@ -279,7 +280,8 @@ static bool root_file(const char *name)
  * @out: receives "archives/BEGIN-END-0"
  * @len: size of @out
  *
- * The files (and the client channels' directory) move into
+ * The files (and the directories of the client channels and of the host
+ * stream) move into
  * archives/.root (.guestrelay last), which is then
  * renamed archives/BEGIN-END-0. A call after a crash half way finishes
  * the move; with nothing to move it does nothing.

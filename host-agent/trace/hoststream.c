@@ -223,6 +223,18 @@ int gr_hs_write_files(int dirfd, const struct gr_hs_layout *l,
 				 NULL);
 }
 
+/* host CPU @cpu's stream file in @dirfd, opened to append */
+static int open_file(int dirfd, unsigned int cpu)
+{
+	char name[GR_CTF_STREAM_NAME_MAX];
+	int fd;
+
+	snprintf(name, sizeof(name), GR_CTF_STREAM_FMT, cpu);
+	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
+		    O_NOFOLLOW, 0640);
+	return fd < 0 ? -errno : fd;
+}
+
 /**
  * gr_hs_stream_open() - open (or continue) host CPU @cpu's stream file
  * @s: the stream
@@ -240,16 +252,13 @@ int gr_hs_write_files(int dirfd, const struct gr_hs_layout *l,
  */
 int gr_hs_stream_open(struct gr_hs_stream *s, int dirfd, unsigned int cpu)
 {
-	char name[GR_CTF_STREAM_NAME_MAX];
 	off_t size;
 
 	memset(s, 0, offsetof(struct gr_hs_stream, buf));
 	s->cpu = cpu;
-	snprintf(name, sizeof(name), GR_CTF_STREAM_FMT, cpu);
-	s->fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
-		       O_NOFOLLOW, 0640);
+	s->fd = open_file(dirfd, cpu);
 	if (s->fd < 0)
-		return -errno;
+		return s->fd;
 	size = lseek(s->fd, 0, SEEK_END);
 	if (size > 0)
 		s->seq = (uint64_t)size / (sizeof(struct gr_packet_header) + 16) + 1;
@@ -347,5 +356,35 @@ int gr_hs_stream_close(struct gr_hs_stream *s)
 	if (s->fd >= 0 && close(s->fd) && !ret)
 		ret = -errno;
 	s->fd = -1;
+	return ret;
+}
+
+/**
+ * gr_hs_stream_move() - a rotation: the stream goes on in another directory
+ * @s: the stream
+ * @dirfd: the host stream's directory in the new chunk
+ *
+ * The packet being filled is written and the file fsynced and closed
+ * where it was (gr_hs_stream_close()); the stream's file is created in
+ * @dirfd and the next packet goes there, its packet_seq_num,
+ * events_discarded and time following the last packet's, so that the
+ * files of the chunks side by side are the stream without the move.
+ *
+ * Context: process; fsyncs the old file.
+ * Return: 0, or the first error (-errno): of the old file (the stream
+ * goes on in the new one, its error cleared) or of the new one (@s->fd is
+ * then -1 and @s stores nothing more: the caller drops it).
+ */
+int gr_hs_stream_move(struct gr_hs_stream *s, int dirfd)
+{
+	int ret = gr_hs_stream_close(s);
+
+	s->err = 0;
+	s->fd = open_file(dirfd, s->cpu);
+	if (s->fd < 0) {
+		s->err = s->fd;
+		s->fd = -1;
+		return s->err;
+	}
 	return ret;
 }

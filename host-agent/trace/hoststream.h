@@ -113,5 +113,6 @@ void gr_hs_stream_add(struct gr_hs_stream *s, enum gr_hs_event id,
 		      uint32_t len);
 int gr_hs_stream_flush(struct gr_hs_stream *s);
 int gr_hs_stream_close(struct gr_hs_stream *s);
+int gr_hs_stream_move(struct gr_hs_stream *s, int dirfd);
 
 #endif /* GR_HOSTSTREAM_H */

@@ -273,6 +273,25 @@ la_sessions() {
 	done
 }
 
+# la_host_stream_needs: what the host stream (hosttrace.c) needs here,
+# or the test is skipped: root (perf events of host tracepoints, chrt
+# -f), taskset, chrt, 2 CPUs, and tracefs mounted on $RUN/tracefs, where
+# the agent looks first (unmounted at exit)
+la_host_stream_needs() {
+	[ "$(id -u)" = 0 ] || la_skip "needs root (perf events of host tracepoints, chrt -f)"
+	command -v taskset >/dev/null || la_skip "taskset is needed"
+	command -v chrt >/dev/null || la_skip "chrt is needed"
+	[ "$(nproc)" -ge 2 ] || la_skip "needs 2 CPUs"
+	mkdir -p "$RUN/tracefs"
+	if mount -t tracefs nodev "$RUN/tracefs" 2>/dev/null; then
+		la_mounts+=("$RUN/tracefs")
+	else
+		la_skip "cannot mount tracefs"
+	fi
+	[ -r "$RUN/tracefs/events/sched/sched_switch/id" ] ||
+		la_skip "tracefs has no sched events"
+}
+
 # la_bt [-o dummy] TRACE_DIR...: babeltrace2 reads the traces (text
 # output, or none with -o dummy: faster, the same decoding): exit 0 and
 # no ERROR (its warnings, e.g. about discarded packets, are allowed);

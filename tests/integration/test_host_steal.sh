@@ -40,18 +40,7 @@ set -u
 . "$(dirname "$0")/lib_agent.sh"
 la_init test_host_steal
 
-[ "$(id -u)" = 0 ] || la_skip "needs root (perf events of host tracepoints, chrt -f)"
-command -v taskset >/dev/null || la_skip "taskset is needed"
-command -v chrt >/dev/null || la_skip "chrt is needed"
-[ "$(nproc)" -ge 2 ] || la_skip "needs 2 CPUs"
-mkdir -p "$RUN/tracefs"
-if mount -t tracefs nodev "$RUN/tracefs" 2>/dev/null; then
-	la_mounts+=("$RUN/tracefs")
-else
-	la_skip "cannot mount tracefs"
-fi
-[ -r "$RUN/tracefs/events/sched/sched_switch/id" ] ||
-	la_skip "tracefs has no sched events"
+la_host_stream_needs
 
 la_agent_start || la_skip "agent did not start"
 la_vm vm hst

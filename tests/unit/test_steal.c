@@ -6,6 +6,7 @@
  * read back with the one reader, and the preempted, halted and longest
  * times compared with what the events say
  */
+#include <endian.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,30 +31,39 @@ struct synth {
 	struct gr_hs_stream *s[2];
 };
 
-static void synth_open(struct synth *y, const char *sub)
+/* host stream directory @sub of @y's (made unless ""), its files written */
+static int synth_dir(struct synth *y, const char *sub)
 {
-	static const uint8_t boot[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
 	struct gr_ctf_env env = {
 		.vm_name = "vm1", .host_name = "hosty", .session = "s1",
 		.tracer_major = 1, .host_stream = 1,
 	};
 	struct gr_ctf_clock clock;
 	char path[128];
-	unsigned int c;
+	int fd;
 
-	snprintf(y->dir, sizeof(y->dir), "/tmp/test_steal.XXXXXX");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(y->dir));
 	snprintf(path, sizeof(path), "%s%s", y->dir, sub);
 	if (*sub)
 		CU_ASSERT_EQUAL_FATAL(mkdir(path, 0755), 0);
-	y->dirfd = open(path, O_RDONLY | O_DIRECTORY);
-	CU_ASSERT_FATAL(y->dirfd >= 0);
-	CU_ASSERT_EQUAL_FATAL(gr_hs_layout(&y->l, 2, "hosty", "6.1.0", boot), 0);
+	fd = open(path, O_RDONLY | O_DIRECTORY);
+	CU_ASSERT_FATAL(fd >= 0);
 	memset(env.trace_uuid, 0x42, 16);
 	CU_ASSERT_EQUAL_FATAL(gr_ctf_clock_from_sync(1000000000ULL, 0,
 						     1700000000LL * 1000000000LL,
 						     1000, &clock), 0);
-	CU_ASSERT_EQUAL_FATAL(gr_hs_write_files(y->dirfd, &y->l, &env, &clock), 0);
+	CU_ASSERT_EQUAL_FATAL(gr_hs_write_files(fd, &y->l, &env, &clock), 0);
+	return fd;
+}
+
+static void synth_open(struct synth *y, const char *sub)
+{
+	static const uint8_t boot[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+	unsigned int c;
+
+	snprintf(y->dir, sizeof(y->dir), "/tmp/test_steal.XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(y->dir));
+	CU_ASSERT_EQUAL_FATAL(gr_hs_layout(&y->l, 2, "hosty", "6.1.0", boot), 0);
+	y->dirfd = synth_dir(y, sub);
 	for (c = 0; c < 2; c++) {
 		y->s[c] = malloc(sizeof(*y->s[c]));
 		CU_ASSERT_PTR_NOT_NULL_FATAL(y->s[c]);
@@ -249,6 +259,74 @@ static void test_many_packets(void)
 	synth_remove(&y);
 }
 
+/* packet_seq_num of the first and the last packet of @path; packets */
+static unsigned int seqs(const char *path, uint64_t *first, uint64_t *last)
+{
+	struct gr_packet_header h;
+	unsigned int n = 0;
+	off_t at = 0;
+	int fd = open(path, O_RDONLY);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	while (pread(fd, &h, sizeof(h), at) == (ssize_t)sizeof(h) &&
+	       le64toh(h.packet_size) >= 8 * sizeof(h)) {
+		if (!n++)
+			*first = le64toh(h.packet_seq_num);
+		*last = le64toh(h.packet_seq_num);
+		at += (off_t)(le64toh(h.packet_size) / 8);
+	}
+	close(fd);
+	return n;
+}
+
+/* a rotation: the streams go on in the next chunk's directory, numbered on */
+static void test_move_to_next_chunk(void)
+{
+	struct gr_steal a, b;
+	uint64_t f0 = 0, l0 = 0, f1 = 0, l1 = 0;
+	char path[160];
+	struct synth y;
+	unsigned int i, c;
+	uint64_t t;
+	int fd;
+
+	synth_open(&y, "/a");
+	for (i = 0, t = 1000; i < 2000; i++, t += 100 * US) {
+		sw(&y, 1, t, "CPU 0/KVM", 55, 0, "other", 77);
+		sw(&y, 1, t + 30 * US, "other", 77, 0, "CPU 0/KVM", 55);
+	}
+	/* the seam falls in a preemption: neither chunk counts it */
+	sw(&y, 1, t, "CPU 0/KVM", 55, 0, "other", 77);
+	fd = synth_dir(&y, "/b");
+	for (c = 0; c < 2; c++)
+		CU_ASSERT_EQUAL(gr_hs_stream_move(y.s[c], fd), 0);
+	close(y.dirfd);
+	y.dirfd = fd;
+	for (i = 0, t += 30 * US; i < 1000; i++, t += 100 * US) {
+		sw(&y, 1, t, "other", 77, 0, "CPU 0/KVM", 55);
+		sw(&y, 1, t + 70 * US, "CPU 0/KVM", 55, 0, "other", 77);
+	}
+	synth_close(&y);
+	snprintf(path, sizeof(path), "%s/a/stream_1", y.dir);
+	CU_ASSERT(seqs(path, &f0, &l0) > 1);
+	snprintf(path, sizeof(path), "%s/b/stream_1", y.dir);
+	CU_ASSERT(seqs(path, &f1, &l1) > 0);
+	CU_ASSERT_EQUAL(f0, 0);
+	CU_ASSERT_EQUAL(f1, l0 + 1);
+	snprintf(path, sizeof(path), "%s/a", y.dir);
+	CU_ASSERT_EQUAL_FATAL(gr_steal_read(path, &a, stderr), 0);
+	snprintf(path, sizeof(path), "%s/b", y.dir);
+	CU_ASSERT_EQUAL_FATAL(gr_steal_read(path, &b, stderr), 0);
+	CU_ASSERT_EQUAL(a.switches, 4001);
+	CU_ASSERT_EQUAL(b.switches, 2000);
+	CU_ASSERT_EQUAL_FATAL(a.n, 1);
+	CU_ASSERT_EQUAL_FATAL(b.n, 1);
+	CU_ASSERT_EQUAL(a.v[0].preempted_ns, 2000 * 30 * US);
+	CU_ASSERT_EQUAL(b.v[0].preempted_ns, 999 * 30 * US);
+	CU_ASSERT(b.first_ts >= a.last_ts);
+	synth_remove(&y);
+}
+
 static void test_no_host_stream(void)
 {
 	struct gr_steal s;
@@ -327,6 +405,7 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_preempted_and_halted),
 	GR_TEST(test_only_qemus_threads),
 	GR_TEST(test_many_packets),
+	GR_TEST(test_move_to_next_chunk),
 	GR_TEST(test_no_host_stream),
 	GR_TEST(test_format_fields),
 	GR_TEST(test_filter_text),
