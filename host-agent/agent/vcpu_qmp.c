@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "vcpu.h"
 
 #define GR_QMP_BUDGET_MS	50
@@ -255,18 +256,10 @@ int vcpu_qmp_parse_cpus(const char *answer, int pid, struct gr_vcpu *cpu,
 	return ret;
 }
 
-static int64_t ms_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* the exchange with one monitor, against one deadline */
 struct qmp_conn {
 	int fd;
-	int64_t deadline;
+	uint64_t deadline;	/* CLOCK_MONOTONIC, ns */
 	char *buf;		/* GR_QMP_ANSWER_MAX + 1 */
 	size_t len;		/* bytes in @buf not yet parsed */
 };
@@ -275,12 +268,14 @@ struct qmp_conn {
 static int conn_wait(struct qmp_conn *c, short events)
 {
 	struct pollfd pfd = { .fd = c->fd, .events = events };
-	int64_t left = c->deadline - ms_now();
+	uint64_t now = gr_mono_ns();
 	int ret;
 
-	if (left <= 0)
+	if (now >= c->deadline)
 		return -ETIMEDOUT;
-	ret = poll(&pfd, 1, (int)left);
+	/* rounded up: a wait of less than 1 ms is not 0 (no wait) */
+	ret = poll(&pfd, 1, (int)((c->deadline - now + NSEC_PER_MSEC - 1) /
+				  NSEC_PER_MSEC));
 	if (ret < 0)
 		return errno == EINTR ? 0 : -errno;
 	return ret ? 0 : -ETIMEDOUT;
@@ -431,7 +426,7 @@ int vcpu_qmp_query(int pid, struct gr_vcpu *cpu, unsigned int max,
 		ret = vcpu_qmp_path(c.buf, (size_t)ret, path, path_size);
 	if (ret)
 		goto out;
-	c.deadline = ms_now() + GR_QMP_BUDGET_MS;
+	c.deadline = gr_mono_ns() + GR_QMP_BUDGET_MS * NSEC_PER_MSEC;
 	c.fd = conn_open(path);
 	if (c.fd < 0) {
 		ret = c.fd;
