@@ -357,6 +357,21 @@ static json_t *conn_ask(struct qmp_conn *c, const char *cmd, int *err)
 	return NULL;
 }
 
+/* @cmd's answer (or with no @cmd QEMU's next message) holds @key */
+static int conn_expect(struct qmp_conn *c, const char *cmd, const char *key)
+{
+	json_t *o;
+	int ret = 0;
+
+	o = cmd ? conn_ask(c, cmd, &ret) : conn_next(c, &ret);
+	if (!o)
+		return ret;
+	if (!json_object_get(o, key))
+		ret = -EPROTO;
+	json_decref(o);
+	return ret;
+}
+
 /* a unix socket connected to @path, non-blocking, or -errno */
 static int conn_open(const char *path)
 {
@@ -432,20 +447,10 @@ int vcpu_qmp_query(int pid, struct gr_vcpu *cpu, unsigned int max,
 		ret = c.fd;
 		goto out;
 	}
-	o = conn_next(&c, &ret);	/* the greeting */
-	if (!o)
-		goto out;
-	if (!json_object_get(o, "QMP"))
-		ret = -EPROTO;
-	json_decref(o);
-	if (ret)
-		goto out;
-	o = conn_ask(&c, "{\"execute\": \"qmp_capabilities\"}\n", &ret);
-	if (!o)
-		goto out;
-	if (!json_object_get(o, "return"))
-		ret = -EPROTO;
-	json_decref(o);
+	ret = conn_expect(&c, NULL, "QMP");	/* the greeting */
+	if (!ret)
+		ret = conn_expect(&c, "{\"execute\": \"qmp_capabilities\"}\n",
+				  "return");
 	if (ret)
 		goto out;
 	o = conn_ask(&c, "{\"execute\": \"query-cpus-fast\"}\n", &ret);
