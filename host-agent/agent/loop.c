@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common.h"
 #include "loop.h"
 
 /**
@@ -298,8 +299,5 @@ int gr_loop_run_once(struct gr_loop *l, uint64_t max_wait_ns)
  */
 uint64_t gr_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return gr_mono_ns();
 }

@@ -10,7 +10,9 @@
  *   vCPU threads      /proc/<pid>/task/<tid>/comm: QEMU names them
  *                     "CPU <n>/TCG" or "CPU <n>/KVM" with -name
  *                     ...,debug-threads=on (libvirt passes it); one
- *                     "ALL CPUs/TCG" thread is single-threaded TCG
+ *                     "ALL CPUs/TCG" thread is single-threaded TCG;
+ *                     when none is named, QEMU's QMP monitor on a unix
+ *                     socket is asked (query-cpus-fast, vcpu_qmp.c)
  *   run, steal        /proc/.../schedstat: time on a CPU, run_delay
  *   host CPU          /proc/.../stat: field 39, the CPU it ran on last
  *
@@ -18,7 +20,11 @@
  * threads are sampled at most once per GR_VCPU_SAMPLE_NS, all of QEMU's
  * threads are scanned at most once per GR_VCPU_SCAN_NS (hot-plugged
  * vCPUs), at once when QEMU's pid changes (a restart) or a thread went
- * away. No thread of its own, a few small reads per second.
+ * away. No thread of its own, a few small reads per second. QMP is asked
+ * (synchronously, within vcpu_qmp.c's budget of 50 ms, about 1 ms when
+ * QEMU answers) at a scan that finds no named thread and QEMU's threads
+ * changed since the last question (a restart, a hot-plug), or the last
+ * question failed GR_VCPU_QMP_RETRY_NS ago.
  *
  * Access: these files are readable by every user on a /proc mounted
  * without hidepid= and in the same pid namespace as QEMU (the agent's
@@ -41,6 +47,7 @@
 
 #define GR_VCPU_SAMPLE_NS	(1000ULL * 1000 * 1000)
 #define GR_VCPU_SCAN_NS		(5000ULL * 1000 * 1000)
+#define GR_VCPU_QMP_RETRY_NS	(15000ULL * 1000 * 1000)
 
 /**
  * vcpu_parse_schedstat() - "<run ns> <run_delay ns> <timeslices>"
@@ -224,13 +231,31 @@ static int by_index(const void *a, const void *b)
 	return (x->index > y->index) - (x->index < y->index);
 }
 
-/* all of QEMU's threads: which run vCPUs, and the others' sums */
+/* QMP's cpu-index of thread @tid, or false */
+static bool qmp_index(const struct gr_vcpus *v, int tid, int *idx)
+{
+	unsigned int i;
+
+	for (i = 0; i < v->qmp_n; i++)
+		if (v->qmp_cpu[i].tid == tid) {
+			*idx = v->qmp_cpu[i].index;
+			return true;
+		}
+	return false;
+}
+
+/*
+ * all of QEMU's threads: which run vCPUs (by name; by QMP's last answer
+ * if none has a name), and the others' sums
+ */
 static int scan(struct gr_vcpus *v)
 {
 	struct gr_vcpus s = { .pid = v->pid };
 	char path[48], comm[64], accel[8];
 	struct dirent *de;
 	struct gr_vcpu t;
+	unsigned int named = 0, ntid = 0;
+	uint64_t tid_sum = 0;
 	DIR *d;
 	int tid, idx, ret;
 
@@ -254,11 +279,19 @@ static int scan(struct gr_vcpus *v)
 			closedir(d);
 			return ret;
 		}
+		ntid++;
+		tid_sum += (uint64_t)tid * 2654435761U;
 		if (vcpu_parse_name(comm, &idx, accel, sizeof(accel)) &&
 		    s.n < GR_VCPU_MAX) {
 			t.index = idx;
 			s.cpu[s.n++] = t;
+			named++;
 			memcpy(s.accel, accel, sizeof(s.accel));
+			if (idx == GR_VCPU_ALL)
+				s.all_cpus = true;
+		} else if (s.n < GR_VCPU_MAX && qmp_index(v, tid, &idx)) {
+			t.index = idx;
+			s.cpu[s.n++] = t;
 			if (idx == GR_VCPU_ALL)
 				s.all_cpus = true;
 		} else {
@@ -277,6 +310,8 @@ static int scan(struct gr_vcpus *v)
 	v->others_run_ns = s.others_run_ns;
 	v->others_delay_ns = s.others_delay_ns;
 	v->unnamed = !s.n;
+	v->from_qmp = s.n && !named;
+	v->tid_sig = tid_sum ^ ((uint64_t)ntid << 48);
 	return 0;
 }
 
@@ -330,6 +365,48 @@ int vcpu_list_tids(int pid, int *tids, unsigned int max)
 	return (int)n;
 }
 
+/* QMP is asked when QEMU's threads changed, or again after a failure */
+static bool qmp_due(const struct gr_vcpus *v, uint64_t now_ns)
+{
+	if (v->tid_sig != v->qmp_sig)
+		return true;
+	return v->qmp_err && now_ns - v->qmp_ns >= GR_VCPU_QMP_RETRY_NS;
+}
+
+/* QMP's vCPU threads, then a scan that classifies by them */
+static void ask_qmp(struct gr_vcpus *v, uint64_t now_ns, const char *vm)
+{
+	struct gr_vcpu cpu[GR_VCPU_MAX];
+	char path[108];
+	int ret, err_before = v->qmp_err;
+
+	v->qmp_ns = now_ns;
+	v->qmp_sig = v->tid_sig;
+	ret = vcpu_qmp_query(v->pid, cpu, GR_VCPU_MAX, path, sizeof(path));
+	/* on failure the last answer stays: its threads, if still QEMU's */
+	if (ret >= 0) {
+		v->qmp_n = (unsigned int)ret;
+		memcpy(v->qmp_cpu, cpu, (size_t)ret * sizeof(cpu[0]));
+	}
+	v->qmp_err = ret < 0 ? ret : 0;
+	if (v->qmp_err && (!v->qmp_told || v->qmp_err != err_before)) {
+		v->qmp_told = true;
+		if (v->qmp_err == -ENOENT && !path[0])
+			syslog(LOG_INFO, "%s: QEMU (pid %d) has no QMP monitor on a unix socket (-qmp unix:PATH,server=on,wait=off) to ask for its vCPU threads",
+			       vm, v->pid);
+		else if (v->qmp_err == -ETIMEDOUT || v->qmp_err == -EBUSY)
+			syslog(LOG_INFO, "%s: QEMU (pid %d): its QMP monitor %s did not answer within 50 ms (another client holds it: QMP serves one at a time; or QEMU is stopped); asked again in %llu s",
+			       vm, v->pid, path,
+			       GR_VCPU_QMP_RETRY_NS / 1000000000ULL);
+		else
+			syslog(LOG_WARNING, "%s: QEMU (pid %d): cannot ask its QMP monitor %s for its vCPU threads: %s",
+			       vm, v->pid, path, strerror(-v->qmp_err));
+	}
+	v->err = scan(v);
+	/* the scan saw the threads QMP was asked about */
+	v->qmp_sig = v->tid_sig;
+}
+
 static void tell(struct gr_vcpus *v, const char *vm, unsigned int n_before,
 		 bool all_before)
 {
@@ -344,8 +421,12 @@ static void tell(struct gr_vcpus *v, const char *vm, unsigned int n_before,
 		return;
 	v->told = true;
 	if (v->unnamed)
-		syslog(LOG_INFO, "%s: QEMU (pid %d) names no vCPU thread: start it with -name NAME,debug-threads=on for steal per vCPU",
+		syslog(LOG_INFO, "%s: QEMU (pid %d) names no vCPU thread: start it with -name NAME,debug-threads=on (or a QMP monitor on a unix socket) for steal per vCPU",
 		       vm, v->pid);
+	else if (v->from_qmp)
+		syslog(LOG_INFO, "%s: QEMU (pid %d): %u vCPU threads%s, from QMP query-cpus-fast (no thread names)",
+		       vm, v->pid, v->n,
+		       v->all_cpus ? " (one runs every vCPU)" : "");
 	else if (v->all_cpus)
 		syslog(LOG_INFO, "%s: QEMU (pid %d) runs every vCPU on one thread (single-threaded %s): steal is the VM's, not per vCPU",
 		       vm, v->pid, v->accel);
@@ -383,6 +464,8 @@ void vcpu_tick(struct gr_vcpus *v, int pid, uint64_t now_ns, const char *vm)
 		v->scan_ns = now_ns;
 		v->sample_ns = now_ns;
 		v->err = scan(v);
+		if (!v->err && (v->unnamed || v->from_qmp) && qmp_due(v, now_ns))
+			ask_qmp(v, now_ns, vm);
 		tell(v, vm, n_before, all_before);
 		return;
 	}

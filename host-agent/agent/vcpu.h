@@ -42,8 +42,17 @@ struct gr_vcpu {
  * @others: QEMU's other threads (main loop, I/O, RCU, ...)
  * @others_run_ns: their run time, summed
  * @others_delay_ns: their wait for a host CPU, summed
- * @unnamed: QEMU runs but no thread has a vCPU name (no
- *	-name ...,debug-threads=on)
+ * @unnamed: QEMU runs but no vCPU thread is known: none has a vCPU
+ *	name (no -name ...,debug-threads=on) and QMP did not tell
+ * @from_qmp: no thread has a vCPU name, @cpu is QEMU's answer to QMP
+ *	query-cpus-fast (vcpu_qmp.c)
+ * @qmp_err: why QMP did not tell (-errno), 0 if it did or was not asked
+ * @qmp_told: @qmp_err was logged
+ * @qmp_ns: last question to QMP
+ * @qmp_sig: QEMU's threads (their number and tids) at that question
+ * @tid_sig: QEMU's threads at the last scan
+ * @qmp_n: entries of @qmp_cpu
+ * @qmp_cpu: QMP's last answer: cpu-index and tid per vCPU
  * @err: why the threads cannot be read (-errno), 0 if they can
  * @told: @err was logged once for this pid
  * @scan_ns: last scan of QEMU's threads
@@ -60,6 +69,14 @@ struct gr_vcpus {
 	uint64_t others_run_ns;
 	uint64_t others_delay_ns;
 	bool unnamed;
+	bool from_qmp;
+	int qmp_err;
+	bool qmp_told;
+	uint64_t qmp_ns;
+	uint64_t qmp_sig;
+	uint64_t tid_sig;
+	unsigned int qmp_n;
+	struct gr_vcpu qmp_cpu[GR_VCPU_MAX];
 	int err;
 	bool told;
 	uint64_t scan_ns;
@@ -73,7 +90,7 @@ struct gr_vcpus {
  *
  * Return: "none" (no QEMU known: not connected, or a plain device),
  * "unreadable" (its /proc cannot be read, @v->err), "unnamed" (no
- * thread names), "single" (one thread, single-threaded TCG) or "multi"
+ * thread names and no answer of QMP), "single" (one thread, single-threaded TCG) or "multi"
  * (a thread per vCPU).
  */
 static inline const char *vcpu_threading(const struct gr_vcpus *v)
@@ -98,6 +115,13 @@ int vcpu_read_thread(int pid, int tid, int *host_cpu, uint64_t *run_ns,
 
 int vcpu_read_text(const char *path, char *buf, size_t size);
 int vcpu_list_tids(int pid, int *tids, unsigned int max);
+/* vcpu_qmp.c: the vCPU threads QEMU's QMP monitor names */
+int vcpu_qmp_path(const char *cmdline, size_t len, char *path, size_t size);
+int vcpu_qmp_parse_cpus(const char *answer, int pid, struct gr_vcpu *cpu,
+			unsigned int max);
+int vcpu_qmp_query(int pid, struct gr_vcpu *cpu, unsigned int max,
+		   char *path, size_t path_size);
+
 void vcpu_tick(struct gr_vcpus *v, int pid, uint64_t now_ns,
 	       const char *vm);
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * common.h - the few helpers every part of the host code and its tests
- * use, defined once: ARRAY_SIZE, container_of and the nanosecond units
+ * use, defined once: ARRAY_SIZE, container_of, the nanosecond units and
+ * CLOCK_MONOTONIC in nanoseconds
  *
  * The names and meanings are the kernel's, so that code reads the same on
  * both sides of the region. Guest code in userspace gets its own from the
@@ -11,6 +12,8 @@
 #define GR_COMMON_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <time.h>
 
 /* the number of elements of an array (not of a pointer) */
 #ifndef ARRAY_SIZE
@@ -27,5 +30,14 @@
 #define NSEC_PER_USEC		1000L
 #define NSEC_PER_MSEC		1000000L
 #define NSEC_PER_SEC		1000000000L
+
+/* CLOCK_MONOTONIC in nanoseconds (the agent loop's time, gr_now_ns()) */
+static inline uint64_t gr_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
 
 #endif /* GR_COMMON_H */

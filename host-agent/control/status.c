@@ -90,7 +90,7 @@ static void put_vcpus(FILE *f, const struct gr_vcpus *v)
 		fprintf(f, " (%s)", strerror(-v->err));
 	else if (v->pid && !v->unnamed)
 		fprintf(f, " (%s), %u other threads ran %.3f s, steal %.3f s",
-			v->accel, v->others, (double)v->others_run_ns / 1e9,
+			v->from_qmp ? "from QMP" : v->accel, v->others, (double)v->others_run_ns / 1e9,
 			(double)v->others_delay_ns / 1e9);
 	fputc('\n', f);
 	for (i = 0; i < v->n; i++) {
@@ -385,6 +385,10 @@ static void put_vcpus_json(struct ctl_json *j, const struct gr_vcpus *v)
 	ctl_json_u64(j, "qemu_pid", (uint64_t)v->pid);
 	ctl_json_string(j, "threading", vcpu_threading(v));
 	ctl_json_string(j, "accel", v->accel[0] ? v->accel : NULL);
+	ctl_json_string(j, "vcpus_from", !v->n ? NULL :
+			v->from_qmp ? "qmp" : "names");
+	ctl_json_string(j, "qmp_error",
+			v->qmp_err ? strerror(-v->qmp_err) : NULL);
 	ctl_json_string(j, "error", v->err ? strerror(-v->err) : NULL);
 	ctl_json_begin_array(j, "vcpus");
 	for (i = 0; i < v->n; i++) {

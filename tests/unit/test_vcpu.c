@@ -5,7 +5,9 @@
  * lines and on the real files of this test's own threads, named as
  * QEMU names its vCPU threads: found by name, their run time is the
  * thread's CPU clock, two of them pinned to one CPU wait for each other
- * (steal), one "ALL CPUs/TCG" thread is single-threaded TCG
+ * (steal), one "ALL CPUs/TCG" thread is single-threaded TCG; QMP's
+ * monitor found in QEMU command lines, and QMP query-cpus-fast answers
+ * (made-up ones, hostile ones) checked against this test's own threads
  */
 #include <errno.h>
 #include <pthread.h>
@@ -295,6 +297,160 @@ static void test_unreadable_pid(void)
 	CU_ASSERT_EQUAL(v.n, 0);
 }
 
+/* a command line as /proc/<pid>/cmdline holds it: its arguments + NUL */
+#define CMDLINE(s)	(s), sizeof(s) - 1
+
+static void test_qmp_cmdline(void)
+{
+	static const struct {
+		const char *args;
+		size_t len;
+		const char *path;
+	} ok[] = {
+		{ CMDLINE("qemu\0-qmp\0unix:/run/q.sock,server=on,wait=off\0"),
+		  "/run/q.sock" },
+		{ CMDLINE("qemu\0-S\0--qmp\0unix:/a,,b,server,nowait\0"),
+		  "/a,b" },
+		{ CMDLINE("qemu\0-qmp-pretty\0unix:path=/p,server=on\0"),
+		  "/p" },
+		{ CMDLINE("qemu\0-qmp\0tcp:127.0.0.1:4444,server\0-qmp\0unix:/second,server\0"),
+		  "/second" },
+		/* -mon before its -chardev, a readline monitor first */
+		{ CMDLINE("qemu\0-mon\0chardev=rl\0-mon\0cm,mode=control,pretty=on\0"
+			  "-chardev\0socket,id=rl,path=/rl\0"
+			  "-chardev\0socket,path=/cm.sock,server=on,wait=off,id=cm\0"),
+		  "/cm.sock" },
+		{ CMDLINE("qemu\0-chardev\0backend=socket,id=m,path=/b\0-mon\0chardev=m,mode=control\0"),
+		  "/b" },
+	};
+	static const struct {
+		const char *args;
+		size_t len;
+	} none[] = {
+		{ CMDLINE("qemu\0-name\0vm,debug-threads=off\0") },
+		{ CMDLINE("qemu\0-qmp\0tcp:127.0.0.1:4444,server\0") },
+		{ CMDLINE("qemu\0-qmp\0unix:\0") },
+		{ CMDLINE("qemu\0-qmp\0") },
+		{ CMDLINE("qemu\0-mon\0chardev=m\0-chardev\0socket,id=m,path=/rl\0") },
+		{ CMDLINE("qemu\0-mon\0chardev=x,mode=control\0-chardev\0socket,id=m,path=/m\0") },
+		{ CMDLINE("qemu\0-mon\0chardev=m,mode=control\0-chardev\0pty,id=m,path=/m\0") },
+		{ CMDLINE("qemu\0-mon\0chardev=m,mode=control\0-chardev\0socket,idx=m,path=/m\0") },
+		{ "qemu\0-qmp\0unix:/no-nul", 19 },
+		{ "", 0 },
+	};
+	char path[108], big[300], small[4];
+	size_t i;
+	int n;
+
+	for (i = 0; i < ARRAY_SIZE(ok); i++) {
+		memset(path, 'x', sizeof(path));
+		CU_ASSERT_EQUAL(vcpu_qmp_path(ok[i].args, ok[i].len, path,
+					      sizeof(path)), 0);
+		CU_ASSERT_STRING_EQUAL(path, ok[i].path);
+	}
+	for (i = 0; i < ARRAY_SIZE(none); i++)
+		CU_ASSERT_EQUAL(vcpu_qmp_path(none[i].args, none[i].len, path,
+					      sizeof(path)), -ENOENT);
+	CU_ASSERT_EQUAL(vcpu_qmp_path(ok[0].args, ok[0].len, small,
+				      sizeof(small)), -ENAMETOOLONG);
+	n = snprintf(big, sizeof(big), "qemu%c-chardev%csocket,id=m,path=/%0200d%c-mon%cm,mode=control%c",
+		     0, 0, 0, 0, 0, 0);
+	CU_ASSERT_EQUAL(vcpu_qmp_path(big, (size_t)n + 1, path, sizeof(path)),
+			-ENOENT);	/* a path beyond any socket's is no chardev */
+}
+
+/* QMP query-cpus-fast answers: the tids must be this test's threads */
+static void test_qmp_answers(void)
+{
+	static const char *const bad[] = {
+		"", "[]", "nonsense", "{\"return\": {}}", "{\"return\": 7}",
+		"{\"return\": [7]}", "{\"return\": [{}]}",
+		"{\"return\": [{\"cpu-index\": \"0\", \"thread-id\": %d}]}",
+		"{\"return\": [{\"cpu-index\": 0, \"thread-id\": \"%d\"}]}",
+		"{\"return\": [{\"cpu-index\": 0.5, \"thread-id\": %d}]}",
+		"{\"return\": [{\"cpu-index\": -1, \"thread-id\": %d}]}",
+		"{\"return\": [{\"cpu-index\": 99999999999999999999, \"thread-id\": %d}]}",
+		"{\"return\": [{\"cpu-index\": 0, \"thread-id\": 4294967297}]}",
+		"{\"return\": [{\"cpu-index\": 0, \"thread-id\": -%d}]}",
+		"{\"return\": [{\"cpu-index\": 0, \"thread-id\": %d}, {\"cpu-index\": 0, \"thread-id\": %d}]}",
+		"{\"return\": [{\"cpu-index\": 0, \"cpu-index\": 1, \"thread-id\": %d}]}",
+	};
+	struct gr_vcpu cpu[GR_VCPU_MAX];
+	struct worker w[2];
+	char buf[512], *big;
+	int me = gettid(), t0, t1, n;
+	size_t i, len;
+
+	start(&w[0], "worker 0", -1, false);
+	start(&w[1], "worker 1", -1, false);
+	t0 = atomic_load(&w[0].tid);
+	t1 = atomic_load(&w[1].tid);
+	snprintf(buf, sizeof(buf),
+		 "{\"return\": [{\"cpu-index\": 1, \"thread-id\": %d, \"qom-path\": \"/machine/unattached/device[1]\", \"target\": \"x86_64\"}, "
+		 "{\"thread-id\": %d, \"cpu-index\": 0, \"props\": {\"core-id\": 0}}]}",
+		 t1, t0);
+	CU_ASSERT_EQUAL_FATAL(vcpu_qmp_parse_cpus(buf, getpid(), cpu, GR_VCPU_MAX), 2);
+	CU_ASSERT_EQUAL(cpu[0].index, 1);
+	CU_ASSERT_EQUAL(cpu[0].tid, t1);
+	CU_ASSERT_EQUAL(cpu[1].index, 0);
+	CU_ASSERT_EQUAL(cpu[1].tid, t0);
+	/* room for one */
+	CU_ASSERT_EQUAL(vcpu_qmp_parse_cpus(buf, getpid(), cpu, 1), 1);
+	/* a thread of another process (init's) is left out, ours is kept */
+	snprintf(buf, sizeof(buf),
+		 "{\"return\": [{\"cpu-index\": 0, \"thread-id\": 1}, {\"cpu-index\": 1, \"thread-id\": %d}]}",
+		 t0);
+	CU_ASSERT_EQUAL_FATAL(vcpu_qmp_parse_cpus(buf, getpid(), cpu, GR_VCPU_MAX), 1);
+	CU_ASSERT_EQUAL(cpu[0].index, 1);
+	CU_ASSERT_EQUAL(cpu[0].tid, t0);
+	/* every vCPU on one thread: single-threaded TCG */
+	snprintf(buf, sizeof(buf),
+		 "{\"return\": [{\"cpu-index\": 0, \"thread-id\": %d}, {\"cpu-index\": 1, \"thread-id\": %d}]}",
+		 t0, t0);
+	CU_ASSERT_EQUAL_FATAL(vcpu_qmp_parse_cpus(buf, getpid(), cpu, GR_VCPU_MAX), 1);
+	CU_ASSERT_EQUAL(cpu[0].index, GR_VCPU_ALL);
+	/* some share a thread, some not */
+	snprintf(buf, sizeof(buf),
+		 "{\"return\": [{\"cpu-index\": 0, \"thread-id\": %d}, {\"cpu-index\": 1, \"thread-id\": %d}, {\"cpu-index\": 2, \"thread-id\": %d}]}",
+		 t0, t1, t0);
+	CU_ASSERT_EQUAL(vcpu_qmp_parse_cpus(buf, getpid(), cpu, GR_VCPU_MAX), -EPROTO);
+	CU_ASSERT_EQUAL(vcpu_qmp_parse_cpus("{\"error\": {\"class\": \"CommandNotFound\", \"desc\": \"x\"}}",
+					    getpid(), cpu, GR_VCPU_MAX), -EOPNOTSUPP);
+	CU_ASSERT_EQUAL(vcpu_qmp_parse_cpus("{\"return\": []}", getpid(), cpu,
+					    GR_VCPU_MAX), 0);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		snprintf(buf, sizeof(buf), bad[i], me, me);
+		CU_ASSERT_EQUAL(vcpu_qmp_parse_cpus(buf, getpid(), cpu,
+						    GR_VCPU_MAX), -EPROTO);
+	}
+	/* a huge array: refused before its entries are looked at */
+	len = 16 + 5000 * 3;
+	big = malloc(len);
+	CU_ASSERT_FATAL(big != NULL);
+	n = snprintf(big, len, "{\"return\": [");
+	for (i = 0; i < 5000; i++)
+		n += snprintf(big + n, len - (size_t)n, "%s7", i ? "," : "");
+	snprintf(big + n, len - (size_t)n, "]}");
+	CU_ASSERT_EQUAL(vcpu_qmp_parse_cpus(big, getpid(), cpu, GR_VCPU_MAX), -EPROTO);
+	free(big);
+	stop(&w[0]);
+	stop(&w[1]);
+}
+
+/* this test has no QMP monitor: said, the threads stay unnamed */
+static void test_no_qmp_monitor(void)
+{
+	struct gr_vcpus v;
+
+	memset(&v, 0, sizeof(v));
+	vcpu_tick(&v, getpid(), now_ns(), "test");
+	CU_ASSERT_EQUAL(v.err, 0);
+	CU_ASSERT_EQUAL(v.qmp_err, -ENOENT);
+	CU_ASSERT(v.qmp_told);
+	CU_ASSERT(!v.from_qmp);
+	CU_ASSERT_STRING_EQUAL(vcpu_threading(&v), "unnamed");
+}
+
 static const struct gr_test tests[] = {
 	GR_TEST(test_schedstat_lines),
 	GR_TEST(test_stat_lines),
@@ -303,6 +459,9 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_steal_of_a_shared_cpu),
 	GR_TEST(test_all_cpus_thread),
 	GR_TEST(test_unreadable_pid),
+	GR_TEST(test_qmp_cmdline),
+	GR_TEST(test_qmp_answers),
+	GR_TEST(test_no_qmp_monitor),
 };
 
 int main(void)
