@@ -78,6 +78,22 @@ spoiled() {
 		"$la_tmp/$1.stats"
 }
 
+# read_back VM LABEL EXPECT TEXT: babeltrace2 reads VM's trace, and
+# bt_check finds in it the events of VM's fake guest as --expect EXPECT
+# says (TEXT)
+read_back() {
+	local sess
+
+	sess=$(la_sessions "$1")
+	if la_bt $sess; then
+		ok "$2: babeltrace2 reads the trace"
+	else
+		bad "$2-readable" "$bt_out"
+	fi
+	la_btcheck $sess --stats "$la_tmp/$1.stats" --expect "$3" &&
+		ok "$2: $4" || bad "$2-$3" "$bt_out"
+}
+
 # verify on
 sv=$(spoiled "$V")
 inv=$(la_field "$V" stats.invalid_records)
@@ -94,15 +110,7 @@ fi
 [ "$(la_field "$V" stats.last_record_refused)" = 0 ] &&
 	ok "verify: the records are walked, no declared last record judged" ||
 	bad verify-last-record "last_record_refused $(la_field "$V" stats.last_record_refused)"
-sess=$(la_sessions "$V")
-if la_bt $sess; then
-	ok "verify: babeltrace2 reads the trace"
-else
-	bad verify-readable "$bt_out"
-fi
-la_btcheck $sess --stats "$la_tmp/$V.stats" --expect subset &&
-	ok "verify: no event twice, none the guest did not write" ||
-	bad verify-subset "$bt_out"
+read_back "$V" verify subset "no event twice, none the guest did not write"
 
 # verify off: the same damage goes to disk
 inv=$(la_field "$Z" stats.invalid_records)
@@ -152,15 +160,7 @@ fi
 [ "$(la_field "$L" stats.invalid_records)" = 0 ] &&
 	ok "lastrec: no packet dropped (its records are valid)" ||
 	bad lastrec-invalid "invalid_records $(la_field "$L" stats.invalid_records)"
-sess=$(la_sessions "$L")
-if la_bt $sess; then
-	ok "lastrec: babeltrace2 reads the trace"
-else
-	bad lastrec-readable "$bt_out"
-fi
-la_btcheck $sess --stats "$la_tmp/$L.stats" --expect written &&
-	ok "lastrec: the trace holds every event the guest wrote, once" ||
-	bad lastrec-exact "$bt_out"
+read_back "$L" lastrec written "the trace holds every event the guest wrote, once"
 
 la_agent_alive && ok "the agent is still running" ||
 	bad agent-alive "the agent died"
