@@ -48,6 +48,12 @@
 #define GR_SYNC_LOOSE_NS	(MS / 20)
 #define GR_SYNC_RETRY_NS	(200 * MS)
 #define GR_SYNC_RETRIES		3
+/*
+ * A round unanswered this long can no longer be a series' tightest: the
+ * loop stops polling fast for it (a guest gone from a plain device would
+ * otherwise keep the agent polling every 5 ms, round after round)
+ */
+#define GR_SYNC_FAST_NS		(100 * MS)
 
 #define HOST_FEATURES (GR_F_EVENT_IDX | GR_F_FLIGHT | GR_F_CLOCK_SYNC | \
 		       GR_F_SWITCH_TIMER | GR_F_FILTER | GR_F_GUEST_INFO | \
@@ -438,6 +444,19 @@ static void sync_end(struct gr_vm *vm, uint64_t next_ns)
 	vm->hc.series_ended = true;
 	vm->hc.rewrite = vm->hc.rewrite || vm->hc.sync_dirty;
 	vm->hc.sync_dirty = false;
+}
+
+/**
+ * hostctl_sync_wants_fast_poll() - is a sync round waiting for an answer
+ *	that could still be tight?
+ * @vm: the VM
+ *
+ * Return: true while a round is pending and younger than GR_SYNC_FAST_NS.
+ */
+bool hostctl_sync_wants_fast_poll(const struct gr_vm *vm)
+{
+	return vm->hc.sync_pending &&
+	       gr_now_ns() - vm->hc.sync_t1 < GR_SYNC_FAST_NS;
 }
 
 /**

@@ -92,5 +92,6 @@ void hostctl_sync_reset(struct gr_vm *vm);
 void hostctl_clock_resume(struct gr_vm *vm, const struct gr_ctf_clock *c);
 void hostctl_sync_start(struct gr_vm *vm);
 void hostctl_sync_check(struct gr_vm *vm);
+bool hostctl_sync_wants_fast_poll(const struct gr_vm *vm);
 
 #endif /* GR_HOSTCTL_H */

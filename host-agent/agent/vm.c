@@ -558,7 +558,8 @@ static void vm_arm_timer(struct gr_vm *vm)
 		ns = GR_POLL_DOORBELL_NS;
 	else
 		ns = vm->poll_ns;
-	if (vm->waiter.active || vm->closing || vm->hc.sync_pending)
+	if (vm->waiter.active || vm->closing ||
+	    hostctl_sync_wants_fast_poll(vm))
 		ns = ns > 5 * MS ? 5 * MS : ns;
 	if (vm->timer_op.busy) {
 		/*
