@@ -332,6 +332,17 @@ static __int128 mono_of(const struct gr_ctf_clock *c, uint64_t freq,
 }
 
 /*
+ * A deviation, kept within +-2^61 ns (73 years): the guest's clock values
+ * are the guest's to choose, and sums of them must not overflow
+ */
+static int64_t dev_sat(__int128 d)
+{
+	const int64_t lim = (int64_t)1 << 61;
+
+	return d > lim ? lim : d < -lim ? -lim : (int64_t)d;
+}
+
+/*
  * A new mapping from the series' sample @s (tighter than the session's
  * best): both are offsets, so every deviation checked so far moves by
  * the same shift.
@@ -349,11 +360,11 @@ static void sync_remap(struct gr_vm *vm, const struct gr_sync_sample *s)
 		return;
 	c.mono_to_real = hc->mono_to_real;
 	if (hc->clock.checked) {
-		shift = (int64_t)(mono_of(&c, freq, s->guest) -
-				  mono_of(&hc->clock, freq, s->guest));
-		hc->dev_lo += shift;
-		hc->dev_hi += shift;
-		hc->last_dev += shift;
+		shift = dev_sat(mono_of(&c, freq, s->guest) -
+				mono_of(&hc->clock, freq, s->guest));
+		hc->dev_lo = dev_sat((__int128)hc->dev_lo + shift);
+		hc->dev_hi = dev_sat((__int128)hc->dev_hi + shift);
+		hc->last_dev = dev_sat((__int128)hc->last_dev + shift);
 		c.checked = 1;
 		c.span_first = hc->clock.span_first;
 		c.span_last = hc->clock.span_last;
@@ -387,7 +398,7 @@ static void sync_check_sample(struct gr_vm *vm)
 		sync_remap(vm, s);
 	if (!c->synced)
 		return;
-	dev = (int64_t)(mono_of(c, freq, s->guest) - (__int128)s->host);
+	dev = dev_sat(mono_of(c, freq, s->guest) - (__int128)s->host);
 	if (!c->checked) {
 		c->checked = 1;
 		c->span_first = s->guest;

@@ -29,7 +29,9 @@
  *    global channel (guestrelay holds its lock).
  *  - Consumption is the reader's (read() consumes):
  *    gr_relay_subbufs_consumed() is for a client that runs its own reader
- *    through mmap() (-EBUSY while the host consumes the channel).
+ *    through mmap() (-EBUSY while the host consumes the channel); a guest
+ *    program reading the mapping uses the relay file's ioctls instead
+ *    (guestrelay/relay_file.h).
  *    read() returns finished sub-buffers only (relay's also reads into
  *    the one being written): gr_relay_flush() or a write to
  *    <channel>/flush finishes it.
