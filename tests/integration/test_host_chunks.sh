@@ -30,7 +30,7 @@ set -u
 la_init test_host_chunks
 la_host_stream_needs
 
-la_agent_start || la_skip "agent did not start"
+la_agent_start || { bad agent-starts "see the log"; la_show_logs; la_finish; }
 la_vm vm hch
 gr vm-add "$vm" --events all || bad vm-add "exit $rc: $err"
 t_bg fg 60 "$la_tmp/fg.log" "$FG" --socket "$RUN/$vm.sock" --cpus 1 \

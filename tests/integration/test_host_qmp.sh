@@ -75,7 +75,7 @@ sys.exit(0 if a == q and len(set(q.values())) == len(q) else 1)
 EOF
 }
 
-la_agent_start || la_skip "agent did not start"
+la_agent_start || { bad agent-starts "see the log"; la_show_logs; la_finish; }
 la_vm vm hqmp
 gr vm-add "$vm" || bad vm-add "exit $rc: $err"
 read -r -a dev <<<"$("$GR" --run-dir "$RUN" qemu-args "$vm")"

@@ -42,7 +42,7 @@ la_init test_host_steal
 
 la_host_stream_needs
 
-la_agent_start || la_skip "agent did not start"
+la_agent_start || { bad agent-starts "see the log"; la_show_logs; la_finish; }
 la_vm vm hst
 gr vm-add "$vm" --events all || bad vm-add "exit $rc: $err"
 # its own session, so its own autogroup (kernel.sched_autogroup_enabled):
@@ -222,7 +222,11 @@ check report-host-cpu-lane "[ $rc = 0 ] && [ \"$n\" = 0 ] && grep -q '^H .*vcpu=
 # line says why, the guest's trace is recorded, no host/ directory
 la_agent_stop
 T_AGENT_WRAP=(setpriv --bounding-set -perfmon,-sys_admin --inh-caps -perfmon,-sys_admin)
-if command -v setpriv >/dev/null && la_agent_start; then
+if ! command -v setpriv >/dev/null; then
+	skip_check unprivileged "needs setpriv"
+elif ! la_agent_start; then
+	bad unprivileged-agent-starts "see the log"
+else
 	la_vm vm2 hsu
 	gr vm-add "$vm2" --events all || bad vm-add-2 "exit $rc: $err"
 	t_bg fg2 60 "$la_tmp/fg2.log" "$FG" --socket "$RUN/$vm2.sock" \
@@ -238,7 +242,5 @@ if command -v setpriv >/dev/null && la_agent_start; then
 	check steal-without-host-stream-says-so "[ $rc = 1 ] && grep -q 'no host stream' <<<\"\$err\"" "rc $rc: $err"
 	gr report --host "$sess2"
 	check report-host-without-host-stream-says-so "[ $rc = 1 ] && grep -q 'no host stream (host/)' <<<\"\$err\"" "rc $rc: $err"
-else
-	echo "(skipped the unprivileged case: needs setpriv)"
 fi
 la_end
