@@ -28,6 +28,40 @@
 #define GR_VERSION		"1.0"	/* of the agent and CLI */
 #define GR_VM_NAME_MAX		64	/* bytes incl. NUL */
 #define GR_DEFAULT_SHM_SIZE	(16ULL << 20)
+/**
+ * struct gr_client_counts - a client channel's counts (spec 16)
+ * @bytes: bytes stored (klog: text bytes written)
+ * @subbufs: sub-buffers stored
+ * @invalid: sub-buffers dropped for a bad commit record or bad klog
+ *	record (D3, D5)
+ * @skipped: sub-buffers lost to a counter jump or an overwrite
+ * @write_errors: failed or short writes
+ * @lost: the guest's lost counters summed over the rings, by cause
+ *	(full, too_big, nested, overwritten)
+ * @lost_back: lost counters seen going back (D4)
+ */
+struct gr_client_counts {
+	uint64_t bytes, subbufs, invalid, skipped, write_errors;
+	uint64_t lost[4];
+	uint64_t lost_back;
+};
+
+/* @to += @n, count by count */
+static inline void gr_client_counts_add(struct gr_client_counts *to,
+					const struct gr_client_counts *n)
+{
+	unsigned int k;
+
+	to->bytes += n->bytes;
+	to->subbufs += n->subbufs;
+	to->invalid += n->invalid;
+	to->skipped += n->skipped;
+	to->write_errors += n->write_errors;
+	for (k = 0; k < 4; k++)
+		to->lost[k] += n->lost[k];
+	to->lost_back += n->lost_back;
+}
+
 /* client channels a session's status names: 16 entries, 48 names gone */
 #define GR_CLIENT_GONE		48
 #define GR_CLIENT_INFO_MAX	(GR_CLIENT_MAX + GR_CLIENT_GONE)
@@ -358,13 +392,7 @@ struct gr_vm_info {
 		const char *state;	/* published, withdrawn */
 		bool klog;		/* stored as text lines */
 		uint32_t rings;
-		uint64_t bytes;		/* stored */
-		uint64_t subbufs;	/* sub-buffers stored */
-		uint64_t invalid;	/* dropped: bad record (D3, D5) */
-		uint64_t skipped;	/* overwritten before stored */
-		uint64_t write_errors;
-		uint64_t lost_full, lost_too_big, lost_nested, overwritten;
-		uint64_t lost_back;	/* guest counters that went back */
+		struct gr_client_counts n;
 	} channels[GR_CLIENT_INFO_MAX];
 	uint64_t client_untracked;	/* withdrawn channels past the table */
 	uint64_t client_bad_area;	/* client areas refused (D1) */

@@ -278,7 +278,7 @@ static void refuse(struct gr_vm *vm, unsigned int e, uint64_t gen,
 static void keep_counts(struct gr_clients *cl, const struct gr_cchan *c)
 {
 	struct gr_cchan *g = NULL;
-	unsigned int i, k;
+	unsigned int i;
 
 	if (c->state != GR_CCHAN_CLOSED)
 		return;
@@ -297,14 +297,7 @@ static void keep_counts(struct gr_clients *cl, const struct gr_cchan *c)
 		cl->untracked++;
 		return;
 	}
-	g->bytes += c->bytes;
-	g->subbufs += c->subbufs;
-	g->invalid += c->invalid;
-	g->skipped += c->skipped;
-	g->write_errors += c->write_errors;
-	for (k = 0; k < 4; k++)
-		g->lost[k] += c->lost[k];
-	g->lost_back += c->lost_back;
+	gr_client_counts_add(&g->n, &c->n);
 }
 
 /* A new even gen of entry @e: copy, check, open (spec 16.3, D2) */
@@ -374,10 +367,10 @@ static void take_lost(struct gr_cchan *c, struct gr_cring *cr,
 	for (k = 0; k < 4; k++) {
 		v = le64toh(__atomic_load_n(src[k], __ATOMIC_RELAXED));
 		if (v < cr->lost[k]) {
-			c->lost_back++;
+			c->n.lost_back++;
 			continue;
 		}
-		c->lost[k] += v - cr->lost[k];
+		c->n.lost[k] += v - cr->lost[k];
 		cr->lost[k] = v;
 	}
 }
@@ -488,7 +481,7 @@ static int store_subbuf(struct gr_vm *vm, struct gr_cchan *c, unsigned int r,
 	if (copy) {
 		len = klog_text(copy, bytes, text, &bad);
 		if (bad)
-			c->invalid++;
+			c->n.invalid++;
 		ret = write_all(cr->fd, text, len, cr->off);
 	} else {
 		/* zero copy: straight from the region */
@@ -505,8 +498,8 @@ static int store_subbuf(struct gr_vm *vm, struct gr_cchan *c, unsigned int r,
 	if (ret)
 		return ret;
 	cr->off += len;
-	c->bytes += len;
-	c->subbufs++;
+	c->n.bytes += len;
+	c->n.subbufs++;
 	vm->usage += len;
 	return 0;
 }
@@ -534,10 +527,10 @@ static void drain_ring(struct gr_vm *vm, unsigned int e, unsigned int r,
 	if (gr_check_counters(&v, produced, cr->next,
 			      !!(c->flags & GR_CLIENT_OVERWRITE), &first,
 			      &ready, &why)) {
-		c->invalid++;
+		c->n.invalid++;
 		return;
 	}
-	c->skipped += first - cr->next;
+	c->n.skipped += first - cr->next;
 	cr->next = first;
 	for (; ready; ready--) {
 		slot = (uint32_t)(cr->next % c->n_subbufs);
@@ -550,19 +543,19 @@ static void drain_ring(struct gr_vm *vm, unsigned int e, unsigned int r,
 		if (seq != cr->next) {
 			/* overwritten since produced was read, or bad */
 			if (c->flags & GR_CLIENT_OVERWRITE)
-				c->skipped++;
+				c->n.skipped++;
 			else
-				c->invalid++;
+				c->n.invalid++;
 		} else if (bytes > c->subbuf_size) {
-			c->invalid++;		/* D3 */
+			c->n.invalid++;		/* D3 */
 		} else {
 			ret = store_subbuf(vm, c, r, slot, seq, bytes);
 			if (ret < 0) {
-				c->write_errors++;
+				c->n.write_errors++;
 				break;		/* not consumed: next pass */
 			}
 			if (ret)
-				c->skipped++;
+				c->n.skipped++;
 		}
 		cr->next++;
 	}
@@ -695,7 +688,7 @@ void clients_switch_files(struct gr_vm *vm)
 		}
 		ret = open_files(vm, c);
 		if (ret) {
-			c->write_errors++;
+			c->n.write_errors++;
 			syslog(LOG_ERR, "%s: client channel %s: no files in the new chunk: %s",
 			       vm->opts.name, c->name, strerror(-ret));
 		}

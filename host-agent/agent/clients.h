@@ -47,15 +47,7 @@ struct gr_cring {
  * @data_offset: region offset of the sub-buffers
  * @end: region offset just past the channel's bytes
  * @rings: @nr_rings states
- * @bytes: bytes stored (klog: text bytes written)
- * @subbufs: sub-buffers stored
- * @invalid: sub-buffers dropped for a bad commit record or bad klog
- *	record (D3, D5)
- * @skipped: sub-buffers lost to a counter jump or an overwrite
- * @write_errors: failed or short writes
- * @lost: the guest's lost counters summed over the rings, by cause
- *	(full, too_big, nested, overwritten)
- * @lost_back: lost counters seen going back (D4)
+ * @n: its counts
  */
 struct gr_cchan {
 	int state;
@@ -67,9 +59,7 @@ struct gr_cchan {
 	uint32_t flags, nr_rings, subbuf_size, n_subbufs;
 	uint64_t ring_offset, rec_offset, data_offset, end;
 	struct gr_cring *rings;
-	uint64_t bytes, subbufs, invalid, skipped, write_errors;
-	uint64_t lost[4];
-	uint64_t lost_back;
+	struct gr_client_counts n;
 };
 
 /**

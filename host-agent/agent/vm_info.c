@@ -95,16 +95,7 @@ static void add_client_info(struct gr_client_info *o, const struct gr_cchan *c)
 	}
 	if (c->state == GR_CCHAN_OPEN)
 		o->state = "published";
-	o->bytes += c->bytes;
-	o->subbufs += c->subbufs;
-	o->invalid += c->invalid;
-	o->skipped += c->skipped;
-	o->write_errors += c->write_errors;
-	o->lost_full += c->lost[0];
-	o->lost_too_big += c->lost[1];
-	o->lost_nested += c->lost[2];
-	o->overwritten += c->lost[3];
-	o->lost_back += c->lost_back;
+	gr_client_counts_add(&o->n, &c->n);
 }
 
 /*

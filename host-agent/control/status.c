@@ -270,10 +270,10 @@ static void put_channels(FILE *f, const struct gr_vm_info *in)
 			PRIu64 ", nested %" PRIu64 " messages, overwritten %"
 			PRIu64 " sub-buffers; %" PRIu64 " invalid, %" PRIu64
 			" skipped, %" PRIu64 " write errors\n", c->state,
-			c->klog ? ", klog text" : "", c->rings, c->bytes,
-			c->subbufs, c->lost_full, c->lost_too_big,
-			c->lost_nested, c->overwritten, c->invalid, c->skipped,
-			c->write_errors);
+			c->klog ? ", klog text" : "", c->rings, c->n.bytes,
+			c->n.subbufs, c->n.lost[0], c->n.lost[1],
+			c->n.lost[2], c->n.lost[3], c->n.invalid, c->n.skipped,
+			c->n.write_errors);
 	}
 	if (in->client_bad_area || in->client_bad_entries) {
 		put_row(f, "channels");
@@ -357,16 +357,16 @@ static void put_channels_json(struct ctl_json *j, const struct gr_vm_info *in)
 		ctl_json_string(j, "state", c->state);
 		ctl_json_bool(j, "klog", c->klog);
 		ctl_json_u64(j, "rings", c->rings);
-		ctl_json_u64(j, "bytes", c->bytes);
-		ctl_json_u64(j, "subbufs", c->subbufs);
-		ctl_json_u64(j, "lost_full", c->lost_full);
-		ctl_json_u64(j, "lost_too_big", c->lost_too_big);
-		ctl_json_u64(j, "lost_nested", c->lost_nested);
-		ctl_json_u64(j, "overwritten", c->overwritten);
-		ctl_json_u64(j, "lost_back", c->lost_back);
-		ctl_json_u64(j, "invalid", c->invalid);
-		ctl_json_u64(j, "skipped", c->skipped);
-		ctl_json_u64(j, "write_errors", c->write_errors);
+		ctl_json_u64(j, "bytes", c->n.bytes);
+		ctl_json_u64(j, "subbufs", c->n.subbufs);
+		ctl_json_u64(j, "lost_full", c->n.lost[0]);
+		ctl_json_u64(j, "lost_too_big", c->n.lost[1]);
+		ctl_json_u64(j, "lost_nested", c->n.lost[2]);
+		ctl_json_u64(j, "overwritten", c->n.lost[3]);
+		ctl_json_u64(j, "lost_back", c->n.lost_back);
+		ctl_json_u64(j, "invalid", c->n.invalid);
+		ctl_json_u64(j, "skipped", c->n.skipped);
+		ctl_json_u64(j, "write_errors", c->n.write_errors);
 		ctl_json_end_object(j);
 	}
 	ctl_json_end_array(j);

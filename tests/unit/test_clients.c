@@ -176,13 +176,13 @@ static void test_channel_stored_byte_for_byte_padding_left_out(void)
 	CU_ASSERT(memcmp(got, a, sizeof(a)) == 0);
 	CU_ASSERT(memcmp(got + sizeof(a), b, sizeof(b)) == 0);
 	free(got);
-	CU_ASSERT_EQUAL(t->vm.cl.ch[3].bytes, sizeof(a) + sizeof(b));
-	CU_ASSERT_EQUAL(t->vm.cl.ch[3].subbufs, 2);
-	CU_ASSERT_EQUAL(t->vm.cl.ch[3].invalid, 0);
+	CU_ASSERT_EQUAL(t->vm.cl.ch[3].n.bytes, sizeof(a) + sizeof(b));
+	CU_ASSERT_EQUAL(t->vm.cl.ch[3].n.subbufs, 2);
+	CU_ASSERT_EQUAL(t->vm.cl.ch[3].n.invalid, 0);
 
 	/* nothing new: nothing stored, nothing consumed again */
 	clients_drain(&t->vm, false);
-	CU_ASSERT_EQUAL(t->vm.cl.ch[3].subbufs, 2);
+	CU_ASSERT_EQUAL(t->vm.cl.ch[3].n.subbufs, 2);
 	t_close(t);
 }
 
@@ -260,12 +260,12 @@ static void test_reused_entry_keeps_counts_by_name(void)
 	}
 	/* entry 0 holds the last "aa" (30 bytes); "aa" 10 and "bb" 20 kept */
 	CU_ASSERT_STRING_EQUAL(t->vm.cl.ch[0].name, "aa");
-	CU_ASSERT_EQUAL(t->vm.cl.ch[0].bytes, 30);
+	CU_ASSERT_EQUAL(t->vm.cl.ch[0].n.bytes, 30);
 	CU_ASSERT_STRING_EQUAL(t->vm.cl.gone[0].name, "aa");
-	CU_ASSERT_EQUAL(t->vm.cl.gone[0].bytes, 10);
-	CU_ASSERT_EQUAL(t->vm.cl.gone[0].subbufs, 1);
+	CU_ASSERT_EQUAL(t->vm.cl.gone[0].n.bytes, 10);
+	CU_ASSERT_EQUAL(t->vm.cl.gone[0].n.subbufs, 1);
 	CU_ASSERT_STRING_EQUAL(t->vm.cl.gone[1].name, "bb");
-	CU_ASSERT_EQUAL(t->vm.cl.gone[1].bytes, 20);
+	CU_ASSERT_EQUAL(t->vm.cl.gone[1].n.bytes, 20);
 	CU_ASSERT_EQUAL(t->vm.cl.gone[2].state, GR_CCHAN_NONE);
 	CU_ASSERT_EQUAL(t->vm.cl.untracked, 0);
 
@@ -505,8 +505,8 @@ static void test_bad_commit_record_or_counter_not_stored(void)
 	t_produce(t, 0, a, sizeof(a));
 	rec->bytes = htole32(T_SUB + 1);	/* D3: past the sub-buffer */
 	clients_drain(&t->vm, false);
-	CU_ASSERT_EQUAL(t->vm.cl.ch[0].invalid, 1);
-	CU_ASSERT_EQUAL(t->vm.cl.ch[0].bytes, 0);
+	CU_ASSERT_EQUAL(t->vm.cl.ch[0].n.invalid, 1);
+	CU_ASSERT_EQUAL(t->vm.cl.ch[0].n.bytes, 0);
 	got = t_read(t, "rec", "rec_0", &len);
 	CU_ASSERT_EQUAL(len, 0);
 	free(got);
@@ -514,7 +514,7 @@ static void test_bad_commit_record_or_counter_not_stored(void)
 	__atomic_store_n(&t_ring(t)->prod.produced, htole64(100),
 			 __ATOMIC_RELEASE);
 	clients_drain(&t->vm, false);
-	CU_ASSERT_EQUAL(t->vm.cl.ch[0].invalid, 2);
+	CU_ASSERT_EQUAL(t->vm.cl.ch[0].n.invalid, 2);
 	CU_ASSERT_EQUAL(t_consumed(t), 1);
 	t_close(t);
 }
@@ -561,7 +561,7 @@ static void test_klog_stored_as_escaped_text_lines(void)
 	CU_ASSERT_EQUAL(len, strlen(want) + strlen("9 ok\n"));
 	CU_ASSERT(strncmp((char *)got, want, strlen(want)) == 0);
 	CU_ASSERT(strcmp((char *)got + strlen(want), "9 ok\n") == 0);
-	CU_ASSERT_EQUAL(t->vm.cl.ch[0].invalid, 1);
+	CU_ASSERT_EQUAL(t->vm.cl.ch[0].n.invalid, 1);
 	CU_ASSERT_EQUAL(t_consumed(t), 2);
 	free(got);
 	t_close(t);
@@ -579,15 +579,15 @@ static void test_lost_counters_by_cause_going_back_reported(void)
 	p->lost_too_big = htole64(2);
 	p->lost_nested = htole64(1);
 	clients_drain(&t->vm, false);
-	CU_ASSERT_EQUAL(t->vm.cl.ch[0].lost[0], 7);
-	CU_ASSERT_EQUAL(t->vm.cl.ch[0].lost[1], 2);
-	CU_ASSERT_EQUAL(t->vm.cl.ch[0].lost[2], 1);
+	CU_ASSERT_EQUAL(t->vm.cl.ch[0].n.lost[0], 7);
+	CU_ASSERT_EQUAL(t->vm.cl.ch[0].n.lost[1], 2);
+	CU_ASSERT_EQUAL(t->vm.cl.ch[0].n.lost[2], 1);
 	p->lost_full = htole64(3);		/* D4: goes back */
 	p->lost_too_big = htole64(4);
 	clients_drain(&t->vm, false);
-	CU_ASSERT_EQUAL(t->vm.cl.ch[0].lost[0], 7);
-	CU_ASSERT_EQUAL(t->vm.cl.ch[0].lost[1], 4);
-	CU_ASSERT_EQUAL(t->vm.cl.ch[0].lost_back, 1);
+	CU_ASSERT_EQUAL(t->vm.cl.ch[0].n.lost[0], 7);
+	CU_ASSERT_EQUAL(t->vm.cl.ch[0].n.lost[1], 4);
+	CU_ASSERT_EQUAL(t->vm.cl.ch[0].n.lost_back, 1);
 	t_close(t);
 }
 
@@ -602,7 +602,7 @@ static void test_layout_withdrawn_final_drain_stores_nothing(void)
 	clients_drain(&t->vm, false);
 	t_produce(t, 0, a, sizeof(a));
 	clients_drain(&t->vm, true);
-	CU_ASSERT_EQUAL(t->vm.cl.ch[0].bytes, sizeof(a));
+	CU_ASSERT_EQUAL(t->vm.cl.ch[0].n.bytes, sizeof(a));
 	CU_ASSERT_EQUAL(t->vm.cl.ch[0].state, GR_CCHAN_CLOSED);
 	CU_ASSERT_EQUAL(t_consumed(t), 0);
 	CU_ASSERT_EQUAL(t_ack(t, 0), 0);
