@@ -13,7 +13,10 @@
  *              next_pid == T ..."; "pid == T ..."), the three of a CPU
  *              writing into one ring (PERF_EVENT_IOC_SET_OUTPUT)
  *   threads    /proc/<pid>/task of the QEMU vcpu.c follows, listed again
- *              after each of its scans; a new list sets new filters
+ *              after each of its scans; a new thread (a hot-plugged vCPU,
+ *              a worker of QEMU's pool) gets a new set of events with a
+ *              new filter, the kernel setting a filter only once
+ *              (refilter())
  *   reading    from the VM's poll timer (vm.c calls ht_tick()): each
  *              ring is drained into its CPU's stream, packets are written
  *              when full and at least once a second
@@ -57,10 +60,15 @@
 #define HT_FLUSH_NS	(1000ULL * 1000 * 1000)
 #define HT_FILTER_MAX	4000		/* a filter is copied in one page */
 
-/* the perf events and the ring of one host CPU */
+/*
+ * the perf events and the ring of one host CPU; of the events in its
+ * ring, those in [@from_ns, @until_ns) are taken (refilter())
+ */
 struct gr_ht_cpu {
 	int fd[GR_HS_TRACEPOINTS];
 	void *ring;
+	uint64_t from_ns;
+	uint64_t until_ns;
 };
 
 static const char *const tp_name[GR_HS_TRACEPOINTS] = {
@@ -192,7 +200,13 @@ static int read_tps(struct gr_vm *vm)
 	return ret;
 }
 
-static int set_filters(struct gr_hosttrace *ht)
+/*
+ * the filters of a set of events that has none yet: the kernel sets a
+ * tracepoint event's filter once and answers EEXIST to another
+ * (ftrace_profile_set_filter()), so new threads need new events
+ */
+static int set_filters(struct gr_hosttrace *ht, struct gr_ht_cpu *cpus,
+		       const int *tids, unsigned int ntids)
 {
 	static const char *const sw[] = { "prev_pid", "next_pid" };
 	static const char *const one[] = { "pid" };
@@ -200,30 +214,35 @@ static int set_filters(struct gr_hosttrace *ht)
 	unsigned int c, i;
 	int ret;
 
-	ret = ht_filter(f[0], sizeof(f[0]), sw, 2, ht->tids, ht->ntids);
+	ret = ht_filter(f[0], sizeof(f[0]), sw, 2, tids, ntids);
 	if (!ret)
-		ret = ht_filter(f[1], sizeof(f[1]), one, 1, ht->tids, ht->ntids);
+		ret = ht_filter(f[1], sizeof(f[1]), one, 1, tids, ntids);
 	for (c = 0; !ret && c < ht->nr_cpus; c++)
 		for (i = 0; i < GR_HS_TRACEPOINTS; i++)
-			if (ht->cpu[c].fd[i] >= 0 &&
-			    ioctl(ht->cpu[c].fd[i], PERF_EVENT_IOC_SET_FILTER,
+			if (cpus[c].fd[i] >= 0 &&
+			    ioctl(cpus[c].fd[i], PERF_EVENT_IOC_SET_FILTER,
 				  f[i ? 1 : 0]))
 				return -errno;
 	return ret;
 }
 
-/* QEMU's threads now; true if they changed */
-static bool list_tids(struct gr_hosttrace *ht)
+/*
+ * QEMU's threads now, into @tids: their number if one of them is not
+ * among those the filters name (@ht->tids), else 0 (a thread that ended
+ * needs no new filter: its tid stays named until the next new thread)
+ */
+static unsigned int new_tids(const struct gr_hosttrace *ht, int *tids)
 {
-	int tids[GR_HT_MAX_TIDS];
 	int n = vcpu_list_tids(ht->pid, tids, GR_HT_MAX_TIDS);
+	unsigned int i, j;
 
-	if (n <= 0 || ((unsigned int)n == ht->ntids &&
-		       !memcmp(tids, ht->tids, sizeof(int) * (size_t)n)))
-		return false;
-	memcpy(ht->tids, tids, sizeof(int) * (size_t)n);
-	ht->ntids = (unsigned int)n;
-	return true;
+	for (i = 0; n > 0 && i < (unsigned int)n; i++) {
+		for (j = 0; j < ht->ntids && ht->tids[j] != tids[i]; j++)
+			;
+		if (j == ht->ntids)
+			return (unsigned int)n;
+	}
+	return 0;
 }
 
 /* host CPU @cpu's stream, opened at its first event; NULL if it cannot be */
@@ -262,23 +281,23 @@ static void dump_threads(struct gr_hosttrace *ht)
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	for (i = 0; i < ht->ntids; i++) {
+		memset(p, 0, sizeof(p));
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", ht->pid,
+			 ht->tids[i]);
+		f = fopen(path, "re");
+		if (!f)
+			continue;	/* it ended (new_tids() keeps it named) */
+		if (fgets((char *)p + 12, 17, f))
+			p[12 + strcspn((char *)p + 12, "\n")] = '\0';
+		fclose(f);
 		if (vcpu_read_thread(ht->pid, ht->tids[i], &cpu, &run, &delay) ||
 		    cpu < 0 || (unsigned int)cpu >= ht->nr_cpus)
 			cpu = 0;
 		s = stream_of(ht, (unsigned int)cpu);
 		if (!s)
 			continue;
-		memset(p, 0, sizeof(p));
 		memcpy(p, &ht->tids[i], 4);
 		memcpy(p + 4, &ht->pid, 4);
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", ht->pid,
-			 ht->tids[i]);
-		f = fopen(path, "re");
-		if (f) {
-			if (fgets((char *)p + 12, 17, f))
-				p[12 + strcspn((char *)p + 12, "\n")] = '\0';
-			fclose(f);
-		}
 		v = 5;			/* mode: unknown, as lttng-modules */
 		memcpy(p + 32, &v, 4);
 		v = 2;			/* status: runnable or running */
@@ -310,25 +329,30 @@ static int open_event(const struct gr_ht_tp *tp, unsigned int cpu)
 	return fd < 0 ? -errno : (int)fd;
 }
 
-static void stop_cpus(struct gr_hosttrace *ht)
+static void free_cpus(const struct gr_hosttrace *ht, struct gr_ht_cpu *cpus)
 {
 	unsigned int c, i;
 
-	for (c = 0; ht->cpu && c < ht->nr_cpus; c++) {
+	for (c = 0; cpus && c < ht->nr_cpus; c++) {
 		for (i = 0; i < GR_HS_TRACEPOINTS; i++)
-			if (ht->cpu[c].fd[i] >= 0)
-				close(ht->cpu[c].fd[i]);
-		if (ht->cpu[c].ring)
-			munmap(ht->cpu[c].ring, (HT_PAGES + 1) * GR_PAGE_SIZE);
+			if (cpus[c].fd[i] >= 0)
+				close(cpus[c].fd[i]);
+		if (cpus[c].ring)
+			munmap(cpus[c].ring, (HT_PAGES + 1) * GR_PAGE_SIZE);
 	}
-	free(ht->cpu);
+	free(cpus);
+}
+
+static void stop_cpus(struct gr_hosttrace *ht)
+{
+	free_cpus(ht, ht->cpu);
 	ht->cpu = NULL;
 }
 
 /* one host CPU's events and ring; an offline CPU has none (0) */
-static int start_cpu(struct gr_hosttrace *ht, unsigned int c)
+static int open_cpu(const struct gr_hosttrace *ht, struct gr_ht_cpu *hc,
+		    unsigned int c)
 {
-	struct gr_ht_cpu *hc = &ht->cpu[c];
 	unsigned int i;
 	void *ring;
 
@@ -350,41 +374,72 @@ static int start_cpu(struct gr_hosttrace *ht, unsigned int c)
 	return 0;
 }
 
+/* the events of every host CPU, disabled and without filters, in @cpus */
+static int open_cpus(const struct gr_hosttrace *ht, struct gr_ht_cpu **cpus)
+{
+	struct gr_ht_cpu *set = calloc(ht->nr_cpus, sizeof(*set));
+	unsigned int c, i;
+	int ret = 0;
+
+	if (!set)
+		return -ENOMEM;
+	for (c = 0; c < ht->nr_cpus; c++) {
+		for (i = 0; i < GR_HS_TRACEPOINTS; i++)
+			set[c].fd[i] = -1;
+		set[c].until_ns = UINT64_MAX;
+	}
+	for (c = 0; !ret && c < ht->nr_cpus; c++)
+		ret = open_cpu(ht, &set[c], c);
+	if (ret) {
+		free_cpus(ht, set);
+		set = NULL;
+	}
+	*cpus = set;
+	return ret;
+}
+
+/* host CPU @hc's events on; the time after, when all three run */
+static int enable_cpu(struct gr_ht_cpu *hc, uint64_t *on_ns)
+{
+	struct timespec t;
+	unsigned int i;
+
+	for (i = 0; i < GR_HS_TRACEPOINTS; i++)
+		if (hc->fd[i] >= 0 &&
+		    ioctl(hc->fd[i], PERF_EVENT_IOC_ENABLE, 0))
+			return -errno;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	*on_ns = (uint64_t)t.tv_sec * 1000000000 + (uint64_t)t.tv_nsec;
+	return 0;
+}
+
 static int make_dir(struct gr_vm *vm);
 
 /* the events of every host CPU, filtered to QEMU's threads, enabled */
 static int start(struct gr_vm *vm)
 {
 	struct gr_hosttrace *ht = &vm->ht;
-	unsigned int c, i;
-	int ret;
+	uint64_t on_ns;
+	unsigned int c;
+	int n, ret;
 
 	ret = read_tps(vm);
+	if (!ret)
+		ret = open_cpus(ht, &ht->cpu);
 	if (ret)
 		return ret;
-	ht->cpu = calloc(ht->nr_cpus, sizeof(*ht->cpu));
-	if (!ht->cpu)
-		return -ENOMEM;
-	for (c = 0; c < ht->nr_cpus; c++)
-		for (i = 0; i < GR_HS_TRACEPOINTS; i++)
-			ht->cpu[c].fd[i] = -1;
-	for (c = 0, ret = 0; !ret && c < ht->nr_cpus; c++)
-		ret = start_cpu(ht, c);
 	/* the directory only once the kernel gave the events */
-	if (!ret && ht->dirfd < 0)
+	if (ht->dirfd < 0)
 		ret = make_dir(vm);
-	ht->ntids = 0;
-	list_tids(ht);
+	n = vcpu_list_tids(ht->pid, ht->tids, GR_HT_MAX_TIDS);
+	ht->ntids = n > 0 ? (unsigned int)n : 0;
 	ht->scan_ns = vm->vcpu.scan_ns;
 	if (!ret) {
 		dump_threads(ht);
-		ret = set_filters(ht);
+		ret = set_filters(ht, ht->cpu, ht->tids, ht->ntids);
 	}
 	for (c = 0; !ret && c < ht->nr_cpus; c++)
-		for (i = 0; i < GR_HS_TRACEPOINTS; i++)
-			if (ht->cpu[c].fd[i] >= 0 &&
-			    ioctl(ht->cpu[c].fd[i], PERF_EVENT_IOC_ENABLE, 0))
-				ret = -errno;
+		ret = enable_cpu(&ht->cpu[c], &on_ns);
 	if (ret)
 		stop_cpus(ht);
 	return ret;
@@ -448,7 +503,8 @@ static void put32(uint8_t *p, int64_t v)
 }
 
 /* one tracepoint sample: its raw record into the payload of its event */
-static void take_sample(struct gr_hosttrace *ht, const uint8_t *s, uint32_t n)
+static void take_sample(struct gr_hosttrace *ht, const struct gr_ht_cpu *hc,
+			const uint8_t *s, uint32_t n)
 {
 	uint32_t tid, cpu, rawlen;
 	const struct gr_ht_tp *tp;
@@ -467,7 +523,8 @@ static void take_sample(struct gr_hosttrace *ht, const uint8_t *s, uint32_t n)
 	memcpy(&cpu, s + 24, 4);
 	memcpy(&rawlen, s + 32, 4);
 	raw = s + 36;
-	if (rawlen > n - 36 || rawlen < 2 || cpu >= ht->nr_cpus)
+	if (rawlen > n - 36 || rawlen < 2 || cpu >= ht->nr_cpus ||
+	    ts < hc->from_ns || ts >= hc->until_ns)
 		return;
 	memcpy(&type, raw, 2);
 	for (e = 0; e < GR_HS_TRACEPOINTS && ht->tp[e].id != type; e++)
@@ -514,10 +571,11 @@ static void ring_copy(void *dst, const uint8_t *data, uint64_t size,
 	memcpy((uint8_t *)dst + first, data, len - first);
 }
 
-/* everything in host CPU @c's ring */
-static void drain_cpu(struct gr_hosttrace *ht, unsigned int c)
+/* everything in the ring of @hc, host CPU @c's */
+static void drain_ring(struct gr_hosttrace *ht, const struct gr_ht_cpu *hc,
+		       unsigned int c)
 {
-	struct perf_event_mmap_page *m = ht->cpu[c].ring;
+	struct perf_event_mmap_page *m = hc->ring;
 	const uint64_t size = HT_PAGES * GR_PAGE_SIZE;
 	const uint8_t *data;
 	struct perf_event_header h;
@@ -539,7 +597,7 @@ static void drain_cpu(struct gr_hosttrace *ht, unsigned int c)
 		if (h.size <= sizeof(rec)) {
 			ring_copy(rec, data, size, tail, h.size);
 			if (h.type == PERF_RECORD_SAMPLE)
-				take_sample(ht, rec, h.size);
+				take_sample(ht, hc, rec, h.size);
 			if (h.type == PERF_RECORD_LOST && h.size >= 24) {
 				memcpy(&lost, rec + 16, 8);
 				ht->lost += lost;
@@ -551,6 +609,63 @@ static void drain_cpu(struct gr_hosttrace *ht, unsigned int c)
 	}
 	/* pairs with the kernel's read of data_tail before it overwrites */
 	__atomic_store_n(&m->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+static void drain_cpu(struct gr_hosttrace *ht, unsigned int c)
+{
+	drain_ring(ht, &ht->cpu[c], c);
+}
+
+/**
+ * refilter() - QEMU has threads the filters do not name: follow them
+ * @ht: the host stream, its events running
+ * @tids: QEMU's threads now
+ * @ntids: entries of @tids
+ *
+ * A filter is set once per event, so a new set of events is opened with
+ * the new filter and runs beside the old set for a moment. Per host
+ * CPU, the new events are enabled and the time read after (@on): the
+ * old ring keeps the events before @on, the new ring those from @on on,
+ * so that an event of the overlap is taken once and none is missed.
+ * Then the old set is disabled, drained and closed. If the new set
+ * cannot be made, the old one goes on as it was.
+ *
+ * Return: 0, or -errno with the old set still running.
+ */
+static int refilter(struct gr_hosttrace *ht, const int *tids,
+		    unsigned int ntids)
+{
+	struct gr_ht_cpu *old = ht->cpu, *set;
+	unsigned int c, i;
+	uint64_t on;
+	int ret;
+
+	ret = open_cpus(ht, &set);
+	if (ret)
+		return ret;
+	ret = set_filters(ht, set, tids, ntids);
+	for (c = 0; !ret && c < ht->nr_cpus; c++) {
+		ret = enable_cpu(&set[c], &on);
+		set[c].from_ns = on;
+		old[c].until_ns = on;
+	}
+	if (ret) {
+		for (c = 0; c < ht->nr_cpus; c++)
+			old[c].until_ns = UINT64_MAX;
+		free_cpus(ht, set);
+		return ret;
+	}
+	for (c = 0; c < ht->nr_cpus; c++)
+		for (i = 0; i < GR_HS_TRACEPOINTS; i++)
+			if (old[c].fd[i] >= 0)
+				ioctl(old[c].fd[i], PERF_EVENT_IOC_DISABLE, 0);
+	for (c = 0; c < ht->nr_cpus; c++)
+		drain_ring(ht, &old[c], c);
+	free_cpus(ht, old);
+	ht->cpu = set;
+	memcpy(ht->tids, tids, sizeof(int) * ntids);
+	ht->ntids = ntids;
+	return 0;
 }
 
 static void flush_all(struct gr_hosttrace *ht)
@@ -708,6 +823,7 @@ void ht_open(struct gr_vm *vm, int top)
 
 	ht_close(vm);
 	ht->told = false;
+	ht->follow_told = false;
 	ht->err = 0;
 	ht->events = 0;
 	ht->lost = 0;
@@ -722,6 +838,33 @@ void ht_open(struct gr_vm *vm, int top)
 		ht->told = true;
 		ht->err = ret;
 	}
+}
+
+/*
+ * after a scan of QEMU's threads: new ones get events (refilter()) and a
+ * state dump; a failure is said once and tried again at the next scan
+ */
+static void follow(struct gr_vm *vm)
+{
+	struct gr_hosttrace *ht = &vm->ht;
+	int tids[GR_HT_MAX_TIDS];
+	unsigned int c, n = new_tids(ht, tids);
+	int ret;
+
+	if (!n)
+		return;
+	for (c = 0; c < ht->nr_cpus; c++)
+		drain_cpu(ht, c);
+	ret = refilter(ht, tids, n);
+	if (ret) {
+		if (!ht->follow_told)
+			syslog(LOG_WARNING, "%s: host stream: cannot follow QEMU's new threads (%s); the others' events go on",
+			       vm->opts.name, strerror(-ret));
+		ht->follow_told = true;
+		return;
+	}
+	ht->follow_told = false;
+	dump_threads(ht);
 }
 
 /**
@@ -761,13 +904,7 @@ void ht_tick(struct gr_vm *vm, uint64_t now_ns)
 	}
 	if (vm->vcpu.scan_ns != ht->scan_ns) {
 		ht->scan_ns = vm->vcpu.scan_ns;
-		if (list_tids(ht)) {
-			for (c = 0; c < ht->nr_cpus; c++)
-				drain_cpu(ht, c);
-			dump_threads(ht);
-			ht->err = set_filters(ht);
-			tell(vm);
-		}
+		follow(vm);
 	}
 	for (c = 0; c < ht->nr_cpus; c++)
 		drain_cpu(ht, c);

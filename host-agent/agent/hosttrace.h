@@ -57,6 +57,7 @@ struct gr_ht_cpu;
  * @clock: its CLOCK_MONOTONIC to CLOCK_REALTIME mapping, in every chunk
  * @err: why there is no host stream (-errno), 0 if there is one
  * @told: @err was logged
+ * @follow_told: a failure to follow QEMU's new threads was logged
  */
 struct gr_hosttrace {
 	bool open;
@@ -79,6 +80,7 @@ struct gr_hosttrace {
 	struct gr_ctf_clock clock;
 	int err;
 	bool told;
+	bool follow_told;
 };
 
 int ht_format_field(const char *format, const char *name,

@@ -433,6 +433,8 @@ static void fg_usage(FILE *f)
 "  --vcpu-threads N       N more threads named \"CPU <n>/TCG\" as QEMU's vCPU\n"
 "                         threads (-name ...,debug-threads=on), each spinning\n"
 "                         on the CPU until the end: the host stream's tests\n"
+"  --late-vcpus N         the last N of them start 2 s after the connection,\n"
+"                         as hot-plugged vCPUs (the host must follow them)\n"
 "  --help                 this text\n"
 "\n"
 "At the end every ring is flushed, state becomes STOPPED, GR_VEC_DATA and\n"
@@ -486,7 +488,7 @@ enum {
 	OPT_SUBBUFS, OPT_TIMER, OPT_HOSTILE, OPT_HOSTILE_DELAY,
 	OPT_HOSTILE_PERIOD, OPT_SEED, OPT_STATS, OPT_FORCE, OPT_WAIT_HOST,
 	OPT_LINGER, OPT_TICK, OPT_KEEP, OPT_QUIET, OPT_HELP, OPT_VCPU_THREADS,
-	OPT_HIST_KIB, OPT_SCHED,
+	OPT_LATE_VCPUS, OPT_HIST_KIB, OPT_SCHED,
 };
 
 static const struct option fg_long_opts[] = {
@@ -516,6 +518,7 @@ static const struct option fg_long_opts[] = {
 	{ "keep-layout", no_argument, NULL, OPT_KEEP },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "vcpu-threads", required_argument, NULL, OPT_VCPU_THREADS },
+	{ "late-vcpus", required_argument, NULL, OPT_LATE_VCPUS },
 	{ "hist-kib", required_argument, NULL, OPT_HIST_KIB },
 	{ "sched", no_argument, NULL, OPT_SCHED },
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -669,6 +672,10 @@ static int fg_parse(struct fg_opts *o, int argc, char **argv)
 			bad = fg_parse_u32(optarg, 0, 64, &o->vcpu_threads);
 			name = "vcpu-threads";
 			break;
+		case OPT_LATE_VCPUS:
+			bad = fg_parse_u32(optarg, 0, 64, &o->late_vcpus);
+			name = "late-vcpus";
+			break;
 		case OPT_HIST_KIB:
 			bad = fg_parse_u32(optarg, 0, GR_MAX_REGION_SIZE / 1024,
 					   &o->hist_kib);
@@ -803,10 +810,26 @@ static void fg_vcpu_thread(unsigned int index)
 	pthread_detach(t);
 }
 
+/*
+ * the hot-plugged vCPUs: threads that QEMU starts while the VM runs;
+ * @arg is first << 8 | end of their indexes (not the fakeguest, which
+ * may be freed before they start)
+ */
+static void *fg_late_vcpus_main(void *arg)
+{
+	unsigned int range = (unsigned int)(uintptr_t)arg, i;
+
+	sleep(2);
+	for (i = range >> 8; i < (range & 0xff); i++)
+		fg_vcpu_thread(i);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	struct fg_ring_final *fin = NULL;
 	struct fakeguest *fg;
+	pthread_t late;
 	sigset_t set;
 	unsigned int i;
 	FILE *f;
@@ -855,11 +878,19 @@ int main(int argc, char **argv)
 	}
 
 	/* before the connection: the agent scans QEMU's threads on it */
-	for (i = 0; i < fg->opt.vcpu_threads; i++)
+	if (fg->opt.late_vcpus > fg->opt.vcpu_threads)
+		fg->opt.late_vcpus = fg->opt.vcpu_threads;
+	for (i = 0; i < fg->opt.vcpu_threads - fg->opt.late_vcpus; i++)
 		fg_vcpu_thread(i);
 	ret = fg->opt.socket_path ? fg_map_socket(fg) : fg_map_file(fg);
 	if (ret)
 		goto out;
+	if (fg->opt.late_vcpus &&
+	    pthread_create(&late, NULL, fg_late_vcpus_main,
+			   (void *)(uintptr_t)((fg->opt.vcpu_threads -
+						fg->opt.late_vcpus) << 8 |
+					       fg->opt.vcpu_threads)) == 0)
+		pthread_detach(late);
 	ret = fg_publish(fg);
 	if (!ret) {
 		fin = calloc(fg->lay.nr_rings, sizeof(*fin));

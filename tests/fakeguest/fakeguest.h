@@ -120,6 +120,7 @@ struct fg_opts {
 	bool keep_layout;
 	bool quiet;
 	unsigned int vcpu_threads;	/* busy threads named as QEMU's */
+	unsigned int late_vcpus;	/* of them, started 2 s after attach */
 	u32 hist_kib;			/* hist area wish (GR_F_HIST), 0 = none */
 	bool sched;			/* also sched_wakeup and sched_switch */
 };

@@ -8,7 +8,12 @@
 # The fake guest connects to the VM's ivshmem socket as QEMU does, so the
 # agent takes its pid for QEMU's (SO_PEERCRED) and its threads for QEMU's;
 # with --vcpu-threads 2 two of them are named "CPU 0/TCG" and "CPU 1/TCG"
-# and spin. vCPU 0's thread is pinned to host CPU 0, vCPU 1's to CPU 1.
+# and spin; "CPU 1/TCG" starts 2 s after the connection (--late-vcpus 1),
+# as a hot-plugged vCPU, so that the host stream must follow a thread
+# that came after its events started (the kernel sets a tracepoint
+# event's filter once: a second answered EEXIST and ended the host
+# stream's reading in a CI run, vCPU 1 "preempted" for 50 s). vCPU 0's
+# thread is pinned to host CPU 0, vCPU 1's to CPU 1.
 # A competing busy process ("grhog") is pinned to CPU 0 and run at
 # SCHED_FIFO priority 1 (chrt) twice for 0.4 s: for those intervals vCPU
 # 0 is runnable and off its CPU. Then the session is stopped and
@@ -48,7 +53,7 @@ gr vm-add "$vm" --events all || bad vm-add "exit $rc: $err"
 # its own session, so its own autogroup (kernel.sched_autogroup_enabled):
 # see below
 t_bg fg 60 "$la_tmp/fg.log" setsid "$FG" --socket "$RUN/$vm.sock" --cpus 1 \
-	--rate 100 --duration 60 --linger 3 --vcpu-threads 2
+	--rate 100 --duration 60 --linger 3 --vcpu-threads 2 --late-vcpus 1
 if ! la_wait_status "$vm" "s['state'] == 'attached' and len(s['host']['vcpus']) == 2" 20; then
 	bad vcpus-found "status: $out"
 	la_end
@@ -144,6 +149,8 @@ gr steal "$sess"
 echo "$out" | sed 's/^/# /'
 check steal-table "grep -q '^0 ' <<<\"\$out\" && grep -q '^1 ' <<<\"\$out\"" "$out"
 check agent-logged-host-stream "grep -q 'host stream closed' '$LA_AGENT_LOG'" "no line"
+check host-stream-followed-the-late-vcpu "! grep -qE 'no host stream|cannot follow' '$LA_AGENT_LOG'" \
+	"$(grep -E 'no host stream|cannot follow' "$LA_AGENT_LOG")"
 
 # report --host: the guest's events and the host stream on host
 # CLOCK_MONOTONIC, in time order, the vCPU threads' host events named by
@@ -197,6 +204,11 @@ inside = all(v and g and any(g[0][2] <= e[2] <= g[-1][2] for e in v)
 print("OK" if inside and sw >= 10
       else "FAIL vCPU host events not among the guest's (%d side switches)"
       % sw)
+# the events of the overlap when the late vCPU got new filters: each once
+h = [l for l in lines if l.startswith("H ")]
+dup = len(h) - len(set(h))
+print("OK" if not dup else "FAIL %d host events twice, e.g. %s" % (
+      dup, [l for l in h if h.count(l) > 1][:2]))
 PYEOF
 )
 grep '^#' <<<"$verdict"
@@ -205,6 +217,7 @@ check report-host-states-the-bound "[ \"\${res[0]:-}\" = OK ]" "${res[0]:-}"
 check report-host-guest-clock-near-host "[ \"\${res[1]:-}\" = OK ]" "${res[1]:-}"
 check report-host-time-order "[ \"\${res[2]:-}\" = OK ]" "${res[2]:-}"
 check report-host-vcpus-interleaved "[ \"\${res[3]:-}\" = OK ]" "${res[3]:-}"
+check report-host-no-event-twice "[ \"\${res[4]:-}\" = OK ]" "${res[4]:-}"
 gr report --host --summary "$sess"
 check report-host-summary "[ $rc = 0 ] && grep -q '^  vCPU 0 ' <<<\"\$out\" &&
 	grep -q '^  vCPU 1 ' <<<\"\$out\"" "rc $rc: $out $err"
