@@ -164,6 +164,8 @@ void gr_steal_switch(struct gr_steal *s, uint64_t ts, int cpu,
 		memcpy(v->off_by, prev_comm, sizeof(v->off_by) - 1);
 		v->off_by[sizeof(v->off_by) - 1] = '\0';
 	}
+	if (s->off_fn)
+		s->off_fn(s->off_arg, s, v, ts);
 	d = ts >= v->off_ts ? ts - v->off_ts : 0;
 	if (v->off == GR_STEAL_HALTED) {
 		v->halted_ns += d;
@@ -250,6 +252,25 @@ int gr_steal_open(struct gr_reader *r, const char *dir, FILE *err)
  */
 int gr_steal_read(const char *dir, struct gr_steal *s, FILE *err)
 {
+	return gr_steal_walk(dir, s, NULL, NULL, err);
+}
+
+/**
+ * gr_steal_walk() - gr_steal_read(), and each interval a vCPU thread was
+ * off its host CPU as it ends
+ * @dir: a session directory (its host/ is read) or the host stream's own
+ * @s: receives the vCPUs, sorted
+ * @fn: NULL, or called at the end of each interval (gr_steal_off_fn),
+ *	in time order, with @s->info set
+ * @arg: its argument
+ * @err: where the reader says what is damaged
+ *
+ * Context: process; reads the files.
+ * Return: 0, -ENOENT if @dir has no host stream, or the reader's -errno.
+ */
+int gr_steal_walk(const char *dir, struct gr_steal *s, gr_steal_off_fn fn,
+		  void *arg, FILE *err)
+{
 	char path[4096];
 	struct gr_reader r;
 	struct gr_cursor *c;
@@ -264,6 +285,9 @@ int gr_steal_read(const char *dir, struct gr_steal *s, FILE *err)
 	ret = gr_steal_open(&r, access(path, F_OK) ? dir : path, err);
 	if (ret)
 		return ret;
+	s->off_fn = fn;
+	s->off_arg = arg;
+	s->info = r.info;
 	ev = &r.info->events[GR_HS_SWITCH];
 	ret = gr_reader_merge_start(&r);
 	while (!ret && (c = gr_reader_merge_head(&r))) {
@@ -286,6 +310,8 @@ int gr_steal_read(const char *dir, struct gr_steal *s, FILE *err)
 		gr_reader_merge_next(&r);
 	}
 	gr_reader_close(&r);
+	s->info = NULL;
+	s->off_fn = NULL;
 	gr_steal_sort(s);
 	return ret;
 }

@@ -64,6 +64,18 @@ struct gr_steal_vcpu {
 	int off_by_tid;
 };
 
+struct gr_steal;
+struct gr_ctf_info;
+
+/*
+ * called as a vCPU thread is switched in again, before its counts take
+ * the interval: @v->off says preempted or halted, @v->off_ts (the host
+ * stream's clock) from when, @v->off_cpu where, @v->off_by who ran
+ * instead; @to until when
+ */
+typedef void (*gr_steal_off_fn)(void *arg, const struct gr_steal *s,
+				const struct gr_steal_vcpu *v, uint64_t to);
+
 /**
  * struct gr_steal - the vCPUs of one host stream, by index
  * @n: entries of @v
@@ -74,6 +86,10 @@ struct gr_steal_vcpu {
  *	once there is one, only these can be vCPU threads (a switch names
  *	another process's task too, perhaps another QEMU's vCPU)
  * @nknown: entries of @known
+ * @off_fn: NULL, or called at the end of each interval off the CPU
+ * @off_arg: its argument
+ * @info: the host stream's description while gr_steal_walk() reads it
+ *	(its clock maps @off_fn's times), else NULL
  */
 struct gr_steal {
 	unsigned int n;
@@ -83,6 +99,9 @@ struct gr_steal {
 	uint64_t switches;
 	int known[GR_STEAL_KNOWN];
 	unsigned int nknown;
+	gr_steal_off_fn off_fn;
+	void *off_arg;
+	const struct gr_ctf_info *info;
 };
 
 void gr_steal_switch(struct gr_steal *s, uint64_t ts, int cpu,
@@ -93,6 +112,8 @@ int gr_steal_is_vcpu(const struct gr_steal *s, const char *comm, int tid,
 		     int *index);
 void gr_steal_sort(struct gr_steal *s);
 int gr_steal_read(const char *dir, struct gr_steal *s, FILE *err);
+int gr_steal_walk(const char *dir, struct gr_steal *s, gr_steal_off_fn fn,
+		  void *arg, FILE *err);
 struct gr_reader;
 int gr_steal_open(struct gr_reader *r, const char *dir, FILE *err);
 

@@ -16,7 +16,9 @@
  *   +6  .. +22  the running task: one rectangle per slice, the tid's colour
  *   +23 .. +26  IRQ handlers
  *   +27 .. +29  softirqs
- *   and a red bar over all of it where events were lost or damaged.
+ *   and a red bar over all of it where events were lost or damaged;
+ *   with a host stream, the lane shaded where its vCPU thread was off its
+ *   host CPU (draw_host()).
  *
  * Slice rule: a sched_switch at t ends the slice of its prev_tid, which
  * began at the previous switch of the CPU (or at the trace's start), and
@@ -31,9 +33,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common.h"
+#include "hoststream.h"
 #include "reader.h"
+#include "steal.h"
 #include "timeline.h"
 #include "tl_lane.h"
 
@@ -282,6 +287,84 @@ out:
 	return ret;
 }
 
+/* --- the host's side ---------------------------------------------------- */
+
+struct tl_host {
+	struct gr_tl_canvas *cv;
+	struct gr_tl_off *lanes;	/* by guest CPU = QEMU's cpu-index */
+	unsigned int nr;
+};
+
+static void host_off(void *arg, const struct gr_steal *s,
+		     const struct gr_steal_vcpu *v, uint64_t to)
+{
+	struct tl_host *h = arg;
+	struct gr_tl_off *o;
+
+	if (v->index < 0 || (unsigned int)v->index >= h->nr)
+		return;
+	o = &h->lanes[v->index];
+	o->vcpu = v->index;
+	if (o->tid != v->tid) {
+		gr_tl_off_flush(h->cv, o);	/* a restarted QEMU's */
+		o->tid = v->tid;
+	}
+	gr_tl_off_mark(h->cv, o, v->off == GR_STEAL_HALTED ? GR_TL_HALTED :
+		       GR_TL_PREEMPTED, tl_ns(s->info, v->off_ts, 1),
+		       tl_ns(s->info, to, 1), v->off_cpu, v->off_by);
+}
+
+/*
+ * a trace's host stream (<dir>/host) over its lanes: vCPU n's thread (QEMU
+ * names it "CPU n/...") over guest CPU n, shaded where it was off its host
+ * CPU. Both clocks go to host CLOCK_REALTIME (the guest's through its
+ * synchronization, the host stream's through the agent's), so only on a
+ * host-time axis; 1 if drawn.
+ */
+static int draw_host(struct gr_tl_canvas *cv, const struct tl_trace *tr,
+		     unsigned int first_lane, double y, int host, FILE *err)
+{
+	char path[4096];
+	struct gr_steal *s;
+	struct tl_host h;
+	unsigned int i;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/" GR_HS_DIR, tr->dir);
+	if (tr->global || access(path, F_OK))
+		return 0;
+	if (!host) {
+		fprintf(err, "warning: %s: host stream not drawn: the axis is "
+			"guest clock time\n", path);
+		return 0;
+	}
+	s = malloc(sizeof(*s));
+	h.lanes = calloc(tr->nr_cpus, sizeof(*h.lanes));
+	if (!s || !h.lanes) {
+		free(s);
+		free(h.lanes);
+		return 0;
+	}
+	h.cv = cv;
+	h.nr = tr->nr_cpus;
+	for (i = 0; i < tr->nr_cpus; i++) {
+		h.lanes[i].index = first_lane + i;
+		h.lanes[i].y = y + i * LANE_H;
+	}
+	fprintf(cv->out, "<g class=\"host\" data-first-lane=\"%u\">\n",
+		first_lane);
+	ret = gr_steal_walk(tr->dir, s, host_off, &h, err);
+	for (i = 0; i < tr->nr_cpus; i++)
+		gr_tl_off_flush(cv, &h.lanes[i]);
+	fputs("</g>\n", cv->out);
+	if (ret)
+		fprintf(err, "warning: %s: host stream not drawn: %s\n", path,
+			ret == -ENOENT ? "not a host stream" : strerror(-ret));
+	free(h.lanes);
+	free(s);
+	return !ret;
+}
+
 /* --- the picture -------------------------------------------------------- */
 
 /* pass 1: span, CPUs and clock of a trace, from its packet headers */
@@ -384,7 +467,8 @@ static void title(struct gr_tl_canvas *cv, unsigned int ntr, int host)
 	}
 }
 
-static void legend(struct gr_tl_canvas *cv, double y, int latency)
+static void legend(struct gr_tl_canvas *cv, double y, int latency,
+		   int host)
 {
 	static const struct { const char *cls, *text; uint32_t fill; } k[] = {
 		{ "s", "task (colour: tid)", 0x6fa8dc },
@@ -394,12 +478,16 @@ static void legend(struct gr_tl_canvas *cv, double y, int latency)
 		{ "q", "softirq", 0x7a3cc8 },
 		{ "w", "wakeup-to-run latency", 0xc99700 },
 		{ "x", "events lost / damaged", 0xe00000 },
+		{ "hp", "vCPU preempted on the host", 0xe0a0aa },
+		{ "hh", "vCPU halted on the host", 0xdde2e8 },
 	};
 	unsigned int i;
 	double x = LEFT;
 
 	for (i = 0; i < ARRAY_SIZE(k); i++) {
 		if (!strcmp(k[i].cls, "w") && !latency)
+			continue;
+		if (k[i].cls[0] == 'h' && !host)
 			continue;
 		fprintf(cv->out, "<rect class=\"key\" x=\"%.1f\" y=\"%.1f\" "
 			"width=\"14\" height=\"10\" fill=\"#%06x\"/><text "
@@ -574,7 +662,8 @@ int gr_timeline(char *const *dirs, unsigned int ndirs, FILE *out,
 	      "font-weight:bold}.t{font-size:11px;fill:#333;paint-order:stroke;"
 	      "stroke:#fff;stroke-width:3px}"
 	      ".nolat .w{display:none}.s:hover,.i:hover,.q:hover,.w:hover,"
-	      ".x:hover{stroke:#000;stroke-width:1}</style>\n", out);
+	      ".x:hover,.hp:hover,.hh:hover{stroke:#000;stroke-width:1}"
+	      "</style>\n", out);
 	fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n");
 	title(&cv, ndirs, host);
 
@@ -626,11 +715,14 @@ int gr_timeline(char *const *dirs, unsigned int ndirs, FILE *out,
 					 opts->latency || opts->html, err);
 			if (ret)
 				goto out;
+			st->host_streams += draw_host(&cv, &trs[i], lane, y,
+						      host, err);
 		}
 		y += trs[i].nr_cpus * LANE_H;
 		lane += trs[i].nr_cpus;
 	}
-	legend(&cv, height - BOTTOM + 12, opts->latency || opts->html);
+	legend(&cv, height - BOTTOM + 12, opts->latency || opts->html,
+	       st->host_streams > 0);
 	fputs("</svg>\n", out);
 	if (opts->html)
 		fputs(html_tail, out);

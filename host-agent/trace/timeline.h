@@ -5,7 +5,10 @@
  * One lane per guest CPU per trace on one time axis: the running task as
  * slices coloured by tid, IRQ and softirq marks under them, optionally the
  * wakeup-to-run latency above them, and red marks where events were lost
- * or the trace is damaged. Written as SVG, or as HTML that holds the same
+ * or the trace is damaged. Where a trace has a host stream (<session>/host,
+ * hosttrace.c), each guest CPU's lane is shaded where its vCPU thread
+ * was off its host CPU: preempted (runnable, the host ran another task)
+ * apart from halted (sleeping). Written as SVG, or as HTML that holds the same
  * SVG and a few lines of inline script (hover details, latency toggle).
  * Nothing is fetched from anywhere: the file stands alone.
  *
@@ -62,6 +65,8 @@ struct gr_tl_stats {
 	uint64_t rects;		/* slice rectangles drawn */
 	uint64_t merged;	/* of them: merged from slices < 1 pixel */
 	uint64_t irq_marks, lat_marks, loss_marks;
+	unsigned int host_streams;	/* traces with a host stream drawn */
+	uint64_t off_marks;	/* vCPU preempted / halted marks drawn */
 	uint64_t damaged;	/* damaged spots in the traces */
 };
 

@@ -469,3 +469,96 @@ void gr_tl_loss_mark(struct gr_tl_canvas *cv, struct gr_tl_lane *l,
 	l->lmore = 0;
 	snprintf(l->ltext, sizeof(l->ltext), "%s", what);
 }
+
+/**
+ * gr_tl_off_flush() - draw a vCPU's pending interval(s) off its host CPU
+ * @cv: the canvas
+ * @o: the vCPU's state over its lane
+ *
+ * A translucent rectangle over the lane, at least a pixel wide: data-ns
+ * holds the exact time of the intervals it stands for (cut to the axis),
+ * data-n their number, data-a and data-b its extent in axis ns.
+ */
+void gr_tl_off_flush(struct gr_tl_canvas *cv, struct gr_tl_off *o)
+{
+	const int pre = o->kind == GR_TL_PREEMPTED;
+	char d[32], lg[32], at[32];
+
+	if (!o->pend)
+		return;
+	o->pend = 0;
+	fprintf(cv->out, "<rect class=\"%s\" data-l=\"%u\" data-vcpu=\"%d\" "
+		"data-kind=\"%s\" data-a=\"%lld\" data-b=\"%lld\" "
+		"data-ns=\"%lld\" data-n=\"%llu\" x=\"%.2f\" y=\"%.1f\" "
+		"width=\"%.2f\" height=\"%d\" fill=\"#%06x\" "
+		"fill-opacity=\"%s\">", pre ? "hp" : "hh", o->index, o->vcpu,
+		pre ? "preempted" : "halted", (long long)o->a,
+		(long long)o->b, (long long)o->ns,
+		(unsigned long long)o->n, o->x0, o->y + 1,
+		o->x1 - o->x0 < 1.0 ? 1.0 : o->x1 - o->x0, LANE_H - 3,
+		pre ? 0xb00020U : 0x4a6a8aU, pre ? "0.32" : "0.16");
+	gr_tl_fmt_dur(d, sizeof(d), o->ns);
+	gr_tl_fmt_dur(lg, sizeof(lg), o->longest);
+	fmt_at(at, sizeof(at), cv, o->a);
+	fprintf(cv->out, "<title>vCPU %d (host thread %d) %s at %s: %s", o->vcpu,
+		o->tid, pre ? "preempted on the host" : "halted (sleeping on "
+		"the host)", at, d);
+	if (o->n > 1)
+		fprintf(cv->out, " in %llu intervals, the longest %s",
+			(unsigned long long)o->n, lg);
+	if (pre) {
+		fprintf(cv->out, " on host CPU %d, ", o->cpu);
+		gr_tl_escape(cv->out, o->by, strnlen(o->by, sizeof(o->by)));
+		fputs(" switched in", cv->out);
+	}
+	fputs("</title></rect>\n", cv->out);
+	cv->st->off_marks++;
+}
+
+/**
+ * gr_tl_off_mark() - a vCPU thread was off its host CPU from @a to @b
+ * @cv: the canvas
+ * @o: the vCPU's state over its lane
+ * @kind: GR_TL_PREEMPTED or GR_TL_HALTED
+ * @a: from when, axis ns
+ * @b: until when
+ * @cpu: the host CPU it left
+ * @by: the task switched in instead (NUL-terminated, from the host stream)
+ *
+ * Merged into the pending mark of the same kind when it starts less than
+ * a pixel after that one's end, else drawn apart: the picture's size is
+ * bounded by its width, whatever the number of intervals.
+ */
+void gr_tl_off_mark(struct gr_tl_canvas *cv, struct gr_tl_off *o, int kind,
+		    int64_t a, int64_t b, int cpu, const char *by)
+{
+	double x0, x1;
+
+	if (a < cv->t0)
+		a = cv->t0;
+	if (b > cv->t1)
+		b = cv->t1;
+	if (b <= a)
+		return;
+	x0 = gr_tl_x(cv, a);
+	x1 = gr_tl_x(cv, b);
+	if (!o->pend || o->kind != kind || x0 - o->x1 >= 1.0) {
+		gr_tl_off_flush(cv, o);
+		o->pend = 1;
+		o->kind = kind;
+		o->x0 = x0;
+		o->a = a;
+		o->ns = 0;
+		o->n = 0;
+		o->longest = -1;
+	}
+	o->x1 = x1;
+	o->b = b;
+	o->ns += b - a;
+	o->n++;
+	if (b - a > o->longest) {
+		o->longest = b - a;
+		o->cpu = cpu;
+		snprintf(o->by, sizeof(o->by), "%s", by);
+	}
+}

@@ -62,6 +62,26 @@ struct gr_tl_lane {
 	char ltext[2 * 200 + 4];
 };
 
+/*
+ * a vCPU thread's intervals off its host CPU (the VM's host stream),
+ * drawn over the lane of the guest CPU it runs; those closer than a
+ * pixel to the last one of their kind are merged into it
+ */
+struct gr_tl_off {
+	unsigned int index;	/* data-l of the lane */
+	double y;		/* its top */
+	int vcpu, tid;
+	int pend, kind;		/* GR_TL_PREEMPTED, GR_TL_HALTED */
+	double x0, x1;
+	int64_t a, b;		/* the merged extent, axis ns */
+	int64_t ns, longest;
+	uint64_t n;
+	int cpu;		/* the longest's host CPU */
+	char by[17];		/* and the task that ran instead */
+};
+
+enum { GR_TL_PREEMPTED = 1, GR_TL_HALTED };
+
 uint32_t gr_tl_colour(uint32_t tid);
 void gr_tl_escape(FILE *out, const void *text, size_t len);
 void gr_tl_lane_init(struct gr_tl_lane *l, unsigned int index, double y,
@@ -83,5 +103,8 @@ void gr_tl_lat_mark(struct gr_tl_canvas *cv, struct gr_tl_lane *l,
 		    size_t clen);
 void gr_tl_loss_mark(struct gr_tl_canvas *cv, struct gr_tl_lane *l,
 		     int64_t t, const char *what);
+void gr_tl_off_mark(struct gr_tl_canvas *cv, struct gr_tl_off *o, int kind,
+		    int64_t a, int64_t b, int cpu, const char *by);
+void gr_tl_off_flush(struct gr_tl_canvas *cv, struct gr_tl_off *o);
 
 #endif /* GR_TL_LANE_H */

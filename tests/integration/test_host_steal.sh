@@ -52,7 +52,7 @@ la_vm vm hst
 gr vm-add "$vm" --events all || bad vm-add "exit $rc: $err"
 # its own session, so its own autogroup (kernel.sched_autogroup_enabled):
 # see below
-t_bg fg 60 "$la_tmp/fg.log" setsid "$FG" --socket "$RUN/$vm.sock" --cpus 1 \
+t_bg fg 60 "$la_tmp/fg.log" setsid "$FG" --socket "$RUN/$vm.sock" --cpus 2 \
 	--rate 100 --duration 60 --linger 3 --vcpu-threads 2 --late-vcpus 1
 if ! la_wait_status "$vm" "s['state'] == 'attached' and len(s['host']['vcpus']) == 2" 20; then
 	bad vcpus-found "status: $out"
@@ -60,14 +60,13 @@ if ! la_wait_status "$vm" "s['state'] == 'attached' and len(s['host']['vcpus']) 
 fi
 ok vcpus-found
 read -r t0 t1 <<<"$("$PY" -c 'import json,sys; v=json.loads(sys.argv[1])["host"]["vcpus"]; print(v[0]["tid"], v[1]["tid"])' "$out")"
-# the fake QEMU's group at nice -15 (its autogroup, or the threads
-# themselves without autogroups), as a host gives its VMs a larger CPU
-# share: this machine's other tasks (CFS, nice 0) rarely preempt the
-# vCPUs, so that what grhog does stands out
-qpid=$("$PY" -c 'import json,sys; print(json.loads(sys.argv[1])["host"]["qemu_pid"])' "$out")
-[ -w "/proc/$qpid/autogroup" ] && echo -15 >"/proc/$qpid/autogroup"
-taskset -pc 0 "$t0" >/dev/null && taskset -pc 1 "$t1" >/dev/null &&
-	renice -n -15 -p "$t0" "$t1" >/dev/null || bad pin "cannot pin $t0 $t1"
+# the vCPU threads at nice 0 in the fake QEMU's own autogroup (setsid):
+# at nice -15 (autogroup and threads), as a host may give its VMs, two
+# spinning vCPUs starved this machine's other tasks for 30 to 45 s at a
+# time (kworkers "hung=38s" in dmesg, the fake QEMU's own main thread
+# missing its SIGTERM), in about half of the runs with two guest CPUs
+taskset -pc 0 "$t0" >/dev/null && taskset -pc 1 "$t1" >/dev/null ||
+	bad pin "cannot pin $t0 $t1"
 
 ln -s "$(command -v bash)" "$la_tmp/grhog"
 sleep 1
@@ -230,6 +229,68 @@ n=$(grep -E '^[GH] ' <<<"$out" | grep -v ' \*\* ' |
 check report-host-cpu-lane "[ $rc = 0 ] && [ \"$n\" = 0 ] && grep -q '^H .*vcpu=0' <<<\"\$out\" &&
 	grep -q '^G ' <<<\"\$out\"" "rc $rc, $n lines of other lanes: $(grep -E '^[GH] ' <<<"$out" |
 	grep -vE '^G .*\[000\]|^H .*(^| )(prev_|next_)?vcpu=0( |$)' | head -3)"
+
+# the timeline: each guest CPU's lane shaded where its vCPU thread was
+# off its host CPU (from the host stream), in the file and in Chromium
+timeout -k 5 60 "$GR" timeline -o "$la_tmp/tl.html" "$sess" >"$la_tmp/tl.out" 2>&1
+rc=$?
+check timeline-exits-0 "[ $rc = 0 ]" "exit $rc: $(head -c 400 "$la_tmp/tl.out")"
+verdict=$("$PY" - "$la_tmp/tl.html" "$la_tmp/steal.json" <<'PYEOF'
+import json, re, sys, xml.etree.ElementTree as ET
+text = open(sys.argv[1], encoding="ascii").read()
+root = ET.fromstring(re.search(r"<svg .*</svg>", text, re.S).group(0))
+st = {x["vcpu"]: x for x in json.load(open(sys.argv[2]))["vcpus"]}
+ns = "{http://www.w3.org/2000/svg}"
+rects = list(root.iter(ns + "rect"))
+cpu_of = {int(e.get("data-l")): int(e.get("data-cpu")) for e in rects
+          if e.get("class", "").split()[:1] == ["lane"]}
+marks = [e for e in rects if e.get("class") in ("hp", "hh")]
+def pre(v):
+    return [int(e.get("data-ns")) / 1e9 for e in marks
+            if e.get("class") == "hp" and int(e.get("data-vcpu")) == v]
+p0, p1 = pre(0), pre(1)
+width = float([e for e in rects if int(e.get("data-l", -1)) == 0][0].get("width"))
+print("# timeline: %d marks (%d preempted); vCPU 0: %d preempted marks, "
+      "%.3f s, the largest %s; vCPU 1: %d, %.3f s, the largest %.3f s; "
+      "steal: %.3f s and %.3f s" % (
+      len(marks), sum(e.get("class") == "hp" for e in marks), len(p0),
+      sum(p0), sorted(p0)[-3:], len(p1), sum(p1), max(p1, default=0),
+      st[0]["preempted_ns"] / 1e9, st[1]["preempted_ns"] / 1e9))
+bad = [e.attrib for e in marks if cpu_of.get(int(e.get("data-l"))) !=
+       int(e.get("data-vcpu"))]
+print("OK" if marks and not bad and len(marks) <= 2 * width * len(cpu_of)
+      else "FAIL marks %d, on another CPU's lane: %s" % (len(marks), bad[:2]))
+big = [x for x in p0 if x >= 0.3]
+print("OK" if len(big) == 2 and max(big) < 0.6 and
+      0.5 * 0.8 <= sum(p0) <= st[0]["preempted_ns"] / 1e9 + 0.001
+      else "FAIL vCPU 0: %d marks >= 0.3 s (%s), %.3f s in all" % (
+          len(big), big, sum(p0)))
+print("OK" if p1 and max(p1) < 0.2 and
+      sum(p1) <= st[1]["preempted_ns"] / 1e9 + 0.001
+      else "FAIL vCPU 1: %s" % sorted(p1)[-3:])
+print("OK" if "vCPU preempted on the host" in text else "FAIL no legend")
+PYEOF
+)
+grep '^#' <<<"$verdict"
+mapfile -t res < <(grep -v '^#' <<<"$verdict")
+check timeline-host-marks-on-their-vcpus-lanes "[ \"\${res[0]:-}\" = OK ]" "${res[0]:-}"
+check timeline-vcpu0-marks-the-injected-intervals "[ \"\${res[1]:-}\" = OK ]" "${res[1]:-}"
+check timeline-vcpu1-marks-little "[ \"\${res[2]:-}\" = OK ]" "${res[2]:-}"
+check timeline-legend "[ \"\${res[3]:-}\" = OK ]" "${res[3]:-}"
+if ! command -v chromium >/dev/null; then
+	skip_check timeline-in-chromium "chromium is not installed (scripts/deps.sh view)"
+else
+	timeout -k 5 60 chromium --headless --no-sandbox --disable-gpu \
+		--no-first-run --user-data-dir="$la_tmp/profile" \
+		--enable-logging=stderr --v=0 --dump-dom "file://$la_tmp/tl.html" \
+		>"$la_tmp/tl.dom" 2>"$la_tmp/tl.dom.log"
+	errs=$(grep -E 'CONSOLE|Uncaught|SyntaxError|TypeError|ReferenceError' \
+		"$la_tmp/tl.dom.log" | grep -v dbus)
+	n=$(grep -c '<rect class="hp"' "$la_tmp/tl.html")
+	m=$(grep -o '<rect class="hp"' "$la_tmp/tl.dom" | wc -l)
+	check timeline-in-chromium "[ -z \"\$errs\" ] && grep -q 'data-ready=\"1\"' '$la_tmp/tl.dom' &&
+		[ '$n' -gt 0 ] && [ '$n' = '$m' ]" "$m of $n marks in the DOM; $errs"
+fi
 
 # without CAP_PERFMON (and CAP_SYS_ADMIN, which also allows it): one
 # line says why, the guest's trace is recorded, no host/ directory

@@ -485,6 +485,74 @@ static void test_global_ring_is_one_lane_without_task_slices(void)
 	pic_free(&p);
 }
 
+/* sum of data-ns of the marks of @cls ("hp", "hh"); returns marks */
+static unsigned int off_ns(const char *s, const char *cls, int64_t *ns)
+{
+	char key[32];
+	unsigned int n = 0;
+	long long v;
+	const char *p;
+
+	snprintf(key, sizeof(key), "<rect class=\"%s\"", cls);
+	*ns = 0;
+	while ((s = strstr(s, key))) {
+		s += strlen(key);
+		p = strstr(s, "data-ns=\"");
+		if (p && sscanf(p, "data-ns=\"%lld\"", &v) == 1)
+			*ns += v;
+		n++;
+	}
+	return n;
+}
+
+static void test_vcpu_off_marks_merge_below_a_pixel_and_keep_kinds(void)
+{
+	struct gr_tl_off o = { .index = 2, .y = 40, .vcpu = 1, .tid = 77 };
+	int64_t t, ns, want = 0;
+	struct pic p;
+
+	pic_open(&p, 0, 1000000, 100.0);	/* 10000 ns per pixel */
+	/* 1000 preemptions of 300 ns, 1000 ns apart: one run, one mark */
+	for (t = 0; t < 1000000; t += 1000) {
+		gr_tl_off_mark(&p.cv, &o, GR_TL_PREEMPTED, t, t + 300, 0,
+			       "<b>hog</b>");
+		want += 300;
+	}
+	gr_tl_off_flush(&p.cv, &o);
+	pic_close(&p);
+	CU_ASSERT_EQUAL(p.st.off_marks, 1);
+	CU_ASSERT_EQUAL(off_ns(p.buf, "hp", &ns), 1);
+	CU_ASSERT_EQUAL(ns, want);
+	CU_ASSERT(count(p.buf, "data-n=\"1000\"") == 1);
+	CU_ASSERT(count(p.buf, "<b>") == 0);	/* a host task's name, inert */
+	CU_ASSERT(count(p.buf, "data-l=\"2\" data-vcpu=\"1\"") == 1);
+	CU_ASSERT(well_formed(p.buf, p.len));
+	pic_free(&p);
+
+	/* apart by more than a pixel, or of the other kind: marks apart */
+	pic_open(&p, 0, 1000000, 100.0);
+	fputs("<g>", p.f);		/* one root for well_formed() */
+	memset(&o, 0, sizeof(o));
+	gr_tl_off_mark(&p.cv, &o, GR_TL_PREEMPTED, 0, 50000, 0, "a");
+	gr_tl_off_mark(&p.cv, &o, GR_TL_PREEMPTED, 80000, 90000, 0, "b");
+	gr_tl_off_mark(&p.cv, &o, GR_TL_HALTED, 90000, 400000, 0, "c");
+	gr_tl_off_mark(&p.cv, &o, GR_TL_PREEMPTED, 400000, 450000, 1, "d");
+	/* cut to the axis: from before its start, past its end */
+	gr_tl_off_mark(&p.cv, &o, GR_TL_HALTED, 900000, 3000000, 0, "e");
+	gr_tl_off_mark(&p.cv, &o, GR_TL_HALTED, 2000000, 3000000, 0, "f");
+	gr_tl_off_flush(&p.cv, &o);
+	fputs("</g>", p.f);
+	pic_close(&p);
+	CU_ASSERT_EQUAL(p.st.off_marks, 5);
+	CU_ASSERT_EQUAL(off_ns(p.buf, "hp", &ns), 3);
+	CU_ASSERT_EQUAL(ns, 50000 + 10000 + 50000);
+	CU_ASSERT_EQUAL(off_ns(p.buf, "hh", &ns), 2);
+	CU_ASSERT_EQUAL(ns, 310000 + 100000);
+	CU_ASSERT(count(p.buf, "on host CPU 1, d switched in") == 1);
+	CU_ASSERT(well_formed(p.buf, p.len));
+	pic_free(&p);
+}
+
 static void test_not_a_trace_is_an_error(void)
 {
 	struct gr_tl_opts to = { .width = 400 };
@@ -524,6 +592,7 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_output_size_is_bounded_by_width_not_events),
 	GR_TEST(test_damaged_traces_draw_what_validates_with_red_marks),
 	GR_TEST(test_global_ring_is_one_lane_without_task_slices),
+	GR_TEST(test_vcpu_off_marks_merge_below_a_pixel_and_keep_kinds),
 	GR_TEST(test_not_a_trace_is_an_error),
 };
 
