@@ -233,9 +233,10 @@ static const struct cli_cmd cli_cmds[] = {
 	{ "steal", cli_run_steal, NULL, "steal TRACE_DIR",
 	  "Per vCPU, from the trace's host stream (TRACE_DIR/host, no agent\n"
 	  "needed): the time its QEMU thread was off its host CPU while\n"
-	  "runnable (preempted: the guest thinks it ran; steal) and while\n"
-	  "sleeping (halted), and its longest preemption: when, on which\n"
-	  "host CPU, and the task that ran instead. --json for a document.\n" },
+	  "runnable (preempted: the guest thinks it ran; steal), while\n"
+	  "sleeping (halted), and from a wakeup until it ran (woken: steal\n"
+	  "too), and its longest preemption: when, on which host CPU, and\n"
+	  "the task that ran instead. --json for a document.\n" },
 	{ "qemu-args", cli_run_qemu_args, NULL,
 	  "qemu-args VM [--plain] [--size BYTES] [--vectors N] [--id ID]",
 	  "Print the QEMU options that attach VM's device (no agent needed):\n"

@@ -306,6 +306,11 @@ int cli_run_timeline(struct cli *cli, const struct cli_cmd *cmd, int argc,
 	       (unsigned long long)st.irq_marks,
 	       (unsigned long long)st.lat_marks,
 	       (unsigned long long)st.loss_marks);
+	if (st.host_streams)
+		printf("%s: %u host stream%s: %llu marks of vCPUs off their "
+		       "host CPU\n", outp, st.host_streams,
+		       st.host_streams == 1 ? "" : "s",
+		       (unsigned long long)st.off_marks);
 	if (ret > 0)
 		cli_err("%d damaged spot%s (red marks; guestrelay report "
 			"shows them)", ret, ret == 1 ? "" : "s");
@@ -344,10 +349,12 @@ int cli_run_steal(struct cli *cli, const struct cli_cmd *cmd, int argc,
 		arr = json_array();
 		for (i = 0; i < s->n; i++) {
 			v = &s->v[i];
-			o = json_pack("{s:i,s:i,s:I,s:I,s:I,s:I,s:{s:I,s:I,s:i,s:s,s:i}}",
+			o = json_pack("{s:i,s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:{s:I,s:I,s:i,s:s,s:i}}",
 				      "vcpu", v->index, "tid", v->tid,
 				      "preempted_ns", (json_int_t)v->preempted_ns,
 				      "preemptions", (json_int_t)v->preemptions,
+				      "woken_ns", (json_int_t)v->woken_ns,
+				      "wakeups", (json_int_t)v->wakeups,
 				      "halted_ns", (json_int_t)v->halted_ns,
 				      "halts", (json_int_t)v->halts,
 				      "longest_preemption",
@@ -378,18 +385,20 @@ int cli_run_steal(struct cli *cli, const struct cli_cmd *cmd, int argc,
 	printf("host stream: %.3f s, %llu switches of QEMU's threads\n",
 	       (double)(s->last_ts - s->first_ts) / 1e9,
 	       (unsigned long long)s->switches);
-	printf("%-5s %8s %13s %7s %13s %7s %12s %4s  %s\n", "vCPU", "tid",
-	       "preempted ms", "times", "halted ms", "times", "longest ms",
-	       "CPU", "ran instead");
+	printf("%-5s %8s %13s %7s %11s %7s %13s %7s %12s %4s  %s\n", "vCPU",
+	       "tid", "preempted ms", "times", "woken ms", "times",
+	       "halted ms", "times", "longest ms", "CPU", "ran instead");
 	for (i = 0; i < s->n; i++) {
 		v = &s->v[i];
 		if (v->index < 0)
 			snprintf(idx, sizeof(idx), "all");
 		else
 			snprintf(idx, sizeof(idx), "%d", v->index);
-		printf("%-5s %8d %13.3f %7llu %13.3f %7llu %12.3f %4d  ",
+		printf("%-5s %8d %13.3f %7llu %11.3f %7llu %13.3f %7llu %12.3f %4d  ",
 		       idx, v->tid, (double)v->preempted_ns / 1e6,
 		       (unsigned long long)v->preemptions,
+		       (double)v->woken_ns / 1e6,
+		       (unsigned long long)v->wakeups,
 		       (double)v->halted_ns / 1e6,
 		       (unsigned long long)v->halts,
 		       (double)v->longest_ns / 1e6, v->longest_cpu);

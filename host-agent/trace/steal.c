@@ -9,7 +9,10 @@
  *   preempted  prev_state R or R+ (runnable: the host ran something
  *              else; the guest believes it ran): steal
  *   halted     any other state (sleeping: the vCPU idles, or waits for
- *              QEMU's I/O)
+ *              QEMU's I/O), until a sched_wakeup of the thread
+ *   woken      from that wakeup until it is switched in: runnable and
+ *              waiting for its CPU (an interrupt for the guest waits
+ *              too): steal as much as preempted
  *
  * The task that ran instead is the one the same sched_switch switched in
  * on that host CPU, under the name it has when it leaves the CPU to the
@@ -152,6 +155,7 @@ void gr_steal_switch(struct gr_steal *s, uint64_t ts, int cpu,
 		memcpy(v->off_by, next_comm, sizeof(v->off_by) - 1);
 		v->off_by[sizeof(v->off_by) - 1] = '\0';
 		v->off_by_tid = next_tid;
+		v->woke_ts = 0;
 	}
 	v = find(s, next_comm, next_tid);
 	if (!v || !next_tid || v->off == GR_STEAL_ON)
@@ -164,8 +168,22 @@ void gr_steal_switch(struct gr_steal *s, uint64_t ts, int cpu,
 		memcpy(v->off_by, prev_comm, sizeof(v->off_by) - 1);
 		v->off_by[sizeof(v->off_by) - 1] = '\0';
 	}
+	if (v->off == GR_STEAL_HALTED && v->woke_ts) {
+		if (s->off_fn) {
+			s->off_fn(s->off_arg, s, v, GR_STEAL_HALTED, v->off_ts,
+				  v->woke_ts);
+			s->off_fn(s->off_arg, s, v, GR_STEAL_WOKEN, v->woke_ts,
+				  ts);
+		}
+		v->halted_ns += v->woke_ts - v->off_ts;
+		v->halts++;
+		v->woken_ns += ts >= v->woke_ts ? ts - v->woke_ts : 0;
+		v->wakeups++;
+		v->off = GR_STEAL_ON;
+		return;
+	}
 	if (s->off_fn)
-		s->off_fn(s->off_arg, s, v, ts);
+		s->off_fn(s->off_arg, s, v, v->off, v->off_ts, ts);
 	d = ts >= v->off_ts ? ts - v->off_ts : 0;
 	if (v->off == GR_STEAL_HALTED) {
 		v->halted_ns += d;
@@ -183,6 +201,29 @@ void gr_steal_switch(struct gr_steal *s, uint64_t ts, int cpu,
 		}
 	}
 	v->off = GR_STEAL_ON;
+}
+
+/**
+ * gr_steal_wakeup() - account one sched_wakeup of the host stream
+ * @s: the state
+ * @ts: its time
+ * @comm: the task woken (NUL-terminated)
+ * @tid: its tid
+ *
+ * A vCPU thread that sleeps (halted) is runnable again from its first
+ * wakeup on: the rest of the interval, until it is switched in, counts
+ * as woken.
+ *
+ * Context: any.
+ */
+void gr_steal_wakeup(struct gr_steal *s, uint64_t ts, const char *comm,
+		     int tid)
+{
+	struct gr_steal_vcpu *v = find(s, comm, tid);
+
+	if (v && tid && v->off == GR_STEAL_HALTED && !v->woke_ts &&
+	    ts >= v->off_ts)
+		v->woke_ts = ts;
 }
 
 static int by_index(const void *a, const void *b)
@@ -295,6 +336,15 @@ int gr_steal_walk(const char *dir, struct gr_steal *s, gr_steal_off_fn fn,
 			p = gr_cursor_payload(c, &len);
 			gr_steal_thread(s, (int)gr_event_int(&r.info->events[GR_HS_STATEDUMP],
 						       "tid", p, len));
+		}
+		if (c->kind == GR_ITEM_EVENT && c->rec.id == GR_HS_WAKEUP &&
+		    r.info->valid[GR_HS_WAKEUP]) {
+			p = gr_cursor_payload(c, &len);
+			gr_event_text(&r.info->events[GR_HS_WAKEUP], "comm", p,
+				      len, next, sizeof(next));
+			gr_steal_wakeup(s, c->ts, next,
+					(int)gr_event_int(&r.info->events[GR_HS_WAKEUP],
+							  "tid", p, len));
 		}
 		if (c->kind == GR_ITEM_EVENT && c->rec.id == GR_HS_SWITCH) {
 			p = gr_cursor_payload(c, &len);

@@ -21,7 +21,13 @@ struct gr_steal_by {
 	uint64_t ns;
 };
 
-enum gr_steal_off { GR_STEAL_ON = 0, GR_STEAL_PREEMPTED, GR_STEAL_HALTED };
+/*
+ * a vCPU thread's state; an interval off its CPU is preempted, halted,
+ * or, once a sleeping (halted) thread is woken, woken: runnable again
+ * and waiting for its CPU
+ */
+enum gr_steal_off { GR_STEAL_ON = 0, GR_STEAL_PREEMPTED, GR_STEAL_HALTED,
+		    GR_STEAL_WOKEN };
 
 /**
  * struct gr_steal_vcpu - one vCPU thread in the host stream
@@ -30,8 +36,13 @@ enum gr_steal_off { GR_STEAL_ON = 0, GR_STEAL_PREEMPTED, GR_STEAL_HALTED };
  * @preempted_ns: time switched out runnable (prev_state R, R+) until
  *	switched in again
  * @preemptions: such intervals
- * @halted_ns: time switched out sleeping until switched in again
+ * @halted_ns: time switched out sleeping until woken (sched_wakeup), or
+ *	until switched in again if no wakeup of it is in the stream
  * @halts: such intervals
+ * @woken_ns: time from such a wakeup until switched in: runnable and not
+ *	running, steal as much as @preempted_ns (the kernel's run_delay,
+ *	which status's steal reads, counts both)
+ * @wakeups: such intervals
  * @longest_ns: the longest preemption
  * @longest_at: when it began (CLOCK_MONOTONIC ns of the host stream)
  * @longest_cpu: on which host CPU the thread was switched out
@@ -42,6 +53,7 @@ enum gr_steal_off { GR_STEAL_ON = 0, GR_STEAL_PREEMPTED, GR_STEAL_HALTED };
  * @nby: entries of @by (tasks beyond GR_STEAL_BY are not listed)
  * @off: the thread's state now (while reading)
  * @off_ts, @off_cpu, @off_by, @off_by_tid: the switch out being timed
+ * @woke_ts: when it was woken since, 0 if not
  */
 struct gr_steal_vcpu {
 	int index;
@@ -50,6 +62,8 @@ struct gr_steal_vcpu {
 	uint64_t preemptions;
 	uint64_t halted_ns;
 	uint64_t halts;
+	uint64_t woken_ns;
+	uint64_t wakeups;
 	uint64_t longest_ns;
 	uint64_t longest_at;
 	int longest_cpu;
@@ -62,19 +76,22 @@ struct gr_steal_vcpu {
 	int off_cpu;
 	char off_by[17];
 	int off_by_tid;
+	uint64_t woke_ts;
 };
 
 struct gr_steal;
 struct gr_ctf_info;
 
 /*
- * called as a vCPU thread is switched in again, before its counts take
- * the interval: @v->off says preempted or halted, @v->off_ts (the host
- * stream's clock) from when, @v->off_cpu where, @v->off_by who ran
- * instead; @to until when
+ * called at the end of each interval vCPU thread @v was off its CPU, in
+ * time order: @kind preempted, halted or woken, from @from to @to (the
+ * host stream's clock); @v->off_cpu is where it was switched out and
+ * @v->off_by who was switched in then
  */
 typedef void (*gr_steal_off_fn)(void *arg, const struct gr_steal *s,
-				const struct gr_steal_vcpu *v, uint64_t to);
+				const struct gr_steal_vcpu *v,
+				enum gr_steal_off kind, uint64_t from,
+				uint64_t to);
 
 /**
  * struct gr_steal - the vCPUs of one host stream, by index
@@ -107,6 +124,8 @@ struct gr_steal {
 void gr_steal_switch(struct gr_steal *s, uint64_t ts, int cpu,
 		     const char *prev_comm, int prev_tid, int64_t prev_state,
 		     const char *next_comm, int next_tid);
+void gr_steal_wakeup(struct gr_steal *s, uint64_t ts, const char *comm,
+		     int tid);
 void gr_steal_thread(struct gr_steal *s, int tid);
 int gr_steal_is_vcpu(const struct gr_steal *s, const char *comm, int tid,
 		     int *index);

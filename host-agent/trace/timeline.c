@@ -296,7 +296,8 @@ struct tl_host {
 };
 
 static void host_off(void *arg, const struct gr_steal *s,
-		     const struct gr_steal_vcpu *v, uint64_t to)
+		     const struct gr_steal_vcpu *v, enum gr_steal_off kind,
+		     uint64_t from, uint64_t to)
 {
 	struct tl_host *h = arg;
 	struct gr_tl_off *o;
@@ -309,9 +310,10 @@ static void host_off(void *arg, const struct gr_steal *s,
 		gr_tl_off_flush(h->cv, o);	/* a restarted QEMU's */
 		o->tid = v->tid;
 	}
-	gr_tl_off_mark(h->cv, o, v->off == GR_STEAL_HALTED ? GR_TL_HALTED :
-		       GR_TL_PREEMPTED, tl_ns(s->info, v->off_ts, 1),
-		       tl_ns(s->info, to, 1), v->off_cpu, v->off_by);
+	gr_tl_off_mark(h->cv, o, kind == GR_STEAL_HALTED ? GR_TL_HALTED :
+		       kind == GR_STEAL_WOKEN ? GR_TL_WOKEN : GR_TL_PREEMPTED,
+		       tl_ns(s->info, from, 1), tl_ns(s->info, to, 1),
+		       v->off_cpu, v->off_by);
 }
 
 /*
@@ -479,6 +481,7 @@ static void legend(struct gr_tl_canvas *cv, double y, int latency,
 		{ "w", "wakeup-to-run latency", 0xc99700 },
 		{ "x", "events lost / damaged", 0xe00000 },
 		{ "hp", "vCPU preempted on the host", 0xe0a0aa },
+		{ "hw", "vCPU woken, waiting for its host CPU", 0xf0c8a0 },
 		{ "hh", "vCPU halted on the host", 0xdde2e8 },
 	};
 	unsigned int i;
@@ -662,7 +665,7 @@ int gr_timeline(char *const *dirs, unsigned int ndirs, FILE *out,
 	      "font-weight:bold}.t{font-size:11px;fill:#333;paint-order:stroke;"
 	      "stroke:#fff;stroke-width:3px}"
 	      ".nolat .w{display:none}.s:hover,.i:hover,.q:hover,.w:hover,"
-	      ".x:hover,.hp:hover,.hh:hover{stroke:#000;stroke-width:1}"
+	      ".x:hover,.hp:hover,.hw:hover,.hh:hover{stroke:#000;stroke-width:1}"
 	      "</style>\n", out);
 	fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n");
 	title(&cv, ndirs, host);

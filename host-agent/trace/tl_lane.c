@@ -481,28 +481,37 @@ void gr_tl_loss_mark(struct gr_tl_canvas *cv, struct gr_tl_lane *l,
  */
 void gr_tl_off_flush(struct gr_tl_canvas *cv, struct gr_tl_off *o)
 {
+	static const struct {
+		const char *cls, *kind, *opacity, *text;
+		uint32_t fill;
+	} k[] = {
+		[GR_TL_PREEMPTED] = { "hp", "preempted", "0.32",
+				      "preempted on the host", 0xb00020 },
+		[GR_TL_HALTED] = { "hh", "halted", "0.16",
+				   "halted (sleeping on the host)", 0x4a6a8a },
+		[GR_TL_WOKEN] = { "hw", "woken", "0.32",
+				  "woken, waiting for its host CPU", 0xe06000 },
+	};
 	const int pre = o->kind == GR_TL_PREEMPTED;
 	char d[32], lg[32], at[32];
 
-	if (!o->pend)
+	if (!o->pend || o->kind < GR_TL_PREEMPTED || o->kind > GR_TL_WOKEN)
 		return;
 	o->pend = 0;
 	fprintf(cv->out, "<rect class=\"%s\" data-l=\"%u\" data-vcpu=\"%d\" "
 		"data-kind=\"%s\" data-a=\"%lld\" data-b=\"%lld\" "
 		"data-ns=\"%lld\" data-n=\"%llu\" x=\"%.2f\" y=\"%.1f\" "
 		"width=\"%.2f\" height=\"%d\" fill=\"#%06x\" "
-		"fill-opacity=\"%s\">", pre ? "hp" : "hh", o->index, o->vcpu,
-		pre ? "preempted" : "halted", (long long)o->a,
-		(long long)o->b, (long long)o->ns,
-		(unsigned long long)o->n, o->x0, o->y + 1,
+		"fill-opacity=\"%s\">", k[o->kind].cls, o->index, o->vcpu,
+		k[o->kind].kind, (long long)o->a, (long long)o->b,
+		(long long)o->ns, (unsigned long long)o->n, o->x0, o->y + 1,
 		o->x1 - o->x0 < 1.0 ? 1.0 : o->x1 - o->x0, LANE_H - 3,
-		pre ? 0xb00020U : 0x4a6a8aU, pre ? "0.32" : "0.16");
+		k[o->kind].fill, k[o->kind].opacity);
 	gr_tl_fmt_dur(d, sizeof(d), o->ns);
 	gr_tl_fmt_dur(lg, sizeof(lg), o->longest);
 	fmt_at(at, sizeof(at), cv, o->a);
 	fprintf(cv->out, "<title>vCPU %d (host thread %d) %s at %s: %s", o->vcpu,
-		o->tid, pre ? "preempted on the host" : "halted (sleeping on "
-		"the host)", at, d);
+		o->tid, k[o->kind].text, at, d);
 	if (o->n > 1)
 		fprintf(cv->out, " in %llu intervals, the longest %s",
 			(unsigned long long)o->n, lg);
@@ -519,7 +528,7 @@ void gr_tl_off_flush(struct gr_tl_canvas *cv, struct gr_tl_off *o)
  * gr_tl_off_mark() - a vCPU thread was off its host CPU from @a to @b
  * @cv: the canvas
  * @o: the vCPU's state over its lane
- * @kind: GR_TL_PREEMPTED or GR_TL_HALTED
+ * @kind: GR_TL_PREEMPTED, GR_TL_HALTED or GR_TL_WOKEN
  * @a: from when, axis ns
  * @b: until when
  * @cpu: the host CPU it left

@@ -71,7 +71,7 @@ struct gr_tl_off {
 	unsigned int index;	/* data-l of the lane */
 	double y;		/* its top */
 	int vcpu, tid;
-	int pend, kind;		/* GR_TL_PREEMPTED, GR_TL_HALTED */
+	int pend, kind;		/* GR_TL_PREEMPTED, ... */
 	double x0, x1;
 	int64_t a, b;		/* the merged extent, axis ns */
 	int64_t ns, longest;
@@ -80,7 +80,8 @@ struct gr_tl_off {
 	char by[17];		/* and the task that ran instead */
 };
 
-enum { GR_TL_PREEMPTED = 1, GR_TL_HALTED };
+/* preempted; halted (sleeping); woken, waiting for its CPU */
+enum { GR_TL_PREEMPTED = 1, GR_TL_HALTED, GR_TL_WOKEN };
 
 uint32_t gr_tl_colour(uint32_t tid);
 void gr_tl_escape(FILE *out, const void *text, size_t len);

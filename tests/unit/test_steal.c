@@ -194,6 +194,76 @@ static void test_preempted_and_halted(void)
 	synth_remove(&y);
 }
 
+struct off_rec {
+	unsigned int n;
+	int kind[8];
+	uint64_t from[8], to[8];
+};
+
+static void record_off(void *arg, const struct gr_steal *s,
+		       const struct gr_steal_vcpu *v, enum gr_steal_off kind,
+		       uint64_t from, uint64_t to)
+{
+	struct off_rec *r = arg;
+
+	(void)s;
+	(void)v;
+	if (r->n < 8) {
+		r->kind[r->n] = kind;
+		r->from[r->n] = from;
+		r->to[r->n] = to;
+	}
+	r->n++;
+}
+
+/*
+ * a halted vCPU woken at 3 ms and switched in at 4.5 ms: halted until
+ * the wakeup, woken (runnable, waiting for its CPU) after it; a second
+ * wakeup, and one while it runs, change nothing; each interval is
+ * reported once, in order
+ */
+static void test_woken_is_steal_after_a_wakeup(void)
+{
+	struct off_rec r = { 0 };
+	struct gr_steal s;
+	struct synth y;
+
+	synth_open(&y, "/" GR_HS_DIR);
+	sw(&y, 0, 500 * US, "swapper/0", 0, 0, "CPU 0/TCG", 100);
+	wake(&y, 1, 700 * US, "CPU 0/TCG", 100);	/* running: nothing */
+	sw(&y, 0, 1000 * US, "CPU 0/TCG", 100, 1, "hog", 300);
+	wake(&y, 1, 3000 * US, "CPU 0/TCG", 100);
+	wake(&y, 1, 3500 * US, "CPU 0/TCG", 100);
+	sw(&y, 0, 4500 * US, "hog", 300, 0, "CPU 0/TCG", 100);
+	sw(&y, 0, 5000 * US, "CPU 0/TCG", 100, 0, "hog", 300);
+	sw(&y, 0, 5200 * US, "hog", 300, 0, "CPU 0/TCG", 100);
+	/* halted with no wakeup in the stream: all of it halted */
+	sw(&y, 0, 6000 * US, "CPU 0/TCG", 100, 1, "swapper/0", 0);
+	sw(&y, 0, 7000 * US, "swapper/0", 0, 0, "CPU 0/TCG", 100);
+	synth_close(&y);
+
+	CU_ASSERT_EQUAL_FATAL(gr_steal_walk(y.dir, &s, record_off, &r,
+					    stderr), 0);
+	CU_ASSERT_PTR_NULL(s.info);
+	CU_ASSERT_EQUAL_FATAL(s.n, 1);
+	CU_ASSERT_EQUAL(s.v[0].halted_ns, 2000 * US + 1000 * US);
+	CU_ASSERT_EQUAL(s.v[0].halts, 2);
+	CU_ASSERT_EQUAL(s.v[0].woken_ns, 1500 * US);
+	CU_ASSERT_EQUAL(s.v[0].wakeups, 1);
+	CU_ASSERT_EQUAL(s.v[0].preempted_ns, 200 * US);
+	CU_ASSERT_EQUAL(s.v[0].preemptions, 1);
+	CU_ASSERT_EQUAL_FATAL(r.n, 4);
+	CU_ASSERT(r.kind[0] == GR_STEAL_HALTED && r.from[0] == 1000 * US &&
+		  r.to[0] == 3000 * US);
+	CU_ASSERT(r.kind[1] == GR_STEAL_WOKEN && r.from[1] == 3000 * US &&
+		  r.to[1] == 4500 * US);
+	CU_ASSERT(r.kind[2] == GR_STEAL_PREEMPTED && r.from[2] == 5000 * US &&
+		  r.to[2] == 5200 * US);
+	CU_ASSERT(r.kind[3] == GR_STEAL_HALTED && r.from[3] == 6000 * US &&
+		  r.to[3] == 7000 * US);
+	synth_remove(&y);
+}
+
 static void dump(struct synth *y, unsigned int cpu, uint64_t ts, int tid)
 {
 	hs_dump(y->s[cpu], ts, tid, "");
@@ -403,6 +473,7 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_layout_passes_the_checks),
 	GR_TEST(test_metadata_names_the_host),
 	GR_TEST(test_preempted_and_halted),
+	GR_TEST(test_woken_is_steal_after_a_wakeup),
 	GR_TEST(test_only_qemus_threads),
 	GR_TEST(test_many_packets),
 	GR_TEST(test_move_to_next_chunk),
