@@ -22,9 +22,11 @@
  *
  *   0x0000  struct gr_region_hdr     guest writes  identity, geometry, layout
  *   0x0200  struct gr_guest_status   guest writes  acks, state, counters
+ *   0x0400  struct gr_name_req       host writes   events by name (v1.7)
+ *   0x0800  struct gr_name_ans       guest writes  their answer (v1.7)
  *   0x1000  struct gr_host_ctrl      host writes   requests to the guest
  *   0x1200  gr_filter_slot[7]        host writes   filters (v1.1, GR_F_FILTER)
- *   desc_offset         desc_count * struct gr_event_desc    guest writes
+ *   desc_offset         desc_capacity * gr_event_desc        guest writes
  *   ring_offset         nr_rings * struct gr_ring            both (split)
  *   subbuf_rec_offset   nr_rings * n_subbufs * gr_subbuf_rec guest writes
  *   data_offset         nr_rings * n_subbufs * subbuf_size   guest writes
@@ -57,9 +59,10 @@
 /*
  * compatible additions: 1 filters; 2 guest info, defaults, follow, families;
  * 3 client channels; 4 last record offset in the commit record;
- * 5 aggregation maps (hist); 6 a second start event of a latency pair
+ * 5 aggregation maps (hist); 6 a second start event of a latency pair;
+ * 7 events by name, added at run time (GR_F_ANYEVENT)
  */
-#define GR_ABI_MINOR		6
+#define GR_ABI_MINOR		7
 
 #define GR_REGION_MAGIC		0x3159414c45525247ULL	/* "GRRELAY1" */
 #define GR_CTRL_MAGIC		0x313054534f485247ULL	/* "GRHOST01" */
@@ -105,7 +108,8 @@
 #define GR_F_LAST_RECORD	_BITULL(10)	/* rec.last_record (v1.4) */
 #define GR_F_CLIENT		_BITULL(11)	/* client channels (v1.3) */
 #define GR_F_HIST		_BITULL(12)	/* aggregation maps (v1.5) */
-#define GR_F_KNOWN		0x1fffULL	/* all bits defined in v1.5 */
+#define GR_F_ANYEVENT		_BITULL(13)	/* events by name (v1.7) */
+#define GR_F_KNOWN		0x3fffULL	/* all bits defined in v1.7 */
 
 /**
  * struct gr_region_hdr - identity, geometry and layout of the region
@@ -152,7 +156,10 @@ struct gr_region_hdr {
 	/* v1.5, GR_F_HIST in guest_features; else 0, ignored (spec 17.1) */
 	__le64 hist_offset;		/* hist area, GR_PAGE_SIZE aligned */
 	__le64 hist_size;		/* its bytes, GR_PAGE_SIZE multiple */
-	__u8 reserved[104];		/* 0; grows behind feature bits */
+	/* v1.7, GR_F_ANYEVENT in guest_features; else 0, ignored (spec 18) */
+	__le32 desc_capacity;		/* descriptor slots laid out, >= desc_count */
+	__le32 reserved1;		/* 0 */
+	__u8 reserved[96];		/* 0; grows behind feature bits */
 };
 
 static_assert(sizeof(struct gr_region_hdr) == 512, "gr_region_hdr size");
@@ -170,7 +177,8 @@ static_assert(offsetof(struct gr_region_hdr, product_uuid) == 360,
 static_assert(offsetof(struct gr_region_hdr, client_offset) == 376,
 	      "client_offset");
 static_assert(offsetof(struct gr_region_hdr, hist_offset) == 392, "hist");
-static_assert(offsetof(struct gr_region_hdr, reserved) == 408, "hdr reserved");
+static_assert(offsetof(struct gr_region_hdr, desc_capacity) == 408, "dcap");
+static_assert(offsetof(struct gr_region_hdr, reserved) == 416, "hdr reserved");
 
 /*
  * Event filters (v1.1, GR_F_FILTER; spec section 14). The host writes up
@@ -256,7 +264,10 @@ struct gr_guest_status {
 	__le32 follow_missing;		/* named pids with no task at install */
 	__le64 follow_dropped;		/* records of tasks not followed */
 	__le64 follow_forks;		/* children added by a followed fork */
-	__u8 reserved[304];		/* 0 */
+	/* v1.7, GR_F_ANYEVENT (spec 18): desc_count while not in use */
+	__le32 desc_live;		/* descriptors published now; release */
+	__le32 reserved1;		/* 0 */
+	__u8 reserved[296];		/* 0 */
 };
 
 static_assert(sizeof(struct gr_guest_status) == 512, "gr_guest_status size");
@@ -268,7 +279,8 @@ static_assert(offsetof(struct gr_guest_status, filter_errors) == 120, "ferr");
 static_assert(offsetof(struct gr_guest_status, filtered) == 128, "filtered");
 static_assert(offsetof(struct gr_guest_status, follow_tasks) == 184, "ftasks");
 static_assert(offsetof(struct gr_guest_status, follow_dropped) == 192, "fdrop");
-static_assert(offsetof(struct gr_guest_status, reserved) == 208, "st rsvd");
+static_assert(offsetof(struct gr_guest_status, desc_live) == 208, "dlive");
+static_assert(offsetof(struct gr_guest_status, reserved) == 216, "st rsvd");
 static_assert(sizeof(struct gr_region_hdr) + GR_HDR_OFFSET == GR_STATUS_OFFSET,
 	      "status follows header");
 
@@ -401,6 +413,72 @@ static_assert(GR_CTRL_OFFSET + sizeof(struct gr_host_ctrl) == GR_FILTER_OFFSET,
 static_assert(GR_FILTER_OFFSET + GR_FILTER_SLOTS *
 	      sizeof(struct gr_filter_slot) == GR_LAYOUT_START,
 	      "filter area fills the control block's room");
+
+/*
+ * Events by name (v1.7, GR_F_ANYEVENT; spec section 18). The host asks in
+ * the request strip for events of the guest's kernel by name or glob
+ * (GR_NAME_OP_ADD) or for a page of the guest's catalogue of events
+ * (GR_NAME_OP_LIST); the guest answers in the answer strip. An event added
+ * gets the next free descriptor in [desc_count, desc_capacity): the guest
+ * writes it, then stores status.desc_live with release. Descriptors are
+ * never changed or reused while the layout is published.
+ */
+#define GR_NAME_REQ_OFFSET	0x0400	/* struct gr_name_req, host writes */
+#define GR_NAME_ANS_OFFSET	0x0800	/* struct gr_name_ans, guest writes */
+#define GR_NAME_REQ_TEXT	992	/* request text bytes */
+#define GR_NAME_ANS_TEXT	1984	/* answer text bytes */
+
+enum {
+	GR_NAME_OP_ADD = 1,		/* text: patterns, comma separated */
+	GR_NAME_OP_LIST = 2,		/* text: one glob ("" = every event) */
+};
+
+/**
+ * struct gr_name_req - the host's request for events by name (1024 bytes)
+ *
+ * Host writes every other field, then @seq (seq + 1) with release. The
+ * guest answers each @seq it sees once, the last one first: a request
+ * replaced before its answer is not answered.
+ */
+struct gr_name_req {
+	__le64 seq;			/* request number; 0: none yet */
+	__le32 op;			/* GR_NAME_OP_* */
+	__le32 offset;			/* LIST: listing byte to start at */
+	__le32 len;			/* bytes of @text, <= GR_NAME_REQ_TEXT */
+	__u8 reserved[12];		/* 0 */
+	char text[GR_NAME_REQ_TEXT];	/* no NUL needed */
+};
+
+/**
+ * struct gr_name_ans - the guest's answer to a gr_name_req (2048 bytes)
+ *
+ * Guest writes every other field, then @seq (the request's) with release;
+ * the host loads @seq with acquire and reads the rest once.
+ */
+struct gr_name_ans {
+	__le64 seq;			/* the request answered */
+	__le32 result;			/* 0, or a positive errno: all refused */
+	__le32 matched;			/* ADD: events the patterns name; LIST:
+					 * events in the whole listing */
+	__le32 added;			/* ADD: descriptors this request added */
+	__le32 refused;			/* ADD: events named that cannot be */
+	__le32 desc_live;		/* status.desc_live after the request */
+	__le32 total;			/* LIST: bytes of the whole listing */
+	__le32 next;			/* LIST: offset of the next page; total
+					 * when this is the last */
+	__le32 len;			/* bytes of @text, <= GR_NAME_ANS_TEXT */
+	__u8 reserved[24];		/* 0 */
+	char text[GR_NAME_ANS_TEXT];	/* whole lines, no NUL needed */
+};
+
+static_assert(sizeof(struct gr_name_req) == 1024, "gr_name_req size");
+static_assert(offsetof(struct gr_name_req, text) == 32, "req text");
+static_assert(sizeof(struct gr_name_ans) == 2048, "gr_name_ans size");
+static_assert(offsetof(struct gr_name_ans, text) == 64, "ans text");
+static_assert(GR_NAME_REQ_OFFSET >= GR_STATUS_OFFSET +
+	      sizeof(struct gr_guest_status), "request after status");
+static_assert(GR_NAME_ANS_OFFSET + sizeof(struct gr_name_ans) ==
+	      GR_CTRL_OFFSET, "answer ends at the control block");
 
 /* Field types of struct gr_field_desc */
 #define GR_FIELD_INTEGER	1	/* size 1, 2, 4 or 8; see flags */

@@ -83,7 +83,9 @@ static void test_region_hdr_layout(void)
 	PIN(struct gr_region_hdr, client_size, 384, 8);
 	PIN(struct gr_region_hdr, hist_offset, 392, 8);
 	PIN(struct gr_region_hdr, hist_size, 400, 8);
-	PIN(struct gr_region_hdr, reserved, 408, 104);
+	PIN(struct gr_region_hdr, desc_capacity, 408, 4);
+	PIN(struct gr_region_hdr, reserved1, 412, 4);
+	PIN(struct gr_region_hdr, reserved, 416, 96);
 	END_PINS(struct gr_region_hdr, 512);
 }
 
@@ -115,7 +117,9 @@ static void test_guest_status_layout(void)
 	PIN(struct gr_guest_status, follow_missing, 188, 4);
 	PIN(struct gr_guest_status, follow_dropped, 192, 8);
 	PIN(struct gr_guest_status, follow_forks, 200, 8);
-	PIN(struct gr_guest_status, reserved, 208, 304);
+	PIN(struct gr_guest_status, desc_live, 208, 4);
+	PIN(struct gr_guest_status, reserved1, 212, 4);
+	PIN(struct gr_guest_status, reserved, 216, 296);
 	END_PINS(struct gr_guest_status, 512);
 	CU_ASSERT_EQUAL(offsetof(struct gr_guest_status, enabled[3]), 80);
 }
@@ -180,6 +184,40 @@ static void test_filter_slot_layout(void)
 	PIN(struct gr_filter_slot, insns, 16, 384);
 	PIN(struct gr_filter_slot, strtab, 400, 112);
 	END_PINS(struct gr_filter_slot, 512);
+}
+
+static void test_name_strips_layout(void)
+{
+	BEGIN_PINS();
+
+	PIN(struct gr_name_req, seq, 0, 8);
+	PIN(struct gr_name_req, op, 8, 4);
+	PIN(struct gr_name_req, offset, 12, 4);
+	PIN(struct gr_name_req, len, 16, 4);
+	PIN(struct gr_name_req, reserved, 20, 12);
+	PIN(struct gr_name_req, text, 32, GR_NAME_REQ_TEXT);
+	END_PINS(struct gr_name_req, 1024);
+	next_off = 0;
+	PIN(struct gr_name_ans, seq, 0, 8);
+	PIN(struct gr_name_ans, result, 8, 4);
+	PIN(struct gr_name_ans, matched, 12, 4);
+	PIN(struct gr_name_ans, added, 16, 4);
+	PIN(struct gr_name_ans, refused, 20, 4);
+	PIN(struct gr_name_ans, desc_live, 24, 4);
+	PIN(struct gr_name_ans, total, 28, 4);
+	PIN(struct gr_name_ans, next, 32, 4);
+	PIN(struct gr_name_ans, len, 36, 4);
+	PIN(struct gr_name_ans, reserved, 40, 24);
+	PIN(struct gr_name_ans, text, 64, GR_NAME_ANS_TEXT);
+	END_PINS(struct gr_name_ans, 2048);
+	CU_ASSERT_EQUAL(GR_NAME_REQ_OFFSET, 0x400);
+	CU_ASSERT_EQUAL(GR_NAME_ANS_OFFSET, 0x800);
+	CU_ASSERT_EQUAL(GR_NAME_OP_ADD, 1);
+	CU_ASSERT_EQUAL(GR_NAME_OP_LIST, 2);
+}
+
+static void test_filter_area(void)
+{
 	/* the filter area fills the control block's room exactly */
 	CU_ASSERT_EQUAL(GR_FILTER_OFFSET, 0x1200);
 	CU_ASSERT_EQUAL(GR_FILTER_OFFSET, GR_CTRL_OFFSET +
@@ -416,7 +454,7 @@ static void test_versions_and_magics(void)
 	uint64_t m;
 
 	CU_ASSERT_EQUAL(GR_ABI_MAJOR, 1);
-	CU_ASSERT_EQUAL(GR_ABI_MINOR, 6);
+	CU_ASSERT_EQUAL(GR_ABI_MINOR, 7);
 	CU_ASSERT_EQUAL(GR_HIST_F_START2, 1);
 	CU_ASSERT_EQUAL(GR_HIST_F_KNOWN, 1);
 	CU_ASSERT_EQUAL(GR_REGION_MAGIC, 0x3159414c45525247ULL);
@@ -499,12 +537,13 @@ static void test_feature_and_flag_bits(void)
 	CU_ASSERT_EQUAL(GR_F_LAST_RECORD, 1ULL << 10);
 	CU_ASSERT_EQUAL(GR_F_CLIENT, 1ULL << 11);
 	CU_ASSERT_EQUAL(GR_F_HIST, 1ULL << 12);
-	CU_ASSERT_EQUAL(GR_F_KNOWN, 0x1fffULL);
+	CU_ASSERT_EQUAL(GR_F_ANYEVENT, 1ULL << 13);
+	CU_ASSERT_EQUAL(GR_F_KNOWN, 0x3fffULL);
 	CU_ASSERT_EQUAL(GR_F_EVENT_IDX | GR_F_FLIGHT | GR_F_CLOCK_SYNC |
 			GR_F_SWITCH_TIMER | GR_F_DOORBELL | GR_F_FILTER |
 			GR_F_GUEST_INFO | GR_F_DEFAULTS | GR_F_FOLLOW |
 			GR_F_SYSCALLS | GR_F_LAST_RECORD | GR_F_CLIENT |
-			GR_F_HIST,
+			GR_F_HIST | GR_F_ANYEVENT,
 			GR_F_KNOWN);
 	CU_ASSERT_EQUAL(GR_CTRL_F_DEFAULTS, 1);
 	CU_ASSERT_EQUAL(sizeof(GR_F_EVENT_IDX), 8);
@@ -827,6 +866,8 @@ static const struct gr_test layout_tests[] = {
 	GR_TEST_NAMED("gr_host_ctrl layout", test_host_ctrl_layout),
 	GR_TEST_NAMED("gr_filter_insn layout", test_filter_insn_layout),
 	GR_TEST_NAMED("gr_filter_slot layout", test_filter_slot_layout),
+	GR_TEST_NAMED("filter area fills the control block's room", test_filter_area),
+	GR_TEST_NAMED("name strips layout (v1.7)", test_name_strips_layout),
 	GR_TEST_NAMED("gr_field_desc layout", test_field_desc_layout),
 	GR_TEST_NAMED("gr_event_desc layout", test_event_desc_layout),
 	GR_TEST_NAMED("gr_ring layout", test_ring_layout),
