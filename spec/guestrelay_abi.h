@@ -458,14 +458,12 @@ struct gr_name_req {
 struct gr_name_ans {
 	__le64 seq;			/* the request answered */
 	__le32 result;			/* 0, or a positive errno: all refused */
-	__le32 matched;			/* ADD: events the patterns name; LIST:
-					 * events in the whole listing */
+	__le32 matched;			/* events named (ADD), listed (LIST) */
 	__le32 added;			/* ADD: descriptors this request added */
 	__le32 refused;			/* ADD: events named that cannot be */
 	__le32 desc_live;		/* status.desc_live after the request */
 	__le32 total;			/* LIST: bytes of the whole listing */
-	__le32 next;			/* LIST: offset of the next page; total
-					 * when this is the last */
+	__le32 next;			/* LIST: next page's offset, or total */
 	__le32 len;			/* bytes of @text, <= GR_NAME_ANS_TEXT */
 	__u8 reserved[24];		/* 0 */
 	char text[GR_NAME_ANS_TEXT];	/* whole lines, no NUL needed */
@@ -475,8 +473,8 @@ static_assert(sizeof(struct gr_name_req) == 1024, "gr_name_req size");
 static_assert(offsetof(struct gr_name_req, text) == 32, "req text");
 static_assert(sizeof(struct gr_name_ans) == 2048, "gr_name_ans size");
 static_assert(offsetof(struct gr_name_ans, text) == 64, "ans text");
-static_assert(GR_NAME_REQ_OFFSET >= GR_STATUS_OFFSET +
-	      sizeof(struct gr_guest_status), "request after status");
+static_assert(GR_STATUS_OFFSET + sizeof(struct gr_guest_status) <=
+	      GR_NAME_REQ_OFFSET, "request after status");
 static_assert(GR_NAME_ANS_OFFSET + sizeof(struct gr_name_ans) ==
 	      GR_CTRL_OFFSET, "answer ends at the control block");
 
