@@ -12,9 +12,9 @@
  * (spec/drafts/anyevent.md), but tracefs shows it, in its own order, as
  * available_events, and each event's fields as events/SYS/NAME/format
  * (system calls and kprobes included, whose fields are defined by code
- * and absent from trace_event_class.fields_array). Both are read with
- * kernel_read() from files opened with file_open_root() relative to the
- * tracefs root: the one mounted at /sys/kernel/tracing if it is tracefs'
+ * and absent from trace_event_class.fields_array). Both are read from
+ * files opened with file_open_root() relative to the tracefs root (see
+ * gr_byname_read() for how): the one mounted at /sys/kernel/tracing if it is tracefs'
  * root (kern_path(), no side effect), else a kernel mount of tracefs
  * (get_fs_type() + kern_mount(): tracefs is a single superblock, so this
  * is the same tree; as for debugfs' automount of tracing, the kernel
@@ -45,6 +45,8 @@
 #include <linux/mount.h>
 #include <linux/namei.h>
 #include <linux/path.h>
+#include <linux/seq_file.h>
+#include <linux/uio.h>
 
 #include "gr_anyevent.h"
 #include "gr_dev.h"
@@ -129,6 +131,32 @@ static void gr_byname_tracefs_put(struct gr_byname_req *r)
 		path_put(&r->root);
 }
 
+/*
+ * Read @f from @pos into kernel memory. Both files are seq_files whose
+ * f_op has .read = seq_read and no .read_iter, which kernel_read()
+ * refuses in 6.1 (-EINVAL, "kernel read not supported"); seq_read() is
+ * seq_read_iter() over the caller's buffer, so a kernel iterator over
+ * @buf reads the same bytes. Any other file: kernel_read().
+ */
+static ssize_t gr_byname_read_at(struct file *f, char *buf, size_t len,
+				 loff_t *pos)
+{
+	struct kvec kv = { .iov_base = buf, .iov_len = len };
+	struct iov_iter iter;
+	struct kiocb kiocb;
+	ssize_t n;
+
+	if (f->f_op->read_iter || f->f_op->read != seq_read)
+		return kernel_read(f, buf, len, pos);
+	init_sync_kiocb(&kiocb, f);
+	kiocb.ki_pos = *pos;
+	iov_iter_kvec(&iter, READ, &kv, 1, len);
+	n = seq_read_iter(&kiocb, &iter);
+	if (n > 0)
+		*pos = kiocb.ki_pos;
+	return n;
+}
+
 /* Up to @cap bytes of tracefs file @name into @buf: bytes, or -errno */
 static ssize_t gr_byname_read(struct gr_byname_req *r, const char *name,
 			      char *buf, size_t cap)
@@ -141,7 +169,7 @@ static ssize_t gr_byname_read(struct gr_byname_req *r, const char *name,
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	while (len < cap) {
-		n = kernel_read(f, buf + len, cap - len, &pos);
+		n = gr_byname_read_at(f, buf + len, cap - len, &pos);
 		if (n <= 0) {
 			if (n < 0)
 				len = n;
