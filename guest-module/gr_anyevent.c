@@ -865,7 +865,8 @@ int gr_desc_attach(unsigned int id)
  * fields F" (ID its tracefs id, F its own fields in tracefs) and a line
  * "  gr_id G: field@offset+size[s|h|c|S] ...", offsets as in tracefs:
  * those of anyevent=, then those added at run time (spec 18), counted
- * by a last line "added A".
+ * by the second line, "added A" (before the events: a page holds the
+ * first of them only, when more than about twenty are added).
  */
 static int gr_anyevent_catalogue_show(char *buf, const struct kernel_param *kp)
 {
@@ -879,6 +880,8 @@ static int gr_anyevent_catalogue_show(char *buf, const struct kernel_param *kp)
 	len = sysfs_emit(buf, "found %u missing %u refused %u\n",
 			 gr_anyevent_count, gr_anyevent_missing,
 			 gr_anyevent_refused);
+	len += sysfs_emit_at(buf, len, "added %u\n",
+			     gr_anyevent_live - gr_anyevent_count);
 	for (i = 0; i < gr_anyevent_live; i++) {
 		ev = &gr_anyevents[i];
 		len += sysfs_emit_at(buf, len, "%s:%s id %u fields %u\n  gr_id %u:",
@@ -895,8 +898,6 @@ static int gr_anyevent_catalogue_show(char *buf, const struct kernel_param *kp)
 		}
 		len += sysfs_emit_at(buf, len, "\n");
 	}
-	len += sysfs_emit_at(buf, len, "added %u\n",
-			     gr_anyevent_live - gr_anyevent_count);
 	mutex_unlock(&gr_anyevent_lock);
 	return len;
 }

@@ -14,6 +14,12 @@
 
 /* Bytes of a __data_loc string kept, its NUL included */
 #define GR_ANYEVENT_STR_MAX	256
+/*
+ * Payload bytes the scratch buffers of spec 17 hold at least: an event
+ * added at run time is aggregated while not recorded if its payload fits
+ * (a fixed part of 256 bytes and a string)
+ */
+#define GR_ANYEVENT_SCRATCH	(256 + GR_ANYEVENT_STR_MAX)
 
 void gr_anyevent_init(void);
 void gr_anyevent_exit(void);

@@ -92,7 +92,11 @@ void gr_pass_init(void)
 	u16 max = 0;
 
 	gr_pass_init_bounds();
-	/* spec 17: records aggregated, not recorded, go to scratch buffers */
+	/*
+	 * spec 17: records aggregated, not recorded, go to scratch buffers;
+	 * room for events added at run time too (spec 18)
+	 */
+	max = GR_ANYEVENT_SCRATCH;
 	for (id = 0; id < gr_desc_count(); id++)
 		max = max_t(u16, max, gr_pass_bounds[id].max);
 	if (gr_rec_scratch_init(max))
