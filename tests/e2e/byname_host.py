@@ -17,7 +17,10 @@ the agent speaks GR_F_ANYEVENT.
          missing name (A, K, R, N lines; the descriptors in their slots,
          desc_live in the answer and the status); the same ADD again (K);
          an added event enabled (status.enabled); after the guest
-         unmounted tracefs one more ADD; after byname=0, EPERM.
+         unmounted tracefs one more ADD; after the guest rebound its
+         device, a publication from the table (N6: desc_live, the slots
+         zeroed) and the same ids again once the host's block names no
+         dropped id; after byname=0, EPERM.
 Prints "ok - ..." / "FAIL - ..." lines for take_checks (tests/e2e/lib.sh).
 """
 import os
@@ -218,6 +221,25 @@ if check(wait(lambda: console_has("GR: TRACEFS off"), 120),
     a = request(ADD, "irq:softirq_raise")
     check(a and a[0] == 0 and re.match(r"A irq:softirq_raise \d+\n$", a[2]),
           "ADD without tracefs mounted", repr(a))
+# a new publication starts from the table (N6)
+inst = u64(32)
+if check(wait(lambda: console_has("GR: REBOUND"), 120) and
+         wait(lambda: u64(0) == REGION_MAGIC and u64(32) != inst, 30),
+         "the guest published again", ""):
+    check(u32(STATUS + 208) == dcnt and u32(64) == dcnt and
+          not any(m[doff + dcnt * dstr:doff + dcap * dstr]),
+          "N6: desc_live = desc_count again, the other slots zero",
+          "desc_live %d" % u32(STATUS + 208))
+    # the block still enables a dropped id: refused until the host asks
+    # again without it (M6)
+    m[CTRL + 48:CTRL + 80] = bytes(32)
+    struct.pack_into("<Q", m, CTRL + 24, 3)
+    check(wait(lambda: u64(STATUS + 8) == 3, 30),
+          "the block without the dropped id applied", "")
+    a = request(ADD, "timer:timer_start")
+    check(a and a[0] == 0 and a[2] == "A timer:timer_start %d\n" % dcnt and
+          desc_name(dcnt) == ("timer:timer_start", dcnt),
+          "ADD after the new publication: the first id again", repr(a))
 if check(wait(lambda: console_has("GR: BYNAME off"), 120),
          "the guest set byname=0", ""):
     a = request(LIST, "")

@@ -22,10 +22,10 @@ vm=$(vm_name h)
 shm=/dev/shm/guestrelay-$vm
 host=$E2E_TOP/tests/e2e/hist_host.py
 
-python3 "$host" "$shm" init ||
-	{ fail "the scripted host's region" "hist_host.py init failed"; finish; }
 # gr.settle: the host installs its requests before the workload starts
-boot_plain "$vm" "$shm" "gr.run=e2e-workload gr.secs=5 gr.settle=15"
+boot_plain "$vm" "$shm" "$host" \
+	"gr.run=e2e-workload gr.secs=5 gr.settle=15" ||
+	{ fail "the scripted host's region" "hist_host.py init failed"; finish; }
 
 HIST_BOOT_WAIT=$BOOT_TIMEOUT python3 "$host" "$shm" req >"$tmp/req.out" 2>&1
 take_checks "$tmp/req.out" $? "hist_host.py req"
