@@ -16,7 +16,8 @@ the agent speaks GR_F_ANYEVENT.
          ADD of a name, a native event, a glob, a system call event, a
          missing name (A, K, R, N lines; the descriptors in their slots,
          desc_live in the answer and the status); the same ADD again (K);
-         an added event enabled (status.enabled); after the guest
+         an added event enabled (status.enabled) and its records in the
+         flushed sub-buffers, of its descriptor's size; after the guest
          unmounted tracefs one more ADD; after the guest rebound its
          device, a publication from the table (N6: desc_live, the slots
          zeroed) and the same ids again once the host's block names no
@@ -80,6 +81,26 @@ def request(op, text, offset=0, raw_len=None):
                                                              "replace")
     return res, dict(matched=matched, added=added, refused=refused,
                      live=live, total=total, next=nxt, len=ln), txt, secs
+
+
+def records(want):
+    """Records of id WANT in the finished sub-buffers: their sizes."""
+    nr, size, n, data = u32(40), u32(44), u32(48), u64(88)
+    sizes = []
+    for k in range(nr * n):
+        o = data + k * size
+        if u32(o) != 0xc1fc1fc1:
+            continue
+        end = o + min(u64(o + 32) // 8, size)
+        r = o + 72
+        while r + 16 <= end:
+            rid, rsz = struct.unpack_from("<HH", m, r + 8)
+            if rsz < 16 or rsz % 8:
+                break
+            if rid == want:
+                sizes.append(rsz)
+            r += rsz
+    return sizes
 
 
 def desc_name(i):
@@ -214,6 +235,17 @@ check(wait(lambda: u64(STATUS + 8) == 2, 30) and
       (u64(STATUS + 56 + 8 * (first // 64)) >> (first % 64)) & 1,
       "the added event enabled (status.enabled)",
       "ctrl_ack %d" % u64(STATUS + 8))
+# its records: a few seconds of the guest's timers, then a flush
+time.sleep(3)
+struct.pack_into("<Q", m, CTRL + 96, 1)
+check(wait(lambda: u64(STATUS + 16) == 1, 30), "the flush acknowledged", "")
+want = 16 + ((struct.unpack_from("<H", m, doff + first * dstr + 36)[0] + 7)
+             & ~7)
+sizes = records(first)
+check(sizes and all(z == want for z in sizes),
+      "%d records of %s, %d bytes each" % (len(sizes), desc_name(first)[0],
+                                            want),
+      "sizes %s" % sorted(set(sizes)))
 
 # tracefs unmounted in the guest: the module mounts it itself
 if check(wait(lambda: console_has("GR: TRACEFS off"), 120),
