@@ -11,7 +11,8 @@
 # more descriptors and answers: requests refused whole, LIST of one event
 # and of all of them in pages (as many lines as tracefs lists), ADD of
 # names, globs, a native event, a system call event and a missing name,
-# the added event enabled; with tracefs unmounted one more ADD; after the
+# the added event enabled and recorded, the CPU hotplug states set up
+# with it; with tracefs unmounted one more ADD; after the
 # device is bound again a publication from the table and the same ids
 # again; with byname=0 EPERM. Then the catalogue lists the event added
 # after the new publication, not those before, and the module unloads.
@@ -43,6 +44,10 @@ else
 	fail "the guest printed its catalogue" \
 		"$(tail -n 15 "$(console "$vm")")"
 fi
+grep -aq "GR: HOTPLUG 2" "$(console "$vm")" &&
+	ok "the CPU hotplug states set up with the first event added" ||
+	fail "the CPU hotplug states set up with the first event added" \
+		"$(grep -a 'GR: HOTPLUG' "$(console "$vm")")"
 guest_ran "$vm" e2e-byname
 grep -aq "GR: RMMOD ok" "$(console "$vm")" && ok "the module unloads" ||
 	fail "the module unloads" "$(grep -a 'GR: RMMOD' "$(console "$vm")")"
