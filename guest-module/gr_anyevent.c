@@ -24,6 +24,17 @@
  * not identifiers of the spec's lengths, is refused with its reason, as
  * is one whose name the table's events or an earlier one already use.
  *
+ * At run time (spec 18, GR_F_ANYEVENT; the request itself is
+ * gr_byname.c's) gr_anyevent_add_named() appends one more, laid out the
+ * same way, as descriptor gr_desc_live(): the entry, then the region's
+ * descriptor (the caller's), are written before the release store of
+ * gr_anyevent_live that makes the id valid to gr_anyevent_of() and to
+ * every "number of ids" check of the module (gr_desc_live()). An entry
+ * covered by gr_anyevent_live never changes until the region is
+ * published again (gr_anyevent_unpublish(), spec 18.2 N6), which drops
+ * the run-time ones: counters released, a grace period (no handler
+ * still reads the entry), references put.
+ *
  * Recording: the first time the host enables such an event, a perf
  * counter per online CPU is created for it (PERF_TYPE_TRACEPOINT, the
  * event's id, sample_period 1, PERF_SAMPLE_RAW and _PERIOD); the kernel's
@@ -123,7 +134,10 @@ module_param(anyevent, charp, 0444);
 MODULE_PARM_DESC(anyevent, "Trace events to record by system:name, comma separated (issue 25)");
 
 static struct gr_anyevent gr_anyevents[GR_ANYEVENT_SLOTS];
+/* found at load (anyevent=): published with the table */
 static unsigned int gr_anyevent_count;
+/* entries valid: those, then the added ones; stored with release */
+static unsigned int gr_anyevent_live;
 static unsigned int gr_anyevent_missing;
 static unsigned int gr_anyevent_refused;
 static DEFINE_MUTEX(gr_anyevent_lock);
@@ -131,6 +145,7 @@ static DEFINE_MUTEX(gr_anyevent_lock);
 static DEFINE_PER_CPU(unsigned int, gr_anyevent_gen);
 static int gr_anyevent_online_state = -1;
 static int gr_anyevent_dead_state = -1;
+static bool gr_anyevent_hotplug_tried;
 
 /** gr_anyevent_nr() - how many events were found by name at load */
 unsigned int gr_anyevent_nr(void)
@@ -138,9 +153,30 @@ unsigned int gr_anyevent_nr(void)
 	return gr_anyevent_count;
 }
 
+/**
+ * gr_desc_live() - the number of valid event ids now (spec 18.2)
+ *
+ * gr_desc_count(), then the events added at run time. Its acquire load
+ * pairs with the release store that published the last one: the entry of
+ * every id below it is complete.
+ *
+ * Context: any.
+ */
+unsigned int gr_desc_live(void)
+{
+	/* pairs with the release in gr_anyevent_add_named() */
+	return gr_nr_event_defs + smp_load_acquire(&gr_anyevent_live);
+}
+
 static struct gr_anyevent *gr_anyevent_of(unsigned int id)
 {
-	if (id < gr_nr_event_defs || id - gr_nr_event_defs >= gr_anyevent_count)
+	unsigned int live;
+
+	if (id < gr_nr_event_defs)
+		return NULL;
+	/* acquire: the entry below the count is complete (add_named) */
+	live = smp_load_acquire(&gr_anyevent_live);
+	if (id - gr_nr_event_defs >= live)
 		return NULL;
 	return &gr_anyevents[id - gr_nr_event_defs];
 }
@@ -283,7 +319,7 @@ static void gr_anyevent_sync(struct work_struct *work)
 	int ret;
 
 	mutex_lock(&gr_anyevent_lock);
-	for (i = 0; i < gr_anyevent_count; i++) {
+	for (i = 0; i < gr_anyevent_live; i++) {
 		ev = &gr_anyevents[i];
 		if (!ev->counters)
 			continue;
@@ -313,10 +349,18 @@ static int gr_anyevent_cpu_dead(unsigned int cpu)
 	return 0;
 }
 
-/* The two hotplug states, once the events are found; logged if not */
+/*
+ * The two hotplug states, once the first event is found (at load or at
+ * run time, under gr_anyevent_lock: the callbacks only queue the pass,
+ * which takes it); tried once, logged if not.
+ */
 static void gr_anyevent_hotplug_init(void)
 {
 	int ret;
+
+	if (gr_anyevent_hotplug_tried)
+		return;
+	gr_anyevent_hotplug_tried = true;
 
 	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN,
 					"guestrelay/anyevent:online",
@@ -344,6 +388,7 @@ static void gr_anyevent_hotplug_exit(void)
 		cpuhp_remove_state_nocalls(gr_anyevent_online_state);
 	gr_anyevent_dead_state = -1;
 	gr_anyevent_online_state = -1;
+	gr_anyevent_hotplug_tried = false;
 	cancel_work_sync(&gr_anyevent_sync_work);
 }
 
@@ -375,9 +420,10 @@ static int gr_anyevent_add(struct gr_anyevent *ev, const char *name,
 	if (snprintf(n, GR_FIELD_NAME_LEN, "%s%s", name, suffix) >=
 	    GR_FIELD_NAME_LEN || !gr_anyevent_ident(n, GR_FIELD_NAME_LEN))
 		return -ENAMETOOLONG;
+	/* not -EEXIST: that is an event name another event has (18.1) */
 	for (i = 0; i < ev->nr; i++)
 		if (!strcmp(ev->names[i], n))
-			return -EEXIST;
+			return -ENOTUNIQ;
 	f->name = n;
 	f->offset = offset;
 	f->size = size;
@@ -480,30 +526,25 @@ static bool gr_anyevent_taken(const char *name)
 	if (!strncmp(name, "syscall_entry_", 14) ||
 	    !strncmp(name, "syscall_exit_", 13))
 		return true;
-	for (id = 0; id < gr_desc_count(); id++)
+	for (id = 0; id < gr_desc_live(); id++)
 		if (!strcmp(gr_desc_def(id, NULL, NULL)->name, name))
 			return true;
 	return false;
 }
 
-/* Find one "system:name" and lay it out; 0, or -errno. */
-static int gr_anyevent_find(const char *spec)
+/*
+ * Find event @system:@name and lay it out into @ev, which holds the file
+ * reference on success: 0, or -errno.
+ */
+static int gr_anyevent_find(struct gr_anyevent *ev, const char *system,
+			    const char *name)
 {
-	struct gr_anyevent *ev = &gr_anyevents[gr_anyevent_count];
-	const char *colon = strchr(spec, ':');
-	size_t slen;
 	int ret;
 
-	if (gr_anyevent_count >= GR_ANYEVENT_SLOTS)
-		return -ENOSPC;
-	if (!colon || colon == spec || !colon[1])
-		return -EINVAL;
-	slen = colon - spec;
 	memset(ev, 0, sizeof(*ev));
-	if (slen >= sizeof(ev->system) || strlen(colon + 1) >= sizeof(ev->name))
+	if (strscpy(ev->system, system, sizeof(ev->system)) < 0 ||
+	    strscpy(ev->name, name, sizeof(ev->name)) < 0)
 		return -ENAMETOOLONG;
-	memcpy(ev->system, spec, slen);
-	strscpy(ev->name, colon + 1, sizeof(ev->name));
 	if (!gr_anyevent_ident(ev->system, GR_SYSTEM_LEN) ||
 	    !gr_anyevent_ident(ev->name, GR_NAME_LEN))
 		return -EINVAL;
@@ -521,8 +562,28 @@ static int gr_anyevent_find(const char *spec)
 	}
 	ev->def.name = ev->name;
 	ev->def.system = ev->system;
+	return 0;
+}
+
+/* Find one "system:name" of anyevent= as the next id; 0, or -errno. */
+static int gr_anyevent_find_spec(char *spec)
+{
+	struct gr_anyevent *ev = &gr_anyevents[gr_anyevent_count];
+	char *colon = strchr(spec, ':');
+	int ret;
+
+	if (gr_anyevent_count >= GR_ANYEVENT_SLOTS)
+		return -ENOSPC;
+	if (!colon || colon == spec || !colon[1])
+		return -EINVAL;
+	*colon = '\0';
+	ret = gr_anyevent_find(ev, spec, colon + 1);
+	*colon = ':';
+	if (ret)
+		return ret;
 	ev->id = gr_nr_event_defs + gr_anyevent_count;
 	gr_anyevent_count++;
+	gr_anyevent_live = gr_anyevent_count;
 	return 0;
 }
 
@@ -551,7 +612,7 @@ void gr_anyevent_init(void)
 		tok = strim(tok);
 		if (!*tok)
 			continue;
-		ret = gr_anyevent_find(tok);
+		ret = gr_anyevent_find_spec(tok);
 		if (ret == -ENOENT) {
 			gr_anyevent_missing++;
 			pr_warn("guestrelay: anyevent %s: not found (%d)\n",
@@ -568,6 +629,153 @@ void gr_anyevent_init(void)
 }
 
 /**
+ * gr_anyevent_published() - the id of @system:@name if it is published
+ * @system: its system
+ * @name: its name
+ * @native: set if it is the table's (its native probe records it)
+ *
+ * Context: process context, the caller serializes additions (the control
+ * pass).
+ * Return: the id, or -ENOENT.
+ */
+int gr_anyevent_published(const char *system, const char *name, bool *native)
+{
+	const struct gr_event_def *def;
+	unsigned int id, live = gr_desc_live();
+
+	for (id = 0; id < live; id++) {
+		def = gr_desc_def(id, NULL, NULL);
+		if (!strcmp(def->name, name) && !strcmp(def->system, system)) {
+			*native = id < gr_nr_event_defs;
+			return id;
+		}
+	}
+	return -ENOENT;
+}
+
+/* Is every slot for events by name in use? */
+static bool gr_anyevent_full(unsigned int capacity)
+{
+	/* pairs with the release in gr_anyevent_add_named() */
+	unsigned int live = smp_load_acquire(&gr_anyevent_live);
+
+	return live >= GR_ANYEVENT_SLOTS || gr_nr_event_defs + live >= capacity;
+}
+
+/**
+ * gr_anyevent_check_named() - could @system:@name be added? (a dry run)
+ * @system: its system
+ * @name: its name
+ * @capacity: the descriptor slots of the layout
+ *
+ * As gr_anyevent_add_named() would decide, keeping nothing.
+ *
+ * Context: process context; may sleep.
+ * Return: 0, or the -errno it would refuse it with.
+ */
+int gr_anyevent_check_named(const char *system, const char *name,
+			    unsigned int capacity)
+{
+	struct gr_anyevent *ev;
+	int ret;
+
+	ev = kmalloc(sizeof(*ev), GFP_KERNEL);
+	if (!ev)
+		return -ENOMEM;
+	ret = gr_anyevent_find(ev, system, name);
+	if (!ret) {
+		trace_put_event_file(ev->file);
+		if (gr_anyevent_full(capacity))
+			ret = -ENOSPC;
+	}
+	kfree(ev);
+	return ret;
+}
+
+/**
+ * gr_anyevent_add_named() - add @system:@name as the next descriptor
+ * @system: its system
+ * @name: its name
+ * @capacity: the descriptor slots of the layout (ids below it)
+ * @desc: room for the new descriptor, private
+ * @write: writes descriptor @id, as filled in @desc, into the region
+ * @arg: for @write
+ *
+ * Spec 18.2 N3: the entry is laid out, its descriptor filled and written
+ * by @write(), and only then the release store of the new count makes the id valid
+ * (gr_desc_live()). The caller checked gr_anyevent_published() first.
+ * The event is recorded once the host enables it (gr_desc_attach()).
+ *
+ * Context: process context; may sleep. Callers serialize (the control
+ * pass).
+ * Return: the new id, or -errno: -ENOSPC (no slot), -EEXIST (its name is
+ * another event's), -ENOENT (not found), another (cannot be laid out).
+ */
+int gr_anyevent_add_named(const char *system, const char *name,
+			  unsigned int capacity, struct gr_event_desc *desc,
+			  void (*write)(unsigned int id,
+					const struct gr_event_desc *desc,
+					void *arg),
+			  void *arg)
+{
+	struct gr_anyevent *ev;
+	unsigned int live;
+	int ret;
+
+	mutex_lock(&gr_anyevent_lock);
+	live = gr_anyevent_live;
+	if (gr_anyevent_full(capacity)) {
+		/* -ENOSPC, or why it could not be recorded anyway */
+		ret = gr_anyevent_check_named(system, name, capacity);
+		goto out;
+	}
+	/* not yet covered by gr_anyevent_live: nobody else reads it */
+	ev = &gr_anyevents[live];
+	ret = gr_anyevent_find(ev, system, name);
+	if (ret)
+		goto out;
+	ev->id = gr_nr_event_defs + live;
+	memset(desc, 0, sizeof(*desc));
+	gr_event_desc_fill_fields(&ev->def, ev->fields, ev->nr, ev->id, desc);
+	write(ev->id, desc, arg);
+	/* the entry and its descriptor before the count that covers them */
+	smp_store_release(&gr_anyevent_live, live + 1);
+	gr_anyevent_hotplug_init();
+	ret = ev->id;
+out:
+	mutex_unlock(&gr_anyevent_lock);
+	return ret;
+}
+
+/**
+ * gr_anyevent_unpublish() - drop the events added at run time (N6)
+ *
+ * A new publication starts from the table (and the anyevent= events):
+ * the added entries' counters are released, a grace period passes (no
+ * handler reads them any more), their references are put.
+ *
+ * Context: process context, before the region is published again, no
+ * control pass running.
+ */
+void gr_anyevent_unpublish(void)
+{
+	unsigned int i, live;
+
+	mutex_lock(&gr_anyevent_lock);
+	live = gr_anyevent_live;
+	for (i = gr_anyevent_count; i < live; i++)
+		gr_anyevent_release(&gr_anyevents[i]);
+	/* release: as every store of the count (readers acquire) */
+	smp_store_release(&gr_anyevent_live, gr_anyevent_count);
+	mutex_unlock(&gr_anyevent_lock);
+	if (live == gr_anyevent_count)
+		return;
+	synchronize_rcu();
+	for (i = gr_anyevent_count; i < live; i++)
+		trace_put_event_file(gr_anyevents[i].file);
+}
+
+/**
  * gr_anyevent_exit() - release the counters and the event references
  *
  * Context: module unload, after the channel is gone.
@@ -575,12 +783,14 @@ void gr_anyevent_init(void)
 void gr_anyevent_exit(void)
 {
 	gr_anyevent_hotplug_exit();
+	gr_anyevent_unpublish();
 	while (gr_anyevent_count) {
 		struct gr_anyevent *ev = &gr_anyevents[--gr_anyevent_count];
 
 		gr_anyevent_release(ev);
 		trace_put_event_file(ev->file);
 	}
+	gr_anyevent_live = 0;
 	/* no handler still runs in this module's text */
 	synchronize_rcu();
 }
@@ -653,7 +863,10 @@ int gr_desc_attach(unsigned int id)
 /*
  * "found N missing M refused R", then per event "system:name id ID
  * fields F" (ID its tracefs id, F its own fields in tracefs) and a line
- * "  gr_id G: field@offset+size[s|h|c|S] ...", offsets as in tracefs.
+ * "  gr_id G: field@offset+size[s|h|c|S] ...", offsets as in tracefs:
+ * those of anyevent=, then those added at run time (spec 18), counted
+ * by the second line, "added A" (before the events: a page holds the
+ * first of them only, when more than about twenty are added).
  */
 static int gr_anyevent_catalogue_show(char *buf, const struct kernel_param *kp)
 {
@@ -663,10 +876,13 @@ static int gr_anyevent_catalogue_show(char *buf, const struct kernel_param *kp)
 	unsigned int i, j;
 	int len;
 
+	mutex_lock(&gr_anyevent_lock);
 	len = sysfs_emit(buf, "found %u missing %u refused %u\n",
 			 gr_anyevent_count, gr_anyevent_missing,
 			 gr_anyevent_refused);
-	for (i = 0; i < gr_anyevent_count; i++) {
+	len += sysfs_emit_at(buf, len, "added %u\n",
+			     gr_anyevent_live - gr_anyevent_count);
+	for (i = 0; i < gr_anyevent_live; i++) {
 		ev = &gr_anyevents[i];
 		len += sysfs_emit_at(buf, len, "%s:%s id %u fields %u\n  gr_id %u:",
 				     ev->system, ev->name, ev->tid,
@@ -682,6 +898,7 @@ static int gr_anyevent_catalogue_show(char *buf, const struct kernel_param *kp)
 		}
 		len += sysfs_emit_at(buf, len, "\n");
 	}
+	mutex_unlock(&gr_anyevent_lock);
 	return len;
 }
 
@@ -690,4 +907,4 @@ static const struct kernel_param_ops gr_anyevent_catalogue_ops = {
 };
 
 module_param_cb(anyevent_catalogue, &gr_anyevent_catalogue_ops, NULL, 0444);
-MODULE_PARM_DESC(anyevent_catalogue, "Read only: the anyevent= events found: ids and payload layout");
+MODULE_PARM_DESC(anyevent_catalogue, "Read only: the events found by name (anyevent=, then added at run time): ids and payload layout");

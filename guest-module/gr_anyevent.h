@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * gr_anyevent: record any trace event of this kernel, found by
- * "system:name" at load (issue 25), through an in-kernel perf counter per
+ * "system:name" at load (issue 25) or at run time (spec 18), through an in-kernel perf counter per
  * CPU whose overflow handler copies the event's raw entry into the ring.
  * Its ids follow the table's (GR_NR_EVENTS + k); the gr_desc_*()
  * functions answer for every id of the descriptor table, the table's
@@ -14,16 +14,45 @@
 
 /* Bytes of a __data_loc string kept, its NUL included */
 #define GR_ANYEVENT_STR_MAX	256
+/*
+ * Payload bytes the scratch buffers of spec 17 hold at least: an event
+ * added at run time is aggregated while not recorded if its payload fits
+ * (a fixed part of 256 bytes and a string)
+ */
+#define GR_ANYEVENT_SCRATCH	(256 + GR_ANYEVENT_STR_MAX)
 
 void gr_anyevent_init(void);
 void gr_anyevent_exit(void);
 unsigned int gr_anyevent_nr(void);
+int gr_anyevent_published(const char *system, const char *name, bool *native);
+int gr_anyevent_check_named(const char *system, const char *name,
+			    unsigned int capacity);
+int gr_anyevent_add_named(const char *system, const char *name,
+			  unsigned int capacity, struct gr_event_desc *desc,
+			  void (*write)(unsigned int id,
+					const struct gr_event_desc *desc,
+					void *arg),
+			  void *arg);
+void gr_anyevent_unpublish(void);
 
-/* Descriptors published: the table's events, then those found by name */
+/*
+ * Descriptors of a publication (its desc_count): the table's events, then
+ * those found by name at load
+ */
 static inline unsigned int gr_desc_count(void)
 {
 	return gr_nr_event_defs + gr_anyevent_nr();
 }
+
+/*
+ * Slots a layout keeps for descriptors (spec 18.2 N1: desc_capacity when
+ * they fit): the table's, then GR_ANYEVENT_SLOTS for events by name, up
+ * to the syscall families' base (spec 7.2)
+ */
+#define GR_DESC_CAPACITY	(GR_NR_EVENTS + GR_ANYEVENT_SLOTS)
+static_assert(GR_DESC_CAPACITY <= GR_SYS_ENTER_BASE, "desc_capacity > family_base");
+
+unsigned int gr_desc_live(void);
 
 const struct gr_event_def *gr_desc_def(unsigned int id,
 				       const struct gr_field_def **fields,

@@ -145,6 +145,8 @@ struct gr_ctrl_snap {
  * @reset_ack: private copy of status.reset_ack
  * @sync_ack: private copy of status.sync_ack, under @sync_lock
  * @seen: the control block as the last pass saw it
+ * @name_seq: the last request for events by name answered or void
+ *	(spec 18.2 N2), under @pass_lock, read by the tick
  * @cerr: consumed_errors as last published in status
  * @pass_lock: serializes control passes and everything in @cur
  * @sync_lock: serializes clock-sync answers (interrupt and pass)
@@ -196,6 +198,7 @@ struct gr_dev {
 	u64 reset_ack;
 	u64 sync_ack;
 	struct gr_ctrl_snap seen;
+	u64 name_seq;
 	u64 cerr;
 
 	struct gr_filter_set fsets[2];	/* the one in effect and a spare */
@@ -258,6 +261,13 @@ void gr_pass_start(struct gr_dev *gd);
 void gr_pass_stop(struct gr_dev *gd);
 void gr_pass_drain_wait(struct gr_dev *gd);
 void gr_pass_kick(struct gr_dev *gd);
+void gr_pass_bound_event(unsigned int id);
+
+/* gr_byname.c: the host's requests for events by name (spec 18) */
+bool gr_byname_pass(struct gr_dev *gd);
+bool gr_byname_due(struct gr_dev *gd);
+void gr_byname_prepare(struct gr_dev *gd);
+void gr_byname_exit(void);
 
 /* gr_dev.c */
 extern struct mutex gr_dev_lock;

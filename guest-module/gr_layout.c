@@ -49,6 +49,9 @@ static u32 gr_layout_max_subbufs(struct gr_layout *lay)
 	return n;
 }
 
+static int gr_layout_compute_slots(const struct gr_geometry *geo, u32 slots,
+				   struct gr_layout *lay);
+
 /**
  * gr_layout_compute() - choose the geometry and layout of a region
  * @geo: the region, the CPUs, the host's wish and the module's defaults
@@ -60,16 +63,36 @@ static u32 gr_layout_max_subbufs(struct gr_layout *lay)
  * two in [GR_MIN_SUBBUF_SIZE, GR_MAX_SUBBUF_SIZE], else the module's. The
  * number of sub-buffers is the host's wish if it fits, else the most that
  * fit (at most GR_MAX_SUBBUFS). Below GR_MIN_SUBBUFS the size is halved,
- * down to GR_MIN_SUBBUF_SIZE.
+ * down to GR_MIN_SUBBUF_SIZE. Spec 18.2 N1: with a @geo->desc_capacity,
+ * the descriptor area holds that many slots if the layout fits with
+ * them, else @geo->desc_count (then desc_capacity = desc_count).
  *
  * Context: any; does not sleep.
  * Return: 0; -EINVAL if @geo is impossible (region size not a power of two
  * in [GR_MIN_REGION_SIZE, GR_MAX_REGION_SIZE], no CPU, more per-CPU rings
  * than GR_MAX_RINGS, more than GR_MAX_EVENTS descriptors, an invalid
- * default sub-buffer size); -ENOSPC if two sub-buffers per ring do not fit.
+ * default sub-buffer size, a @geo->desc_capacity below @geo->desc_count
+ * or above GR_MAX_EVENTS); -ENOSPC if two sub-buffers per ring do not fit.
  * @lay is written only on success.
  */
 int gr_layout_compute(const struct gr_geometry *geo, struct gr_layout *lay)
+{
+	int ret;
+
+	if (!geo->desc_capacity)
+		return gr_layout_compute_slots(geo, 0, lay);
+	if (geo->desc_capacity < geo->desc_count ||
+	    geo->desc_capacity > GR_MAX_EVENTS)
+		return -EINVAL;
+	ret = gr_layout_compute_slots(geo, geo->desc_capacity, lay);
+	if (ret != -ENOSPC || geo->desc_capacity == geo->desc_count)
+		return ret;
+	return gr_layout_compute_slots(geo, geo->desc_count, lay);
+}
+
+/* gr_layout_compute() with @slots descriptor slots (0: desc_count, none) */
+static int gr_layout_compute_slots(const struct gr_geometry *geo, u32 slots,
+				   struct gr_layout *lay)
 {
 	u32 size = geo->default_subbuf_size ?: GR_DEFAULT_SUBBUF_SIZE;
 	u32 wish_n = geo->n_subbufs;
@@ -101,11 +124,13 @@ int gr_layout_compute(const struct gr_geometry *geo, struct gr_layout *lay)
 	l.nr_rings = geo->global ? 1 : geo->nr_cpus;
 	l.flags = geo->global ? GR_HDR_GLOBAL : 0;
 	l.desc_count = geo->desc_count;
+	l.desc_capacity = slots;
 	l.desc_stride = sizeof(struct gr_event_desc);
 	l.packet_header_size = sizeof(struct gr_packet_header);
 	l.desc_offset = GR_LAYOUT_START;
-	l.ring_offset = ALIGN(l.desc_offset + (u64)l.desc_count * l.desc_stride,
-			      (u64)GR_PAGE_SIZE);
+	l.ring_offset = ALIGN(l.desc_offset +
+			      (u64)(slots > l.desc_count ? slots : l.desc_count) *
+			      l.desc_stride, (u64)GR_PAGE_SIZE);
 	l.subbuf_rec_offset = ALIGN(l.ring_offset +
 				    (u64)l.nr_rings * sizeof(struct gr_ring),
 				    (u64)64);
@@ -154,8 +179,8 @@ int gr_layout_compute(const struct gr_geometry *geo, struct gr_layout *lay)
  * Writes abi_major, abi_minor, hdr_size, region_size, nr_rings,
  * subbuf_size, n_subbufs, flags, desc_offset, desc_count, desc_stride,
  * ring_offset, subbuf_rec_offset, data_offset, packet_header_size,
- * max_event_size, nr_cpus, client_offset, client_size, hist_offset and
- * hist_size. The caller
+ * max_event_size, nr_cpus, client_offset, client_size, hist_offset,
+ * hist_size and desc_capacity (0 without GR_F_ANYEVENT). The caller
  * writes the rest (identity, clock, features, instance_id) and publishes
  * with the release store of magic.
  *
@@ -187,6 +212,8 @@ void gr_layout_write_hdr(struct gr_region_hdr *hdr,
 	/* v1.5: meaningful with GR_F_HIST in guest_features, else 0 */
 	hdr->hist_offset = cpu_to_le64(lay->hist_offset);
 	hdr->hist_size = cpu_to_le64(lay->hist_size);
+	/* v1.7: meaningful with GR_F_ANYEVENT in guest_features, else 0 */
+	hdr->desc_capacity = cpu_to_le32(lay->desc_capacity);
 }
 
 /*

@@ -22,6 +22,8 @@
  * @region_size: bytes of the shared region (power of two)
  * @nr_cpus: CPUs that may write (nr_cpu_ids)
  * @desc_count: event descriptors to place
+ * @desc_capacity: descriptor slots wished for (spec 18, GR_F_ANYEVENT):
+ *	0 for none, else at least @desc_count; laid out when they fit
  * @subbuf_size: the host's wish, 0 = none
  * @n_subbufs: the host's wish, 0 = none
  * @default_subbuf_size: the module's choice, 0 = GR_DEFAULT_SUBBUF_SIZE
@@ -39,6 +41,7 @@ struct gr_geometry {
 	u64 hist_size;
 	u32 nr_cpus;
 	u32 desc_count;
+	u32 desc_capacity;
 	u32 subbuf_size;
 	u32 n_subbufs;
 	u32 default_subbuf_size;
@@ -54,6 +57,8 @@ struct gr_geometry {
  * @subbuf_size: bytes per sub-buffer
  * @n_subbufs: sub-buffers per ring
  * @desc_count: event descriptors
+ * @desc_capacity: descriptor slots laid out (spec 18), in [@desc_count,
+ *	GR_MAX_EVENTS]; 0 when the geometry asked for none
  * @desc_stride: bytes per descriptor
  * @packet_header_size: bytes reserved at the start of each sub-buffer
  * @max_event_size: largest record, header included
@@ -74,6 +79,7 @@ struct gr_layout {
 	u32 subbuf_size;
 	u32 n_subbufs;
 	u32 desc_count;
+	u32 desc_capacity;
 	u32 desc_stride;
 	u32 packet_header_size;
 	u32 max_event_size;

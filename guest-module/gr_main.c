@@ -310,6 +310,7 @@ static void __exit gr_exit(void)
 	gr_events_detach_all();
 	gr_follow_hooks_detach();
 	gr_anyevent_exit();
+	gr_byname_exit();
 	/* no probe runs any more: the scratch buffers of spec 17 go */
 	gr_rec_scratch_exit();
 }

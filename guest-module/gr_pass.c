@@ -18,6 +18,8 @@
  *   defaults  no block (any more): the module parameters
  *   reset     writers kept out, gr_chan_reset(), ack
  *   flush     every CPU flushes its own ring, ack
+ *   by name   with GR_F_ANYEVENT in use, a new request for events by
+ *             name answered (gr_byname.c, spec 18)
  *   notify    GR_VEC_STATUS rung once if anything was acknowledged
  *
  * Who queues pass_work: the GR_VEC_CTRL interrupt (gr_pass_kick()), and
@@ -47,26 +49,36 @@
 /* What a filter program of each event may read (spec 14.4), from our table */
 static struct gr_filter_bounds gr_pass_bounds[GR_MAX_EVENTS];
 
-/*
+/**
+ * gr_pass_bound_event() - what a filter program of event @id may read
+ * @id: a valid event id (below gr_desc_live())
+ *
  * Spec 14.4: integer loads end within the bytes every record has (a
  * VARLEN event's records end after its string's NUL), strings within the
  * payload's maximum. From the guest's own event table, never the region.
+ *
+ * Context: at load, or in the control pass that adds event @id (spec
+ * 18), before any filter area naming it is read.
  */
-static void gr_pass_init_bounds(void)
+void gr_pass_bound_event(unsigned int id)
 {
 	const struct gr_event_def *def;
 	const struct gr_field_def *fields;
-	unsigned int id, nr;
+	unsigned int nr;
 
-	for (id = 0; id < gr_desc_count(); id++) {
-		def = gr_desc_def(id, &fields, &nr);
-		gr_pass_bounds[id].max = def->payload_size;
-		gr_pass_bounds[id].fixed = def->payload_size;
-		if (!(def->flags & GR_EVENT_F_VARLEN))
-			continue;
-		if (nr)
-			gr_pass_bounds[id].fixed = fields[nr - 1].offset + 1;
-	}
+	def = gr_desc_def(id, &fields, &nr);
+	gr_pass_bounds[id].max = def->payload_size;
+	gr_pass_bounds[id].fixed = def->payload_size;
+	if ((def->flags & GR_EVENT_F_VARLEN) && nr)
+		gr_pass_bounds[id].fixed = fields[nr - 1].offset + 1;
+}
+
+static void gr_pass_init_bounds(void)
+{
+	unsigned int id;
+
+	for (id = 0; id < gr_desc_count(); id++)
+		gr_pass_bound_event(id);
 }
 
 /**
@@ -80,7 +92,11 @@ void gr_pass_init(void)
 	u16 max = 0;
 
 	gr_pass_init_bounds();
-	/* spec 17: records aggregated, not recorded, go to scratch buffers */
+	/*
+	 * spec 17: records aggregated, not recorded, go to scratch buffers;
+	 * room for events added at run time too (spec 18)
+	 */
+	max = GR_ANYEVENT_SCRATCH;
 	for (id = 0; id < gr_desc_count(); id++)
 		max = max_t(u16, max, gr_pass_bounds[id].max);
 	if (gr_rec_scratch_init(max))
@@ -179,7 +195,7 @@ static bool gr_pass_due(struct gr_dev *gd)
 		return true;
 	if (now.magic != GR_CTRL_MAGIC)
 		return false;
-	return now.seq != READ_ONCE(gd->seen.seq) ||
+	return gr_byname_due(gd) || now.seq != READ_ONCE(gd->seen.seq) ||
 	       now.flush_req != READ_ONCE(gd->seen.flush_req) ||
 	       now.reset_req != READ_ONCE(gd->seen.reset_req) ||
 	       now.sync_req != READ_ONCE(gd->seen.sync_req);
@@ -225,7 +241,8 @@ static void gr_pass_apply(struct gr_dev *gd, const struct gr_settings *want)
 	int ret;
 
 	lockdep_assert_held(&gd->pass_lock);
-	for (id = 0; id < gr_desc_count(); id++) {
+	/* spec 18: the ids added at run time too, once the host may know them */
+	for (id = 0; id < gr_desc_live(); id++) {
 		on = gr_bit(cur->enable, id);
 		if (!gr_bit(want->enable, id)) {
 			narrowed |= on;
@@ -433,12 +450,12 @@ static int gr_pass_read(struct gr_dev *gd, struct gr_ctrl_req *req)
 	int ret;
 
 	gd->ferr.reason = GR_FILTER_E_NONE;
-	ret = gr_ctrl_read(gd->region, gr_desc_count(), req);
+	ret = gr_ctrl_read(gd->region, gr_desc_live(), req);
 	if (ret || gr_ctrl_wants_defaults(req, GR_GUEST_FEATURES))
 		return ret;
 	use = req->features & GR_GUEST_FEATURES;
 	if (use & GR_F_FILTER) {
-		ret = gr_ctrl_read_filters(gd->region, req, gr_desc_count(),
+		ret = gr_ctrl_read_filters(gd->region, req, gr_desc_live(),
 					   gr_pass_bounds, gd->fset_read,
 					   &gd->ferr);
 		if (ret)
@@ -543,6 +560,7 @@ void gr_pass_prepare(struct gr_dev *gd)
 	}
 	memset((u8 *)st + sizeof(st->state), 0,
 	       sizeof(*st) - sizeof(st->state));
+	gr_byname_prepare(gd);
 	gd->ctrl_ack = req.seq;
 	if (!ret) {
 		gr_pass_apply_host(gd, &req);
@@ -638,6 +656,9 @@ static void gr_pass_run(struct gr_dev *gd)
 		gd->flush_ack = req.flush_req;
 	}
 	if (steps)
+		notify = true;
+	/* spec 18.2 N2: after the settings */
+	if (gr_byname_pass(gd))
 		notify = true;
 
 out_status:

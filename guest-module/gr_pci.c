@@ -166,6 +166,8 @@ static int gr_pci_open_chan(struct gr_dev *gd)
 		.region_size = gd->region_size,
 		.nr_cpus = nr_cpu_ids,
 		.desc_count = gr_desc_count(),
+		/* spec 18.2 N1: room for events by name, if it fits */
+		.desc_capacity = GR_DESC_CAPACITY,
 		.default_subbuf_size = gd->params.subbuf_size,
 		.global = gd->params.global,
 	};
@@ -231,7 +233,8 @@ static void gr_pci_publish(struct gr_dev *gd, u64 instance_id)
 		.features = GR_GUEST_FEATURES | GR_EVENTS_FEATURES |
 			    (gd->has_irqs ? GR_F_DOORBELL : 0) |
 			    (gd->layout.client_size ? GR_F_CLIENT : 0) |
-			    (gd->layout.hist_size ? GR_F_HIST : 0),
+			    (gd->layout.hist_size ? GR_F_HIST : 0) |
+			    GR_F_ANYEVENT,
 		.instance_id = instance_id,
 	};
 
@@ -320,6 +323,8 @@ static int gr_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = gr_pci_setup_irqs(gd);
 	if (ret)
 		goto out_unlock;
+	/* spec 18.2 N6: a publication starts from the table */
+	gr_anyevent_unpublish();
 	ret = gr_pci_open_chan(gd);
 	if (ret)
 		goto out_unlock;

@@ -68,8 +68,13 @@ void gr_region_publish(void *region, const struct gr_layout *lay,
 	u8 *descs = (u8 *)region + lay->desc_offset;
 	unsigned int i;
 
-	/* spec G3: unused bytes of every descriptor stride are zero */
-	memset(descs, 0, (size_t)lay->desc_count * lay->desc_stride);
+	/*
+	 * spec G3: unused bytes of every descriptor stride are zero; spec
+	 * 18.2 N1: so are the slots after desc_count (desc_capacity)
+	 */
+	memset(descs, 0, (size_t)(lay->desc_capacity > lay->desc_count ?
+				  lay->desc_capacity : lay->desc_count) *
+	       lay->desc_stride);
 	for (i = 0; i < lay->desc_count; i++)
 		fill(i, (struct gr_event_desc *)(descs +
 						 (size_t)i * lay->desc_stride),

@@ -23,18 +23,15 @@ any agent speaks GR_F_HIST.
          enabled, no sub-buffer produced
 Prints "ok - ..." / "FAIL - ..." lines for take_checks (tests/e2e/lib.sh).
 """
-import mmap
 import os
 import struct
 import sys
-import time
 
-SIZE = 16 << 20
-CTRL = 0x1000
-STATUS = 0x200
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from region_host import (CTRL, REGION_MAGIC, SIZE, STATUS,  # noqa: E402
+                         Region, check, wait)
+
 F_HIST = 1 << 12
-CTRL_MAGIC = 0x313054534f485247
-REGION_MAGIC = 0x3159414c45525247
 FIELD, TID, CPU, DELTA, CONST = 1, 2, 3, 4, 5
 LOG2 = 1
 PLAIN, PAIR = 0, 1
@@ -45,45 +42,11 @@ NAMES = ["sys_enter by id", "run-queue latency", "system call latency",
          "hard IRQ latency", "block latency", "invalid"]
 
 path, phase = sys.argv[1], sys.argv[2]
-fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-if phase == "init":
-    os.ftruncate(fd, SIZE)
-m = mmap.mmap(fd, SIZE)
-
-
-def u16(o):
-    return struct.unpack_from("<H", m, o)[0]
-
-
-def u32(o):
-    return struct.unpack_from("<I", m, o)[0]
-
-
-def u64(o):
-    return struct.unpack_from("<Q", m, o)[0]
-
-
-def check(cond, name, why=""):
-    print(("ok - %s" % name) if cond else ("FAIL - %s: %s" % (name, why)))
-    return cond
-
-
-def wait(cond, secs):
-    end = time.time() + secs
-    while time.time() < end:
-        if cond():
-            return True
-        time.sleep(0.1)
-    return False
-
+region = Region(path, phase == "init")
+m, u16, u32, u64 = region.m, region.u16, region.u32, region.u64
 
 if phase == "init":
-    m[0:SIZE] = bytes(SIZE)
-    struct.pack_into("<HHI", m, CTRL + 8, 1, 5, 512)
-    struct.pack_into("<Q", m, CTRL + 16, F_HIST)
-    struct.pack_into("<I", m, CTRL + 92, 0xffffffff)
-    struct.pack_into("<Q", m, CTRL + 24, 1)
-    struct.pack_into("<Q", m, CTRL, CTRL_MAGIC)
+    region.init_ctrl(5, F_HIST)
     sys.exit(0)
 
 if not check(wait(lambda: u64(0) == REGION_MAGIC,

@@ -212,6 +212,30 @@ boot_guest() {
 	LAUNCH_PID[$vm]=$!
 }
 
+# boot_plain VM SHM HOST CMDLINE: boot the test guest on ivshmem-plain
+# over the 16 MiB region file SHM, without launch-guest.sh or an agent:
+# the script HOST plays the host on SHM (hist_host.py, byname_host.py),
+# `HOST SHM init` writes its control block first (false if that fails);
+# CMDLINE after the console options; TCG as GR_E2E_TCG says
+boot_plain() {
+	local vm=$1 shm=$2 accel=tcg
+
+	python3 "$3" "$shm" init || return 1
+	[ "$GR_E2E_TCG" = single ] && accel=tcg,thread=single
+	E2E_VMS+=("$vm")
+	: >"$tmp/$vm.console"
+	timeout -k 5 "$QEMU_TIMEOUT" qemu-system-x86_64 \
+		-name "$vm,debug-threads=on" -accel "$accel" -cpu max -m 256 \
+		-smp 2 -display none -monitor none \
+		-serial "file:$tmp/$vm.console" -no-reboot -net none \
+		-kernel "$GUEST_DIR/vmlinux" -initrd "$GUEST_DIR/initrd.cpio.gz" \
+		-append "console=ttyS0 panic=-1 quiet no_timer_check $4" \
+		-object "memory-backend-file,id=grmem,share=on,mem-path=$shm,size=16M" \
+		-device ivshmem-plain,memdev=grmem -pidfile "$tmp/$vm.qemu.pid" \
+		>"$tmp/$vm.launch.log" 2>&1 </dev/null &
+	LAUNCH_PID[$vm]=$!
+}
+
 # console VM: path of VM's serial log
 console() {
 	echo "$tmp/$1.console"

@@ -22,20 +22,10 @@ vm=$(vm_name h)
 shm=/dev/shm/guestrelay-$vm
 host=$E2E_TOP/tests/e2e/hist_host.py
 
-python3 "$host" "$shm" init ||
-	{ fail "the scripted host's region" "hist_host.py init failed"; finish; }
-E2E_VMS+=("$vm")
-: >"$tmp/$vm.console"
 # gr.settle: the host installs its requests before the workload starts
-timeout -k 5 "$QEMU_TIMEOUT" qemu-system-x86_64 -name "$vm,debug-threads=on" \
-	-accel tcg -cpu max -m 256 -smp 2 -display none -monitor none \
-	-serial "file:$tmp/$vm.console" -no-reboot -net none \
-	-kernel "$GUEST_DIR/vmlinux" -initrd "$GUEST_DIR/initrd.cpio.gz" \
-	-append "console=ttyS0 panic=-1 quiet no_timer_check gr.run=e2e-workload gr.secs=5 gr.settle=15" \
-	-object "memory-backend-file,id=grmem,share=on,mem-path=$shm,size=16M" \
-	-device ivshmem-plain,memdev=grmem -pidfile "$tmp/$vm.qemu.pid" \
-	>"$tmp/$vm.launch.log" 2>&1 </dev/null &
-LAUNCH_PID[$vm]=$!
+boot_plain "$vm" "$shm" "$host" \
+	"gr.run=e2e-workload gr.secs=5 gr.settle=15" ||
+	{ fail "the scripted host's region" "hist_host.py init failed"; finish; }
 
 HIST_BOOT_WAIT=$BOOT_TIMEOUT python3 "$host" "$shm" req >"$tmp/req.out" 2>&1
 take_checks "$tmp/req.out" $? "hist_host.py req"

@@ -17,6 +17,7 @@
 #include <linux/types.h>
 #include <endian.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -315,6 +316,16 @@ static inline u32 gr_current_tid(void)
 	if (!tid)
 		tid = (u32)syscall(SYS_gettid);
 	return tid;
+}
+
+/*
+ * lib/glob.c's glob_match(): '*', '?' and '[...]' (with '!' or '^' and
+ * ranges), no escapes and no special '/' or leading '.': fnmatch() with
+ * FNM_NOESCAPE is the same language.
+ */
+static inline bool glob_match(const char *pat, const char *str)
+{
+	return !fnmatch(pat, str, FNM_NOESCAPE);
 }
 
 #endif /* _GR_USER_ENV_H */

@@ -57,6 +57,49 @@ static void test_layout_halves_subbuf_size_until_two_fit(void)
 	CU_ASSERT(lay.data_offset + 2ULL * 3 * 8192 <= lay.region_size);
 }
 
+/* Spec 18.2 N1: the slots for events by name, when they fit */
+static void test_layout_desc_capacity(void)
+{
+	struct gr_geometry geo = {
+		.region_size = 4U << 20, .nr_cpus = 2, .desc_count = 28,
+		.desc_capacity = 60,
+	};
+	struct gr_region_hdr hdr = { 0 };
+	struct gr_layout lay;
+
+	CU_ASSERT_FATAL(gr_layout_compute(&geo, &lay) == 0);
+	CU_ASSERT_EQUAL(lay.desc_count, 28);
+	CU_ASSERT_EQUAL(lay.desc_capacity, 60);
+	/* 0x2000 + 60 * 576 = 0xa700, page aligned */
+	CU_ASSERT_EQUAL(lay.ring_offset, 0xb000);
+	gr_layout_write_hdr(&hdr, &lay);
+	CU_ASSERT_EQUAL(le32_to_cpu(hdr.desc_count), 28);
+	CU_ASSERT_EQUAL(le32_to_cpu(hdr.desc_capacity), 60);
+
+	/* none asked: the slots of desc_count, the header field 0 */
+	geo.desc_capacity = 0;
+	CU_ASSERT_FATAL(gr_layout_compute(&geo, &lay) == 0);
+	CU_ASSERT_EQUAL(lay.desc_capacity, 0);
+	/* 0x2000 + 28 * 576 = 0x5f00 */
+	CU_ASSERT_EQUAL(lay.ring_offset, 0x6000);
+	gr_layout_write_hdr(&hdr, &lay);
+	CU_ASSERT_EQUAL(le32_to_cpu(hdr.desc_capacity), 0);
+
+	/* 64 KiB, 3 CPUs: 60 slots leave no two 4 KiB sub-buffers a ring */
+	geo.region_size = 64 << 10;
+	geo.nr_cpus = 3;
+	geo.desc_capacity = 60;
+	CU_ASSERT_FATAL(gr_layout_compute(&geo, &lay) == 0);
+	CU_ASSERT_EQUAL(lay.desc_capacity, 28);
+	CU_ASSERT_EQUAL(lay.ring_offset, 0x6000);
+
+	/* below desc_count or above GR_MAX_EVENTS: no such geometry */
+	geo.desc_capacity = 27;
+	CU_ASSERT_EQUAL(gr_layout_compute(&geo, &lay), -EINVAL);
+	geo.desc_capacity = GR_MAX_EVENTS + 1;
+	CU_ASSERT_EQUAL(gr_layout_compute(&geo, &lay), -EINVAL);
+}
+
 static void test_layout_enospc_when_two_subbufs_cannot_fit(void)
 {
 	struct gr_geometry geo = { .region_size = 64 << 10, .nr_cpus = 8 };
@@ -319,6 +362,7 @@ static void test_layout_hist_below_client(void)
 static const struct gr_test tests[] = {
 	GR_TEST(test_layout_default_fits_largest_n),
 	GR_TEST(test_layout_halves_subbuf_size_until_two_fit),
+	GR_TEST(test_layout_desc_capacity),
 	GR_TEST(test_layout_enospc_when_two_subbufs_cannot_fit),
 	GR_TEST(test_layout_global_buffer_has_one_ring),
 	GR_TEST(test_layout_host_wish_honoured),
