@@ -257,6 +257,8 @@ static void try_attach(struct gr_vm *vm, bool try_resume)
 	}
 	vm->instance_id = instance;
 	vm->why[0] = '\0';
+	/* spec 18.2 N6: from the header's desc_count again */
+	memset(&vm->desc, 0, sizeof(vm->desc));
 	hostctl_sync_reset(vm);
 	memset(&vm->st, 0, sizeof(vm->st));
 	vm->stop_reason = GR_STOP_NONE;
@@ -520,6 +522,8 @@ static void vm_wake(struct gr_vm *vm)
 			guest_gone(vm, "the guest withdrew its layout");
 			break;
 		}
+		/* spec 18.3 M2: descriptors added since the last pass */
+		vm_desc_refresh(vm);
 		cons_drain(vm);
 		clients_drain(vm, false);
 		hostctl_sync_check(vm);
