@@ -184,12 +184,35 @@ static void test_babeltrace_reads_records_of_added_events(void)
 	trace_close(&t);
 }
 
-/* a declared name never changes, and an added one never repeats one */
-static void test_added_metadata_names_stay_unique(void)
+/*
+ * kmem:kfree added after a table whose sched_switch is renamed @table
+ * (unless NULL): its declaration holds @decl
+ */
+static void kfree_declared(const char *table, const char *decl)
 {
 	struct trace t;
 	char *text;
 	size_t len;
+
+	added_trace(&t);
+	if (table)
+		snprintf(t.d[EV_SWITCH].name, sizeof(t.d[EV_SWITCH].name),
+			 "%s", table);
+	memcpy(t.d[EV_TICK].name, "kfree", 6);
+	memcpy(t.d[EV_TICK].system, "kmem", 5);
+	CU_ASSERT_EQUAL_FATAL(trace_create(&t, "kfree"), 0);
+	CU_ASSERT_EQUAL_FATAL(adopt(&t, ADD_TABLE + 1), 0);
+	text = metadata_text(&t, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, decl));
+	free(text);
+	trace_close(&t);
+}
+
+/* a declared name never changes, and an added one never repeats one */
+static void test_added_metadata_names_stay_unique(void)
+{
+	struct trace t;
 
 	added_trace(&t);
 	/* the table's kmalloc is kmem_kmalloc: an added event of that name
@@ -200,32 +223,11 @@ static void test_added_metadata_names_stay_unique(void)
 	CU_ASSERT_EQUAL(adopt(&t, ADD_TABLE + 1), -EEXIST);
 	trace_close(&t);
 
-	/* an added kmem:kfree after a table event named kmem_kfree keeps
-	 * its own name
+	/* an added kmem:kfree is named as lttng-modules names it, unless
+	 * a table event carries that name: then it keeps its own
 	 */
-	added_trace(&t);
-	memcpy(t.d[EV_SWITCH].name, "kmem_kfree", 11);
-	memcpy(t.d[EV_TICK].name, "kfree", 6);
-	memcpy(t.d[EV_TICK].system, "kmem", 5);
-	CU_ASSERT_EQUAL_FATAL(trace_create(&t, "names2"), 0);
-	CU_ASSERT_EQUAL_FATAL(adopt(&t, ADD_TABLE + 1), 0);
-	text = metadata_text(&t, &len);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-	CU_ASSERT_PTR_NOT_NULL(strstr(text, "name = \"kfree\";\n\tid = 4;"));
-	free(text);
-	trace_close(&t);
-
-	/* an added kmem:kfree alone is named as lttng-modules names it */
-	added_trace(&t);
-	memcpy(t.d[EV_TICK].name, "kfree", 6);
-	memcpy(t.d[EV_TICK].system, "kmem", 5);
-	CU_ASSERT_EQUAL_FATAL(trace_create(&t, "names3"), 0);
-	CU_ASSERT_EQUAL_FATAL(adopt(&t, ADD_TABLE + 1), 0);
-	text = metadata_text(&t, &len);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-	CU_ASSERT_PTR_NOT_NULL(strstr(text, "name = \"kmem_kfree\";\n\tid = 4;"));
-	free(text);
-	trace_close(&t);
+	kfree_declared(NULL, "name = \"kmem_kfree\";\n\tid = 4;");
+	kfree_declared("kmem_kfree", "name = \"kfree\";\n\tid = 4;");
 }
 
 static const struct gr_test tests[] = {

@@ -92,8 +92,6 @@ static void test_added_descriptors_are_adopted_and_declared(void)
 	struct gr_avm *t = anyevent_vm(GR_F_ANYEVENT);
 	struct gr_ctf_info *info = calloc(1, sizeof(*info));
 	char buf[16384];
-	ssize_t n;
-	int fd;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(info);
 	CU_ASSERT_EQUAL(vm_desc_refresh(&t->vm), 0);	/* nothing new */
@@ -109,12 +107,8 @@ static void test_added_descriptors_are_adopted_and_declared(void)
 	CU_ASSERT_EQUAL(record_ok(t, 3), -EINVAL);	/* not added */
 	CU_ASSERT_EQUAL(vm_desc_refresh(&t->vm), 0);
 	/* the session's metadata declares them, .guestrelay holds them */
-	fd = openat(t->vm.sess.fd, GR_CTF_METADATA, O_RDONLY);
-	CU_ASSERT_FATAL(fd >= 0);
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	CU_ASSERT_FATAL(n > 0);
-	buf[n] = '\0';
+	CU_ASSERT_FATAL(gr_test_read_text(t->vm.sess.fd, GR_CTF_METADATA, buf,
+					  sizeof(buf)) > 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "name = \"alpha\";\n\tid = 1;"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "name = \"beta\";\n\tid = 2;"));
 	CU_ASSERT_EQUAL(gr_ctf_read_info(t->vm.sess.fd, info, NULL), 0);
