@@ -262,6 +262,11 @@ static void try_attach(struct gr_vm *vm, bool try_resume)
 	hostctl_sync_reset(vm);
 	memset(&vm->st, 0, sizeof(vm->st));
 	vm->stop_reason = GR_STOP_NONE;
+	/*
+	 * spec 18.3 M2: what the guest added before (a restarted agent),
+	 * before the session's files are written and the events resolved
+	 */
+	vm_desc_refresh(vm);
 
 	memset(vm->enable, 0, sizeof(vm->enable));
 	vm_resolve_events(vm, vm->opts.events[0] ? vm->opts.events :

@@ -119,8 +119,9 @@ static int adopt(struct gr_vm *vm, uint32_t live,
  * last call (spec 18.3 M2)
  * @vm: the VM
  *
- * Does nothing unless the VM is attached (or stopped) to a publication
- * with GR_F_ANYEVENT in use. Loads status.desc_live with acquire; a value
+ * Does nothing unless the VM holds the checked table of the publication
+ * still in the region (attached, stopped, or in vm.c's attach, before the
+ * session's files are written) with GR_F_ANYEVENT in use. Loads status.desc_live with acquire; a value
  * below the host's count or above desc_capacity is counted (once per
  * value) and ignored; for a larger one the new descriptors are copied
  * once, checked against the whole table and adopted all or none, and the
@@ -144,8 +145,9 @@ int vm_desc_refresh(struct gr_vm *vm)
 	uint64_t magic;
 	int ret;
 
-	if (vm->state == GR_VM_WAITING || !vm->events ||
-	    !(vm->view.features & GR_F_ANYEVENT))
+	/* a table checked (attach), of the publication still there */
+	if (!vm->events || !(vm->view.features & GR_F_ANYEVENT) ||
+	    !vm_same_publication(vm, &magic))
 		return 0;
 	/* pairs with the guest's smp_store_release() of desc_live after the
 	 * descriptors it covers (spec 18.2 N3)
