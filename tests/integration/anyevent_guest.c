@@ -19,15 +19,12 @@
  * after SECONDS or on SIGTERM.
  */
 #include <endian.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "gr_build.h"
 
@@ -140,27 +137,17 @@ int main(int argc, char **argv)
 	struct gr_host_ctrl *c;
 	uint64_t size, enable, seen = 0;
 	struct sigaction sa;
-	struct stat sb;
 	unsigned int live = 2, step = 0, i;
 	uint8_t *r;
 	time_t end, t_add;
-	int fd;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: anyevent_guest SHM_FILE SECONDS\n");
 		return 2;
 	}
-	fd = open(argv[1], O_RDWR | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &sb) || sb.st_size < DATA_OFF + 2 * 4 * SUBBUF) {
-		perror(argv[1]);
+	r = gr_build_map(argv[1], DATA_OFF + NR_CPUS * 4 * SUBBUF, &size);
+	if (!r)
 		return 1;
-	}
-	size = (uint64_t)sb.st_size;
-	r = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (r == MAP_FAILED) {
-		perror("mmap");
-		return 1;
-	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGTERM, &sa, NULL);
@@ -196,6 +183,5 @@ int main(int argc, char **argv)
 	__atomic_store_n(&((struct gr_region_hdr *)r)->magic, 0,
 			 __ATOMIC_RELEASE);
 	munmap(r, size);
-	close(fd);
 	return 0;
 }

@@ -202,27 +202,17 @@ int main(int argc, char **argv)
 	struct timespec tick = { 0, 5000000 };
 	struct gr_hist_req q;
 	struct sigaction sa;
-	struct stat sb;
 	uint8_t *r, *hist;
 	unsigned int s;
 	time_t end;
-	int fd;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: hist_guest SHM_FILE SECONDS\n");
 		return 2;
 	}
-	fd = open(argv[1], O_RDWR | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &sb) || sb.st_size < HIST_OFF + HIST_SIZE) {
-		perror(argv[1]);
+	r = gr_build_map(argv[1], HIST_OFF + HIST_SIZE, &size);
+	if (!r)
 		return 1;
-	}
-	size = (uint64_t)sb.st_size;
-	r = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (r == MAP_FAILED) {
-		perror("mmap");
-		return 1;
-	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGUSR1, &sa, NULL);
@@ -266,6 +256,5 @@ int main(int argc, char **argv)
 	__atomic_store_n(&((struct gr_region_hdr *)r)->magic, 0,
 			 __ATOMIC_RELEASE);
 	munmap(r, size);
-	close(fd);
 	return 0;
 }

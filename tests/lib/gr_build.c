@@ -4,7 +4,12 @@
  * gr_build.h)
  */
 #include <endian.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "gr_build.h"
 
@@ -135,3 +140,25 @@ const char *const gr_build_tsdl_keywords[GR_BUILD_NR_TSDL_KEYWORDS] = {
 	"struct", "trace", "typealias", "typedef", "unsigned",
 	"variant", "void",
 };
+
+uint8_t *gr_build_map(const char *path, uint64_t min, uint64_t *size)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	struct stat sb;
+	void *r;
+
+	if (fd < 0 || fstat(fd, &sb) || (uint64_t)sb.st_size < min) {
+		perror(path);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	*size = (uint64_t)sb.st_size;
+	r = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (r == MAP_FAILED) {
+		perror("mmap");
+		return NULL;
+	}
+	return r;
+}

@@ -108,6 +108,13 @@ void gr_build_packet_header(struct gr_packet_header *ph,
 void gr_build_commit(struct gr_subbuf_rec *rec, uint64_t seq, uint32_t bytes);
 
 /*
+ * gr_build_map() - map a VM's shared memory file @path, at least @min
+ * bytes, read-write and shared, as a guest by hand does (hist_guest,
+ * anyevent_guest); its size in *@size; NULL (with perror) on failure
+ */
+uint8_t *gr_build_map(const char *path, uint64_t min, uint64_t *size);
+
+/*
  * The keywords of TSDL (CTF 1.8), each a legal field name for the guest
  * (spec 7.5: the writer prefixes field names with '_').
  */

@@ -106,6 +106,25 @@ static uint32_t be32_at(const uint8_t *p)
 	return be32toh(v);
 }
 
+/* CONNECT, CREATE_SESSION, ATTACH of the session: its streams in c->out */
+static void attach(struct live_conn *c)
+{
+	struct {
+		uint64_t id, off;
+		uint32_t seek;
+	} __attribute__((packed)) at = { htobe64(SESS_ID), 0, 0 };
+	struct {
+		uint64_t id;
+		uint32_t major, minor, type;
+	} __attribute__((packed)) hello = { 0, htobe32(2), htobe32(4),
+					    htobe32(1) };
+
+	request(c, 1, &hello, sizeof(hello));
+	request(c, 8, NULL, 0);
+	request(c, 3, &at, sizeof(at));
+	CU_ASSERT_FATAL(be32_at(c->out) == 1);
+}
+
 /* GET_NEXT_INDEX of ring @ring: status, offset, size, begin, end */
 static uint32_t next_index(struct live_conn *c, unsigned int ring,
 			   uint64_t *off, uint64_t *bytes, uint64_t *begin,
@@ -159,25 +178,13 @@ static uint64_t stored_begin(unsigned int ring, uint64_t off)
 static void test_packet_after_a_beacon_begins_at_the_beacon(void)
 {
 	struct live_conn c = { .fd = -1, .id = 1 };
-	struct {
-		uint64_t id, off;
-		uint32_t seek;
-	} __attribute__((packed)) at = { htobe64(SESS_ID), 0, 0 };
-	struct {
-		uint64_t id;
-		uint32_t major, minor, type;
-	} __attribute__((packed)) hello = { 0, htobe32(2), htobe32(4),
-					    htobe32(1) };
 	uint64_t off, bytes, begin, end, beacon, off1;
 	const uint64_t back = (2ULL * TIMER_US * 1000 + 1000000000ULL) * HZ /
 			      1000000000ULL;
 
 	append(0, 0, 1000, 2000, 64);
 	append(1, 0, 1000, 2000, 64);
-	request(&c, 1, &hello, sizeof(hello));		/* CONNECT */
-	request(&c, 8, NULL, 0);			/* CREATE_SESSION */
-	request(&c, 3, &at, sizeof(at));		/* ATTACH */
-	CU_ASSERT_FATAL(be32_at(c.out) == 1);
+	attach(&c);
 	CU_ASSERT_FATAL(be32_at(c.out + 4) == 3);	/* metadata + 2 */
 
 	CU_ASSERT_EQUAL(next_index(&c, 1, &off, &bytes, &begin, &end), 1);
@@ -254,23 +261,11 @@ static void test_appended_metadata_reaches_the_viewer(void)
 	static const char added3[] = "event {\n\tname = \"tack\";\n\tid = 6;\n"
 		"\tstream_id = 0;\n\tfields := struct {\n\t};\n};\n\n";
 	struct live_conn c = { .fd = -1, .id = 2 };
-	struct {
-		uint64_t id, off;
-		uint32_t seek;
-	} __attribute__((packed)) at = { htobe64(SESS_ID), 0, 0 };
-	struct {
-		uint64_t id;
-		uint32_t major, minor, type;
-	} __attribute__((packed)) hello = { 0, htobe32(2), htobe32(4),
-					    htobe32(1) };
 	char text[1024];
 	uint64_t len, off, bytes, begin, end;
 
 	write_metadata(head);
-	request(&c, 1, &hello, sizeof(hello));		/* CONNECT */
-	request(&c, 8, NULL, 0);			/* CREATE_SESSION */
-	request(&c, 3, &at, sizeof(at));		/* ATTACH */
-	CU_ASSERT_FATAL(be32_at(c.out) == 1);
+	attach(&c);
 	CU_ASSERT_EQUAL(get_metadata(&c, &len), 1);	/* OK */
 	CU_ASSERT_EQUAL(len, strlen(head));
 	CU_ASSERT_EQUAL(get_metadata(&c, &len), 2);	/* NO_NEW */
