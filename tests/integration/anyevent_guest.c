@@ -67,17 +67,11 @@ static void publish(uint8_t *r, uint64_t size)
 		.boot = 7,
 	};
 	struct gr_region_hdr *h = (struct gr_region_hdr *)r, copy;
-	struct gr_field_desc *f;
-	const uint8_t I = GR_FIELD_INTEGER, SG = GR_FIELD_F_SIGNED;
 
 	__atomic_store_n(&h->magic, 0, __ATOMIC_RELEASE);
 	memset(r + DESC_OFF, 0, DATA_OFF - DESC_OFF);
 	gr_build_sched_switch(desc(r, 0), 0, GR_FIELD_F_HEX);
-	f = gr_build_event(desc(r, 1), 1, "sched_wakeup", "sched", 28, 0, 4);
-	gr_build_field(&f[0], "comm", 0, 16, GR_FIELD_CHARS, 0);
-	gr_build_field(&f[1], "tid", 16, 4, I, SG);
-	gr_build_field(&f[2], "prio", 20, 4, I, SG);
-	gr_build_field(&f[3], "target_cpu", 24, 4, I, SG);
+	gr_build_sched_wakeup(desc(r, 1), 1);
 	gr_build_hdr(&copy, &l);
 	copy.desc_capacity = htole32(CAPACITY);
 	copy.magic = 0;

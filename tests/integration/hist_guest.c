@@ -95,21 +95,14 @@ static void publish(uint8_t *r, uint64_t size, uint64_t instance)
 	};
 	struct gr_region_hdr *h = (struct gr_region_hdr *)r;
 	struct gr_guest_status *st = (void *)(r + GR_STATUS_OFFSET);
-	struct gr_field_desc *f;
 	struct gr_region_hdr copy;
-	const uint8_t I = GR_FIELD_INTEGER, SG = GR_FIELD_F_SIGNED;
 
 	__atomic_store_n(&h->magic, 0, __ATOMIC_RELEASE);
 	memset(r + DESC_OFF, 0, DATA_OFF - DESC_OFF);
 	memset(r + HIST_OFF, 0, HIST_SIZE);
 	gr_build_sched_switch((struct gr_event_desc *)(r + DESC_OFF), 0,
 			      GR_FIELD_F_HEX);
-	f = gr_build_event((struct gr_event_desc *)(r + DESC_OFF + 576), 1,
-			   "sched_wakeup", "sched", 28, 0, 4);
-	gr_build_field(&f[0], "comm", 0, 16, GR_FIELD_CHARS, 0);
-	gr_build_field(&f[1], "tid", 16, 4, I, SG);
-	gr_build_field(&f[2], "prio", 20, 4, I, SG);
-	gr_build_field(&f[3], "target_cpu", 24, 4, I, SG);
+	gr_build_sched_wakeup((struct gr_event_desc *)(r + DESC_OFF + 576), 1);
 	gr_build_hdr(&copy, &l);
 	copy.hist_offset = htole64(HIST_OFF);
 	copy.hist_size = htole64(HIST_SIZE);

@@ -93,6 +93,19 @@ void gr_build_sched_switch(struct gr_event_desc *d, uint16_t id,
 	gr_build_field(&f[6], "next_prio", 52, 4, I, SG);
 }
 
+void gr_build_sched_wakeup(struct gr_event_desc *d, uint16_t id)
+{
+	struct gr_field_desc *f;
+
+	f = gr_build_event(d, id, "sched_wakeup", "sched", 28, 0, 4);
+	gr_build_field(&f[0], "comm", 0, 16, GR_FIELD_CHARS, 0);
+	gr_build_field(&f[1], "tid", 16, 4, GR_FIELD_INTEGER, GR_FIELD_F_SIGNED);
+	gr_build_field(&f[2], "prio", 20, 4, GR_FIELD_INTEGER,
+		       GR_FIELD_F_SIGNED);
+	gr_build_field(&f[3], "target_cpu", 24, 4, GR_FIELD_INTEGER,
+		       GR_FIELD_F_SIGNED);
+}
+
 uint32_t gr_build_record(uint8_t *at, uint16_t id, uint32_t tid, uint64_t ts,
 			 const void *payload, uint32_t plen)
 {

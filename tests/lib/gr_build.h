@@ -76,6 +76,9 @@ void gr_build_field(struct gr_field_desc *f, const char *name,
 void gr_build_sched_switch(struct gr_event_desc *d, uint16_t id,
 			   uint8_t state_flags);
 
+/* sched_wakeup: 28 bytes, comm of 16 bytes, signed tid, prio, target_cpu */
+void gr_build_sched_wakeup(struct gr_event_desc *d, uint16_t id);
+
 /**
  * gr_build_record() - one event record at @at, as the guest writes it
  * @at: where the record starts (8-aligned in its packet)
