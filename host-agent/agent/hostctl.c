@@ -158,6 +158,7 @@ int hostctl_adopt(struct gr_vm *vm, uint32_t *tracing)
 void hostctl_publish(struct gr_vm *vm)
 {
 	struct gr_host_ctrl *c = ctrl(vm);
+	uint32_t count;
 	unsigned int i;
 
 	c->tracing = htole32(vm->tracing);
@@ -165,14 +166,17 @@ void hostctl_publish(struct gr_vm *vm)
 	c->switch_timer_us = htole32(vm->opts.switch_timer_us);
 	/*
 	 * vm->enable names only ids of adopted descriptors (the settings
-	 * resolve against view.desc_count); with GR_F_ANYEVENT (spec 18.3
-	 * M3), where ids up to desc_capacity exist unadopted, also masked
+	 * resolve against view.desc_count); with GR_F_ANYEVENT, where ids
+	 * up to desc_capacity exist unadopted, also masked (spec 18.3 M3),
+	 * and while waiting for a new publication to the last one's table:
+	 * the events it added at run time are gone with it (N6, M6)
 	 */
+	count = vm->state == GR_VM_WAITING ? vm->view.desc_table :
+		vm->view.desc_count;
 	for (i = 0; i < GR_MAX_EVENTS / 64; i++)
 		c->enable[i] = htole64(vm->enable[i] &
 				       (vm->view.features & GR_F_ANYEVENT ?
-					adopted_mask(vm->view.desc_count, i) :
-					~0ULL));
+					adopted_mask(count, i) : ~0ULL));
 	/*
 	 * Spec 9.6: vm->enable names events of the attached instance only;
 	 * while waiting for a (new) publication the guest records its own

@@ -181,6 +181,10 @@ static void test_enable_bits_name_adopted_ids_only(void)
 	CU_ASSERT_EQUAL(vm_desc_refresh(&t->vm), 1);
 	hostctl_publish(&t->vm);
 	CU_ASSERT_EQUAL(le64toh(c->enable[0]), 0x3);
+	/* waiting for a new publication: its table's ids only (N6, M6) */
+	t->vm.state = GR_VM_WAITING;
+	hostctl_publish(&t->vm);
+	CU_ASSERT_EQUAL(le64toh(c->enable[0]), 0x1);
 	anyevent_free(t);
 }
 
