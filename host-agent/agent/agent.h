@@ -228,6 +228,10 @@ struct gr_vm_stats {
 	uint64_t hist_bad_maps;		/* CPU maps of hist requests refused:
 					 * went backwards or bad (spec 17.4) */
 	uint64_t hist_torn;		/* map entries left out: torn twice */
+	uint64_t desc_added;		/* descriptors the guest added at run
+					 * time, adopted (spec 18.3 M2) */
+	uint64_t desc_refused;		/* batches of them refused */
+	uint64_t desc_live_bad;		/* desc_live values out of range */
 	/* the guest's counters, summed over rings (untrusted, informative) */
 	uint64_t guest_events;
 	uint64_t lost_full;

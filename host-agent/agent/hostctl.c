@@ -58,7 +58,8 @@
 #define HOST_FEATURES (GR_F_EVENT_IDX | GR_F_FLIGHT | GR_F_CLOCK_SYNC | \
 		       GR_F_SWITCH_TIMER | GR_F_FILTER | GR_F_GUEST_INFO | \
 		       GR_F_DEFAULTS | GR_F_FOLLOW | GR_F_SYSCALLS | \
-		       GR_F_CLIENT | GR_F_LAST_RECORD | GR_F_HIST)
+		       GR_F_CLIENT | GR_F_LAST_RECORD | GR_F_HIST | \
+		       GR_F_ANYEVENT)
 
 static struct gr_host_ctrl *ctrl(struct gr_vm *vm)
 {
@@ -68,6 +69,16 @@ static struct gr_host_ctrl *ctrl(struct gr_vm *vm)
 static struct gr_guest_status *status(const struct gr_vm *vm)
 {
 	return (struct gr_guest_status *)(vm->region + GR_STATUS_OFFSET);
+}
+
+/* The bits of enable[@word] below @count */
+static uint64_t adopted_mask(uint32_t count, unsigned int word)
+{
+	if (count >= (word + 1) * 64)
+		return ~0ULL;
+	if (count <= word * 64)
+		return 0;
+	return (1ULL << (count - word * 64)) - 1;
 }
 
 /* Features and our peer id: what this agent offers (spec 2, 8.1) */
@@ -147,13 +158,25 @@ int hostctl_adopt(struct gr_vm *vm, uint32_t *tracing)
 void hostctl_publish(struct gr_vm *vm)
 {
 	struct gr_host_ctrl *c = ctrl(vm);
+	uint32_t count;
 	unsigned int i;
 
 	c->tracing = htole32(vm->tracing);
 	c->mode = htole32(vm->opts.mode);
 	c->switch_timer_us = htole32(vm->opts.switch_timer_us);
+	/*
+	 * vm->enable names only ids of adopted descriptors (the settings
+	 * resolve against view.desc_count); with GR_F_ANYEVENT, where ids
+	 * up to desc_capacity exist unadopted, also masked (spec 18.3 M3),
+	 * and while waiting for a new publication to the last one's table:
+	 * the events it added at run time are gone with it (N6, M6)
+	 */
+	count = vm->state == GR_VM_WAITING ? vm->view.desc_table :
+		vm->view.desc_count;
 	for (i = 0; i < GR_MAX_EVENTS / 64; i++)
-		c->enable[i] = htole64(vm->enable[i]);
+		c->enable[i] = htole64(vm->enable[i] &
+				       (vm->view.features & GR_F_ANYEVENT ?
+					adopted_mask(count, i) : ~0ULL));
 	/*
 	 * Spec 9.6: vm->enable names events of the attached instance only;
 	 * while waiting for a (new) publication the guest records its own

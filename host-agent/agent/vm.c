@@ -257,9 +257,16 @@ static void try_attach(struct gr_vm *vm, bool try_resume)
 	}
 	vm->instance_id = instance;
 	vm->why[0] = '\0';
+	/* spec 18.2 N6: from the header's desc_count again */
+	memset(&vm->desc, 0, sizeof(vm->desc));
 	hostctl_sync_reset(vm);
 	memset(&vm->st, 0, sizeof(vm->st));
 	vm->stop_reason = GR_STOP_NONE;
+	/*
+	 * spec 18.3 M2: what the guest added before (a restarted agent),
+	 * before the session's files are written and the events resolved
+	 */
+	vm_desc_refresh(vm);
 
 	memset(vm->enable, 0, sizeof(vm->enable));
 	vm_resolve_events(vm, vm->opts.events[0] ? vm->opts.events :
@@ -520,6 +527,8 @@ static void vm_wake(struct gr_vm *vm)
 			guest_gone(vm, "the guest withdrew its layout");
 			break;
 		}
+		/* spec 18.3 M2: descriptors added since the last pass */
+		vm_desc_refresh(vm);
 		cons_drain(vm);
 		clients_drain(vm, false);
 		hostctl_sync_check(vm);

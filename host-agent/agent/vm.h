@@ -13,6 +13,7 @@
  *   waiter.c     flush, snapshot, stop commands   @waiter    waiter_*
  *   vm_filter.c  event and follow filters         @flt       vm_filters_*
  *   vm_hist.c    aggregation requests, maps       @hist      vm_hist_*
+ *   vm_desc.c    descriptors added at run time    @desc      vm_desc_*
  *   rotate.c     chunks, rotation, retention      @rot       rot_*
  *   vcpu.c       QEMU's vCPU threads, steal       @vcpu      vcpu_*
  *   clients.c    client channels (spec 16)        @cl        clients_*
@@ -51,6 +52,7 @@
 #include "session.h"
 #include "common.h"
 #include "snapshot.h"
+#include "vm_desc.h"
 #include "vm_filter.h"
 #include "vm_hist.h"
 #include "waiter.h"
@@ -109,6 +111,7 @@ struct gr_vm {
 	struct gr_cons cons;
 	struct gr_vm_filters flt;
 	struct gr_vm_hists hist;
+	struct gr_vm_desc desc;
 	struct gr_waiter waiter;
 	struct gr_vcpus vcpu;
 	struct gr_clients cl;

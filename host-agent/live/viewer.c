@@ -414,10 +414,47 @@ static uint64_t fnv1a(uint64_t h, const uint8_t *p, size_t len)
 #define FNV_BASIS	0xcbf29ce484222325ULL
 
 /*
+ * An event declaration of the metadata starts a line with "event {" (the
+ * CTF writer escapes every newline inside a string literal): where the
+ * declaration after the first @k of @text begins, @len if there is none
+ */
+#define EVENT_DECL	"\nevent {\n"
+
+static size_t event_decl_after(const uint8_t *text, size_t len, uint64_t k)
+{
+	const uint8_t *p = text, *hit;
+
+	while ((hit = memmem(p, len - (size_t)(p - text), EVENT_DECL,
+			     sizeof(EVENT_DECL) - 1))) {
+		if (!k--)
+			return (size_t)(hit + 1 - text);
+		p = hit + 1;
+	}
+	return len;
+}
+
+/* the event declarations beginning in @text[@from, @len) */
+static uint64_t event_decls(const uint8_t *text, size_t from, size_t len)
+{
+	size_t at = from ? from - 1 : 0;	/* the line's newline */
+	uint64_t n = 0;
+
+	while ((at = event_decl_after(text + at, len - at, 0) + at) < len) {
+		n++;
+		at++;
+	}
+	return n;
+}
+
+/*
  * What metadata stream @m has not sent yet: *@text (malloc'ed, the whole
  * file) and *@from (where the new part starts). The file is rewritten
- * whole by the loop; only a change that keeps what was sent as its
- * beginning can reach a viewer (a viewer cannot take back a declaration).
+ * whole by the loop. A rewrite that keeps what was sent as its beginning
+ * sends what follows; one that changed it (a refined clock, the env's
+ * filters) cannot reach a viewer, which cannot take back a declaration,
+ * but the event declarations it appends can: events added at run time
+ * are declared last (spec 18.3 M2), in the same order in every rewrite,
+ * so those after the ones sent follow them as they are.
  * Return: 1 if there is something new, 0 if not, -errno.
  */
 static int metadata_new(struct live_stream *m, uint8_t **text, size_t *len,
@@ -438,7 +475,9 @@ static int metadata_new(struct live_stream *m, uint8_t **text, size_t *len,
 		close(fd);
 		return -EFBIG;
 	}
-	if ((uint64_t)st.st_size <= m->md_sent) {
+	if ((uint64_t)st.st_size == m->md_sent ||
+	    ((uint64_t)st.st_ino == m->md_ino &&
+	     (uint64_t)st.st_size == m->md_size)) {
 		close(fd);
 		return 0;
 	}
@@ -452,7 +491,13 @@ static int metadata_new(struct live_stream *m, uint8_t **text, size_t *len,
 	}
 	*len = (size_t)n;
 	*from = (size_t)m->md_sent;
-	if (m->md_sent && fnv1a(FNV_BASIS, *text, *from) != m->md_hash) {
+	if (*from > *len || (m->md_sent &&
+			     fnv1a(FNV_BASIS, *text, *from) != m->md_hash))
+		*from = event_decl_after(*text, *len, m->md_events);
+	if (*from >= *len) {
+		/* nothing new in this file: not read again until it changes */
+		m->md_ino = (uint64_t)st.st_ino;
+		m->md_size = (uint64_t)st.st_size;
 		free(*text);
 		*text = NULL;
 		return 0;
@@ -667,8 +712,8 @@ static int do_metadata(struct live_conn *c, const uint8_t *p, size_t n)
 	*(uint64_t *)rp = htobe64(len - from);
 	*(uint32_t *)(rp + 8) = htobe32(LV_METADATA_OK);
 	memcpy(rp + 12, text + from, len - from);
-	m->md_hash = fnv1a(m->md_sent ? m->md_hash : FNV_BASIS, text + from,
-			   len - from);
+	m->md_hash = fnv1a(FNV_BASIS, text, len);
+	m->md_events += event_decls(text, from, len);
 	m->md_sent = len;
 	free(text);
 	return 1;

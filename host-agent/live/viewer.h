@@ -55,8 +55,12 @@ struct live_sess {
  * @raised_off: stream file offset of the packet handed out last, if its
  *	timestamp_begin was raised to a beacon's time; UINT64_MAX if not
  * @raised_ts: that raised timestamp_begin
- * @md_sent: metadata: bytes sent
- * @md_hash: metadata: FNV-1a of the bytes sent
+ * @md_sent: metadata: bytes sent (of the file as it was when sent)
+ * @md_hash: metadata: FNV-1a of that file's first @md_sent bytes
+ * @md_events: metadata: event declarations sent
+ * @md_ino: metadata: inode of the file last examined (each rewrite is a
+ *	new file), with @md_size its size: unchanged, nothing to read
+ * @md_size: see @md_ino
  * @announced: sent to the viewer in an attach or new-streams reply
  */
 struct live_stream {
@@ -73,6 +77,9 @@ struct live_stream {
 	uint64_t raised_ts;
 	uint64_t md_sent;
 	uint64_t md_hash;
+	uint64_t md_events;
+	uint64_t md_ino;
+	uint64_t md_size;
 	bool announced;
 };
 

@@ -455,6 +455,23 @@ static void vm_part(FILE *f, const struct gr_expo_vm *vms, size_t n)
 		put_u64(f, name, vms[i].info.name, NULL, NULL,
 			vms[i].info.st.last_record_refused);
 
+	name = "guestrelay_vm_events_added_total";
+	family(f, name, "counter",
+	       "Event descriptors the guest added at run time that the host adopted (spec 18.3 M2).");
+	for (i = 0; i < n; i++)
+		put_u64(f, name, vms[i].info.name, NULL, NULL,
+			vms[i].info.st.desc_added);
+
+	name = "guestrelay_vm_events_added_refused_total";
+	family(f, name, "counter",
+	       "Descriptors added at run time that the host refused: a batch failing its checks, or a desc_live out of range (spec 18.3 M2).");
+	for (i = 0; i < n; i++) {
+		put_u64(f, name, vms[i].info.name, "what", "batch",
+			vms[i].info.st.desc_refused);
+		put_u64(f, name, vms[i].info.name, "what", "desc_live",
+			vms[i].info.st.desc_live_bad);
+	}
+
 	name = "guestrelay_vm_doorbells_total";
 	family(f, name, "counter",
 	       "Doorbell notifications, by direction.");

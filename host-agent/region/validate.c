@@ -261,6 +261,16 @@ static int check_geometry(const struct gr_region_hdr *h, struct gr_view *v,
 		return bad(why, "desc_count is 0 (no event to describe)");
 	if (v->desc_count > GR_MAX_EVENTS)
 		return bad(why, "desc_count is above GR_MAX_EVENTS");
+	v->desc_table = v->desc_count;
+	v->desc_capacity = v->desc_count;
+	/* v1.7, GR_F_ANYEVENT (spec 18.3 M1): slots for events added later */
+	if (v->features & GR_F_ANYEVENT) {
+		v->desc_capacity = le32toh(h->desc_capacity);
+		if (v->desc_capacity < v->desc_count)
+			return bad(why, "desc_capacity is below desc_count");
+		if (v->desc_capacity > GR_MAX_EVENTS)
+			return bad(why, "desc_capacity is above GR_MAX_EVENTS");
+	}
 	v->desc_stride = le32toh(h->desc_stride);
 	if (v->desc_stride < sizeof(struct gr_event_desc))
 		return bad(why, "desc_stride is smaller than gr_event_desc");
@@ -405,7 +415,7 @@ static int check_layout(const struct gr_region_hdr *h, struct gr_view *v,
 	v->data_offset = le64toh(h->data_offset);
 
 	a[A_DESC].off = v->desc_offset;
-	a[A_DESC].count = v->desc_count;
+	a[A_DESC].count = v->desc_capacity;	/* M1: every slot */
 	a[A_DESC].elem = v->desc_stride;
 	a[A_DESC].align = 8;
 	a[A_RING].off = v->ring_offset;
@@ -498,8 +508,8 @@ static int check_strings(const struct gr_region_hdr *h, struct gr_view *v,
  *
  * Checks, in this order: magic, abi_major, hdr_size, the real and the
  * published region size, flags, geometry (nr_cpus, nr_rings, subbuf_size,
- * n_subbufs, packet_header_size, max_event_size, desc_count, desc_stride,
- * clock_freq), the four areas (each aligned, at or after GR_LAYOUT_START,
+ * n_subbufs, packet_header_size, max_event_size, desc_count, with
+ * GR_F_ANYEVENT desc_capacity, desc_stride, clock_freq), the four areas (each aligned, at or after GR_LAYOUT_START,
  * inside the region, overflow-safe; pairwise disjoint), with GR_F_HIST the
  * hist area (spec 17.1: page aligned, at least GR_HIST_MIN_SIZE, after the
  * sub-buffer data, inside the region, disjoint from the client area), the
@@ -633,8 +643,8 @@ static int names_clash(const char *a, const char *b)
 
 /*
  * v1.2, GR_F_SYSCALLS (spec 7.2, H30): a family belongs to sys_enter or
- * sys_exit, has 1..GR_MAX_FAMILY members and lies in [desc_count,
- * GR_MAX_RECORD_IDS). Without the feature the fields are reserved bytes,
+ * sys_exit, has 1..GR_MAX_FAMILY members and lies in [desc_capacity,
+ * GR_MAX_RECORD_IDS) (desc_count without GR_F_ANYEVENT; spec 18.3 M1). Without the feature the fields are reserved bytes,
  * ignored.
  */
 static int check_family(const struct gr_view *v,
@@ -659,6 +669,8 @@ static int check_family(const struct gr_view *v,
 		return bad(why, "family_count is above GR_MAX_FAMILY");
 	if (base < v->desc_count)
 		return bad(why, "family_base is below desc_count");
+	if (base < v->desc_capacity)	/* v1.7, spec 18.3 M1 */
+		return bad(why, "family_base is below desc_capacity");
 	if (base + count > GR_MAX_RECORD_IDS)
 		return bad(why, "family ends above GR_MAX_RECORD_IDS");
 	ev->family_base = (uint16_t)base;
@@ -672,7 +684,7 @@ static int check_family(const struct gr_view *v,
  * @copy: host-private copy of descriptor @index (sizeof(struct
  *	gr_event_desc) bytes read at gr_view_desc_off(@v, @index); bytes past
  *	that, up to desc_stride, belong to a newer minor and are ignored)
- * @index: the descriptor's index in the table
+ * @index: the descriptor's index in the table, below @v->desc_capacity
  * @out: receives the CPU-endian view; written only on success
  * @why: receives a static reason on failure; may be NULL
  *
@@ -703,7 +715,7 @@ int gr_check_event_desc(const struct gr_view *v,
 	int varlen, ret;
 	unsigned int i, j;
 
-	if (index >= GR_MAX_EVENTS || index >= v->desc_count)
+	if (index >= GR_MAX_EVENTS || index >= v->desc_capacity)
 		return bad(why, "descriptor index out of range");
 	memset(&ev, 0, sizeof(ev));
 	ev.id = le16toh(copy->id);
@@ -822,7 +834,7 @@ static int member_prefix(const char *name)
  * @v: the region's view; receives the families on success
  * @events: validated descriptors (gr_check_event_desc()), @events[i]
  *	describing event id i
- * @nr: their number, at most @v->desc_count
+ * @nr: their number, at most @v->desc_capacity
  * @why: receives the reason of a rejection; may be NULL
  *
  * Spec H30: at most GR_MAX_FAMILIES descriptors carry a family (each
@@ -842,8 +854,8 @@ int gr_check_families(struct gr_view *v, const struct gr_event_view *events,
 	unsigned int i, k, n = 0;
 
 	v->nr_families = 0;
-	if (nr > v->desc_count)
-		return bad(why, "more descriptors than desc_count");
+	if (nr > v->desc_capacity)
+		return bad(why, "more descriptors than desc_capacity");
 	for (i = 0; i < nr; i++) {
 		const struct gr_event_view *ev = &events[i];
 
@@ -851,7 +863,7 @@ int gr_check_families(struct gr_view *v, const struct gr_event_view *events,
 			continue;
 		if (n == GR_MAX_FAMILIES)
 			return bad(why, "more event families than GR_MAX_FAMILIES");
-		if (ev->family_base < v->desc_count ||
+		if (ev->family_base < v->desc_capacity ||
 		    ev->family_count > GR_MAX_FAMILY ||
 		    (uint32_t)ev->family_base + ev->family_count >
 		    GR_MAX_RECORD_IDS)
@@ -870,5 +882,58 @@ int gr_check_families(struct gr_view *v, const struct gr_event_view *events,
 			return bad(why, "an event is named like a family member");
 	memcpy(v->families, fam, n * sizeof(fam[0]));
 	v->nr_families = n;
+	return 0;
+}
+
+/**
+ * gr_check_added_descs() - check descriptors the guest added at run time
+ * @v: the region's view; @v->desc_count descriptors are adopted
+ * @events: the adopted ones, @events[i] describing id i, with the families
+ *	of @v (gr_check_families())
+ * @copies: host-private copies of descriptors @v->desc_count .. @live - 1,
+ *	each read once from its slot (@copies[0] is id @v->desc_count)
+ * @live: status.desc_live as loaded, in (@v->desc_count, @v->desc_capacity]
+ * @out: receives the views of the new descriptors, @out[0] for id
+ *	@v->desc_count; meaningful only on success
+ * @why: receives the reason of a refusal; may be NULL
+ *
+ * Spec 18.3 M2: each new descriptor passes 7.4 as a table's does
+ * (gr_check_event_desc(), id = its slot), its name is unique across the
+ * whole table, old and new, and, while the table has a family, is not
+ * named like a member (H30). A family on an added descriptor is refused:
+ * families are the table's (the syscall probes), and this host declares
+ * their members once, with the table. All or nothing: the caller adopts
+ * the batch only on success.
+ *
+ * Context: any; does not sleep.
+ * Return: 0, -ERANGE if @live is not above @v->desc_count or is above
+ * @v->desc_capacity, -EINVAL if a descriptor fails.
+ */
+int gr_check_added_descs(const struct gr_view *v,
+			 const struct gr_event_view *events,
+			 const struct gr_event_desc *copies, unsigned int live,
+			 struct gr_event_view *out, const char **why)
+{
+	unsigned int i, j, n = v->desc_count;
+	int ret;
+
+	if (live <= n || live > v->desc_capacity)
+		return reject(why, "desc_live outside (adopted, desc_capacity]",
+			      -ERANGE);
+	for (i = n; i < live; i++) {
+		struct gr_event_view *ev = &out[i - n];
+
+		ret = gr_check_event_desc(v, &copies[i - n], i, ev, why);
+		if (ret)
+			return ret;
+		if (ev->family_count)
+			return bad(why, "a family on a descriptor added at run time");
+		for (j = 0; j < i; j++)
+			if (!strcmp(ev->name, j < n ? events[j].name :
+				    out[j - n].name))
+				return bad(why, "two events have the same name");
+		if (v->nr_families && member_prefix(ev->name))
+			return bad(why, "an event is named like a family member");
+	}
 	return 0;
 }

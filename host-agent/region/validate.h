@@ -17,6 +17,8 @@
  *                           read at gr_view_desc_off(v, i) -> gr_event_view
  *   gr_check_event_names()  on the whole table
  *   gr_check_families()     on the whole table -> gr_view.families
+ *   gr_check_added_descs()  v1.7: on copies of descriptors the guest added
+ *                           at run time (status.desc_live), all or none
  *   gr_check_counters()     on produced (guest) and consumed (host)
  *   gr_check_packet()       on copies of a commit record and packet header
  *   gr_check_event_header() when walking the records of a packet
@@ -69,7 +71,14 @@
  * @subbuf_shift: log2(@subbuf_size)
  * @n_subbufs: GR_MIN_SUBBUFS..GR_MAX_SUBBUFS, not necessarily a power of two
  * @flags: GR_HDR_* bits known to this host only
- * @desc_count: 0..GR_MAX_EVENTS
+ * @desc_count: descriptors the host accepts records of, 0..@desc_capacity:
+ *	the header's desc_count (@desc_table) when the header is checked,
+ *	raised when the host adopts descriptors the guest added at run time
+ *	(v1.7, GR_F_ANYEVENT, spec 18.3 M2; gr_check_added_descs())
+ * @desc_table: the header's desc_count, 1..GR_MAX_EVENTS
+ * @desc_capacity: descriptor slots laid out: with GR_F_ANYEVENT in
+ *	@features the header's desc_capacity, in [@desc_table,
+ *	GR_MAX_EVENTS] (spec 18.3 M1); else @desc_table
  * @desc_stride: at least sizeof(struct gr_event_desc), a multiple of 8
  * @packet_header_size: sizeof(struct gr_packet_header)
  * @max_event_size: a multiple of 8 in [16, min(@subbuf_size -
@@ -98,7 +107,7 @@
  * @nr_families: entries of @families, 0..GR_MAX_FAMILIES
  * @families: the event families of the descriptor table (v1.2,
  *	GR_F_SYSCALLS): member ids [base, base + count) are records of
- *	descriptor @desc; ranges lie in [desc_count, GR_MAX_RECORD_IDS) and
+ *	descriptor @desc; ranges lie in [desc_capacity, GR_MAX_RECORD_IDS) and
  *	do not overlap
  *
  * Filled by gr_check_region_hdr() (with no family) and then, for
@@ -147,6 +156,8 @@ struct gr_view {
 	uint32_t n_subbufs;
 	uint32_t flags;
 	uint32_t desc_count;
+	uint32_t desc_table;
+	uint32_t desc_capacity;
 	uint32_t desc_stride;
 	uint32_t packet_header_size;
 	uint32_t max_event_size;
@@ -228,6 +239,10 @@ int gr_check_event_names(const struct gr_event_view *events, unsigned int nr,
 			 const char **why);
 int gr_check_families(struct gr_view *v, const struct gr_event_view *events,
 		      unsigned int nr, const char **why);
+int gr_check_added_descs(const struct gr_view *v,
+			 const struct gr_event_view *events,
+			 const struct gr_event_desc *copies, unsigned int live,
+			 struct gr_event_view *out, const char **why);
 
 /* the checks of a running guest's rings and packets */
 #include "validate_packet.h"
@@ -239,7 +254,7 @@ const char *gr_state_name(uint32_t state);
 
 /*
  * Offsets in the region, for a view accepted by gr_check_region_hdr() and
- * arguments in range (i < desc_count, ring < nr_rings, slot < n_subbufs):
+ * arguments in range (i < desc_capacity, ring < nr_rings, slot < n_subbufs):
  * the ABI's addressing helpers (guestrelay_abi.h, the ones the guest
  * uses) on the view's checked values. They cannot overflow: the checked
  * areas end inside the region.

@@ -285,22 +285,59 @@ const char *gr_ctf_event_name(const char *system, const char *name)
 }
 
 /*
- * The CTF name of @events[@i], unless another descriptor of the table
- * already carries that name itself (then @events[@i]'s own name): event
- * names stay unique in the metadata whatever a guest publishes.
+ * The metadata names of @events[0..@nr) into @names: each its CTF name
+ * (gr_ctf_event_name()), unless another descriptor already carries that
+ * name itself (then its own name), so that names stay unique in the
+ * metadata whatever a guest publishes. For the table's @nr_table
+ * descriptors "another" is any of the table; for one added at run time
+ * (v1.7, spec 18), any before it, by its name or its metadata name: the
+ * names of events already declared never change when more are appended.
+ * Return: 0, or -EEXIST if an added event's name is one declared before.
  */
-static const char *event_ctf_name(const struct gr_event_view *events,
-				  unsigned int nr_events, unsigned int i)
+static int metadata_names(const struct gr_event_view *events,
+			  unsigned int nr_table, unsigned int nr,
+			  const char **names)
 {
-	const char *ctf = gr_ctf_event_name(events[i].system, events[i].name);
-	unsigned int j;
+	unsigned int i, j, end;
+	const char *ctf;
 
-	if (ctf == events[i].name)
-		return ctf;
-	for (j = 0; j < nr_events; j++)
-		if (!strncmp(events[j].name, ctf, sizeof(events[j].name)))
-			return events[i].name;
-	return ctf;
+	for (i = 0; i < nr; i++) {
+		ctf = gr_ctf_event_name(events[i].system, events[i].name);
+		end = i < nr_table ? nr_table : i;
+		for (j = 0; ctf != events[i].name && j < end; j++)
+			if (!strncmp(events[j].name, ctf, sizeof(events[j].name)) ||
+			    (j >= nr_table && !strcmp(names[j], ctf)))
+				ctf = events[i].name;
+		names[i] = ctf;
+		for (j = 0; i >= nr_table && j < i; j++)
+			if (!strcmp(names[j], ctf))
+				return -EEXIST;
+	}
+	return 0;
+}
+
+/**
+ * gr_ctf_names_check() - can events added at run time be declared?
+ * @events: the table's @nr_table descriptors, then the added ones
+ * @nr_table: descriptors of the table (gr_view.desc_table)
+ * @nr: all of them, at most GR_MAX_EVENTS
+ *
+ * The metadata name of each added descriptor (v1.7, spec 18) must differ
+ * from every name declared before it: appended declarations never rename
+ * one already written (a live viewer has it), so a clash is refused.
+ *
+ * Context: any; does not sleep.
+ * Return: 0, -EEXIST if an added event's metadata name is taken, -EINVAL
+ * if @nr is above GR_MAX_EVENTS.
+ */
+int gr_ctf_names_check(const struct gr_event_view *events,
+		       unsigned int nr_table, unsigned int nr)
+{
+	const char *names[GR_MAX_EVENTS];
+
+	if (nr > GR_MAX_EVENTS)
+		return -EINVAL;
+	return metadata_names(events, nr_table, nr, names);
 }
 
 /*
@@ -463,6 +500,35 @@ static int emit_families(struct sbuf *b, const struct gr_view *v,
 	return 0;
 }
 
+/*
+ * Event classes of @events[@from..@to), named @names (metadata_names()); ids
+ * strictly increasing, below the view's desc_count
+ */
+static int emit_events(struct sbuf *b, const struct gr_view *v,
+		       const struct gr_event_view *events,
+		       const char *const *names, unsigned int from,
+		       unsigned int to)
+{
+	unsigned int i;
+	int ret = 0;
+
+	for (i = from; i < to && !ret; i++) {
+		const struct gr_event_view *ev = &events[i];
+
+		if ((i && ev->id <= events[i - 1].id) ||
+		    ev->id >= v->desc_count ||
+		    !gr_is_identifier(ev->name, sizeof(ev->name)))
+			return -EINVAL;
+		sb_printf(b, "event {\n\tname = ");
+		tsdl_string(b, names[i]);
+		sb_printf(b, ";\n\tid = %u;\n\tstream_id = 0;\n"
+			  "\tfields := struct {\n", ev->id);
+		ret = emit_fields(b, ev);
+		sb_printf(b, "\t};\n};\n\n");
+	}
+	return ret;
+}
+
 static void env_string(struct sbuf *b, const char *key, const char *val)
 {
 	sb_printf(b, "\t%s = ", key);
@@ -591,7 +657,8 @@ static const char tsdl_stream[] =
  * @v: region view accepted by gr_check_region_hdr()
  * @events: event views accepted by gr_check_event_desc(), ids strictly
  *	increasing (normally @events[i].id == i)
- * @nr_events: entries in @events, at most @v->desc_count
+ * @nr_events: entries in @events, at most @v->desc_count (the table's
+ *	@v->desc_table, then those adopted at run time, v1.7)
  * @env: trace identity; see struct gr_ctf_env
  * @clock: clock mapping, or NULL for "not synchronized"
  * @text: receives the malloc()ed, NUL-terminated TSDL text
@@ -614,7 +681,9 @@ static const char tsdl_stream[] =
  * view, named by gr_ctf_event_name() (lttng-modules' names), and one per
  * member of each family of @v (v1.2, gr_check_families(): a family's
  * descriptor must be among @events), syscall_entry_<name> or
- * syscall_exit_<name> with the descriptor's fields. Every field name is emitted with a leading '_' (stripped by CTF
+ * syscall_exit_<name> with the descriptor's fields, and last the events
+ * added at run time (v1.7, spec 18: @events past @v->desc_table), whose
+ * metadata names must be new (gr_ctf_names_check()). Every field name is emitted with a leading '_' (stripped by CTF
  * readers), so guest names never clash with TSDL keywords or with this
  * file's type names.
  *
@@ -623,7 +692,8 @@ static const char tsdl_stream[] =
  * safe identifier, a field name beginning with "_gr_", overlapping fields
  * or fields past payload_size, a STRING field that does not have the
  * highest offset of its event, ids not increasing, a clock offset not
- * below clock_freq), -ENOMEM.
+ * below clock_freq), -EEXIST if an added event's metadata name is taken,
+ * -ENOMEM.
  */
 int gr_ctf_metadata(const struct gr_view *v,
 		    const struct gr_event_view *events, unsigned int nr_events,
@@ -631,10 +701,11 @@ int gr_ctf_metadata(const struct gr_view *v,
 		    const struct gr_ctf_clock *clock, char **text, size_t *len)
 {
 	static const struct gr_ctf_clock unsynced;
+	const char *names[GR_MAX_EVENTS];
 	struct sbuf b = { 0 };
 	char uuid[37];
-	unsigned int i;
-	int ret = 0;
+	unsigned int table;
+	int ret;
 
 	if (!clock)
 		clock = &unsynced;
@@ -654,24 +725,21 @@ int gr_ctf_metadata(const struct gr_view *v,
 	emit_clock(&b, v, clock, env->host_stream);
 	sb_printf(&b, "%s", tsdl_stream);
 
-	for (i = 0; i < nr_events && !ret; i++) {
-		const struct gr_event_view *ev = &events[i];
-
-		if ((i && ev->id <= events[i - 1].id) ||
-		    ev->id >= v->desc_count ||
-		    !gr_is_identifier(ev->name, sizeof(ev->name))) {
-			ret = -EINVAL;
-			break;
-		}
-		sb_printf(&b, "event {\n\tname = ");
-		tsdl_string(&b, event_ctf_name(events, nr_events, i));
-		sb_printf(&b, ";\n\tid = %u;\n\tstream_id = 0;\n"
-			  "\tfields := struct {\n", ev->id);
-		ret = emit_fields(&b, ev);
-		sb_printf(&b, "\t};\n};\n\n");
-	}
+	/*
+	 * the table's events, their families, then the events added at run
+	 * time (v1.7, spec 18.3 M2): a metadata written after an addition
+	 * is the one written before it with declarations appended. (A view
+	 * made by hand, desc_table 0, is all table.)
+	 */
+	table = v->desc_table && v->desc_table < nr_events ? v->desc_table :
+		nr_events;
+	ret = metadata_names(events, table, nr_events, names);
+	if (!ret)
+		ret = emit_events(&b, v, events, names, 0, table);
 	if (!ret)
 		ret = emit_families(&b, v, events, nr_events);
+	if (!ret)
+		ret = emit_events(&b, v, events, names, table, nr_events);
 	if (!ret)
 		ret = b.err;
 	if (ret) {

@@ -73,6 +73,8 @@
 #define GR_CTF_TRACER_PATCH	0
 
 const char *gr_ctf_event_name(const char *system, const char *name);
+int gr_ctf_names_check(const struct gr_event_view *events,
+		       unsigned int nr_table, unsigned int nr);
 
 /**
  * struct gr_ctf_env - who and what a trace describes

@@ -139,7 +139,8 @@ uint32_t gr_crc32(uint32_t crc, const void *buf, size_t len)
  * @hdr_copy: the host's private copy of the region header
  * @region_size: real size of the VM's region
  * @descs: private copies of descriptors 0 .. @nr_descs - 1
- * @nr_descs: at most the header's desc_count
+ * @nr_descs: at most the header's desc_count, or with GR_F_ANYEVENT its
+ *	desc_capacity (the table, then descriptors adopted at run time)
  * @clock: clock mapping, or NULL for "not synchronized"
  * @trace_uuid: the session's UUID (as in the metadata)
  * @syncfd: as for gr_ctf_write_metadata()
@@ -169,7 +170,8 @@ int gr_ctf_write_info(int dirfd, const struct gr_region_hdr *hdr_copy,
 	ret = gr_check_region_hdr(hdr_copy, region_size, &v, NULL);
 	if (ret)
 		return -EINVAL;
-	if (nr_descs > v.desc_count)
+	/* v1.7: the table and the descriptors adopted at run time */
+	if (nr_descs > v.desc_capacity)
 		return -EINVAL;
 	for (i = 0; i < nr_descs; i++)
 		if (gr_check_event_desc(&v, &descs[i], i, &ev, NULL))
@@ -298,8 +300,11 @@ int gr_ctf_parse_info(const void *buf, size_t len, struct gr_ctf_info *info,
 		return info_bad(why, w);
 
 	info->stored_desc_count = (uint32_t)count;
-	info->nr_events = count < info->view.desc_count ?
-			  (unsigned int)count : info->view.desc_count;
+	/* v1.7, GR_F_ANYEVENT: descriptors adopted at run time follow */
+	info->nr_events = count < info->view.desc_capacity ?
+			  (unsigned int)count : info->view.desc_capacity;
+	if (info->nr_events > info->view.desc_count)
+		info->view.desc_count = info->nr_events;
 	for (i = 0; i < info->nr_events; i++) {
 		memcpy(&d, p + hdr_size + rh_size + i * desc_size, sizeof(d));
 		if (gr_check_event_desc(&info->view, &d, i, &info->events[i],

@@ -80,7 +80,8 @@ static_assert(offsetof(struct gr_info_hdr, crc32) == 88, "gr_info_hdr crc");
  * @valid: 1 if descriptor i passed gr_check_event_desc()
  * @why: for an invalid descriptor, the validator's reason
  * @nr_events: descriptors in the file that the header covers
- *	(<= @view.desc_count)
+ *	(<= @view.desc_count: the header's desc_count, raised to the
+ *	descriptors stored up to its desc_capacity, v1.7)
  * @clock: the clock mapping stored with the trace
  * @trace_uuid: the session's UUID
  * @crc_ok: 0 if the file's CRC-32 does not match its contents (damaged;

@@ -95,21 +95,14 @@ static void publish(uint8_t *r, uint64_t size, uint64_t instance)
 	};
 	struct gr_region_hdr *h = (struct gr_region_hdr *)r;
 	struct gr_guest_status *st = (void *)(r + GR_STATUS_OFFSET);
-	struct gr_field_desc *f;
 	struct gr_region_hdr copy;
-	const uint8_t I = GR_FIELD_INTEGER, SG = GR_FIELD_F_SIGNED;
 
 	__atomic_store_n(&h->magic, 0, __ATOMIC_RELEASE);
 	memset(r + DESC_OFF, 0, DATA_OFF - DESC_OFF);
 	memset(r + HIST_OFF, 0, HIST_SIZE);
 	gr_build_sched_switch((struct gr_event_desc *)(r + DESC_OFF), 0,
 			      GR_FIELD_F_HEX);
-	f = gr_build_event((struct gr_event_desc *)(r + DESC_OFF + 576), 1,
-			   "sched_wakeup", "sched", 28, 0, 4);
-	gr_build_field(&f[0], "comm", 0, 16, GR_FIELD_CHARS, 0);
-	gr_build_field(&f[1], "tid", 16, 4, I, SG);
-	gr_build_field(&f[2], "prio", 20, 4, I, SG);
-	gr_build_field(&f[3], "target_cpu", 24, 4, I, SG);
+	gr_build_sched_wakeup((struct gr_event_desc *)(r + DESC_OFF + 576), 1);
 	gr_build_hdr(&copy, &l);
 	copy.hist_offset = htole64(HIST_OFF);
 	copy.hist_size = htole64(HIST_SIZE);
@@ -202,27 +195,17 @@ int main(int argc, char **argv)
 	struct timespec tick = { 0, 5000000 };
 	struct gr_hist_req q;
 	struct sigaction sa;
-	struct stat sb;
 	uint8_t *r, *hist;
 	unsigned int s;
 	time_t end;
-	int fd;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: hist_guest SHM_FILE SECONDS\n");
 		return 2;
 	}
-	fd = open(argv[1], O_RDWR | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &sb) || sb.st_size < HIST_OFF + HIST_SIZE) {
-		perror(argv[1]);
+	r = gr_build_map(argv[1], HIST_OFF + HIST_SIZE, &size);
+	if (!r)
 		return 1;
-	}
-	size = (uint64_t)sb.st_size;
-	r = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (r == MAP_FAILED) {
-		perror("mmap");
-		return 1;
-	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGUSR1, &sa, NULL);
@@ -266,6 +249,5 @@ int main(int argc, char **argv)
 	__atomic_store_n(&((struct gr_region_hdr *)r)->magic, 0,
 			 __ATOMIC_RELEASE);
 	munmap(r, size);
-	close(fd);
 	return 0;
 }

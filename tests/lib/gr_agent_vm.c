@@ -45,6 +45,13 @@ static void region(struct gr_avm *t, uint64_t features)
 		 t->memfd, 0);
 	CU_ASSERT_FATAL(r != MAP_FAILED);
 	gr_build_hdr((struct gr_region_hdr *)r, &l);
+	/* v1.7: slots for descriptors added at run time (spec 18) */
+	if (features & GR_F_ANYEVENT) {
+		((struct gr_region_hdr *)r)->desc_capacity =
+			htole32(GR_AVM_CAPACITY);
+		((struct gr_guest_status *)(r + GR_STATUS_OFFSET))->desc_live =
+			htole32(1);
+	}
 	gr_build_sched_switch((struct gr_event_desc *)(r + DESC_OFF), 0,
 			      GR_FIELD_F_HEX);
 	vm->region = r;

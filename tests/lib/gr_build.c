@@ -4,7 +4,12 @@
  * gr_build.h)
  */
 #include <endian.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "gr_build.h"
 
@@ -88,6 +93,19 @@ void gr_build_sched_switch(struct gr_event_desc *d, uint16_t id,
 	gr_build_field(&f[6], "next_prio", 52, 4, I, SG);
 }
 
+void gr_build_sched_wakeup(struct gr_event_desc *d, uint16_t id)
+{
+	struct gr_field_desc *f;
+
+	f = gr_build_event(d, id, "sched_wakeup", "sched", 28, 0, 4);
+	gr_build_field(&f[0], "comm", 0, 16, GR_FIELD_CHARS, 0);
+	gr_build_field(&f[1], "tid", 16, 4, GR_FIELD_INTEGER, GR_FIELD_F_SIGNED);
+	gr_build_field(&f[2], "prio", 20, 4, GR_FIELD_INTEGER,
+		       GR_FIELD_F_SIGNED);
+	gr_build_field(&f[3], "target_cpu", 24, 4, GR_FIELD_INTEGER,
+		       GR_FIELD_F_SIGNED);
+}
+
 uint32_t gr_build_record(uint8_t *at, uint16_t id, uint32_t tid, uint64_t ts,
 			 const void *payload, uint32_t plen)
 {
@@ -135,3 +153,25 @@ const char *const gr_build_tsdl_keywords[GR_BUILD_NR_TSDL_KEYWORDS] = {
 	"struct", "trace", "typealias", "typedef", "unsigned",
 	"variant", "void",
 };
+
+uint8_t *gr_build_map(const char *path, uint64_t min, uint64_t *size)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	struct stat sb;
+	void *r;
+
+	if (fd < 0 || fstat(fd, &sb) || (uint64_t)sb.st_size < min) {
+		perror(path);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	*size = (uint64_t)sb.st_size;
+	r = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (r == MAP_FAILED) {
+		perror("mmap");
+		return NULL;
+	}
+	return r;
+}

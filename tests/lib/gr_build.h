@@ -76,6 +76,9 @@ void gr_build_field(struct gr_field_desc *f, const char *name,
 void gr_build_sched_switch(struct gr_event_desc *d, uint16_t id,
 			   uint8_t state_flags);
 
+/* sched_wakeup: 28 bytes, comm of 16 bytes, signed tid, prio, target_cpu */
+void gr_build_sched_wakeup(struct gr_event_desc *d, uint16_t id);
+
 /**
  * gr_build_record() - one event record at @at, as the guest writes it
  * @at: where the record starts (8-aligned in its packet)
@@ -106,6 +109,13 @@ void gr_build_packet_header(struct gr_packet_header *ph,
 
 /* commit record @rec, cleared first: sub-buffer @seq of @bytes */
 void gr_build_commit(struct gr_subbuf_rec *rec, uint64_t seq, uint32_t bytes);
+
+/*
+ * gr_build_map() - map a VM's shared memory file @path, at least @min
+ * bytes, read-write and shared, as a guest by hand does (hist_guest,
+ * anyevent_guest); its size in *@size; NULL (with perror) on failure
+ */
+uint8_t *gr_build_map(const char *path, uint64_t min, uint64_t *size);
 
 /*
  * The keywords of TSDL (CTF 1.8), each a legal field name for the guest

@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <CUnit/Basic.h>
 
 #include "common.h"		/* ARRAY_SIZE, container_of, NSEC_PER_SEC */
@@ -128,5 +129,16 @@ int gr_test_tmpdir(char *buf, size_t len, const char *prog);
 
 /* remove @path and everything below it; errors are ignored */
 void gr_test_rm_tree(const char *path);
+
+/**
+ * gr_test_read_text() - the start of a text file, NUL-terminated
+ * @dirfd: directory @name is relative to, or AT_FDCWD
+ * @name: the file
+ * @buf: receives at most @len - 1 bytes and a NUL
+ * @len: size of @buf
+ *
+ * Return: bytes read (> 0), or -1 if the file cannot be read or is empty.
+ */
+ssize_t gr_test_read_text(int dirfd, const char *name, char *buf, size_t len);
 
 #endif /* GR_TEST_H */

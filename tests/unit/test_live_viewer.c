@@ -106,6 +106,25 @@ static uint32_t be32_at(const uint8_t *p)
 	return be32toh(v);
 }
 
+/* CONNECT, CREATE_SESSION, ATTACH of the session: its streams in c->out */
+static void attach(struct live_conn *c)
+{
+	struct {
+		uint64_t id, off;
+		uint32_t seek;
+	} __attribute__((packed)) at = { htobe64(SESS_ID), 0, 0 };
+	struct {
+		uint64_t id;
+		uint32_t major, minor, type;
+	} __attribute__((packed)) hello = { 0, htobe32(2), htobe32(4),
+					    htobe32(1) };
+
+	request(c, 1, &hello, sizeof(hello));
+	request(c, 8, NULL, 0);
+	request(c, 3, &at, sizeof(at));
+	CU_ASSERT_FATAL(be32_at(c->out) == 1);
+}
+
 /* GET_NEXT_INDEX of ring @ring: status, offset, size, begin, end */
 static uint32_t next_index(struct live_conn *c, unsigned int ring,
 			   uint64_t *off, uint64_t *bytes, uint64_t *begin,
@@ -159,25 +178,13 @@ static uint64_t stored_begin(unsigned int ring, uint64_t off)
 static void test_packet_after_a_beacon_begins_at_the_beacon(void)
 {
 	struct live_conn c = { .fd = -1, .id = 1 };
-	struct {
-		uint64_t id, off;
-		uint32_t seek;
-	} __attribute__((packed)) at = { htobe64(SESS_ID), 0, 0 };
-	struct {
-		uint64_t id;
-		uint32_t major, minor, type;
-	} __attribute__((packed)) hello = { 0, htobe32(2), htobe32(4),
-					    htobe32(1) };
 	uint64_t off, bytes, begin, end, beacon, off1;
 	const uint64_t back = (2ULL * TIMER_US * 1000 + 1000000000ULL) * HZ /
 			      1000000000ULL;
 
 	append(0, 0, 1000, 2000, 64);
 	append(1, 0, 1000, 2000, 64);
-	request(&c, 1, &hello, sizeof(hello));		/* CONNECT */
-	request(&c, 8, NULL, 0);			/* CREATE_SESSION */
-	request(&c, 3, &at, sizeof(at));		/* ATTACH */
-	CU_ASSERT_FATAL(be32_at(c.out) == 1);
+	attach(&c);
 	CU_ASSERT_FATAL(be32_at(c.out + 4) == 3);	/* metadata + 2 */
 
 	CU_ASSERT_EQUAL(next_index(&c, 1, &off, &bytes, &begin, &end), 1);
@@ -207,6 +214,92 @@ static void test_packet_after_a_beacon_begins_at_the_beacon(void)
 	CU_ASSERT_EQUAL(next_index(&c, 1, &off, &bytes, &begin, &end), 1);
 	CU_ASSERT_EQUAL(begin, 6 * HZ);
 	CU_ASSERT_EQUAL(packet_begin(&c, 1, off, bytes), 6 * HZ);
+
+	free(c.out);
+	viewer_release(&c);
+}
+
+/* the session's metadata replaced whole, as the agent writes it */
+static void write_metadata(const char *text)
+{
+	char path[192], tmp[200];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/metadata", sess);
+	snprintf(tmp, sizeof(tmp), "%s/.metadata.tmp", sess);
+	f = fopen(tmp, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fputs(text, f);
+	fclose(f);
+	CU_ASSERT_FATAL(!rename(tmp, path));
+}
+
+/* GET_METADATA: status; the text sent in c->out + 12, its length *@len */
+static uint32_t get_metadata(struct live_conn *c, uint64_t *len)
+{
+	uint64_t id = htobe64(SESS_ID << 20);
+
+	request(c, 6, &id, sizeof(id));
+	CU_ASSERT_FATAL(c->out_len >= 12);
+	*len = be64_at(c->out);
+	return be32_at(c->out + 8);
+}
+
+/*
+ * Events added at run time (spec 18.3 M2) are declared at the end of the
+ * metadata: a viewer is told of new metadata and gets only the appended
+ * declarations, also after a rewrite changed what it was sent (which
+ * cannot reach it).
+ */
+static void test_appended_metadata_reaches_the_viewer(void)
+{
+	static const char head[] = "/* CTF 1.8 */\n";
+	static const char added[] = "event {\n\tname = \"tick\";\n\tid = 4;\n"
+		"\tstream_id = 0;\n\tfields := struct {\n\t};\n};\n\n";
+	static const char added2[] = "event {\n\tname = \"tock\";\n\tid = 5;\n"
+		"\tstream_id = 0;\n\tfields := struct {\n\t};\n};\n\n";
+	static const char added3[] = "event {\n\tname = \"tack\";\n\tid = 6;\n"
+		"\tstream_id = 0;\n\tfields := struct {\n\t};\n};\n\n";
+	struct live_conn c = { .fd = -1, .id = 2 };
+	char text[1024];
+	uint64_t len, off, bytes, begin, end;
+
+	write_metadata(head);
+	attach(&c);
+	CU_ASSERT_EQUAL(get_metadata(&c, &len), 1);	/* OK */
+	CU_ASSERT_EQUAL(len, strlen(head));
+	CU_ASSERT_EQUAL(get_metadata(&c, &len), 2);	/* NO_NEW */
+
+	snprintf(text, sizeof(text), "%s%s", head, added);
+	write_metadata(text);
+	next_index(&c, 0, &off, &bytes, &begin, &end);
+	CU_ASSERT(be32_at(c.out + 60) & 1);		/* NEW_METADATA */
+	CU_ASSERT_EQUAL(get_metadata(&c, &len), 1);
+	CU_ASSERT_EQUAL_FATAL(len, strlen(added));
+	CU_ASSERT(!memcmp(c.out + 12, added, strlen(added)));
+	CU_ASSERT_EQUAL(get_metadata(&c, &len), 2);
+
+	/*
+	 * what it was sent changed (a clock refined): that cannot reach it,
+	 * the declarations appended after the ones it has do
+	 */
+	snprintf(text, sizeof(text), "/* CTF 1.8 */ \n%s", added);
+	write_metadata(text);
+	CU_ASSERT_EQUAL(get_metadata(&c, &len), 2);
+	snprintf(text, sizeof(text), "/* CTF 1.8 */  \n%s%s", added, added2);
+	write_metadata(text);
+	CU_ASSERT_EQUAL(get_metadata(&c, &len), 1);
+	CU_ASSERT_EQUAL_FATAL(len, strlen(added2));
+	CU_ASSERT(!memcmp(c.out + 12, added2, strlen(added2)));
+	CU_ASSERT_EQUAL(get_metadata(&c, &len), 2);
+	/* and a rewrite that keeps the new file as its beginning */
+	snprintf(text, sizeof(text), "/* CTF 1.8 */  \n%s%s%s", added, added2,
+		 added3);
+	write_metadata(text);
+	CU_ASSERT_EQUAL(get_metadata(&c, &len), 1);
+	CU_ASSERT_EQUAL_FATAL(len, strlen(added3));
+	CU_ASSERT(!memcmp(c.out + 12, added3, strlen(added3)));
+	write_metadata(head);
 
 	free(c.out);
 	viewer_release(&c);
@@ -248,6 +341,7 @@ static int cleanup(void)
 
 static const struct gr_test tests[] = {
 	GR_TEST(test_packet_after_a_beacon_begins_at_the_beacon),
+	GR_TEST(test_appended_metadata_reaches_the_viewer),
 };
 
 int main(void)

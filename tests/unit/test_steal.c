@@ -123,18 +123,12 @@ static void test_metadata_names_the_host(void)
 {
 	struct synth y;
 	char path[128], buf[8192];
-	ssize_t n;
-	int fd;
 
 	synth_open(&y, "");
 	synth_close(&y);
 	snprintf(path, sizeof(path), "%s/metadata", y.dir);
-	fd = open(path, O_RDONLY);
-	CU_ASSERT_FATAL(fd >= 0);
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	CU_ASSERT_FATAL(n > 0);
-	buf[n] = '\0';
+	CU_ASSERT_FATAL(gr_test_read_text(AT_FDCWD, path, buf,
+					  sizeof(buf)) > 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "hostname = \"hosty\";"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "guestrelay_stream = \"host\";"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "name = monotonic;"));

@@ -128,9 +128,13 @@ static void test_hdr_keeps_unknown_guest_features(void)
 	struct gr_view v;
 	const char *why = NULL;
 
-	/* every bit but GR_F_HIST, whose area does not fit 64 KiB (v1.5) */
+	/*
+	 * every bit but GR_F_HIST, whose area does not fit 64 KiB (v1.5);
+	 * GR_F_ANYEVENT's desc_capacity (v1.7) holds the table
+	 */
 	make_hdr(&h);
 	h.guest_features = htole64(~GR_F_HIST);
+	h.desc_capacity = htole32(T_NDESC);
 	CU_ASSERT_EQUAL(gr_check_region_hdr(&h, T_REGION, &v, &why), 0);
 	CU_ASSERT_EQUAL(v.features, ~GR_F_HIST);
 }
@@ -888,6 +892,260 @@ static void test_desc_rejects_##name(void)				\
 }
 DESC_REJECTS(DESC_REJECT_FN)
 
+
+/* --- descriptors added at run time (v1.7, GR_F_ANYEVENT, spec 18.3) ------ */
+
+/* the test layout with GR_F_ANYEVENT and @capacity descriptor slots */
+static void anyevent_hdr(struct gr_region_hdr *h, uint32_t capacity)
+{
+	make_hdr(h);
+	h->guest_features |= htole64(GR_F_ANYEVENT);
+	h->desc_capacity = htole32(capacity);
+}
+
+/* M1: the area holds every slot; without the bit the field is reserved */
+static void test_anyevent_capacity_lays_out_the_slots(void)
+{
+	struct gr_region_hdr h;
+	struct gr_view v;
+	const char *why = NULL;
+
+	/* 7 slots of 576 bytes end at 0x2fc0, below the rings at 0x3000 */
+	anyevent_hdr(&h, 7);
+	CU_ASSERT_EQUAL(gr_check_region_hdr(&h, T_REGION, &v, &why), 0);
+	CU_ASSERT_EQUAL(v.desc_count, T_NDESC);
+	CU_ASSERT_EQUAL(v.desc_table, T_NDESC);
+	CU_ASSERT_EQUAL(v.desc_capacity, 7);
+	anyevent_hdr(&h, T_NDESC);	/* no room for more */
+	CU_ASSERT_EQUAL(gr_check_region_hdr(&h, T_REGION, &v, &why), 0);
+	CU_ASSERT_EQUAL(v.desc_capacity, T_NDESC);
+	/* a v1.6 guest: whatever the bytes hold, the table is desc_count */
+	make_hdr(&h);
+	h.desc_capacity = htole32(200);
+	CU_ASSERT_EQUAL(gr_check_region_hdr(&h, T_REGION, &v, &why), 0);
+	CU_ASSERT_EQUAL(v.desc_capacity, T_NDESC);
+	CU_ASSERT_EQUAL(v.desc_table, T_NDESC);
+}
+
+#define ANYEVENT_HDR_REJECTS(X)						\
+	X(capacity_below_count, "desc_capacity is below desc_count",	\
+	  T_NDESC - 1)							\
+	X(capacity_0, "desc_capacity is below desc_count", 0)		\
+	X(capacity_above_max, "desc_capacity is above GR_MAX_EVENTS",	\
+	  GR_MAX_EVENTS + 1)						\
+	X(capacity_huge, "desc_capacity is above GR_MAX_EVENTS",	\
+	  UINT32_MAX)							\
+	X(capacity_overlaps_rings, "descriptor table overlaps the rings", \
+	  8)								\
+	X(capacity_past_region, "descriptor table ends beyond the region", \
+	  GR_MAX_EVENTS)
+
+#define ANYEVENT_HDR_FN(name, msg, cap)					\
+static void test_anyevent_hdr_rejects_##name(void)			\
+{									\
+	struct gr_region_hdr h;						\
+	struct gr_view v;						\
+	const char *why = NULL;						\
+									\
+	anyevent_hdr(&h, cap);						\
+	expect(gr_check_region_hdr(&h, T_REGION, &v, &why), &why, -EINVAL, \
+	       msg);							\
+}
+ANYEVENT_HDR_REJECTS(ANYEVENT_HDR_FN)
+
+/* M1: with families, every family_base at or above desc_capacity */
+static void test_anyevent_families_start_at_capacity(void)
+{
+	struct gr_event_desc d[T_NDESC];
+	struct gr_event_view ev;
+	struct gr_region_hdr h;
+	struct gr_view v;
+	const char *why = NULL;
+
+	anyevent_hdr(&h, 7);
+	h.guest_features |= htole64(GR_F_SYSCALLS);
+	CU_ASSERT_EQUAL_FATAL(gr_check_region_hdr(&h, T_REGION, &v, &why), 0);
+	make_descs(d);
+	d[1].family_count = htole16(451);
+	d[1].family_base = htole16(7);
+	CU_ASSERT_EQUAL(gr_check_event_desc(&v, &d[1], 1, &ev, &why), 0);
+	d[1].family_base = htole16(6);
+	expect(gr_check_event_desc(&v, &d[1], 1, &ev, &why), &why, -EINVAL,
+	       "family_base is below desc_capacity");
+	d[1].family_base = htole16(T_NDESC);
+	expect(gr_check_event_desc(&v, &d[1], 1, &ev, &why), &why, -EINVAL,
+	       "family_base is below desc_capacity");
+}
+
+/*
+ * A table of the fixture's three events in a layout of 7 slots, and
+ * copies of four added ones: slot 3 "kfree", 4 "block_rq_issue", 5
+ * "kfree2", 6 "kfree3"
+ */
+struct added {
+	struct gr_view v;
+	struct gr_event_view ev[T_NDESC];
+	struct gr_event_desc add[4];
+	struct gr_event_view out[4];
+};
+
+static void added_setup(struct added *a, uint64_t features)
+{
+	struct gr_event_desc d[T_NDESC];
+	struct gr_field_desc *f;
+	struct gr_region_hdr h;
+	const char *why = NULL;
+	unsigned int i;
+
+	anyevent_hdr(&h, 7);
+	h.guest_features |= htole64(features);
+	CU_ASSERT_EQUAL_FATAL(gr_check_region_hdr(&h, T_REGION, &a->v, &why),
+			      0);
+	make_descs(d);
+	for (i = 0; i < T_NDESC; i++)
+		CU_ASSERT_EQUAL_FATAL(gr_check_event_desc(&a->v, &d[i], i,
+							  &a->ev[i], &why), 0);
+	CU_ASSERT_EQUAL_FATAL(gr_check_families(&a->v, a->ev, T_NDESC, &why),
+			      0);
+	memset(a->add, 0, sizeof(a->add));
+	f = gr_build_event(&a->add[0], 3, "kfree", "kmem", 16, 0, 2);
+	gr_build_field(&f[0], "call_site", 0, 8, GR_FIELD_INTEGER,
+		       GR_FIELD_F_HEX);
+	gr_build_field(&f[1], "ptr", 8, 8, GR_FIELD_INTEGER, GR_FIELD_F_HEX);
+	f = gr_build_event(&a->add[1], 4, "block_rq_issue", "block", 40,
+			   GR_EVENT_F_VARLEN, 2);
+	gr_build_field(&f[0], "dev", 0, 4, GR_FIELD_INTEGER, 0);
+	gr_build_field(&f[1], "cmd", 8, 32, GR_FIELD_STRING, 0);
+	memcpy(&a->add[2], &a->add[0], sizeof(a->add[0]));
+	a->add[2].id = htole16(5);
+	memcpy(a->add[2].name, "kfree2", 7);
+	memcpy(&a->add[3], &a->add[0], sizeof(a->add[0]));
+	a->add[3].id = htole16(6);
+	memcpy(a->add[3].name, "kfree3", 7);
+}
+
+static int added_check(struct added *a, unsigned int live, const char **why)
+{
+	return gr_check_added_descs(&a->v, a->ev, a->add, live, a->out, why);
+}
+
+static void test_added_good_batch_is_accepted(void)
+{
+	struct added a;
+	const char *why = NULL;
+
+	added_setup(&a, 0);
+	CU_ASSERT_EQUAL(added_check(&a, T_NDESC + 3, &why), 0);
+	CU_ASSERT_STRING_EQUAL(a.out[0].name, "kfree");
+	CU_ASSERT_EQUAL(a.out[0].id, 3);
+	CU_ASSERT_EQUAL(a.out[0].max_record, 32);
+	CU_ASSERT_STRING_EQUAL(a.out[1].system, "block");
+	CU_ASSERT_EQUAL(a.out[1].min_record, 32);	/* ALIGN(16 + 8 + 1, 8) */
+	CU_ASSERT_EQUAL(a.out[2].id, 5);
+	/* one at a time, as a guest adds them: the same checks */
+	CU_ASSERT_EQUAL(added_check(&a, T_NDESC + 1, &why), 0);
+	/* up to the last slot */
+	CU_ASSERT_EQUAL(added_check(&a, 7, &why), 0);
+	CU_ASSERT_STRING_EQUAL(a.out[3].name, "kfree3");
+}
+
+/* a batch is refused whole, naming the first rule broken */
+#define ADDED_REJECTS(X)						\
+	X(duplicate_of_table, "two events have the same name",		\
+	  memcpy(a.add[1].name, "console", 8))				\
+	X(duplicate_in_batch, "two events have the same name",		\
+	  memcpy(a.add[2].name, "kfree", 6))				\
+	X(bad_field, "integer field size is not 1, 2, 4 or 8",		\
+	  a.add[2].fields[1].size = htole16(3))				\
+	X(bad_flags, "unknown bits in event flags",			\
+	  a.add[0].flags = htole16(0x8))				\
+	X(id_not_index, "descriptor id differs from its index",		\
+	  a.add[1].id = htole16(3))					\
+	X(varlen_without_string,					\
+	  "VARLEN event does not end with a string field",		\
+	  a.add[1].fields[1].type = GR_FIELD_CHARS)			\
+	X(name_not_identifier,						\
+	  "event name is not an identifier [a-z_][a-z0-9_]*",		\
+	  a.add[2].name[0] = 'K')
+
+#define ADDED_REJECT_FN(name, msg, ...)					\
+static void test_added_rejects_##name(void)				\
+{									\
+	struct added a;							\
+	const char *why = NULL;						\
+									\
+	added_setup(&a, 0);						\
+	__VA_ARGS__;							\
+	expect(added_check(&a, T_NDESC + 3, &why), &why, -EINVAL, msg);	\
+}
+ADDED_REJECTS(ADDED_REJECT_FN)
+
+/* desc_live out of range: above desc_capacity, not above the count */
+static void test_added_rejects_desc_live_out_of_range(void)
+{
+	struct added a;
+	const char *why = NULL;
+
+	added_setup(&a, 0);
+	expect(added_check(&a, 8, &why), &why, -ERANGE,
+	       "desc_live outside (adopted, desc_capacity]");
+	expect(added_check(&a, T_NDESC, &why), &why, -ERANGE,
+	       "desc_live outside (adopted, desc_capacity]");
+	/* going backwards: below what the host adopted */
+	a.v.desc_count = T_NDESC + 2;
+	expect(added_check(&a, T_NDESC + 1, &why), &why, -ERANGE,
+	       "desc_live outside (adopted, desc_capacity]");
+	/* a layout without room for more */
+	a.v.desc_count = T_NDESC;
+	a.v.desc_capacity = T_NDESC;
+	expect(added_check(&a, T_NDESC + 1, &why), &why, -ERANGE,
+	       "desc_live outside (adopted, desc_capacity]");
+}
+
+/* families are the table's; member names stay free while one exists */
+static void test_added_rejects_families_and_member_names(void)
+{
+	struct gr_event_desc d[T_NDESC];
+	struct added a;
+	const char *why = NULL;
+
+	added_setup(&a, GR_F_SYSCALLS);
+	memcpy(a.add[0].name, "sys_exit", 9);
+	memcpy(a.add[0].system, "raw_syscalls", 13);
+	a.add[0].family_base = htole16(7);
+	a.add[0].family_count = htole16(10);
+	expect(added_check(&a, T_NDESC + 1, &why), &why, -EINVAL,
+	       "a family on a descriptor added at run time");
+	/* the table with a family on sys_enter: no syscall_exit_* added */
+	make_descs(d);
+	d[1].family_base = htole16(7);
+	d[1].family_count = htole16(451);
+	CU_ASSERT_EQUAL_FATAL(gr_check_event_desc(&a.v, &d[1], 1, &a.ev[1],
+						  &why), 0);
+	CU_ASSERT_EQUAL_FATAL(gr_check_families(&a.v, a.ev, T_NDESC, &why),
+			      0);
+	a.add[0].family_base = 0;
+	a.add[0].family_count = 0;
+	CU_ASSERT_EQUAL(added_check(&a, T_NDESC + 1, &why), 0);
+	memcpy(a.add[0].name, "syscall_exit_read", 18);
+	expect(added_check(&a, T_NDESC + 1, &why), &why, -EINVAL,
+	       "an event is named like a family member");
+}
+
+/* the slots above the table are descriptors too: index < desc_capacity */
+static void test_added_index_bound_is_capacity(void)
+{
+	struct added a;
+	struct gr_event_view ev;
+	const char *why = NULL;
+
+	added_setup(&a, 0);
+	CU_ASSERT_EQUAL(gr_check_event_desc(&a.v, &a.add[3], 6, &ev, &why), 0);
+	a.add[3].id = htole16(7);
+	expect(gr_check_event_desc(&a.v, &a.add[3], 7, &ev, &why), &why,
+	       -EINVAL, "descriptor index out of range");
+}
+
 /* --- registration -------------------------------------------------------- */
 
 #define REG_HDR(name, ...)	GR_TEST_NAMED("hdr rejects " #name, test_hdr_rejects_##name),
@@ -946,9 +1204,31 @@ static const struct gr_test desc_tests[] = {
 	DESC_REJECTS(REG_DESC)
 };
 
+#define REG_ANYEVENT_HDR(name, ...)	GR_TEST_NAMED("anyevent hdr rejects " #name, test_anyevent_hdr_rejects_##name),
+#define REG_ADDED(name, ...)	GR_TEST_NAMED("added batch rejects " #name, test_added_rejects_##name),
+
+static const struct gr_test anyevent_tests[] = {
+	GR_TEST_NAMED("anyevent: desc_capacity lays out the slots (M1)",
+		      test_anyevent_capacity_lays_out_the_slots),
+	ANYEVENT_HDR_REJECTS(REG_ANYEVENT_HDR)
+	GR_TEST_NAMED("anyevent: families start at desc_capacity (M1)",
+		      test_anyevent_families_start_at_capacity),
+	GR_TEST_NAMED("added: a good batch is accepted (M2)",
+		      test_added_good_batch_is_accepted),
+	ADDED_REJECTS(REG_ADDED)
+	GR_TEST_NAMED("added: desc_live out of range or backwards",
+		      test_added_rejects_desc_live_out_of_range),
+	GR_TEST_NAMED("added: no family, no member name",
+		      test_added_rejects_families_and_member_names),
+	GR_TEST_NAMED("added: the index bound is desc_capacity",
+		      test_added_index_bound_is_capacity),
+};
+
 static const struct gr_test_suite suites[] = {
 	GR_SUITE("region header", hdr_tests, NULL, NULL),
 	GR_SUITE("event descriptors", desc_tests, NULL, NULL),
+	GR_SUITE("events added at run time (v1.7)", anyevent_tests, NULL,
+		 NULL),
 };
 
 int main(void)
