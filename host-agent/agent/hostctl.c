@@ -58,7 +58,8 @@
 #define HOST_FEATURES (GR_F_EVENT_IDX | GR_F_FLIGHT | GR_F_CLOCK_SYNC | \
 		       GR_F_SWITCH_TIMER | GR_F_FILTER | GR_F_GUEST_INFO | \
 		       GR_F_DEFAULTS | GR_F_FOLLOW | GR_F_SYSCALLS | \
-		       GR_F_CLIENT | GR_F_LAST_RECORD | GR_F_HIST)
+		       GR_F_CLIENT | GR_F_LAST_RECORD | GR_F_HIST | \
+		       GR_F_ANYEVENT)
 
 static struct gr_host_ctrl *ctrl(struct gr_vm *vm)
 {
