@@ -101,6 +101,19 @@ int cli_run_status(struct cli *cli, const struct cli_cmd *cmd, int argc,
 	return ret ? ret : agent_request(cli, cmd->name, n, pos, NULL);
 }
 
+/* `events VM [GLOB]`: the guest's catalogue of events (spec 18) */
+int cli_run_names(struct cli *cli, const struct cli_cmd *cmd, int argc,
+		  char **argv)
+{
+	char *pos[2];
+	int n, ret;
+
+	ret = parse_args(cmd, argc, argv, NULL, pos, 1, 2, &n);
+	if (!ret)
+		ret = check_vm(cmd, pos[0]);
+	return ret ? ret : agent_request(cli, cmd->name, n, pos, NULL);
+}
+
 /* commands of the form `CMD VM` */
 int cli_run_vm_cmd(struct cli *cli, const struct cli_cmd *cmd, int argc,
 		      char **argv)
