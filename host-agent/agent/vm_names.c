@@ -247,6 +247,8 @@ static void report_lines(FILE *f, const char *tok,
 			 const struct gr_name_line *lines, unsigned int nr,
 			 bool all)
 {
+	const char *end = all ? "\n" : "; ";
+
 	const struct gr_name_line *l;
 	unsigned int i;
 
@@ -254,19 +256,19 @@ static void report_lines(FILE *f, const char *tok,
 		l = &lines[i];
 		if (l->kind == GR_NAME_NONE) {
 			if (all || !strcmp(l->name, tok))
-				fprintf(f, "%s: no such event in the guest (%s)\n",
-					l->name, strerror((int)l->num));
+				fprintf(f, "%s: no such event in the guest (%s)%s",
+					l->name, strerror((int)l->num), end);
 			continue;
 		}
 		if (!all && !gr_name_match(tok, l->system, l->name))
 			continue;
 		if (l->kind == GR_NAME_REFUSED)
-			fprintf(f, "%s:%s refused: %s\n", l->system, l->name,
-				strerror((int)l->num));
+			fprintf(f, "%s:%s refused: %s%s", l->system, l->name,
+				strerror((int)l->num), end);
 		else if (!all)
-			fprintf(f, "%s:%s %s as descriptor %u, not adopted by the host\n",
+			fprintf(f, "%s:%s %s by the guest as descriptor %u, not adopted by the host%s",
 				l->system, l->name, l->kind == GR_NAME_ADDED ?
-				"added" : "published", l->num);
+				"added" : "published", l->num, end);
 		else
 			fprintf(f, "%s:%s %s\n", l->system, l->name,
 				l->kind == GR_NAME_ADDED ? "added" : "known");
@@ -313,10 +315,9 @@ static int names_added(struct gr_vm *vm, const struct gr_name_line *lines,
 		}
 		if (hits)
 			continue;
-		if (!bad++)
-			fprintf(f, "%s: no event of the guest matches:\n",
-				vm->opts.name);
-		fprintf(f, "'%s' names no event the host adopted\n", tok);
+		bad++;
+		fprintf(f, "%s: '%s' names no event the host adopted; ",
+			vm->opts.name, tok);
 		report_lines(f, tok, lines, nr, false);
 	}
 	if (bad && strict) {
@@ -334,6 +335,9 @@ out:
 		free(buf);
 		return -ENOMEM;
 	}
+	/* an error is one line: its last separator goes */
+	if (ret && len >= 2 && !strcmp(buf + len - 2, "; "))
+		buf[len - 2] = '\0';
 	*msg = buf;
 	return ret;
 }

@@ -89,6 +89,7 @@ void vm_events_to_ask(struct gr_vm *vm, const char *list, char *ask,
 	char buf[sizeof(vm->opts.events)], *tok, *save = NULL;
 	size_t off = 0;
 	unsigned int i;
+	bool known;
 
 	ask[0] = '\0';
 	if (!(vm->view.features & GR_F_ANYEVENT) || strlen(list) >= sizeof(buf))
@@ -98,10 +99,10 @@ void vm_events_to_ask(struct gr_vm *vm, const char *list, char *ask,
 	     tok = strtok_r(NULL, ", ", &save)) {
 		if (!strcmp(tok, "all"))
 			continue;
+		known = false;
 		for (i = 0; !strchr(tok, ':') && i < vm->view.desc_count; i++)
-			if (token_names(tok, &vm->events[i]))
-				break;
-		if (i < vm->view.desc_count)
+			known = known || token_names(tok, &vm->events[i]);
+		if (known)
 			continue;
 		off += (size_t)snprintf(ask + off, size - off, "%s%s",
 					off ? "," : "", tok);
