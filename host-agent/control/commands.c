@@ -850,8 +850,7 @@ static const struct ctl_cmd {
 	{ "ping", 0, 0, false, cmd_ping, "ping" },
 	{ "status", 0, 1, true, cmd_status, "status [VM]" },
 	{ "enable", 2, CTL_MAX_ARGS, true, cmd_events,
-	  "enable VM EVENT|SYSTEM:NAME|SYSTEM:... [--filter EXPR] "
-	  "[--pid LIST] [--comm GLOB] "
+	  "enable VM EVENT... [--filter EXPR] [--pid LIST] [--comm GLOB] "
 	  "[--no-fork]" },
 	{ "disable", 2, CTL_MAX_ARGS, true, cmd_events,
 	  "disable VM EVENT..." },
