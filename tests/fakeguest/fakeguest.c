@@ -539,6 +539,24 @@ static const struct option fg_long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/**
+ * fg_name_index() - the index of @s in @names (an option's values)
+ * @s: the value given
+ * @names: the values known, by index
+ * @n: entries of @names
+ *
+ * Return: the index, or -1.
+ */
+int fg_name_index(const char *s, const char *const *names, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (names[i] && !strcmp(s, names[i]))
+			return (int)i;
+	return -1;
+}
+
 static int fg_bad(const char *opt, const char *arg)
 {
 	fg_log("invalid value for --%s: '%s' (see --help)", opt, arg);

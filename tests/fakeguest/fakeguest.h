@@ -315,6 +315,7 @@ void fg_sleep_ns(u64 ns);
 void fg_futex_wait(u32 *word, u32 val, u64 timeout_ns);
 void fg_futex_wake(u32 *word);
 u64 fg_next_instance(u64 id);
+int fg_name_index(const char *s, const char *const *names, unsigned int n);
 
 /* fg_publish.c: the region and its publication (spec 5.2) */
 int fg_map_socket(struct fakeguest *fg);

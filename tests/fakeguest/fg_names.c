@@ -78,15 +78,13 @@ static const char *const fg_names_hostile_names[] = {
  */
 int fg_names_hostile_parse(const char *s, enum fg_names_hostile *kind)
 {
-	unsigned int i;
+	int i = fg_name_index(s, fg_names_hostile_names,
+			      ARRAY_SIZE(fg_names_hostile_names));
 
-	for (i = 0; i < ARRAY_SIZE(fg_names_hostile_names); i++) {
-		if (!strcmp(s, fg_names_hostile_names[i])) {
-			*kind = (enum fg_names_hostile)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	if (i <= FG_NAMES_HOSTILE_NONE)
+		return -EINVAL;
+	*kind = (enum fg_names_hostile)i;
+	return 0;
 }
 
 /* One event of the catalogue: a table event, fg_cat[] or a bulk:ev<k> */
@@ -97,7 +95,42 @@ struct fg_cat_ev {
 	enum fg_event_kind kind;
 	const char *fields;
 	int table_id;			/* its table descriptor, else -1 */
+	char table_fields[512];		/* a table event's LIST fields */
 };
+
+/* A table event's fields as tracefs declares them (LIST, 18.1) */
+static void fg_table_fields(const struct fg_event *ev, char *buf,
+			    size_t size)
+{
+	const struct fg_field *f;
+	size_t off = 0;
+	unsigned int i;
+	char sign;
+
+	buf[0] = '\0';
+	for (i = 0; i < ev->nr_fields && off < size; i++) {
+		f = &ev->fields[i];
+		sign = f->flags & GR_FIELD_F_SIGNED ? 's' : 'u';
+		if (f->type == GR_FIELD_STRING)
+			off += snprintf(buf + off, size - off,
+					"%s__data_loc char[] %s@%u+4u",
+					i ? ";" : "", f->name,
+					f->offset + FG_TRACEFS_COMMON);
+		else if (f->type == GR_FIELD_CHARS)
+			off += snprintf(buf + off, size - off,
+					"%schar %s[%u]@%u+%us", i ? ";" : "",
+					f->name, f->size,
+					f->offset + FG_TRACEFS_COMMON, f->size);
+		else
+			off += snprintf(buf + off, size - off,
+					"%s%c%u %s@%u+%u%c", i ? ";" : "", sign,
+					f->size * 8, f->name,
+					f->offset + FG_TRACEFS_COMMON, f->size,
+					sign);
+	}
+	if (off >= size)
+		buf[0] = '\0';
+}
 
 static unsigned int fg_cat_count(const struct fakeguest *fg)
 {
@@ -113,7 +146,9 @@ static void fg_cat_get(const struct fakeguest *fg, unsigned int i,
 		snprintf(e->system, sizeof(e->system), "%s",
 			 fg->events[i].system);
 		snprintf(e->name, sizeof(e->name), "%s", fg->events[i].name);
-		e->fields = "";
+		fg_table_fields(&fg->events[i], e->table_fields,
+				sizeof(e->table_fields));
+		e->fields = e->table_fields;
 		e->table_id = (int)i;
 		return;
 	}

@@ -60,7 +60,7 @@ fg_start "$V" --anyevent --catalogue 40 --stats "$la_tmp/fg.stats"
 
 gr events "$V"
 if [ "$rc" -eq 0 ] && grep -q '^EVENT  *STATE  *FIELDS' <<<"$out" &&
-   grep -q '^fake:fake_seq  *native' <<<"$out" &&
+   grep -q '^fake:fake_seq  *native  *u32 cpu; u64 seq; char tag\[16\]' <<<"$out" &&
    grep -q '^fsys:ev_ints  *available  *u8 a; s16 b; u32 c; s64 d$' <<<"$out" &&
    grep -q '^other:no_rec  *refused: Operation not supported' <<<"$out" &&
    grep -q '^other:fake_seq  *refused: File exists' <<<"$out" &&
