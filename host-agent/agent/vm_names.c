@@ -296,7 +296,7 @@ static int names_added(struct gr_vm *vm, const struct gr_name_line *lines,
 		return -ENOMEM;
 	ret = vm_desc_refresh(vm);
 	if (ret) {
-		fprintf(f, "the descriptors the guest of %s added were refused: %s\n",
+		fprintf(f, "the descriptors the guest of %s added were refused: %s",
 			vm->opts.name, strerror(-ret));
 		goto out;
 	}

@@ -101,6 +101,18 @@ gr enable "$V" fake:fake_seq
 	ok "enable VM fake:fake_seq: a table event by system:name is known" ||
 	bad enable-known "exit $rc: $err" "$out"
 
+gr --json enable "$V" 'fake:fake_*'
+[ "$rc" -eq 0 ] && "$PY" - "$out" "$V" <<'EOF' &&
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["vm"] == sys.argv[2], d
+r = {e["event"]: e["result"] for e in d["events"]}
+assert r == {"fake:fake_seq": "known", "fake:fake_str": "known",
+             "fake:fake_ev2": "known", "fake:fake_ev3": "known"}, r
+EOF
+	ok "enable --json: the guest's answer per event" ||
+	bad enable-json "exit $rc: $err" "$out"
+
 gr enable "$V" 'nothing:here*'
 [ "$rc" -ne 0 ] && grep -q "'nothing:here\*' names no event" <<<"$err" &&
 	grep -q 'nothing:here\*: no such event in the guest (No such file or directory)' <<<"$err" &&
