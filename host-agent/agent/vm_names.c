@@ -144,8 +144,8 @@ static void names_finish(struct gr_vm *vm, int err, const char *msg)
 	else if (kind == GR_NAMES_ENABLE && done)
 		done(arg, err, msg);
 	else if (kind == GR_NAMES_ATTACH && err)
-		syslog(LOG_WARNING, "%s: events by name of --events: %s",
-		       vm->opts.name, msg);
+		syslog(LOG_WARNING, "%s: events by name of --events (%s): %s",
+		       vm->opts.name, vm->opts.events, msg);
 	gr_name_list_free(&l);
 }
 
@@ -324,12 +324,13 @@ static int names_added(struct gr_vm *vm, const struct gr_name_line *lines,
 		ret = -ENOENT;
 		goto out;
 	}
+	/* --events at attach: what was found is enabled, the rest told */
 	for (i = 0; i < GR_MAX_EVENTS / 64; i++)
 		vm->enable[i] |= mask[i];
 	hostctl_publish(vm);
 	if (!bad)
 		report_lines(f, NULL, lines, nr, true);
-	ret = 0;
+	ret = bad ? -ENOENT : 0;
 out:
 	if (fclose(f)) {
 		free(buf);

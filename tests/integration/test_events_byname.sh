@@ -180,7 +180,7 @@ fg_stop "$V"
 
 # ---- --events beyond the table, at attach and after a re-publication (M6) --
 la_vm A at
-gr vm-add "$A" --plain --size 1M --events 'fake_seq,fsys:ev_ints' ||
+gr vm-add "$A" --plain --size 1M --events 'fake_seq,fsys:ev_ints,none:x' ||
 	bad vm-add-events "exit $rc: $err"
 for round in 1 2; do
 	fg_start "$A" --anyevent
@@ -202,6 +202,10 @@ for round in 1 2; do
 	fi
 	fg_stop "$A"
 done
+grep -q "$A: events by name of --events .*'none:x' names no event the host adopted; none:x: no such event in the guest" \
+	"$LA_AGENT_LOG" &&
+	ok "a pattern of --events naming nothing is logged with the guest's reason" ||
+	bad attach-logs-none "$(grep 'events by name' "$LA_AGENT_LOG")"
 
 # ---- hostile answers ------------------------------------------------------
 hostile() {
