@@ -18,8 +18,9 @@
  *   read once, checked (M4) -> the next page, or the answer
  *
  * No wait is unbounded (H17): after 5 s the request fails with
- * ETIMEDOUT; an answer to an older seq is never taken for the one
- * asked. The guest's text is reported, never trusted: what is recorded
+ * ETIMEDOUT and is given up; the next request replaces it in the strip
+ * (N2: the guest answers the last seq it sees), and an answer to an
+ * older seq is never taken for the one asked. The guest's text is reported, never trusted: what is recorded
  * is decided by the adopted descriptors alone.
  *
  * This file writes its own state (vm->names), the request strip, and
@@ -94,12 +95,18 @@ static int names_start(struct gr_vm *vm, enum gr_names_for kind,
 	struct gr_vm_names *n = &vm->names;
 	uint64_t magic;
 
-	if (!vm_names_in_use(vm) || !vm_same_publication(vm, &magic)) {
+	if (!vm_names_in_use(vm)) {
 		snprintf(err, errlen, "the guest of %s does not take requests "
 			 "for events by name (no GR_F_ANYEVENT: a guest "
 			 "module of spec 1.7 or later is needed)",
 			 vm->opts.name);
 		return -EOPNOTSUPP;
+	}
+	if (!vm_same_publication(vm, &magic)) {
+		snprintf(err, errlen, "the guest of %s is publishing its "
+			 "buffers again; try again once it is attached",
+			 vm->opts.name);
+		return -ENOTCONN;
 	}
 	if (n->active) {
 		snprintf(err, errlen, "a request of %s for events by name is "
@@ -424,7 +431,8 @@ void vm_names_poll(struct gr_vm *vm)
 	if (!n->active)
 		return;
 	if (vm->state != GR_VM_ATTACHED || vm->instance_id != n->instance) {
-		names_finish(vm, -ENOTCONN, "the guest withdrew its layout");
+		names_finish(vm, -ENOTCONN,
+			     "the session ended before the guest answered");
 		return;
 	}
 	/* pairs with the guest's smp_store_release() of ans.seq (N2) */
