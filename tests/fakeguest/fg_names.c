@@ -27,6 +27,10 @@
 
 #define FG_TRACEFS_COMMON	8	/* ftrace's common fields, bytes */
 
+#ifndef __printf			/* the kernel's, not in the shim */
+#define __printf(a, b)		__attribute__((format(printf, a, b)))
+#endif
+
 static struct gr_name_req *gr_name_req_strip(u8 *region)
 {
 	return (struct gr_name_req *)(region + GR_NAME_REQ_OFFSET);
@@ -264,8 +268,8 @@ static int fg_add(struct fakeguest *fg, const struct fg_cat_ev *e)
 		/* 7.4: the second field overlaps the first */
 		((struct gr_event_desc *)slot)->fields[1].offset = 0;
 	}
-	/* the descriptor, then desc_live; pairs with the host's acquire */
 	fg->nr_added++;
+	/* the descriptor, then desc_live; pairs with the host's acquire */
 	smp_store_release(&gr_status(fg->region)->desc_live,
 			  cpu_to_le32(fg->opt.names_hostile ==
 				      FG_NAMES_HOSTILE_LIVE ?
@@ -279,8 +283,8 @@ static int fg_add(struct fakeguest *fg, const struct fg_cat_ev *e)
 }
 
 /* Append a line to the answer's text, whole lines only */
-static void fg_ans_line(struct gr_name_ans *a, u32 *len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+static __printf(3, 4) void fg_ans_line(struct gr_name_ans *a, u32 *len,
+					 const char *fmt, ...);
 
 static void fg_ans_line(struct gr_name_ans *a, u32 *len, const char *fmt, ...)
 {
@@ -312,11 +316,11 @@ static int fg_names_add(struct fakeguest *fg, char *text,
 	for (tok = strtok_r(text, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (np == ARRAY_SIZE(pats) || strlen(tok) > 63)
-			return EINVAL;
+			return -EINVAL;
 		pats[np++] = tok;
 	}
 	if (!np)
-		return EINVAL;
+		return -EINVAL;
 	for (i = 0; i < n; i++) {
 		bool named = false;
 
@@ -412,7 +416,7 @@ static int fg_names_list(struct fakeguest *fg, const char *pat, u32 offset,
 		pos += (u32)l;
 	}
 	if (offset > pos || inside)
-		return ERANGE;
+		return -ERANGE;
 	a->total = pos;
 	if (!full)
 		a->next = pos;
@@ -499,17 +503,19 @@ bool fg_names_pass(struct fakeguest *fg)
 		if (strlen(text) != len)
 			a->result = EINVAL;
 		else if (op == GR_NAME_OP_ADD)
-			a->result = (u32)fg_names_add(fg, text, a);
+			a->result = (u32)-fg_names_add(fg, text, a);
 		else if (op == GR_NAME_OP_LIST)
-			a->result = (u32)fg_names_list(fg, text,
-						       le32_to_cpu(req.offset),
-						       a);
+			a->result = (u32)-fg_names_list(fg, text,
+							le32_to_cpu(req.offset),
+							a);
 		else
 			a->result = EOPNOTSUPP;
 	}
 	if (a->result) {
 		a->len = 0;
-		a->matched = a->added = a->refused = 0;
+		a->matched = 0;
+		a->added = 0;
+		a->refused = 0;
 	}
 	fg->names_answered++;
 	fg_names_answer(fg, a, seq);
