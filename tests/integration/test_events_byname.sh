@@ -215,6 +215,16 @@ hostile() {
 	gr vm-add "$vm" --plain --size 1M --events fake_seq ||
 		bad "vm-add-$kind" "exit $rc: $err"
 	fg_start "$vm" --anyevent --names-hostile "$kind"
+	if [ "$kind" = silent ]; then
+		# while the guest is silent, status says what is pending
+		timeout -k 5 20 "$GR" --run-dir "$RUN" --timeout 15 events \
+			"$vm" >"$la_tmp/bg.out" 2>&1 &
+		local bg=$!
+		la_wait_status "$vm" "'events by name (list)' in s.get('pending', '')" 4 &&
+			ok "status shows the unanswered request as pending" ||
+			bad pending "$out"
+		wait "$bg"
+	fi
 	# shellcheck disable=SC2086 # $cmd: the command and its patterns
 	gr $cmd "$vm" 'fsys:*'
 	if [ "$rc" -ne 0 ] && grep -q -- "$want" <<<"$err" &&
