@@ -191,6 +191,12 @@ static void detach(struct gr_vm *vm)
 	free(vm->desc_copy);
 	vm->events = NULL;
 	vm->desc_copy = NULL;
+	/*
+	 * Spec 18.3 M6: the ids named the instance that went, those added
+	 * by name too; the next guest refuses a block enabling an id it
+	 * does not describe (9.2), and attach resolves the events again
+	 */
+	memset(vm->enable, 0, sizeof(vm->enable));
 	vm->state = GR_VM_WAITING;
 }
 
@@ -389,6 +395,7 @@ static void stopped_guest_gone(struct gr_vm *vm)
 	cons_close_rings(vm);
 	vm->state = GR_VM_WAITING;
 	vm->closed_instance = vm->instance_id;
+	memset(vm->enable, 0, sizeof(vm->enable));	/* M6, as detach() */
 	hostctl_publish(vm);	/* spec 9.6: the next instance's own events */
 }
 
