@@ -23,6 +23,7 @@
 #include "hist.h"
 #include "hist_map.h"
 #include "loop.h"
+#include "name_text.h"
 #include "vcpu.h"
 
 #define GR_VERSION		"1.0"	/* of the agent and CLI */
@@ -271,6 +272,23 @@ void vm_get_stats(const struct gr_vm *vm, struct gr_vm_stats *st);
 
 int vm_set_events(struct gr_vm *vm, const char *list, bool on,
 		  char *err, size_t errlen);
+
+/**
+ * typedef gr_list_fn - completion of `events` (vm_list_events())
+ * @arg: the caller's argument
+ * @err: 0 or -errno
+ * @msg: an error text, or NULL
+ * @l: the guest's listing (valid during the call), NULL on error
+ */
+typedef void (*gr_list_fn)(void *arg, int err, const char *msg,
+			   const struct gr_name_list *l);
+
+/* vm_names.c, events by name (spec 18); GR_ASYNC: done will be called */
+#define GR_ASYNC		1
+int vm_enable_events(struct gr_vm *vm, const char *list, gr_done_fn done,
+		     void *arg, char *err, size_t errlen);
+int vm_list_events(struct gr_vm *vm, const char *glob, gr_list_fn done,
+		   void *arg, char *err, size_t errlen);
 int vm_set_mode(struct gr_vm *vm, uint32_t mode, char *err, size_t errlen);
 int vm_set_follow(struct gr_vm *vm, const struct gr_fx_follow *fo, char *err,
 		  size_t errlen);

@@ -182,6 +182,7 @@ out:
 
 static void detach(struct gr_vm *vm)
 {
+	vm_names_cancel(vm, -ENOTCONN, "the session ended before the guest answered");
 	/* the guest's own counters of the session, for status afterwards */
 	if (vm->state != GR_VM_WAITING)
 		vm_get_stats(vm, &vm->st);
@@ -190,6 +191,12 @@ static void detach(struct gr_vm *vm)
 	free(vm->desc_copy);
 	vm->events = NULL;
 	vm->desc_copy = NULL;
+	/*
+	 * Spec 18.3 M6: the ids named the instance that went, those added
+	 * by name too; the next guest refuses a block enabling an id it
+	 * does not describe (9.2), and attach resolves the events again
+	 */
+	memset(vm->enable, 0, sizeof(vm->enable));
 	vm->state = GR_VM_WAITING;
 }
 
@@ -207,7 +214,7 @@ static void reject(struct gr_vm *vm, uint64_t instance, const char *what,
 
 static void try_attach(struct gr_vm *vm, bool try_resume)
 {
-	char err[256];
+	char err[256], ask[sizeof(vm->opts.events)];
 	struct gr_region_hdr copy;
 	const char *why = NULL;
 	unsigned int i;
@@ -273,7 +280,9 @@ static void try_attach(struct gr_vm *vm, bool try_resume)
 		       GR_DEFAULT_EVENTS, false, vm->enable, err, sizeof(err));
 	for (i = 0; i < GR_MAX_EVENTS / 64 && !vm->enable[i]; i++)
 		;
-	if (i == GR_MAX_EVENTS / 64)
+	/* spec 18, M6: what --events names beyond the table is asked for */
+	vm_events_to_ask(vm, vm->opts.events, ask, sizeof(ask));
+	if (i == GR_MAX_EVENTS / 64 && !ask[0])
 		syslog(LOG_WARNING, "%s: none of the events asked for (%s) exists in this guest; recording nothing (guestrelay enable %s EVENT...)",
 		       vm->opts.name, vm->opts.events[0] ? vm->opts.events :
 		       "the defaults", vm->opts.name);
@@ -295,6 +304,10 @@ static void try_attach(struct gr_vm *vm, bool try_resume)
 		hostctl_new_session(vm);
 	hostctl_publish(vm);
 	hostctl_sync_start(vm);
+	if (ask[0] && vm_names_add(vm, GR_NAMES_ATTACH, ask, vm->opts.events,
+				   NULL, NULL, err, sizeof(err)))
+		syslog(LOG_WARNING, "%s: cannot ask the guest for events by name (%s): %s",
+		       vm->opts.name, ask, err);
 	syslog(LOG_INFO, "%s: attached: guest %s (%s), %u rings of %u x %u bytes, trace %s",
 	       vm->opts.name, vm->view.kernel_release, vm->view.nodename,
 	       vm->view.nr_rings, vm->view.n_subbufs, vm->view.subbuf_size,
@@ -389,6 +402,7 @@ static void stopped_guest_gone(struct gr_vm *vm)
 	cons_close_rings(vm);
 	vm->state = GR_VM_WAITING;
 	vm->closed_instance = vm->instance_id;
+	memset(vm->enable, 0, sizeof(vm->enable));	/* M6, as detach() */
 	hostctl_publish(vm);	/* spec 9.6: the next instance's own events */
 }
 
@@ -546,6 +560,8 @@ static void vm_wake(struct gr_vm *vm)
 			stopped_guest_gone(vm);
 		break;
 	}
+	/* spec 18: the answer to a request for events by name */
+	vm_names_poll(vm);
 	update_rate(vm, gr_now_ns());
 }
 
@@ -567,7 +583,7 @@ static void vm_arm_timer(struct gr_vm *vm)
 		ns = GR_POLL_DOORBELL_NS;
 	else
 		ns = vm->poll_ns;
-	if (vm->waiter.active || vm->closing ||
+	if (vm->waiter.active || vm->closing || vm->names.active ||
 	    hostctl_sync_wants_fast_poll(vm))
 		ns = ns > 5 * MS ? 5 * MS : ns;
 	if (vm->timer_op.busy) {
@@ -899,9 +915,13 @@ static void vm_settle(struct gr_vm *vm)
 		vm->cons.kick = false;
 		peer_kick(vm, GR_VEC_CONSUMED);
 	}
-	if (vm->hc.kick) {
+	if (vm->hc.kick || vm->names.kick) {
 		vm->hc.kick = false;
 		peer_kick(vm, GR_VEC_CTRL);
+	}
+	if (vm->names.kick) {	/* and poll for its answer (H17) */
+		vm->names.kick = false;
+		vm_arm_timer(vm);
 	}
 }
 

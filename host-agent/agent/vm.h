@@ -18,6 +18,7 @@
  *   vcpu.c       QEMU's vCPU threads, steal       @vcpu      vcpu_*
  *   clients.c    client channels (spec 16)        @cl        clients_*
  *   hosttrace.c  host stream (QEMU's sched events) @ht  ht_*
+ *   vm_names.c   events by name (spec 18)         @names     vm_names_*
  *
  * Each part writes only its own state; it reads the rest. A part never
  * calls vm.c and never frees the VM: what happened (a doorbell, QEMU
@@ -55,6 +56,7 @@
 #include "vm_desc.h"
 #include "vm_filter.h"
 #include "vm_hist.h"
+#include "vm_names.h"
 #include "waiter.h"
 
 /* What a snapshot of vm->snap is for (vm->snap_for) */
@@ -116,6 +118,7 @@ struct gr_vm {
 	struct gr_vcpus vcpu;
 	struct gr_clients cl;
 	struct gr_hosttrace ht;
+	struct gr_vm_names names;
 	struct gr_snap *snap;		/* snapshot being taken, or NULL */
 	enum gr_snap_for snap_for;
 	const char *gone_what;		/* why the guest left (a literal) */
@@ -130,6 +133,8 @@ struct gr_vm {
 /* vm_settings.c, for vm.c's attach */
 int vm_resolve_events(struct gr_vm *vm, const char *list, bool strict,
 		      uint64_t *mask, char *err, size_t errlen);
+void vm_events_to_ask(struct gr_vm *vm, const char *list, char *ask,
+		      size_t size);
 
 static inline struct gr_ring *vm_ring(struct gr_vm *vm, unsigned int idx)
 {

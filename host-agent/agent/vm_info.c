@@ -196,6 +196,12 @@ void vm_get_info(const struct gr_vm *vm, struct gr_vm_info *info)
 	}
 	if (!hostctl_settings_acked(vm, vm->hc.ctrl_seq))
 		snprintf(info->pending, sizeof(info->pending), "settings");
+	/* spec 18: a request for events by name the guest has not answered */
+	if (vm->names.active)
+		snprintf(info->pending, sizeof(info->pending), "%s%s",
+			 info->pending[0] ? "settings, " : "",
+			 vm->names.op == GR_NAME_OP_LIST ?
+			 "events by name (list)" : "events by name (add)");
 	if (vm->hc.clock.synced) {
 		info->sync_error_ns = vm->hc.clock.error_ns;
 		info->sync_offset_ns = vm->hc.clock.offset_s * 1000000000LL +

@@ -9,15 +9,21 @@
  * applies. Nothing here decides a VM's life.
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vm.h"
 
+/* Does @tok name adopted event @e? ("all", or as ftrace's set_event) */
+static bool token_names(const char *tok, const struct gr_event_view *e)
+{
+	return !strcmp(tok, "all") || gr_name_match(tok, e->system, e->name);
+}
+
 /**
- * vm_resolve_events() - a comma list of names, globs, systems or "all",
- * against the guest's descriptors
+ * vm_resolve_events() - a comma list of names, globs, systems,
+ * system:name patterns or "all", against the guest's adopted descriptors
  * @vm: an attached VM
  * @list: the list
  * @strict: an entry that matches nothing is an error
@@ -44,8 +50,7 @@ int vm_resolve_events(struct gr_vm *vm, const char *list, bool strict,
 		for (i = 0; i < vm->view.desc_count; i++) {
 			const struct gr_event_view *e = &vm->events[i];
 
-			if (!strcmp(tok, "all") || !fnmatch(tok, e->name, 0) ||
-			    !strcmp(tok, e->system)) {
+			if (token_names(tok, e)) {
 				mask[i / 64] |= 1ULL << (i % 64);
 				hits++;
 			}
@@ -65,6 +70,85 @@ int vm_resolve_events(struct gr_vm *vm, const char *list, bool strict,
 		}
 	}
 	return 0;
+}
+
+/**
+ * vm_events_to_ask() - the patterns of @list to ask the guest for by name
+ * @vm: a VM whose descriptors were checked (attached, or attaching)
+ * @list: the event list (vm_resolve_events())
+ * @ask: receives the patterns no adopted descriptor matches and those
+ *	with a system part, comma separated ("" if none)
+ * @size: room in @ask (at least strlen(@list) + 1)
+ *
+ * Spec 18: with GR_F_ANYEVENT in use they are added before the list is
+ * resolved; without it nothing is asked ("" always).
+ */
+void vm_events_to_ask(struct gr_vm *vm, const char *list, char *ask,
+		      size_t size)
+{
+	char buf[sizeof(vm->opts.events)], *tok, *save = NULL;
+	size_t off = 0;
+	unsigned int i;
+	bool known;
+
+	ask[0] = '\0';
+	if (!(vm->view.features & GR_F_ANYEVENT) || strlen(list) >= sizeof(buf))
+		return;
+	memcpy(buf, list, strlen(list) + 1);
+	for (tok = strtok_r(buf, ", ", &save); tok;
+	     tok = strtok_r(NULL, ", ", &save)) {
+		if (!strcmp(tok, "all"))
+			continue;
+		known = false;
+		for (i = 0; !strchr(tok, ':') && i < vm->view.desc_count; i++)
+			known = known || token_names(tok, &vm->events[i]);
+		if (known)
+			continue;
+		off += (size_t)snprintf(ask + off, size - off, "%s%s",
+					off ? "," : "", tok);
+		if (off >= size)
+			off = size - 1;
+	}
+}
+
+/**
+ * vm_enable_events() - record events, asking the guest for those it has
+ * not published yet (spec 18)
+ * @vm: the VM
+ * @list: patterns: names, globs, systems, system:name, system:, "all"
+ * @done: called with the report once the guest answered
+ * @arg: passed to @done
+ * @err: receives a message on failure
+ * @errlen: size of @err
+ *
+ * With GR_F_ANYEVENT in use, the patterns that name no adopted
+ * descriptor, and those with a system part, go to the guest as one ADD
+ * request; its answer enables the list, resolved strictly against the
+ * adopted descriptors (vm_names.c). Otherwise, as vm_set_events().
+ *
+ * Return: 0 (done, @done not called), GR_ASYNC (@done will be called),
+ * -errno (vm_set_events(), vm_names_add()).
+ */
+int vm_enable_events(struct gr_vm *vm, const char *list, gr_done_fn done,
+		     void *arg, char *err, size_t errlen)
+{
+	char *ask;
+	int ret;
+
+	if (vm->state == GR_VM_WAITING || !vm_names_in_use(vm))
+		return vm_set_events(vm, list, true, err, errlen);
+	ask = malloc(strlen(list) + 1);
+	if (!ask)
+		return -ENOMEM;
+	vm_events_to_ask(vm, list, ask, strlen(list) + 1);
+	if (!ask[0]) {
+		free(ask);
+		return vm_set_events(vm, list, true, err, errlen);
+	}
+	ret = vm_names_add(vm, GR_NAMES_ENABLE, ask, list, done, arg, err,
+			   errlen);
+	free(ask);
+	return ret ? ret : GR_ASYNC;
 }
 
 /**

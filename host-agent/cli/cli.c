@@ -58,8 +58,12 @@ static const struct cli_cmd cli_cmds[] = {
 	{ "enable", cli_run_events, NULL, "enable VM EVENT... [--filter EXPR] "
 	  "[--pid LIST] [--comm GLOB] [--no-fork]",
 	  "Ask the guest to record EVENTs: names (sched_switch), globs\n"
-	  "(sched_*, irq_*) or all. `guestrelay status VM` shows what the\n"
-	  "guest records once it applied the request.\n"
+	  "(sched_*, irq_*), systems (sched), SYSTEM:NAME (block:block_rq_*),\n"
+	  "SYSTEM: (every event of it) or all. A guest that takes events by\n"
+	  "name (`guestrelay events VM`) is asked for those it does not\n"
+	  "record yet, and the answer says per event: added, known, or\n"
+	  "refused with the guest's reason. `guestrelay status VM` shows\n"
+	  "what the guest records once it applied the request.\n"
 	  "  --filter EXPR  record only the events EXPR accepts (see\n"
 	  "                 `guestrelay help filter`); EVENTs are then names\n"
 	  "  --pid LIST     record only events of these tasks and of the tasks\n"
@@ -90,6 +94,13 @@ static const struct cli_cmd cli_cmds[] = {
 	  "kept if its next task is followed, a wakeup if its woken task is.\n"
 	  "At most 64 pids; the children are followed without limit.\n"
 	  "`guestrelay filter vm1 --clear` removes it.\n" },
+	{ "events", cli_run_names, NULL, "events [--json] VM [GLOB]",
+	  "List the trace events of the guest's kernel, or those GLOB names\n"
+	  "(SYSTEM:NAME, SYSTEM: or NAME, globs in both parts), with their\n"
+	  "state and fields: native (the guest's own table), by name (added\n"
+	  "at run time), available (`guestrelay enable VM SYSTEM:NAME` adds\n"
+	  "it) or refused with the reason. Needs a guest with events by\n"
+	  "name (spec 1.7, GR_F_ANYEVENT).\n" },
 	{ "disable", cli_run_events, NULL, "disable VM EVENT...",
 	  "Ask the guest to stop recording EVENTs (names, globs or all).\n" },
 	{ "hist", cli_run_hist, NULL, "hist VM EVENT 'keys=...' [--filter EXPR], "

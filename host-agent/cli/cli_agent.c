@@ -101,17 +101,31 @@ int cli_run_status(struct cli *cli, const struct cli_cmd *cmd, int argc,
 	return ret ? ret : agent_request(cli, cmd->name, n, pos, NULL);
 }
 
+/* `CMD VM` and up to @more arguments after it */
+static int run_vm_args(struct cli *cli, const struct cli_cmd *cmd, int argc,
+		       char **argv, int more)
+{
+	char *pos[2];
+	int n, ret;
+
+	ret = parse_args(cmd, argc, argv, NULL, pos, 1, 1 + more, &n);
+	if (!ret)
+		ret = check_vm(cmd, pos[0]);
+	return ret ? ret : agent_request(cli, cmd->name, n, pos, NULL);
+}
+
+/* `events VM [GLOB]`: the guest's catalogue of events (spec 18) */
+int cli_run_names(struct cli *cli, const struct cli_cmd *cmd, int argc,
+		  char **argv)
+{
+	return run_vm_args(cli, cmd, argc, argv, 1);
+}
+
 /* commands of the form `CMD VM` */
 int cli_run_vm_cmd(struct cli *cli, const struct cli_cmd *cmd, int argc,
 		      char **argv)
 {
-	char *pos[1];
-	int n, ret;
-
-	ret = parse_args(cmd, argc, argv, NULL, pos, 1, 1, &n);
-	if (!ret)
-		ret = check_vm(cmd, pos[0]);
-	return ret ? ret : agent_request(cli, cmd->name, 1, pos, NULL);
+	return run_vm_args(cli, cmd, argc, argv, 0);
 }
 
 /* The follow options as the agent takes them, after @pos[0..@n) */

@@ -19,6 +19,7 @@
 #include "agent.h"
 #include "ctl_proto.h"
 #include "hist_out.h"
+#include "names_out.h"
 #include "opts.h"
 #include "out.h"
 #include "server.h"
@@ -232,6 +233,62 @@ static int events_filter(struct ctl_req *r, struct gr_vm *vm, int argc,
 	return n;
 }
 
+/*
+ * A deferred answer: @err and @msg, or the body @fill writes (as text, or
+ * into the JSON writer it gets); sent, the connection closes
+ */
+static void reply_later(struct ctl_reply *rp, int err, const char *msg,
+			void (*fill)(struct ctl_reply *rp, FILE *f,
+				     struct ctl_json *j, const void *ctx),
+			const void *ctx)
+{
+	struct ctl_json j;
+	char *body = NULL, emsg[768];
+	size_t len = 0;
+	FILE *f;
+
+	if (err) {
+		if (msg && *msg)
+			snprintf(emsg, sizeof(emsg), "%s", msg);
+		else
+			snprintf(emsg, sizeof(emsg), "%s of %s failed: %s",
+				 rp->cmd, rp->vm,
+				 strerror(err < 0 ? -err : err));
+		ctl_reply_send(rp, err < 0 ? err : -err, emsg, NULL, 0);
+		return;
+	}
+	f = open_memstream(&body, &len);
+	if (!f) {
+		ctl_reply_send(rp, -ENOMEM, CTL_MSG_NOMEM, NULL, 0);
+		return;
+	}
+	if (rp->json)
+		ctl_json_init(&j, f);
+	fill(rp, f, rp->json ? &j : NULL, ctx);
+	if (rp->json)
+		ctl_json_finish(&j);
+	if (fclose(f))
+		ctl_reply_send(rp, -ENOMEM, CTL_MSG_NOMEM, NULL, 0);
+	else
+		ctl_reply_send(rp, 0, NULL, body, len);
+	free(body);
+}
+
+/* `enable`'s report, once the guest answered its request by name */
+static void enable_fill(struct ctl_reply *rp, FILE *f, struct ctl_json *j,
+			const void *ctx)
+{
+	if (j)
+		ctl_enable_report_json(j, rp->vm, ctx);
+	else
+		ctl_enable_report_text(f, ctx);
+}
+
+static void enable_done(void *arg, int err, const char *msg)
+{
+	reply_later(arg, err, msg, enable_fill, msg);
+}
+
 static int cmd_events(struct ctl_req *r, struct gr_vm *vm, int argc,
 		      char **argv)
 {
@@ -254,7 +311,20 @@ static int cmd_events(struct ctl_req *r, struct gr_vm *vm, int argc,
 			strcat(list, ",");
 		strcat(list, argv[i]);
 	}
-	ret = vm_set_events(vm, list, on, err, sizeof(err));
+	if (on) {
+		/* spec 18: what the guest has not published is asked first */
+		strcpy(r->reply->vm, argv[0]);
+		ctl_reply_defer(r->reply);
+		ret = vm_enable_events(vm, list, enable_done, r->reply, err,
+				       sizeof(err));
+		if (ret == GR_ASYNC) {
+			free(list);
+			return CTL_ASYNC;	/* answered by enable_done() */
+		}
+		ctl_reply_undefer(r->reply);
+	} else {
+		ret = vm_set_events(vm, list, false, err, sizeof(err));
+	}
 	if (ret) {
 		ret = vm_err(r, ret, err, on ? "enable events in" :
 			     "disable events in", argv[0]);
@@ -271,6 +341,39 @@ static int cmd_events(struct ctl_req *r, struct gr_vm *vm, int argc,
 	}
 	free(list);
 	return ret;
+}
+
+/* `events VM [GLOB]`: the guest's catalogue (spec 18) */
+static void names_fill(struct ctl_reply *rp, FILE *f, struct ctl_json *j,
+		       const void *ctx)
+{
+	(void)rp;
+	if (j)
+		ctl_events_json(j, ctx);
+	else
+		ctl_events_text(f, ctx);
+}
+
+static void names_done(void *arg, int err, const char *msg,
+		       const struct gr_name_list *l)
+{
+	reply_later(arg, err, msg, names_fill, l);
+}
+
+static int cmd_names(struct ctl_req *r, struct gr_vm *vm, int argc,
+		     char **argv)
+{
+	char err[512] = "";
+	int ret;
+
+	strcpy(r->reply->vm, argv[0]);
+	ctl_reply_defer(r->reply);
+	ret = vm_list_events(vm, argc > 1 ? argv[1] : "", names_done,
+			     r->reply, err, sizeof(err));
+	if (!ret || !ctl_reply_deferred(r->reply))
+		return CTL_ASYNC;	/* answered by names_done() */
+	ctl_reply_undefer(r->reply);
+	return vm_err(r, ret, err, "list the events of", argv[0]);
 }
 
 /*
@@ -598,43 +701,23 @@ static int cmd_async(struct ctl_req *r, struct gr_vm *vm, int argc,
 }
 
 /* the answer of flush, snapshot or stop, when the VM calls back */
-static void async_done(void *arg, int err, const char *msg)
+static void async_fill(struct ctl_reply *rp, FILE *f, struct ctl_json *j,
+		       const void *ctx)
 {
-	struct ctl_reply *rp = arg;
-	struct ctl_json j;
-	char *body = NULL, emsg[768];
-	size_t len = 0;
-	FILE *f;
+	const char *msg = ctx;
 
-	if (err) {
-		if (msg && *msg)
-			snprintf(emsg, sizeof(emsg), "%s", msg);
-		else
-			snprintf(emsg, sizeof(emsg), "%s of %s failed: %s",
-				 rp->cmd, rp->vm,
-				 strerror(err < 0 ? -err : err));
-		ctl_reply_send(rp, err < 0 ? err : -err, emsg, NULL, 0);
-		return;
-	}
-	f = open_memstream(&body, &len);
-	if (!f) {
-		ctl_reply_send(rp, -ENOMEM, CTL_MSG_NOMEM, NULL, 0);
-		return;
-	}
-	if (rp->json) {
-		ctl_json_init(&j, f);
-		ctl_json_begin_object(&j, NULL);
-		ctl_json_string(&j, "vm", rp->vm);
+	if (j) {
+		ctl_json_begin_object(j, NULL);
+		ctl_json_string(j, "vm", rp->vm);
 		if (!strcmp(rp->cmd, "flush")) {
-			ctl_json_bool(&j, "flushed", true);
-			ctl_json_string(&j, "trace", msg);
+			ctl_json_bool(j, "flushed", true);
+			ctl_json_string(j, "trace", msg);
 		} else {
-			ctl_json_string(&j, !strcmp(rp->cmd, "rotate") ? "chunk" :
+			ctl_json_string(j, !strcmp(rp->cmd, "rotate") ? "chunk" :
 					strcmp(rp->cmd, "stop") ? "snapshot" :
 					"trace", msg);
 		}
-		ctl_json_end_object(&j);
-		ctl_json_finish(&j);
+		ctl_json_end_object(j);
 	} else if (!strcmp(rp->cmd, "flush") || !msg) {
 		ctl_put_text(f, rp->vm);
 		fprintf(f, ": %s done\n", rp->cmd);
@@ -642,11 +725,11 @@ static void async_done(void *arg, int err, const char *msg)
 		ctl_put_text(f, msg);
 		fputc('\n', f);
 	}
-	if (fclose(f))
-		ctl_reply_send(rp, -ENOMEM, CTL_MSG_NOMEM, NULL, 0);
-	else
-		ctl_reply_send(rp, 0, NULL, body, len);
-	free(body);
+}
+
+static void async_done(void *arg, int err, const char *msg)
+{
+	reply_later(arg, err, msg, async_fill, msg);
 }
 
 static int cmd_start(struct ctl_req *r, struct gr_vm *vm, int argc,
@@ -771,6 +854,7 @@ static const struct ctl_cmd {
 	  "[--no-fork]" },
 	{ "disable", 2, CTL_MAX_ARGS, true, cmd_events,
 	  "disable VM EVENT..." },
+	{ "events", 1, 2, true, cmd_names, "events VM [GLOB]" },
 	{ "mode", 2, 2, true, cmd_mode, "mode VM stream|flight" },
 	{ "filter", 2, 7, true, cmd_filter, "filter VM EVENT EXPR|--clear, "
 	  "filter VM --pid LIST [--comm GLOB] [--no-fork] | --clear" },

@@ -410,6 +410,16 @@ static void fg_usage(FILE *f)
 "                         wakes a task per tick and switches to it 1..8\n"
 "                         ticks later (a run-queue latency, `hist --latency\n"
 "                         runq`)\n"
+"  --anyevent             events by name (spec 18, GR_F_ANYEVENT): 8 more\n"
+"                         descriptor slots, a catalogue of its own (fsys:\n"
+"                         ev_ints, ev_comm, ev_msg; other: thing, no_rec\n"
+"                         (cannot be recorded), fake_seq (EEXIST)), ADD\n"
+"                         and LIST answered; added events are recorded\n"
+"                         once enabled\n"
+"  --catalogue N          N more events bulk:ev<k> in the catalogue\n"
+"  --names-hostile KIND   len, next, garbage, seq (answers), desc (an added\n"
+"                         descriptor breaks 7.4), live (desc_live past\n"
+"                         desc_capacity), silent (no answer)\n"
 "\n"
 "Load (each writer tick writes one fake_seq and the next other event):\n"
 "  --rate N               ticks per second per CPU (default 1000)\n"
@@ -488,7 +498,8 @@ enum {
 	OPT_SUBBUFS, OPT_TIMER, OPT_HOSTILE, OPT_HOSTILE_DELAY,
 	OPT_HOSTILE_PERIOD, OPT_SEED, OPT_STATS, OPT_FORCE, OPT_WAIT_HOST,
 	OPT_LINGER, OPT_TICK, OPT_KEEP, OPT_QUIET, OPT_HELP, OPT_VCPU_THREADS,
-	OPT_LATE_VCPUS, OPT_HIST_KIB, OPT_SCHED,
+	OPT_LATE_VCPUS, OPT_HIST_KIB, OPT_SCHED, OPT_ANYEVENT, OPT_CATALOGUE,
+	OPT_NAMES_HOSTILE,
 };
 
 static const struct option fg_long_opts[] = {
@@ -521,9 +532,30 @@ static const struct option fg_long_opts[] = {
 	{ "late-vcpus", required_argument, NULL, OPT_LATE_VCPUS },
 	{ "hist-kib", required_argument, NULL, OPT_HIST_KIB },
 	{ "sched", no_argument, NULL, OPT_SCHED },
+	{ "anyevent", no_argument, NULL, OPT_ANYEVENT },
+	{ "catalogue", required_argument, NULL, OPT_CATALOGUE },
+	{ "names-hostile", required_argument, NULL, OPT_NAMES_HOSTILE },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
+
+/**
+ * fg_name_index() - the index of @s in @names (an option's values)
+ * @s: the value given
+ * @names: the values known, by index
+ * @n: entries of @names
+ *
+ * Return: the index, or -1.
+ */
+int fg_name_index(const char *s, const char *const *names, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (names[i] && !strcmp(s, names[i]))
+			return (int)i;
+	return -1;
+}
 
 static int fg_bad(const char *opt, const char *arg)
 {
@@ -683,6 +715,17 @@ static int fg_parse(struct fg_opts *o, int argc, char **argv)
 			break;
 		case OPT_SCHED:
 			o->sched = true;
+			break;
+		case OPT_ANYEVENT:
+			o->anyevent = true;
+			break;
+		case OPT_CATALOGUE:
+			bad = fg_parse_u32(optarg, 0, 10000, &o->catalogue);
+			name = "catalogue";
+			break;
+		case OPT_NAMES_HOSTILE:
+			bad = fg_names_hostile_parse(optarg, &o->names_hostile);
+			name = "names-hostile";
 			break;
 		case OPT_HELP:
 			fg_usage(stdout);

@@ -63,6 +63,20 @@ enum fg_hostile {
 	FG_HOSTILE_LASTREC,	/* false rec.last_record of committed packets */
 };
 
+/* --names-hostile: damage of the answers for events by name (fg_names.c) */
+enum fg_names_hostile {
+	FG_NAMES_HOSTILE_NONE,
+	FG_NAMES_HOSTILE_LEN,		/* ans.len past the strip */
+	FG_NAMES_HOSTILE_NEXT,		/* LIST next past total */
+	FG_NAMES_HOSTILE_GARBAGE,	/* lines of no syntax, escapes */
+	FG_NAMES_HOSTILE_SEQ,		/* the answer under another seq */
+	FG_NAMES_HOSTILE_DESC,		/* an added descriptor breaks 7.4 */
+	FG_NAMES_HOSTILE_LIVE,		/* desc_live beyond desc_capacity */
+	FG_NAMES_HOSTILE_SILENT,	/* no answer at all */
+};
+
+#define FG_ANY_SLOTS		8	/* --anyevent: descriptor slots added */
+
 /* Kinds of synthetic events; see fg_events.c */
 enum fg_event_kind {
 	FG_EV_SEQ,		/* fake_seq: cpu, seq, tag, data */
@@ -123,6 +137,9 @@ struct fg_opts {
 	unsigned int late_vcpus;	/* of them, started 2 s after attach */
 	u32 hist_kib;			/* hist area wish (GR_F_HIST), 0 = none */
 	bool sched;			/* also sched_wakeup and sched_switch */
+	bool anyevent;			/* events by name (GR_F_ANYEVENT) */
+	u32 catalogue;			/* --catalogue: bulk events listed */
+	enum fg_names_hostile names_hostile;
 };
 
 /*
@@ -156,6 +173,8 @@ struct fg_writer {
 	u64 timer_flushes;		/* switch timer flushes done */
 	u64 *ev_written;		/* per event id */
 	unsigned int rr;		/* round robin over the other events */
+	u64 byname_next;		/* counter of the events added by name */
+	u64 byname_written;
 	u64 timer_next;
 	u64 timer_seen;
 };
@@ -228,6 +247,17 @@ struct fakeguest {
 	struct gr_ratelimit pass_rl;	/* spec G28, as the driver's */
 	u64 retry_ns;			/* a deferred pass is due, 0 = none */
 
+	/*
+	 * events by name (spec 18): the control pass adds, under pass_lock;
+	 * writers read @added below @nr_added_pub (acquire)
+	 */
+	u32 desc_capacity;		/* descriptor slots laid out */
+	u32 nr_added;
+	u32 nr_added_pub;
+	struct fg_event added[FG_ANY_SLOTS];
+	u64 names_seq;			/* last request seen */
+	u64 names_answered;
+
 	/* aggregation (spec 17): the control pass owns it, under pass_lock */
 	struct gr_hist_ctx hist;
 	struct gr_filter_bounds bounds[GR_MAX_EVENTS];
@@ -285,6 +315,7 @@ void fg_sleep_ns(u64 ns);
 void fg_futex_wait(u32 *word, u32 val, u64 timeout_ns);
 void fg_futex_wake(u32 *word);
 u64 fg_next_instance(u64 id);
+int fg_name_index(const char *s, const char *const *names, unsigned int n);
 
 /* fg_publish.c: the region and its publication (spec 5.2) */
 int fg_map_socket(struct fakeguest *fg);
@@ -318,6 +349,8 @@ void fg_reset(struct fakeguest *fg);
 /* fg_events.c: the synthetic events */
 int fg_events_build(struct fakeguest *fg, const char **why);
 void fg_desc_fill(unsigned int id, struct gr_event_desc *desc, void *arg);
+void fg_desc_fill_event(unsigned int id, const struct fg_event *ev,
+			struct gr_event_desc *desc);
 int fg_write_event(struct gr_chan *chan, const struct fg_event *ev,
 		   unsigned int id, unsigned int cpu, u64 n);
 void fg_count_event(const struct fg_event *ev, unsigned int id,
@@ -332,6 +365,11 @@ bool fg_hist_on(void);
 bool fg_hist_counts(unsigned int id);
 void fg_hist_record(unsigned int id, const u8 *payload, u32 len,
 		    unsigned int cpu, u64 ts);
+
+/* fg_names.c: events by name (spec 18) */
+int fg_names_hostile_parse(const char *s, enum fg_names_hostile *kind);
+bool fg_names_pass(struct fakeguest *fg);
+void fg_names_write(struct fg_writer *w, bool tracing);
 
 /* fg_hostile.c: --hostile */
 int fg_hostile_parse(const char *s, enum fg_hostile *kind);

@@ -337,7 +337,8 @@ static void fg_control_pass(struct fakeguest *fg)
 		}
 	}
 
-	ret = gr_ctrl_read(fg->region, fg->nr_events, &req);
+	/* spec 9.6, 18: no enable bit at or above desc_live */
+	ret = gr_ctrl_read(fg->region, fg->nr_events + fg->nr_added, &req);
 	acks.ctrl_ack = fg->ctrl_ack;
 	acks.flush_ack = fg->flush_ack;
 	acks.reset_ack = fg->reset_ack;
@@ -380,6 +381,9 @@ static void fg_control_pass(struct fakeguest *fg)
 		fg->pass_flushes++;
 	}
 	if (steps & ~GR_PASS_DEFER)
+		changed = true;
+	/* spec 18.2 N2: requests for events by name, after the settings */
+	if (fg_names_pass(fg))
 		changed = true;
 
 	gr_status_set_consumed_errors(fg->region,

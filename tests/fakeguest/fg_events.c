@@ -211,7 +211,19 @@ int fg_events_build(struct fakeguest *fg, const char **why)
 void fg_desc_fill(unsigned int id, struct gr_event_desc *desc, void *arg)
 {
 	struct fakeguest *fg = arg;
-	const struct fg_event *ev = &fg->events[id];
+
+	fg_desc_fill_event(id, &fg->events[id], desc);
+}
+
+/**
+ * fg_desc_fill_event() - the descriptor of @ev as id @id
+ * @id: event id
+ * @ev: the event
+ * @desc: zeroed descriptor
+ */
+void fg_desc_fill_event(unsigned int id, const struct fg_event *ev,
+			struct gr_event_desc *desc)
+{
 	unsigned int i;
 
 	memcpy(desc->name, ev->name, sizeof(desc->name));

@@ -75,15 +75,13 @@ static const char *const fg_hostile_names[] = {
  */
 int fg_hostile_parse(const char *s, enum fg_hostile *kind)
 {
-	unsigned int i;
+	int i = fg_name_index(s, fg_hostile_names,
+			      ARRAY_SIZE(fg_hostile_names));
 
-	for (i = FG_HOSTILE_MAGIC; i <= FG_HOSTILE_LASTREC; i++) {
-		if (!strcmp(s, fg_hostile_names[i])) {
-			*kind = (enum fg_hostile)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	if (i <= FG_HOSTILE_NONE)
+		return -EINVAL;
+	*kind = (enum fg_hostile)i;
+	return 0;
 }
 
 /**

@@ -156,6 +156,29 @@ static void fg_boot_id(u8 *out)
 	fclose(f);
 }
 
+/*
+ * Spec 18.2 N1, 5.2 step 11 with GR_F_ANYEVENT: the image's descriptors
+ * and header (gr_region_publish() into fg->image) with desc_capacity,
+ * the free slots zero, desc_live = desc_count in the status; the
+ * header's magic last, with release
+ */
+static void fg_publish_capacity(struct fakeguest *fg)
+{
+	struct gr_region_hdr *img = (struct gr_region_hdr *)fg->image;
+	struct gr_region_hdr *hdr = gr_hdr(fg->region);
+
+	img->desc_capacity = cpu_to_le32(fg->desc_capacity);
+	memcpy(fg->region + fg->lay.desc_offset,
+	       fg->image + fg->lay.desc_offset,
+	       (size_t)fg->desc_capacity * fg->lay.desc_stride);
+	WRITE_ONCE(gr_status(fg->region)->desc_live,
+		   cpu_to_le32(fg->lay.desc_count));
+	memcpy((u8 *)hdr + sizeof(hdr->magic), (u8 *)img + sizeof(img->magic),
+	       sizeof(*hdr) - sizeof(hdr->magic));
+	/* pairs with the host's acquire of magic (spec 10 #1) */
+	smp_store_release(&hdr->magic, cpu_to_le64(GR_REGION_MAGIC));
+}
+
 /* Spec 5.2 step 10: the status block, state excepted */
 static void fg_status_init(struct fakeguest *fg, const struct gr_ctrl_req *eff,
 			   bool rejected)
@@ -253,7 +276,9 @@ int fg_publish(struct fakeguest *fg)
 	/* 5: geometry */
 	geo.region_size = fg->region_size;
 	geo.nr_cpus = fg->opt.cpus;
-	geo.desc_count = fg_nr_events(&fg->opt);
+	/* spec 18.2 N1: room for the events added by name */
+	geo.desc_count = fg_nr_events(&fg->opt) +
+			 (fg->opt.anyevent ? FG_ANY_SLOTS : 0);
 	/* spec 17.1: a hist area for a host that offers GR_F_HIST */
 	if (fg->host_present &&
 	    (gr_ctrl_host_features(fg->region) & GR_F_HIST))
@@ -270,6 +295,11 @@ int fg_publish(struct fakeguest *fg)
 		       fg->opt.global ? 1 : fg->opt.cpus, strerror(-ret));
 		return ret;
 	}
+	/* N1: the slots after the table, published as desc_capacity */
+	fg->desc_capacity = fg->lay.desc_count;
+	fg->lay.desc_count = fg_nr_events(&fg->opt);
+	fg->nr_added = 0;
+	__atomic_store_n(&fg->nr_added_pub, 0, __ATOMIC_RELAXED);
 	ret = fg_events_build(fg, &why);
 	if (ret) {
 		fg_log("%s (max_event_size %u, --size %u)", why,
@@ -302,6 +332,8 @@ int fg_publish(struct fakeguest *fg)
 		fg->guest_features |= GR_F_DOORBELL;
 	if (fg->lay.hist_size)
 		fg->guest_features |= GR_F_HIST;
+	if (fg->opt.anyevent)
+		fg->guest_features |= GR_F_ANYEVENT;
 	fg_apply(fg, &eff);
 	/* spec 17.1, 17.3: the hist area zeroed, the requests already there */
 	fg_hist_init(fg);
@@ -334,12 +366,16 @@ int fg_publish(struct fakeguest *fg)
 
 	/* A private image of what is published, for the hostile modes */
 	fg->image_size = fg->lay.desc_offset +
-			 (size_t)fg->lay.desc_count * fg->lay.desc_stride;
+			 (size_t)fg->desc_capacity * fg->lay.desc_stride;
 	fg->image = calloc(1, fg->image_size);
 	if (!fg->image)
 		return -ENOMEM;
 	gr_region_publish(fg->image, &fg->lay, &fg->ident, fg_desc_fill, fg);
-	gr_region_publish(fg->region, &fg->lay, &fg->ident, fg_desc_fill, fg);
+	if (fg->opt.anyevent)
+		fg_publish_capacity(fg);
+	else
+		gr_region_publish(fg->region, &fg->lay, &fg->ident,
+				  fg_desc_fill, fg);
 
 	/* 12, 13: state, then tell the host */
 	gr_status_set_state(fg->region, fg->state);

@@ -140,6 +140,7 @@ static void fg_writer_tick(struct fg_writer *w)
 			fg_writer_other(w, id, w->other_next++, tracing);
 		if (fg->opt.sched)
 			fg_writer_sched(w, tracing);
+		fg_names_write(w, tracing);
 		w->ticks++;
 	}
 	fg_writer_leave(w);

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_vm_names.c - host-agent/agent/vm_names.c alone: the host's
+ * requests for events by name (spec 18) in the strip of a real shared
+ * region, the guest's answers written by hand
+ *
+ * The VM is tests/lib/gr_agent_vm.c's (one event, sched:sched_switch),
+ * with hostctl.c, vm_settings.c and the placeholder vm_desc.c real: one
+ * request at a time, seq continued from the region, every field before
+ * seq, pages until next = total, answers to another seq ignored, 5 s
+ * bound, refusals, and enable resolved against the adopted table.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <string.h>
+
+#include "gr_agent_vm.h"
+#include "gr_test.h"
+
+struct t_reply {
+	int calls;
+	int err;
+	char msg[1024];
+	unsigned int nr;
+	char first[2 * GR_NAME_PART_MAX];
+};
+
+static void t_done(void *arg, int err, const char *msg)
+{
+	struct t_reply *r = arg;
+
+	r->calls++;
+	r->err = err;
+	snprintf(r->msg, sizeof(r->msg), "%s", msg ? msg : "");
+}
+
+static void t_list_done(void *arg, int err, const char *msg,
+			const struct gr_name_list *l)
+{
+	struct t_reply *r = arg;
+
+	t_done(arg, err, msg);
+	r->nr = l ? l->nr : 0;
+	if (l && l->nr)
+		snprintf(r->first, sizeof(r->first), "%s:%s",
+			 l->ev[0].system, l->ev[0].name);
+}
+
+static struct gr_name_req *t_req(struct gr_avm *t)
+{
+	return (struct gr_name_req *)(t->vm.region + GR_NAME_REQ_OFFSET);
+}
+
+/* The guest's answer to the request in the strip, seq last */
+static void t_answer(struct gr_avm *t, uint64_t seq, uint32_t result,
+		     uint32_t total, uint32_t next, const char *text)
+{
+	struct gr_name_ans *a = (struct gr_name_ans *)(t->vm.region +
+						       GR_NAME_ANS_OFFSET);
+
+	memset(a, 0, sizeof(*a));
+	a->result = htole32(result);
+	a->total = htole32(total);
+	a->next = htole32(next);
+	a->len = htole32((uint32_t)strlen(text));
+	memcpy(a->text, text, strlen(text));
+	__atomic_store_n(&a->seq, htole64(seq), __ATOMIC_RELEASE);
+}
+
+static uint64_t t_seq(struct gr_avm *t)
+{
+	return le64toh(__atomic_load_n(&t_req(t)->seq, __ATOMIC_ACQUIRE));
+}
+
+static struct gr_avm *t_open(uint64_t features)
+{
+	struct gr_avm *t = gr_avm_new(features, GR_VERIFY_OFF, 0);
+
+	hostctl_init(&t->vm);
+	return t;
+}
+
+static void test_list_pages_until_total(void)
+{
+	struct gr_avm *t = t_open(GR_F_ANYEVENT);
+	const char *p1 = "sched:sched_switch n\n";
+	const char *p2 = "fsys:ev_ints y u8 a@8+1u\n";
+	uint32_t total = (uint32_t)(strlen(p1) + strlen(p2));
+	struct t_reply r = { 0 };
+	char err[256];
+
+	t_req(t)->seq = htole64(41);	/* an earlier agent's requests */
+	CU_ASSERT_EQUAL_FATAL(vm_list_events(&t->vm, "s*", t_list_done, &r,
+					     err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(t_seq(t), 42);
+	CU_ASSERT_EQUAL(le32toh(t_req(t)->op), GR_NAME_OP_LIST);
+	CU_ASSERT_EQUAL(le32toh(t_req(t)->offset), 0);
+	CU_ASSERT_EQUAL(le32toh(t_req(t)->len), 2);
+	CU_ASSERT(!memcmp(t_req(t)->text, "s*", 2));
+	CU_ASSERT(t->vm.names.kick);
+	/* one at a time (M5) */
+	CU_ASSERT_EQUAL(vm_list_events(&t->vm, "", t_list_done, &r, err,
+				       sizeof(err)), -EBUSY);
+	vm_names_poll(&t->vm);
+	CU_ASSERT_EQUAL(r.calls, 0);
+	/* the first page: the next is asked for at its offset */
+	t_answer(t, 42, 0, total, (uint32_t)strlen(p1), p1);
+	vm_names_poll(&t->vm);
+	CU_ASSERT_EQUAL(r.calls, 0);
+	CU_ASSERT_EQUAL(t_seq(t), 43);
+	CU_ASSERT_EQUAL(le32toh(t_req(t)->offset), strlen(p1));
+	t_answer(t, 43, 0, total, total, p2);
+	vm_names_poll(&t->vm);
+	CU_ASSERT_EQUAL(r.calls, 1);
+	CU_ASSERT_EQUAL(r.err, 0);
+	CU_ASSERT_EQUAL(r.nr, 2);
+	CU_ASSERT_STRING_EQUAL(r.first, "sched:sched_switch");
+	CU_ASSERT(!t->vm.names.active);
+	gr_avm_free(t);
+}
+
+static void test_answer_to_another_seq_is_not_ours(void)
+{
+	struct gr_avm *t = t_open(GR_F_ANYEVENT);
+	struct t_reply r = { 0 };
+	char err[256];
+
+	CU_ASSERT_EQUAL_FATAL(vm_list_events(&t->vm, "", t_list_done, &r,
+					     err, sizeof(err)), 0);
+	t_answer(t, t_seq(t) + 7, 0, 0, 0, "");
+	vm_names_poll(&t->vm);
+	CU_ASSERT_EQUAL(r.calls, 0);
+	/* H17: bounded */
+	t->vm.names.deadline_ns = 0;
+	vm_names_poll(&t->vm);
+	CU_ASSERT_EQUAL(r.calls, 1);
+	CU_ASSERT_EQUAL(r.err, -ETIMEDOUT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.msg, "did not answer"));
+	gr_avm_free(t);
+}
+
+static void test_hostile_answers_are_refused(void)
+{
+	static const struct {
+		uint32_t total, next;
+		const char *text;
+		const char *why;
+	} bad[] = {
+		{ 10, 30, "a:b y\n", "outside" },
+		{ 6, 6, "a:b y", "whole line" },
+		{ 6, 6, "a:b \x1b\n", "listing is not" },
+		{ 2u << 20, 6, "a:b y\n", "1 MiB" },
+	};
+	struct t_reply r;
+	struct gr_avm *t;
+	char err[256];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		t = t_open(GR_F_ANYEVENT);
+		memset(&r, 0, sizeof(r));
+		CU_ASSERT_EQUAL_FATAL(vm_list_events(&t->vm, "", t_list_done,
+						     &r, err, sizeof(err)), 0);
+		t_answer(t, t_seq(t), 0, bad[i].total, bad[i].next,
+			 bad[i].text);
+		vm_names_poll(&t->vm);
+		CU_ASSERT_EQUAL(r.calls, 1);
+		CU_ASSERT_EQUAL(r.err, -EPROTO);
+		CU_ASSERT_PTR_NOT_NULL(strstr(r.msg, bad[i].why));
+		CU_ASSERT_EQUAL(t->vm.names.bad_answers, 1);
+		gr_avm_free(t);
+	}
+}
+
+static void test_enable_known_sets_the_bit(void)
+{
+	struct gr_avm *t = t_open(GR_F_ANYEVENT);
+	uint64_t seq0 = t->vm.hc.ctrl_seq;
+	struct t_reply r = { 0 };
+	char err[256];
+
+	CU_ASSERT_EQUAL_FATAL(vm_enable_events(&t->vm, "sched:sched_switch",
+					       t_done, &r, err, sizeof(err)),
+			      GR_ASYNC);
+	CU_ASSERT_EQUAL(le32toh(t_req(t)->op), GR_NAME_OP_ADD);
+	CU_ASSERT(!memcmp(t_req(t)->text, "sched:sched_switch", 18));
+	CU_ASSERT_EQUAL(t->vm.enable[0], 0);
+	t_answer(t, t_seq(t), 0, 0, 0, "K sched:sched_switch 0\n");
+	vm_names_poll(&t->vm);
+	CU_ASSERT_EQUAL(r.calls, 1);
+	CU_ASSERT_EQUAL(r.err, 0);
+	CU_ASSERT_STRING_EQUAL(r.msg, "sched:sched_switch known\n");
+	CU_ASSERT_EQUAL(t->vm.enable[0], 1);
+	CU_ASSERT(t->vm.hc.ctrl_seq > seq0);	/* published */
+	/* a name the table has, without a system part: nothing asked */
+	memset(&r, 0, sizeof(r));
+	CU_ASSERT_EQUAL(vm_enable_events(&t->vm, "sched_*", t_done, &r, err,
+					 sizeof(err)), 0);
+	CU_ASSERT(!t->vm.names.active);
+	gr_avm_free(t);
+}
+
+static void test_enable_of_nothing_fails_with_the_guests_reason(void)
+{
+	struct gr_avm *t = t_open(GR_F_ANYEVENT);
+	struct t_reply r = { 0 };
+	char err[256];
+
+	CU_ASSERT_EQUAL_FATAL(vm_enable_events(&t->vm, "sched_switch,x:y*",
+					       t_done, &r, err, sizeof(err)),
+			      GR_ASYNC);
+	/* only the pattern the table does not match is asked for */
+	CU_ASSERT_EQUAL(le32toh(t_req(t)->len), 4);
+	t_answer(t, t_seq(t), 0, 0, 0, "N x:y* 2\n");
+	vm_names_poll(&t->vm);
+	CU_ASSERT_EQUAL(r.err, -ENOENT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.msg, "'x:y*' names no event"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.msg, "No such file or directory"));
+	CU_ASSERT_PTR_NULL(strchr(r.msg, '\n'));
+	CU_ASSERT_EQUAL(t->vm.enable[0], 0);	/* all or nothing */
+	gr_avm_free(t);
+}
+
+static void test_refusal_and_cancel(void)
+{
+	struct gr_avm *t = t_open(GR_F_ANYEVENT);
+	struct t_reply r = { 0 };
+	char err[256];
+
+	CU_ASSERT_EQUAL_FATAL(vm_enable_events(&t->vm, "a:b", t_done, &r,
+					       err, sizeof(err)), GR_ASYNC);
+	t_answer(t, t_seq(t), EPERM, 0, 0, "");
+	vm_names_poll(&t->vm);
+	CU_ASSERT_EQUAL(r.err, -EPERM);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.msg, "byname=0"));
+	memset(&r, 0, sizeof(r));
+	CU_ASSERT_EQUAL_FATAL(vm_enable_events(&t->vm, "a:b", t_done, &r,
+					       err, sizeof(err)), GR_ASYNC);
+	vm_names_cancel(&t->vm, -ENOTCONN, "gone");
+	CU_ASSERT_EQUAL(r.calls, 1);
+	CU_ASSERT_EQUAL(r.err, -ENOTCONN);
+	CU_ASSERT(!t->vm.names.active);
+	gr_avm_free(t);
+}
+
+static void test_without_the_feature(void)
+{
+	struct gr_avm *t = t_open(0);
+	struct t_reply r = { 0 };
+	char err[512];
+
+	CU_ASSERT_EQUAL(vm_list_events(&t->vm, "", t_list_done, &r, err,
+				       sizeof(err)), -EOPNOTSUPP);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "GR_F_ANYEVENT"));
+	CU_ASSERT_EQUAL(vm_enable_events(&t->vm, "a:b", t_done, &r, err,
+					 sizeof(err)), -ENOENT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "unknown event 'a:b'"));
+	CU_ASSERT_EQUAL(t_seq(t), 0);	/* the strip is written by nobody */
+	gr_avm_free(t);
+}
+
+static const struct gr_test tests[] = {
+	GR_TEST(test_list_pages_until_total),
+	GR_TEST(test_answer_to_another_seq_is_not_ours),
+	GR_TEST(test_hostile_answers_are_refused),
+	GR_TEST(test_enable_known_sets_the_bit),
+	GR_TEST(test_enable_of_nothing_fails_with_the_guests_reason),
+	GR_TEST(test_refusal_and_cancel),
+	GR_TEST(test_without_the_feature),
+};
+
+int main(void)
+{
+	return gr_test_main("vm_names", tests, ARRAY_SIZE(tests), NULL, NULL);
+}
