@@ -168,6 +168,12 @@ void ctl_status_text(FILE *f, const struct gr_vm_info *in)
 	put_row(f, "pending");
 	put_text_or_dash(f, in->pending);
 	fputc('\n', f);
+	if (st->desc_added || st->desc_refused || st->desc_live_bad) {
+		put_row(f, "events added");
+		fprintf(f, "%" PRIu64 " by the guest at run time, %" PRIu64
+			" batches refused, %" PRIu64 " bad desc_live\n",
+			st->desc_added, st->desc_refused, st->desc_live_bad);
+	}
 
 	put_row(f, "recorded");
 	fprintf(f, "%" PRIu64 " events (at the guest's last tick), %" PRIu64
@@ -507,6 +513,9 @@ void ctl_status_json_member(struct ctl_json *j, const char *key,
 	ctl_json_u64(j, "invalid_records", st->invalid_records);
 	ctl_json_u64(j, "rewritten", st->rewritten);
 	ctl_json_u64(j, "last_record_refused", st->last_record_refused);
+	ctl_json_u64(j, "desc_added", st->desc_added);
+	ctl_json_u64(j, "desc_refused", st->desc_refused);
+	ctl_json_u64(j, "desc_live_bad", st->desc_live_bad);
 	ctl_json_u64(j, "skipped", st->skipped);
 	ctl_json_u64(j, "doorbells_in", st->doorbells_in);
 	ctl_json_u64(j, "doorbell_passes", st->doorbell_passes);

@@ -62,6 +62,8 @@ la_wait_grep "$AGLOG" '^added 2' 10
 check guest-adds "[ $? -eq 0 ]" "$(cat "$AGLOG")"
 la_wait_grep "$LA_AGENT_LOG" '1 event the guest added adopted (ids 2..2)' 10
 check agent-adopts "[ $? -eq 0 ]" "$(tail -n 5 "$LA_AGENT_LOG")"
+la_wait_status "$A" "s['stats']['desc_added'] == 1" 5
+check status-counts-the-added-event "[ $? -eq 0 ]" "$out"
 gr enable "$A" kfree
 check enable-added-event "[ $rc -eq 0 ]" "exit $rc: $err"
 la_wait_grep "$AGLOG" '^produced' 10
