@@ -266,7 +266,7 @@ int gr_name_add_parse(const char *text, size_t len,
 		if (!eol)
 			goto bad;
 		memset(&l, 0, sizeof(l));
-		if (eol - p < 5 || !strchr("AKRN", p[0]) || p[1] != ' ')
+		if (eol - p < 5 || !p[0] || !strchr("AKRN", p[0]) || p[1] != ' ')
 			goto bad;
 		l.kind = (enum gr_name_kind)p[0];
 		sp1 = p + 2;
@@ -397,7 +397,7 @@ static int list_line(const char *p, const char *eol, struct gr_name_event *e)
 	sp2 = memchr(sp1 + 1, ' ', (size_t)(eol - sp1 - 1));
 	if (!sp2)
 		sp2 = eol;
-	if (sp2 - sp1 == 2 && strchr("npy", sp1[1])) {
+	if (sp2 - sp1 == 2 && sp1[1] && strchr("npy", sp1[1])) {
 		e->state = (enum gr_name_state)sp1[1];
 	} else if (sp2 - sp1 > 2 && sp1[1] == '-') {
 		v = number(sp1 + 2, sp2, GR_NAME_MAX_ERRNO);

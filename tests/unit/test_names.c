@@ -172,6 +172,8 @@ static void test_add_hostile_lines(void)
 		"N a b 2\n", "A sys:ev 99999999999999999999\n",
 		"A sys:ev 1\nK",
 	};
+	/* a NUL kind: strchr() finds the terminator (fuzz_names_host) */
+	static const char nul[] = "\0 sys:ev 1\n";
 	struct gr_name_line l[4];
 	const char *why = NULL;
 	unsigned int i, nr;
@@ -179,6 +181,8 @@ static void test_add_hostile_lines(void)
 	for (i = 0; i < ARRAY_SIZE(bad); i++)
 		CU_ASSERT_EQUAL(gr_name_add_parse(bad[i], strlen(bad[i]), l, 4,
 						  &nr, &why), -EPROTO);
+	CU_ASSERT_EQUAL(gr_name_add_parse(nul, sizeof(nul) - 1, l, 4, &nr,
+					  &why), -EPROTO);
 }
 
 static void test_list_lines(void)
@@ -236,6 +240,8 @@ static void test_list_hostile_lines(void)
 	unsigned int i;
 
 	CU_ASSERT_EQUAL(gr_name_list_parse("a:b y\n", 6, &l, &why), 0);
+	/* a NUL state (fuzz_names_host) */
+	CU_ASSERT_EQUAL(gr_name_list_parse("a:b \0\n", 6, &l, &why), -EPROTO);
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		CU_ASSERT_EQUAL(gr_name_list_parse(bad[i], strlen(bad[i]), &l,
 						   &why), -EPROTO);
