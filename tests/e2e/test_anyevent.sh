@@ -75,6 +75,7 @@ if wait_console "$vm" "GR: ANYAVAIL" 120; then
 		ok "a pattern naming no event is refused with the guest's reason" ||
 		fail "a pattern naming no event is refused" "$out"
 	gr events "$vm" >"$tmp/events.out" 2>&1
+	gr events "$vm" 'block:' >"$tmp/events-block.out" 2>&1
 	avail=$(grep -a "GR: ANYAVAIL" "$log" | tr -d '\r' | awk '{print $3}')
 	listed=$(grep -c '^[a-z_0-9]*:[a-z_0-9]* ' "$tmp/events.out")
 	[ "$listed" -gt 0 ] && [ "$listed" = "$avail" ] &&
