@@ -21,16 +21,11 @@
 #     in ETIMEDOUT after 5 s; an added descriptor that breaks 7.4 and a
 #     desc_live beyond desc_capacity are refused (M2); the agent lives on
 #   - a guest without the feature: a clear error
-#
-# The checks that need the host to adopt added descriptors (M2: the
-# agent's vm_desc_refresh()) are skipped, saying so, when the agent
-# answers that it did not adopt them.
 
 set -u
 . "$(dirname "$0")/lib_agent.sh"
 la_init test_events_byname
 
-ADOPT_WHY="the agent adopts no descriptor added at run time (spec 18.3 M2, vm_desc_refresh())"
 
 # fake guest on VM $1 with options $2...; job id into the variable fgjob_$1
 fg_start() {
@@ -125,27 +120,22 @@ gr enable "$V" other:no_rec
 	bad enable-refused "exit $rc: $out" "$err"
 
 gr enable "$V" 'fsys:ev*' other:thing
-adopted=1 first_rc=$rc first_out=$out
-grep -q 'not adopted by the host' <<<"$err" && adopted=
+first_rc=$rc first_out=$out
 gr events "$V" 'fsys:'
 grep -q '^fsys:ev_msg  *by name' <<<"$out" &&
 	ok "the guest added the events asked for (state 'by name')" ||
 	bad added-by-name "$out"
-if [ -z "$adopted" ]; then
-	skip_check enable-adds "$ADOPT_WHY"
-	skip_check trace-has-added "$ADOPT_WHY"
-else
-	gr enable "$V" 'fsys:ev*' other:thing
-	[ "$first_rc" -eq 0 ] && grep -q '^fsys:ev_ints added$' <<<"$first_out" &&
-		grep -q '^fsys:ev_msg added$' <<<"$first_out" &&
-		[ "$rc" -eq 0 ] && grep -q '^fsys:ev_ints known$' <<<"$out" &&
-		grep -q '^other:thing known$' <<<"$out" &&
-		ok "enable VM 'fsys:ev*' other:thing: added, then known" ||
-		bad enable-adds "exit $rc: $err" "$out"
-	sleep 1
-	gr flush "$V" || bad flush "exit $rc: $err"
-	sess=$(la_sessions "$V" | tail -n 1)
-	if bt_out=$(timeout -k 5 60 "$PY" - "$sess" 2>&1 <<'EOF'
+gr enable "$V" 'fsys:ev*' other:thing
+[ "$first_rc" -eq 0 ] && grep -q '^fsys:ev_ints added$' <<<"$first_out" &&
+	grep -q '^fsys:ev_msg added$' <<<"$first_out" &&
+	[ "$rc" -eq 0 ] && grep -q '^fsys:ev_ints known$' <<<"$out" &&
+	grep -q '^other:thing known$' <<<"$out" &&
+	ok "enable VM 'fsys:ev*' other:thing: added, then known" ||
+	bad enable-adds "exit $rc: $err" "$out"
+sleep 1
+gr flush "$V" || bad flush "exit $rc: $err"
+sess=$(la_sessions "$V" | tail -n 1)
+if bt_out=$(timeout -k 5 60 "$PY" - "$sess" 2>&1 <<'EOF'
 import sys, bt2
 seen = {}
 for m in bt2.TraceCollectionMessageIterator(sys.argv[1]):
@@ -169,10 +159,9 @@ assert set(seen) == {"ev_ints", "ev_comm", "ev_msg", "thing"}, seen
 print(seen)
 EOF
 ); then
-		ok "the added events' records are in the trace with their fields ($bt_out)"
-	else
-		bad trace-has-added "$bt_out"
-	fi
+	ok "the added events' records are in the trace with their fields ($bt_out)"
+else
+	bad trace-has-added "$bt_out"
 fi
 la_bt "$(la_sessions "$V" | tail -n 1)" &&
 	ok "babeltrace2 reads the session" || bad bt-reads "$bt_out"
@@ -193,13 +182,9 @@ for round in 1 2; do
 	[ -n "$ok" ] &&
 		ok "--events fsys:ev_ints is asked for at attach (guest $round)" ||
 		bad "attach-asks-$round" "$out"
-	if [ -z "$adopted" ]; then
-		skip_check "attach-enables-$round" "$ADOPT_WHY"
-	else
-		la_wait_status "$A" "'ev_ints' in s.get('events', '')" 5 &&
-			ok "and recorded (guest $round)" ||
-			bad "attach-enables-$round" "$out"
-	fi
+	la_wait_status "$A" "'ev_ints' in s.get('events', '')" 5 &&
+		ok "and recorded (guest $round)" ||
+		bad "attach-enables-$round" "$out"
 	fg_stop "$A"
 done
 grep -q "$A: events by name of --events .*'none:x' names no event the host adopted; none:x: no such event in the guest" \
@@ -243,13 +228,8 @@ hostile next events 'was refused: its next page is outside'
 hostile garbage enable 'was refused: a line of its text is not'
 hostile seq events 'did not answer the request for events by name in 5 s'
 hostile silent enable 'did not answer the request for events by name in 5 s'
-if [ -z "$adopted" ]; then
-	skip_check hostile-desc "$ADOPT_WHY"
-	skip_check hostile-live "$ADOPT_WHY"
-else
-	hostile desc enable 'descriptors the guest of .* added were refused'
-	hostile live enable 'names no event the host adopted\|descriptors the guest of .* added were refused'
-fi
+hostile desc enable 'descriptors the guest of .* added were refused'
+hostile live enable 'names no event the host adopted\|descriptors the guest of .* added were refused'
 
 # ---- a guest without the feature --------------------------------------------
 la_vm N no
