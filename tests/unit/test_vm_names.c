@@ -6,8 +6,9 @@
  *
  * The VM is tests/lib/gr_agent_vm.c's (one event, sched:sched_switch),
  * with hostctl.c, vm_settings.c and vm_desc.c real (its guest adds no
- * descriptor, so nothing is adopted): one request at a time, seq continued from the region, every field before
- * seq, pages until next = total, answers to another seq ignored, 5 s
+ * descriptor, so nothing is adopted): one request at a time, seq
+ * continued from the region, every field before seq, pages until
+ * next = total, answers to another seq ignored, 5 s
  * bound, refusals, and enable resolved against the adopted table.
  */
 #include <endian.h>
