@@ -60,9 +60,10 @@
  * compatible additions: 1 filters; 2 guest info, defaults, follow, families;
  * 3 client channels; 4 last record offset in the commit record;
  * 5 aggregation maps (hist); 6 a second start event of a latency pair;
- * 7 events by name, added at run time (GR_F_ANYEVENT)
+ * 7 events by name, added at run time (GR_F_ANYEVENT); 8 kprobe events
+ * defined by the host (GR_F_PROBE)
  */
-#define GR_ABI_MINOR		7
+#define GR_ABI_MINOR		8
 
 #define GR_REGION_MAGIC		0x3159414c45525247ULL	/* "GRRELAY1" */
 #define GR_CTRL_MAGIC		0x313054534f485247ULL	/* "GRHOST01" */
@@ -109,7 +110,8 @@
 #define GR_F_CLIENT		_BITULL(11)	/* client channels (v1.3) */
 #define GR_F_HIST		_BITULL(12)	/* aggregation maps (v1.5) */
 #define GR_F_ANYEVENT		_BITULL(13)	/* events by name (v1.7) */
-#define GR_F_KNOWN		0x3fffULL	/* all bits defined in v1.7 */
+#define GR_F_PROBE		_BITULL(14)	/* probes from the host (v1.8) */
+#define GR_F_KNOWN		0x7fffULL	/* all bits defined in v1.8 */
 
 /**
  * struct gr_region_hdr - identity, geometry and layout of the region
@@ -431,7 +433,16 @@ static_assert(GR_FILTER_OFFSET + GR_FILTER_SLOTS *
 enum {
 	GR_NAME_OP_ADD = 1,		/* text: patterns, comma separated */
 	GR_NAME_OP_LIST = 2,		/* text: one glob ("" = every event) */
+	GR_NAME_OP_PROBE = 3,		/* v1.8, GR_F_PROBE: a kprobe_events line */
+	GR_NAME_OP_UNPROBE = 4,		/* v1.8: a probe name, "" = every one */
 };
+
+/*
+ * Probes from the host (v1.8, GR_F_PROBE; spec 18.4): the guest creates
+ * kprobe events in this tracefs group and lays them out as events by name.
+ */
+#define GR_PROBE_GROUP		"guestrelay"
+#define GR_PROBE_MAX		16	/* host probes alive at a time */
 
 /**
  * struct gr_name_req - the host's request for events by name (1024 bytes)
