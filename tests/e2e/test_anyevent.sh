@@ -14,15 +14,22 @@
 # the agent records the same 22 (vm-add --events). The agent adds 6
 # more at run time (spec 18): 4 named by patterns at vm-add (3 new ones
 # of timer:hrtimer_*, a bare name; nosuch:* names none) and 2 by
-# `guestrelay enable` while the guest waits for them. Then ftrace
-# records all of them too over the workload and the guest prints
-# ftrace's binary pages.
+# `guestrelay enable` while the guest waits for them, and 2 kprobe events
+# the host defines (spec 18.4, `guestrelay probe`: an entry probe with
+# the opened path and a return probe). Then ftrace records all of them
+# too over the workload and the guest prints ftrace's binary pages; the
+# host then deletes its probes while the guest watches kprobe_events.
 # Checks:
 #   - enable by system:name at run time; a pattern naming nothing is
 #     refused with the guest's reason; `guestrelay events` lists as many
 #     events as the guest's available_events; `events 'timer:*' --json`
 #     holds the timer events with timer_start's fields;
-#   - the guest has the 6 events added at run time in its catalogue;
+#   - probes from the host: p: and r: defined and recording, a malformed
+#     one and one on an unknown symbol refused with the kernel's reason;
+#     the path the guest opens is in the entry probe's records and the
+#     return probe's records carry return values; both probes are in the
+#     guest's kprobe_events while alive and gone after `probe -:NAME`;
+#   - the guest has the 8 events added at run time in its catalogue;
 #   - the module loads; the catalogue counts 22 found, 1 missing, 2 refused;
 #   - each event found is in the catalogue with tracefs' id and number of
 #     fields, and a payload layout equal to its tracefs format;
@@ -58,7 +65,7 @@ events=$events,console,rcu_utilization,sched_stat_runtime
 # hrtimer_expire_entry came with anyevent=; a pattern naming nothing),
 # and two more by `guestrelay enable` while the guest waits for them
 rt="timer:hrtimer_*,sched_wake_idle_without_ipi,nosuch:*"
-boot_guest "$vm" --run e2e-anyevent --append "gr.mod=0 gr.secs=2 gr.rt=6" \
+boot_guest "$vm" --run e2e-anyevent --append "gr.mod=0 gr.secs=2 gr.rt=8 gr.probes=1" \
 	--vm-args "--switch-timer-ms 100 --events $events,$rt"
 log=$(console "$vm")
 if wait_console "$vm" "GR: ANYAVAIL" 120; then
@@ -74,6 +81,32 @@ if wait_console "$vm" "GR: ANYAVAIL" 120; then
 	[ "$rc" != 0 ] && grep -q "nosuch" <<<"$out" &&
 		ok "a pattern naming no event is refused with the guest's reason" ||
 		fail "a pattern naming no event is refused" "$out"
+	# probes from the host (spec 18.4)
+	out=$(gr probe "$vm" \
+		'p:gropen do_sys_openat2 dfd=%di path=+0(%si):ustring' 2>&1)
+	rc=$?
+	[ "$rc" = 0 ] && grep -q "gropen" <<<"$out" &&
+		ok "probe p: defined from the host and recording" ||
+		fail "probe p: defined from the host" "exit $rc" "$out"
+	# shellcheck disable=SC2016 # $retval is the kprobe's fetch argument
+	out=$(gr probe "$vm" 'r:gropenr do_sys_openat2 ret=$retval' 2>&1)
+	rc=$?
+	[ "$rc" = 0 ] && grep -q "gropenr" <<<"$out" &&
+		ok "probe r: (return probe) defined from the host" ||
+		fail "probe r: defined from the host" "exit $rc" "$out"
+	out=$(gr probe "$vm" 'p:grbad do_sys_openat2 x=%nosuchreg' 2>&1)
+	rc=$?
+	[ "$rc" != 0 ] && grep -qi "error" <<<"$out" &&
+		ok "a malformed probe is refused with the kernel's reason" ||
+		fail "a malformed probe is refused with the kernel's reason" \
+			"exit $rc" "$out"
+	echo "# malformed probe: $(head -n 2 <<<"$out" | tr '\n' ' ')"
+	out=$(gr probe "$vm" 'p:grnosym gr_no_such_function' 2>&1)
+	rc=$?
+	[ "$rc" != 0 ] && grep -qi "ENOENT\|symbol" <<<"$out" &&
+		ok "a probe on an unknown symbol is refused (ENOENT)" ||
+		fail "a probe on an unknown symbol is refused (ENOENT)" \
+			"exit $rc" "$out"
 	gr events "$vm" >"$tmp/events.out" 2>&1
 	gr events "$vm" 'block:' >"$tmp/events-block.out" 2>&1
 	avail=$(grep -a "GR: ANYAVAIL" "$log" | tr -d '\r' | awk '{print $3}')
@@ -99,6 +132,21 @@ else:
           "timer_start's fields %s" % (len(evs), " ".join(names)))
 PY
 	take_checks "$tmp/events.check" 0 "events --json"
+	# the guest lists its kprobe_events once ftrace is done; then the
+	# host deletes its probes (spec 18.4 P6)
+	if wait_console "$vm" "GR: ANYPROBES " 600; then
+		out=$(gr probe "$vm" '-:gropen' 2>&1 &&
+			gr probe "$vm" '-:gropenr' 2>&1)
+		rc=$?
+		[ "$rc" = 0 ] && ok "probe -:NAME deletes the host's probes" ||
+			fail "probe -:NAME deletes the host's probes" "exit $rc" "$out"
+		out=$(gr probe "$vm" 2>&1)
+		! grep -q "gropen" <<<"$out" &&
+			ok "the agent lists no deleted probe" ||
+			fail "the agent lists no deleted probe" "$out"
+	else
+		fail "the guest listed its kprobe_events" "$(tail -n 20 "$log")"
+	fi
 else
 	fail "the guest loaded the module" "$(tail -n 20 "$log")"
 fi
@@ -110,9 +158,9 @@ grep -aq "GR: ANYLOAD ok" "$log" && ok "guestrelay.ko loads with anyevent=" ||
 cat=$(sed -n '/GR: MARK catalogue /,/GR: MARK catalogue_end/p' "$log" | tr -d '\r')
 want=$(grep -a "GR: ANYTRACE " "$log" | tr -d '\r' | wc -l)
 nrt=$(grep -a "GR: ANYRT [a-z]" "$log" | tr -d '\r' | wc -l)
-[ "$nrt" = 6 ] && ! grep -aq "GR: ANYRT timeout" "$log" &&
-	ok "the guest has the 6 events the host added at run time" ||
-	fail "the guest has the 6 events the host added at run time" \
+[ "$nrt" = 8 ] && ! grep -aq "GR: ANYRT timeout" "$log" &&
+	ok "the guest has the 8 events the host added at run time" ||
+	fail "the guest has the 8 events the host added at run time" \
 		"$(grep -a 'GR: ANYRT' "$log")"
 found=$((want - nrt - 2))
 grep -q "^found $found missing 1 refused 2$" <<<"$cat" &&
@@ -132,6 +180,16 @@ done < <(grep -a "GR: ANYTRACE " "$log" | tr -d '\r')
 	ok "$found events: the catalogue's id and field count equal tracefs'" ||
 	fail "the catalogue's id and field count equal tracefs'" \
 		"$bad of $found differ" "$cat"
+grep -aq "GR: ANYPROBES 2" "$log" &&
+	grep -aq "GR: ANYPROBE p[0-9]*:guestrelay/gropen do_sys_openat2" "$log" &&
+	grep -aq "GR: ANYPROBE r[0-9]*:guestrelay/gropenr do_sys_openat2" "$log" &&
+	ok "both probes are in the guest's kprobe_events while alive" ||
+	fail "both probes are in the guest's kprobe_events while alive" \
+		"$(grep -a 'GR: ANYPROBE' "$log")"
+grep -aq "GR: ANYPROBES gone" "$log" &&
+	ok "the host's probes are gone from kprobe_events after -:NAME" ||
+	fail "the host's probes are gone from kprobe_events after -:NAME" \
+		"$(grep -a 'GR: ANYPROBES' "$log")"
 grep -aq "GR: ANYRMMOD ok" "$log" && ok "the module unloads" ||
 	fail "the module unloads" "$(grep -a 'GR: ANYRMMOD' "$log")"
 echo "# available events in this guest: $(grep -a 'GR: ANYAVAIL' "$log" | tr -d '\r' | awk '{print $3}')"
@@ -148,6 +206,15 @@ fi
 dir=$(newest_trace "$vm")
 check_trace "$dir" "the trace" || finish
 check_no_loss "$dir" "guestrelay's trace"
+babeltrace2 "$dir" 2>/dev/null | grep -a 'gropen' >"$tmp/probes.txt"
+n=$(grep -a 'gropen[^r]' "$tmp/probes.txt" | grep -c 'path = "/gr/e2e-common"')
+[ "$n" -ge 1 ] && ok "the entry probe recorded the path the guest opened ($n)" ||
+	fail "the entry probe recorded the path the guest opened" \
+		"$(grep -a 'gropen[^r]' "$tmp/probes.txt" | head -n 5)"
+n=$(grep -a 'gropenr' "$tmp/probes.txt" | grep -c 'ret = ')
+[ "$n" -ge 1 ] && ok "the return probe recorded return values ($n records)" ||
+	fail "the return probe recorded return values" \
+		"$(grep -a 'gropenr' "$tmp/probes.txt" | head -n 5)"
 /usr/bin/python3 "$(dirname "$0")/anyevent_check.py" "$log" "$dir" \
 	>"$tmp/compare.out" 2>&1
 take_checks "$tmp/compare.out" $? "the comparison"
