@@ -317,7 +317,7 @@ static bool gr_name_format_field(const char *line, const char *nl,
 		return false;
 	decl = line + 6;
 	semi = memchr(decl, ';', nl - decl);
-	if (!semi)
+	if (!semi || memchr(decl, '\0', semi - decl))
 		return false;
 	/* "TYPE NAME" or "TYPE NAME[N]": the name is the last word */
 	for (sp = semi; sp > decl && sp[-1] != ' '; sp--)
