@@ -18,6 +18,8 @@
  *	  after the fixed fields as the GR_FIELD_STRING <name> (at most
  *	  GR_ANYEVENT_STR_MAX bytes, NUL included), the descriptor's last
  *	  field (spec 7.3 allows one string, last).
+ * A kprobe event the host defined (spec 18.4) has fields defined by code:
+ * they are taken from its tracefs format instead, at the offsets shown.
  * An event with any other field (another dynamic array, a second string,
  * an array of other than char, a struct), with fields defined by code
  * (system call events), more than GR_MAX_FIELDS fields, or names that are

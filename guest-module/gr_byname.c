@@ -32,8 +32,18 @@
  * gr_anyevent_published() or a dry run, its fields from its format file)
  * and kept for the following pages until the next offset 0 or unload.
  *
+ * PROBE and UNPROBE (spec 18.4, GR_F_PROBE): the head of a definition
+ * is checked (gr_probe_parse()), the kprobe event created in group
+ * guestrelay through the kernel's dynamic-event API (kprobe_event_cmd_init()
+ * and dynevent_create(), the parser of tracefs kprobe_events), its
+ * refusal answered with the last error_log entry for the command, the
+ * event added from its tracefs format as ADD adds; UNPROBE stops
+ * recording it (gr_anyevent_probe_stop()) before kprobe_event_delete().
+ * The module's probes are deleted before a publication and at unload
+ * (gr_probe_delete_all()), never another kprobe event.
+ *
  * byname=0 refuses every request (EPERM): the guest administrator's
- * switch.
+ * switch; hostprobe=0 refuses PROBE and UNPROBE (EPERM).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
