@@ -18,6 +18,8 @@
  *	  after the fixed fields as the GR_FIELD_STRING <name> (at most
  *	  GR_ANYEVENT_STR_MAX bytes, NUL included), the descriptor's last
  *	  field (spec 7.3 allows one string, last).
+ * A kprobe event the host defined (spec 18.4) has fields defined by code:
+ * they are taken from its tracefs format instead, at the offsets shown.
  * An event with any other field (another dynamic array, a second string,
  * an array of other than char, a struct), with fields defined by code
  * (system call events), more than GR_MAX_FIELDS fields, or names that are
@@ -100,6 +102,8 @@
  * @str_loc: entry offset of the string's location word, 0 for none
  * @str_name: the string's field name
  * @id: the guestrelay event id (descriptor index)
+ * @gone: a probe of the host deleted (spec 18.4 P6): never attached,
+ *	@file NULL, until P5 takes the id back
  * @counters: one per possible CPU once attached, NULL before
  */
 /**
@@ -126,6 +130,7 @@ struct gr_anyevent {
 	u16 str_loc;
 	char str_name[GR_FIELD_NAME_LEN];
 	u16 id;
+	bool gone;
 	struct gr_anyevent_counter *counters;
 };
 
@@ -468,6 +473,26 @@ static int gr_anyevent_field(struct gr_anyevent *ev,
 			       flags);
 }
 
+/* The payload's size from the end @off of the last field in the entry */
+static int gr_anyevent_finish(struct gr_anyevent *ev, unsigned int off)
+{
+	int ret;
+
+	if (off - GR_ANY_COMMON > U16_MAX / 2)
+		return -EPROTO;
+	ev->fixed = off - GR_ANY_COMMON;
+	ev->def.payload_size = ev->fixed;
+	if (ev->str_loc) {
+		ret = gr_anyevent_add(ev, ev->str_name, "", ev->fixed,
+				      GR_ANYEVENT_STR_MAX, GR_FIELD_STRING, 0);
+		if (ret)
+			return ret;
+		ev->def.payload_size += GR_ANYEVENT_STR_MAX;
+		ev->def.flags = GR_EVENT_F_VARLEN;
+	}
+	return 0;
+}
+
 /*
  * The payload layout of @call's fields, at the offsets ftrace gives them
  * (each aligned to its type's alignment after the previous, from the end
@@ -492,19 +517,44 @@ static int gr_anyevent_layout(struct gr_anyevent *ev,
 		off += f->size;
 	}
 	/* the field list tracefs shows has as many */
-	if (n != ev->nftrace || off - GR_ANY_COMMON > U16_MAX / 2)
+	if (n != ev->nftrace)
 		return -EPROTO;
-	ev->fixed = off - GR_ANY_COMMON;
-	ev->def.payload_size = ev->fixed;
-	if (ev->str_loc) {
-		ret = gr_anyevent_add(ev, ev->str_name, "", ev->fixed,
-				      GR_ANYEVENT_STR_MAX, GR_FIELD_STRING, 0);
+	return gr_anyevent_finish(ev, off);
+}
+
+/*
+ * The layout of a kprobe event (spec 18.4), whose fields its code
+ * defines: from its tracefs format (@ff, @nff), at the offsets shown
+ * there (a probe's arguments are packed, not aligned).
+ */
+static int gr_anyevent_layout_format(struct gr_anyevent *ev,
+				     struct trace_event_call *call,
+				     const struct gr_name_field *ff,
+				     unsigned int nff)
+{
+	unsigned int i, off = GR_ANY_COMMON;
+	int ret;
+
+	if (!ff || !(call->flags & TRACE_EVENT_FL_KPROBE))
+		return -EOPNOTSUPP;
+	if (nff != ev->nftrace)
+		return -EPROTO;
+	for (i = 0; i < nff; i++) {
+		const struct trace_event_fields tf = {
+			.type = ff[i].type,
+			.name = ff[i].name,
+			.size = ff[i].size,
+			.is_signed = ff[i].is_signed,
+		};
+
+		if (ff[i].offset < off || ff[i].size > U16_MAX)
+			return -EPROTO;
+		ret = gr_anyevent_field(ev, &tf, ff[i].offset);
 		if (ret)
 			return ret;
-		ev->def.payload_size += GR_ANYEVENT_STR_MAX;
-		ev->def.flags = GR_EVENT_F_VARLEN;
+		off = ff[i].offset + ff[i].size;
 	}
-	return 0;
+	return gr_anyevent_finish(ev, off);
 }
 
 static unsigned int gr_anyevent_nfields(struct trace_event_call *call)
@@ -518,8 +568,15 @@ static unsigned int gr_anyevent_nfields(struct trace_event_call *call)
 	return n;
 }
 
-/* Is @name published already, by the table or an earlier event? */
-static bool gr_anyevent_taken(const char *name)
+/**
+ * gr_anyevent_taken() - is @name published already?
+ * @name: an event name
+ *
+ * By the table (its syscall families included) or an event added.
+ *
+ * Context: process context.
+ */
+bool gr_anyevent_taken(const char *name)
 {
 	unsigned int id;
 
@@ -534,11 +591,16 @@ static bool gr_anyevent_taken(const char *name)
 
 /*
  * Find event @system:@name and lay it out into @ev, which holds the file
- * reference on success: 0, or -errno.
+ * reference on success: 0, or -errno. A kprobe event is laid out from its
+ * format's fields @ff (@nff; NULL: refused as every event whose fields
+ * its code defines); @retake: the name is the one of the id P5 takes
+ * back, not another event's.
  */
 static int gr_anyevent_find(struct gr_anyevent *ev, const char *system,
-			    const char *name)
+			    const char *name, const struct gr_name_field *ff,
+			    unsigned int nff, bool retake)
 {
+	struct trace_event_call *call;
 	int ret;
 
 	memset(ev, 0, sizeof(*ev));
@@ -548,14 +610,19 @@ static int gr_anyevent_find(struct gr_anyevent *ev, const char *system,
 	if (!gr_anyevent_ident(ev->system, GR_SYSTEM_LEN) ||
 	    !gr_anyevent_ident(ev->name, GR_NAME_LEN))
 		return -EINVAL;
-	if (gr_anyevent_taken(ev->name))
+	if (!retake && gr_anyevent_taken(ev->name))
 		return -EEXIST;
 	ev->file = trace_get_event_file(NULL, ev->system, ev->name);
 	if (IS_ERR(ev->file))
 		return -ENOENT;	/* -EINVAL for an unknown system or event */
-	ev->tid = ev->file->event_call->event.type;
-	ev->nftrace = gr_anyevent_nfields(ev->file->event_call);
-	ret = gr_anyevent_layout(ev, ev->file->event_call);
+	call = ev->file->event_call;
+	ev->tid = call->event.type;
+	ev->nftrace = gr_anyevent_nfields(call);
+	if (call->class->fields_array &&
+	    call->class->fields_array->type == TRACE_FUNCTION_TYPE)
+		ret = gr_anyevent_layout_format(ev, call, ff, nff);
+	else
+		ret = gr_anyevent_layout(ev, call);
 	if (ret) {
 		trace_put_event_file(ev->file);
 		return ret;
@@ -577,7 +644,7 @@ static int gr_anyevent_find_spec(char *spec)
 	if (!colon || colon == spec || !colon[1])
 		return -EINVAL;
 	*colon = '\0';
-	ret = gr_anyevent_find(ev, spec, colon + 1);
+	ret = gr_anyevent_find(ev, spec, colon + 1, NULL, 0, false);
 	*colon = ':';
 	if (ret)
 		return ret;
@@ -682,7 +749,7 @@ int gr_anyevent_check_named(const char *system, const char *name,
 	ev = kmalloc(sizeof(*ev), GFP_KERNEL);
 	if (!ev)
 		return -ENOMEM;
-	ret = gr_anyevent_find(ev, system, name);
+	ret = gr_anyevent_find(ev, system, name, NULL, 0, false);
 	if (!ret) {
 		trace_put_event_file(ev->file);
 		if (gr_anyevent_full(capacity))
@@ -696,6 +763,8 @@ int gr_anyevent_check_named(const char *system, const char *name,
  * gr_anyevent_add_named() - add @system:@name as the next descriptor
  * @system: its system
  * @name: its name
+ * @ff: a kprobe event's fields from its tracefs format, or NULL
+ * @nff: their number
  * @capacity: the descriptor slots of the layout (ids below it)
  * @desc: room for the new descriptor, private
  * @write: writes descriptor @id, as filled in @desc, into the region
@@ -712,6 +781,7 @@ int gr_anyevent_check_named(const char *system, const char *name,
  * another event's), -ENOENT (not found), another (cannot be laid out).
  */
 int gr_anyevent_add_named(const char *system, const char *name,
+			  const struct gr_name_field *ff, unsigned int nff,
 			  unsigned int capacity, struct gr_event_desc *desc,
 			  void (*write)(unsigned int id,
 					const struct gr_event_desc *desc,
@@ -726,12 +796,13 @@ int gr_anyevent_add_named(const char *system, const char *name,
 	live = gr_anyevent_live;
 	if (gr_anyevent_full(capacity)) {
 		/* -ENOSPC, or why it could not be recorded anyway */
-		ret = gr_anyevent_check_named(system, name, capacity);
+		ret = ff ? -ENOSPC :
+		      gr_anyevent_check_named(system, name, capacity);
 		goto out;
 	}
 	/* not yet covered by gr_anyevent_live: nobody else reads it */
 	ev = &gr_anyevents[live];
-	ret = gr_anyevent_find(ev, system, name);
+	ret = gr_anyevent_find(ev, system, name, ff, nff, false);
 	if (ret)
 		goto out;
 	ev->id = gr_nr_event_defs + live;
@@ -772,7 +843,8 @@ void gr_anyevent_unpublish(void)
 		return;
 	synchronize_rcu();
 	for (i = gr_anyevent_count; i < live; i++)
-		trace_put_event_file(gr_anyevents[i].file);
+		if (gr_anyevents[i].file)
+			trace_put_event_file(gr_anyevents[i].file);
 }
 
 /**
@@ -793,6 +865,97 @@ void gr_anyevent_exit(void)
 	gr_anyevent_live = 0;
 	/* no handler still runs in this module's text */
 	synchronize_rcu();
+}
+
+/**
+ * gr_anyevent_probe_stop() - stop recording added event @id (18.4 P6)
+ * @id: an id added at run time
+ *
+ * Its counters are released (perf waits until no handler runs for them)
+ * and its file reference put, so that the kernel can delete the kprobe
+ * event; it is marked gone: gr_desc_attach() and the hotplug pass never
+ * attach it again, whatever the host's enable bit says. The entry and
+ * its descriptor stay (N3).
+ *
+ * Context: process context; may sleep. Not under event_mutex.
+ * Return: 0, or -ENOENT (no such added event, or gone already).
+ */
+int gr_anyevent_probe_stop(unsigned int id)
+{
+	struct gr_anyevent *ev = gr_anyevent_of(id);
+	struct trace_event_file *file;
+
+	if (!ev || id < gr_desc_count())
+		return -ENOENT;
+	mutex_lock(&gr_anyevent_lock);
+	if (ev->gone) {
+		mutex_unlock(&gr_anyevent_lock);
+		return -ENOENT;
+	}
+	ev->gone = true;
+	gr_anyevent_release(ev);
+	file = ev->file;
+	ev->file = NULL;
+	mutex_unlock(&gr_anyevent_lock);
+	trace_put_event_file(file);
+	return 0;
+}
+
+/**
+ * gr_anyevent_probe_retake() - give a new probe the id of its old one (P5)
+ * @id: the id of a probe stopped by gr_anyevent_probe_stop()
+ * @system: the new probe's system
+ * @name: its name (@id's)
+ * @ff: its fields from its tracefs format
+ * @nff: their number
+ *
+ * The new probe is laid out as a descriptor of @id; only if that
+ * descriptor equals @id's byte for byte does @id record the new probe
+ * from now on (once enabled).
+ *
+ * Context: process context; may sleep; callers serialize (the control
+ * pass).
+ * Return: 0, -EEXIST (another descriptor), or another -errno.
+ */
+int gr_anyevent_probe_retake(unsigned int id, const char *system,
+			     const char *name, const struct gr_name_field *ff,
+			     unsigned int nff)
+{
+	struct gr_anyevent *ev = gr_anyevent_of(id), *tmp;
+	struct gr_event_desc *a, *b;
+	int ret;
+
+	if (!ev || !ev->gone)
+		return -ENOENT;
+	tmp = kmalloc(sizeof(*tmp), GFP_KERNEL);
+	a = kmalloc(sizeof(*a), GFP_KERNEL);
+	b = kmalloc(sizeof(*b), GFP_KERNEL);
+	ret = -ENOMEM;
+	if (!tmp || !a || !b)
+		goto out;
+	ret = gr_anyevent_find(tmp, system, name, ff, nff, true);
+	if (ret)
+		goto out;
+	memset(a, 0, sizeof(*a));
+	memset(b, 0, sizeof(*b));
+	gr_event_desc_fill_fields(&tmp->def, tmp->fields, tmp->nr, id, a);
+	gr_desc_fill(id, b);
+	if (memcmp(a, b, sizeof(*a))) {
+		trace_put_event_file(tmp->file);
+		ret = -EEXIST;
+		goto out;
+	}
+	/* the same layout: only the kernel's event is new; no counter */
+	mutex_lock(&gr_anyevent_lock);
+	ev->file = tmp->file;
+	ev->tid = tmp->tid;
+	ev->gone = false;
+	mutex_unlock(&gr_anyevent_lock);
+out:
+	kfree(b);
+	kfree(a);
+	kfree(tmp);
+	return ret;
 }
 
 /* ---- every descriptor ------------------------------------------------- */
@@ -852,7 +1015,10 @@ int gr_desc_attach(unsigned int id)
 	if (!ev)
 		return gr_event_attach(id);
 	mutex_lock(&gr_anyevent_lock);
-	if (!ev->counters)
+	/* spec 18.4 P6: a deleted probe records nothing, enabled or not */
+	if (ev->gone)
+		ret = -ENOENT;
+	else if (!ev->counters)
 		ret = gr_anyevent_attach(ev);
 	mutex_unlock(&gr_anyevent_lock);
 	return ret;

@@ -11,6 +11,7 @@
 #define GR_ANYEVENT_H
 
 #include "gr_events.h"
+#include "gr_name_text.h"
 
 /* Bytes of a __data_loc string kept, its NUL included */
 #define GR_ANYEVENT_STR_MAX	256
@@ -28,12 +29,18 @@ int gr_anyevent_published(const char *system, const char *name, bool *native);
 int gr_anyevent_check_named(const char *system, const char *name,
 			    unsigned int capacity);
 int gr_anyevent_add_named(const char *system, const char *name,
+			  const struct gr_name_field *ff, unsigned int nff,
 			  unsigned int capacity, struct gr_event_desc *desc,
 			  void (*write)(unsigned int id,
 					const struct gr_event_desc *desc,
 					void *arg),
 			  void *arg);
 void gr_anyevent_unpublish(void);
+bool gr_anyevent_taken(const char *name);
+int gr_anyevent_probe_stop(unsigned int id);
+int gr_anyevent_probe_retake(unsigned int id, const char *system,
+			     const char *name, const struct gr_name_field *ff,
+			     unsigned int nff);
 
 /*
  * Descriptors of a publication (its desc_count): the table's events, then

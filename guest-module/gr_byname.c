@@ -32,8 +32,18 @@
  * gr_anyevent_published() or a dry run, its fields from its format file)
  * and kept for the following pages until the next offset 0 or unload.
  *
+ * PROBE and UNPROBE (spec 18.4, GR_F_PROBE): the head of a definition
+ * is checked (gr_probe_parse()), the kprobe event created in group
+ * guestrelay through the kernel's dynamic-event API (kprobe_event_cmd_init()
+ * and dynevent_create(), the parser of tracefs kprobe_events), its
+ * refusal answered with the last error_log entry for the command, the
+ * event added from its tracefs format as ADD adds; UNPROBE stops
+ * recording it (gr_anyevent_probe_stop()) before kprobe_event_delete().
+ * The module's probes are deleted before a publication and at unload
+ * (gr_probe_delete_all()), never another kprobe event.
+ *
  * byname=0 refuses every request (EPERM): the guest administrator's
- * switch.
+ * switch; hostprobe=0 refuses PROBE and UNPROBE (EPERM).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -45,7 +55,9 @@
 #include <linux/mount.h>
 #include <linux/namei.h>
 #include <linux/path.h>
+#include <linux/seq_buf.h>
 #include <linux/seq_file.h>
+#include <linux/trace_events.h>
 #include <linux/uio.h>
 
 #include "gr_anyevent.h"
@@ -55,6 +67,10 @@
 static bool byname = true;
 module_param(byname, bool, 0644);
 MODULE_PARM_DESC(byname, "Answer the host's requests for events by name (spec 18); 0: refuse them (EPERM)");
+
+static bool hostprobe = true;
+module_param(hostprobe, bool, 0644);
+MODULE_PARM_DESC(hostprobe, "Create the kprobe events the host defines (spec 18.4); 0: refuse PROBE and UNPROBE (EPERM)");
 
 /* N5: the largest available_events read, the largest listing kept */
 #define GR_BYNAME_EVENTS_MAX	BIT(20)
@@ -248,9 +264,13 @@ static void gr_byname_line(struct gr_name_ans *ans, const char *fmt, ...)
 		ans->len = cpu_to_le32(len);
 }
 
-/* Add or report one event a pattern named */
-static void gr_byname_add_one(struct gr_byname_req *r, const char *sys,
-			      const char *name, u32 *added, u32 *refused)
+/*
+ * Add or report one event a pattern named (a kprobe event: its format's
+ * fields @ff, @nff): its id, or the -errno of its R line
+ */
+static int gr_byname_add_one(struct gr_byname_req *r, const char *sys,
+			     const char *name, const struct gr_name_field *ff,
+			     unsigned int nff, u32 *added, u32 *refused)
 {
 	struct gr_dev *gd = r->gd;
 	struct gr_name_ans *ans = &r->ans;
@@ -260,15 +280,16 @@ static void gr_byname_add_one(struct gr_byname_req *r, const char *sys,
 	id = gr_anyevent_published(sys, name, &native);
 	if (id >= 0) {
 		gr_byname_line(ans, "K %s:%s %d\n", sys, name, id);
-		return;
+		return id;
 	}
-	id = gr_anyevent_add_named(sys, name, gd->layout.desc_capacity,
-				   &r->desc, gr_byname_write, gd);
+	id = gr_anyevent_add_named(sys, name, ff, nff,
+				   gd->layout.desc_capacity, &r->desc,
+				   gr_byname_write, gd);
 	if (id < 0) {
 		(*refused)++;
-		gr_byname_line(ans, "R %s:%s %d\n", sys, name,
-			       -gr_byname_errno(id));
-		return;
+		id = gr_byname_errno(id);
+		gr_byname_line(ans, "R %s:%s %d\n", sys, name, -id);
+		return id;
 	}
 	(*added)++;
 	/* what filter programs (spec 14.4) and hist requests may name */
@@ -278,6 +299,7 @@ static void gr_byname_add_one(struct gr_byname_req *r, const char *sys,
 	smp_store_release(&gr_status(gd->region)->desc_live,
 			  cpu_to_le32(gr_desc_live()));
 	gr_byname_line(ans, "A %s:%s %d\n", sys, name, id);
+	return id;
 }
 
 static int gr_byname_add(struct gr_byname_req *r)
@@ -305,7 +327,7 @@ static int gr_byname_add(struct gr_byname_req *r)
 			continue;
 		hit |= these;
 		matched++;
-		gr_byname_add_one(r, sys, name, &added, &refused);
+		gr_byname_add_one(r, sys, name, NULL, 0, &added, &refused);
 	}
 	for (i = 0; i < r->npats; i++) {
 		if (hit & BIT_ULL(i))
@@ -446,6 +468,342 @@ static int gr_byname_list_page(struct gr_byname_req *r)
 	return 0;
 }
 
+/* ---- PROBE and UNPROBE (spec 18.4) ------------------------------------ */
+
+/**
+ * struct gr_probe - a kprobe event this module created for the host
+ * @name: its NAME, in group GR_PROBE_GROUP
+ * @id: its descriptor
+ */
+struct gr_probe {
+	char name[GR_PROBE_NAME_MAX + 1];
+	int id;
+};
+
+/* P7: the probes to delete; gr_probe_lock (under pass_lock in a pass) */
+static struct gr_probe gr_probes[GR_PROBE_MAX];
+static unsigned int gr_nr_probes;
+static DEFINE_MUTEX(gr_probe_lock);
+
+static struct gr_probe *gr_probe_find(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < gr_nr_probes; i++)
+		if (!strcmp(gr_probes[i].name, name))
+			return &gr_probes[i];
+	return NULL;
+}
+
+/* Delete the kernel's event guestrelay/@name: 0, or -errno */
+static int gr_probe_delete(const char *name)
+{
+	char event[sizeof(GR_PROBE_GROUP) + GR_PROBE_NAME_MAX + 1];
+
+	snprintf(event, sizeof(event), GR_PROBE_GROUP "/%s", name);
+	return kprobe_event_delete(event);
+}
+
+/*
+ * P6: stop recording @p (its counters released synchronously, never
+ * attached again), then delete its kprobe event (the kernel refuses with
+ * -EBUSY while perf or a reference holds it). On success @p leaves the
+ * list. Under gr_probe_lock.
+ */
+static int gr_probe_remove(struct gr_probe *p)
+{
+	int ret;
+
+	lockdep_assert_held(&gr_probe_lock);
+	/* -ENOENT: stopped already (an earlier try, or unpublished) */
+	gr_anyevent_probe_stop(p->id);
+	ret = gr_probe_delete(p->name);
+	if (ret && ret != -ENOENT)
+		return ret;
+	*p = gr_probes[--gr_nr_probes];
+	return 0;
+}
+
+/* An E line: @why at column @col of the definition */
+static int gr_probe_err(struct gr_byname_req *r, int err, const char *why,
+			u32 col)
+{
+	gr_byname_line(&r->ans, "E error: %s at column %u\n", why, col);
+	return err;
+}
+
+/* Does tracefs show an event guestrelay/@name (someone else's)? */
+static bool gr_probe_exists(struct gr_byname_req *r, const char *name)
+{
+	char path[sizeof(GR_PROBE_GROUP) + GR_PROBE_NAME_MAX + 16];
+	struct file *f;
+
+	snprintf(path, sizeof(path), "events/" GR_PROBE_GROUP "/%s/format",
+		 name);
+	f = file_open_root(&r->root, path, O_RDONLY, 0);
+	if (IS_ERR(f))
+		return false;
+	filp_close(f, NULL);
+	return true;
+}
+
+/*
+ * P3: the kernel refused @cmd with @err (negative): the E line, its
+ * message from the last entry of error_log if that is @cmd's, else the
+ * errno's name. Return: @err.
+ */
+static int gr_probe_refused(struct gr_byname_req *r, const char *def,
+			    u32 len, const char *cmd, int err)
+{
+	char msg[GR_PROBE_MSG_MAX];
+	const char *name;
+	u32 pos, head;
+	char *log;
+	ssize_t n;
+
+	log = kvmalloc(GR_BYNAME_FORMAT_MAX, GFP_KERNEL);
+	if (log) {
+		n = gr_byname_read(r, "error_log", log, GR_BYNAME_FORMAT_MAX);
+		head = strcspn(cmd, " ");
+		if (n > 0 && gr_probe_errlog(log, n, cmd, msg, sizeof(msg),
+					     &pos)) {
+			kvfree(log);
+			return gr_probe_err(r, err, msg,
+					    gr_probe_column(def, len, head,
+							    pos));
+		}
+		kvfree(log);
+	}
+	name = gr_probe_errname(-err);
+	if (name)
+		gr_byname_line(&r->ans, "E %s\n", name);
+	else
+		gr_byname_line(&r->ans, "E errno %d\n", -err);
+	return err;
+}
+
+/* Create the kprobe event of @cmd through the dynamic-event API */
+static int gr_probe_create(const char *cmd)
+{
+	struct dynevent_cmd dc;
+	char *buf;
+	int ret;
+
+	buf = kzalloc(MAX_DYNEVENT_CMD_LEN, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	kprobe_event_cmd_init(&dc, buf, MAX_DYNEVENT_CMD_LEN);
+	ret = seq_buf_printf(&dc.seq, "%s", cmd);
+	if (!ret)
+		ret = dynevent_create(&dc);
+	kfree(buf);
+	return ret;
+}
+
+/*
+ * P4, P5: the created probe @name as a descriptor: its id, or -errno
+ * (its R line written; the caller deletes the probe).
+ */
+static int gr_probe_publish(struct gr_byname_req *r, const char *name)
+{
+	char path[sizeof(GR_PROBE_GROUP) + GR_PROBE_NAME_MAX + 16];
+	struct gr_name_field *ff;
+	u32 added = 0, refused = 0;
+	unsigned int nff = 0;
+	char *fmt;
+	ssize_t n;
+	bool native;
+	int id, ret;
+
+	fmt = kvmalloc(GR_BYNAME_FORMAT_MAX, GFP_KERNEL);
+	ff = kcalloc(GR_MAX_FIELDS, sizeof(*ff), GFP_KERNEL);
+	ret = -ENOMEM;
+	if (!fmt || !ff)
+		goto out;
+	snprintf(path, sizeof(path), "events/" GR_PROBE_GROUP "/%s/format",
+		 name);
+	n = gr_byname_read(r, path, fmt, GR_BYNAME_FORMAT_MAX);
+	ret = n < 0 ? n : gr_name_format_fields(fmt, n, ff, GR_MAX_FIELDS,
+						 &nff);
+	if (ret) {
+		ret = gr_byname_errno(ret);
+		gr_byname_line(&r->ans, "R " GR_PROBE_GROUP ":%s %d\n", name,
+			       -ret);
+		refused = 1;
+		goto out;
+	}
+	id = gr_anyevent_published(GR_PROBE_GROUP, name, &native);
+	if (id >= 0) {
+		/* P5: the id of the probe deleted earlier, if equal */
+		ret = gr_anyevent_probe_retake(id, GR_PROBE_GROUP, name, ff,
+					       nff);
+		/* enabled before it was deleted: recorded again now */
+		if (!ret && (r->gd->cur.enable[id / 64] >> (id % 64) & 1))
+			ret = gr_desc_attach(id);
+		if (!ret) {
+			gr_byname_line(&r->ans, "K " GR_PROBE_GROUP ":%s %d\n",
+				       name, id);
+			ret = id;
+		} else if (ret != -EEXIST && ret != -ENOMEM) {
+			/* not attached: stopped again, refused */
+			gr_anyevent_probe_stop(id);
+			gr_byname_line(&r->ans, "R " GR_PROBE_GROUP ":%s %d\n",
+				       name, -gr_byname_errno(ret));
+			refused = 1;
+		} else {
+			ret = ret == -ENOMEM ? ret : -EEXIST;
+			gr_byname_line(&r->ans, "R " GR_PROBE_GROUP ":%s %d\n",
+				       name, -ret);
+			refused = 1;
+		}
+		goto out;
+	}
+	ret = gr_byname_add_one(r, GR_PROBE_GROUP, name, ff, nff, &added,
+				&refused);
+out:
+	r->ans.matched = cpu_to_le32(1);
+	r->ans.added = cpu_to_le32(added);
+	r->ans.refused = cpu_to_le32(refused);
+	kfree(ff);
+	kvfree(fmt);
+	return ret;
+}
+
+/* PROBE (P2-P5): 0 (also for an event refused by R), or -errno */
+static int gr_probe_op(struct gr_byname_req *r)
+{
+	const char *def = r->req.text;
+	u32 len = le32_to_cpu(r->req.len);
+	struct gr_probe_head h;
+	bool native;
+	char *cmd;
+	int id, ret;
+
+	if (r->offset)
+		return -EINVAL;
+	ret = gr_probe_parse(def, len, &h);
+	if (ret)
+		return gr_probe_err(r, ret, h.why, h.col);
+	/* N4 */
+	id = gr_anyevent_published(GR_PROBE_GROUP, h.name, &native);
+	if (id < 0 && gr_anyevent_taken(h.name))
+		return gr_probe_err(r, -EINVAL, "NAME is another event's",
+				    h.start);
+	if (gr_probe_find(h.name))
+		return gr_probe_err(r, -EEXIST, "a probe of this NAME is alive",
+				    h.start);
+	if (gr_nr_probes >= GR_PROBE_MAX)
+		return gr_probe_err(r, -ENOSPC, "too many probes of the host",
+				    h.start);
+	ret = gr_byname_tracefs(r);
+	if (ret)
+		return ret;
+	/* the kernel would add this probe to that event (multi-probe) */
+	if (gr_probe_exists(r, h.name))
+		return gr_probe_err(r, -EEXIST,
+				    "an event of this NAME exists", h.start);
+	cmd = kmalloc(GR_PROBE_CMD_MAX, GFP_KERNEL);
+	if (!cmd)
+		return -ENOMEM;
+	ret = -EINVAL;
+	if (!gr_probe_cmd(def, len, &h, cmd, GR_PROBE_CMD_MAX))
+		goto out;
+	ret = gr_probe_create(cmd);
+	if (ret) {
+		ret = gr_probe_refused(r, def, len, cmd, ret);
+		goto out;
+	}
+	id = gr_probe_publish(r, h.name);
+	if (id < 0) {
+		/* P4: the kernel keeps no probe the host does not know */
+		ret = gr_probe_delete(h.name);
+		if (ret)
+			pr_warn("probe %s not deleted (%d)\n", h.name, ret);
+		ret = id == -ENOMEM ? id : 0;
+		goto out;
+	}
+	strscpy(gr_probes[gr_nr_probes].name, h.name, sizeof(h.name));
+	gr_probes[gr_nr_probes].id = id;
+	gr_nr_probes++;
+	ret = 0;
+out:
+	kfree(cmd);
+	return ret;
+}
+
+/* UNPROBE (P6): one probe of the host, or every one */
+static int gr_unprobe_op(struct gr_byname_req *r)
+{
+	char name[GR_PROBE_NAME_MAX + 1];
+	u32 len = le32_to_cpu(r->req.len), n = sizeof(GR_PROBE_GROUP);
+	const char *text = r->req.text;
+	struct gr_probe *p;
+	u32 matched = 0;
+	unsigned int i;
+	int id, ret = 0;
+
+	if (r->offset)
+		return -EINVAL;
+	if (len >= n && !memcmp(text, GR_PROBE_GROUP ":", n)) {
+		text += n;
+		len -= n;
+	}
+	if (len >= sizeof(name))
+		return -ENOENT;
+	memcpy(name, text, len);
+	name[len] = '\0';
+	if (len && (strlen(name) != len || !gr_probe_find(name)))
+		return -ENOENT;
+	i = 0;
+	while (i < gr_nr_probes) {
+		p = &gr_probes[i];
+		if (len && strcmp(p->name, name)) {
+			i++;
+			continue;
+		}
+		strscpy(name, p->name, sizeof(name));
+		id = p->id;
+		ret = gr_probe_remove(p);
+		if (ret) {
+			gr_byname_line(&r->ans, "R " GR_PROBE_GROUP ":%s %d\n",
+				       name, -ret);
+			i++;
+			continue;
+		}
+		matched++;
+		gr_byname_line(&r->ans, "D " GR_PROBE_GROUP ":%s %d\n", name,
+			       id);
+	}
+	r->ans.matched = cpu_to_le32(matched);
+	return matched || !ret ? 0 : ret;
+}
+
+/**
+ * gr_probe_delete_all() - delete every probe this module created (P7)
+ *
+ * Their events were unpublished first (gr_anyevent_unpublish() or
+ * _exit(): no counter, no reference), so the kernel can delete them.
+ * Never touches a kprobe event this module did not create.
+ *
+ * Context: process context, no control pass running: before a
+ * publication, or at unload.
+ */
+void gr_probe_delete_all(void)
+{
+	int ret;
+
+	mutex_lock(&gr_probe_lock);
+	while (gr_nr_probes) {
+		ret = gr_probe_remove(&gr_probes[0]);
+		if (ret) {
+			pr_warn("probe %s not deleted (%d)\n",
+				gr_probes[0].name, ret);
+			gr_probes[0] = gr_probes[--gr_nr_probes];
+		}
+	}
+	mutex_unlock(&gr_probe_lock);
+}
+
 /* ---- the request ------------------------------------------------------ */
 
 /* Check and do the request in @r->req; -errno refuses it whole */
@@ -456,11 +814,25 @@ static int gr_byname_do(struct gr_byname_req *r)
 
 	if (!READ_ONCE(byname))
 		return -EPERM;
-	if (op != GR_NAME_OP_ADD && op != GR_NAME_OP_LIST)
-		return -EOPNOTSUPP;
 	if (len > GR_NAME_REQ_TEXT)
 		return -EINVAL;
 	r->offset = le32_to_cpu(r->req.offset);
+	if (op == GR_NAME_OP_PROBE || op == GR_NAME_OP_UNPROBE) {
+		/* P1 */
+		if (!(r->gd->cur.host_features & GR_F_PROBE))
+			return -EOPNOTSUPP;
+		if (!READ_ONCE(hostprobe))
+			return -EPERM;
+		mutex_lock(&gr_probe_lock);
+		if (op == GR_NAME_OP_PROBE)
+			ret = gr_probe_op(r);
+		else
+			ret = gr_unprobe_op(r);
+		mutex_unlock(&gr_probe_lock);
+		return ret;
+	}
+	if (op != GR_NAME_OP_ADD && op != GR_NAME_OP_LIST)
+		return -EOPNOTSUPP;
 	ret = gr_name_parse(r->req.text, len, r->pats, GR_NAME_PATS_MAX,
 			    &r->npats);
 	if (ret)
@@ -472,8 +844,8 @@ static int gr_byname_do(struct gr_byname_req *r)
 
 /*
  * The answer to request @seq into the region, seq last (N2): @ans, or
- * for a request refused whole (@err, a positive errno) only the result
- * and desc_live.
+ * for a request refused whole (@err, a positive errno) only the result,
+ * desc_live and @ans' text (a refused PROBE's E line, spec 18.4 P3).
  */
 static void gr_byname_answer(struct gr_dev *gd, const struct gr_name_ans *ans,
 			     int err, u64 seq)
@@ -482,11 +854,17 @@ static void gr_byname_answer(struct gr_dev *gd, const struct gr_name_ans *ans,
 					   GR_NAME_ANS_OFFSET);
 	size_t skip = sizeof(out->seq);
 
-	if (err)
+	if (err) {
 		memset((u8 *)out + skip, 0, sizeof(*out) - skip);
-	else
+		/* spec 18.4: a refused PROBE's E line */
+		if (ans && le32_to_cpu(ans->len) <= GR_NAME_ANS_TEXT) {
+			out->len = ans->len;
+			memcpy(out->text, ans->text, le32_to_cpu(ans->len));
+		}
+	} else {
 		memcpy((u8 *)out + skip, (const u8 *)ans + skip,
 		       sizeof(*out) - skip);
+	}
 	out->result = cpu_to_le32(err);
 	out->desc_live = cpu_to_le32(gr_desc_live());
 	/* N2: the answer before its seq; the host loads seq with acquire */

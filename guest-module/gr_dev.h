@@ -268,6 +268,7 @@ bool gr_byname_pass(struct gr_dev *gd);
 bool gr_byname_due(struct gr_dev *gd);
 void gr_byname_prepare(struct gr_dev *gd);
 void gr_byname_exit(void);
+void gr_probe_delete_all(void);
 
 /* gr_dev.c */
 extern struct mutex gr_dev_lock;

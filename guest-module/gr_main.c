@@ -310,6 +310,8 @@ static void __exit gr_exit(void)
 	gr_events_detach_all();
 	gr_follow_hooks_detach();
 	gr_anyevent_exit();
+	/* spec 18.4 P7: no counter or reference holds them any more */
+	gr_probe_delete_all();
 	gr_byname_exit();
 	/* no probe runs any more: the scratch buffers of spec 17 go */
 	gr_rec_scratch_exit();

@@ -301,3 +301,333 @@ bool gr_name_append(char *text, u32 *len, u32 cap, const char *line, u32 n)
 	*len += n;
 	return true;
 }
+
+/* ---- an event's format (spec 18.4: kprobe events) -------------------- */
+
+/* One field line into @f: true if it is one */
+static bool gr_name_format_field(const char *line, const char *nl,
+				 struct gr_name_field *f)
+{
+	const char *decl, *semi, *sp, *br;
+	u32 tlen, nlen, blen;
+
+	while (line < nl && (*line == '\t' || *line == ' '))
+		line++;
+	if (nl - line < 6 || memcmp(line, "field:", 6))
+		return false;
+	decl = line + 6;
+	semi = memchr(decl, ';', nl - decl);
+	if (!semi || memchr(decl, '\0', semi - decl))
+		return false;
+	/* "TYPE NAME" or "TYPE NAME[N]": the name is the last word */
+	for (sp = semi; sp > decl && sp[-1] != ' '; sp--)
+		;
+	if (sp == decl || sp == semi)
+		return false;
+	br = memchr(sp, '[', semi - sp) ?: semi;
+	tlen = sp - 1 - decl;
+	nlen = br - sp;
+	blen = semi - br;
+	if (!tlen || !nlen || tlen + blen >= sizeof(f->type) ||
+	    nlen >= sizeof(f->name))
+		return false;
+	memcpy(f->type, decl, tlen);
+	memcpy(f->type + tlen, br, blen);
+	f->type[tlen + blen] = '\0';
+	memcpy(f->name, sp, nlen);
+	f->name[nlen] = '\0';
+	f->offset = gr_name_num(semi, nl, "offset:");
+	f->size = gr_name_num(semi, nl, "size:");
+	f->is_signed = gr_name_num(semi, nl, "signed:");
+	return true;
+}
+
+/**
+ * gr_name_format_fields() - the event's own fields of a tracefs format
+ * @fmt: the format file, @len bytes
+ * @len: its bytes
+ * @f: receives the fields, in the file's order
+ * @max: entries of @f
+ * @nr: receives their number
+ *
+ * The fields after ftrace's common ones (the group after the first empty
+ * line), each "TYPE NAME" split at the last space, an array's brackets
+ * moved to the type.
+ *
+ * Context: any.
+ * Return: 0, -E2BIG (more than @max), -EINVAL (a field line not read).
+ */
+int gr_name_format_fields(const char *fmt, u32 len, struct gr_name_field *f,
+			  unsigned int max, unsigned int *nr)
+{
+	const char *p = fmt, *end = fmt + len, *nl;
+	unsigned int blank = 0, n = 0;
+
+	*nr = 0;
+	while (p < end && blank < 2) {
+		nl = memchr(p, '\n', end - p) ?: end;
+		if (nl == p) {
+			blank++;
+		} else if (blank == 1) {
+			if (n >= max)
+				return -E2BIG;
+			if (!gr_name_format_field(p, nl, &f[n]))
+				return -EINVAL;
+			n++;
+		}
+		p = nl < end ? nl + 1 : end;
+	}
+	*nr = n;
+	return 0;
+}
+
+/* ---- probes from the host (spec 18.4) -------------------------------- */
+
+static bool gr_probe_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static bool gr_probe_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Spec 7.6: [a-z_][a-z0-9_]* */
+static bool gr_probe_ident_byte(char c, bool first)
+{
+	return (c >= 'a' && c <= 'z') || c == '_' ||
+	       (!first && gr_probe_digit(c));
+}
+
+static int gr_probe_refuse(struct gr_probe_head *h, const char *why, u32 col)
+{
+	h->why = why;
+	h->col = col;
+	return -EINVAL;
+}
+
+/**
+ * gr_probe_parse() - check the head of a PROBE definition (spec 18.4 P2)
+ * @def: the request's text, @len bytes, no NUL needed
+ * @len: its bytes
+ * @h: receives the head, or the failed check (@h->why at @h->col)
+ *
+ * The text is printable ASCII, blanks (space, tab) between words; its
+ * first word is "p:" or "r[MAXACTIVE]:", an optional "guestrelay/" and
+ * NAME, an identifier (7.6) of at most GR_PROBE_NAME_MAX bytes. The rest
+ * (from @h->rest) is the kernel's to check.
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL.
+ */
+int gr_probe_parse(const char *def, u32 len, struct gr_probe_head *h)
+{
+	static const char grp[] = GR_PROBE_GROUP "/";
+	u32 i, n, d;
+
+	memset(h, 0, sizeof(*h));
+	for (i = 0; i < len; i++)
+		if (!gr_probe_blank(def[i]) && (def[i] < ' ' || def[i] > '~'))
+			return gr_probe_refuse(h, "not printable ASCII", i);
+	for (i = 0; i < len && gr_probe_blank(def[i]); i++)
+		;
+	h->start = i;
+	if (i == len)
+		return gr_probe_refuse(h, "empty definition", i);
+	if (def[i] != 'p' && def[i] != 'r')
+		return gr_probe_refuse(h, "the type is not p or r", i);
+	h->ret = def[i++] == 'r';
+	for (d = 0; i < len && gr_probe_digit(def[i]); i++, d++) {
+		if (!h->ret)
+			return gr_probe_refuse(h, "MAXACTIVE is for r probes", i);
+		if (d >= sizeof(h->maxact) - 1)
+			return gr_probe_refuse(h, "MAXACTIVE too long", i);
+		h->maxact[d] = def[i];
+	}
+	if (i == len || def[i] != ':')
+		return gr_probe_refuse(h, "a probe of the host needs a NAME", i);
+	i++;
+	n = sizeof(grp) - 1;
+	if (len - i >= n && !memcmp(def + i, grp, n))
+		i += n;
+	for (n = 0; i + n < len && !gr_probe_blank(def[i + n]); n++) {
+		if (def[i + n] == '/')
+			return gr_probe_refuse(h, "the group is not " GR_PROBE_GROUP,
+					       i);
+		if (!gr_probe_ident_byte(def[i + n], !n))
+			return gr_probe_refuse(h, "NAME is not an identifier",
+					       i + n);
+		if (n >= GR_PROBE_NAME_MAX)
+			return gr_probe_refuse(h, "NAME too long", i + n);
+		h->name[n] = def[i + n];
+	}
+	if (!n)
+		return gr_probe_refuse(h, "a probe of the host needs a NAME", i);
+	h->rest = i + n;
+	return 0;
+}
+
+/**
+ * gr_probe_cmd() - the command given to the kernel
+ * @def: the definition, @len bytes, as gr_probe_parse() accepted it
+ * @len: its bytes
+ * @h: its head
+ * @out: receives the command, NUL-terminated
+ * @cap: bytes of @out
+ *
+ * "p:guestrelay/NAME" or "rMAXACTIVE:guestrelay/NAME", then each word of
+ * the rest after one space: the words the kernel reads (it splits at
+ * blanks), so that a column of its error log maps back to the
+ * definition (gr_probe_column()).
+ *
+ * Context: any.
+ * Return: the command's length, 0 if it does not fit.
+ */
+u32 gr_probe_cmd(const char *def, u32 len, const struct gr_probe_head *h,
+		 char *out, u32 cap)
+{
+	u32 i, n;
+	int head;
+
+	head = snprintf(out, cap, "%c%s:" GR_PROBE_GROUP "/%s",
+			h->ret ? 'r' : 'p', h->maxact, h->name);
+	if (head < 0 || (u32)head >= cap)
+		return 0;
+	n = head;
+	for (i = h->rest; i < len; i++) {
+		if (gr_probe_blank(def[i]))
+			continue;
+		if (n + 2 > cap)
+			return 0;
+		if (i == h->rest || gr_probe_blank(def[i - 1]))
+			out[n++] = ' ';
+		out[n++] = def[i];
+	}
+	out[n] = '\0';
+	return n;
+}
+
+/**
+ * gr_probe_column() - a column of the kernel's command in the definition
+ * @def: the definition, @len bytes
+ * @len: its bytes
+ * @head_len: bytes of the command's first word (gr_probe_cmd())
+ * @pos: the column in the command
+ *
+ * Word by word: a column in the command's head is the definition's head;
+ * one in word k of the rest, that word of the definition; one past the
+ * last word, one past the definition's last word, as the kernel shows it.
+ *
+ * Context: any.
+ */
+u32 gr_probe_column(const char *def, u32 len, u32 head_len, u32 pos)
+{
+	u32 i = 0, c, w, wend = 0;
+
+	while (i < len && gr_probe_blank(def[i]))
+		i++;
+	if (pos < head_len + 1)
+		return i;
+	/* skip the definition's head word */
+	while (i < len && !gr_probe_blank(def[i]))
+		i++;
+	wend = i;
+	c = head_len + 1;
+	for (;;) {
+		while (i < len && gr_probe_blank(def[i]))
+			i++;
+		if (i == len)
+			return wend + (pos - c) + 1;
+		for (w = 0; i + w < len && !gr_probe_blank(def[i + w]); w++)
+			;
+		if (pos <= c + w)
+			return i + (pos - c);
+		c += w + 1;
+		i += w;
+		wend = i;
+	}
+}
+
+/**
+ * gr_probe_errlog() - the last entry of tracefs error_log, if it is @cmd's
+ * @log: error_log's text, @len bytes
+ * @len: its bytes
+ * @cmd: the command given to the kernel
+ * @msg: receives the message, printable ASCII, NUL-terminated
+ * @cap: bytes of @msg
+ * @pos: receives the column the kernel's caret shows in @cmd
+ *
+ * An entry is "[TIME] LOC: error: MESSAGE", "  Command: COMMAND" and a
+ * line of blanks ending in '^' under the column.
+ *
+ * Context: any.
+ * Return: true if the last entry is one for @cmd.
+ */
+bool gr_probe_errlog(const char *log, u32 len, const char *cmd, char *msg,
+		     u32 cap, u32 *pos)
+{
+	static const char err[] = "error: ", cmdp[] = "  Command: ";
+	const char *p = log + len, *end = log + len, *e, *nl, *m, *c;
+	u32 i, n, clen = strlen(cmd);
+
+	if (!cap)
+		return false;
+	/* the last line starting with '[' */
+	while (p > log && !(p[-1] == '[' && (p - 1 == log || p[-2] == '\n')))
+		p--;
+	if (p == log)
+		return false;
+	e = p - 1;
+	nl = memchr(e, '\n', end - e);
+	if (!nl)
+		return false;
+	for (m = e; m + sizeof(err) - 1 <= nl; m++)
+		if (!memcmp(m, err, sizeof(err) - 1))
+			break;
+	if (m + sizeof(err) - 1 > nl)
+		return false;
+	m += sizeof(err) - 1;
+	c = nl + 1;
+	n = sizeof(cmdp) - 1;
+	if (end - c < n + clen + 1 || memcmp(c, cmdp, n) ||
+	    memcmp(c + n, cmd, clen) || c[n + clen] != '\n')
+		return false;
+	c += n + clen + 1;
+	e = memchr(c, '^', end - c);
+	if (!e || e - c < n)
+		return false;
+	*pos = e - c - n;
+	for (i = 0; m < nl && i + 1 < cap; m++)
+		if (*m >= ' ' && *m <= '~')
+			msg[i++] = *m;
+	msg[i] = '\0';
+	return true;
+}
+
+/**
+ * gr_probe_errname() - the name of errno @err (positive), for an E line
+ * @err: the errno
+ *
+ * Context: any.
+ * Return: its name, NULL for one not listed.
+ */
+const char *gr_probe_errname(int err)
+{
+	static const struct {
+		int err;
+		const char *name;
+	} names[] = {
+		{ EPERM, "EPERM" }, { ENOENT, "ENOENT" }, { ENOMEM, "ENOMEM" },
+		{ EBUSY, "EBUSY" }, { EEXIST, "EEXIST" }, { EINVAL, "EINVAL" },
+		{ ENOSPC, "ENOSPC" }, { E2BIG, "E2BIG" }, { ERANGE, "ERANGE" },
+		{ EILSEQ, "EILSEQ" }, { ENAMETOOLONG, "ENAMETOOLONG" },
+		{ EOPNOTSUPP, "EOPNOTSUPP" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		if (names[i].err == err)
+			return names[i].name;
+	return NULL;
+}

@@ -47,4 +47,58 @@ int gr_name_page(const char *list, u32 total, u32 offset, u32 cap, u32 *len,
 bool gr_name_append(char *text, u32 *len, u32 cap, const char *line,
 		    u32 n);
 
+/**
+ * struct gr_name_field - one field of an event's tracefs format
+ * @type: its C type, an array's "[N]" appended ("char[16]")
+ * @name: its name
+ * @offset: its offset in the entry, common fields included
+ * @size: its bytes
+ * @is_signed: its "signed:" flag
+ */
+struct gr_name_field {
+	char type[GR_NAME_WORD_MAX];
+	char name[GR_NAME_WORD_MAX];
+	u32 offset;
+	u32 size;
+	bool is_signed;
+};
+
+int gr_name_format_fields(const char *fmt, u32 len, struct gr_name_field *f,
+			  unsigned int max, unsigned int *nr);
+
+/* Spec 18.4 P2: the longest NAME of a probe of the host */
+#define GR_PROBE_NAME_MAX	31
+/* The command given to the kernel: "r4096:guestrelay/NAME" and the rest */
+#define GR_PROBE_CMD_MAX	(GR_NAME_REQ_TEXT + 64)
+/* Bytes of a kernel's error message kept for an E line */
+#define GR_PROBE_MSG_MAX	96
+
+/**
+ * struct gr_probe_head - the head of a PROBE definition (spec 18.4 P2)
+ * @name: NAME, NUL-terminated
+ * @ret: an r probe
+ * @maxact: r: the MAXACTIVE digits, "" for none
+ * @start: offset of the head word in the definition
+ * @rest: offset of the rest (after the head word)
+ * @why: a failed check's message
+ * @col: its column in the definition
+ */
+struct gr_probe_head {
+	char name[GR_PROBE_NAME_MAX + 1];
+	bool ret;
+	char maxact[8];
+	u32 start;
+	u32 rest;
+	const char *why;
+	u32 col;
+};
+
+int gr_probe_parse(const char *def, u32 len, struct gr_probe_head *h);
+u32 gr_probe_cmd(const char *def, u32 len, const struct gr_probe_head *h,
+		 char *out, u32 cap);
+u32 gr_probe_column(const char *def, u32 len, u32 head_len, u32 pos);
+bool gr_probe_errlog(const char *log, u32 len, const char *cmd, char *msg,
+		     u32 cap, u32 *pos);
+const char *gr_probe_errname(int err);
+
 #endif /* _GR_NAME_TEXT_H */

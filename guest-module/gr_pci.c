@@ -234,7 +234,7 @@ static void gr_pci_publish(struct gr_dev *gd, u64 instance_id)
 			    (gd->has_irqs ? GR_F_DOORBELL : 0) |
 			    (gd->layout.client_size ? GR_F_CLIENT : 0) |
 			    (gd->layout.hist_size ? GR_F_HIST : 0) |
-			    GR_F_ANYEVENT,
+			    GR_F_ANYEVENT | GR_F_PROBE,
 		.instance_id = instance_id,
 	};
 
@@ -325,6 +325,8 @@ static int gr_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto out_unlock;
 	/* spec 18.2 N6: a publication starts from the table */
 	gr_anyevent_unpublish();
+	/* spec 18.4 P7: and the probes created for the host go */
+	gr_probe_delete_all();
 	ret = gr_pci_open_chan(gd);
 	if (ret)
 		goto out_unlock;

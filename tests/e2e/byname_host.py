@@ -5,7 +5,8 @@
 test_byname_guest.sh: the real guest module against the ABI alone, before
 the agent speaks GR_F_ANYEVENT.
 
-  init   a zeroed region with a host control block: GR_F_ANYEVENT only,
+  init   a zeroed region with a host control block (minor 8):
+         GR_F_ANYEVENT only (GR_F_PROBE is set later),
          tracing 0, no event enabled
   run    with the guest's console CONSOLE (scripts/guest/e2e-byname):
          waits for the publication and checks N1 (the feature,
@@ -21,7 +22,15 @@ the agent speaks GR_F_ANYEVENT.
          unmounted tracefs one more ADD; after the guest rebound its
          device, a publication from the table (N6: desc_live, the slots
          zeroed) and the same ids again once the host's block names no
-         dropped id; after byname=0, EPERM.
+         dropped id. Spec 18.4 in between (probe_checks()): PROBE
+         refused without GR_F_PROBE, then with it heads the guest refuses
+         (P2, E lines), definitions the kernel refuses (P3, its reason at
+         the definition's column), a p probe with a ustring and an r
+         probe with $retval (A, LIST state p), both enabled and recorded
+         (the path the guest opens in gr_open's records), UNPROBE (D, no
+         record after), P5 (K and recorded again; another layout R
+         EEXIST), and after the new publication the r probe again (the
+         next id); after hostprobe=0, EPERM; after byname=0, EPERM.
 Prints "ok - ..." / "FAIL - ..." lines for take_checks (tests/e2e/lib.sh).
 """
 import os
@@ -35,16 +44,18 @@ from region_host import (CTRL, REGION_MAGIC, STATUS,  # noqa: E402
                          Region, check, wait)
 
 REQ, ANS = 0x400, 0x800
-F_ANYEVENT = 1 << 13
-ADD, LIST = 1, 2
-EPERM, ENOENT, EINVAL, ERANGE, EOPNOTSUPP = 1, 2, 22, 34, 95
+F_ANYEVENT, F_PROBE = 1 << 13, 1 << 14
+ADD, LIST, PROBE, UNPROBE = 1, 2, 3, 4
+EPERM, ENOENT, EEXIST, EINVAL, ENOSPC, ERANGE, EOPNOTSUPP = \
+    1, 2, 17, 22, 28, 34, 95
+MARKER = b"/gr/e2e-byname"
 
 path, phase = sys.argv[1], sys.argv[2]
 region = Region(path, phase == "init")
 m, u32, u64 = region.m, region.u32, region.u64
 
 if phase == "init":
-    region.init_ctrl(7, F_ANYEVENT)
+    region.init_ctrl(8, F_ANYEVENT)
     sys.exit(0)
 
 console = sys.argv[3]
@@ -83,8 +94,8 @@ def request(op, text, offset=0, raw_len=None):
                      live=live, total=total, next=nxt, len=ln), txt, secs
 
 
-def records(want):
-    """Records of id WANT in the finished sub-buffers: their sizes."""
+def payloads(want):
+    """Records of id WANT in the finished sub-buffers: their payloads."""
     nr, size, n, data = u32(40), u32(44), u32(48), u64(88)
     sizes = []
     for k in range(nr * n):
@@ -98,9 +109,39 @@ def records(want):
             if rsz < 16 or rsz % 8:
                 break
             if rid == want:
-                sizes.append(rsz)
+                sizes.append(bytes(m[r + 16:r + rsz]))
             r += rsz
     return sizes
+
+
+def records(want):
+    """Records of id WANT in the finished sub-buffers: their sizes."""
+    return [16 + len(p) for p in payloads(want)]
+
+
+ctl = dict(seq=1, flush=0)
+
+
+def control(features=None, enable=None):
+    """A new host block: FEATURES, the ids ENABLE on (a list), if given;
+    True once the guest acknowledged it."""
+    if features is not None:
+        struct.pack_into("<Q", m, CTRL + 16, features)
+    if enable is not None:
+        m[CTRL + 48:CTRL + 80] = bytes(32)
+        for i in enable:
+            o = CTRL + 48 + 8 * (i // 64)
+            struct.pack_into("<Q", m, o, u64(o) | 1 << (i % 64))
+        struct.pack_into("<I", m, CTRL + 40, 1 if enable else 0)
+    ctl["seq"] += 1
+    struct.pack_into("<Q", m, CTRL + 24, ctl["seq"])
+    return wait(lambda: u64(STATUS + 8) == ctl["seq"], 30)
+
+
+def flush():
+    ctl["flush"] += 1
+    struct.pack_into("<Q", m, CTRL + 96, ctl["flush"])
+    return wait(lambda: u64(STATUS + 16) == ctl["flush"], 30)
 
 
 def desc_name(i):
@@ -227,18 +268,19 @@ a = request(LIST, "timer:timer_start")
 check(a and a[2].startswith("timer:timer_start p "),
       "LIST: an added event is p", repr(a))
 
+
+
+def enabled(i):
+    return (u64(STATUS + 56 + 8 * (i // 64)) >> (i % 64)) & 1
+
+
 # enable the added event
-struct.pack_into("<Q", m, CTRL + 48 + 8 * (first // 64), 1 << (first % 64))
-struct.pack_into("<I", m, CTRL + 40, 1)
-struct.pack_into("<Q", m, CTRL + 24, 2)
-check(wait(lambda: u64(STATUS + 8) == 2, 30) and
-      (u64(STATUS + 56 + 8 * (first // 64)) >> (first % 64)) & 1,
+check(control(enable=[first]) and enabled(first),
       "the added event enabled (status.enabled)",
       "ctrl_ack %d" % u64(STATUS + 8))
 # its records: a few seconds of the guest's timers, then a flush
 time.sleep(3)
-struct.pack_into("<Q", m, CTRL + 96, 1)
-check(wait(lambda: u64(STATUS + 16) == 1, 30), "the flush acknowledged", "")
+check(flush(), "the flush acknowledged", "")
 want = 16 + ((struct.unpack_from("<H", m, doff + first * dstr + 36)[0] + 7)
              & ~7)
 sizes = records(first)
@@ -246,6 +288,123 @@ check(sizes and all(z == want for z in sizes),
       "%d records of %s, %d bytes each" % (len(sizes), desc_name(first)[0],
                                             want),
       "sizes %s" % sorted(set(sizes)))
+
+
+
+def probe_checks():
+    """Spec 18.4 against the guest's kernel: refusals, creation, records,
+    UNPROBE, P5; ends with probe gr_done, the guest's signal."""
+    a = request(PROBE, "p:gr_x do_sys_openat2")
+    check(a and a[0] == EOPNOTSUPP, "P1: PROBE without GR_F_PROBE: "
+          "EOPNOTSUPP", repr(a))
+    check(control(features=F_ANYEVENT | F_PROBE), "GR_F_PROBE in use", "")
+    # P2: the head, checked by the guest
+    for what, text, want, line in (
+            ("no NAME", "p do_sys_openat2", EINVAL,
+             "E error: a probe of the host needs a NAME at column 1\n"),
+            ("another group", "p:kprobes/gr_x do_sys_openat2", EINVAL,
+             "E error: the group is not guestrelay at column 2\n"),
+            ("a name of the table", "p:sched_switch do_sys_openat2",
+             EINVAL, "E error: NAME is another event's at column 0\n"),
+            ("not an identifier", "p:Gr do_sys_openat2", EINVAL,
+             "E error: NAME is not an identifier at column 2\n"),
+            ("MAXACTIVE on p", "p4:gr_x do_sys_openat2", EINVAL,
+             "E error: MAXACTIVE is for r probes at column 1\n"),
+            ("someone else's event", "p:gr_taken vfs_write", EEXIST,
+             "E error: an event of this NAME exists at column 0\n")):
+        a = request(PROBE, text)
+        check(a and a[0] == want and a[2] == line,
+              "P2: %s: %d, E line" % (what, want), repr(a))
+    # P3: the kernel's reasons, columns of the definition
+    for what, text, want in (
+            ("a bad register", "p:gr_bad  do_sys_openat2 "
+             "path=+0(%zz):ustring", EINVAL),
+            ("an unknown symbol", "p:gr_bad no_such_symbol_zz", ENOENT),
+            ("$retval on p", "p:gr_bad do_sys_openat2 r=$retval", EINVAL)):
+        a = request(PROBE, text)
+        print("# %s -> %r" % (text, a and a[:3:2]))
+        check(a and a[0] == want and
+              re.match(r"E error: [ -~]+ at column \d+\n$", a[2]) and
+              a[1]["live"] == u32(STATUS + 208),
+              "P3: %s: %d, the kernel's reason" % (what, want), repr(a))
+    live = u32(STATUS + 208)
+    a = request(PROBE, "p:gr_open do_sys_openat2 path=+0(%si):ustring")
+    mm = a and re.match(r"A guestrelay:gr_open (\d+)\n$", a[2])
+    check(a and a[0] == 0 and mm and a[1]["matched"] == 1 and
+          a[1]["added"] == 1 and a[1]["live"] == live + 1,
+          "P4: a p probe with a user string: A", repr(a))
+    if not mm:
+        return
+    n1 = int(mm.group(1))
+    check(desc_name(n1) == ("guestrelay:gr_open", n1),
+          "its descriptor in slot %d" % n1, repr(desc_name(n1)))
+    a = request(LIST, "guestrelay:*")
+    print("# " + (a[2].strip() if a else ""))
+    check(a and a[0] == 0 and
+          a[2].startswith("guestrelay:gr_open p unsigned long "
+                          "__probe_ip@8+8u;__data_loc char[] path@16+4"),
+          "P8: LIST shows it, state p, its fields", repr(a))
+    a = request(PROBE, "r:gr_ret do_sys_openat2 ret=$retval")
+    mm = a and re.match(r"A guestrelay:gr_ret (\d+)\n$", a[2])
+    check(a and a[0] == 0 and mm, "P4: an r probe with $retval: A", repr(a))
+    n2 = int(mm.group(1)) if mm else n1
+    a = request(PROBE, "p:gr_open do_sys_openat2 path=+0(%si):ustring")
+    check(a and a[0] == EEXIST, "a live probe's name again: EEXIST",
+          repr(a))
+    check(control(enable=[first, n1, n2]) and enabled(n1) and enabled(n2),
+          "the probes enabled (status.enabled)", "")
+    time.sleep(3)
+    flush()
+    p1, p2 = payloads(n1), payloads(n2)
+    check(any(MARKER + b"\0" in x[12:] for x in p1),
+          "%d records of gr_open, the path the guest opens in them"
+          % len(p1), repr(p1[:3]))
+    check(p2 and all(len(x) == 24 for x in p2),
+          "%d records of gr_ret, 24 bytes of payload" % len(p2),
+          repr(p2[:3]))
+    # P6
+    a = request(UNPROBE, "guestrelay:gr_open")
+    check(a and a[0] == 0 and a[2] == "D guestrelay:gr_open %d\n" % n1 and
+          a[1]["matched"] == 1, "P6: UNPROBE: D", repr(a))
+    flush()
+    c1, r1 = len(payloads(n1)), len(payloads(n2))
+    time.sleep(3)
+    flush()
+    c2, r2 = len(payloads(n1)), len(payloads(n2))
+    check(c2 <= c1 and r2 > r1,
+          "P6: no record of the deleted probe, enabled still (%d, %d; "
+          "gr_ret %d, %d)" % (c1, c2, r1, r2), "")
+    a = request(UNPROBE, "gr_open")
+    check(a and a[0] == ENOENT, "UNPROBE of no live probe: ENOENT", repr(a))
+    # P5: the old id back, recorded again (its enable bit is still set)
+    a = request(PROBE, "p:gr_open do_sys_openat2 path=+0(%si):ustring")
+    check(a and a[0] == 0 and a[2] == "K guestrelay:gr_open %d\n" % n1,
+          "P5: the same probe again: K, its old id", repr(a))
+    time.sleep(3)
+    flush()
+    c3 = len(payloads(n1))
+    check(c3 > c2, "P5: recorded again (%d > %d)" % (c3, c2), "")
+    a = request(UNPROBE, "gr_open")
+    check(a and a[0] == 0 and a[1]["matched"] == 1, "UNPROBE again",
+          repr(a))
+    a = request(PROBE, "p:gr_open do_sys_openat2 fd=%di:s32")
+    check(a and a[0] == 0 and a[2] == "R guestrelay:gr_open %d\n" % EEXIST
+          and a[1]["refused"] == 1,
+          "P5: another probe of that name: R EEXIST", repr(a))
+    a = request(UNPROBE, "gr_open")
+    check(a and a[0] == ENOENT, "P5: the refused probe was deleted",
+          repr(a))
+    a = request(PROBE, "p:gr_done vfs_fsync")
+    check(a and a[0] == 0 and a[2].startswith("A guestrelay:gr_done "),
+          "one more probe: A", repr(a))
+
+
+if check(wait(lambda: console_has("GR: OTHERS set"), 120),
+         "the guest made kprobe events of its own", ""):
+    probe_checks()
+    check(wait(lambda: console_has("GR: KPROBES after guestrelay/gr_done "
+                                   "guestrelay/gr_ret guestrelay/gr_taken ."),
+               120), "the guest's kprobe_events: the live probes only", "")
 
 # tracefs unmounted in the guest: the module mounts it itself
 if check(wait(lambda: console_has("GR: TRACEFS off"), 120),
@@ -264,14 +423,24 @@ if check(wait(lambda: console_has("GR: REBOUND"), 120) and
           "desc_live %d" % u32(STATUS + 208))
     # the block still enables a dropped id: refused until the host asks
     # again without it (M6)
-    m[CTRL + 48:CTRL + 80] = bytes(32)
-    struct.pack_into("<Q", m, CTRL + 24, 3)
-    check(wait(lambda: u64(STATUS + 8) == 3, 30),
-          "the block without the dropped id applied", "")
+    check(control(enable=[]), "the block without the dropped id applied",
+          "")
     a = request(ADD, "timer:timer_start")
     check(a and a[0] == 0 and a[2] == "A timer:timer_start %d\n" % dcnt and
           desc_name(dcnt) == ("timer:timer_start", dcnt),
           "ADD after the new publication: the first id again", repr(a))
+    check(console_has("GR: KPROBES rebound guestrelay/gr_taken ."),
+          "P7: the probes deleted before the new publication", "")
+    a = request(PROBE, "r:gr_ret do_sys_openat2 ret=$retval")
+    check(a and a[0] == 0 and
+          a[2] == "A guestrelay:gr_ret %d\n" % (dcnt + 1),
+          "PROBE after the new publication: the next id", repr(a))
+if check(wait(lambda: console_has("GR: HOSTPROBE off"), 120),
+         "the guest set hostprobe=0", ""):
+    for op, text in ((PROBE, "p:gr_y vfs_fsync"), (UNPROBE, "")):
+        a = request(op, text)
+        check(a and a[0] == EPERM and a[1]["len"] == 0,
+              "hostprobe=0: op %d EPERM" % op, repr(a))
 if check(wait(lambda: console_has("GR: BYNAME off"), 120),
          "the guest set byname=0", ""):
     a = request(LIST, "")
