@@ -792,7 +792,9 @@ static void vm_maybe_free(struct gr_vm *vm)
  * vm_remove() - stop serving a VM
  * @vm: the VM
  *
- * The session is closed once writes in flight completed; the ivshmem
+ * The probes the host defined in the guest are deleted first (spec 18.4
+ * Q3: one UNPROBE, 5 s at most). The session is closed once writes in
+ * flight completed; the ivshmem
  * socket and (unless the agent is only shutting down) the shared memory
  * file are removed, and QEMU, if still running, loses its doorbells.
  * The VM is freed by the loop (vm_before_wait()) once nothing of it is in
@@ -802,6 +804,11 @@ void vm_remove(struct gr_vm *vm)
 {
 	if (vm->dying)
 		return;
+	/* spec 18.4 Q3: the probes go with the session (the agent's stop
+	 * asked every VM at once before, vm_probes_drop() in main.c)
+	 */
+	if (!vm->agent->stopping)
+		vm_probes_drop(&vm, 1);
 	vm->dying = true;
 	vm->unlink_shm = !vm->agent->stopping;
 	gr_loop_cancel(&vm->agent->loop, &vm->timer_op);
