@@ -489,9 +489,9 @@ static bool drop_send(struct gr_vm *vm)
  * @vms: the VMs (vm-remove: one; the agent's stop: all of them)
  * @n: their number
  *
- * Every VM with live probes gets an UNPROBE of every probe as soon as its
- * strip is free; then one wait for all of them, 5 s at most in total
- * (H17), polling every 5 ms.
+ * Every VM with probes alive or wanted gets an UNPROBE of every probe as
+ * soon as its strip is free; then one wait for all of them, 5 s at most
+ * in total (H17), polling every 5 ms.
  */
 void vm_probes_drop(struct gr_vm **vms, unsigned int n)
 {
@@ -505,8 +505,10 @@ void vm_probes_drop(struct gr_vm **vms, unsigned int n)
 		return;
 	for (i = 0; i < n; i++) {
 		vms[i]->names.probes.dropping = true;
-		if (!vm_probes_live(vms[i]))
-			sent[i] = true;		/* nothing to delete */
+		/* none alive, none wanted: nothing to delete */
+		if (!vm_probes_in_use(vms[i]) ||
+		    (!vm_probes_live(vms[i]) && !vms[i]->names.probes.nr))
+			sent[i] = true;
 	}
 	for (;;) {
 		waiting = 0;
