@@ -158,6 +158,8 @@ static inline const char *gr_verify_name(enum gr_verify v)
 	       "off";
 }
 
+#define GR_VM_PROBE_DEF		256	/* a --probe definition, incl. NUL */
+
 struct gr_vm_opts {
 	char name[GR_VM_NAME_MAX];	/* [A-Za-z0-9_.-], no leading dot */
 	uint64_t shm_size;		/* power of two, 0 = default */
@@ -183,6 +185,7 @@ struct gr_vm_opts {
 	struct gr_vm_filter filters[GR_FILTER_SLOTS];	/* event filters */
 	struct gr_fx_follow follow;	/* follow filter (spec 15) */
 	struct gr_vm_hist hists[GR_HIST_REQS];	/* aggregation (spec 17) */
+	char probes[GR_PROBE_MAX][GR_VM_PROBE_DEF];	/* --probe (spec 18.4) */
 };
 
 /*

@@ -698,6 +698,11 @@ int vm_add(struct gr_agent *a, const struct gr_vm_opts *o, struct gr_vm **vmp,
 		fo.gid = o->gid;
 	}
 
+	/* spec 18.4: vm-add --probe, defined when the guest attaches */
+	ret = vm_probes_init(vm, err, errlen);
+	if (ret)
+		goto out_free;
+
 	snprintf(name, sizeof(name), GR_SHM_PREFIX "%s", o->name);
 	snprintf(sock, sizeof(sock), "/dev/shm/%s", name);
 	existed = lstat(sock, &before) == 0;

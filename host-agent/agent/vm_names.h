@@ -116,6 +116,7 @@ void vm_names_finish(struct gr_vm *vm, int err, const char *msg);
 
 /* vm_probes.c: probes from the host (spec 18.4) */
 bool vm_probes_in_use(const struct gr_vm *vm);
+int vm_probes_init(struct gr_vm *vm, char *err, size_t errlen);
 void vm_probes_answer(struct gr_vm *vm, const struct gr_name_answer *a);
 void vm_probes_work(struct gr_vm *vm);
 

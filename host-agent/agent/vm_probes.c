@@ -89,6 +89,41 @@ static void probe_disable(struct gr_vm *vm, int id)
 }
 
 /**
+ * vm_probes_init() - the probes of vm-add --probe, defined at attach
+ * @vm: a VM being added, its options copied
+ * @err: receives a message on failure
+ * @errlen: size of @err
+ *
+ * Return: 0 or -EINVAL (a head P2 refuses, a name twice).
+ */
+int vm_probes_init(struct gr_vm *vm, char *err, size_t errlen)
+{
+	struct gr_vm_probes *ps = &vm->names.probes;
+	char name[GR_PROBE_NAME_MAX];
+	const char *why = "";
+	unsigned int i;
+
+	for (i = 0; i < GR_PROBE_MAX && vm->opts.probes[i][0]; i++) {
+		const char *def = vm->opts.probes[i];
+
+		if (gr_probe_def_name(def, name, &why)) {
+			snprintf(err, errlen, "--probe '%s': %s", def, why);
+			return -EINVAL;
+		}
+		if (probe_find(vm, name)) {
+			snprintf(err, errlen, "--probe: two probes named %s",
+				 name);
+			return -EINVAL;
+		}
+		memset(&ps->p[ps->nr], 0, sizeof(ps->p[0]));
+		snprintf(ps->p[ps->nr].name, sizeof(ps->p[0].name), "%s", name);
+		snprintf(ps->p[ps->nr].def, sizeof(ps->p[0].def), "%s", def);
+		ps->p[ps->nr++].id = -1;
+	}
+	return 0;
+}
+
+/**
  * vm_probe() - define or delete a probe in the guest (spec 18.4)
  * @vm: the VM
  * @def: a definition (`p:NAME SYMBOL ...`, `r:NAME SYMBOL ...`),

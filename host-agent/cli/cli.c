@@ -113,8 +113,8 @@ static const struct cli_cmd cli_cmds[] = {
 	  "--delete-all every probe the agent defined; with no definition,\n"
 	  "the probes the agent defined in VM (event, id, state, definition).\n"
 	  "The agent deletes its probes at vm-remove and when it stops, and\n"
-	  "defines them again when the guest publishes its buffers anew. At\n"
-	  "most 16 per VM. Needs a guest with probes from the host (spec\n"
+	  "defines them again when the guest publishes its buffers anew\n"
+	  "(vm-add --probe DEF: at every attach). At most 16 per VM. Needs a guest with probes from the host (spec\n"
 	  "1.8, GR_F_PROBE; its module parameter hostprobe=0 forbids them).\n"
 	  "  guestrelay probe vm1 'p:myopen do_sys_openat2 dfd=%di "
 	  "path=+0(%si):ustring'\n"
@@ -209,6 +209,10 @@ static const struct cli_cmd cli_cmds[] = {
 	  "  --hist-latency 'runq|syscall|block|irq[ if FILTER]'\n"
 	  "                       a latency histogram (`guestrelay help hist`);\n"
 	  "                       the filter runs on the end event\n"
+	  "  --probe 'p:NAME SYMBOL [FETCHARG...]'\n"
+	  "                       a kprobe event defined in the guest at each\n"
+	  "                       attach and recorded (`guestrelay help\n"
+	  "                       probe`); repeatable, at most 16\n"
 	  "Then attach QEMU (guestrelay qemu-args VM) or libvirt\n"
 	  "(guestrelay libvirt-xml VM).\n" },
 	{ "vm-remove", cli_run_vm_cmd, NULL, "vm-remove VM",

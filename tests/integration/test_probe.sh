@@ -13,7 +13,8 @@
 #     longer show it; the same name with the same layout takes its id back
 #     (P5), another layout is refused (EEXIST)
 #   - at most 16 probes (ENOSPC); --delete-all
-#   - a new guest (re-publication): the agent defines its probes again
+#   - a new guest (re-publication): the agent defines its probes again;
+#     vm-add --probe: defined at attach
 #   - vm-remove and the agent's stop delete the probes in the guest (Q3);
 #     a new agent's first attach deletes what a killed one left
 #   - hostprobe off (EPERM), a guest without GR_F_PROBE, hostile answers
@@ -207,6 +208,24 @@ fg_stop "$V"
 [ "$(fg_stat "$V" probes.live)" = 0 ] && [ "$(fg_stat "$V" probes.deleted)" -ge 1 ] &&
 	ok "vm-remove deleted the probe in the guest" ||
 	bad vm-remove-deletes "$(cat "$la_tmp/fg-$V.stats" 2>/dev/null | grep probes)"
+
+# ---- vm-add --probe ------------------------------------------------------------
+la_vm W vp
+gr vm-add "$W" --plain --size 1M --probe "$OPEN_DEF" --probe "$READ_DEF" ||
+	bad vm-add-probe "exit $rc: $err"
+gr vm-add "${W}x" --plain --size 1M --probe 'p:9x vfs_read'
+[ "$rc" -ne 0 ] && grep -q "identifier of at most 31" <<<"$err" &&
+	ok "vm-add --probe: a bad head is refused" || bad vm-add-bad "exit $rc: $err"
+fg_start "$W" --anyevent --probes
+ok=
+for _ in $(seq 30); do
+	gr probe "$W"
+	[ "$(grep -c '  *recording  ' <<<"$out")" -eq 2 ] && { ok=1; break; }
+	sleep 0.2
+done
+[ -n "$ok" ] && ok "vm-add --probe: both probes defined at attach and recording" ||
+	bad vm-add-probe-attach "$out"
+fg_stop "$W"
 
 # ---- hostprobe off, no GR_F_PROBE ---------------------------------------------
 la_vm E ep

@@ -165,6 +165,15 @@ static void test_probe_command(void)
 	CU_ASSERT_EQUAL(co.status, 2);
 	cli(&co, rd, "probe", NULL);
 	CU_ASSERT_EQUAL(co.status, 2);
+	/* vm-add --probe, repeatable, reaches the agent whole */
+	cli(&co, rd, "vm-add", "vmp", "--probe", "p:a vfs_read x=%di",
+	    "--probe", "r:b vfs_write", NULL);
+	CU_ASSERT_EQUAL(co.status, 0);
+	CU_ASSERT_STRING_EQUAL(last_add.probes[0], "p:a vfs_read x=%di");
+	CU_ASSERT_STRING_EQUAL(last_add.probes[1], "r:b vfs_write");
+	CU_ASSERT_STRING_EQUAL(last_add.probes[2], "");
+	cli(&co, rd, "vm-add", "vmq", "--probe", "x:a vfs_read", NULL);
+	CU_ASSERT_EQUAL(co.status, 2);
 	fake_clear();
 }
 
