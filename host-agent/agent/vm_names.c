@@ -216,6 +216,23 @@ int vm_names_add(struct gr_vm *vm, enum gr_names_for kind, const char *ask,
 }
 
 /**
+ * vm_names_attached() - a request needs a guest attached
+ * @vm: the VM
+ * @err: receives a message if not
+ * @errlen: size of @err
+ *
+ * Return: 0 or -ENOTCONN.
+ */
+int vm_names_attached(const struct gr_vm *vm, char *err, size_t errlen)
+{
+	if (vm->state == GR_VM_ATTACHED)
+		return 0;
+	snprintf(err, errlen, "%s has no guest attached (guestrelay status "
+		 "%s shows its state)", vm->opts.name, vm->opts.name);
+	return -ENOTCONN;
+}
+
+/**
  * vm_list_events() - the guest's catalogue of events (LIST, every page)
  * @vm: an attached VM
  * @glob: one pattern, or "" for every event
@@ -233,12 +250,9 @@ int vm_list_events(struct gr_vm *vm, const char *glob, gr_list_fn done,
 	size_t len = strlen(glob);
 	int ret;
 
-	if (vm->state != GR_VM_ATTACHED) {
-		snprintf(err, errlen, "%s has no guest attached (guestrelay "
-			 "status %s shows its state)", vm->opts.name,
-			 vm->opts.name);
-		return -ENOTCONN;
-	}
+	ret = vm_names_attached(vm, err, errlen);
+	if (ret)
+		return ret;
 	if (len && !gr_name_pattern_ok(glob, len)) {
 		snprintf(err, errlen, "'%s' is not a pattern: system:name, "
 			 "system: or name, globs allowed", glob);

@@ -110,6 +110,7 @@ int vm_names_add(struct gr_vm *vm, enum gr_names_for kind, const char *ask,
 		 char *err, size_t errlen);
 void vm_names_poll(struct gr_vm *vm);
 void vm_names_cancel(struct gr_vm *vm, int err, const char *msg);
+int vm_names_attached(const struct gr_vm *vm, char *err, size_t errlen);
 int vm_names_start(struct gr_vm *vm, enum gr_names_for kind, uint32_t op,
 		   const char *text, size_t len, char *err, size_t errlen);
 void vm_names_finish(struct gr_vm *vm, int err, const char *msg);

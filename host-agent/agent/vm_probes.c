@@ -63,6 +63,13 @@ static void probe_forget(struct gr_vm *vm, struct gr_vm_probe *p)
 	ps->nr--;
 }
 
+/* The guest deleted @p: still wanted, defined again at the next attach */
+static void probe_gone(struct gr_vm_probe *p)
+{
+	p->live = false;
+	p->adopted = false;
+}
+
 /* The probes of a publication that went are not in the guest any more */
 static void probes_new_instance(struct gr_vm *vm)
 {
@@ -146,12 +153,9 @@ int vm_probe(struct gr_vm *vm, const char *def, gr_done_fn done, void *arg,
 	uint32_t op = GR_NAME_OP_PROBE;
 	int ret;
 
-	if (vm->state != GR_VM_ATTACHED) {
-		snprintf(err, errlen, "%s has no guest attached (guestrelay "
-			 "status %s shows its state)", vm->opts.name,
-			 vm->opts.name);
-		return -ENOTCONN;
-	}
+	ret = vm_names_attached(vm, err, errlen);
+	if (ret)
+		return ret;
 	if (!vm_probes_in_use(vm)) {
 		snprintf(err, errlen, "the guest of %s takes no probes from "
 			 "the host (no GR_F_PROBE: a guest module of spec 1.8 "
@@ -354,10 +358,10 @@ static int unprobe_lines(struct gr_vm *vm, const struct gr_name_line *l,
 		p = probe_find(vm, l[i].name);
 		probe_disable(vm, (int)l[i].num);
 		ps->deleted++;
-		if (p && (vm->names.kind == GR_NAMES_UNPROBE))
+		if (p && vm->names.kind == GR_NAMES_UNPROBE)
 			probe_forget(vm, p);
 		else if (p)
-			p->live = p->adopted = false;
+			probe_gone(p);
 		if (off < size)
 			off += (size_t)snprintf(msg + off, size - off,
 						"%s" GR_PROBE_GROUP ":%s: probe "
@@ -401,7 +405,7 @@ static int probe_refused(struct gr_vm *vm, const struct gr_name_answer *a,
 		if (p && vm->names.kind == GR_NAMES_UNPROBE)
 			probe_forget(vm, p);
 		else if (p)
-			p->live = p->adopted = false;
+			probe_gone(p);
 		if (!ps->pending[0] && vm->names.kind == GR_NAMES_UNPROBE)
 			ps->nr = 0;
 	} else if (p && vm->names.op == GR_NAME_OP_PROBE) {

@@ -126,6 +126,21 @@ void ctl_events_json(struct ctl_json *j, const struct gr_name_list *l)
 	ctl_json_end_array(j);
 }
 
+/* The next line of @*p into @line (cut to @size); false after the last */
+static bool next_line(const char **p, char *line, size_t size)
+{
+	const char *nl;
+	size_t n;
+
+	if (!*p || !**p)
+		return false;
+	nl = strchr(*p, '\n');
+	n = nl ? (size_t)(nl - *p) : strlen(*p);
+	snprintf(line, size, "%.*s", (int)n, *p);
+	*p = nl ? nl + 1 : NULL;
+	return true;
+}
+
 /**
  * ctl_enable_report_text() - what the guest said of each event enabled
  * @f: where to
@@ -134,17 +149,12 @@ void ctl_events_json(struct ctl_json *j, const struct gr_name_list *l)
  */
 void ctl_enable_report_text(FILE *f, const char *report)
 {
+	const char *p = report;
 	char line[512];
-	const char *p = report, *nl;
-	size_t n;
 
-	while (p && *p) {
-		nl = strchr(p, '\n');
-		n = nl ? (size_t)(nl - p) : strlen(p);
-		snprintf(line, sizeof(line), "%.*s", (int)n, p);
+	while (next_line(&p, line, sizeof(line))) {
 		ctl_put_text(f, line);
 		fputc('\n', f);
-		p = nl ? nl + 1 : NULL;
 	}
 }
 
@@ -159,17 +169,12 @@ void ctl_enable_report_json(struct ctl_json *j, const char *vm,
 			    const char *report)
 {
 	char line[512], *sp, *reason;
-	const char *p = report, *nl;
-	size_t n;
+	const char *p = report;
 
 	ctl_json_begin_object(j, NULL);
 	ctl_json_string(j, "vm", vm);
 	ctl_json_begin_array(j, "events");
-	while (p && *p) {
-		nl = strchr(p, '\n');
-		n = nl ? (size_t)(nl - p) : strlen(p);
-		snprintf(line, sizeof(line), "%.*s", (int)n, p);
-		p = nl ? nl + 1 : NULL;
+	while (next_line(&p, line, sizeof(line))) {
 		sp = strchr(line, ' ');
 		if (!sp)
 			continue;
@@ -282,20 +287,14 @@ void ctl_probes_json(struct ctl_json *j, const char *vm,
 void ctl_probe_report_json(struct ctl_json *j, const char *vm,
 			   const char *report)
 {
+	const char *p = report;
 	char line[512];
-	const char *p = report, *nl;
-	size_t n;
 
 	ctl_json_begin_object(j, NULL);
 	ctl_json_string(j, "vm", vm);
 	ctl_json_begin_array(j, "report");
-	while (p && *p) {
-		nl = strchr(p, '\n');
-		n = nl ? (size_t)(nl - p) : strlen(p);
-		snprintf(line, sizeof(line), "%.*s", (int)n, p);
+	while (next_line(&p, line, sizeof(line)))
 		ctl_json_string(j, NULL, line);
-		p = nl ? nl + 1 : NULL;
-	}
 	ctl_json_end_array(j);
 	ctl_json_end_object(j);
 }
