@@ -335,51 +335,88 @@ bad:
 	return -EPROTO;
 }
 
-/* An UNPROBE answer's D lines: the probes deleted */
+/* One D or R line of an UNPROBE answer into the report at @msg + *@off */
+static void unprobe_report(char *msg, size_t size, size_t *off,
+			   const struct gr_name_line *l)
+{
+	int e = (int)l->num;
+
+	if (*off >= size)
+		return;
+	if (l->kind == GR_NAME_DELETED)
+		*off += (size_t)snprintf(msg + *off, size - *off, "%s"
+					 GR_PROBE_GROUP ":%s: probe deleted "
+					 "(event id %u)", *off ? "\n" : "",
+					 l->name, l->num);
+	else
+		*off += (size_t)snprintf(msg + *off, size - *off, "%s"
+					 GR_PROBE_GROUP ":%s: the guest could "
+					 "not delete the probe (%s: %s); it "
+					 "records nothing, deleted later",
+					 *off ? "\n" : "", l->name,
+					 strerrorname_np(e) ?: "?",
+					 strerror(e));
+}
+
+/*
+ * An UNPROBE answer: a D line per probe deleted, an R line per probe the
+ * kernel would not delete (P6: stopped, still the host's); the probes
+ * the host asked to forget and that were deleted are forgotten
+ */
 static int unprobe_lines(struct gr_vm *vm, const struct gr_name_line *l,
 			 unsigned int nr, char *msg, size_t size)
 {
 	struct gr_vm_probes *ps = &vm->names.probes;
+	bool forget = vm->names.kind == GR_NAMES_UNPROBE;
 	const char *name = ps->pending;
+	uint32_t kept = 0;
 	struct gr_vm_probe *p;
+	int ret = 0;
 	size_t off = 0;
 	unsigned int i;
 
-	for (i = 0; i < nr && i < GR_PROBES_LINES; i++) {
-		if (l[i].kind != GR_NAME_DELETED ||
+	for (i = 0; i < nr; i++) {
+		if ((l[i].kind != GR_NAME_DELETED &&
+		     l[i].kind != GR_NAME_REFUSED) ||
 		    strcmp(l[i].system, GR_PROBE_GROUP) ||
 		    (name[0] && strcmp(l[i].name, name)))
 			goto bad;
 		p = probe_find(vm, l[i].name);
-		if (p && p->live && p->id != (int)l[i].num)
+		if (l[i].kind == GR_NAME_DELETED && p && p->live &&
+		    p->id != (int)l[i].num)
 			goto bad;
 	}
-	for (i = 0; i < nr && i < GR_PROBES_LINES; i++) {
+	for (i = 0; i < nr; i++) {
 		p = probe_find(vm, l[i].name);
+		unprobe_report(msg, size, &off, &l[i]);
+		if (l[i].kind == GR_NAME_REFUSED) {
+			ret = ret ?: -(int)l[i].num;
+			if (p) {
+				probe_disable(vm, p->id);
+				p->adopted = false;
+				kept |= 1U << (p - ps->p);
+			}
+			continue;
+		}
 		probe_disable(vm, (int)l[i].num);
 		ps->deleted++;
-		if (p && vm->names.kind == GR_NAMES_UNPROBE)
-			probe_forget(vm, p);
-		else if (p)
+		if (p)
 			probe_gone(p);
-		if (off < size)
-			off += (size_t)snprintf(msg + off, size - off,
-						"%s" GR_PROBE_GROUP ":%s: probe "
-						"deleted (event id %u)",
-						off ? "\n" : "", l[i].name,
-						l[i].num);
 	}
-	if (vm->names.kind == GR_NAMES_UNPROBE && !name[0])
-		ps->nr = 0;		/* every one asked: none is wanted */
+	/* forgotten: the one asked for, or every one, unless kept */
+	for (i = ps->nr; forget && i-- > 0;)
+		if (!(kept & (1U << i)) &&
+		    (!name[0] || !strcmp(ps->p[i].name, name)))
+			probe_forget(vm, &ps->p[i]);
 	hostctl_publish(vm);
 	if (!nr)
 		snprintf(msg, size, "%s: no probe of the host to delete",
 			 vm->opts.name);
-	return 0;
+	return ret;
 bad:
 	vm->names.bad_answers++;
 	snprintf(msg, size, "the answer of the guest of %s was refused: a "
-		 "line is not 'D " GR_PROBE_GROUP ":NAME id' of a probe "
+		 "line is not 'D|R " GR_PROBE_GROUP ":NAME N' of a probe "
 		 "asked for", vm->opts.name);
 	return -EPROTO;
 }
@@ -419,7 +456,7 @@ static int probe_refused(struct gr_vm *vm, const struct gr_name_answer *a,
 	if (e == EPERM)
 		snprintf(msg + strlen(msg), size - strlen(msg), " (its "
 			 "administrator forbids probes from the host: "
-			 "hostprobe=0)");
+			 "hostprobe=0, or every request by name: byname=0)");
 	return -e;
 }
 

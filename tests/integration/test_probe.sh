@@ -248,7 +248,7 @@ hostile() {
 hostile probe-reason 'p:x nosuch' "its reason is not one line 'E reason' of printable ASCII"
 hostile probe-long 'p:x nosuch' 'ENOENT (No such file or directory): "error: LLLL*\.\.\."'
 hostile probe-system 'p:x vfs_read' 'does not say one A, K or R line of guestrelay:x'
-hostile probe-dline '' "a line is not 'D guestrelay:NAME id' of a probe asked for"
+hostile probe-dline '' "a line is not 'D|R guestrelay:NAME N' of a probe asked for"
 
 # ---- the agent's stop, and a killed agent's leftovers (Q3) --------------------------
 la_agent_stop || bad agent-stop-1 "exit $?"

@@ -369,6 +369,12 @@ static void test_probe_defined_listed_deleted(void)
 	CU_ASSERT(!memcmp(t_req(t)->text, "myread", 6));
 	t_probe(t, "-:myread", 0, "D guestrelay:myread 9\n", &r);
 	CU_ASSERT_EQUAL(r.err, -EPROTO);
+	/* P6: the kernel would not delete it (EBUSY): stopped, still ours */
+	t_probe(t, "-:myread", 0, "R guestrelay:myread 16\n", &r);
+	CU_ASSERT_EQUAL(r.err, -EBUSY);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.msg, "could not delete the probe (EBUSY"));
+	CU_ASSERT_EQUAL(vm_probe_list(&t->vm, p, GR_PROBE_MAX), 1);
+	CU_ASSERT_EQUAL(vm_probes_live(&t->vm), 1);
 	t_probe(t, "-:guestrelay/myread", 0, "D guestrelay:myread 1\n", &r);
 	CU_ASSERT_EQUAL(r.err, 0);
 	CU_ASSERT_STRING_EQUAL(r.msg, "guestrelay:myread: probe deleted "
