@@ -486,8 +486,20 @@ static int agent_main(int argc, char **argv)
 	 * at most) */
 	ctl_finish(&a);
 	{
-		struct gr_vm *vm;
+		struct gr_vm *vm, **all;
+		unsigned int n = 0;
 
+		/* spec 18.4 Q3: every VM's probes asked at once, one wait */
+		for (vm = vm_next(&a, NULL); vm; vm = vm_next(&a, vm))
+			n++;
+		all = calloc(n ? n : 1, sizeof(*all));
+		if (all) {
+			n = 0;
+			for (vm = vm_next(&a, NULL); vm; vm = vm_next(&a, vm))
+				all[n++] = vm;
+			vm_probes_drop(all, n);
+			free(all);
+		}
 		while ((vm = vm_next(&a, NULL)))
 			vm_remove(vm);
 	}

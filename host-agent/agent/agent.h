@@ -158,6 +158,8 @@ static inline const char *gr_verify_name(enum gr_verify v)
 	       "off";
 }
 
+#define GR_VM_PROBE_DEF		256	/* a --probe definition, incl. NUL */
+
 struct gr_vm_opts {
 	char name[GR_VM_NAME_MAX];	/* [A-Za-z0-9_.-], no leading dot */
 	uint64_t shm_size;		/* power of two, 0 = default */
@@ -183,6 +185,7 @@ struct gr_vm_opts {
 	struct gr_vm_filter filters[GR_FILTER_SLOTS];	/* event filters */
 	struct gr_fx_follow follow;	/* follow filter (spec 15) */
 	struct gr_vm_hist hists[GR_HIST_REQS];	/* aggregation (spec 17) */
+	char probes[GR_PROBE_MAX][GR_VM_PROBE_DEF];	/* --probe (spec 18.4) */
 };
 
 /*
@@ -233,6 +236,10 @@ struct gr_vm_stats {
 					 * time, adopted (spec 18.3 M2) */
 	uint64_t desc_refused;		/* batches of them refused */
 	uint64_t desc_live_bad;		/* desc_live values out of range */
+	uint64_t probes_live;		/* probes of the host alive in the
+					 * guest now (spec 18.4, a gauge) */
+	uint64_t probes_defined;	/* probes the guest created for it */
+	uint64_t probes_deleted;	/* probes it deleted on request */
 	/* the guest's counters, summed over rings (untrusted, informative) */
 	uint64_t guest_events;
 	uint64_t lost_full;
@@ -289,6 +296,32 @@ int vm_enable_events(struct gr_vm *vm, const char *list, gr_done_fn done,
 		     void *arg, char *err, size_t errlen);
 int vm_list_events(struct gr_vm *vm, const char *glob, gr_list_fn done,
 		   void *arg, char *err, size_t errlen);
+
+/**
+ * struct gr_probe_info - a probe the host defined (`probe VM`, spec 18.4)
+ * @name: its NAME (the event guestrelay:NAME)
+ * @def: its definition as given
+ * @id: its descriptor while alive in the guest, else -1
+ * @err: the last definition's error (-errno), 0 if none
+ * @state: "recording", "defined, not adopted", "not defined" or
+ *	"to define" (a static string)
+ */
+struct gr_probe_info {
+	char name[32];
+	char def[GR_NAME_REQ_TEXT + 1];
+	int id;
+	int err;
+	const char *state;
+};
+
+/* vm_probes.c, probes from the host (spec 18.4) */
+int vm_probe(struct gr_vm *vm, const char *def, gr_done_fn done, void *arg,
+	     char *err, size_t errlen);
+unsigned int vm_probe_list(struct gr_vm *vm, struct gr_probe_info *out,
+			   unsigned int max);
+unsigned int vm_probes_live(const struct gr_vm *vm);
+void vm_probes_drop(struct gr_vm **vms, unsigned int n);
+
 int vm_set_mode(struct gr_vm *vm, uint32_t mode, char *err, size_t errlen);
 int vm_set_follow(struct gr_vm *vm, const struct gr_fx_follow *fo, char *err,
 		  size_t errlen);

@@ -4,7 +4,8 @@
  * patterns, the guest's answers parsed and checked (M4)
  *
  *   ADD answer    A|K system:name id      R system:name errno
- *                 N pattern errno
+ *                 N pattern errno         D system:name id (v1.8)
+ *                 E reason (v1.8: printable ASCII, one line, Q2)
  *   LIST answer   system:name state decl@offset+size(s|u);...[;...]
  *
  * Nothing here keeps state or touches the region beyond the one copy of
@@ -163,8 +164,9 @@ void gr_name_answer_read(const struct gr_name_ans *a,
  * @offset: the request's LIST offset
  * @why: receives the reason of a refusal
  *
- * An answer refusing the request (@a->result) passes: its text is not
- * used. Lines are checked by the parsers.
+ * An answer refusing an ADD or LIST (@a->result) passes: its text is not
+ * used; that of a refused PROBE or UNPROBE carries the reason (18.4) and
+ * is checked as any text. Lines are checked by the parsers.
  *
  * Return: 0 or -EPROTO.
  */
@@ -176,7 +178,8 @@ int gr_name_answer_check(const struct gr_name_answer *a, uint32_t op,
 			*why = "its result is not an errno";
 			return -EPROTO;
 		}
-		return 0;
+		if (op != GR_NAME_OP_PROBE && op != GR_NAME_OP_UNPROBE)
+			return 0;
 	}
 	if (a->len > GR_NAME_ANS_TEXT) {
 		*why = "its text is longer than 1984 bytes";
@@ -241,8 +244,19 @@ static int event_name(const char *s, const char *end, char *sys, char *name)
 	return 0;
 }
 
+/* An E line's text, @s..@eol: printable ASCII, not empty (Q2) */
+static bool reason_ok(const char *s, const char *eol)
+{
+	if (s == eol)
+		return false;
+	for (; s < eol; s++)
+		if (*s < ' ' || *s >= 0x7f)
+			return false;
+	return true;
+}
+
 /**
- * gr_name_add_parse() - the lines of an ADD answer
+ * gr_name_add_parse() - the lines of an ADD, PROBE or UNPROBE answer
  * @text: the answer's text
  * @len: its bytes (checked: whole lines)
  * @lines: receives the first @max lines
@@ -266,7 +280,13 @@ int gr_name_add_parse(const char *text, size_t len,
 		if (!eol)
 			goto bad;
 		memset(&l, 0, sizeof(l));
-		if (eol - p < 5 || !p[0] || !strchr("AKRN", p[0]) || p[1] != ' ')
+		if (eol - p >= 3 && p[0] == 'E' && p[1] == ' ') {
+			if (!reason_ok(p + 2, eol))
+				goto bad;
+			l.kind = GR_NAME_REASON;
+			goto keep;
+		}
+		if (eol - p < 5 || !p[0] || !strchr("AKRND", p[0]) || p[1] != ' ')
 			goto bad;
 		l.kind = (enum gr_name_kind)p[0];
 		sp1 = p + 2;
@@ -281,12 +301,14 @@ int gr_name_add_parse(const char *text, size_t len,
 			goto bad;
 		}
 		v = number(sp2 + 1, eol, l.kind == GR_NAME_ADDED ||
-			   l.kind == GR_NAME_KNOWN ? GR_MAX_EVENTS - 1 :
+			   l.kind == GR_NAME_KNOWN ||
+			   l.kind == GR_NAME_DELETED ? GR_MAX_EVENTS - 1 :
 			   GR_NAME_MAX_ERRNO);
 		if (v < 0 || ((l.kind == GR_NAME_REFUSED ||
 			       l.kind == GR_NAME_NONE) && !v))
 			goto bad;
 		l.num = (uint32_t)v;
+keep:
 		if (*nr < max)
 			lines[*nr] = l;
 		(*nr)++;
@@ -294,7 +316,7 @@ int gr_name_add_parse(const char *text, size_t len,
 	}
 	return 0;
 bad:
-	*why = "a line of its text is not 'A|K|R system:name N' or 'N pattern errno'";
+	*why = "a line of its text is not 'A|K|R|D system:name N', 'N pattern errno' or 'E reason'";
 	return -EPROTO;
 }
 
@@ -487,4 +509,130 @@ void gr_name_printable(char *dst, size_t size, const char *src, size_t len)
 	for (i = 0; i < len && i + 1 < size; i++)
 		dst[i] = src[i] >= ' ' && src[i] < 0x7f ? src[i] : '?';
 	dst[i] = '\0';
+}
+
+/**
+ * gr_name_reason() - the E line of a PROBE answer (spec 18.4, Q2)
+ * @text: the answer's text
+ * @len: its bytes
+ * @reason: receives the line's text without "E ", NUL-terminated; a
+ *	text longer than @size - 1 is cut and ends in "..."; "" if none
+ * @size: room in @reason (at least 4)
+ * @why: receives the reason of a refusal
+ *
+ * The text of a refused PROBE is at most one line, an E line of
+ * printable ASCII (an empty text is the guest giving no reason).
+ *
+ * Return: 0 or -EPROTO.
+ */
+int gr_name_reason(const char *text, size_t len, char *reason, size_t size,
+		   const char **why)
+{
+	const char *eol;
+	size_t n;
+
+	reason[0] = '\0';
+	if (!len)
+		return 0;
+	eol = memchr(text, '\n', len);
+	if (len < 3 || !eol || eol != text + len - 1 || text[0] != 'E' ||
+	    text[1] != ' ' || !reason_ok(text + 2, eol)) {
+		*why = "its reason is not one line 'E reason' of printable ASCII";
+		return -EPROTO;
+	}
+	n = (size_t)(eol - text - 2);
+	if (n >= size) {
+		memcpy(reason, text + 2, size - 4);
+		memcpy(reason + size - 4, "...", 4);
+	} else {
+		memcpy(reason, text + 2, n);
+		reason[n] = '\0';
+	}
+	return 0;
+}
+
+/* ---- probes from the host (spec 18.4) ------------------------------ */
+
+static bool ident_char(char c, bool first)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+	       (!first && c >= '0' && c <= '9');
+}
+
+/**
+ * gr_probe_name_len() - the probe NAME at the start of @s (P2, 7.6)
+ * @s: the text
+ *
+ * Return: the length of the identifier @s starts with, 0 if none or if
+ * it is longer than 31 characters.
+ */
+size_t gr_probe_name_len(const char *s)
+{
+	size_t n;
+
+	for (n = 0; ident_char(s[n], !n); n++)
+		;
+	return n < GR_NAME_PROBE_MAX ? n : 0;
+}
+
+/**
+ * gr_probe_def_name() - the NAME of a definition's head (P2)
+ * @def: `p[:[GRP/]NAME] SYMBOL...` or `r[MAXACTIVE][:[GRP/]NAME] ...`
+ * @name: receives NAME (GR_NAME_PROBE_MAX bytes)
+ * @why: receives the reason of a refusal
+ *
+ * The host checks what P2 has the guest check, for a message before
+ * the guest is asked: printable ASCII, a type, a NAME (an identifier of
+ * at most 31 characters), the group guestrelay if one is given, and
+ * something after the head.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int gr_probe_def_name(const char *def, char *name, const char **why)
+{
+	const char *p = def, *s;
+	size_t n;
+
+	for (s = def; *s; s++) {
+		if (*s < ' ' || *s >= 0x7f) {
+			*why = "a probe definition is printable ASCII";
+			return -EINVAL;
+		}
+	}
+	if (*p == 'r') {
+		p++;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	} else if (*p == 'p') {
+		p++;
+	} else {
+		*why = "a probe definition starts with p: or r: (kprobe_events syntax)";
+		return -EINVAL;
+	}
+	if (*p != ':') {
+		*why = "a probe needs a name: p:NAME SYMBOL [FETCHARG...]";
+		return -EINVAL;
+	}
+	p++;
+	s = strchr(p, '/');
+	if (s && s < p + strcspn(p, " ")) {
+		if ((size_t)(s - p) != strlen(GR_PROBE_GROUP) ||
+		    strncmp(p, GR_PROBE_GROUP, (size_t)(s - p))) {
+			*why = "a probe's group, if given, is " GR_PROBE_GROUP;
+			return -EINVAL;
+		}
+		p = s + 1;
+	}
+	n = gr_probe_name_len(p);
+	if (!n || p[n] != ' ') {
+		*why = "a probe's NAME is an identifier of at most 31 characters, followed by the symbol";
+		return -EINVAL;
+	}
+	if (!p[n + strspn(p + n, " ")]) {
+		*why = "a probe needs a symbol: p:NAME SYMBOL [FETCHARG...]";
+		return -EINVAL;
+	}
+	memcpy(name, p, n);
+	name[n] = '\0';
+	return 0;
 }

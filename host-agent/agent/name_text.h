@@ -27,14 +27,21 @@ enum gr_name_kind {
 	GR_NAME_KNOWN = 'K',		/* published before, descriptor @num */
 	GR_NAME_REFUSED = 'R',		/* cannot be recorded: errno @num */
 	GR_NAME_NONE = 'N',		/* pattern names nothing: errno @num */
+	GR_NAME_DELETED = 'D',		/* v1.8: probe deleted, descriptor @num */
+	GR_NAME_REASON = 'E',		/* v1.8: the kernel's reason (Q2) */
 };
+
+#define GR_NAME_REASON_MAX	256	/* an E line kept, incl. NUL */
+#define GR_NAME_PROBE_MAX	32	/* a probe's NAME, incl. NUL (P2) */
 
 /**
  * struct gr_name_line - one line of an ADD answer
  * @kind: GR_NAME_*
  * @system: the event's system ("" for GR_NAME_NONE)
  * @name: the event's name, or the pattern of GR_NAME_NONE
- * @num: descriptor id (A, K) or positive errno (R, N)
+ * @num: descriptor id (A, K, D) or positive errno (R, N); 0 for E
+ *
+ * An E line's text is not kept here: gr_name_reason() gives it.
  */
 struct gr_name_line {
 	enum gr_name_kind kind;
@@ -118,6 +125,10 @@ int gr_name_add_parse(const char *text, size_t len,
 int gr_name_list_parse(const char *text, size_t len, struct gr_name_list *l,
 		       const char **why);
 void gr_name_list_free(struct gr_name_list *l);
+size_t gr_probe_name_len(const char *s);
+int gr_probe_def_name(const char *def, char *name, const char **why);
+int gr_name_reason(const char *text, size_t len, char *reason, size_t size,
+		   const char **why);
 void gr_name_printable(char *dst, size_t size, const char *src, size_t len);
 
 #endif /* GR_NAME_TEXT_H */

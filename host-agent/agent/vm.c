@@ -698,6 +698,11 @@ int vm_add(struct gr_agent *a, const struct gr_vm_opts *o, struct gr_vm **vmp,
 		fo.gid = o->gid;
 	}
 
+	/* spec 18.4: vm-add --probe, defined when the guest attaches */
+	ret = vm_probes_init(vm, err, errlen);
+	if (ret)
+		goto out_free;
+
 	snprintf(name, sizeof(name), GR_SHM_PREFIX "%s", o->name);
 	snprintf(sock, sizeof(sock), "/dev/shm/%s", name);
 	existed = lstat(sock, &before) == 0;
@@ -792,7 +797,9 @@ static void vm_maybe_free(struct gr_vm *vm)
  * vm_remove() - stop serving a VM
  * @vm: the VM
  *
- * The session is closed once writes in flight completed; the ivshmem
+ * The probes the host defined in the guest are deleted first (spec 18.4
+ * Q3: one UNPROBE, 5 s at most). The session is closed once writes in
+ * flight completed; the ivshmem
  * socket and (unless the agent is only shutting down) the shared memory
  * file are removed, and QEMU, if still running, loses its doorbells.
  * The VM is freed by the loop (vm_before_wait()) once nothing of it is in
@@ -802,6 +809,11 @@ void vm_remove(struct gr_vm *vm)
 {
 	if (vm->dying)
 		return;
+	/* spec 18.4 Q3: the probes go with the session (the agent's stop
+	 * asked every VM at once before, vm_probes_drop() in main.c)
+	 */
+	if (!vm->agent->stopping)
+		vm_probes_drop(&vm, 1);
 	vm->dying = true;
 	vm->unlink_shm = !vm->agent->stopping;
 	gr_loop_cancel(&vm->agent->loop, &vm->timer_op);

@@ -60,6 +60,9 @@ void vm_get_stats(const struct gr_vm *vm, struct gr_vm_stats *st)
 	unsigned int i;
 
 	*st = vm->st;
+	st->probes_live = vm_probes_live(vm);
+	st->probes_defined = vm->names.probes.defined;
+	st->probes_deleted = vm->names.probes.deleted;
 	if (vm->state == GR_VM_WAITING)
 		return;		/* the last session's, kept by detach() */
 	st->guest_events = st->lost_full = st->lost_too_big = 0;

@@ -87,8 +87,8 @@ static void names_send(struct gr_vm *vm)
 	n->kick = true;
 }
 
-/* Start a request; -EBUSY while another is in flight */
-static int names_start(struct gr_vm *vm, enum gr_names_for kind,
+/* Start a request; -EBUSY while another is in flight (vm_probes.c too) */
+int vm_names_start(struct gr_vm *vm, enum gr_names_for kind,
 		       uint32_t op, const char *text, size_t len,
 		       char *err, size_t errlen)
 {
@@ -131,7 +131,7 @@ static int names_start(struct gr_vm *vm, enum gr_names_for kind,
 }
 
 /* The request is over: state cleared, the caller's callback last */
-static void names_finish(struct gr_vm *vm, int err, const char *msg)
+void vm_names_finish(struct gr_vm *vm, int err, const char *msg)
 {
 	struct gr_vm_names *n = &vm->names;
 	gr_list_fn list_done = n->list_done;
@@ -148,11 +148,15 @@ static void names_finish(struct gr_vm *vm, int err, const char *msg)
 	memset(&n->list, 0, sizeof(n->list));
 	if (kind == GR_NAMES_LIST && list_done)
 		list_done(arg, err, msg, err ? NULL : &l);
-	else if (kind == GR_NAMES_ENABLE && done)
+	else if ((kind == GR_NAMES_ENABLE || kind == GR_NAMES_PROBE ||
+		  kind == GR_NAMES_UNPROBE) && done)
 		done(arg, err, msg);
 	else if (kind == GR_NAMES_ATTACH && err)
 		syslog(LOG_WARNING, "%s: events by name of --events (%s): %s",
 		       vm->opts.name, vm->opts.events, msg);
+	else if (kind == GR_NAMES_REPROBE && err)
+		syslog(LOG_WARNING, "%s: probe %s not defined again: %s",
+		       vm->opts.name, n->probes.pending, msg);
 	gr_name_list_free(&l);
 }
 
@@ -165,7 +169,7 @@ static void names_finish(struct gr_vm *vm, int err, const char *msg)
 void vm_names_cancel(struct gr_vm *vm, int err, const char *msg)
 {
 	if (vm->names.active)
-		names_finish(vm, err, msg);
+		vm_names_finish(vm, err, msg);
 }
 
 /**
@@ -199,7 +203,7 @@ int vm_names_add(struct gr_vm *vm, enum gr_names_for kind, const char *ask,
 	copy = strdup(tokens);
 	if (!copy)
 		return -ENOMEM;
-	ret = names_start(vm, kind, GR_NAME_OP_ADD, text, (size_t)len, err,
+	ret = vm_names_start(vm, kind, GR_NAME_OP_ADD, text, (size_t)len, err,
 			  errlen);
 	if (ret) {
 		free(copy);
@@ -209,6 +213,23 @@ int vm_names_add(struct gr_vm *vm, enum gr_names_for kind, const char *ask,
 	vm->names.done = done;
 	vm->names.arg = arg;
 	return 0;
+}
+
+/**
+ * vm_names_attached() - a request needs a guest attached
+ * @vm: the VM
+ * @err: receives a message if not
+ * @errlen: size of @err
+ *
+ * Return: 0 or -ENOTCONN.
+ */
+int vm_names_attached(const struct gr_vm *vm, char *err, size_t errlen)
+{
+	if (vm->state == GR_VM_ATTACHED)
+		return 0;
+	snprintf(err, errlen, "%s has no guest attached (guestrelay status "
+		 "%s shows its state)", vm->opts.name, vm->opts.name);
+	return -ENOTCONN;
 }
 
 /**
@@ -229,18 +250,15 @@ int vm_list_events(struct gr_vm *vm, const char *glob, gr_list_fn done,
 	size_t len = strlen(glob);
 	int ret;
 
-	if (vm->state != GR_VM_ATTACHED) {
-		snprintf(err, errlen, "%s has no guest attached (guestrelay "
-			 "status %s shows its state)", vm->opts.name,
-			 vm->opts.name);
-		return -ENOTCONN;
-	}
+	ret = vm_names_attached(vm, err, errlen);
+	if (ret)
+		return ret;
 	if (len && !gr_name_pattern_ok(glob, len)) {
 		snprintf(err, errlen, "'%s' is not a pattern: system:name, "
 			 "system: or name, globs allowed", glob);
 		return -EINVAL;
 	}
-	ret = names_start(vm, GR_NAMES_LIST, GR_NAME_OP_LIST, glob, len, err,
+	ret = vm_names_start(vm, GR_NAMES_LIST, GR_NAME_OP_LIST, glob, len, err,
 			  errlen);
 	if (ret)
 		return ret;
@@ -361,7 +379,7 @@ static void answer_add(struct gr_vm *vm, const struct gr_name_answer *a)
 
 	lines = calloc(GR_NAMES_MAX_LINES, sizeof(*lines));
 	if (!lines) {
-		names_finish(vm, -ENOMEM, "out of memory");
+		vm_names_finish(vm, -ENOMEM, "out of memory");
 		return;
 	}
 	ret = gr_name_add_parse(a->text, a->len, lines, GR_NAMES_MAX_LINES,
@@ -372,12 +390,12 @@ static void answer_add(struct gr_vm *vm, const struct gr_name_answer *a)
 		vm->names.bad_answers++;
 		snprintf(text, sizeof(text), "the answer of the guest of %s "
 			 "was refused: %s", vm->opts.name, why);
-		names_finish(vm, ret, text);
+		vm_names_finish(vm, ret, text);
 	} else {
 		if (nr > GR_NAMES_MAX_LINES)
 			nr = GR_NAMES_MAX_LINES;
 		ret = names_added(vm, lines, nr, &msg);
-		names_finish(vm, ret, msg ? msg : "out of memory");
+		vm_names_finish(vm, ret, msg ? msg : "out of memory");
 	}
 	free(msg);
 	free(lines);
@@ -401,12 +419,12 @@ static void answer_list(struct gr_vm *vm, const struct gr_name_answer *a)
 		vm->names.bad_answers += ret == -EPROTO;
 		snprintf(text, sizeof(text), "the answer of the guest of %s "
 			 "was refused: %s", vm->opts.name, why);
-		names_finish(vm, ret, text);
+		vm_names_finish(vm, ret, text);
 		return;
 	}
 	n->total = a->total;
 	if (a->next == a->total) {
-		names_finish(vm, 0, NULL);
+		vm_names_finish(vm, 0, NULL);
 		return;
 	}
 	n->offset = a->next;
@@ -428,10 +446,12 @@ void vm_names_poll(struct gr_vm *vm)
 	char text[512];
 	uint64_t seq;
 
-	if (!n->active)
+	if (!n->active) {
+		vm_probes_work(vm);	/* Q3: what the probes still want */
 		return;
+	}
 	if (vm->state != GR_VM_ATTACHED || vm->instance_id != n->instance) {
-		names_finish(vm, -ENOTCONN,
+		vm_names_finish(vm, -ENOTCONN,
 			     "the session ended before the guest answered");
 		return;
 	}
@@ -442,13 +462,13 @@ void vm_names_poll(struct gr_vm *vm)
 			snprintf(text, sizeof(text), "the guest of %s did not "
 				 "answer the request for events by name in 5 s",
 				 vm->opts.name);
-			names_finish(vm, -ETIMEDOUT, text);
+			vm_names_finish(vm, -ETIMEDOUT, text);
 		}
 		return;
 	}
 	a = malloc(sizeof(*a));
 	if (!a) {
-		names_finish(vm, -ENOMEM, "out of memory");
+		vm_names_finish(vm, -ENOMEM, "out of memory");
 		return;
 	}
 	gr_name_answer_read(ans_strip(vm), a);
@@ -460,14 +480,16 @@ void vm_names_poll(struct gr_vm *vm)
 		n->bad_answers++;
 		snprintf(text, sizeof(text), "the answer of the guest of %s "
 			 "was refused: %s", vm->opts.name, why);
-		names_finish(vm, -EPROTO, text);
+		vm_names_finish(vm, -EPROTO, text);
+	} else if (n->op == GR_NAME_OP_PROBE || n->op == GR_NAME_OP_UNPROBE) {
+		vm_probes_answer(vm, a);
 	} else if (a->result) {
 		snprintf(text, sizeof(text), "the guest of %s refused the "
 			 "request: %s%s", vm->opts.name,
 			 strerror((int)a->result), a->result == EPERM ?
 			 " (its administrator forbids requests for events "
 			 "by name: byname=0)" : "");
-		names_finish(vm, -(int)a->result, text);
+		vm_names_finish(vm, -(int)a->result, text);
 	} else if (n->op == GR_NAME_OP_ADD) {
 		answer_add(vm, a);
 	} else {

@@ -18,6 +18,51 @@ enum gr_names_for {
 	GR_NAMES_ENABLE = 1,		/* `enable`: reply through @done */
 	GR_NAMES_ATTACH,		/* the VM's --events at attach (M6) */
 	GR_NAMES_LIST,			/* `events`: reply through @list_done */
+	GR_NAMES_PROBE,			/* `probe VM DEF`: reply through @done */
+	GR_NAMES_UNPROBE,		/* `probe VM -:NAME`: through @done */
+	GR_NAMES_REPROBE,		/* a probe defined again (Q3, M6) */
+	GR_NAMES_CLEAR,			/* first attach: UNPROBE of every one */
+	GR_NAMES_DROP,			/* vm-remove, the agent's stop (Q3) */
+};
+
+#define GR_PROBE_NAME_MAX	GR_NAME_PROBE_MAX
+
+/**
+ * struct gr_vm_probe - a probe this host defined in the guest (18.4)
+ * @name: its NAME (the event is guestrelay:NAME)
+ * @def: its definition as the operator gave it
+ * @id: its descriptor while @live, else -1
+ * @live: defined in the current publication
+ * @adopted: its descriptor adopted (M2) and its id enabled (M3)
+ * @tried: asked again in the current publication (one try each, Q3)
+ * @err: the last definition's error (-errno), 0 if none
+ */
+struct gr_vm_probe {
+	char name[GR_PROBE_NAME_MAX];
+	char def[GR_NAME_REQ_TEXT + 1];
+	int id;
+	bool live, adopted, tried;
+	int err;
+};
+
+/**
+ * struct gr_vm_probes - the probes the host wants in the guest (Q3)
+ * @p: the probes, @nr of them
+ * @nr: entries of @p
+ * @cleared: the first attach's UNPROBE of every probe was sent
+ * @dropping: the session ends: no probe is defined again
+ * @instance: the publication @p[].live and @p[].tried refer to
+ * @pending: PROBE in flight: its NAME; its definition is the strip's
+ * @defined: probes the guest created (counter)
+ * @deleted: probes the guest deleted on the host's request (counter)
+ */
+struct gr_vm_probes {
+	struct gr_vm_probe p[GR_PROBE_MAX];
+	unsigned int nr;
+	bool cleared, dropping;
+	uint64_t instance;
+	char pending[GR_PROBE_NAME_MAX];
+	uint64_t defined, deleted;
 };
 
 /**
@@ -37,6 +82,7 @@ enum gr_names_for {
  * @done: ENABLE: the answer; @list_done: LIST; @arg: theirs
  * @kick: the strip changed: ring GR_VEC_CTRL (vm.c)
  * @bad_answers: answers refused by M4
+ * @probes: the probes the host defined (vm_probes.c)
  */
 struct gr_vm_names {
 	bool active;
@@ -53,6 +99,7 @@ struct gr_vm_names {
 	void *arg;
 	bool kick;
 	uint64_t bad_answers;
+	struct gr_vm_probes probes;
 };
 
 struct gr_vm;
@@ -63,5 +110,15 @@ int vm_names_add(struct gr_vm *vm, enum gr_names_for kind, const char *ask,
 		 char *err, size_t errlen);
 void vm_names_poll(struct gr_vm *vm);
 void vm_names_cancel(struct gr_vm *vm, int err, const char *msg);
+int vm_names_attached(const struct gr_vm *vm, char *err, size_t errlen);
+int vm_names_start(struct gr_vm *vm, enum gr_names_for kind, uint32_t op,
+		   const char *text, size_t len, char *err, size_t errlen);
+void vm_names_finish(struct gr_vm *vm, int err, const char *msg);
+
+/* vm_probes.c: probes from the host (spec 18.4) */
+bool vm_probes_in_use(const struct gr_vm *vm);
+int vm_probes_init(struct gr_vm *vm, char *err, size_t errlen);
+void vm_probes_answer(struct gr_vm *vm, const struct gr_name_answer *a);
+void vm_probes_work(struct gr_vm *vm);
 
 #endif /* GR_VM_NAMES_H */

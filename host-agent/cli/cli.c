@@ -101,6 +101,25 @@ static const struct cli_cmd cli_cmds[] = {
 	  "at run time), available (`guestrelay enable VM SYSTEM:NAME` adds\n"
 	  "it) or refused with the reason. Needs a guest with events by\n"
 	  "name (spec 1.7, GR_F_ANYEVENT).\n" },
+	{ "probe", cli_run_probe, NULL, "probe [--json] VM "
+	  "['p:NAME SYMBOL[+OFFS] [FETCHARG...]' | 'r:NAME SYMBOL ...' | "
+	  "-:NAME | --delete-all]",
+	  "Define a kprobe event in the guest's kernel, in the syntax of\n"
+	  "tracefs kprobe_events (p: a probe, r[MAXACTIVE]: a return probe;\n"
+	  "a NAME is required), and record it: the guest creates it in the\n"
+	  "group guestrelay, the agent adopts its descriptor and enables\n"
+	  "guestrelay:NAME as `enable` does. The guest's refusal is printed\n"
+	  "with its errno and the kernel's reason. -:NAME deletes the probe,\n"
+	  "--delete-all every probe the agent defined; with no definition,\n"
+	  "the probes the agent defined in VM (event, id, state, definition).\n"
+	  "The agent deletes its probes at vm-remove and when it stops, and\n"
+	  "defines them again when the guest publishes its buffers anew\n"
+	  "(vm-add --probe DEF: at every attach). At most 16 per VM. Needs a guest with probes from the host (spec\n"
+	  "1.8, GR_F_PROBE; its module parameter hostprobe=0 forbids them).\n"
+	  "  guestrelay probe vm1 'p:myopen do_sys_openat2 dfd=%di "
+	  "path=+0(%si):ustring'\n"
+	  "  guestrelay probe vm1 'r:myread vfs_read ret=$retval:s64'\n"
+	  "  guestrelay probe vm1 -:myopen\n" },
 	{ "disable", cli_run_events, NULL, "disable VM EVENT...",
 	  "Ask the guest to stop recording EVENTs (names, globs or all).\n" },
 	{ "hist", cli_run_hist, NULL, "hist VM EVENT 'keys=...' [--filter EXPR], "
@@ -190,6 +209,10 @@ static const struct cli_cmd cli_cmds[] = {
 	  "  --hist-latency 'runq|syscall|block|irq[ if FILTER]'\n"
 	  "                       a latency histogram (`guestrelay help hist`);\n"
 	  "                       the filter runs on the end event\n"
+	  "  --probe 'p:NAME SYMBOL [FETCHARG...]'\n"
+	  "                       a kprobe event defined in the guest at each\n"
+	  "                       attach and recorded (`guestrelay help\n"
+	  "                       probe`); repeatable, at most 16\n"
 	  "Then attach QEMU (guestrelay qemu-args VM) or libvirt\n"
 	  "(guestrelay libvirt-xml VM).\n" },
 	{ "vm-remove", cli_run_vm_cmd, NULL, "vm-remove VM",

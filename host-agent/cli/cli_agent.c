@@ -121,6 +121,41 @@ int cli_run_names(struct cli *cli, const struct cli_cmd *cmd, int argc,
 	return run_vm_args(cli, cmd, argc, argv, 1);
 }
 
+/*
+ * `probe VM [DEF | -:NAME | --delete-all]` (spec 18.4): `-:NAME` is
+ * tracefs' deletion, an argument and not an option
+ */
+int cli_run_probe(struct cli *cli, const struct cli_cmd *cmd, int argc,
+		  char **argv)
+{
+	bool all = false;
+	char *pos[3];
+	int i, n = 0, ret;
+
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--delete-all"))
+			all = true;
+		else if (argv[i][0] == '-' && argv[i][1] != ':')
+			return usage_err(cmd, "%s has no option '%s'",
+					 cmd->name, argv[i]);
+		else if (n == 2)
+			return usage_err(cmd, "too many arguments ('%s'); "
+					 "quote the definition", argv[i]);
+		else
+			pos[n++] = argv[i];
+	}
+	if (!n)
+		return usage_err(cmd, "%s needs more arguments", cmd->name);
+	if (all && n > 1)
+		return usage_err(cmd, "--delete-all takes no definition");
+	ret = check_vm(cmd, pos[0]);
+	if (ret)
+		return ret;
+	if (all)
+		pos[n++] = "--delete-all";
+	return agent_request(cli, cmd->name, n, pos, NULL);
+}
+
 /* commands of the form `CMD VM` */
 int cli_run_vm_cmd(struct cli *cli, const struct cli_cmd *cmd, int argc,
 		      char **argv)

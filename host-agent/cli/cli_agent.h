@@ -11,6 +11,8 @@ int cli_run_ping(struct cli *cli, const struct cli_cmd *cmd, int argc,
 		char **argv);
 int cli_run_names(struct cli *cli, const struct cli_cmd *cmd, int argc,
 		  char **argv);
+int cli_run_probe(struct cli *cli, const struct cli_cmd *cmd, int argc,
+		  char **argv);
 int cli_run_status(struct cli *cli, const struct cli_cmd *cmd, int argc,
 		char **argv);
 int cli_run_vm_cmd(struct cli *cli, const struct cli_cmd *cmd, int argc,

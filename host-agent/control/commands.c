@@ -376,6 +376,68 @@ static int cmd_names(struct ctl_req *r, struct gr_vm *vm, int argc,
 	return vm_err(r, ret, err, "list the events of", argv[0]);
 }
 
+/* `probe VM DEF|-:NAME|--delete-all`: the guest's answer (spec 18.4) */
+static void probe_fill(struct ctl_reply *rp, FILE *f, struct ctl_json *j,
+		       const void *ctx)
+{
+	if (j)
+		ctl_probe_report_json(j, rp->vm, ctx);
+	else
+		ctl_enable_report_text(f, ctx);
+}
+
+static void probe_done(void *arg, int err, const char *msg)
+{
+	reply_later(arg, err, msg, probe_fill, msg);
+}
+
+/* `probe VM`: the probes the agent defined in VM */
+static int probe_list(struct ctl_req *r, struct gr_vm *vm, const char *vmn)
+{
+	struct gr_probe_info *p;
+	unsigned int nr;
+
+	p = calloc(GR_PROBE_MAX, sizeof(*p));
+	if (!p)
+		return req_err(r, -ENOMEM, CTL_MSG_NOMEM);
+	nr = vm_probe_list(vm, p, GR_PROBE_MAX);
+	if (nr > GR_PROBE_MAX)
+		nr = GR_PROBE_MAX;
+	if (r->json)
+		ctl_probes_json(&r->j, vmn, p, nr);
+	else
+		ctl_probes_text(r->out, vmn, p, nr);
+	free(p);
+	return 0;
+}
+
+/*
+ * `probe VM DEF` defines a kprobe event in the guest, `probe VM -:NAME`
+ * and `probe VM --delete-all` delete, `probe VM` lists (spec 18.4)
+ */
+static int cmd_probe(struct ctl_req *r, struct gr_vm *vm, int argc,
+		     char **argv)
+{
+	const char *def = argc > 1 ? argv[1] : NULL;
+	char err[512] = "";
+	int ret;
+
+	if (!def)
+		return probe_list(r, vm, argv[0]);
+	if (!strcmp(def, "--delete-all"))
+		def = "-:*";
+	else if (!strncmp(def, "--", 2))
+		return req_err(r, -EINVAL, "probe takes a definition, -:NAME "
+			       "or --delete-all, not '%s'", def);
+	strcpy(r->reply->vm, argv[0]);
+	ctl_reply_defer(r->reply);
+	ret = vm_probe(vm, def, probe_done, r->reply, err, sizeof(err));
+	if (!ret || !ctl_reply_deferred(r->reply))
+		return CTL_ASYNC;	/* answered by probe_done() */
+	ctl_reply_undefer(r->reply);
+	return vm_err(r, ret, err, "define a probe in", argv[0]);
+}
+
 /*
  * `filter VM --pid LIST [--comm GLOB] [--no-fork]` and `filter VM --clear`:
  * the follow filter (spec 15)
@@ -855,6 +917,8 @@ static const struct ctl_cmd {
 	{ "disable", 2, CTL_MAX_ARGS, true, cmd_events,
 	  "disable VM EVENT..." },
 	{ "events", 1, 2, true, cmd_names, "events VM [GLOB]" },
+	{ "probe", 1, 2, true, cmd_probe,
+	  "probe VM ['p:NAME SYMBOL [FETCHARG...]' | -:NAME | --delete-all]" },
 	{ "mode", 2, 2, true, cmd_mode, "mode VM stream|flight" },
 	{ "filter", 2, 7, true, cmd_filter, "filter VM EVENT EXPR|--clear, "
 	  "filter VM --pid LIST [--comm GLOB] [--no-fork] | --clear" },

@@ -126,6 +126,21 @@ void ctl_events_json(struct ctl_json *j, const struct gr_name_list *l)
 	ctl_json_end_array(j);
 }
 
+/* The next line of @*p into @line (cut to @size); false after the last */
+static bool next_line(const char **p, char *line, size_t size)
+{
+	const char *nl;
+	size_t n;
+
+	if (!*p || !**p)
+		return false;
+	nl = strchr(*p, '\n');
+	n = nl ? (size_t)(nl - *p) : strlen(*p);
+	snprintf(line, size, "%.*s", (int)n, *p);
+	*p = nl ? nl + 1 : NULL;
+	return true;
+}
+
 /**
  * ctl_enable_report_text() - what the guest said of each event enabled
  * @f: where to
@@ -134,17 +149,12 @@ void ctl_events_json(struct ctl_json *j, const struct gr_name_list *l)
  */
 void ctl_enable_report_text(FILE *f, const char *report)
 {
+	const char *p = report;
 	char line[512];
-	const char *p = report, *nl;
-	size_t n;
 
-	while (p && *p) {
-		nl = strchr(p, '\n');
-		n = nl ? (size_t)(nl - p) : strlen(p);
-		snprintf(line, sizeof(line), "%.*s", (int)n, p);
+	while (next_line(&p, line, sizeof(line))) {
 		ctl_put_text(f, line);
 		fputc('\n', f);
-		p = nl ? nl + 1 : NULL;
 	}
 }
 
@@ -159,17 +169,12 @@ void ctl_enable_report_json(struct ctl_json *j, const char *vm,
 			    const char *report)
 {
 	char line[512], *sp, *reason;
-	const char *p = report, *nl;
-	size_t n;
+	const char *p = report;
 
 	ctl_json_begin_object(j, NULL);
 	ctl_json_string(j, "vm", vm);
 	ctl_json_begin_array(j, "events");
-	while (p && *p) {
-		nl = strchr(p, '\n');
-		n = nl ? (size_t)(nl - p) : strlen(p);
-		snprintf(line, sizeof(line), "%.*s", (int)n, p);
-		p = nl ? nl + 1 : NULL;
+	while (next_line(&p, line, sizeof(line))) {
 		sp = strchr(line, ' ');
 		if (!sp)
 			continue;
@@ -186,6 +191,110 @@ void ctl_enable_report_json(struct ctl_json *j, const char *vm,
 			ctl_json_string(j, "reason", reason);
 		ctl_json_end_object(j);
 	}
+	ctl_json_end_array(j);
+	ctl_json_end_object(j);
+}
+
+/**
+ * ctl_probes_text() - `probe VM`: the probes the host defined
+ * @f: where to
+ * @vm: the VM's name
+ * @p: the probes
+ * @nr: their number
+ *
+ *   EVENT              ID  STATE      DEFINITION
+ *   guestrelay:myopen  33  recording  p:myopen do_sys_openat2 dfd=%di
+ */
+void ctl_probes_text(FILE *f, const char *vm, const struct gr_probe_info *p,
+		     unsigned int nr)
+{
+	char ev[64], id[16], state[96];
+	size_t w = strlen("EVENT"), sw = strlen("STATE"), n;
+	unsigned int i;
+
+	if (!nr) {
+		ctl_put_text(f, vm);
+		fputs(": no probes of the host (guestrelay probe VM "
+		      "'p:NAME SYMBOL [FETCHARG...]' defines one)\n", f);
+		return;
+	}
+	for (i = 0; i < nr; i++) {
+		n = strlen(GR_PROBE_GROUP ":") + strlen(p[i].name);
+		w = n > w ? n : w;
+		n = strlen(p[i].state) + (p[i].err ? 16 : 0);
+		sw = n > sw ? n : sw;
+	}
+	fprintf(f, "%-*s  %4s  %-*s  DEFINITION\n", (int)w, "EVENT", "ID",
+		(int)sw, "STATE");
+	for (i = 0; i < nr; i++) {
+		snprintf(ev, sizeof(ev), GR_PROBE_GROUP ":%s", p[i].name);
+		snprintf(id, sizeof(id), p[i].id >= 0 ? "%d" : "-", p[i].id);
+		snprintf(state, sizeof(state), "%s%s%s", p[i].state,
+			 p[i].err ? ": " : "",
+			 p[i].err ? strerrorname_np(-p[i].err) ?: "?" : "");
+		ctl_put_text(f, ev);
+		fprintf(f, "%*s  %4s  %-*s  ", (int)(w - strlen(ev)), "", id,
+			(int)sw, state);
+		ctl_put_text(f, p[i].def);
+		fputc('\n', f);
+	}
+}
+
+/**
+ * ctl_probes_json() - `probe --json VM`: {vm, probes: [{event, name,
+ * definition, id, state, error?}]}
+ * @j: the writer
+ * @vm: the VM's name
+ * @p: the probes
+ * @nr: their number
+ */
+void ctl_probes_json(struct ctl_json *j, const char *vm,
+		     const struct gr_probe_info *p, unsigned int nr)
+{
+	char ev[64];
+	unsigned int i;
+
+	ctl_json_begin_object(j, NULL);
+	ctl_json_string(j, "vm", vm);
+	ctl_json_begin_array(j, "probes");
+	for (i = 0; i < nr; i++) {
+		snprintf(ev, sizeof(ev), GR_PROBE_GROUP ":%s", p[i].name);
+		ctl_json_begin_object(j, NULL);
+		ctl_json_string(j, "event", ev);
+		ctl_json_string(j, "name", p[i].name);
+		ctl_json_string(j, "definition", p[i].def);
+		if (p[i].id >= 0)
+			ctl_json_i64(j, "id", p[i].id);
+		else
+			ctl_json_null(j, "id");
+		ctl_json_string(j, "state", p[i].state);
+		if (p[i].err)
+			ctl_json_string(j, "error",
+					strerrorname_np(-p[i].err));
+		ctl_json_end_object(j);
+	}
+	ctl_json_end_array(j);
+	ctl_json_end_object(j);
+}
+
+/**
+ * ctl_probe_report_json() - a probe defined or deleted: {vm, report:
+ * [LINE...]}
+ * @j: the writer
+ * @vm: the VM's name
+ * @report: vm_probe()'s report, one line per probe
+ */
+void ctl_probe_report_json(struct ctl_json *j, const char *vm,
+			   const char *report)
+{
+	const char *p = report;
+	char line[512];
+
+	ctl_json_begin_object(j, NULL);
+	ctl_json_string(j, "vm", vm);
+	ctl_json_begin_array(j, "report");
+	while (next_line(&p, line, sizeof(line)))
+		ctl_json_string(j, NULL, line);
 	ctl_json_end_array(j);
 	ctl_json_end_object(j);
 }

@@ -196,7 +196,7 @@ enum {
 	OPT_IO,
 	OPT_FILTER, OPT_PID, OPT_COMM, OPT_NO_FORK,
 	OPT_ROTATE_SIZE, OPT_ROTATE_INTERVAL, OPT_KEEP_CHUNKS, OPT_KEEP_BYTES,
-	OPT_HIST, OPT_HIST_LATENCY,
+	OPT_HIST, OPT_HIST_LATENCY, OPT_PROBE,
 };
 
 static const struct {
@@ -224,7 +224,40 @@ static const struct {
 	[OPT_KEEP_BYTES] = { "--keep-bytes", true },
 	[OPT_HIST] = { "--hist", true },
 	[OPT_HIST_LATENCY] = { "--hist-latency", true },
+	[OPT_PROBE] = { "--probe", true },
 };
+
+/*
+ * --probe 'p:NAME SYMBOL [FETCHARG...]' (spec 18.4), at most 16: the
+ * agent checks the head and defines it when the guest attaches
+ */
+static int parse_probe(struct gr_vm_opts *o, const char *val, char *err,
+		       size_t errlen)
+{
+	unsigned int i;
+	const char *p;
+
+	for (p = val; *p; p++)
+		if (*p < ' ' || *p >= 0x7f)
+			break;
+	if (*p || (val[0] != 'p' && val[0] != 'r') || !strchr(val, ':') ||
+	    strlen(val) >= sizeof(o->probes[0])) {
+		ctl_set_err(err, errlen, "--probe wants a kprobe_events "
+			"definition 'p:NAME SYMBOL [FETCHARG...]' or 'r:NAME "
+			"...' of printable ASCII, at most %zu bytes",
+			sizeof(o->probes[0]) - 1);
+		return -EINVAL;
+	}
+	for (i = 0; i < GR_PROBE_MAX && o->probes[i][0]; i++)
+		;
+	if (i == GR_PROBE_MAX) {
+		ctl_set_err(err, errlen, "--probe: at most %d probes",
+			GR_PROBE_MAX);
+		return -EINVAL;
+	}
+	strcpy(o->probes[i], val);
+	return 0;
+}
 
 /*
  * --filter EVENT:EXPR (spec 14.6), once per event: the expression is
@@ -381,6 +414,8 @@ static int vm_add_opt(struct gr_vm_opts *o, int opt, const char *val,
 			return -EINVAL;
 		}
 		return 0;
+	case OPT_PROBE:
+		return parse_probe(o, val, err, errlen);
 	case OPT_EVENTS:
 		if (strlen(val) >= sizeof(o->events)) {
 			ctl_set_err(err, errlen, "--events: list too long (at "
@@ -634,6 +669,10 @@ void ctl_vm_add_args(FILE *f, const struct gr_vm_opts *o)
 			 o->filters[i].expr);
 		fputs(" --filter", f);
 		put_arg(f, arg);
+	}
+	for (i = 0; i < GR_PROBE_MAX && o->probes[i][0]; i++) {
+		fputs(" --probe", f);
+		put_arg(f, o->probes[i]);
 	}
 	for (i = 0; i < GR_HIST_REQS; i++) {
 		const struct gr_vm_hist *h = &o->hists[i];

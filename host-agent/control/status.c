@@ -174,6 +174,13 @@ void ctl_status_text(FILE *f, const struct gr_vm_info *in)
 			" batches refused, %" PRIu64 " bad desc_live\n",
 			st->desc_added, st->desc_refused, st->desc_live_bad);
 	}
+	if (st->probes_live || st->probes_defined) {
+		put_row(f, "probes");
+		fprintf(f, "%" PRIu64 " live in the guest (guestrelay probe "
+			"VM lists them), %" PRIu64 " defined, %" PRIu64
+			" deleted\n", st->probes_live, st->probes_defined,
+			st->probes_deleted);
+	}
 
 	put_row(f, "recorded");
 	fprintf(f, "%" PRIu64 " events (at the guest's last tick), %" PRIu64
@@ -516,6 +523,9 @@ void ctl_status_json_member(struct ctl_json *j, const char *key,
 	ctl_json_u64(j, "desc_added", st->desc_added);
 	ctl_json_u64(j, "desc_refused", st->desc_refused);
 	ctl_json_u64(j, "desc_live_bad", st->desc_live_bad);
+	ctl_json_u64(j, "probes_live", st->probes_live);
+	ctl_json_u64(j, "probes_defined", st->probes_defined);
+	ctl_json_u64(j, "probes_deleted", st->probes_deleted);
 	ctl_json_u64(j, "skipped", st->skipped);
 	ctl_json_u64(j, "doorbells_in", st->doorbells_in);
 	ctl_json_u64(j, "doorbell_passes", st->doorbell_passes);

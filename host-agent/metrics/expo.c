@@ -462,6 +462,13 @@ static void vm_part(FILE *f, const struct gr_expo_vm *vms, size_t n)
 		put_u64(f, name, vms[i].info.name, NULL, NULL,
 			vms[i].info.st.desc_added);
 
+	name = "guestrelay_vm_probes_live";
+	family(f, name, "gauge",
+	       "Probes the host defined that are alive in the guest's kernel (spec 18.4).");
+	for (i = 0; i < n; i++)
+		put_u64(f, name, vms[i].info.name, NULL, NULL,
+			vms[i].info.st.probes_live);
+
 	name = "guestrelay_vm_events_added_refused_total";
 	family(f, name, "counter",
 	       "Descriptors added at run time that the host refused: a batch failing its checks, or a desc_live out of range (spec 18.3 M2).");

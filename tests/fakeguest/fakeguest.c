@@ -364,6 +364,16 @@ static void fg_stats(struct fakeguest *fg, const struct fg_ring_final *fin,
 	KV(f, "ctrl.flushes", fg->pass_flushes);
 	KV(f, "ctrl.resets", fg->pass_resets);
 	KV(f, "ctrl.syncs", fg->pass_syncs);
+	if (fg->opt.probes) {
+		u32 k, live = 0;
+
+		for (k = 0; k < fg->nr_probes; k++)
+			live += fg->probes[k].live;
+		KV(f, "probes.live", live);
+		KV(f, "probes.created", fg->probes_created);
+		KV(f, "probes.deleted", fg->probes_deleted);
+		KV(f, "probes.unprobe_all", fg->probes_unprobe_all);
+	}
 	if (fg->opt.hostile != FG_HOSTILE_NONE) {
 		fprintf(f, "hostile %s\n", fg_hostile_name(fg->opt.hostile));
 		KV(f, "hostile.steps", fg->hostile_steps);
@@ -419,7 +429,17 @@ static void fg_usage(FILE *f)
 "  --catalogue N          N more events bulk:ev<k> in the catalogue\n"
 "  --names-hostile KIND   len, next, garbage, seq (answers), desc (an added\n"
 "                         descriptor breaks 7.4), live (desc_live past\n"
-"                         desc_capacity), silent (no answer)\n"
+"                         desc_capacity), silent (no answer); probes:\n"
+"                         probe-reason (escapes in the E line), probe-long\n"
+"                         (an E line of 1500 bytes), probe-dline (a D line\n"
+"                         of no probe), probe-system (an A line of\n"
+"                         another system)\n"
+"  --probes               with --anyevent: probes from the host (spec 18.4,\n"
+"                         GR_F_PROBE), 24 slots; symbols do_sys_openat2,\n"
+"                         vfs_read, vfs_write; fetchargs %REG, $retval,\n"
+"                         +OFF(%REG), types u/s/x8..64, string, ustring;\n"
+"                         each probe enabled records once per tick\n"
+"  --no-hostprobe         ... forbidden (hostprobe=0): EPERM\n"
 "\n"
 "Load (each writer tick writes one fake_seq and the next other event):\n"
 "  --rate N               ticks per second per CPU (default 1000)\n"
@@ -499,7 +519,7 @@ enum {
 	OPT_HOSTILE_PERIOD, OPT_SEED, OPT_STATS, OPT_FORCE, OPT_WAIT_HOST,
 	OPT_LINGER, OPT_TICK, OPT_KEEP, OPT_QUIET, OPT_HELP, OPT_VCPU_THREADS,
 	OPT_LATE_VCPUS, OPT_HIST_KIB, OPT_SCHED, OPT_ANYEVENT, OPT_CATALOGUE,
-	OPT_NAMES_HOSTILE,
+	OPT_NAMES_HOSTILE, OPT_PROBES, OPT_NO_HOSTPROBE,
 };
 
 static const struct option fg_long_opts[] = {
@@ -535,6 +555,8 @@ static const struct option fg_long_opts[] = {
 	{ "anyevent", no_argument, NULL, OPT_ANYEVENT },
 	{ "catalogue", required_argument, NULL, OPT_CATALOGUE },
 	{ "names-hostile", required_argument, NULL, OPT_NAMES_HOSTILE },
+	{ "probes", no_argument, NULL, OPT_PROBES },
+	{ "no-hostprobe", no_argument, NULL, OPT_NO_HOSTPROBE },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -726,6 +748,12 @@ static int fg_parse(struct fg_opts *o, int argc, char **argv)
 		case OPT_NAMES_HOSTILE:
 			bad = fg_names_hostile_parse(optarg, &o->names_hostile);
 			name = "names-hostile";
+			break;
+		case OPT_PROBES:
+			o->probes = true;
+			break;
+		case OPT_NO_HOSTPROBE:
+			o->no_hostprobe = true;
 			break;
 		case OPT_HELP:
 			fg_usage(stdout);

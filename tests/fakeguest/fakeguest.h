@@ -73,9 +73,15 @@ enum fg_names_hostile {
 	FG_NAMES_HOSTILE_DESC,		/* an added descriptor breaks 7.4 */
 	FG_NAMES_HOSTILE_LIVE,		/* desc_live beyond desc_capacity */
 	FG_NAMES_HOSTILE_SILENT,	/* no answer at all */
+	FG_NAMES_HOSTILE_PROBE_REASON,	/* an E line with escape bytes */
+	FG_NAMES_HOSTILE_PROBE_LONG,	/* an E line of 1500 bytes */
+	FG_NAMES_HOSTILE_PROBE_DLINE,	/* UNPROBE: a D line of no probe */
+	FG_NAMES_HOSTILE_PROBE_SYSTEM,	/* PROBE: the A line's system */
 };
 
 #define FG_ANY_SLOTS		8	/* --anyevent: descriptor slots added */
+#define FG_ANY_SLOTS_PROBES	24	/* ... with --probes (more than 16) */
+#define FG_PROBE_IP		0xffffffff81234560ULL	/* a probe's __probe_ip */
 
 /* Kinds of synthetic events; see fg_events.c */
 enum fg_event_kind {
@@ -87,6 +93,7 @@ enum fg_event_kind {
 	FG_EV_BLOB,		/* a large CHARS field */
 	FG_EV_WAKEUP,		/* --sched: sched_wakeup, the guest's shape */
 	FG_EV_SWITCH,		/* --sched: sched_switch, likewise */
+	FG_EV_PROBE,		/* --probes: a kprobe event of the host */
 };
 
 struct fg_field {
@@ -140,6 +147,19 @@ struct fg_opts {
 	bool anyevent;			/* events by name (GR_F_ANYEVENT) */
 	u32 catalogue;			/* --catalogue: bulk events listed */
 	enum fg_names_hostile names_hostile;
+	bool probes;			/* probes from the host (GR_F_PROBE) */
+	bool no_hostprobe;		/* ... forbidden: EPERM (hostprobe=0) */
+};
+
+/*
+ * A kprobe event the host defined (spec 18.4), kept after its deletion
+ * for P5 (same name, same layout: the same id back)
+ */
+struct fg_probe {
+	char name[32];
+	char fields[512];		/* its LIST fields (the descriptor's) */
+	int id;				/* its descriptor, -1 if none */
+	bool live;
 };
 
 /*
@@ -254,9 +274,14 @@ struct fakeguest {
 	u32 desc_capacity;		/* descriptor slots laid out */
 	u32 nr_added;
 	u32 nr_added_pub;
-	struct fg_event added[FG_ANY_SLOTS];
+	struct fg_event added[FG_ANY_SLOTS_PROBES];
+	u8 added_gone[FG_ANY_SLOTS_PROBES];	/* a deleted probe: no records */
 	u64 names_seq;			/* last request seen */
 	u64 names_answered;
+	/* probes from the host (spec 18.4), the control pass's */
+	struct fg_probe probes[FG_ANY_SLOTS_PROBES];
+	u32 nr_probes;
+	u64 probes_created, probes_deleted, probes_unprobe_all;
 
 	/* aggregation (spec 17): the control pass owns it, under pass_lock */
 	struct gr_hist_ctx hist;
@@ -370,6 +395,34 @@ void fg_hist_record(unsigned int id, const u8 *payload, u32 len,
 int fg_names_hostile_parse(const char *s, enum fg_names_hostile *kind);
 bool fg_names_pass(struct fakeguest *fg);
 void fg_names_write(struct fg_writer *w, bool tracing);
+void fg_names_reset(struct fakeguest *fg);
+void fg_names_line(struct gr_name_ans *a, u32 *len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* One event of the catalogue: a table event, fg_cat[], a bulk:ev<k>, a probe */
+struct fg_cat_ev {
+	char system[GR_SYSTEM_LEN];
+	char name[GR_NAME_LEN];
+	int err;
+	enum fg_event_kind kind;
+	const char *fields;
+	int table_id;			/* its table descriptor, else -1 */
+	bool skip;			/* a deleted probe: not in the kernel */
+	char table_fields[512];		/* a table event's LIST fields */
+};
+
+int fg_names_add_event(struct fakeguest *fg, const struct fg_cat_ev *e);
+
+/* fg_probe.c: probes from the host (spec 18.4) */
+static inline unsigned int fg_any_slots(const struct fg_opts *opt)
+{
+	return opt->anyevent ? (opt->probes ? FG_ANY_SLOTS_PROBES :
+				FG_ANY_SLOTS) : 0;
+}
+
+int fg_probe_pass(struct fakeguest *fg, u32 op, const char *text,
+		  struct gr_name_ans *a);
+void fg_probes_reset(struct fakeguest *fg);
 
 /* fg_hostile.c: --hostile */
 int fg_hostile_parse(const char *s, enum fg_hostile *kind);

@@ -267,6 +267,13 @@ static size_t fg_payload_len(const struct fg_event *ev, unsigned int cpu,
 {
 	int len;
 
+	if (ev->kind == FG_EV_PROBE && ev->nr_fields &&
+	    ev->fields[ev->nr_fields - 1].type == GR_FIELD_STRING) {
+		/* a probe's string fetcharg, last: a path it read */
+		len = snprintf(msg, FG_STR_MAX, "/tmp/fake-%u-%llu", cpu,
+			       (unsigned long long)n);
+		return ev->fields[ev->nr_fields - 1].offset + (size_t)len + 1;
+	}
 	if (ev->kind != FG_EV_STR)
 		return ev->payload_size;
 	len = snprintf(msg, FG_STR_MAX, "fakeguest cpu %u n %llu %.*s", cpu,
@@ -326,6 +333,26 @@ static void fg_fill(const struct fg_event *ev, u8 *p, size_t len,
 		fg_put32(p + 16, (u32)n);
 		fg_put32(p + 20, FG_SCHED_PRIO);
 		fg_put32(p + 24, cpu);
+		break;
+	case FG_EV_PROBE:
+		/* __probe_ip (or __probe_func, __probe_ret_ip), then the
+		 * fetchargs: integers n + i, the string last
+		 */
+		for (i = 0; i < ev->nr_fields; i++) {
+			u64 v = i ? n + i : FG_PROBE_IP;
+
+			if (f[i].type == GR_FIELD_STRING)
+				memcpy(p + f[i].offset, msg,
+				       len - f[i].offset);
+			else if (f[i].size == 8)
+				fg_put64(p + f[i].offset, v);
+			else if (f[i].size == 4)
+				fg_put32(p + f[i].offset, (u32)v);
+			else if (f[i].size == 2)
+				fg_put16(p + f[i].offset, (u16)v);
+			else
+				p[f[i].offset] = (u8)v;
+		}
 		break;
 	case FG_EV_SWITCH:
 		snprintf((char *)p, FG_COMM_LEN, "swapper/%u", cpu);

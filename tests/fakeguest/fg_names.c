@@ -13,6 +13,7 @@
  *   other:no_rec    cannot be recorded (EOPNOTSUPP)
  *   other:fake_seq  its name is the table's fake_seq's (EEXIST, N4)
  *   bulk:ev<k>      --catalogue N more, for listings of several pages
+ *   guestrelay:NAME the probes the host defined (--probes, fg_probe.c)
  *
  * Its control pass answers the request strip (N2): ADD appends the
  * descriptors (N3) and stores desc_live with release; LIST returns a
@@ -26,10 +27,6 @@
 #include "fakeguest.h"
 
 #define FG_TRACEFS_COMMON	8	/* ftrace's common fields, bytes */
-
-#ifndef __printf			/* the kernel's, not in the shim */
-#define __printf(a, b)		__attribute__((format(printf, a, b)))
-#endif
 
 static struct gr_name_req *gr_name_req_strip(u8 *region)
 {
@@ -71,6 +68,10 @@ static const char *const fg_names_hostile_names[] = {
 	[FG_NAMES_HOSTILE_DESC] = "desc",
 	[FG_NAMES_HOSTILE_LIVE] = "live",
 	[FG_NAMES_HOSTILE_SILENT] = "silent",
+	[FG_NAMES_HOSTILE_PROBE_REASON] = "probe-reason",
+	[FG_NAMES_HOSTILE_PROBE_LONG] = "probe-long",
+	[FG_NAMES_HOSTILE_PROBE_DLINE] = "probe-dline",
+	[FG_NAMES_HOSTILE_PROBE_SYSTEM] = "probe-system",
 };
 
 /**
@@ -90,17 +91,6 @@ int fg_names_hostile_parse(const char *s, enum fg_names_hostile *kind)
 	*kind = (enum fg_names_hostile)i;
 	return 0;
 }
-
-/* One event of the catalogue: a table event, fg_cat[] or a bulk:ev<k> */
-struct fg_cat_ev {
-	char system[GR_SYSTEM_LEN];
-	char name[GR_NAME_LEN];
-	int err;
-	enum fg_event_kind kind;
-	const char *fields;
-	int table_id;			/* its table descriptor, else -1 */
-	char table_fields[512];		/* a table event's LIST fields */
-};
 
 /* A table event's fields as tracefs declares them (LIST, 18.1) */
 static void fg_table_fields(const struct fg_event *ev, char *buf,
@@ -138,7 +128,8 @@ static void fg_table_fields(const struct fg_event *ev, char *buf,
 
 static unsigned int fg_cat_count(const struct fakeguest *fg)
 {
-	return fg->nr_events + ARRAY_SIZE(fg_cat) + fg->opt.catalogue;
+	return fg->nr_events + ARRAY_SIZE(fg_cat) + fg->opt.catalogue +
+	       fg->nr_probes;
 }
 
 static void fg_cat_get(const struct fakeguest *fg, unsigned int i,
@@ -166,6 +157,16 @@ static void fg_cat_get(const struct fakeguest *fg, unsigned int i,
 		return;
 	}
 	i -= ARRAY_SIZE(fg_cat);
+	if (i >= fg->opt.catalogue) {	/* P8: the host's probes, live ones */
+		const struct fg_probe *p = &fg->probes[i - fg->opt.catalogue];
+
+		snprintf(e->system, sizeof(e->system), GR_PROBE_GROUP);
+		snprintf(e->name, sizeof(e->name), "%s", p->name);
+		e->kind = FG_EV_PROBE;
+		e->fields = p->fields;
+		e->skip = !p->live;
+		return;
+	}
 	snprintf(e->system, sizeof(e->system), "bulk");
 	snprintf(e->name, sizeof(e->name), "ev%u", i);
 	e->kind = FG_EV_INTS;
@@ -240,8 +241,9 @@ static int fg_fields_from_text(struct fg_event *ev, const char *text)
 /*
  * N3: lay @e out in slot desc_live (the whole stride, unused bytes zero),
  * then desc_live + 1 with release; -ENOSPC when the slots are used up
+ * (fg_probe.c adds its probes here too)
  */
-static int fg_add(struct fakeguest *fg, const struct fg_cat_ev *e)
+int fg_names_add_event(struct fakeguest *fg, const struct fg_cat_ev *e)
 {
 	struct fg_event *ev;
 	unsigned int id = fg->nr_events + fg->nr_added;
@@ -283,12 +285,9 @@ static int fg_add(struct fakeguest *fg, const struct fg_cat_ev *e)
 }
 
 /* Append a line to the answer's text, whole lines only */
-static __printf(3, 4) void fg_ans_line(struct gr_name_ans *a, u32 *len,
-					 const char *fmt, ...);
-
-static void fg_ans_line(struct gr_name_ans *a, u32 *len, const char *fmt, ...)
+void fg_names_line(struct gr_name_ans *a, u32 *len, const char *fmt, ...)
 {
-	char line[256];
+	char line[2048];
 	va_list ap;
 	int n;
 
@@ -325,6 +324,8 @@ static int fg_names_add(struct fakeguest *fg, char *text,
 		bool named = false;
 
 		fg_cat_get(fg, i, &e);
+		if (e.skip)
+			continue;
 		for (p = 0; p < np; p++) {
 			if (fg_pattern_names(pats[p], &e)) {
 				hit[p] = true;
@@ -336,24 +337,24 @@ static int fg_names_add(struct fakeguest *fg, char *text,
 		a->matched++;
 		id = e.table_id >= 0 ? e.table_id : fg_added_id(fg, &e);
 		if (id >= 0) {
-			fg_ans_line(a, &len, "K %s:%s %d\n", e.system, e.name,
+			fg_names_line(a, &len, "K %s:%s %d\n", e.system, e.name,
 				    id);
 			continue;
 		}
-		ret = e.err ? -e.err : fg_add(fg, &e);
+		ret = e.err ? -e.err : fg_names_add_event(fg, &e);
 		if (ret) {
 			a->refused++;
-			fg_ans_line(a, &len, "R %s:%s %d\n", e.system, e.name,
+			fg_names_line(a, &len, "R %s:%s %d\n", e.system, e.name,
 				    -ret);
 			continue;
 		}
 		a->added++;
-		fg_ans_line(a, &len, "A %s:%s %u\n", e.system, e.name,
+		fg_names_line(a, &len, "A %s:%s %u\n", e.system, e.name,
 			    fg->nr_events + fg->nr_added - 1);
 	}
 	for (p = 0; p < np; p++)
 		if (!hit[p])
-			fg_ans_line(a, &len, "N %s %d\n", pats[p], ENOENT);
+			fg_names_line(a, &len, "N %s %d\n", pats[p], ENOENT);
 	a->len = len;
 	return 0;
 }
@@ -396,7 +397,7 @@ static int fg_names_list(struct fakeguest *fg, const char *pat, u32 offset,
 
 	for (i = 0; i < n; i++) {
 		fg_cat_get(fg, i, &e);
-		if (pat[0] && !fg_pattern_names(pat, &e))
+		if (e.skip || (pat[0] && !fg_pattern_names(pat, &e)))
 			continue;
 		l = fg_list_line(fg, i, line, sizeof(line));
 		if (l <= 0 || (size_t)l >= sizeof(line))
@@ -509,9 +510,9 @@ bool fg_names_pass(struct fakeguest *fg)
 							le32_to_cpu(req.offset),
 							a);
 		else
-			a->result = EOPNOTSUPP;
+			a->result = (u32)-fg_probe_pass(fg, op, text, a);
 	}
-	if (a->result) {
+	if (a->result && op != GR_NAME_OP_PROBE) {
 		a->len = 0;
 		a->matched = 0;
 		a->added = 0;
@@ -521,6 +522,22 @@ bool fg_names_pass(struct fakeguest *fg)
 	fg_names_answer(fg, a, seq);
 	free(a);
 	return true;
+}
+
+/**
+ * fg_names_reset() - a new publication: nothing added, no probe (N6, P7)
+ * @fg: the fake guest
+ *
+ * A request already in the strip was written for the instance before
+ * (a guest that restarts finds the last one there): it is taken as
+ * answered, never done again for this instance.
+ */
+void fg_names_reset(struct fakeguest *fg)
+{
+	fg->nr_added = 0;
+	__atomic_store_n(&fg->nr_added_pub, 0, __ATOMIC_RELAXED);
+	fg->names_seq = fg_load_req(&gr_name_req_strip(fg->region)->seq);
+	fg_probes_reset(fg);
 }
 
 /**
@@ -544,7 +561,9 @@ void fg_names_write(struct fg_writer *w, bool tracing)
 	n = __atomic_load_n(&fg->nr_added_pub, __ATOMIC_ACQUIRE);
 	for (k = 0; k < n; k++) {
 		id = fg->nr_events + k;
-		if (!fg_event_enabled(fg, id))
+		/* P6: a deleted probe records nothing, enabled or not */
+		if (!fg_event_enabled(fg, id) ||
+		    __atomic_load_n(&fg->added_gone[k], __ATOMIC_RELAXED))
 			continue;
 		if (!fg_write_event(fg->chan, &fg->added[k], id, w->cpu,
 				    w->byname_next++))

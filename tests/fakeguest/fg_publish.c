@@ -278,7 +278,7 @@ int fg_publish(struct fakeguest *fg)
 	geo.nr_cpus = fg->opt.cpus;
 	/* spec 18.2 N1: room for the events added by name */
 	geo.desc_count = fg_nr_events(&fg->opt) +
-			 (fg->opt.anyevent ? FG_ANY_SLOTS : 0);
+			 fg_any_slots(&fg->opt);
 	/* spec 17.1: a hist area for a host that offers GR_F_HIST */
 	if (fg->host_present &&
 	    (gr_ctrl_host_features(fg->region) & GR_F_HIST))
@@ -298,8 +298,7 @@ int fg_publish(struct fakeguest *fg)
 	/* N1: the slots after the table, published as desc_capacity */
 	fg->desc_capacity = fg->lay.desc_count;
 	fg->lay.desc_count = fg_nr_events(&fg->opt);
-	fg->nr_added = 0;
-	__atomic_store_n(&fg->nr_added_pub, 0, __ATOMIC_RELAXED);
+	fg_names_reset(fg);	/* spec 18.2 N6, 18.4 P7 */
 	ret = fg_events_build(fg, &why);
 	if (ret) {
 		fg_log("%s (max_event_size %u, --size %u)", why,
@@ -332,8 +331,11 @@ int fg_publish(struct fakeguest *fg)
 		fg->guest_features |= GR_F_DOORBELL;
 	if (fg->lay.hist_size)
 		fg->guest_features |= GR_F_HIST;
+	fg->guest_features &= ~GR_F_PROBE;
 	if (fg->opt.anyevent)
 		fg->guest_features |= GR_F_ANYEVENT;
+	if (fg->opt.anyevent && fg->opt.probes)
+		fg->guest_features |= GR_F_PROBE;
 	fg_apply(fg, &eff);
 	/* spec 17.1, 17.3: the hist area zeroed, the requests already there */
 	fg_hist_init(fg);

@@ -5,13 +5,18 @@
  * guest may write it, read once (gr_name_answer_read()), checked (M4,
  * gr_name_answer_check()) as the answer to an ADD or to a LIST page at an
  * offset the input chooses, then parsed (gr_name_add_parse(),
- * gr_name_list_parse()) as the agent does.
+ * gr_name_list_parse()) as the agent does; and (v1.8, spec 18.4) as the
+ * answer to a PROBE: its D and E lines, the reason of a refusal
+ * (gr_name_reason(), Q2), and the text taken as a definition's head
+ * (gr_probe_def_name()).
  *
- * Input: byte 0 bit 0 the op (ADD, LIST), bytes 1..4 the LIST offset,
+ * Input: byte 0 bits 0-1 the op (ADD, LIST, PROBE, UNPROBE), bytes 1..4
+ * the LIST offset,
  * then the strip (missing bytes zero). Checked here independently: an
  * accepted answer has len <= GR_NAME_ANS_TEXT and, for LIST, next in
  * [offset, total]; every name kept is NUL-terminated inside its array
- * and printable; a refused answer says why.
+ * and printable; a refused answer says why; a reason and a probe NAME
+ * kept are NUL-terminated, printable, within their arrays.
  */
 #include "fuzz.h"
 #include "name_text.h"
@@ -45,7 +50,9 @@ static void add(const struct gr_name_answer *a)
 		if (lines[i].kind != GR_NAME_ADDED &&
 		    lines[i].kind != GR_NAME_KNOWN &&
 		    lines[i].kind != GR_NAME_REFUSED &&
-		    lines[i].kind != GR_NAME_NONE)
+		    lines[i].kind != GR_NAME_NONE &&
+		    lines[i].kind != GR_NAME_DELETED &&
+		    lines[i].kind != GR_NAME_REASON)
 			FUZZ_BUG("a line of kind %d", lines[i].kind);
 	}
 }
@@ -75,6 +82,34 @@ static void list(const struct gr_name_answer *a)
 	gr_name_list_free(&l);
 }
 
+/* A refused PROBE: its one E line; the text as a definition */
+static void probe(const struct gr_name_answer *a)
+{
+	char reason[GR_NAME_REASON_MAX], name[GR_NAME_PROBE_MAX];
+	char *def;
+	const char *why = NULL;
+
+	if (gr_name_reason(a->text, a->len, reason, sizeof(reason), &why)) {
+		if (!why)
+			FUZZ_BUG("a reason refused without a reason");
+	} else {
+		check_word(reason, sizeof(reason), "reason");
+	}
+	def = strndup(a->text, a->len < GR_NAME_ANS_TEXT ? a->len :
+		      GR_NAME_ANS_TEXT);
+	if (!def)
+		return;
+	why = NULL;
+	if (!gr_probe_def_name(def, name, &why)) {
+		check_word(name, sizeof(name), "probe name");
+		if (!name[0])
+			FUZZ_BUG("an empty probe name accepted");
+	} else if (!why) {
+		FUZZ_BUG("a definition refused without a reason");
+	}
+	free(def);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct gr_name_answer *a;
@@ -84,7 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 5)
 		return 0;
-	op = data[0] & 1 ? GR_NAME_OP_LIST : GR_NAME_OP_ADD;
+	op = GR_NAME_OP_ADD + (data[0] & 3);
 	memcpy(&offset, data + 1, 4);
 	data += 5;
 	size -= 5;
@@ -99,6 +134,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_BUG("an answer refused without a reason");
 		goto out;
 	}
+	if (op == GR_NAME_OP_PROBE || op == GR_NAME_OP_UNPROBE)
+		probe(a);
 	if (a->result)
 		goto out;
 	if (a->len > GR_NAME_ANS_TEXT)
@@ -107,10 +144,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    (a->next < offset || a->next > a->total))
 		FUZZ_BUG("accepted next %u outside [%u, %u]", a->next, offset,
 			 a->total);
-	if (op == GR_NAME_OP_ADD)
-		add(a);
-	else
+	if (op == GR_NAME_OP_LIST)
 		list(a);
+	else
+		add(a);
 out:
 	free(strip);
 	free(a);

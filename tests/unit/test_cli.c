@@ -122,6 +122,61 @@ static void test_cli_talks_to_the_agent(void)
 	fake_clear();
 }
 
+extern char fake_probe_last[];	/* fake_probe.c */
+
+/* spec 18.4: probe VM DEF | -:NAME | --delete-all | (nothing: the list) */
+static void test_probe_command(void)
+{
+	struct child_out co;
+	char rd[160];
+
+	snprintf(rd, sizeof(rd), "--run-dir=%s", tmpdir);
+	fake_add("vm1");
+	/* the definition with its spaces reaches the agent whole */
+	cli(&co, rd, "probe", "vm1", "p:myopen do_sys_openat2 dfd=%di "
+	    "path=+0(%si):ustring", NULL);
+	CU_ASSERT_EQUAL(co.status, 1);
+	CU_ASSERT_STRING_EQUAL(fake_probe_last, "p:myopen do_sys_openat2 "
+			       "dfd=%di path=+0(%si):ustring");
+	CU_ASSERT_STRING_EQUAL(co.err, "guestrelay: the guest of vm1 takes "
+			       "no probes from the host\n");
+	/* tracefs' deletion is an argument, not an option */
+	cli(&co, rd, "probe", "vm1", "-:myopen", NULL);
+	CU_ASSERT_EQUAL(co.status, 1);
+	CU_ASSERT_STRING_EQUAL(fake_probe_last, "-:myopen");
+	cli(&co, rd, "probe", "--delete-all", "vm1", NULL);
+	CU_ASSERT_STRING_EQUAL(fake_probe_last, "-:*");
+	cli(&co, rd, "probe", "vm1", NULL);
+	CU_ASSERT_EQUAL(co.status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(co.out, "EVENT"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(co.out, "guestrelay:myopen    33  "
+				      "recording  p:myopen do_sys_openat2\n"));
+	cli(&co, rd, "--json", "probe", "vm1", NULL);
+	CU_ASSERT_EQUAL(co.status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(co.out, "\"definition\": "
+				      "\"p:myopen do_sys_openat2\""));
+	CU_ASSERT_EQUAL(python_json_ok(co.out), 0);
+	/* usage errors: exit 2 */
+	cli(&co, rd, "probe", "vm1", "--nope", NULL);
+	CU_ASSERT_EQUAL(co.status, 2);
+	cli(&co, rd, "probe", "vm1", "p:a b", "p:c d", NULL);
+	CU_ASSERT_EQUAL(co.status, 2);
+	cli(&co, rd, "probe", "vm1", "p:a b", "--delete-all", NULL);
+	CU_ASSERT_EQUAL(co.status, 2);
+	cli(&co, rd, "probe", NULL);
+	CU_ASSERT_EQUAL(co.status, 2);
+	/* vm-add --probe, repeatable, reaches the agent whole */
+	cli(&co, rd, "vm-add", "vmp", "--probe", "p:a vfs_read x=%di",
+	    "--probe", "r:b vfs_write", NULL);
+	CU_ASSERT_EQUAL(co.status, 0);
+	CU_ASSERT_STRING_EQUAL(last_add.probes[0], "p:a vfs_read x=%di");
+	CU_ASSERT_STRING_EQUAL(last_add.probes[1], "r:b vfs_write");
+	CU_ASSERT_STRING_EQUAL(last_add.probes[2], "");
+	cli(&co, rd, "vm-add", "vmq", "--probe", "x:a vfs_read", NULL);
+	CU_ASSERT_EQUAL(co.status, 2);
+	fake_clear();
+}
+
 /* spec 14.6: filter, enable --filter, status, vm-add --filter */
 static void test_filter_commands(void)
 {
@@ -435,6 +490,7 @@ static void test_help_knows_every_command(void)
 static const struct gr_test tests[] = {
 	GR_TEST(test_cli_talks_to_the_agent),
 	GR_TEST(test_filter_commands),
+	GR_TEST(test_probe_command),
 	GR_TEST(test_follow_commands),
 	GR_TEST(test_cli_usage_errors_exit_2_and_say_why),
 	GR_TEST(test_cli_without_agent_says_how_to_start_it),

@@ -261,6 +261,88 @@ static void test_printable(void)
 	CU_ASSERT_STRING_EQUAL(out, "abc");
 }
 
+/* Spec 18.4: D and E lines, the reason of a refused PROBE (Q2) */
+static void test_probe_lines(void)
+{
+	const char *ok = "D guestrelay:myopen 33\nE error: bad at column 4\n";
+	struct gr_name_line l[4];
+	const char *why = "";
+	char reason[GR_NAME_REASON_MAX], small[8], big[600];
+	unsigned int nr;
+
+	CU_ASSERT_EQUAL(gr_name_add_parse(ok, strlen(ok), l, 4, &nr, &why), 0);
+	CU_ASSERT_EQUAL(nr, 2);
+	CU_ASSERT_EQUAL(l[0].kind, GR_NAME_DELETED);
+	CU_ASSERT_STRING_EQUAL(l[0].system, "guestrelay");
+	CU_ASSERT_EQUAL(l[0].num, 33);
+	CU_ASSERT_EQUAL(l[1].kind, GR_NAME_REASON);
+	/* a D id past the table, an E line empty or not printable */
+	CU_ASSERT_EQUAL(gr_name_add_parse("D g:n 4096\n", 11, l, 4, &nr, &why),
+			-EPROTO);
+	CU_ASSERT_EQUAL(gr_name_add_parse("E \n", 3, l, 4, &nr, &why), -EPROTO);
+	CU_ASSERT_EQUAL(gr_name_add_parse("E a\tb\n", 6, l, 4, &nr, &why),
+			-EPROTO);
+
+	CU_ASSERT_EQUAL(gr_name_reason("", 0, reason, sizeof(reason), &why), 0);
+	CU_ASSERT_STRING_EQUAL(reason, "");
+	CU_ASSERT_EQUAL(gr_name_reason("E no such symbol\n", 17, reason,
+				       sizeof(reason), &why), 0);
+	CU_ASSERT_STRING_EQUAL(reason, "no such symbol");
+	CU_ASSERT_EQUAL(gr_name_reason("E long reason\n", 14, small,
+				       sizeof(small), &why), 0);
+	CU_ASSERT_STRING_EQUAL(small, "long...");
+	memset(big, 'x', sizeof(big));
+	big[0] = 'E';
+	big[1] = ' ';
+	big[sizeof(big) - 1] = '\n';
+	CU_ASSERT_EQUAL(gr_name_reason(big, sizeof(big), reason,
+				       sizeof(reason), &why), 0);
+	CU_ASSERT_EQUAL(strlen(reason), sizeof(reason) - 1);
+	/* one line only, printable only, an E line only */
+	CU_ASSERT_EQUAL(gr_name_reason("E a\nE b\n", 8, reason,
+				       sizeof(reason), &why), -EPROTO);
+	CU_ASSERT_EQUAL(gr_name_reason("E \x1b[2J\n", 7, reason,
+				       sizeof(reason), &why), -EPROTO);
+	CU_ASSERT_EQUAL(gr_name_reason("A g:n 1\n", 8, reason,
+				       sizeof(reason), &why), -EPROTO);
+	CU_ASSERT_EQUAL(gr_name_reason("E a", 3, reason, sizeof(reason),
+				       &why), -EPROTO);
+}
+
+/* Spec 18.4 P2: the head of a definition, as the host checks it */
+static void test_probe_def_name(void)
+{
+	char name[GR_NAME_PROBE_MAX];
+	const char *why = "";
+
+	CU_ASSERT_EQUAL(gr_probe_def_name("p:myopen do_sys_openat2 dfd=%di",
+					  name, &why), 0);
+	CU_ASSERT_STRING_EQUAL(name, "myopen");
+	CU_ASSERT_EQUAL(gr_probe_def_name("r5:guestrelay/r_1 vfs_read", name,
+					  &why), 0);
+	CU_ASSERT_STRING_EQUAL(name, "r_1");
+	CU_ASSERT_EQUAL(gr_probe_def_name("r:x vfs_read+0 $retval", name,
+					  &why), 0);
+	CU_ASSERT_EQUAL(gr_probe_def_name("p do_sys_openat2", name, &why),
+			-EINVAL);
+	CU_ASSERT_EQUAL(gr_probe_def_name("p:kprobes/x vfs_read", name, &why),
+			-EINVAL);
+	CU_ASSERT_EQUAL(gr_probe_def_name("f:x vfs_read", name, &why),
+			-EINVAL);
+	CU_ASSERT_EQUAL(gr_probe_def_name("p:9x vfs_read", name, &why),
+			-EINVAL);
+	CU_ASSERT_EQUAL(gr_probe_def_name("p:x", name, &why), -EINVAL);
+	CU_ASSERT_EQUAL(gr_probe_def_name("p:x\tvfs_read", name, &why),
+			-EINVAL);
+	CU_ASSERT_EQUAL(gr_probe_def_name("p:abcdefghijabcdefghijabcdefghij12 a",
+					  name, &why), -EINVAL);
+	CU_ASSERT_EQUAL(gr_probe_def_name("p:abcdefghijabcdefghijabcdefghij1 a",
+					  name, &why), 0);
+	CU_ASSERT_EQUAL(gr_probe_name_len("abc def"), 3);
+	CU_ASSERT_EQUAL(gr_probe_name_len("_9"), 2);
+	CU_ASSERT_EQUAL(gr_probe_name_len("9a"), 0);
+}
+
 static const struct gr_test tests[] = {
 	GR_TEST(test_patterns),
 	GR_TEST(test_match_as_set_event),
@@ -270,6 +352,8 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_list_lines),
 	GR_TEST(test_list_hostile_lines),
 	GR_TEST(test_printable),
+	GR_TEST(test_probe_lines),
+	GR_TEST(test_probe_def_name),
 };
 
 int main(void)

@@ -9,7 +9,9 @@
  * descriptor, so nothing is adopted): one request at a time, seq
  * continued from the region, every field before seq, pages until
  * next = total, answers to another seq ignored, 5 s
- * bound, refusals, and enable resolved against the adopted table.
+ * bound, refusals, and enable resolved against the adopted table; and
+ * the probes from the host (spec 18.4): the first UNPROBE, the E line,
+ * hostile D and A lines, the definitions the host refuses itself.
  */
 #include <endian.h>
 #include <errno.h>
@@ -260,6 +262,159 @@ static void test_without_the_feature(void)
 	gr_avm_free(t);
 }
 
+/* vm_probes.c rings the guest at the agent's stop; no guest here */
+void peer_kick(struct gr_vm *vm, unsigned int vector)
+{
+	(void)vm;
+	(void)vector;
+}
+
+/* Spec 18.4 Q3: the first request of an idle VM is UNPROBE of every one */
+static struct gr_avm *t_open_probes(void)
+{
+	struct gr_avm *t = t_open(GR_F_ANYEVENT | GR_F_PROBE);
+
+	vm_names_poll(&t->vm);
+	CU_ASSERT_EQUAL(le32toh(t_req(t)->op), GR_NAME_OP_UNPROBE);
+	CU_ASSERT_EQUAL(le32toh(t_req(t)->len), 0);
+	t_answer(t, t_seq(t), 0, 0, 0, "D guestrelay:left_over 7\n");
+	vm_names_poll(&t->vm);
+	CU_ASSERT(!t->vm.names.active);
+	return t;
+}
+
+/* PROBE NAME answered with @text; the reply in @r */
+static void t_probe(struct gr_avm *t, const char *def, uint32_t result,
+		    const char *text, struct t_reply *r)
+{
+	char err[512];
+
+	memset(r, 0, sizeof(*r));
+	CU_ASSERT_EQUAL_FATAL(vm_probe(&t->vm, def, t_done, r, err,
+				       sizeof(err)), 0);
+	t_answer(t, t_seq(t), result, 0, 0, text);
+	vm_names_poll(&t->vm);
+	CU_ASSERT_EQUAL(r->calls, 1);
+}
+
+static void test_probe_refused_with_the_kernels_reason(void)
+{
+	struct gr_avm *t = t_open_probes();
+	struct t_reply r;
+	const char *def = "p:myopen do_sys_openat3 dfd=%di";
+
+	t_probe(t, def, ENOENT, "E error: Failed to find symbol at column 9\n",
+		&r);
+	CU_ASSERT_EQUAL(le32toh(t_req(t)->op), GR_NAME_OP_PROBE);
+	CU_ASSERT_EQUAL(le32toh(t_req(t)->len), strlen(def));
+	CU_ASSERT(!memcmp(t_req(t)->text, def, strlen(def)));
+	CU_ASSERT_EQUAL(r.err, -ENOENT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.msg, "guestrelay:myopen: the guest "
+				      "refused: ENOENT"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.msg, "Failed to find symbol at column 9"));
+	CU_ASSERT_EQUAL(vm_probes_live(&t->vm), 0);
+	/* hostprobe=0 */
+	t_probe(t, def, EPERM, "", &r);
+	CU_ASSERT_EQUAL(r.err, -EPERM);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.msg, "hostprobe=0"));
+	gr_avm_free(t);
+}
+
+static void test_probe_hostile_answers(void)
+{
+	struct gr_avm *t = t_open_probes();
+	struct t_reply r;
+	const char *def = "p:myopen vfs_read";
+
+	t_probe(t, def, EINVAL, "E bad \x1b[31m colour\n", &r);
+	CU_ASSERT_EQUAL(r.err, -EPROTO);
+	CU_ASSERT_PTR_NULL(strchr(r.msg, 0x1b));
+	t_probe(t, def, EINVAL, "E one\nE two\n", &r);
+	CU_ASSERT_EQUAL(r.err, -EPROTO);
+	t_probe(t, def, 0, "A sched:myopen 1\n", &r);
+	CU_ASSERT_EQUAL(r.err, -EPROTO);
+	t_probe(t, def, 0, "A guestrelay:myopen 1\nA guestrelay:myopen 2\n",
+		&r);
+	CU_ASSERT_EQUAL(r.err, -EPROTO);
+	CU_ASSERT_EQUAL(t->vm.names.bad_answers, 4);
+	CU_ASSERT_EQUAL(vm_probes_live(&t->vm), 0);
+	gr_avm_free(t);
+}
+
+static void test_probe_defined_listed_deleted(void)
+{
+	struct gr_avm *t = t_open_probes();
+	struct gr_probe_info p[GR_PROBE_MAX];
+	struct t_reply r;
+	char err[512];
+
+	/* this guest adds no descriptor: defined, but nothing adopted */
+	t_probe(t, "r:myread vfs_read ret=$retval", 0,
+		"A guestrelay:myread 1\n", &r);
+	CU_ASSERT_EQUAL(r.err, -EPROTO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.msg, "not recording"));
+	CU_ASSERT_EQUAL(t->vm.enable[0] & 2, 0);
+	CU_ASSERT_EQUAL(vm_probes_live(&t->vm), 1);
+	CU_ASSERT_EQUAL(vm_probe_list(&t->vm, p, GR_PROBE_MAX), 1);
+	CU_ASSERT_STRING_EQUAL(p[0].name, "myread");
+	CU_ASSERT_STRING_EQUAL(p[0].def, "r:myread vfs_read ret=$retval");
+	CU_ASSERT_EQUAL(p[0].id, 1);
+	/* the same name again: the host says so without asking */
+	CU_ASSERT_EQUAL(vm_probe(&t->vm, "p:myread vfs_write", t_done, &r,
+				 err, sizeof(err)), -EEXIST);
+	/* a D line of another probe, or another id, is not the answer */
+	t_probe(t, "-:myread", 0, "D guestrelay:other 1\n", &r);
+	CU_ASSERT_EQUAL(r.err, -EPROTO);
+	CU_ASSERT_EQUAL(le32toh(t_req(t)->op), GR_NAME_OP_UNPROBE);
+	CU_ASSERT(!memcmp(t_req(t)->text, "myread", 6));
+	t_probe(t, "-:myread", 0, "D guestrelay:myread 9\n", &r);
+	CU_ASSERT_EQUAL(r.err, -EPROTO);
+	/* P6: the kernel would not delete it (EBUSY): stopped, still ours */
+	t_probe(t, "-:myread", 0, "R guestrelay:myread 16\n", &r);
+	CU_ASSERT_EQUAL(r.err, -EBUSY);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.msg, "could not delete the probe (EBUSY"));
+	CU_ASSERT_EQUAL(vm_probe_list(&t->vm, p, GR_PROBE_MAX), 1);
+	CU_ASSERT_EQUAL(vm_probes_live(&t->vm), 1);
+	t_probe(t, "-:guestrelay/myread", 0, "D guestrelay:myread 1\n", &r);
+	CU_ASSERT_EQUAL(r.err, 0);
+	CU_ASSERT_STRING_EQUAL(r.msg, "guestrelay:myread: probe deleted "
+			       "(event id 1)");
+	CU_ASSERT_EQUAL(vm_probe_list(&t->vm, p, GR_PROBE_MAX), 0);
+	/* every probe: the empty text */
+	t_probe(t, "-:*", ENOENT, "", &r);
+	CU_ASSERT_EQUAL(le32toh(t_req(t)->len), 0);
+	CU_ASSERT_EQUAL(r.err, -ENOENT);
+	gr_avm_free(t);
+}
+
+static void test_probe_definitions_checked(void)
+{
+	static const char *const bad[] = {
+		"x:a vfs_read", "p vfs_read", "p:1a vfs_read",
+		"p:other/a vfs_read", "p:a", "p:a ", "-:", "-:a b",
+		"p:a_name_that_is_longer_than_31_chars vfs_read",
+		"p:a vfs_read\x01",
+	};
+	struct gr_avm *t = t_open_probes();
+	struct t_reply r = { 0 };
+	char err[512];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		CU_ASSERT_EQUAL(vm_probe(&t->vm, bad[i], t_done, &r, err,
+					 sizeof(err)), -EINVAL);
+	CU_ASSERT(!t->vm.names.active);
+	gr_avm_free(t);
+	/* a guest without GR_F_PROBE is never asked */
+	t = t_open(GR_F_ANYEVENT);
+	vm_names_poll(&t->vm);
+	CU_ASSERT_EQUAL(t_seq(t), 0);
+	CU_ASSERT_EQUAL(vm_probe(&t->vm, "p:a vfs_read", t_done, &r, err,
+				 sizeof(err)), -EOPNOTSUPP);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "GR_F_PROBE"));
+	gr_avm_free(t);
+}
+
 static const struct gr_test tests[] = {
 	GR_TEST(test_list_pages_until_total),
 	GR_TEST(test_answer_to_another_seq_is_not_ours),
@@ -268,6 +423,10 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_enable_of_nothing_fails_with_the_guests_reason),
 	GR_TEST(test_refusal_and_cancel),
 	GR_TEST(test_without_the_feature),
+	GR_TEST(test_probe_refused_with_the_kernels_reason),
+	GR_TEST(test_probe_hostile_answers),
+	GR_TEST(test_probe_defined_listed_deleted),
+	GR_TEST(test_probe_definitions_checked),
 };
 
 int main(void)
