@@ -111,10 +111,12 @@ if wait_console "$vm" "GR: ANYAVAIL" 120; then
 	gr events "$vm" 'block:' >"$tmp/events-block.out" 2>&1
 	avail=$(grep -a "GR: ANYAVAIL" "$log" | tr -d '\r' | awk '{print $3}')
 	listed=$(grep -c '^[a-z_0-9]*:[a-z_0-9]* ' "$tmp/events.out")
-	[ "$listed" -gt 0 ] && [ "$listed" = "$avail" ] &&
-		ok "guestrelay events lists every event tracefs lists ($listed)" ||
-		fail "guestrelay events lists every event tracefs lists" \
-			"$listed listed, tracefs $avail" "$(head -n 5 "$tmp/events.out")"
+	# tracefs listed before the host defined its 2 probes
+	[ "$listed" -gt 0 ] && [ "$listed" = $((avail + 2)) ] &&
+		grep -q '^guestrelay:gropen ' "$tmp/events.out" &&
+		ok "guestrelay events lists every event tracefs lists and the 2 probes ($listed)" ||
+		fail "guestrelay events lists every event tracefs lists and the 2 probes" \
+			"$listed listed, tracefs $avail + 2" "$(head -n 5 "$tmp/events.out")"
 	gr events "$vm" 'timer:*' --json >"$tmp/events.json" 2>&1
 	/usr/bin/python3 - "$tmp/events.json" <<'PY' >"$tmp/events.check" 2>&1
 import json, sys
