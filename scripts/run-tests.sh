@@ -157,7 +157,7 @@ tier_libvirt() {
 }
 
 # tests/stress: boots of the test guest that load guestrelay.ko under
-# host load, GR_STRESS_BOOTS per mode (default 6: 6 at boot + 6 by
+# host load, GR_STRESS_BOOTS per mode (default 4: 4 at boot + 4 by
 # insmod, the short form `make check` runs; `make check-stress
 # GR_STRESS_BOOTS=100` is the long form). Each boot may take minutes on
 # a loaded host, so the tier's time limit grows with the boots.
@@ -165,7 +165,7 @@ tier_stress() {
 	build_step host make -s -j"$jobs" -C host-agent || return
 	build_step guest make -s -j"$jobs" guest || return
 	local saved=$limit
-	limit=$((${GR_STRESS_BOOTS:-6} * 2 * ${GR_STRESS_BOUND:-300} + 900))
+	limit=$((${GR_STRESS_BOOTS:-4} * 2 * ${GR_STRESS_BOUND:-300} + 900))
 	run_scripts tests/stress stress ||
 		echo "stress: no tests in this tier yet"
 	limit=$saved

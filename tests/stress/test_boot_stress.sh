@@ -33,7 +33,7 @@
 # CPU) load the host. No boot is ever retried: a hang is a hang.
 #
 # Environment:
-#   GR_STRESS_BOOTS    boots per mode and flavour (default 6)
+#   GR_STRESS_BOOTS    boots per mode and flavour (default 4)
 #   GR_STRESS_MODES    "boot insmod" (default; none and tpflip on demand)
 #   GR_STRESS_ACCELS   "single" (default: the e2e suite's configuration;
 #                      "mttcg single" compares both)
@@ -46,14 +46,14 @@
 #   GR_STRESS_LOGS     a directory that keeps the console and vCPU
 #                      report of every hung boot
 # Checks: per mode and flavour, that no boot hung (the bar is 0; `make
-# check` runs 6 + 6 boots on single-threaded TCG, the suite's own
+# check` runs 4 + 4 boots on single-threaded TCG, the suite's own
 # configuration, `make check-stress` as many as GR_STRESS_BOOTS says);
 # the last lines give every rate.
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-boots=${GR_STRESS_BOOTS:-6}
+boots=${GR_STRESS_BOOTS:-4}
 modes=${GR_STRESS_MODES:-boot insmod}
 accels=${GR_STRESS_ACCELS:-single}
 bound=${GR_STRESS_BOUND:-300}
