@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli_agent.h"
 #include "client.h"
@@ -35,6 +36,42 @@ static const char *call_hint(int ret, bool connected)
 }
 
 /*
+ * The commands that ask the guest through the name strip (spec 18),
+ * which takes one request at a time: the agent answers EBUSY while its
+ * own (a first attach's UNPROBE, a re-publication's ADD) or another
+ * client's is in flight, for at most its 5 s bound
+ */
+static bool asks_guest(const char *cmd)
+{
+	return !strcmp(cmd, "probe") || !strcmp(cmd, "events") ||
+	       !strcmp(cmd, "enable");
+}
+
+/*
+ * ctl_client_call(), asked again every 100 ms while the agent answers
+ * EBUSY to a command that asks the guest (asks_guest()), within the
+ * CLI's --timeout
+ */
+static int call_until_free(const struct cli *cli, const char *cmd, int argc,
+			   char **argv, const struct gr_vm_opts *o,
+			   struct ctl_answer *ans)
+{
+	const struct timespec pause = { 0, 100 * 1000 * 1000 };
+	unsigned int tries = cli->timeout * 10;
+	int ret;
+
+	for (;;) {
+		ret = ctl_client_call(cli->run_dir, cli->timeout * 1000,
+				      cli->json, cmd, argc, argv, o, ans);
+		if (ret || !ans->error || strcmp(ans->ename, "EBUSY") ||
+		    !asks_guest(cmd) || !tries--)
+			return ret;
+		ctl_answer_free(ans);
+		nanosleep(&pause, NULL);
+	}
+}
+
+/*
  * One request; print the answer; return the exit status. @expr: the
  * filter expression the request carries, or NULL: a refused expression
  * comes back as one line with its column (gr_fx_error_line()) and is
@@ -49,8 +86,7 @@ static int agent_call(const struct cli *cli, const char *cmd, int argc,
 	char text[4096];
 	int ret;
 
-	ret = ctl_client_call(cli->run_dir, cli->timeout * 1000, cli->json,
-			      cmd, argc, argv, o, &ans);
+	ret = call_until_free(cli, cmd, argc, argv, o, &ans);
 	if (ret) {
 		cli_err("%s%s", ans.why, call_hint(ret, ans.connected));
 	} else if (ans.error) {

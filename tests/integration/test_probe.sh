@@ -53,13 +53,10 @@ fg_stat() {
 	awk -v k="$2" '$1 == k { print $2 }' "$la_tmp/fg-$1.stats" 2>/dev/null
 }
 
-# probe ARGS...: `guestrelay probe`, again while a request is under way
+# probe ARGS...: `guestrelay probe`; while the agent's own request is under
+# way (the first attach's UNPROBE), the CLI asks again itself
 probe() {
-	for _ in $(seq 20); do
-		gr probe "$@"
-		grep -q 'under way' <<<"$err" || return 0
-		sleep 0.1
-	done
+	gr probe "$@"
 }
 
 la_agent_start || { bad agent-starts "see the log"; la_show_logs; la_finish; }
