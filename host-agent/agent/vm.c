@@ -50,13 +50,6 @@
 #define GR_POLL_MIN_NS			(1 * MS)
 #define GR_POLL_MAX_NS			(100 * MS)
 
-#define GR_DEFAULT_EVENTS \
-	"sched_switch,sched_wakeup,sched_wakeup_new,sched_process_fork," \
-	"sched_process_exec,sched_process_exit,sched_migrate_task," \
-	"irq_handler_entry,irq_handler_exit,softirq_entry,softirq_exit," \
-	"block_rq_issue,block_rq_complete,net_dev_xmit,netif_receive_skb," \
-	"lttng_statedump"
-
 static void vm_wake(struct gr_vm *vm);
 static void vm_arm_timer(struct gr_vm *vm);
 
@@ -214,7 +207,8 @@ static void reject(struct gr_vm *vm, uint64_t instance, const char *what,
 
 static void try_attach(struct gr_vm *vm, bool try_resume)
 {
-	char err[256], ask[sizeof(vm->opts.events)];
+	uint64_t clr[GR_MAX_EVENTS / 64] = { 0 };
+	char err[256], *list = NULL, *ask = NULL;
 	struct gr_region_hdr copy;
 	const char *why = NULL;
 	unsigned int i;
@@ -275,17 +269,23 @@ static void try_attach(struct gr_vm *vm, bool try_resume)
 	 */
 	vm_desc_refresh(vm);
 
+	/*
+	 * --events (or the defaults), then what enable and disable changed
+	 * while an earlier guest ran, in their order
+	 */
+	list = vm_events_list(vm);
+	ask = list ? malloc(strlen(list) + 1) : NULL;
+	if (!ask)
+		goto fail;
 	memset(vm->enable, 0, sizeof(vm->enable));
-	vm_resolve_events(vm, vm->opts.events[0] ? vm->opts.events :
-		       GR_DEFAULT_EVENTS, false, vm->enable, err, sizeof(err));
+	vm_resolve_events(vm, list, false, vm->enable, clr, err, sizeof(err));
 	for (i = 0; i < GR_MAX_EVENTS / 64 && !vm->enable[i]; i++)
 		;
-	/* spec 18, M6: what --events names beyond the table is asked for */
-	vm_events_to_ask(vm, vm->opts.events, ask, sizeof(ask));
+	/* spec 18, M6: what the list names beyond the table is asked for */
+	vm_events_to_ask(vm, list, ask, strlen(list) + 1);
 	if (i == GR_MAX_EVENTS / 64 && !ask[0])
 		syslog(LOG_WARNING, "%s: none of the events asked for (%s) exists in this guest; recording nothing (guestrelay enable %s EVENT...)",
-		       vm->opts.name, vm->opts.events[0] ? vm->opts.events :
-		       "the defaults", vm->opts.name);
+		       vm->opts.name, list, vm->opts.name);
 	ret = open_session(vm, try_resume);
 	if (ret) {
 		syslog(LOG_ERR, "%s: cannot open a trace under %s: %s",
@@ -304,10 +304,12 @@ static void try_attach(struct gr_vm *vm, bool try_resume)
 		hostctl_new_session(vm);
 	hostctl_publish(vm);
 	hostctl_sync_start(vm);
-	if (ask[0] && vm_names_add(vm, GR_NAMES_ATTACH, ask, vm->opts.events,
-				   NULL, NULL, err, sizeof(err)))
+	if (ask[0] && vm_names_add(vm, GR_NAMES_ATTACH, ask, list, NULL, NULL,
+				   err, sizeof(err)))
 		syslog(LOG_WARNING, "%s: cannot ask the guest for events by name (%s): %s",
 		       vm->opts.name, ask, err);
+	free(ask);
+	free(list);
 	syslog(LOG_INFO, "%s: attached: guest %s (%s), %u rings of %u x %u bytes, trace %s",
 	       vm->opts.name, vm->view.kernel_release, vm->view.nodename,
 	       vm->view.nr_rings, vm->view.n_subbufs, vm->view.subbuf_size,
@@ -317,6 +319,8 @@ fail:
 	if (!vm->why[0])
 		reject(vm, instance, "attach", "out of memory");
 fail_quiet:
+	free(ask);
+	free(list);
 	free(vm->events);
 	free(vm->desc_copy);
 	vm->events = NULL;
@@ -786,6 +790,7 @@ static void vm_maybe_free(struct gr_vm *vm)
 	waiter_cancel(vm);
 	session_finish(vm);
 	vm_hist_finish(vm);
+	free(vm->ev_changes);
 	memcpy(name, vm->shm.name, sizeof(name));
 	ivsh_shm_close(&vm->shm);
 	if (vm->unlink_shm)

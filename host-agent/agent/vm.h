@@ -59,6 +59,17 @@
 #include "vm_names.h"
 #include "waiter.h"
 
+/* What a VM records when neither --events nor libvirt names any */
+#define GR_DEFAULT_EVENTS \
+	"sched_switch,sched_wakeup,sched_wakeup_new,sched_process_fork," \
+	"sched_process_exec,sched_process_exit,sched_migrate_task," \
+	"irq_handler_entry,irq_handler_exit,softirq_entry,softirq_exit," \
+	"block_rq_issue,block_rq_complete,net_dev_xmit,netif_receive_skb," \
+	"lttng_statedump"
+
+/* Longest event list a guest is asked at attach (--events and changes) */
+#define GR_EV_LIST_MAX		8192
+
 /* What a snapshot of vm->snap is for (vm->snap_for) */
 enum gr_snap_for {
 	GR_SNAP_FOR_GONE = 0,		/* the guest left in flight mode */
@@ -102,6 +113,7 @@ struct gr_vm {
 
 	/* the settings vm.c decides, hostctl_publish() writes */
 	uint64_t enable[GR_MAX_EVENTS / 64];
+	char *ev_changes;		/* enable/disable since vm-add, in order */
 	uint32_t tracing;
 	enum gr_stop_reason stop_reason;
 
@@ -132,7 +144,11 @@ struct gr_vm {
 
 /* vm_settings.c, for vm.c's attach */
 int vm_resolve_events(struct gr_vm *vm, const char *list, bool strict,
-		      uint64_t *mask, char *err, size_t errlen);
+		      uint64_t *set, uint64_t *clr, char *err, size_t errlen);
+void vm_token_apply(const char *tok, const uint64_t *bits, uint64_t *set,
+		    uint64_t *clr);
+int vm_events_remember(struct gr_vm *vm, const char *list, bool on);
+char *vm_events_list(const struct gr_vm *vm);
 void vm_events_to_ask(struct gr_vm *vm, const char *list, char *ask,
 		      size_t size);
 

@@ -308,8 +308,10 @@ static void report_lines(FILE *f, const char *tok,
 static int names_added(struct gr_vm *vm, const struct gr_name_line *lines,
 		       unsigned int nr, char **msg)
 {
-	uint64_t mask[GR_MAX_EVENTS / 64] = { 0 };
-	char *buf = NULL, *tok, *save = NULL;
+	uint64_t set[GR_MAX_EVENTS / 64] = { 0 };
+	uint64_t clr[GR_MAX_EVENTS / 64] = { 0 };
+	uint64_t bits[GR_MAX_EVENTS / 64];
+	char *buf = NULL, *tok, *save = NULL, *given;
 	bool strict = vm->names.kind == GR_NAMES_ENABLE;
 	size_t len = 0;
 	unsigned int i;
@@ -325,34 +327,47 @@ static int names_added(struct gr_vm *vm, const struct gr_name_line *lines,
 			vm->opts.name, strerror(-ret));
 		goto out;
 	}
+	given = strdup(vm->names.tokens);	/* strtok_r() cuts the tokens */
+	if (!given) {
+		ret = -ENOMEM;
+		fprintf(f, "out of memory");
+		goto out;
+	}
 	for (tok = strtok_r(vm->names.tokens, ", ", &save); tok;
 	     tok = strtok_r(NULL, ", ", &save)) {
+		const char *pat = tok + (tok[0] == '!');
 		unsigned int hits = 0;
 
+		memset(bits, 0, sizeof(bits));
 		for (i = 0; i < vm->view.desc_count; i++) {
 			const struct gr_event_view *e = &vm->events[i];
 
-			if (!strcmp(tok, "all") ||
-			    gr_name_match(tok, e->system, e->name)) {
-				mask[i / 64] |= 1ULL << (i % 64);
+			if (!strcmp(pat, "all") ||
+			    gr_name_match(pat, e->system, e->name)) {
+				bits[i / 64] |= 1ULL << (i % 64);
 				hits++;
 			}
 		}
-		if (hits)
-			continue;
+		vm_token_apply(tok, bits, set, clr);
+		if (hits || pat != tok)
+			continue;	/* nothing to turn off is no error */
 		bad++;
 		fprintf(f, "%s: '%s' names no event the host adopted; ",
 			vm->opts.name, tok);
 		report_lines(f, tok, lines, nr, false);
 	}
 	if (bad && strict) {
+		free(given);
 		ret = -ENOENT;
 		goto out;
 	}
 	/* --events at attach: what was found is enabled, the rest told */
 	for (i = 0; i < GR_MAX_EVENTS / 64; i++)
-		vm->enable[i] |= mask[i];
+		vm->enable[i] = (vm->enable[i] & ~clr[i]) | set[i];
 	hostctl_publish(vm);
+	if (strict)	/* enable at run time: asked again of a new guest */
+		vm_events_remember(vm, given, true);
+	free(given);
 	if (!bad)
 		report_lines(f, NULL, lines, nr, true);
 	ret = bad ? -ENOENT : 0;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
 #include "vm.h"
 
@@ -22,21 +23,51 @@ static bool token_names(const char *tok, const struct gr_event_view *e)
 }
 
 /**
+ * vm_token_apply() - one token of an event list, in its order
+ * @tok: a pattern, or '!' and a pattern (as ftrace's set_event)
+ * @bits: the events the pattern names (one bit per descriptor)
+ * @set: events the list so far turns on
+ * @clr: events the list so far turns off
+ *
+ * A later token wins over an earlier one for the events both name, so
+ * "sched_*,!sched_switch" ends with sched_switch off and the others on.
+ * The list's effect on an enable mask E is (E & ~@clr) | @set.
+ */
+void vm_token_apply(const char *tok, const uint64_t *bits, uint64_t *set,
+		    uint64_t *clr)
+{
+	unsigned int i;
+
+	for (i = 0; i < GR_MAX_EVENTS / 64; i++) {
+		if (tok[0] == '!') {
+			set[i] &= ~bits[i];
+			clr[i] |= bits[i];
+		} else {
+			set[i] |= bits[i];
+			clr[i] &= ~bits[i];
+		}
+	}
+}
+
+/**
  * vm_resolve_events() - a comma list of names, globs, systems,
- * system:name patterns or "all", against the guest's adopted descriptors
+ * system:name patterns or "all", each one possibly negated with '!',
+ * against the guest's adopted descriptors, in order (vm_token_apply())
  * @vm: an attached VM
  * @list: the list
- * @strict: an entry that matches nothing is an error
- * @mask: receives the matching event ids (bits set, none cleared)
+ * @strict: a pattern that names nothing is an error
+ * @set: receives the events the list turns on (bits set and cleared)
+ * @clr: receives the events it turns off
  * @err: receives a message on failure
  * @errlen: size of @err
  *
  * Return: 0, -ENOENT (strict: an unknown name), -EINVAL.
  */
 int vm_resolve_events(struct gr_vm *vm, const char *list, bool strict,
-		      uint64_t *mask, char *err, size_t errlen)
+		      uint64_t *set, uint64_t *clr, char *err, size_t errlen)
 {
-	char buf[sizeof(vm->opts.events)], *tok, *save = NULL;
+	char buf[GR_EV_LIST_MAX], *tok, *save = NULL;
+	uint64_t bits[GR_MAX_EVENTS / 64];
 	unsigned int i, hits;
 
 	if (strlen(list) >= sizeof(buf)) {
@@ -46,21 +77,23 @@ int vm_resolve_events(struct gr_vm *vm, const char *list, bool strict,
 	memcpy(buf, list, strlen(list) + 1);
 	for (tok = strtok_r(buf, ", ", &save); tok;
 	     tok = strtok_r(NULL, ", ", &save)) {
-		hits = 0;
-		for (i = 0; i < vm->view.desc_count; i++) {
-			const struct gr_event_view *e = &vm->events[i];
+		const char *pat = tok + (tok[0] == '!');
 
-			if (token_names(tok, e)) {
-				mask[i / 64] |= 1ULL << (i % 64);
+		hits = 0;
+		memset(bits, 0, sizeof(bits));
+		for (i = 0; i < vm->view.desc_count; i++) {
+			if (token_names(pat, &vm->events[i])) {
+				bits[i / 64] |= 1ULL << (i % 64);
 				hits++;
 			}
 		}
+		vm_token_apply(tok, bits, set, clr);
 		if (!hits && strict) {
 			size_t off = 0;
 
 			off += snprintf(err, errlen,
 					"unknown event '%s' in %s (available:",
-					tok, vm->opts.name);
+					pat, vm->opts.name);
 			for (i = 0; i < vm->view.desc_count && off < errlen; i++)
 				off += snprintf(err + off, errlen - off, " %s",
 						vm->events[i].name);
@@ -77,7 +110,8 @@ int vm_resolve_events(struct gr_vm *vm, const char *list, bool strict,
  * @vm: a VM whose descriptors were checked (attached, or attaching)
  * @list: the event list (vm_resolve_events())
  * @ask: receives the patterns no adopted descriptor matches and those
- *	with a system part, comma separated ("" if none)
+ *	with a system part, comma separated ("" if none); negated ones
+ *	are never asked
  * @size: room in @ask (at least strlen(@list) + 1)
  *
  * Spec 18: with GR_F_ANYEVENT in use they are added before the list is
@@ -86,7 +120,7 @@ int vm_resolve_events(struct gr_vm *vm, const char *list, bool strict,
 void vm_events_to_ask(struct gr_vm *vm, const char *list, char *ask,
 		      size_t size)
 {
-	char buf[sizeof(vm->opts.events)], *tok, *save = NULL;
+	char buf[GR_EV_LIST_MAX], *tok, *save = NULL;
 	size_t off = 0;
 	unsigned int i;
 	bool known;
@@ -97,8 +131,8 @@ void vm_events_to_ask(struct gr_vm *vm, const char *list, char *ask,
 	memcpy(buf, list, strlen(list) + 1);
 	for (tok = strtok_r(buf, ", ", &save); tok;
 	     tok = strtok_r(NULL, ", ", &save)) {
-		if (!strcmp(tok, "all"))
-			continue;
+		if (!strcmp(tok, "all") || tok[0] == '!')
+			continue;	/* nothing to add for what goes off */
 		known = false;
 		for (i = 0; !strchr(tok, ':') && i < vm->view.desc_count; i++)
 			known = known || token_names(tok, &vm->events[i]);
@@ -109,6 +143,144 @@ void vm_events_to_ask(struct gr_vm *vm, const char *list, char *ask,
 		if (off >= size)
 			off = size - 1;
 	}
+}
+
+/* @tok without its '!' equals @key (of length @klen)? */
+static bool same_pattern(const char *tok, const char *key, size_t klen)
+{
+	tok += tok[0] == '!';
+	return strlen(tok) == klen && !memcmp(tok, key, klen);
+}
+
+/* Does the list @list hold the pattern of @tok (negated or not)? */
+static bool list_has(const char *list, const char *tok)
+{
+	const char *key = tok + (tok[0] == '!'), *p = list;
+	size_t klen = strlen(key), n;
+	char one[GR_EV_LIST_MAX];
+
+	while (*p) {
+		n = strcspn(p, ", ");
+		if (n && n < sizeof(one)) {
+			memcpy(one, p, n);
+			one[n] = '\0';
+			if (same_pattern(one, key, klen))
+				return true;
+		}
+		p += n;
+		p += strspn(p, ", ");
+	}
+	return false;
+}
+
+/*
+ * The run-time changes with @list's enable (@on) or disable appended:
+ * an earlier change of the same pattern goes, since the new one decides
+ * every event it names (so the record grows with distinct patterns, not
+ * with commands). Return: the new record (malloc'ed), NULL with -E2BIG
+ * or -ENOMEM in *@ret and @err set.
+ */
+static char *changes_with(const struct gr_vm *vm, const char *list, bool on,
+			  int *ret, char *err, size_t errlen)
+{
+	const char *old = vm->ev_changes ? vm->ev_changes : "";
+	size_t base = strlen(vm->opts.events[0] ? vm->opts.events :
+			     GR_DEFAULT_EVENTS);
+	char buf[GR_EV_LIST_MAX], *tok, *save = NULL, *out;
+	size_t off = 0, room = GR_EV_LIST_MAX - base - 1;
+	const char *p = old;
+
+	*ret = -E2BIG;
+	if (strlen(list) >= sizeof(buf))
+		goto big;
+	out = malloc(room + 1);
+	if (!out) {
+		*ret = -ENOMEM;
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	out[0] = '\0';
+	while (*p) {		/* the old changes @list does not replace */
+		size_t n = strcspn(p, ",");
+
+		memcpy(buf, p, n);
+		buf[n] = '\0';
+		if (!list_has(list, buf)) {
+			if (off + n + 2 > room)
+				goto big_free;
+			off += (size_t)snprintf(out + off, room + 1 - off,
+						"%s%s", off ? "," : "", buf);
+		}
+		p += n + (p[n] == ',');
+	}
+	memcpy(buf, list, strlen(list) + 1);
+	for (tok = strtok_r(buf, ", ", &save); tok;
+	     tok = strtok_r(NULL, ", ", &save)) {
+		bool neg = (tok[0] == '!') == on;	/* stored as off */
+
+		tok += tok[0] == '!';
+		if (off + strlen(tok) + 3 > room)
+			goto big_free;
+		off += (size_t)snprintf(out + off, room + 1 - off, "%s%s%s",
+					off ? "," : "", neg ? "!" : "", tok);
+	}
+	return out;
+big_free:
+	free(out);
+big:
+	snprintf(err, errlen, "%s: the event changes made while it runs, "
+		 "which a new guest is asked again, would exceed %d bytes; "
+		 "set the list with vm-add --events instead",
+		 vm->opts.name, GR_EV_LIST_MAX);
+	return NULL;
+}
+
+/**
+ * vm_events_remember() - keep a run-time enable or disable, so that the
+ * next guest of the VM (a reloaded module, a rebooted guest, a restarted
+ * QEMU) is asked the same, in the same order, at its attach
+ * @vm: the VM
+ * @list: the patterns, as given to enable or disable
+ * @on: enable or disable
+ *
+ * Return: 0, -E2BIG (the record would exceed GR_EV_LIST_MAX with
+ * --events), -ENOMEM; logged here, the change itself stands.
+ */
+int vm_events_remember(struct gr_vm *vm, const char *list, bool on)
+{
+	char err[256];
+	char *n;
+	int ret;
+
+	n = changes_with(vm, list, on, &ret, err, sizeof(err));
+	if (!n) {
+		syslog(LOG_WARNING, "%s: not asked again of a new guest: %s",
+		       vm->opts.name, err);
+		return ret;
+	}
+	free(vm->ev_changes);
+	vm->ev_changes = n;
+	return 0;
+}
+
+/**
+ * vm_events_list() - the events a guest of the VM is asked for at attach
+ * @vm: the VM
+ *
+ * Return: --events (or the defaults) and the run-time changes after it,
+ * comma separated (malloc'ed), or NULL (no memory).
+ */
+char *vm_events_list(const struct gr_vm *vm)
+{
+	const char *base = vm->opts.events[0] ? vm->opts.events :
+			   GR_DEFAULT_EVENTS;
+	char *l;
+
+	if (!vm->ev_changes || !vm->ev_changes[0])
+		return strdup(base);
+	if (asprintf(&l, "%s,%s", base, vm->ev_changes) < 0)
+		return NULL;
+	return l;
 }
 
 /**
@@ -137,6 +309,11 @@ int vm_enable_events(struct gr_vm *vm, const char *list, gr_done_fn done,
 
 	if (vm->state == GR_VM_WAITING || !vm_names_in_use(vm))
 		return vm_set_events(vm, list, true, err, errlen);
+	/* refused now rather than forgotten at the answer (names_added()) */
+	ask = changes_with(vm, list, true, &ret, err, errlen);
+	if (!ask)
+		return ret;
+	free(ask);
 	ask = malloc(strlen(list) + 1);
 	if (!ask)
 		return -ENOMEM;
@@ -167,10 +344,17 @@ int vm_enable_events(struct gr_vm *vm, const char *list, gr_done_fn done,
 int vm_set_events(struct gr_vm *vm, const char *list, bool on,
 		  char *err, size_t errlen)
 {
-	uint64_t mask[GR_MAX_EVENTS / 64] = { 0 };
+	uint64_t set[GR_MAX_EVENTS / 64] = { 0 };
+	uint64_t clr[GR_MAX_EVENTS / 64] = { 0 };
+	char *changes;
 	unsigned int i;
 	int ret;
 
+	if (!on && strchr(list, '!')) {
+		snprintf(err, errlen, "disable takes patterns, not '!' (enable "
+			 "'!PATTERN' turns events off, as ftrace's set_event)");
+		return -EINVAL;
+	}
 	if (vm->state == GR_VM_WAITING) {
 		size_t len = strlen(vm->opts.events);
 
@@ -187,12 +371,17 @@ int vm_set_events(struct gr_vm *vm, const char *list, bool on,
 			 "%s%s", len ? "," : "", list);
 		return 0;
 	}
-	ret = vm_resolve_events(vm, list, true, mask, err, errlen);
+	ret = vm_resolve_events(vm, list, true, on ? set : clr,
+				on ? clr : set, err, errlen);
 	if (ret)
 		return ret;
+	changes = changes_with(vm, list, on, &ret, err, errlen);
+	if (!changes)
+		return ret;
+	free(vm->ev_changes);
+	vm->ev_changes = changes;
 	for (i = 0; i < GR_MAX_EVENTS / 64; i++)
-		vm->enable[i] = on ? vm->enable[i] | mask[i] :
-				     vm->enable[i] & ~mask[i];
+		vm->enable[i] = (vm->enable[i] & ~clr[i]) | set[i];
 	hostctl_publish(vm);
 	return 0;
 }

@@ -15,7 +15,9 @@
 #   - a pattern naming nothing fails with the guest's reason (ENOENT);
 #     an event that cannot be recorded is refused with its reason
 #   - vm-add --events names events beyond the table: asked at attach,
-#     and again from a new guest (re-publication, M6)
+#     and again from a new guest (re-publication, M6); so are enable and
+#     disable given while the first guest ran, in their order ('!'
+#     turns an event off within an enable list, as in ftrace's set_event)
 #   - hostile answers (--names-hostile len, next, garbage) are refused
 #     with a clear message; an answer under another seq, or none, ends
 #     in ETIMEDOUT after 5 s; an added descriptor that breaks 7.4 and a
@@ -185,6 +187,20 @@ for round in 1 2; do
 	la_wait_status "$A" "'ev_ints' in s.get('events', '')" 5 &&
 		ok "and recorded (guest $round)" ||
 		bad "attach-enables-$round" "$out"
+	if [ "$round" = 1 ]; then
+		# run-time changes, to be asked again of the next guest
+		gr enable "$A" fsys:ev_msg || bad enable-msg "exit $rc: $err"
+		gr disable "$A" fake_seq || bad disable-seq "exit $rc: $err"
+		gr enable "$A" 'fsys:*,!fsys:ev_comm' ||
+			bad enable-neg "exit $rc: $err"
+		la_wait_status "$A" "all(x in s.get('events', []) for x in ('ev_msg', 'ev_ints')) and not any(x in s.get('events', []) for x in ('fake_seq', 'ev_comm'))" 5 &&
+			ok "enable, disable and enable 'fsys:*,!fsys:ev_comm' at run time: ev_ints, ev_msg on; fake_seq, ev_comm off" ||
+			bad runtime-changes "$out"
+	else
+		la_wait_status "$A" "all(x in s.get('events', []) for x in ('ev_msg', 'ev_ints')) and not any(x in s.get('events', []) for x in ('fake_seq', 'ev_comm'))" 5 &&
+			ok "a new guest is asked the run-time changes again, in their order" ||
+			bad runtime-changes-kept "$out"
+	fi
 	fg_stop "$A"
 done
 grep -q "$A: events by name of --events .*'none:x' names no event the host adopted; none:x: no such event in the guest" \

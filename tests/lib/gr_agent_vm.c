@@ -113,6 +113,7 @@ void gr_avm_free(struct gr_avm *t)
 	munmap(t->vm.region, GR_AVM_REGION);
 	close(t->memfd);
 	gr_loop_finish(&t->agent.loop);
+	free(t->vm.ev_changes);
 	free(t);
 }
 

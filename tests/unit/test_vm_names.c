@@ -15,6 +15,7 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gr_agent_vm.h"
@@ -224,6 +225,55 @@ static void test_enable_of_nothing_fails_with_the_guests_reason(void)
 	gr_avm_free(t);
 }
 
+/* The record of run-time changes a new guest is asked again at attach */
+static void test_run_time_changes_kept_in_order(void)
+{
+	struct gr_avm *t = t_open(GR_F_ANYEVENT);
+	uint64_t set[GR_MAX_EVENTS / 64] = { 0 };
+	uint64_t clr[GR_MAX_EVENTS / 64] = { 0 };
+	char err[256], big[GR_EV_LIST_MAX], *l;
+
+	t->vm.enable[0] = 1;
+	CU_ASSERT_EQUAL(vm_set_events(&t->vm, "sched_switch", false, err,
+				      sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(t->vm.ev_changes, "!sched_switch");
+	CU_ASSERT_EQUAL(t->vm.enable[0], 0);
+	CU_ASSERT_EQUAL(vm_set_events(&t->vm, "sched_*", true, err,
+				      sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(t->vm.ev_changes, "!sched_switch,sched_*");
+	CU_ASSERT_EQUAL(t->vm.enable[0], 1);
+	/* the same pattern again replaces its earlier change */
+	CU_ASSERT_EQUAL(vm_set_events(&t->vm, "sched_switch", true, err,
+				      sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(t->vm.ev_changes, "sched_*,sched_switch");
+	/* '!' within an enable list: the later token wins */
+	CU_ASSERT_EQUAL(vm_set_events(&t->vm, "sched_*,!sched_switch", true,
+				      err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(t->vm.ev_changes, "sched_*,!sched_switch");
+	CU_ASSERT_EQUAL(t->vm.enable[0], 0);
+	CU_ASSERT_EQUAL(vm_set_events(&t->vm, "!sched_switch", false, err,
+				      sizeof(err)), -EINVAL);
+	/* what a new guest is asked: --events (or the defaults), then these */
+	snprintf(t->vm.opts.events, sizeof(t->vm.opts.events), "irq_*");
+	l = vm_events_list(&t->vm);
+	CU_ASSERT_STRING_EQUAL(l, "irq_*,sched_*,!sched_switch");
+	CU_ASSERT_EQUAL(vm_resolve_events(&t->vm, l, false, set, clr, err,
+					  sizeof(err)), 0);
+	CU_ASSERT_EQUAL(set[0], 0);
+	CU_ASSERT_EQUAL(clr[0], 1);
+	free(l);
+	/* a record that would outgrow the list: refused, nothing changed */
+	big[0] = '\0';
+	while (strlen(big) + 13 < sizeof(big) - 1)
+		strcat(big, big[0] ? ",sched_switch" : "sched_switch");
+	CU_ASSERT_EQUAL(vm_set_events(&t->vm, big, true, err, sizeof(err)),
+			-E2BIG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "vm-add --events"));
+	CU_ASSERT_EQUAL(t->vm.enable[0], 0);
+	CU_ASSERT_STRING_EQUAL(t->vm.ev_changes, "sched_*,!sched_switch");
+	gr_avm_free(t);
+}
+
 static void test_refusal_and_cancel(void)
 {
 	struct gr_avm *t = t_open(GR_F_ANYEVENT);
@@ -421,6 +471,7 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_hostile_answers_are_refused),
 	GR_TEST(test_enable_known_sets_the_bit),
 	GR_TEST(test_enable_of_nothing_fails_with_the_guests_reason),
+	GR_TEST(test_run_time_changes_kept_in_order),
 	GR_TEST(test_refusal_and_cancel),
 	GR_TEST(test_without_the_feature),
 	GR_TEST(test_probe_refused_with_the_kernels_reason),
