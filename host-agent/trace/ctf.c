@@ -248,14 +248,65 @@ static const struct {
 	{ "irq", "softirq_exit", "irq_softirq_exit" },
 	{ "irq", "softirq_raise", "irq_softirq_raise" },
 	{ "net", "netif_receive_skb", "net_if_receive_skb" },
+	{ "net", "netif_receive_skb_entry", "net_if_receive_skb_entry" },
+	{ "net", "netif_receive_skb_exit", "net_if_receive_skb_exit" },
+	{ "net", "netif_receive_skb_list_entry",
+	  "net_if_receive_skb_list_entry" },
+	{ "net", "netif_receive_skb_list_exit",
+	  "net_if_receive_skb_list_exit" },
+	{ "net", "netif_rx", "net_if_rx" },
+	{ "net", "netif_rx_entry", "net_if_rx_entry" },
+	{ "net", "netif_rx_exit", "net_if_rx_exit" },
+	{ "net", "napi_gro_frags_entry", "net_napi_gro_frags_entry" },
+	{ "net", "napi_gro_frags_exit", "net_napi_gro_frags_exit" },
+	{ "net", "napi_gro_receive_entry", "net_napi_gro_receive_entry" },
+	{ "net", "napi_gro_receive_exit", "net_napi_gro_receive_exit" },
+	{ "skb", "kfree_skb", "skb_kfree" },
+	{ "skb", "consume_skb", "skb_consume" },
 	{ "kmem", "kmalloc", "kmem_kmalloc" },
+	{ "kmem", "kmalloc_node", "kmem_kmalloc_node" },
 	{ "kmem", "kfree", "kmem_kfree" },
 	{ "kmem", "mm_page_alloc", "kmem_mm_page_alloc" },
+	{ "kmem", "mm_page_alloc_extfrag", "kmem_mm_page_alloc_extfrag" },
+	{ "kmem", "mm_page_alloc_zone_locked",
+	  "kmem_mm_page_alloc_zone_locked" },
 	{ "kmem", "mm_page_free", "kmem_mm_page_free" },
+	{ "kmem", "mm_page_free_batched", "kmem_mm_page_free_batched" },
+	{ "kmem", "mm_page_pcpu_drain", "kmem_mm_page_pcpu_drain" },
+	{ "timer", "hrtimer_init", "timer_hrtimer_init" },
 	{ "timer", "hrtimer_start", "timer_hrtimer_start" },
 	{ "timer", "hrtimer_cancel", "timer_hrtimer_cancel" },
 	{ "timer", "hrtimer_expire_entry", "timer_hrtimer_expire_entry" },
 	{ "timer", "hrtimer_expire_exit", "timer_hrtimer_expire_exit" },
+	{ "timer", "itimer_state", "timer_itimer_state" },
+	{ "timer", "itimer_expire", "timer_itimer_expire" },
+	{ "power", "cpu_idle", "power_cpu_idle" },
+	{ "power", "cpu_frequency", "power_cpu_frequency" },
+	{ "power", "machine_suspend", "power_machine_suspend" },
+	{ "power", "wakeup_source_activate", "power_wakeup_source_activate" },
+	{ "power", "wakeup_source_deactivate",
+	  "power_wakeup_source_deactivate" },
+	{ "power", "clock_enable", "power_clock_enable" },
+	{ "power", "clock_disable", "power_clock_disable" },
+	{ "power", "clock_set_rate", "power_clock_set_rate" },
+	{ "printk", "console", "printk_console" },
+	{ "preemptirq", "irq_disable", "preemptirq_irq_disable" },
+	{ "preemptirq", "irq_enable", "preemptirq_irq_enable" },
+	{ "preemptirq", "preempt_disable", "preemptirq_preempt_disable" },
+	{ "preemptirq", "preempt_enable", "preemptirq_preempt_enable" },
+	{ "vmscan", "mm_shrink_slab_start", "mm_vmscan_shrink_slab_start" },
+	{ "vmscan", "mm_shrink_slab_end", "mm_vmscan_shrink_slab_end" },
+	{ "compaction", "mm_compaction_isolate_migratepages",
+	  "compaction_isolate_migratepages" },
+	{ "compaction", "mm_compaction_isolate_freepages",
+	  "compaction_isolate_freepages" },
+	{ "compaction", "mm_compaction_migratepages",
+	  "compaction_migratepages" },
+	{ "writeback", "balance_dirty_pages", "writeback_balance_dirty_pages" },
+	{ "writeback", "bdi_dirty_ratelimit", "writeback_bdi_dirty_ratelimit" },
+	{ "writeback", "global_dirty_state", "writeback_global_dirty_state" },
+	{ "writeback", "folio_wait_writeback", "writeback_folio_wait" },
+	{ "regmap", "regcache_sync", "regmap_regcache_sync" },
 	/*
 	 * lttng-modules' names for a system call it has no table entry
 	 * for: the number is in "id", the arguments raw
@@ -392,6 +443,34 @@ static void pad_bytes(struct sbuf *b, uint32_t from, uint32_t to)
 		  "base = 16; } " GR_CTF_PAD_PREFIX "%u[%u];\n", from, to - from);
 }
 
+/**
+ * gr_ctf_field_name() - the name the metadata gives a field
+ * @ev: the event
+ * @f: one of its fields
+ *
+ * lttng-modules names a thread id "tid" in the scheduler's events, where
+ * the kernel's tracepoints say "pid" (sched_stat_runtime, sched_wait_task,
+ * ...): Trace Compass's layout reads "tid". The table's descriptors are
+ * named so already; an event added by name (spec 18) gets "tid" in the
+ * metadata unless it has a field "tid" itself. Every other field keeps
+ * its name.
+ *
+ * Context: any; does not sleep.
+ * Return: the name (a static string or @f->name).
+ */
+const char *gr_ctf_field_name(const struct gr_event_view *ev,
+			      const struct gr_field_view *f)
+{
+	unsigned int i;
+
+	if (strcmp(ev->system, "sched") || strcmp(f->name, "pid"))
+		return f->name;
+	for (i = 0; i < ev->nr_fields && i < GR_MAX_FIELDS; i++)
+		if (!strcmp(ev->fields[i].name, "tid"))
+			return f->name;
+	return "tid";
+}
+
 /*
  * emitted as "_<name>": an identifier (a TSDL keyword is fine once
  * prefixed), not in the "_gr_" space
@@ -421,6 +500,7 @@ static int emit_fields(struct sbuf *b, const struct gr_event_view *ev)
 	for (i = 0; i < n; i++) {
 		const struct gr_field_view *f = &ev->fields[order[i]];
 		uint32_t end = (uint32_t)f->offset + f->size, align = 1;
+		const char *name = gr_ctf_field_name(ev, f);
 
 		if (!field_name_ok(f) || string_seen || f->offset < pos ||
 		    end > ev->payload_size)
@@ -438,21 +518,21 @@ static int emit_fields(struct sbuf *b, const struct gr_event_view *ev)
 				  "signed = %s; base = %u; } _%s;\n",
 				  f->size * 8U, align * 8U,
 				  f->flags & GR_FIELD_F_SIGNED ? "true" : "false",
-				  f->flags & GR_FIELD_F_HEX ? 16U : 10U, f->name);
+				  f->flags & GR_FIELD_F_HEX ? 16U : 10U, name);
 			break;
 		case GR_FIELD_CHARS:
 			if (!f->size)
 				return -EINVAL;
 			sb_printf(b, "\t\tinteger { size = 8; align = 8; "
 				  "signed = false; encoding = UTF8; base = 10; } "
-				  "_%s[%u];\n", f->name, f->size);
+				  "_%s[%u];\n", name, f->size);
 			break;
 		case GR_FIELD_STRING:
 			/* variable length: only as the last bytes of a record */
 			if (!varlen)
 				return -EINVAL;
 			sb_printf(b, "\t\tstring { encoding = UTF8; } _%s;\n",
-				  f->name);
+				  name);
 			string_seen = 1;
 			break;
 		default:

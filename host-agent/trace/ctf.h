@@ -73,6 +73,8 @@
 #define GR_CTF_TRACER_PATCH	0
 
 const char *gr_ctf_event_name(const char *system, const char *name);
+const char *gr_ctf_field_name(const struct gr_event_view *ev,
+			      const struct gr_field_view *f);
 int gr_ctf_names_check(const struct gr_event_view *events,
 		       unsigned int nr_table, unsigned int nr);
 

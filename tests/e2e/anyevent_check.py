@@ -41,13 +41,28 @@ CLOCK_SLACK = 25
 
 # The metadata's names of events lttng-modules renames (spec 7.5)
 CTF_NAMES = {"timer:hrtimer_" + n: "timer_hrtimer_" + n
-             for n in ("start", "cancel", "expire_entry", "expire_exit")}
+             for n in ("init", "start", "cancel", "expire_entry",
+                       "expire_exit")}
 CTF_NAMES.update({"kmem:" + n: "kmem_" + n
                   for n in ("kmalloc", "kfree", "mm_page_alloc",
                             "mm_page_free")})
 CTF_NAMES.update({"irq:softirq_" + n: "irq_softirq_" + n
                   for n in ("entry", "exit", "raise")})
 CTF_NAMES["net:netif_receive_skb"] = "net_if_receive_skb"
+CTF_NAMES.update({"power:cpu_idle": "power_cpu_idle",
+                  "power:cpu_frequency": "power_cpu_frequency",
+                  "skb:consume_skb": "skb_consume",
+                  "skb:kfree_skb": "skb_kfree",
+                  "printk:console": "printk_console"})
+
+
+def ctf_field(event, name, fmt):
+    """The metadata's name of a field (spec 7.5): the scheduler's pid is
+    lttng-modules' tid, unless the event has a tid of its own."""
+    if event.startswith("sched:") and name == "pid" and \
+            not any(f[0] == "tid" for f in fmt):
+        return "tid"
+    return name
 
 # An interrupt that comes between guestrelay's probe and ftrace's (both
 # run, one after the other, at every hit of the tracepoint) puts its
@@ -186,7 +201,9 @@ def read_ours(trace, fmts, names):
         cpu = int(e.packet.context_field["cpu_id"])
         vals = [msg.default_clock_snapshot.value,
                 int(e.common_context_field["tid"])]
-        vals += [ours_value(e.payload_field[f[0]]) for f in fmts[full]]
+        vals += [ours_value(e.payload_field[ctf_field(full, f[0],
+                                                       fmts[full])])
+                 for f in fmts[full]]
         ours[full][cpu].append(tuple(vals))
     return ours
 

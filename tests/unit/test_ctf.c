@@ -426,6 +426,26 @@ static void test_odd_clock_names_still_parse(void)
 	run_free(&r);
 }
 
+/* spec 7.5: the scheduler's "pid" is lttng-modules' "tid" in the metadata */
+static void test_metadata_names_sched_pid_tid(void)
+{
+	struct gr_event_view ev = { .system = "sched", .name = "x",
+				    .nr_fields = 2 };
+
+	snprintf(ev.fields[0].name, sizeof(ev.fields[0].name), "pid");
+	snprintf(ev.fields[1].name, sizeof(ev.fields[1].name), "runtime");
+	CU_ASSERT_STRING_EQUAL(gr_ctf_field_name(&ev, &ev.fields[0]), "tid");
+	CU_ASSERT_STRING_EQUAL(gr_ctf_field_name(&ev, &ev.fields[1]),
+			       "runtime");
+	/* a "tid" of its own: names stay unique */
+	snprintf(ev.fields[1].name, sizeof(ev.fields[1].name), "tid");
+	CU_ASSERT_STRING_EQUAL(gr_ctf_field_name(&ev, &ev.fields[0]), "pid");
+	/* another system keeps "pid" (signal_generate) */
+	snprintf(ev.system, sizeof(ev.system), "signal");
+	snprintf(ev.fields[1].name, sizeof(ev.fields[1].name), "sig");
+	CU_ASSERT_STRING_EQUAL(gr_ctf_field_name(&ev, &ev.fields[0]), "pid");
+}
+
 /* a view that did not come from the validator is still not trusted */
 /* spec 7.5: tracepoint names in descriptors, lttng-modules' in metadata */
 static void test_metadata_names_events_as_lttng_modules(void)
@@ -445,6 +465,18 @@ static void test_metadata_names_events_as_lttng_modules(void)
 			       "syscall_exit_unknown");
 	CU_ASSERT_STRING_EQUAL(gr_ctf_event_name("sched", "sched_switch"),
 			       "sched_switch");
+	/* events by name (spec 18): lttng-modules' names where it has them */
+	CU_ASSERT_STRING_EQUAL(gr_ctf_event_name("power", "cpu_idle"),
+			       "power_cpu_idle");
+	CU_ASSERT_STRING_EQUAL(gr_ctf_event_name("skb", "kfree_skb"),
+			       "skb_kfree");
+	CU_ASSERT_STRING_EQUAL(gr_ctf_event_name("printk", "console"),
+			       "printk_console");
+	CU_ASSERT_STRING_EQUAL(gr_ctf_event_name("vmscan",
+						 "mm_shrink_slab_start"),
+			       "mm_vmscan_shrink_slab_start");
+	CU_ASSERT_STRING_EQUAL(gr_ctf_event_name("block", "block_rq_insert"),
+			       "block_rq_insert");
 	/* the system is part of the key */
 	CU_ASSERT_STRING_EQUAL(gr_ctf_event_name("sched", "kmalloc"),
 			       "kmalloc");
@@ -1338,6 +1370,8 @@ static const struct gr_test ctf_tests[] = {
 	  test_env_has_guest_kernel_version_and_product_uuid),
 	GR_TEST_NAMED("metadata names events as lttng-modules does",
 	  test_metadata_names_events_as_lttng_modules),
+	GR_TEST_NAMED("metadata names the scheduler's pid tid",
+	  test_metadata_names_sched_pid_tid),
 	GR_TEST_NAMED("metadata refuses unsafe or inexpressible views",
 	  test_metadata_refuses_unsafe_or_inexpressible_views),
 	GR_TEST_NAMED("random views: babeltrace2 decodes exactly",
