@@ -20,7 +20,7 @@ for _ in $(seq 50); do
 	sleep 0.1
 done
 "$bin" --run-dir "$run_dir" vm-add demo --switch-timer-ms 100 \
-	--events 'sched_*,irq_*,softirq_*,block_*,net_*,netif_*'
+	--events 'sched_*,irq_*,softirq_*,block_*,net_*,netif_*,kmem:mm_page_alloc,kmem:mm_page_free'
 
 echo "== booting the test guest (QEMU, $(nproc) host CPUs, TCG); workload for 3 s"
 t0=$(date +%s)

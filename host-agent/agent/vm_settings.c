@@ -6,7 +6,9 @@
  * A change is kept in the VM (vm->enable, vm->opts, vm_filter.c's state)
  * and published to a guest that has published (hostctl_publish());
  * before that it waits for the guest's publication, which vm.c's attach
- * applies. Nothing here decides a VM's life.
+ * applies. Enables and disables are also kept in order (vm->ev_changes),
+ * so that the next guest of the VM is asked the same at its attach
+ * (vm_events_list()). Nothing here decides a VM's life.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -94,7 +94,9 @@ LAYOUT = {
     "block_rq_complete": {"dev": INT, "sector": INT, "nr_sector": INT},
     "net_dev_xmit": {"skbaddr": INT, "len": INT, "name": STR},
     "net_if_receive_skb": {"skbaddr": INT, "len": INT, "name": STR},
+    # KernelMemoryStateProvider: the page order of each (events by name)
     "kmem_mm_page_alloc": {"order": INT},
+    "kmem_mm_page_free": {"order": INT},
     "syscall_exit_": {"ret": SINT},
     "lttng_statedump_process_state": {"tid": SINT, "pid": SINT,
                                       "ppid": SINT, "name": STR,
@@ -106,6 +108,7 @@ EXPECTED = ["sched_switch", "sched_wakeup", "sched_waking",
             "sched_process_fork", "sched_process_exec", "sched_process_exit",
             "sched_process_free", "irq_handler_entry", "irq_handler_exit",
             "irq_softirq_entry", "irq_softirq_exit", "net_if_receive_skb",
+            "kmem_mm_page_alloc", "kmem_mm_page_free",
             "syscall_entry_read", "syscall_exit_read",
             "syscall_entry_getppid", "syscall_exit_getppid"]
 # Trace Compass's Lttng29EventLayout system call prefixes

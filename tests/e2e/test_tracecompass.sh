@@ -9,7 +9,9 @@
 # its middle a dump of every thread of /proc (tid, pid, ppid, state, CPU,
 # comm) between two console marks. The agent records the events Trace
 # Compass's kernel analysis handles (the default set plus sched_waking,
-# sched_process_free, sched_pi_setprio, sys_enter and sys_exit).
+# sched_process_free, sched_pi_setprio, sys_enter and sys_exit), and by
+# name the two its Kernel Memory Usage reads (kmem_mm_page_alloc and
+# kmem_mm_page_free in the metadata, with their page order).
 # tests/e2e/tc_check.py, written from Trace Compass's layout classes and
 # KernelStateProvider, then reads the trace with python3-bt2 and checks
 # the env, the event and field names and types, system calls named one
@@ -32,6 +34,8 @@ events="$events,sched_process_free,sched_migrate_task,sched_pi_setprio"
 events="$events,irq_handler_entry,irq_handler_exit,softirq_entry"
 events="$events,softirq_exit,block_rq_issue,block_rq_complete"
 events="$events,net_dev_xmit,netif_receive_skb,sys_enter,sys_exit"
+# by name (spec 18), for Kernel Memory Usage
+events="$events,kmem:mm_page_alloc,kmem:mm_page_free"
 
 # a machine UUID, as libvirt gives its domains: the guest's DMI product
 # UUID, which the trace's env must carry as product_uuid
