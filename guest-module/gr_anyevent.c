@@ -730,9 +730,37 @@ static bool gr_anyevent_full(unsigned int capacity)
 }
 
 /**
+ * gr_anyevent_by_format() - is @system:@name laid out from its format?
+ * @system: its system
+ * @name: its name
+ *
+ * A kprobe event's fields are defined by its code, not in its class
+ * (spec 18.4): gr_anyevent_add_named() needs them from its tracefs
+ * format, whether the host defined the probe or the guest's
+ * administrator did (kprobe_events).
+ *
+ * Context: process context; may sleep.
+ * Return: true for a kprobe event.
+ */
+bool gr_anyevent_by_format(const char *system, const char *name)
+{
+	struct trace_event_file *file;
+	bool kprobe;
+
+	file = trace_get_event_file(NULL, system, name);
+	if (IS_ERR(file))
+		return false;
+	kprobe = file->event_call->flags & TRACE_EVENT_FL_KPROBE;
+	trace_put_event_file(file);
+	return kprobe;
+}
+
+/**
  * gr_anyevent_check_named() - could @system:@name be added? (a dry run)
  * @system: its system
  * @name: its name
+ * @ff: a kprobe event's fields from its tracefs format, or NULL
+ * @nff: their number
  * @capacity: the descriptor slots of the layout
  *
  * As gr_anyevent_add_named() would decide, keeping nothing.
@@ -741,6 +769,7 @@ static bool gr_anyevent_full(unsigned int capacity)
  * Return: 0, or the -errno it would refuse it with.
  */
 int gr_anyevent_check_named(const char *system, const char *name,
+			    const struct gr_name_field *ff, unsigned int nff,
 			    unsigned int capacity)
 {
 	struct gr_anyevent *ev;
@@ -749,7 +778,7 @@ int gr_anyevent_check_named(const char *system, const char *name,
 	ev = kmalloc(sizeof(*ev), GFP_KERNEL);
 	if (!ev)
 		return -ENOMEM;
-	ret = gr_anyevent_find(ev, system, name, NULL, 0, false);
+	ret = gr_anyevent_find(ev, system, name, ff, nff, false);
 	if (!ret) {
 		trace_put_event_file(ev->file);
 		if (gr_anyevent_full(capacity))
@@ -797,7 +826,7 @@ int gr_anyevent_add_named(const char *system, const char *name,
 	if (gr_anyevent_full(capacity)) {
 		/* -ENOSPC, or why it could not be recorded anyway */
 		ret = ff ? -ENOSPC :
-		      gr_anyevent_check_named(system, name, capacity);
+		      gr_anyevent_check_named(system, name, NULL, 0, capacity);
 		goto out;
 	}
 	/* not yet covered by gr_anyevent_live: nobody else reads it */

@@ -27,7 +27,9 @@ void gr_anyevent_exit(void);
 unsigned int gr_anyevent_nr(void);
 int gr_anyevent_published(const char *system, const char *name, bool *native);
 int gr_anyevent_check_named(const char *system, const char *name,
+			    const struct gr_name_field *ff, unsigned int nff,
 			    unsigned int capacity);
+bool gr_anyevent_by_format(const char *system, const char *name);
 int gr_anyevent_add_named(const char *system, const char *name,
 			  const struct gr_name_field *ff, unsigned int nff,
 			  unsigned int capacity, struct gr_event_desc *desc,

@@ -235,6 +235,24 @@ static int gr_byname_errno(int ret)
 	}
 }
 
+/*
+ * The fields of kprobe event @sys:@name (gr_anyevent_by_format()) from
+ * its tracefs format, read into @fmt, into @ff (@nff): 0, or -errno.
+ */
+static int gr_byname_format(struct gr_byname_req *r, const char *sys,
+			    const char *name, char *fmt,
+			    struct gr_name_field *ff, unsigned int *nff)
+{
+	char path[2 * GR_NAME_WORD_MAX + 16];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "events/%s/%s/format", sys, name);
+	n = gr_byname_read(r, path, fmt, GR_BYNAME_FORMAT_MAX);
+	if (n < 0)
+		return n;
+	return gr_name_format_fields(fmt, n, ff, GR_MAX_FIELDS, nff);
+}
+
 /* ---- ADD -------------------------------------------------------------- */
 
 /* The new descriptor into its slot, the whole stride (N3) */
@@ -302,6 +320,35 @@ static int gr_byname_add_one(struct gr_byname_req *r, const char *sys,
 	return id;
 }
 
+/*
+ * A kprobe event the guest's administrator defined (kprobe_events): laid
+ * out from its format as a probe of the host is (18.4 P4); its id, or
+ * the -errno of its R line
+ */
+static int gr_byname_add_kprobe(struct gr_byname_req *r, const char *sys,
+				const char *name, u32 *added, u32 *refused)
+{
+	struct gr_name_field *ff;
+	unsigned int nff = 0;
+	char *fmt;
+	int ret;
+
+	fmt = kvmalloc(GR_BYNAME_FORMAT_MAX, GFP_KERNEL);
+	ff = kcalloc(GR_MAX_FIELDS, sizeof(*ff), GFP_KERNEL);
+	ret = fmt && ff ? gr_byname_format(r, sys, name, fmt, ff, &nff) :
+			  -ENOMEM;
+	if (ret) {
+		(*refused)++;
+		ret = gr_byname_errno(ret);
+		gr_byname_line(&r->ans, "R %s:%s %d\n", sys, name, -ret);
+	} else {
+		ret = gr_byname_add_one(r, sys, name, ff, nff, added, refused);
+	}
+	kfree(ff);
+	kvfree(fmt);
+	return ret;
+}
+
 static int gr_byname_add(struct gr_byname_req *r)
 {
 	char sys[GR_NAME_WORD_MAX], name[GR_NAME_WORD_MAX];
@@ -327,7 +374,11 @@ static int gr_byname_add(struct gr_byname_req *r)
 			continue;
 		hit |= these;
 		matched++;
-		gr_byname_add_one(r, sys, name, NULL, 0, &added, &refused);
+		if (gr_anyevent_by_format(sys, name))
+			gr_byname_add_kprobe(r, sys, name, &added, &refused);
+		else
+			gr_byname_add_one(r, sys, name, NULL, 0, &added,
+					  &refused);
 	}
 	for (i = 0; i < r->npats; i++) {
 		if (hit & BIT_ULL(i))
@@ -380,6 +431,8 @@ static int gr_byname_list_one(struct gr_byname_req *r, const char *sys,
 			      const char *name, char *fmt)
 {
 	char path[2 * GR_NAME_WORD_MAX + 16], state[8];
+	struct gr_name_field *ff = NULL;
+	unsigned int nff = 0;
 	ssize_t n;
 	bool native;
 	int ret;
@@ -387,11 +440,24 @@ static int gr_byname_list_one(struct gr_byname_req *r, const char *sys,
 	ret = gr_byname_list_grow();
 	if (ret)
 		return ret;
+	snprintf(path, sizeof(path), "events/%s/%s/format", sys, name);
+	/* an event gone meanwhile: its line without fields */
+	n = gr_byname_read(r, path, fmt, GR_BYNAME_FORMAT_MAX);
 	if (gr_anyevent_published(sys, name, &native) >= 0) {
 		strscpy(state, native ? "n" : "p", sizeof(state));
 	} else {
-		ret = gr_anyevent_check_named(sys, name,
-					      r->gd->layout.desc_capacity);
+		/* a kprobe event: as ADD would lay it out, from its format */
+		if (n > 0 && gr_anyevent_by_format(sys, name)) {
+			ff = kcalloc(GR_MAX_FIELDS, sizeof(*ff), GFP_KERNEL);
+			if (!ff)
+				return -ENOMEM;
+			ret = gr_name_format_fields(fmt, n, ff, GR_MAX_FIELDS,
+						    &nff);
+		}
+		if (!ret)
+			ret = gr_anyevent_check_named(sys, name, ff, nff,
+						      r->gd->layout.desc_capacity);
+		kfree(ff);
 		if (ret == -ENOMEM)
 			return ret;
 		if (ret)
@@ -400,9 +466,6 @@ static int gr_byname_list_one(struct gr_byname_req *r, const char *sys,
 		else
 			strscpy(state, "y", sizeof(state));
 	}
-	snprintf(path, sizeof(path), "events/%s/%s/format", sys, name);
-	/* an event gone meanwhile: its line without fields */
-	n = gr_byname_read(r, path, fmt, GR_BYNAME_FORMAT_MAX);
 	gr_byname_list_len += gr_name_list_line(gr_byname_list +
 						gr_byname_list_len,
 						GR_NAME_ANS_TEXT, sys, name,

@@ -399,8 +399,21 @@ def probe_checks():
           "one more probe: A", repr(a))
 
 
+def admin_kprobe_checks():
+    """A kprobe event of the guest's administrator (kprobes:gr_admin):
+    listed as addable and added, laid out from its format (18.4 P4)."""
+    a = request(LIST, "kprobes:gr_admin")
+    check(a and a[0] == 0 and a[2].startswith("kprobes:gr_admin y "),
+          "LIST: the administrator's kprobe event can be added (y)", repr(a))
+    a = request(ADD, "kprobes:gr_admin")
+    check(a and a[0] == 0 and re.match(r"A kprobes:gr_admin \d+\n$", a[2]),
+          "ADD: the administrator's kprobe event added from its format",
+          repr(a))
+
+
 if check(wait(lambda: console_has("GR: OTHERS set"), 120),
          "the guest made kprobe events of its own", ""):
+    admin_kprobe_checks()
     probe_checks()
     check(wait(lambda: console_has("GR: KPROBES after guestrelay/gr_done "
                                    "guestrelay/gr_ret guestrelay/gr_taken ."),
