@@ -278,6 +278,10 @@ static void try_attach(struct gr_vm *vm, bool try_resume)
 	memset(vm->enable, 0, sizeof(vm->enable));
 	vm_resolve_events(vm, vm->opts.events[0] ? vm->opts.events :
 		       GR_DEFAULT_EVENTS, false, vm->enable, err, sizeof(err));
+	/* spec 9.8: the guest's vmsync records, with what was chosen */
+	if (vm->view.features & GR_F_VMSYNC)
+		vm_resolve_events(vm, "vmsync", false, vm->enable, err,
+				  sizeof(err));
 	for (i = 0; i < GR_MAX_EVENTS / 64 && !vm->enable[i]; i++)
 		;
 	/* spec 18, M6: what --events names beyond the table is asked for */
@@ -545,7 +549,9 @@ static void vm_wake(struct gr_vm *vm)
 		vm_desc_refresh(vm);
 		cons_drain(vm);
 		clients_drain(vm, false);
+		vm->hc.vmsync_uid = ht_vm_uid(vm);
 		hostctl_sync_check(vm);
+		ht_vmsync(vm);
 		gstate = hostctl_guest_state(vm);
 		if (gstate == GR_STATE_PANIC && !vm->saw_panic) {
 			vm->saw_panic = true;
