@@ -102,6 +102,7 @@ struct gr_vm {
 
 	/* the settings vm.c decides, hostctl_publish() writes */
 	uint64_t enable[GR_MAX_EVENTS / 64];
+	uint64_t vmsync_events[GR_MAX_EVENTS / 64];	/* the guest's (9.8) */
 	uint32_t tracing;
 	enum gr_stop_reason stop_reason;
 
