@@ -55,7 +55,7 @@
 	"sched_process_exec,sched_process_exit,sched_migrate_task," \
 	"irq_handler_entry,irq_handler_exit,softirq_entry,softirq_exit," \
 	"block_rq_issue,block_rq_complete,net_dev_xmit,netif_receive_skb," \
-	"lttng_statedump"
+	"lttng_statedump,vmsync"
 
 static void vm_wake(struct gr_vm *vm);
 static void vm_arm_timer(struct gr_vm *vm);
@@ -305,13 +305,11 @@ static void try_attach(struct gr_vm *vm, bool try_resume)
 	memset(vm->enable, 0, sizeof(vm->enable));
 	vm_resolve_events(vm, vm->opts.events[0] ? vm->opts.events :
 		       GR_DEFAULT_EVENTS, false, vm->enable, err, sizeof(err));
-	/* spec 9.8: the guest's vmsync records, with what was chosen */
+	/* spec 9.8: the guest's vmsync events, recorded if chosen */
 	memset(vm->vmsync_events, 0, sizeof(vm->vmsync_events));
-	if (vm->view.features & GR_F_VMSYNC &&
-	    !vm_resolve_events(vm, "vmsync", false, vm->vmsync_events, err,
-			       sizeof(err)))
-		for (i = 0; i < GR_MAX_EVENTS / 64; i++)
-			vm->enable[i] |= vm->vmsync_events[i];
+	if (vm->view.features & GR_F_VMSYNC)
+		vm_resolve_events(vm, "vmsync", false, vm->vmsync_events, err,
+				  sizeof(err));
 	for (i = 0; i < GR_MAX_EVENTS / 64 && !vm->enable[i]; i++)
 		;
 	/* spec 18, M6: what --events names beyond the table is asked for */

@@ -17,6 +17,9 @@
 #     (cnt 2q host to guest, 2q + 1 guest to host), but for a last one in
 #     flight; the sends before the receives on the mapped clocks within
 #     the two clocks' error bounds
+#   - a session whose events leave out vmsync has no vmsync record on
+#     either side (the host gives a vm_uid only while the guest records
+#     both events)
 #   - a fake guest without --vmsync gets no vmsync record and its
 #     session's host stream none either (the host gives a vm_uid only to
 #     a guest that offers the bit, and writes its own records only then)
@@ -29,7 +32,7 @@ la_host_stream_needs
 
 la_agent_start || { bad agent-starts "see the log"; la_show_logs; la_finish; }
 la_vm vm vms
-gr vm-add "$vm" --events sched_switch || bad vm-add "exit $rc: $err"
+gr vm-add "$vm" --events sched_switch,vmsync || bad vm-add "exit $rc: $err"
 t_bg fg 60 "$la_tmp/fg.log" "$FG" --socket "$RUN/$vm.sock" --cpus 2 \
 	--rate 100 --duration 60 --linger 3 --vcpu-threads 1 --sched --vmsync
 if ! la_wait_status "$vm" "s['state'] == 'attached' and len(s['host']['vcpus']) == 1" 20; then
@@ -52,15 +55,19 @@ rc=$?
 sed 's/^/# /' "$la_tmp/vmsync.out"
 check vmsync-pairs-one-to-one "[ $rc = 0 ]" "$(tail -n 1 "$la_tmp/vmsync.out")"
 
-# a guest that does not offer GR_F_VMSYNC: no vmsync record on either side
-la_vm vm2 vmn
-gr vm-add "$vm2" --events all || bad vm-add-2 "exit $rc: $err"
-t_bg fg2 60 "$la_tmp/fg2.log" "$FG" --socket "$RUN/$vm2.sock" --cpus 1 \
-	--rate 100 --duration 4 --linger 3 --vcpu-threads 1
-la_wait_fg "$fg2" 30
-la_wait_status "$vm2" "s['state'] == 'waiting'" 15
-sess2=$(la_sessions "$vm2" | tail -n 1)
-n=$(timeout -k 5 60 babeltrace2 "$sess2" "$sess2/host" 2>/dev/null | grep -c vmsync_)
-check no-vmsync-without-the-bit "[ -d '$sess2/host' ] && [ '$n' = 0 ]" \
-	"$n vmsync records; $(ls -a "$sess2" 2>&1 | tr '\n' ' ')"
+# no vmsync record on either side: a session whose events leave out
+# vmsync (its guest offers the bit), a guest that does not offer it
+for case in "vmo sched_switch --vmsync" "vmn all"; do
+	read -r name events opt <<<"$case"
+	la_vm vm2 "$name"
+	gr vm-add "$vm2" --events "$events" || bad "vm-add-$name" "exit $rc: $err"
+	t_bg fg2 60 "$la_tmp/fg-$name.log" "$FG" --socket "$RUN/$vm2.sock" \
+		--cpus 1 --rate 100 --duration 4 --linger 3 --vcpu-threads 1 $opt
+	la_wait_fg "$fg2" 30
+	la_wait_status "$vm2" "s['state'] == 'waiting'" 15
+	sess2=$(la_sessions "$vm2" | tail -n 1)
+	n=$(timeout -k 5 60 babeltrace2 "$sess2" "$sess2/host" 2>/dev/null | grep -c vmsync_)
+	check "no-vmsync-$name" "[ -d '$sess2/host' ] && [ '$n' = 0 ]" \
+		"$n vmsync records; $(ls -a "$sess2" 2>&1 | tr '\n' ' ')"
+done
 la_end
