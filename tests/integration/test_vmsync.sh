@@ -41,12 +41,7 @@ if ! la_wait_status "$vm" "s['state'] == 'attached' and len(s['host']['vcpus']) 
 fi
 ok vcpu-found
 sleep 8
-kill -TERM "$(t_child "$fg")" 2>/dev/null
-la_wait_fg "$fg" 30
-rc=$?
-check fakeguest-exits-0 "[ $rc -eq 0 ]" "exit $rc"
-la_wait_status "$vm" "s['state'] == 'waiting'" 15
-sess=$(la_sessions "$vm" | tail -n 1)
+la_fg_stop_session "$fg" "$vm"
 if la_bt "$sess"; then ok guest-trace-babeltrace2; else bad guest-trace-babeltrace2 "$bt_out"; fi
 if la_bt "$sess/host"; then ok host-stream-babeltrace2; else bad host-stream-babeltrace2 "$bt_out"; fi
 "$PY" "$LA_TOP/tests/integration/vmsync_check.py" --min 8 "$sess" "$sess/host" \
