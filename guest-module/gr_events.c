@@ -450,6 +450,32 @@ out:
 	preempt_enable();
 }
 
+/**
+ * gr_vmsync_rec() - vmsync_hg_guest or vmsync_gh_guest of a sync round
+ * @id: GR_EV_vmsync_hg_guest or GR_EV_vmsync_gh_guest
+ * @cnt: the message's cnt (GR_VMSYNC_HG_CNT(), GR_VMSYNC_GH_CNT())
+ * @vm_uid: the host's gr_host_ctrl.vm_uid, as loaded for the round
+ *
+ * Context: any that may disable preemption (the sync answer holds a raw
+ * spinlock with interrupts off).
+ */
+void gr_vmsync_rec(unsigned int id, u64 cnt, u64 vm_uid)
+{
+	struct gr_ev_vmsync_hg_guest *ev;
+	struct gr_rec rec;
+
+	BUILD_BUG_ON(sizeof(struct gr_ev_vmsync_hg_guest) !=
+		     sizeof(struct gr_ev_vmsync_gh_guest));
+	preempt_disable();
+	ev = gr_rec_begin(&rec, id, sizeof(*ev));
+	if (ev) {
+		ev->cnt = cpu_to_le64(cnt);
+		ev->vm_uid = cpu_to_le64(vm_uid);
+		gr_rec_commit(&rec);
+	}
+	preempt_enable();
+}
+
 /* ---- pass 3: the field descriptor tables ------------------------------ */
 
 /*

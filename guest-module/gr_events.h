@@ -200,6 +200,8 @@ void gr_dump_rec_thread(struct task_struct *p);
 void gr_dump_rec_irq(unsigned int irq, const char *chip,
 		     const struct irqaction *action);
 void gr_dump_rec_blockdev(u32 devt, const char *name);
+/* A vmsync record of a clock-sync round (gr_events.c, spec 9.8) */
+void gr_vmsync_rec(unsigned int id, u64 cnt, u64 vm_uid);
 
 bool gr_event_available(unsigned int id);
 int gr_event_attach(unsigned int id);

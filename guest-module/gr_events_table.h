@@ -363,6 +363,22 @@ GR_DUMP_STR(lttng_statedump_block_device, lttng_statedump,
 
 GR_DUMP(lttng_statedump_end, lttng_statedump, GR_FIELDS())
 
+/* ---- vmsync: the clock-sync messages for Trace Compass (gr_pass.c) ---- */
+
+/*
+ * Spec 9.8: the host's request received (hg) and the guest's answer
+ * sent (gh), keyed by cnt and vm_uid as Trace Compass matches them with
+ * the host stream's vmsync_hg_host and vmsync_gh_host. Written by
+ * gr_vmsync_rec(), no tracepoint.
+ */
+GR_DUMP(vmsync_hg_guest, vmsync,
+	GR_FIELDS(GR_INT(__le64, cnt, 0)
+		  GR_INT(__le64, vm_uid, 0)))
+
+GR_DUMP(vmsync_gh_guest, vmsync,
+	GR_FIELDS(GR_INT(__le64, cnt, 0)
+		  GR_INT(__le64, vm_uid, 0)))
+
 #undef GR_EVENT
 #undef GR_EVENT_AS
 #undef GR_EVENT_STR

@@ -128,7 +128,10 @@ static void gr_pass_reset(struct gr_dev *gd)
  *
  * Only while the host's GR_F_CLOCK_SYNC is in effect (spec 9.4: otherwise
  * a request is never answered). The clock is read after the request was
- * loaded and before the ack is stored (G24).
+ * loaded and before the ack is stored (G24). With GR_F_VMSYNC and a
+ * vm_uid from the host, the request's receipt and the answer's sending
+ * are recorded around it, as vmsync_hg_guest and vmsync_gh_guest (spec
+ * 9.8).
  *
  * Context: any except NMI; takes @gd->sync_lock.
  * Return: true if an answer was stored (ring GR_VEC_STATUS).
@@ -138,7 +141,7 @@ static bool gr_pass_sync(struct gr_dev *gd)
 	struct gr_host_ctrl *c = gr_ctrl(gd->region);
 	unsigned long flags;
 	bool answered = false;
-	u64 req;
+	u64 req, uid;
 
 	if (!(READ_ONCE(gd->host_features) & GR_F_CLOCK_SYNC))
 		return false;
@@ -146,6 +149,16 @@ static bool gr_pass_sync(struct gr_dev *gd)
 	/* Pairs (spec 10 #11) with the host's smp_store_release() of sync_req */
 	req = le64_to_cpu(smp_load_acquire(&c->sync_req));
 	if (req != gd->sync_ack) {
+		/* spec 9.8: stored by the host before the request's release */
+		uid = READ_ONCE(gd->host_features) & GR_F_VMSYNC ?
+		      le64_to_cpu(READ_ONCE(c->vm_uid)) : 0;
+		if (uid)
+			gr_vmsync_rec(GR_EV_vmsync_hg_guest,
+				      GR_VMSYNC_HG_CNT(req), uid);
+		gr_status_sync_time(gd->region);
+		if (uid)
+			gr_vmsync_rec(GR_EV_vmsync_gh_guest,
+				      GR_VMSYNC_GH_CNT(req), uid);
 		gr_status_ack_sync(gd->region, req);
 		gd->sync_ack = req;
 		answered = true;

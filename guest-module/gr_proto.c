@@ -375,22 +375,32 @@ void gr_status_ack_reset(void *region, u64 req)
 }
 
 /**
- * gr_status_ack_sync() - answer clock-sync request @req with the time now
+ * gr_status_sync_time() - the time now, for the answer to a clock-sync
+ *	request (then gr_status_ack_sync())
  * @region: the shared region
- * @req: the sync_req value answered
  *
  * Context: any; one caller at a time. Call it as soon as the request is
  * seen: the delay widens the host's error bound.
  */
+void gr_status_sync_time(void *region)
+{
+	WRITE_ONCE(gr_status(region)->sync_guest_time, cpu_to_le64(gr_clock()));
+}
+
+/**
+ * gr_status_ack_sync() - answer clock-sync request @req with the time
+ *	gr_status_sync_time() stored
+ * @region: the shared region
+ * @req: the sync_req value answered
+ *
+ * Context: any; one caller at a time.
+ */
 void gr_status_ack_sync(void *region, u64 req)
 {
-	struct gr_guest_status *st = gr_status(region);
-
-	WRITE_ONCE(st->sync_guest_time, cpu_to_le64(gr_clock()));
 	/* The time before the ack; pairs (spec 10 #15) with the host's smp_load_acquire()
 	 * of sync_ack.
 	 */
-	smp_store_release(&st->sync_ack, cpu_to_le64(req));
+	smp_store_release(&gr_status(region)->sync_ack, cpu_to_le64(req));
 }
 
 /**

@@ -61,9 +61,10 @@
  * 3 client channels; 4 last record offset in the commit record;
  * 5 aggregation maps (hist); 6 a second start event of a latency pair;
  * 7 events by name, added at run time (GR_F_ANYEVENT); 8 kprobe events
- * defined by the host (GR_F_PROBE)
+ * defined by the host (GR_F_PROBE); 9 vmsync records of the clock-sync
+ * rounds for Trace Compass (GR_F_VMSYNC)
  */
-#define GR_ABI_MINOR		8
+#define GR_ABI_MINOR		9
 
 #define GR_REGION_MAGIC		0x3159414c45525247ULL	/* "GRRELAY1" */
 #define GR_CTRL_MAGIC		0x313054534f485247ULL	/* "GRHOST01" */
@@ -111,7 +112,8 @@
 #define GR_F_HIST		_BITULL(12)	/* aggregation maps (v1.5) */
 #define GR_F_ANYEVENT		_BITULL(13)	/* events by name (v1.7) */
 #define GR_F_PROBE		_BITULL(14)	/* probes from the host (v1.8) */
-#define GR_F_KNOWN		0x7fffULL	/* all bits defined in v1.8 */
+#define GR_F_VMSYNC		_BITULL(15)	/* vmsync records (v1.9) */
+#define GR_F_KNOWN		0xffffULL	/* all bits defined in v1.9 */
 
 /**
  * struct gr_region_hdr - identity, geometry and layout of the region
@@ -331,7 +333,9 @@ struct gr_host_ctrl {
 	__u8 follow_reserved;		/* 0 */
 	__le32 follow_pids[GR_FOLLOW_MAX_PIDS];	/* 1..GR_FOLLOW_PID_LIMIT-1 */
 	char follow_comm[GR_FOLLOW_COMM_LEN];	/* glob on comm, no NUL needed */
-	__u8 reserved[88];		/* 0 */
+	/* v1.9, GR_F_VMSYNC (spec 9.8): not a settings field, 0 = none */
+	__le64 vm_uid;			/* vmsync records' vm_uid; 0: none */
+	__u8 reserved[80];		/* 0 */
 };
 
 static_assert(sizeof(struct gr_host_ctrl) == 512, "gr_host_ctrl size");
@@ -343,7 +347,16 @@ static_assert(offsetof(struct gr_host_ctrl, ctrl_flags) == 120, "ctrl_flags");
 static_assert(offsetof(struct gr_host_ctrl, follow_flags) == 128, "follow");
 static_assert(offsetof(struct gr_host_ctrl, follow_pids) == 136, "pids");
 static_assert(offsetof(struct gr_host_ctrl, follow_comm) == 392, "comm");
-static_assert(offsetof(struct gr_host_ctrl, reserved) == 424, "ctrl reserved");
+static_assert(offsetof(struct gr_host_ctrl, vm_uid) == 424, "vm_uid");
+static_assert(offsetof(struct gr_host_ctrl, reserved) == 432, "ctrl reserved");
+
+/*
+ * v1.9, GR_F_VMSYNC (spec 9.8): the cnt of the two messages of sync
+ * request q, the same on both sides (Trace Compass keys a message by
+ * vm_uid and cnt, so each message has a cnt of its own)
+ */
+#define GR_VMSYNC_HG_CNT(q)	((__u64)(q) * 2)	/* host to guest */
+#define GR_VMSYNC_GH_CNT(q)	((__u64)(q) * 2 + 1)	/* guest to host */
 
 /* Instruction codes of struct gr_filter_insn (spec 14.2) */
 #define GR_FI_RET		0x01	/* return k: 1 record, 0 drop */

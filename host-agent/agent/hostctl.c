@@ -59,7 +59,7 @@
 		       GR_F_SWITCH_TIMER | GR_F_FILTER | GR_F_GUEST_INFO | \
 		       GR_F_DEFAULTS | GR_F_FOLLOW | GR_F_SYSCALLS | \
 		       GR_F_CLIENT | GR_F_LAST_RECORD | GR_F_HIST | \
-		       GR_F_ANYEVENT | GR_F_PROBE)
+		       GR_F_ANYEVENT | GR_F_PROBE | GR_F_VMSYNC)
 
 static struct gr_host_ctrl *ctrl(struct gr_vm *vm)
 {
@@ -313,6 +313,17 @@ void hostctl_clock_resume(struct gr_vm *vm, const struct gr_ctf_clock *c)
 	vm->hc.last.rtt = UINT64_MAX;
 }
 
+/* a message of the round for the host stream (spec 9.8), if it has room */
+static void vmsync_mark(struct gr_hostctl *hc, bool gh, uint64_t cnt,
+			uint64_t ts)
+{
+	if (!hc->sync_uid || hc->nr_marks == GR_VMSYNC_MARKS)
+		return;
+	hc->marks[hc->nr_marks++] = (struct gr_vmsync_mark){
+		.gh = gh, .cnt = cnt, .vm_uid = hc->sync_uid, .ts = ts,
+	};
+}
+
 /**
  * hostctl_sync_start() - begin a series of clock-sync rounds
  * @vm: an attached VM
@@ -324,7 +335,18 @@ void hostctl_sync_start(struct gr_vm *vm)
 	vm->hc.series.rtt = UINT64_MAX;
 	if (!(vm->view.features & GR_F_CLOCK_SYNC))
 		return;
+	/*
+	 * spec 9.8: vm_uid changes only while no request is unanswered, and
+	 * the release of sync_req below publishes it with the request
+	 */
+	vm->hc.sync_uid = vm->view.features & GR_F_VMSYNC ?
+			  vm->hc.vmsync_uid : 0;
+	if (vm->view.features & GR_F_VMSYNC)
+		__atomic_store_n(&ctrl(vm)->vm_uid, htole64(vm->hc.sync_uid),
+				 __ATOMIC_RELAXED);
 	vm->hc.sync_t1 = gr_now_ns();
+	vmsync_mark(&vm->hc, false, GR_VMSYNC_HG_CNT(vm->hc.sync_req + 1),
+		    vm->hc.sync_t1);
 	/* t1 before the request: pairs with the guest's smp_load_acquire()
 	 * of sync_req (10 #11)
 	 */
@@ -540,6 +562,7 @@ void hostctl_sync_check(struct gr_vm *vm)
 		sync_end(vm, now + GR_SYNC_TIMEOUT_NS);
 		return;
 	}
+	vmsync_mark(&vm->hc, true, GR_VMSYNC_GH_CNT(vm->hc.sync_req), t3);
 	vm->hc.sync_rounds++;
 	if (rtt < vm->hc.series.rtt) {
 		vm->hc.series.rtt = rtt;

@@ -27,6 +27,23 @@ struct gr_sync_sample {
 	uint64_t host;
 };
 
+#define GR_VMSYNC_MARKS		4	/* a pass: an answer and a request */
+
+/**
+ * struct gr_vmsync_mark - a message of a sync round, for the host
+ * stream's vmsync_hg_host or vmsync_gh_host (spec 9.8)
+ * @gh: the guest's answer (t3), else the host's request (t1)
+ * @cnt: its cnt
+ * @vm_uid: the vm_uid of its round
+ * @ts: t1 or t3, host CLOCK_MONOTONIC ns
+ */
+struct gr_vmsync_mark {
+	bool gh;
+	uint64_t cnt;
+	uint64_t vm_uid;
+	uint64_t ts;
+};
+
 /**
  * struct gr_hostctl - what the host last wrote to its control block, and
  * the clock-sync exchange
@@ -51,6 +68,10 @@ struct gr_sync_sample {
  * @sync_retries: loose series in a row, not checked
  * @next_sync_ns: when the next series starts
  * @sync_dirty: a better clock than the one in the metadata
+ * @vmsync_uid: vm.c's: the vm_uid for the next rounds (spec 9.8), 0 none
+ * @sync_uid: the vm_uid of the round under way, 0 none
+ * @marks: its messages and the last one's, for vm.c's host stream;
+ *	@nr_marks of them (vm.c empties it)
  *
  * Reports, for vm.c (cleared when handled, once per loop pass):
  * @kick: the block changed: ring GR_VEC_CTRL
@@ -75,6 +96,10 @@ struct gr_hostctl {
 	unsigned int sync_retries;
 	uint64_t next_sync_ns;
 	bool sync_dirty;
+	uint64_t vmsync_uid;
+	uint64_t sync_uid;
+	struct gr_vmsync_mark marks[GR_VMSYNC_MARKS];
+	unsigned int nr_marks;
 	bool kick;
 	bool series_ended;
 	bool rewrite;

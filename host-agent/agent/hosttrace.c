@@ -38,6 +38,7 @@
  * once per VM and session and the guest's trace goes on without a host
  * stream.
  */
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -672,9 +673,64 @@ static void flush_all(struct gr_hosttrace *ht)
 {
 	unsigned int c;
 
-	for (c = 0; ht->out && c < ht->nr_cpus; c++)
+	for (c = 0; ht->out && c <= ht->nr_cpus; c++)
 		if (ht->out[c])
 			gr_hs_stream_flush(ht->out[c]);
+}
+
+/* --- vmsync (spec 9.8) ------------------------------------------------------ */
+
+/**
+ * ht_vm_uid() - the vm_uid of the VM's vmsync records
+ * @vm: the VM
+ *
+ * One per host stream: its trace UUID's first 8 bytes, bit 63 cleared
+ * (Trace Compass reads integers as signed 64-bit), never 0.
+ *
+ * Return: it, or 0 while no host stream is written (no vmsync records).
+ */
+uint64_t ht_vm_uid(const struct gr_vm *vm)
+{
+	const struct gr_hosttrace *ht = &vm->ht;
+	uint64_t uid = 0;
+	unsigned int i;
+
+	if (!ht->open || ht->dirfd < 0 || !ht->cpu || !ht->named)
+		return 0;
+	for (i = 0; i < 8; i++)
+		uid |= (uint64_t)ht->uuid[i] << (8 * i);
+	uid &= ~(1ULL << 63);
+	return uid ? uid : 1;
+}
+
+/**
+ * ht_vmsync() - the sync rounds' messages into the host stream
+ * @vm: the VM
+ *
+ * vmsync_hg_host and vmsync_gh_host of hostctl.c's marks, in a stream of
+ * their own (cpu_id = the number of host CPUs): no CPU's stream gets
+ * records out of its time order. Empties the marks.
+ *
+ * Context: the loop's thread.
+ */
+void ht_vmsync(struct gr_vm *vm)
+{
+	struct gr_hosttrace *ht = &vm->ht;
+	const struct gr_vmsync_mark *m;
+	uint32_t tid = (uint32_t)syscall(SYS_gettid);
+	uint64_t p[GR_HS_VMSYNC_SIZE / 8];
+	struct gr_hs_stream *s;
+	unsigned int i;
+
+	s = ht_vm_uid(vm) ? stream_of(ht, ht->nr_cpus) : NULL;
+	for (i = 0; s && i < vm->hc.nr_marks; i++) {
+		m = &vm->hc.marks[i];
+		p[0] = htole64(m->cnt);
+		p[1] = htole64(m->vm_uid);
+		gr_hs_stream_add(s, m->gh ? GR_HS_VMSYNC_GH : GR_HS_VMSYNC_HG,
+				 tid, m->ts, p, sizeof(p));
+	}
+	vm->hc.nr_marks = 0;
 }
 
 /* --- life ------------------------------------------------------------------- */
@@ -772,7 +828,7 @@ static int prepare(struct gr_vm *vm)
 			b++;
 		}
 	ht->layout = malloc(sizeof(*ht->layout));
-	ht->out = calloc(ht->nr_cpus, sizeof(*ht->out));
+	ht->out = calloc(ht->nr_cpus + 1, sizeof(*ht->out));
 	if (!ht->layout || !ht->out)
 		return -ENOMEM;
 	if (gr_hs_layout(ht->layout, ht->nr_cpus, host, u.release, boot))
@@ -967,7 +1023,7 @@ void ht_switch_files(struct gr_vm *vm, int top)
 		drain_cpu(ht, c);
 	ht->dirfd = -1;
 	ret = make_dir(vm);
-	for (c = 0; c < ht->nr_cpus; c++) {
+	for (c = 0; c <= ht->nr_cpus; c++) {
 		if (!ht->out[c])
 			continue;
 		if (ret) {
@@ -1012,7 +1068,7 @@ void ht_close(struct gr_vm *vm)
 	for (c = 0; ht->cpu && c < ht->nr_cpus; c++)
 		drain_cpu(ht, c);
 	stop_cpus(ht);
-	for (c = 0; ht->out && c < ht->nr_cpus; c++)
+	for (c = 0; ht->out && c <= ht->nr_cpus; c++)
 		if (ht->out[c])
 			close_stream(vm, c);
 	free(ht->out);

@@ -41,7 +41,8 @@ struct gr_ht_cpu;
  * @dirfd: <session>/host (in a session kept in chunks, <chunk>/host of
  *	the chunk being written), -1 until the events run
  * @layout: the stream's description (hoststream.h), NULL when closed
- * @out: one stream per host CPU, opened at its first event
+ * @out: one stream per host CPU, opened at its first event, and at
+ *	@out[@nr_cpus] the vmsync records' (ht_vmsync())
  * @cpu: the perf events and ring of each host CPU, NULL when off
  * @nr_cpus: entries of @out and @cpu
  * @tp: sched_switch, sched_wakeup, sched_migrate_task
@@ -93,5 +94,7 @@ void ht_open(struct gr_vm *vm, int top);
 void ht_tick(struct gr_vm *vm, uint64_t now_ns);
 void ht_switch_files(struct gr_vm *vm, int top);
 void ht_close(struct gr_vm *vm);
+uint64_t ht_vm_uid(const struct gr_vm *vm);
+void ht_vmsync(struct gr_vm *vm);
 
 #endif /* GR_HOSTTRACE_H */

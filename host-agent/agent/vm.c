@@ -80,6 +80,33 @@ int vm_set_mode(struct gr_vm *vm, uint32_t mode, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * Spec 9.8: the guest says it records its vmsync events (tracing, their
+ * bits in status.enabled): only then the rounds get a vm_uid and host
+ * records, so that every round is recorded on both sides or on none. The
+ * guest's word decides only that.
+ */
+static bool vmsync_recorded(struct gr_vm *vm)
+{
+	const struct gr_guest_status *st =
+		(const struct gr_guest_status *)(vm->region + GR_STATUS_OFFSET);
+	bool any = false;
+	uint64_t on;
+	unsigned int i;
+
+	if (hostctl_guest_state(vm) != GR_STATE_TRACING)
+		return false;
+	for (i = 0; i < GR_MAX_EVENTS / 64; i++) {
+		if (!vm->vmsync_events[i])
+			continue;
+		on = le64toh(__atomic_load_n(&st->enabled[i], __ATOMIC_RELAXED));
+		if ((on & vm->vmsync_events[i]) != vm->vmsync_events[i])
+			return false;
+		any = true;
+	}
+	return any;
+}
+
 /* ---- attach ------------------------------------------------------------ */
 
 /*
@@ -279,6 +306,11 @@ static void try_attach(struct gr_vm *vm, bool try_resume)
 		goto fail;
 	memset(vm->enable, 0, sizeof(vm->enable));
 	vm_resolve_events(vm, list, false, vm->enable, clr, err, sizeof(err));
+	/* spec 9.8: the guest's vmsync events, recorded if chosen */
+	memset(vm->vmsync_events, 0, sizeof(vm->vmsync_events));
+	if (vm->view.features & GR_F_VMSYNC)
+		vm_resolve_events(vm, "vmsync", false, vm->vmsync_events, clr,
+				  err, sizeof(err));
 	for (i = 0; i < GR_MAX_EVENTS / 64 && !vm->enable[i]; i++)
 		;
 	/* spec 18, M6: what the list names beyond the table is asked for */
@@ -549,7 +581,9 @@ static void vm_wake(struct gr_vm *vm)
 		vm_desc_refresh(vm);
 		cons_drain(vm);
 		clients_drain(vm, false);
+		vm->hc.vmsync_uid = vmsync_recorded(vm) ? ht_vm_uid(vm) : 0;
 		hostctl_sync_check(vm);
+		ht_vmsync(vm);
 		gstate = hostctl_guest_state(vm);
 		if (gstate == GR_STATE_PANIC && !vm->saw_panic) {
 			vm->saw_panic = true;

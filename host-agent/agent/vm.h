@@ -65,7 +65,7 @@
 	"sched_process_exec,sched_process_exit,sched_migrate_task," \
 	"irq_handler_entry,irq_handler_exit,softirq_entry,softirq_exit," \
 	"block_rq_issue,block_rq_complete,net_dev_xmit,netif_receive_skb," \
-	"lttng_statedump"
+	"lttng_statedump,vmsync"
 
 /* Longest event list a guest is asked at attach (--events and changes) */
 #define GR_EV_LIST_MAX		8192
@@ -114,6 +114,7 @@ struct gr_vm {
 	/* the settings vm.c decides, hostctl_publish() writes */
 	uint64_t enable[GR_MAX_EVENTS / 64];
 	char *ev_changes;		/* enable/disable since vm-add, in order */
+	uint64_t vmsync_events[GR_MAX_EVENTS / 64];	/* the guest's (9.8) */
 	uint32_t tracing;
 	enum gr_stop_reason stop_reason;
 

@@ -14,6 +14,7 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,49 +31,57 @@ struct hs_field {
 	uint16_t offset;
 	uint16_t size;
 	uint8_t type;
+	bool uns;		/* an unsigned integer */
 };
 
-/* lttng-modules' fields; integers signed, comm arrays of 16 chars */
+/* lttng-modules' fields; integers signed unless @uns, comm arrays of 16 chars */
 static const struct hs_field hs_switch[] = {
-	{ "prev_comm", 0, 16, GR_FIELD_CHARS },
-	{ "prev_tid", 16, 4, GR_FIELD_INTEGER },
-	{ "prev_prio", 20, 4, GR_FIELD_INTEGER },
-	{ "prev_state", 24, 8, GR_FIELD_INTEGER },
-	{ "next_comm", 32, 16, GR_FIELD_CHARS },
-	{ "next_tid", 48, 4, GR_FIELD_INTEGER },
-	{ "next_prio", 52, 4, GR_FIELD_INTEGER },
-	{ NULL, 0, 0, 0 },
+	{ "prev_comm", 0, 16, GR_FIELD_CHARS, false },
+	{ "prev_tid", 16, 4, GR_FIELD_INTEGER, false },
+	{ "prev_prio", 20, 4, GR_FIELD_INTEGER, false },
+	{ "prev_state", 24, 8, GR_FIELD_INTEGER, false },
+	{ "next_comm", 32, 16, GR_FIELD_CHARS, false },
+	{ "next_tid", 48, 4, GR_FIELD_INTEGER, false },
+	{ "next_prio", 52, 4, GR_FIELD_INTEGER, false },
+	{ NULL, 0, 0, 0, false },
 };
 
 static const struct hs_field hs_wakeup[] = {
-	{ "comm", 0, 16, GR_FIELD_CHARS },
-	{ "tid", 16, 4, GR_FIELD_INTEGER },
-	{ "prio", 20, 4, GR_FIELD_INTEGER },
-	{ "target_cpu", 24, 4, GR_FIELD_INTEGER },
-	{ NULL, 0, 0, 0 },
+	{ "comm", 0, 16, GR_FIELD_CHARS, false },
+	{ "tid", 16, 4, GR_FIELD_INTEGER, false },
+	{ "prio", 20, 4, GR_FIELD_INTEGER, false },
+	{ "target_cpu", 24, 4, GR_FIELD_INTEGER, false },
+	{ NULL, 0, 0, 0, false },
 };
 
 static const struct hs_field hs_migrate[] = {
-	{ "comm", 0, 16, GR_FIELD_CHARS },
-	{ "tid", 16, 4, GR_FIELD_INTEGER },
-	{ "prio", 20, 4, GR_FIELD_INTEGER },
-	{ "orig_cpu", 24, 4, GR_FIELD_INTEGER },
-	{ "dest_cpu", 28, 4, GR_FIELD_INTEGER },
-	{ NULL, 0, 0, 0 },
+	{ "comm", 0, 16, GR_FIELD_CHARS, false },
+	{ "tid", 16, 4, GR_FIELD_INTEGER, false },
+	{ "prio", 20, 4, GR_FIELD_INTEGER, false },
+	{ "orig_cpu", 24, 4, GR_FIELD_INTEGER, false },
+	{ "dest_cpu", 28, 4, GR_FIELD_INTEGER, false },
+	{ NULL, 0, 0, 0, false },
 };
 
 /* as the guest's (guest-module/gr_events_table.h) */
 static const struct hs_field hs_statedump[] = {
-	{ "tid", 0, 4, GR_FIELD_INTEGER },
-	{ "pid", 4, 4, GR_FIELD_INTEGER },
-	{ "ppid", 8, 4, GR_FIELD_INTEGER },
-	{ "name", 12, 16, GR_FIELD_CHARS },
-	{ "type", 28, 4, GR_FIELD_INTEGER },
-	{ "mode", 32, 4, GR_FIELD_INTEGER },
-	{ "submode", 36, 4, GR_FIELD_INTEGER },
-	{ "status", 40, 4, GR_FIELD_INTEGER },
-	{ "cpu", 44, 4, GR_FIELD_INTEGER },
-	{ NULL, 0, 0, 0 },
+	{ "tid", 0, 4, GR_FIELD_INTEGER, false },
+	{ "pid", 4, 4, GR_FIELD_INTEGER, false },
+	{ "ppid", 8, 4, GR_FIELD_INTEGER, false },
+	{ "name", 12, 16, GR_FIELD_CHARS, false },
+	{ "type", 28, 4, GR_FIELD_INTEGER, false },
+	{ "mode", 32, 4, GR_FIELD_INTEGER, false },
+	{ "submode", 36, 4, GR_FIELD_INTEGER, false },
+	{ "status", 40, 4, GR_FIELD_INTEGER, false },
+	{ "cpu", 44, 4, GR_FIELD_INTEGER, false },
+	{ NULL, 0, 0, 0, false },
+};
+
+/* Trace Compass's vm_uid and cnt (spec 9.8), read as unsigned 64-bit */
+static const struct hs_field hs_vmsync[] = {
+	{ "cnt", 0, 8, GR_FIELD_INTEGER, true },
+	{ "vm_uid", 8, 8, GR_FIELD_INTEGER, true },
+	{ NULL, 0, 0, 0, false },
 };
 
 static const struct {
@@ -90,6 +99,10 @@ static const struct {
 	[GR_HS_STATEDUMP] = { "lttng_statedump_process_state",
 			      "lttng_statedump", GR_HS_STATEDUMP_SIZE,
 			      hs_statedump },
+	[GR_HS_VMSYNC_HG] = { "vmsync_hg_host", "vmsync", GR_HS_VMSYNC_SIZE,
+			      hs_vmsync },
+	[GR_HS_VMSYNC_GH] = { "vmsync_gh_host", "vmsync", GR_HS_VMSYNC_SIZE,
+			      hs_vmsync },
 };
 
 static void put_name(char *dst, size_t size, const char *src)
@@ -113,7 +126,7 @@ static void make_desc(struct gr_event_desc *d, unsigned int id)
 		d->fields[n].offset = htole16(f->offset);
 		d->fields[n].size = htole16(f->size);
 		d->fields[n].type = f->type;
-		if (f->type == GR_FIELD_INTEGER)
+		if (f->type == GR_FIELD_INTEGER && !f->uns)
 			d->fields[n].flags = GR_FIELD_F_SIGNED;
 	}
 	d->nr_fields = htole16((uint16_t)n);

@@ -26,7 +26,14 @@
  *                         of QEMU when the agent starts following it and
  *                         when its thread list changes (pid is QEMU's)
  *
- * The record's tid (event context) is the thread current on the CPU.
+ *   4 vmsync_hg_host      cnt vm_uid (unsigned, 64 bits): a clock-sync
+ *                         request sent to the guest, at its t1
+ *   5 vmsync_gh_host      cnt vm_uid: the guest's answer seen, at its t3
+ *                         (spec 9.8; the agent's, in a stream of their
+ *                         own whose cpu_id is the number of host CPUs)
+ *
+ * The record's tid (event context) is the thread current on the CPU
+ * (the agent's for the vmsync events).
  */
 #ifndef GR_HOSTSTREAM_H
 #define GR_HOSTSTREAM_H
@@ -45,6 +52,8 @@ enum gr_hs_event {
 	GR_HS_MIGRATE,
 	GR_HS_TRACEPOINTS,		/* the above come from tracepoints */
 	GR_HS_STATEDUMP = GR_HS_TRACEPOINTS,
+	GR_HS_VMSYNC_HG,
+	GR_HS_VMSYNC_GH,
 	GR_HS_NR_EVENTS,
 };
 
@@ -53,6 +62,7 @@ enum gr_hs_event {
 #define GR_HS_WAKEUP_SIZE	28
 #define GR_HS_MIGRATE_SIZE	32
 #define GR_HS_STATEDUMP_SIZE	48
+#define GR_HS_VMSYNC_SIZE	16
 
 /* sched_switch prev_state: running (preempted), with or without the
  * kernel's "preempted" marker TASK_REPORT_MAX ("R+") */

@@ -21,6 +21,10 @@
 #     time is not charged to it, whatever else this shared host runs
 #     (a comparison with a baseline interval failed when that load
 #     changed between the two intervals);
+#   - after the guest powered off, its trace and the host stream hold the
+#     vmsync pairs of every clock-sync round one to one, the sends before
+#     the receives on the mapped clocks (tests/integration/vmsync_check.py,
+#     spec 9.8), both LTTng kernel traces of two hosts;
 #   - /metrics-shaped counters are not checked here (tests/unit/test_vcpu
 #     and test_metrics); the console stays clean.
 
@@ -156,5 +160,22 @@ grep -q "QEMU pid $qpid, multi (TCG)" "$tmp/text" &&
 	fail "status shows the host threads and each vCPU" "$(cat "$tmp/text")"
 
 guest_ran "$vm" e2e-steal
+
+# spec 9.8: the clock-sync rounds of the whole boot as Trace Compass's VM
+# event matching pairs them, vmsync_*_guest of the real module against
+# the host stream's vmsync_*_host (tests/integration/vmsync_check.py)
+for _ in $(seq 100); do
+	[ "$(json_get "$vm" 'v["state"]')" = waiting ] && break
+	sleep 0.1
+done
+sess=$(newest_trace "$vm")
+/usr/bin/python3 "$E2E_TOP/tests/integration/vmsync_check.py" --min 8 \
+	--distinct-hosts "$sess" "$sess/host" >"$tmp/vmsync.out" 2>&1
+rc=$?
+sed 's/^/  /' "$tmp/vmsync.out"
+[ "$rc" = 0 ] &&
+	ok "vmsync pairs of guest and host stream match one to one" ||
+	fail "vmsync pairs of guest and host stream match one to one" \
+		"$(tail -n 1 "$tmp/vmsync.out")"
 check_console "$vm"
 finish

@@ -415,6 +415,9 @@ static void fg_usage(FILE *f)
 "                         (spec 17; as the module's hist_kib: default 1024,\n"
 "                         0 = none, at least 64, at most region / 8); the\n"
 "                         host's hist requests run on every record\n"
+"  --vmsync               vmsync_hg_guest and vmsync_gh_guest (spec 9.8,\n"
+"                         GR_F_VMSYNC), ids after the sched events: CPU 0\n"
+"                         writes the two of each sync request answered\n"
 "  --sched                also sched_wakeup and sched_switch (the module's\n"
 "                         shapes, ids N and N+1 for --events N): each CPU\n"
 "                         wakes a task per tick and switches to it 1..8\n"
@@ -518,7 +521,8 @@ enum {
 	OPT_SUBBUFS, OPT_TIMER, OPT_HOSTILE, OPT_HOSTILE_DELAY,
 	OPT_HOSTILE_PERIOD, OPT_SEED, OPT_STATS, OPT_FORCE, OPT_WAIT_HOST,
 	OPT_LINGER, OPT_TICK, OPT_KEEP, OPT_QUIET, OPT_HELP, OPT_VCPU_THREADS,
-	OPT_LATE_VCPUS, OPT_HIST_KIB, OPT_SCHED, OPT_ANYEVENT, OPT_CATALOGUE,
+	OPT_LATE_VCPUS, OPT_HIST_KIB, OPT_SCHED, OPT_VMSYNC, OPT_ANYEVENT,
+	OPT_CATALOGUE,
 	OPT_NAMES_HOSTILE, OPT_PROBES, OPT_NO_HOSTPROBE,
 };
 
@@ -552,6 +556,7 @@ static const struct option fg_long_opts[] = {
 	{ "late-vcpus", required_argument, NULL, OPT_LATE_VCPUS },
 	{ "hist-kib", required_argument, NULL, OPT_HIST_KIB },
 	{ "sched", no_argument, NULL, OPT_SCHED },
+	{ "vmsync", no_argument, NULL, OPT_VMSYNC },
 	{ "anyevent", no_argument, NULL, OPT_ANYEVENT },
 	{ "catalogue", required_argument, NULL, OPT_CATALOGUE },
 	{ "names-hostile", required_argument, NULL, OPT_NAMES_HOSTILE },
@@ -738,6 +743,9 @@ static int fg_parse(struct fg_opts *o, int argc, char **argv)
 		case OPT_SCHED:
 			o->sched = true;
 			break;
+		case OPT_VMSYNC:
+			o->vmsync = true;
+			break;
 		case OPT_ANYEVENT:
 			o->anyevent = true;
 			break;
@@ -774,8 +782,8 @@ static int fg_parse(struct fg_opts *o, int argc, char **argv)
 		return -EINVAL;
 	}
 	if (fg_nr_events(o) > GR_MAX_EVENTS) {
-		fg_log("--sched adds 2 events: --events at most %u",
-		       GR_MAX_EVENTS - FG_SCHED_EVENTS);
+		fg_log("--sched and --vmsync add 2 events each: --events at most %u",
+		       GR_MAX_EVENTS - FG_SCHED_EVENTS - 2);
 		return -EINVAL;
 	}
 	if (have_rate && o->max_rate) {

@@ -94,6 +94,7 @@ enum fg_event_kind {
 	FG_EV_WAKEUP,		/* --sched: sched_wakeup, the guest's shape */
 	FG_EV_SWITCH,		/* --sched: sched_switch, likewise */
 	FG_EV_PROBE,		/* --probes: a kprobe event of the host */
+	FG_EV_VMSYNC,		/* --vmsync: vmsync_hg_guest, _gh_guest */
 };
 
 struct fg_field {
@@ -144,6 +145,7 @@ struct fg_opts {
 	unsigned int late_vcpus;	/* of them, started 2 s after attach */
 	u32 hist_kib;			/* hist area wish (GR_F_HIST), 0 = none */
 	bool sched;			/* also sched_wakeup and sched_switch */
+	bool vmsync;			/* vmsync records (GR_F_VMSYNC) */
 	bool anyevent;			/* events by name (GR_F_ANYEVENT) */
 	u32 catalogue;			/* --catalogue: bulk events listed */
 	enum fg_names_hostile names_hostile;
@@ -175,6 +177,9 @@ struct fg_writer {
 	u32 inside;			/* odd while the writer touches its ring */
 	u64 flush_req;			/* control: flushes asked */
 	u64 flush_done;			/* writer: flushes done */
+	u64 vmsync_uid;			/* control: vm_uid of @vmsync_req */
+	u64 vmsync_req;			/* control: sync request to record */
+	u64 vmsync_done;		/* writer: its vmsync records written */
 	int done;			/* --count reached */
 	int exited;			/* the thread touches nothing any more */
 	bool started;			/* the thread exists (to join) */
@@ -236,6 +241,8 @@ struct fakeguest {
 	unsigned int nr_events;		/* --events, then the sched events */
 	unsigned int sched_wakeup;	/* --sched: their ids, else 0 */
 	unsigned int sched_switch;
+	unsigned int vmsync_hg;		/* --vmsync: their ids, else 0 */
+	unsigned int vmsync_gh;
 	struct gr_ident ident;
 	char nodename[GR_NODENAME_LEN];
 	u64 guest_features;
@@ -320,10 +327,11 @@ static inline bool fg_event_enabled(struct fakeguest *fg, unsigned int id)
 		(id % 64)) & 1;
 }
 
-/* Events described: --events, and the two of --sched */
+/* Events described: --events, the two of --sched, the two of --vmsync */
 static inline unsigned int fg_nr_events(const struct fg_opts *opt)
 {
-	return opt->events + (opt->sched ? FG_SCHED_EVENTS : 0);
+	return opt->events + (opt->sched ? FG_SCHED_EVENTS : 0) +
+	       (opt->vmsync ? 2 : 0);
 }
 
 /* The ring a CPU writes to */
@@ -367,6 +375,7 @@ void *fg_pass_main(void *arg);
 /* fg_writer.c: the CPUs */
 void *fg_writer_main(void *arg);
 void fg_wake_writers(struct fakeguest *fg);
+void fg_vmsync(struct fakeguest *fg, u64 req, u64 uid);
 void fg_quiesce(struct fakeguest *fg);
 void fg_flush_all(struct fakeguest *fg);
 void fg_reset(struct fakeguest *fg);

@@ -330,6 +330,12 @@ static void fg_control_pass(struct fakeguest *fg)
 	    GR_F_CLOCK_SYNC) {
 		v = fg_load_req(&c->sync_req);
 		if (v != fg->sync_ack) {
+			/* spec 9.8: stored before the request's release */
+			if (__atomic_load_n(&fg->features, __ATOMIC_RELAXED) &
+			    GR_F_VMSYNC)
+				fg_vmsync(fg, v, le64_to_cpu(__atomic_load_n(&c->vm_uid,
+									 __ATOMIC_RELAXED)));
+			gr_status_sync_time(fg->region);
 			gr_status_ack_sync(fg->region, v);
 			fg->sync_ack = v;
 			fg->pass_syncs++;

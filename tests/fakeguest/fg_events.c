@@ -152,6 +152,17 @@ static void fg_event_sched(struct fg_event *ev, enum fg_event_kind kind)
 	ev->payload_size = 56;
 }
 
+/* --vmsync: the guest's vmsync records (spec 9.8), cnt and vm_uid */
+static void fg_event_vmsync(struct fg_event *ev, const char *name)
+{
+	snprintf(ev->name, sizeof(ev->name), "%s", name);
+	snprintf(ev->system, sizeof(ev->system), "vmsync");
+	ev->kind = FG_EV_VMSYNC;
+	fg_field(ev, "cnt", 0, 8, GR_FIELD_INTEGER, 0);
+	fg_field(ev, "vm_uid", 8, 8, GR_FIELD_INTEGER, 0);
+	ev->payload_size = 16;
+}
+
 /**
  * fg_sched_tid() - the task a writer wakes at its sched tick @k
  * @cpu: the writer
@@ -191,6 +202,12 @@ int fg_events_build(struct fakeguest *fg, const char **why)
 		fg->sched_switch = fg->opt.events + 1;
 		fg_event_sched(&fg->events[fg->sched_wakeup], FG_EV_WAKEUP);
 		fg_event_sched(&fg->events[fg->sched_switch], FG_EV_SWITCH);
+	}
+	if (fg->opt.vmsync) {
+		fg->vmsync_hg = fg_nr_events(&fg->opt) - 2;
+		fg->vmsync_gh = fg->vmsync_hg + 1;
+		fg_event_vmsync(&fg->events[fg->vmsync_hg], "vmsync_hg_guest");
+		fg_event_vmsync(&fg->events[fg->vmsync_gh], "vmsync_gh_guest");
 	}
 	for (i = 0; i < n; i++) {
 		if (sizeof(struct gr_event_header) + fg->events[i].payload_size >
@@ -333,6 +350,11 @@ static void fg_fill(const struct fg_event *ev, u8 *p, size_t len,
 		fg_put32(p + 16, (u32)n);
 		fg_put32(p + 20, FG_SCHED_PRIO);
 		fg_put32(p + 24, cpu);
+		break;
+	case FG_EV_VMSYNC:
+		/* only aggregated (fg_vmsync() writes the records): cnt n */
+		fg_put64(p, n);
+		fg_put64(p + 8, 0);
 		break;
 	case FG_EV_PROBE:
 		/* __probe_ip (or __probe_func, __probe_ret_ip), then the

@@ -336,6 +336,8 @@ int fg_publish(struct fakeguest *fg)
 		fg->guest_features |= GR_F_ANYEVENT;
 	if (fg->opt.anyevent && fg->opt.probes)
 		fg->guest_features |= GR_F_PROBE;
+	if (fg->opt.vmsync)
+		fg->guest_features |= GR_F_VMSYNC;
 	fg_apply(fg, &eff);
 	/* spec 17.1, 17.3: the hist area zeroed, the requests already there */
 	fg_hist_init(fg);

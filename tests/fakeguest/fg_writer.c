@@ -156,12 +156,52 @@ static bool fg_writer_flush(struct fg_writer *w)
 	return true;
 }
 
-/* Requested flushes and the switch timer. */
+/* One vmsync record of sync request @req (spec 9.8), if recorded */
+static void fg_vmsync_rec(struct fakeguest *fg, unsigned int id, u64 cnt,
+			  u64 uid)
+{
+	struct gr_buf *buf;
+	__le64 *p;
+
+	if (!__atomic_load_n(&fg->tracing, __ATOMIC_RELAXED) ||
+	    !fg_event_enabled(fg, id))
+		return;
+	buf = gr_buf_enter(fg->chan);
+	if (!buf)
+		return;
+	p = gr_event_reserve(buf, (u16)id, 16);
+	if (p) {
+		p[0] = cpu_to_le64(cnt);
+		p[1] = cpu_to_le64(uid);
+	}
+	gr_buf_exit(buf);
+}
+
+/* The vmsync records of request @req, on this writer's CPU */
+static void fg_vmsync_write(struct fakeguest *fg, u64 req, u64 uid)
+{
+	if (!uid)
+		return;
+	fg_vmsync_rec(fg, fg->vmsync_hg, GR_VMSYNC_HG_CNT(req), uid);
+	fg_vmsync_rec(fg, fg->vmsync_gh, GR_VMSYNC_GH_CNT(req), uid);
+}
+
+/* Requested flushes, vmsync records and the switch timer. */
 static void fg_writer_service(struct fg_writer *w, u64 now)
 {
 	struct fakeguest *fg = w->fg;
 	struct fg_ring_stats *rs = &fg->rings[fg_ring_of(fg, w->cpu)];
 	u64 req, timer_ns, fin;
+
+	/* Pairs with the release of vmsync_req in fg_vmsync() */
+	req = __atomic_load_n(&w->vmsync_req, __ATOMIC_ACQUIRE);
+	if (req != w->vmsync_done && fg_writer_enter(w)) {
+		fg_vmsync_write(fg, req, __atomic_load_n(&w->vmsync_uid,
+							 __ATOMIC_RELAXED));
+		fg_writer_leave(w);
+		/* Pairs with the acquire in fg_vmsync(): the records first */
+		__atomic_store_n(&w->vmsync_done, req, __ATOMIC_RELEASE);
+	}
 
 	/* Pairs with the release of flush_req in fg_flush_all() */
 	req = __atomic_load_n(&w->flush_req, __ATOMIC_ACQUIRE);
@@ -313,6 +353,41 @@ void fg_quiesce(struct fakeguest *fg)
 			sched_yield();
 		}
 	}
+}
+
+/**
+ * fg_vmsync() - the vmsync records of sync request @req (spec 9.8), before
+ *	its answer
+ * @fg: the fake guest
+ * @req: the request
+ * @uid: the host's vm_uid for it; 0: none
+ *
+ * CPU 0's writer writes them (one writer per ring); the control thread
+ * waits for it, at most 100 ms, or writes them itself for a writer that
+ * exited (nobody else writes its ring).
+ *
+ * Context: control thread, under pass_lock.
+ */
+void fg_vmsync(struct fakeguest *fg, u64 req, u64 uid)
+{
+	struct fg_writer *w = &fg->writers[0];
+	u64 deadline = fg_now_ns() + FG_NSEC / 10;
+
+	if (!uid)
+		return;
+	if (__atomic_load_n(&w->exited, __ATOMIC_ACQUIRE)) {
+		gr_user_set_cpu(w->cpu);
+		fg_vmsync_write(fg, req, uid);
+		return;
+	}
+	__atomic_store_n(&w->vmsync_uid, uid, __ATOMIC_RELAXED);
+	/* Pairs with the acquire in fg_writer_service() */
+	__atomic_store_n(&w->vmsync_req, req, __ATOMIC_RELEASE);
+	fg_futex_wake(&w->wake);
+	while (__atomic_load_n(&w->vmsync_done, __ATOMIC_ACQUIRE) != req &&
+	       !__atomic_load_n(&w->exited, __ATOMIC_ACQUIRE) &&
+	       fg_now_ns() < deadline)
+		sched_yield();
 }
 
 /* Flush the ring of a writer that has exited, from the control thread */

@@ -166,6 +166,18 @@ la_wait_fg() {
 	t_reap "$1"
 }
 
+# la_fg_stop_session JOB VM: end a fake "QEMU" that runs until told
+# (SIGTERM), check that it exits 0, wait for its VM to be waiting; sets
+# $sess to the VM's last session
+la_fg_stop_session() {
+	kill -TERM "$(t_child "$1")" 2>/dev/null
+	la_wait_fg "$1" 30
+	rc=$?
+	check fakeguest-exits-0 "[ $rc -eq 0 ]" "exit $rc"
+	la_wait_status "$2" "s['state'] == 'waiting'" 15
+	sess=$(la_sessions "$2" | tail -n 1)
+}
+
 # gr ARGS...: the CLI with this test's run directory (20 s at most);
 # sets $out (stdout), $err (stderr), $rc
 gr() {

@@ -95,12 +95,7 @@ for _ in 1 2; do
 done
 # the fake QEMU runs until told (a fixed duration ended before the
 # injections when a loaded host was slow to find its threads)
-kill -TERM "$(t_child "$fg")" 2>/dev/null
-la_wait_fg "$fg" 30
-rc=$?
-check fakeguest-exits-0 "[ $rc -eq 0 ]" "exit $rc"
-la_wait_status "$vm" "s['state'] == 'waiting'" 15
-sess=$(la_sessions "$vm" | tail -n 1)
+la_fg_stop_session "$fg" "$vm"
 check host-stream-files "[ -s '$sess/host/metadata' ] && [ -s '$sess/host/.guestrelay' ] &&
 	ls '$sess/host'/stream_* >/dev/null 2>&1" "$(ls -a "$sess/host" 2>&1)"
 if la_bt "$sess/host"; then ok host-stream-babeltrace2; else bad host-stream-babeltrace2 "$bt_out"; fi

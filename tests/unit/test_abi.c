@@ -153,7 +153,8 @@ static void test_host_ctrl_layout(void)
 	PIN(struct gr_host_ctrl, follow_reserved, 135, 1);
 	PIN(struct gr_host_ctrl, follow_pids, 136, 256);
 	PIN(struct gr_host_ctrl, follow_comm, 392, 32);
-	PIN(struct gr_host_ctrl, reserved, 424, 88);
+	PIN(struct gr_host_ctrl, vm_uid, 424, 8);
+	PIN(struct gr_host_ctrl, reserved, 432, 80);
 	END_PINS(struct gr_host_ctrl, 512);
 	CU_ASSERT_EQUAL(offsetof(struct gr_host_ctrl, enable[3]), 72);
 }
@@ -458,7 +459,7 @@ static void test_versions_and_magics(void)
 	uint64_t m;
 
 	CU_ASSERT_EQUAL(GR_ABI_MAJOR, 1);
-	CU_ASSERT_EQUAL(GR_ABI_MINOR, 8);
+	CU_ASSERT_EQUAL(GR_ABI_MINOR, 9);
 	CU_ASSERT_EQUAL(GR_HIST_F_START2, 1);
 	CU_ASSERT_EQUAL(GR_HIST_F_KNOWN, 1);
 	CU_ASSERT_EQUAL(GR_REGION_MAGIC, 0x3159414c45525247ULL);
@@ -543,12 +544,15 @@ static void test_feature_and_flag_bits(void)
 	CU_ASSERT_EQUAL(GR_F_HIST, 1ULL << 12);
 	CU_ASSERT_EQUAL(GR_F_ANYEVENT, 1ULL << 13);
 	CU_ASSERT_EQUAL(GR_F_PROBE, 1ULL << 14);
-	CU_ASSERT_EQUAL(GR_F_KNOWN, 0x7fffULL);
+	CU_ASSERT_EQUAL(GR_F_VMSYNC, 1ULL << 15);
+	CU_ASSERT_EQUAL(GR_F_KNOWN, 0xffffULL);
+	CU_ASSERT_EQUAL(GR_VMSYNC_HG_CNT(7), 14);
+	CU_ASSERT_EQUAL(GR_VMSYNC_GH_CNT(7), 15);
 	CU_ASSERT_EQUAL(GR_F_EVENT_IDX | GR_F_FLIGHT | GR_F_CLOCK_SYNC |
 			GR_F_SWITCH_TIMER | GR_F_DOORBELL | GR_F_FILTER |
 			GR_F_GUEST_INFO | GR_F_DEFAULTS | GR_F_FOLLOW |
 			GR_F_SYSCALLS | GR_F_LAST_RECORD | GR_F_CLIENT |
-			GR_F_HIST | GR_F_ANYEVENT | GR_F_PROBE,
+			GR_F_HIST | GR_F_ANYEVENT | GR_F_PROBE | GR_F_VMSYNC,
 			GR_F_KNOWN);
 	CU_ASSERT_EQUAL(GR_CTRL_F_DEFAULTS, 1);
 	CU_ASSERT_EQUAL(sizeof(GR_F_EVENT_IDX), 8);
