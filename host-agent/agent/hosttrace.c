@@ -17,9 +17,11 @@
  *              a worker of QEMU's pool) gets a new set of events with a
  *              new filter, the kernel setting a filter only once
  *              (refilter())
- *   reading    from the VM's poll timer (vm.c calls ht_tick()): each
- *              ring is drained into its CPU's stream, packets are written
- *              when full and at least once a second
+ *   reading    from the VM's poll timer (vm.c calls ht_tick()): a ring
+ *              is drained into its CPU's stream when an eighth of it is
+ *              used and at least every 100 ms (a pass reads only its
+ *              data_head otherwise), packets are written when full and
+ *              at least once a second (after a drain of every ring)
  *
  * Why per CPU and not per thread: a per-thread event sees only what
  * happens while its thread is current, so it records the thread's
@@ -59,6 +61,8 @@
 
 #define HT_PAGES	32		/* data pages of a CPU's ring */
 #define HT_FLUSH_NS	(1000ULL * 1000 * 1000)
+#define HT_DRAIN_NS	(100ULL * 1000 * 1000)	/* every ring drained */
+#define HT_DRAIN_BYTES	(HT_PAGES * GR_PAGE_SIZE / 8)	/* or a fuller one */
 #define HT_FILTER_MAX	4000		/* a filter is copied in one page */
 
 /*
@@ -617,6 +621,17 @@ static void drain_cpu(struct gr_hosttrace *ht, unsigned int c)
 	drain_ring(ht, &ht->cpu[c], c);
 }
 
+/* bytes the kernel wrote into the ring of @hc that were not taken yet */
+static uint64_t ring_used(const struct gr_ht_cpu *hc)
+{
+	const struct perf_event_mmap_page *m = hc->ring;
+
+	if (!m)
+		return 0;
+	return __atomic_load_n(&m->data_head, __ATOMIC_RELAXED) -
+	       m->data_tail;
+}
+
 /**
  * refilter() - QEMU has threads the filters do not name: follow them
  * @ht: the host stream, its events running
@@ -939,6 +954,7 @@ void ht_tick(struct gr_vm *vm, uint64_t now_ns)
 {
 	struct gr_hosttrace *ht = &vm->ht;
 	unsigned int c;
+	bool flush, all;
 
 	if (!ht->open)
 		return;
@@ -957,14 +973,26 @@ void ht_tick(struct gr_vm *vm, uint64_t now_ns)
 		if (ht->err)
 			return;
 		ht->flush_ns = now_ns;
+		ht->drain_ns = now_ns;
 	}
 	if (vm->vcpu.scan_ns != ht->scan_ns) {
 		ht->scan_ns = vm->vcpu.scan_ns;
 		follow(vm);
 	}
+	/*
+	 * A drain pass costs per ring, whatever it finds: on a quiet VM most
+	 * passes of the poll timer (every 20 ms) would find a few records. A
+	 * ring an eighth used (16 KiB, 7/8 of it left for the next 20 ms) is
+	 * drained at once, every ring every 100 ms and before the flush.
+	 */
+	flush = now_ns - ht->flush_ns >= HT_FLUSH_NS;
+	all = flush || now_ns - ht->drain_ns >= HT_DRAIN_NS;
 	for (c = 0; c < ht->nr_cpus; c++)
-		drain_cpu(ht, c);
-	if (now_ns - ht->flush_ns >= HT_FLUSH_NS) {
+		if (all || ring_used(&ht->cpu[c]) >= HT_DRAIN_BYTES)
+			drain_cpu(ht, c);
+	if (all)
+		ht->drain_ns = now_ns;
+	if (flush) {
 		ht->flush_ns = now_ns;
 		flush_all(ht);
 	}

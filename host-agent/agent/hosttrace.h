@@ -51,6 +51,7 @@ struct gr_ht_cpu;
  * @ntids: entries of @tids
  * @scan_ns: the vCPU scan (vcpu.c) the thread list was taken at
  * @flush_ns: when the packets were last written
+ * @drain_ns: when every ring was last drained
  * @events: events recorded in this session
  * @lost: events the kernel lost (perf ring full)
  * @named: @uuid and @clock are made (the first directory of the session)
@@ -74,6 +75,7 @@ struct gr_hosttrace {
 	unsigned int ntids;
 	uint64_t scan_ns;
 	uint64_t flush_ns;
+	uint64_t drain_ns;
 	uint64_t events;
 	uint64_t lost;
 	bool named;

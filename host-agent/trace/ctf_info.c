@@ -12,6 +12,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +111,23 @@ int gr_ctf_write_metadata(int dirfd, const char *text, size_t len,
 			    text, len, syncfd);
 }
 
+/* the reflected polynomial's remainder of each byte value */
+static uint32_t crc_table[256];
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+
+static void crc_table_init(void)
+{
+	unsigned int i, k;
+	uint32_t r;
+
+	for (i = 0; i < 256; i++) {
+		r = i;
+		for (k = 0; k < 8; k++)
+			r = (r >> 1) ^ (0xedb88320U & -(r & 1));
+		crc_table[i] = r;
+	}
+}
+
 /**
  * gr_crc32() - CRC-32 (IEEE 802.3, as zlib's crc32())
  * @crc: 0 to start, or the result over the preceding bytes
@@ -122,14 +140,11 @@ int gr_ctf_write_metadata(int dirfd, const char *text, size_t len,
 uint32_t gr_crc32(uint32_t crc, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
-	unsigned int k;
 
+	pthread_once(&crc_once, crc_table_init);
 	crc = ~crc;
-	while (len--) {
-		crc ^= *p++;
-		for (k = 0; k < 8; k++)
-			crc = (crc >> 1) ^ (0xedb88320U & -(crc & 1));
-	}
+	while (len--)
+		crc = (crc >> 8) ^ crc_table[(crc ^ *p++) & 0xff];
 	return ~crc;
 }
 
