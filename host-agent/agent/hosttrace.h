@@ -13,23 +13,11 @@
 #include <stdint.h>
 
 #include "hoststream.h"
+#include "ht_record.h"
 
 struct gr_vm;
 
 #define GR_HT_MAX_TIDS		96	/* QEMU threads followed */
-
-/* where a tracepoint's field is in its raw record (its format file) */
-struct gr_ht_field {
-	uint16_t offset;
-	uint16_t size;
-	bool data_loc;		/* __data_loc: a u32 (len << 16 | offset) */
-};
-
-/* a tracepoint: its id and the fields hosttrace.c copies */
-struct gr_ht_tp {
-	uint64_t id;
-	struct gr_ht_field f[7];
-};
 
 struct gr_ht_cpu;
 
@@ -67,7 +55,7 @@ struct gr_hosttrace {
 	struct gr_hs_stream **out;
 	struct gr_ht_cpu *cpu;
 	unsigned int nr_cpus;
-	struct gr_ht_tp tp[GR_HS_TRACEPOINTS];
+	struct gr_ht_tp tp[GR_HT_NR_TPS];
 	int pid;
 	int tids[GR_HT_MAX_TIDS];
 	unsigned int ntids;
@@ -83,8 +71,6 @@ struct gr_hosttrace {
 	bool follow_told;
 };
 
-int ht_format_field(const char *format, const char *name,
-		    struct gr_ht_field *f);
 int ht_filter(char *buf, size_t size, const char *const *fields,
 	      unsigned int nr_fields, const int *tids, unsigned int ntids);
 
