@@ -7,10 +7,15 @@
  *
  *   events     sched_switch, sched_wakeup, sched_migrate_task: perf
  *              tracepoint events (PERF_TYPE_TRACEPOINT, ids and field
- *              offsets from tracefs events/sched/<name>/{id,format})
+ *              offsets from tracefs events/sched/<name>/{id,format});
+ *              on a KVM host, kvm_entry and kvm_exit too (events/kvm/),
+ *              the exit reasons named from kvm_exit's print fmt; a host
+ *              without them records the scheduler's alone and says so
+ *              once (ht_record.c decodes the records)
  *   which      one event of each per host CPU (pid -1, cpu N), with a
  *              tracepoint filter naming QEMU's threads ("prev_pid == T ||
- *              next_pid == T ..."; "pid == T ..."), the three of a CPU
+ *              next_pid == T ..."; "pid == T ..."; KVM's "common_pid ==
+ *              T ..."), the events of a CPU
  *              writing into one ring (PERF_EVENT_IOC_SET_OUTPUT)
  *   threads    /proc/<pid>/task of the QEMU vcpu.c follows, listed again
  *              after each of its scans; a new thread (a hot-plugged vCPU,
@@ -142,23 +147,83 @@ static int read_tp(const char *root, unsigned int i, struct gr_ht_tp *tp)
 	return ret;
 }
 
-/* the three tracepoints, from the unit's copy or a tracefs mount */
+/* KVM's two tracepoints and its exit reasons under @root, if it has them */
+static int read_kvm(struct gr_hosttrace *ht, const char *root)
+{
+	char path[4200], *buf;
+	int ret;
+
+	ret = read_tp(root, GR_HT_KVM_ENTRY, &ht->tp[GR_HT_KVM_ENTRY]);
+	if (!ret)
+		ret = read_tp(root, GR_HT_KVM_EXIT, &ht->tp[GR_HT_KVM_EXIT]);
+	if (ret) {
+		ht->tp[GR_HT_KVM_ENTRY].present = false;
+		ht->tp[GR_HT_KVM_EXIT].present = false;
+		return ret;
+	}
+	buf = malloc(HT_FORMAT_MAX);
+	if (!buf)
+		return 0;	/* the reasons go unnamed */
+	snprintf(path, sizeof(path), "%s/events/%s/%s/format", root,
+		 gr_ht_tps[GR_HT_KVM_EXIT].system,
+		 gr_ht_tps[GR_HT_KVM_EXIT].name);
+	if (vcpu_read_text(path, buf, HT_FORMAT_MAX) < 0 ||
+	    ht_read_reasons(buf, &ht->reasons))
+		ht->reasons.n = 0;
+	free(buf);
+	return 0;
+}
+
+/*
+ * the sched tracepoints, from the unit's copy or a tracefs mount; KVM's
+ * from the first of them that has both (-ENOENT in @ht->kvm_err if none)
+ */
 static int read_tps(struct gr_vm *vm)
 {
+	struct gr_hosttrace *ht = &vm->ht;
 	char copy[PATH_MAX + 16];
 	const char *roots[] = { copy, "/sys/kernel/tracing",
 				"/sys/kernel/debug/tracing" };
-	unsigned int r, i;
-	int ret = -ENOENT;
+	unsigned int r, i, nr = ARRAY_SIZE(roots);
+	int ret = -ENOENT, kvm = -ENOENT;
 
 	snprintf(copy, sizeof(copy), "%s/tracefs", vm->agent->run_dir);
-	for (r = 0; r < ARRAY_SIZE(roots); r++) {
-		for (i = 0, ret = 0; !ret && i < GR_HT_NR_TPS; i++)
-			ret = read_tp(roots[r], i, &vm->ht.tp[i]);
+	for (r = 0; r < nr && kvm; r++)
+		kvm = read_kvm(ht, roots[r]);
+	if (!ht->kvm_err)
+		ht->kvm_err = kvm;
+	for (r = 0; r < nr; r++) {
+		for (i = 0, ret = 0; !ret && i < GR_HT_NR_SCHED; i++)
+			ret = read_tp(roots[r], i, &ht->tp[i]);
 		if (!ret)
 			return 0;
 	}
 	return ret;
+}
+
+/* the host stream goes on without KVM's events: said once a session */
+static void kvm_off(struct gr_vm *vm, int err)
+{
+	struct gr_hosttrace *ht = &vm->ht;
+
+	ht->tp[GR_HT_KVM_ENTRY].present = false;
+	ht->tp[GR_HT_KVM_EXIT].present = false;
+	ht->kvm_err = err;
+}
+
+static void tell_kvm(struct gr_vm *vm)
+{
+	struct gr_hosttrace *ht = &vm->ht;
+
+	if (ht->kvm_told || !ht->kvm_err)
+		return;
+	ht->kvm_told = true;
+	if (ht->kvm_err == -ENOENT)
+		syslog(LOG_INFO, "%s: host stream without KVM's events: the host's tracefs has no kvm/kvm_entry and kvm/kvm_exit (not a KVM host, or kvm not loaded)",
+		       vm->opts.name);
+	else
+		syslog(LOG_WARNING, "%s: host stream without KVM's events: kvm_entry/kvm_exit: %s",
+		       vm->opts.name, strerror(-ht->kvm_err));
 }
 
 /*
@@ -171,19 +236,25 @@ static int set_filters(struct gr_hosttrace *ht, struct gr_ht_cpu *cpus,
 {
 	static const char *const sw[] = { "prev_pid", "next_pid" };
 	static const char *const one[] = { "pid" };
-	char f[2][HT_FILTER_MAX];
-	unsigned int c, i;
+	/* KVM's events run in the vCPU thread: its pid is the record's */
+	static const char *const own[] = { "common_pid" };
+	char f[3][HT_FILTER_MAX];
+	unsigned int c, i, k;
 	int ret;
 
 	ret = ht_filter(f[0], sizeof(f[0]), sw, 2, tids, ntids);
 	if (!ret)
 		ret = ht_filter(f[1], sizeof(f[1]), one, 1, tids, ntids);
+	if (!ret)
+		ret = ht_filter(f[2], sizeof(f[2]), own, 1, tids, ntids);
 	for (c = 0; !ret && c < ht->nr_cpus; c++)
-		for (i = 0; i < GR_HT_NR_TPS; i++)
+		for (i = 0; i < GR_HT_NR_TPS; i++) {
+			k = i == GR_HT_SWITCH ? 0 : i < GR_HT_NR_SCHED ? 1 : 2;
 			if (cpus[c].fd[i] >= 0 &&
 			    ioctl(cpus[c].fd[i], PERF_EVENT_IOC_SET_FILTER,
-				  f[i ? 1 : 0]))
+				  f[k]))
 				return -errno;
+		}
 	return ret;
 }
 
@@ -318,6 +389,8 @@ static int open_cpu(const struct gr_hosttrace *ht, struct gr_ht_cpu *hc,
 	void *ring;
 
 	for (i = 0; i < GR_HT_NR_TPS; i++) {
+		if (!ht->tp[i].present)
+			continue;
 		hc->fd[i] = open_event(&ht->tp[i], c);
 		if (hc->fd[i] == -ENODEV && !i)
 			return 0;
@@ -330,7 +403,8 @@ static int open_cpu(const struct gr_hosttrace *ht, struct gr_ht_cpu *hc,
 		return -errno;
 	hc->ring = ring;
 	for (i = 1; i < GR_HT_NR_TPS; i++)
-		if (ioctl(hc->fd[i], PERF_EVENT_IOC_SET_OUTPUT, hc->fd[0]))
+		if (hc->fd[i] >= 0 &&
+		    ioctl(hc->fd[i], PERF_EVENT_IOC_SET_OUTPUT, hc->fd[0]))
 			return -errno;
 	return 0;
 }
@@ -387,8 +461,14 @@ static int start(struct gr_vm *vm)
 	ret = read_tps(vm);
 	if (!ret)
 		ret = open_cpus(ht, &ht->cpu);
+	if (ret && ht->tp[GR_HT_KVM_ENTRY].present) {
+		/* the scheduler's events without KVM's, if they open */
+		kvm_off(vm, ret);
+		ret = open_cpus(ht, &ht->cpu);
+	}
 	if (ret)
-		return ret;
+		return ret;	/* tell() says why, of the sched events */
+	tell_kvm(vm);
 	/* the directory only once the kernel gave the events */
 	if (ht->dirfd < 0)
 		ret = make_dir(vm);
@@ -431,7 +511,7 @@ static void take_record(void *arg, uint32_t type, const uint8_t *rec,
 	    s.cpu >= ht->nr_cpus || s.ts < w->hc->from_ns ||
 	    s.ts >= w->hc->until_ns)
 		return;
-	e = ht_payload(ht->tp, &s, p, &len);
+	e = ht_payload(ht->tp, &ht->reasons, &s, p, &len);
 	if (e < 0 || !stream_of(ht, s.cpu))
 		return;
 	gr_hs_stream_add(ht->out[s.cpu], (enum gr_hs_event)e, s.tid, s.ts, p,
@@ -671,6 +751,8 @@ void ht_open(struct gr_vm *vm, int top)
 	ht_close(vm);
 	ht->told = false;
 	ht->follow_told = false;
+	ht->kvm_told = false;
+	ht->kvm_err = 0;
 	ht->err = 0;
 	ht->events = 0;
 	ht->lost = 0;

@@ -32,7 +32,11 @@ struct gr_ht_cpu;
  * @out: one stream per host CPU, opened at its first event
  * @cpu: the perf events and ring of each host CPU, NULL when off
  * @nr_cpus: entries of @out and @cpu
- * @tp: sched_switch, sched_wakeup, sched_migrate_task
+ * @tp: sched_switch, sched_wakeup, sched_migrate_task, kvm_entry, kvm_exit
+ *	(KVM's not @present on a host without them)
+ * @reasons: the names of kvm_exit's reasons on this host
+ * @kvm_err: why KVM's events are not recorded (-errno), 0 if they are
+ * @kvm_told: @kvm_err was logged
  * @pid: the QEMU whose threads the filters name, 0 none
  * @tids: those threads
  * @ntids: entries of @tids
@@ -56,6 +60,9 @@ struct gr_hosttrace {
 	struct gr_ht_cpu *cpu;
 	unsigned int nr_cpus;
 	struct gr_ht_tp tp[GR_HT_NR_TPS];
+	struct gr_ht_reasons reasons;
+	int kvm_err;
+	bool kvm_told;
 	int pid;
 	int tids[GR_HT_MAX_TIDS];
 	unsigned int ntids;

@@ -28,6 +28,13 @@ const struct gr_ht_tpdef gr_ht_tps[GR_HT_NR_TPS] = {
 	[GR_HT_MIGRATE] = { "sched", "sched_migrate_task", GR_HS_MIGRATE,
 			    { "comm", "pid", "prio", "orig_cpu", "dest_cpu" },
 			    0 },
+	/* KVM's (arch/x86/kvm/trace.h): the rip of kvm_entry (5.9+), the
+	 * vcpu_id of kvm_exit (5.10+) are newer than the rest */
+	[GR_HT_KVM_ENTRY] = { "kvm", "kvm_entry", GR_HS_KVM_ENTRY,
+			      { "vcpu_id", "rip" }, 0x2, { 4, 8 } },
+	[GR_HT_KVM_EXIT] = { "kvm", "kvm_exit", GR_HS_KVM_EXIT,
+			     { "exit_reason", "isa", "guest_rip", "vcpu_id" },
+			     0xe, { 4, 4, 8, 4 } },
 };
 
 /**
@@ -92,8 +99,118 @@ int ht_read_format(const char *format, unsigned int tpi, struct gr_ht_tp *tp)
 			continue;
 		if (ret)
 			return ret;
+		if ((d->sizes[k] && tp->f[k].size != d->sizes[k]) ||
+		    tp->f[k].offset < 2)
+			return -EINVAL;
 	}
 	return 0;
+}
+
+/* the number of a table entry: "0x040 + 13", "-1", "84" */
+static int reason_code(const char *p, const char *end, uint32_t *code)
+{
+	long long v, sum = 0;
+	char *e;
+
+	for (;;) {
+		while (p < end && (*p == ' ' || *p == '+'))
+			p++;
+		if (p == end)
+			break;
+		v = strtoll(p, &e, 0);
+		if (e == p || e > end)
+			return -EINVAL;
+		sum += v;
+		p = e;
+	}
+	*code = (uint32_t)sum;
+	return 0;
+}
+
+/* the { code, "name" } pairs of one __print_symbolic() from @p on */
+static const char *read_table(const char *p, uint8_t isa,
+			      struct gr_ht_reasons *r)
+{
+	struct gr_ht_reason *e;
+	const char *comma, *q, *close;
+	size_t len;
+
+	/* the value printed, then the pairs, up to the closing ")" */
+	while ((p = strpbrk(p, "{)")) && *p == '{') {
+		comma = strchr(p, ',');
+		q = comma ? strchr(comma, '"') : NULL;
+		close = q ? strchr(q + 1, '"') : NULL;
+		if (!close || r->n == GR_HT_MAX_REASONS)
+			return NULL;
+		e = &r->r[r->n];
+		if (reason_code(p + 1, comma, &e->code))
+			return NULL;
+		len = (size_t)(close - q - 1);
+		if (len >= sizeof(e->name))
+			len = sizeof(e->name) - 1;
+		memset(e->name, 0, sizeof(e->name));
+		memcpy(e->name, q + 1, len);
+		e->isa = isa;
+		r->n++;
+		p = strchr(close, '}');
+		if (!p)
+			return NULL;
+	}
+	return p;
+}
+
+/**
+ * ht_read_reasons() - the exit reasons of the host's kvm_exit format
+ * @format: the text of events/kvm/kvm_exit/format, NUL-terminated
+ * @r: receives the names
+ *
+ * x86's print fmt names the reason with __print_symbolic(), the VMX
+ * table when "isa == 1", else the SVM table; a format of one table
+ * names the reasons of any isa.
+ *
+ * Return: 0, -ENOENT without any table, -EINVAL if a table does not
+ * parse or has more than GR_HT_MAX_REASONS entries.
+ */
+int ht_read_reasons(const char *format, struct gr_ht_reasons *r)
+{
+	const char *fmt = strstr(format, "print fmt:"), *p, *t[2];
+	unsigned int k, n = 0;
+	bool by_isa;
+
+	r->n = 0;
+	if (!fmt)
+		return -ENOENT;
+	for (p = fmt; n < 2 && (p = strstr(p, "__print_symbolic(")); p++)
+		t[n++] = p;
+	if (!n)
+		return -ENOENT;
+	/* "(REC->isa == 1) ? __print_symbolic(VMX) : __print_symbolic(SVM)" */
+	by_isa = n == 2 && memmem(fmt, (size_t)(t[0] - fmt), "isa == 1", 8);
+	for (k = 0; k < (by_isa ? 2U : 1U); k++)
+		if (!read_table(t[k], by_isa ? (uint8_t)(k + 1) : 0, r))
+			return -EINVAL;
+	return 0;
+}
+
+/**
+ * ht_reason_name() - the name of an exit reason
+ * @r: the host's reasons (ht_read_reasons())
+ * @isa: the exit's isa (1 VMX, 2 SVM)
+ * @reason: its exit_reason; of VMX, the low 16 bits are the reason
+ *
+ * Return: the name, "" if the host's table has none.
+ */
+const char *ht_reason_name(const struct gr_ht_reasons *r, uint32_t isa,
+			   uint32_t reason)
+{
+	unsigned int i;
+
+	if (isa == 1)
+		reason &= 0xffff;
+	for (i = 0; r && i < r->n; i++)
+		if (r->r[i].code == reason && (!r->r[i].isa || r->r[i].isa == isa))
+			return r->r[i].name;
+	return "";
 }
 
 /**
@@ -195,6 +312,7 @@ static void put32(uint8_t *p, int64_t v)
 /**
  * ht_payload() - a sample's raw record as the payload of its event
  * @tps: the tracepoints as this host has them, GR_HT_NR_TPS entries
+ * @r: the names of kvm_exit's reasons, or NULL
  * @s: the sample (ht_sample())
  * @p: receives the payload, GR_HT_PAYLOAD_MAX bytes
  * @len: receives its size
@@ -202,14 +320,16 @@ static void put32(uint8_t *p, int64_t v)
  * Return: the host stream event (enum gr_hs_event), -ENOENT if the
  * record is of none of @tps.
  */
-int ht_payload(const struct gr_ht_tp *tps, const struct gr_ht_sample *s,
-	       uint8_t *p, uint32_t *len)
+int ht_payload(const struct gr_ht_tp *tps, const struct gr_ht_reasons *r,
+	       const struct gr_ht_sample *s, uint8_t *p, uint32_t *len)
 {
 	const uint8_t *raw = s->raw;
 	const struct gr_ht_field *f;
 	uint32_t n = s->rawlen;
+	uint32_t reason, isa;
 	unsigned int t;
 	int64_t state;
+	uint64_t rip;
 
 	for (t = 0; t < GR_HT_NR_TPS; t++)
 		if (tps[t].present && tps[t].id == s->type)
@@ -240,6 +360,24 @@ int ht_payload(const struct gr_ht_tp *tps, const struct gr_ht_sample *s,
 			put32(p + 28, ht_raw_int(raw, n, &f[4]));
 		*len = t == GR_HT_WAKEUP ? GR_HS_WAKEUP_SIZE :
 		       GR_HS_MIGRATE_SIZE;
+		break;
+	case GR_HT_KVM_ENTRY:
+		put32(p, ht_raw_int(raw, n, &f[0]));
+		rip = (uint64_t)ht_raw_int(raw, n, &f[1]);
+		memcpy(p + 8, &rip, 8);
+		*len = GR_HS_KVM_ENTRY_SIZE;
+		break;
+	case GR_HT_KVM_EXIT:
+		reason = (uint32_t)ht_raw_int(raw, n, &f[0]);
+		isa = (uint32_t)ht_raw_int(raw, n, &f[1]);
+		memcpy(p, &reason, 4);
+		memcpy(p + 4, &isa, 4);
+		rip = (uint64_t)ht_raw_int(raw, n, &f[2]);
+		memcpy(p + 8, &rip, 8);
+		put32(p + 16, ht_raw_int(raw, n, &f[3]));
+		strncpy((char *)p + 20, ht_reason_name(r, isa, reason),
+			GR_HS_REASON_NAME - 1);
+		*len = GR_HS_KVM_EXIT_SIZE;
 		break;
 	}
 	return gr_ht_tps[t].event;

@@ -30,8 +30,13 @@ enum gr_ht_tpi {
 	GR_HT_SWITCH = 0,
 	GR_HT_WAKEUP,
 	GR_HT_MIGRATE,
+	GR_HT_KVM_ENTRY,	/* KVM's: a host without them goes on */
+	GR_HT_KVM_EXIT,
 	GR_HT_NR_TPS,
 };
+
+#define GR_HT_NR_SCHED		GR_HT_KVM_ENTRY	/* those it needs */
+#define GR_HT_MAX_REASONS	256	/* exit reasons named */
 
 /* where a tracepoint's field is in its raw record (its format file) */
 struct gr_ht_field {
@@ -54,6 +59,7 @@ struct gr_ht_tp {
  * @event: the host stream event it becomes
  * @fields: the fields copied, NULL-terminated
  * @optional: fields that a kernel may lack (their value is then 0)
+ * @sizes: the size each field must have, 0 any
  */
 struct gr_ht_tpdef {
 	const char *system;
@@ -61,6 +67,20 @@ struct gr_ht_tpdef {
 	enum gr_hs_event event;
 	const char *fields[GR_HT_MAX_FIELDS + 1];
 	uint8_t optional;	/* bit k: fields[k] */
+	uint8_t sizes[GR_HT_MAX_FIELDS];
+};
+
+/* an exit reason's name, of a VMX (isa 1) or SVM (isa 2) table */
+struct gr_ht_reason {
+	uint32_t code;
+	uint8_t isa;		/* 0: the format's one table, for any isa */
+	char name[GR_HS_REASON_NAME];
+};
+
+/* the exit reasons of the host's kvm_exit format (its print fmt) */
+struct gr_ht_reasons {
+	unsigned int n;
+	struct gr_ht_reason r[GR_HT_MAX_REASONS];
 };
 
 extern const struct gr_ht_tpdef gr_ht_tps[GR_HT_NR_TPS];
@@ -82,8 +102,11 @@ int ht_sample(const uint8_t *rec, uint32_t n, struct gr_ht_sample *s);
 int64_t ht_raw_int(const uint8_t *raw, uint32_t n, const struct gr_ht_field *f);
 void ht_raw_comm(uint8_t *out, const uint8_t *raw, uint32_t n,
 		 const struct gr_ht_field *f);
-int ht_payload(const struct gr_ht_tp *tps, const struct gr_ht_sample *s,
-	       uint8_t *p, uint32_t *len);
+int ht_read_reasons(const char *format, struct gr_ht_reasons *r);
+const char *ht_reason_name(const struct gr_ht_reasons *r, uint32_t isa,
+			   uint32_t reason);
+int ht_payload(const struct gr_ht_tp *tps, const struct gr_ht_reasons *r,
+	       const struct gr_ht_sample *s, uint8_t *p, uint32_t *len);
 
 typedef void (*gr_ht_rec_fn)(void *arg, uint32_t type, const uint8_t *rec,
 			     uint32_t n);

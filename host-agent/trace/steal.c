@@ -273,7 +273,8 @@ int gr_steal_open(struct gr_reader *r, const char *dir, FILE *err)
 	if (ret)
 		return ret;
 	if (strcmp(r->info->view.clock_name, "monotonic") ||
-	    r->info->nr_events != GR_HS_NR_EVENTS ||
+	    (r->info->nr_events != GR_HS_NR_EVENTS &&
+	     r->info->nr_events != GR_HS_NR_EVENTS_V1) ||
 	    !r->info->valid[GR_HS_SWITCH] ||
 	    strcmp(r->info->events[GR_HS_SWITCH].name, "sched_switch")) {
 		gr_reader_close(r);

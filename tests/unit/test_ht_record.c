@@ -4,13 +4,19 @@
  * fed with raw perf records laid out by hand after the format files of a
  * real host (tests/data/tracefs, recorded from a 6.18 x86 host's tracefs):
  * fields found at the offsets the formats give, samples split, payloads
- * holding the values put in, records read across the end of a ring
+ * holding the values put in, records read across the end of a ring;
+ * KVM's kvm_entry/kvm_exit with the host's own exit reason names, and the
+ * host stream written of them as babeltrace2 reads it (kvm_x86_entry,
+ * kvm_x86_exit: lttng-modules' names, which Trace Compass reads)
  */
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "gr_test.h"
 #include "ht_record.h"
@@ -116,7 +122,7 @@ static void test_switch_sample_becomes_its_payload(void)
 	CU_ASSERT_EQUAL(s.ts, 123456789);
 	CU_ASSERT_EQUAL(s.cpu, 1);
 	CU_ASSERT_EQUAL(s.rawlen, 64);
-	CU_ASSERT_EQUAL(ht_payload(tps, &s, p, &len), GR_HS_SWITCH);
+	CU_ASSERT_EQUAL(ht_payload(tps, NULL, &s, p, &len), GR_HS_SWITCH);
 	CU_ASSERT_EQUAL(len, GR_HS_SWITCH_SIZE);
 	CU_ASSERT_STRING_EQUAL((char *)p, "CPU 0/KVM");
 	memcpy(&v, p + 16, 4);
@@ -131,7 +137,7 @@ static void test_switch_sample_becomes_its_payload(void)
 	/* another tracepoint's id: not ours */
 	memcpy((uint8_t *)s.raw, &(uint16_t){ 9999 }, 2);
 	s.type = 9999;
-	CU_ASSERT_EQUAL(ht_payload(tps, &s, p, &len), -ENOENT);
+	CU_ASSERT_EQUAL(ht_payload(tps, NULL, &s, p, &len), -ENOENT);
 }
 
 static void test_short_records_are_refused(void)
@@ -156,7 +162,7 @@ static void test_short_records_are_refused(void)
 	put(raw, &tps[0].f[5], 88);
 	n = make_sample(rec, 1, 1, 0, raw, 56);
 	CU_ASSERT_EQUAL_FATAL(ht_sample(rec, n, &s), 0);
-	CU_ASSERT_EQUAL(ht_payload(tps, &s, p, &len), GR_HS_SWITCH);
+	CU_ASSERT_EQUAL(ht_payload(tps, NULL, &s, p, &len), GR_HS_SWITCH);
 	memcpy(&v, p + 16, 4);
 	CU_ASSERT_EQUAL(v, 77);
 	memcpy(&v, p + 48, 4);
@@ -249,12 +255,244 @@ static void test_ring_walk_across_the_end(void)
 				     &v), head);
 }
 
+
+static void test_kvm_formats_of_the_recorded_host(void)
+{
+	struct gr_ht_tp en, ex;
+	struct gr_ht_field f;
+	char bad[] = "\tfield:unsigned int vcpu_id;\toffset:8;\tsize:8;\n";
+
+	load_tp(GR_HT_KVM_ENTRY, &en);
+	load_tp(GR_HT_KVM_EXIT, &ex);
+	CU_ASSERT_EQUAL(en.id, 115);
+	CU_ASSERT_EQUAL(ex.id, 103);
+	CU_ASSERT_EQUAL(en.f[0].offset, 8);		/* vcpu_id */
+	CU_ASSERT_EQUAL(en.f[1].offset, 16);		/* rip */
+	CU_ASSERT_EQUAL(en.f[1].size, 8);
+	CU_ASSERT_EQUAL(ex.f[0].offset, 8);		/* exit_reason */
+	CU_ASSERT_EQUAL(ex.f[1].offset, 24);		/* isa */
+	CU_ASSERT_EQUAL(ex.f[2].offset, 16);		/* guest_rip */
+	CU_ASSERT_EQUAL(ex.f[3].offset, 56);		/* vcpu_id */
+	/* a vcpu_id of another size than 4 is not the kvm_entry we know */
+	CU_ASSERT_EQUAL(ht_read_format(bad, GR_HT_KVM_ENTRY, &en), -EINVAL);
+	/* an older kvm_entry without rip: read as 0 */
+	bad[sizeof("\tfield:unsigned int vcpu_id;\toffset:8;\tsize:") - 1] =
+		'4';
+	CU_ASSERT_EQUAL(ht_read_format(bad, GR_HT_KVM_ENTRY, &en), 0);
+	CU_ASSERT_EQUAL(en.f[1].size, 0);
+	/* kvm_exit needs its exit_reason */
+	CU_ASSERT_EQUAL(ht_read_format(bad, GR_HT_KVM_EXIT, &ex), -ENOENT);
+	CU_ASSERT_EQUAL(ht_format_field(bad, "vcpu_id", &f), 0);
+}
+
+static void test_exit_reasons_named_from_the_print_fmt(void)
+{
+	static struct gr_ht_reasons r;
+	const char *one = "print fmt: \"%s\", __print_symbolic(REC->x, "
+			  "{ 0x10 + 2, \"twelve\" }, { -1, \"all\" })";
+
+	CU_ASSERT_EQUAL_FATAL(ht_read_reasons(data_file("kvm", "kvm_exit",
+							"format"), &r), 0);
+	CU_ASSERT(r.n > 150);
+	CU_ASSERT_STRING_EQUAL(ht_reason_name(&r, 1, 48), "EPT_VIOLATION");
+	CU_ASSERT_STRING_EQUAL(ht_reason_name(&r, 1, 0x8000001e),
+			       "IO_INSTRUCTION");
+	CU_ASSERT_STRING_EQUAL(ht_reason_name(&r, 1, 85), "MSR_WRITE_IMM");
+	CU_ASSERT_STRING_EQUAL(ht_reason_name(&r, 2, 0x07b), "io");
+	CU_ASSERT_STRING_EQUAL(ht_reason_name(&r, 2, 0x04e), "PF excp");
+	CU_ASSERT_STRING_EQUAL(ht_reason_name(&r, 2, 0x400), "npf");
+	CU_ASSERT_STRING_EQUAL(ht_reason_name(&r, 2, 0xffffffff),
+			       "invalid_guest_state");
+	CU_ASSERT_STRING_EQUAL(ht_reason_name(&r, 2, 0x8000fffd),
+			       "vmgexit_hypervisor_feature");
+	CU_ASSERT_STRING_EQUAL(ht_reason_name(&r, 1, 0x400), "");
+	CU_ASSERT_STRING_EQUAL(ht_reason_name(&r, 2, 5), "");
+	CU_ASSERT_STRING_EQUAL(ht_reason_name(NULL, 1, 48), "");
+	/* one table: for any isa */
+	CU_ASSERT_EQUAL_FATAL(ht_read_reasons(one, &r), 0);
+	CU_ASSERT_EQUAL(r.n, 2);
+	CU_ASSERT_STRING_EQUAL(ht_reason_name(&r, 2, 18), "twelve");
+	CU_ASSERT_STRING_EQUAL(ht_reason_name(&r, 0, 0xffffffff), "all");
+	CU_ASSERT_EQUAL(ht_read_reasons("print fmt: \"%d\", REC->x", &r),
+			-ENOENT);
+	CU_ASSERT_EQUAL(ht_read_reasons("print fmt: __print_symbolic(x, "
+					"{ zz, \"a\" })", &r), -EINVAL);
+}
+
+/* the recorded host's five tracepoints and exit reasons */
+static void load_all(struct gr_ht_tp *tps, struct gr_ht_reasons *r)
+{
+	unsigned int t;
+
+	for (t = 0; t < GR_HT_NR_TPS; t++)
+		load_tp(t, &tps[t]);
+	CU_ASSERT_EQUAL_FATAL(ht_read_reasons(data_file("kvm", "kvm_exit",
+							"format"), r), 0);
+}
+
+/* kvm_exit's raw record as the recorded host lays it out */
+static uint32_t kvm_exit_raw(const struct gr_ht_tp *ex, uint8_t *raw,
+			     uint32_t reason, uint32_t isa, uint64_t rip,
+			     uint32_t vcpu)
+{
+	memset(raw, 0, 72);
+	put(raw, &(struct gr_ht_field){ 0, 2, false }, ex->id);
+	put(raw, &(struct gr_ht_field){ 4, 4, false }, 4242);	/* common_pid */
+	put(raw, &ex->f[0], reason);
+	put(raw, &ex->f[1], isa);
+	put(raw, &ex->f[2], rip);
+	put(raw, &ex->f[3], vcpu);
+	put(raw, &(struct gr_ht_field){ 32, 8, false }, 0xdead);	/* info1 */
+	return 72;
+}
+
+static void test_kvm_samples_become_payloads(void)
+{
+	struct gr_ht_tp tps[GR_HT_NR_TPS];
+	static struct gr_ht_reasons r;
+	uint8_t raw[72], rec[160], p[GR_HT_PAYLOAD_MAX];
+	struct gr_ht_sample s;
+	uint32_t n, len, u;
+	uint64_t rip;
+
+	load_all(tps, &r);
+	n = make_sample(rec, 4242, 5000, 0,
+			raw, kvm_exit_raw(&tps[GR_HT_KVM_EXIT], raw,
+					  0x80000021, 1, 0xffffffff81001234ULL,
+					  3));
+	CU_ASSERT_EQUAL_FATAL(ht_sample(rec, n, &s), 0);
+	CU_ASSERT_EQUAL(ht_payload(tps, &r, &s, p, &len), GR_HS_KVM_EXIT);
+	CU_ASSERT_EQUAL(len, GR_HS_KVM_EXIT_SIZE);
+	memcpy(&u, p, 4);
+	CU_ASSERT_EQUAL(u, 0x80000021);
+	memcpy(&u, p + 4, 4);
+	CU_ASSERT_EQUAL(u, 1);
+	memcpy(&rip, p + 8, 8);
+	CU_ASSERT_EQUAL(rip, 0xffffffff81001234ULL);
+	memcpy(&u, p + 16, 4);
+	CU_ASSERT_EQUAL(u, 3);
+	CU_ASSERT_STRING_EQUAL((char *)p + 20, "INVALID_STATE");
+	/* kvm_entry */
+	memset(raw, 0, sizeof(raw));
+	put(raw, &(struct gr_ht_field){ 0, 2, false }, tps[GR_HT_KVM_ENTRY].id);
+	put(raw, &tps[GR_HT_KVM_ENTRY].f[0], 7);
+	put(raw, &tps[GR_HT_KVM_ENTRY].f[1], 0x401000);
+	n = make_sample(rec, 4242, 6000, 1, raw, 40);
+	CU_ASSERT_EQUAL_FATAL(ht_sample(rec, n, &s), 0);
+	CU_ASSERT_EQUAL(ht_payload(tps, &r, &s, p, &len), GR_HS_KVM_ENTRY);
+	CU_ASSERT_EQUAL(len, GR_HS_KVM_ENTRY_SIZE);
+	memcpy(&u, p, 4);
+	CU_ASSERT_EQUAL(u, 7);
+	memcpy(&rip, p + 8, 8);
+	CU_ASSERT_EQUAL(rip, 0x401000);
+	/* a host without KVM's: the record is of none of its tracepoints */
+	tps[GR_HT_KVM_ENTRY].present = false;
+	CU_ASSERT_EQUAL(ht_payload(tps, &r, &s, p, &len), -ENOENT);
+}
+
+/* babeltrace2's text of host stream @dir, into @out */
+static int bt_text(const char *dir, char *out, size_t size)
+{
+	char cmd[256];
+	size_t n = 0, k;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "babeltrace2 %s 2>&1", dir);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (n < size - 1 && (k = fread(out + n, 1, size - 1 - n, f)) > 0)
+		n += k;
+	out[n] = '\0';
+	return pclose(f);
+}
+
+static void test_kvm_events_in_the_host_stream_as_babeltrace_reads(void)
+{
+	static const uint8_t boot[16] = { 7 };
+	struct gr_ctf_env env = {
+		.vm_name = "vm1", .host_name = "hosty", .session = "s1",
+		.tracer_major = 1, .host_stream = 1,
+	};
+	struct gr_ht_tp tps[GR_HT_NR_TPS];
+	static struct gr_ht_reasons r;
+	static struct gr_hs_layout l;
+	static struct gr_hs_stream st;
+	static char text[16384];
+	uint8_t raw[72], rec[160], p[GR_HT_PAYLOAD_MAX];
+	struct gr_ctf_clock clock;
+	struct gr_ht_sample s;
+	char dir[] = "/tmp/test_ht_record.XXXXXX", cmd[64];
+	uint32_t n, len;
+	int fd, e;
+
+	if (system("babeltrace2 --version >/dev/null 2>&1")) {
+		printf("(babeltrace2 missing: not read back) ");
+		return;
+	}
+	load_all(tps, &r);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	fd = open(dir, O_RDONLY | O_DIRECTORY);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL_FATAL(gr_hs_layout(&l, 1, "hosty", "6.18", boot), 0);
+	memset(env.trace_uuid, 0x42, 16);
+	CU_ASSERT_EQUAL_FATAL(gr_ctf_clock_from_sync(1000000000ULL, 0,
+						     1700000000LL * 1000000000LL,
+						     1000, &clock), 0);
+	CU_ASSERT_EQUAL_FATAL(gr_hs_write_files(fd, &l, &env, &clock), 0);
+	CU_ASSERT_EQUAL_FATAL(gr_hs_stream_open(&st, fd, 0), 0);
+	/* entry, exit (VMX EPT violation), entry, exit (SVM npf) */
+	memset(raw, 0, sizeof(raw));
+	put(raw, &(struct gr_ht_field){ 0, 2, false }, tps[GR_HT_KVM_ENTRY].id);
+	put(raw, &tps[GR_HT_KVM_ENTRY].f[0], 2);
+	put(raw, &tps[GR_HT_KVM_ENTRY].f[1], 0xfff0);
+	n = make_sample(rec, 4242, 1000, 0, raw, 40);
+	CU_ASSERT_EQUAL_FATAL(ht_sample(rec, n, &s), 0);
+	e = ht_payload(tps, &r, &s, p, &len);
+	CU_ASSERT_EQUAL_FATAL(e, GR_HS_KVM_ENTRY);
+	gr_hs_stream_add(&st, e, s.tid, s.ts, p, len);
+	n = make_sample(rec, 4242, 2000, 0, raw,
+			kvm_exit_raw(&tps[GR_HT_KVM_EXIT], raw, 48, 1,
+				     0xfff3, 2));
+	CU_ASSERT_EQUAL_FATAL(ht_sample(rec, n, &s), 0);
+	e = ht_payload(tps, &r, &s, p, &len);
+	CU_ASSERT_EQUAL_FATAL(e, GR_HS_KVM_EXIT);
+	gr_hs_stream_add(&st, e, s.tid, s.ts, p, len);
+	n = make_sample(rec, 4242, 3000, 0, raw,
+			kvm_exit_raw(&tps[GR_HT_KVM_EXIT], raw, 0x400, 2,
+				     0x1000, 2));
+	CU_ASSERT_EQUAL_FATAL(ht_sample(rec, n, &s), 0);
+	e = ht_payload(tps, &r, &s, p, &len);
+	gr_hs_stream_add(&st, e, s.tid, s.ts, p, len);
+	CU_ASSERT_EQUAL(gr_hs_stream_close(&st), 0);
+	close(fd);
+
+	CU_ASSERT_EQUAL(bt_text(dir, text, sizeof(text)), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text,
+		"kvm_x86_entry: { cpu_id = 0 }, { size = 32, tid = 4242 }, "
+		"{ vcpu_id = 2, rip = 0xFFF0 }"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text,
+		"kvm_x86_exit: { cpu_id = 0 }, { size = 64, tid = 4242 }, "
+		"{ exit_reason = 48, isa = 1, guest_rip = 0xFFF3, "
+		"vcpu_id = 2, exit_reason_name = \"EPT_VIOLATION\" }"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text,
+		"{ exit_reason = 1024, isa = 2, guest_rip = 0x1000, "
+		"vcpu_id = 2, exit_reason_name = \"npf\" }"));
+	CU_ASSERT_PTR_NULL(strstr(text, "WARNING"));
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
 static const struct gr_test tests[] = {
 	GR_TEST(test_format_fields_of_the_recorded_host),
 	GR_TEST(test_switch_sample_becomes_its_payload),
 	GR_TEST(test_short_records_are_refused),
 	GR_TEST(test_data_loc_comm),
 	GR_TEST(test_ring_walk_across_the_end),
+	GR_TEST(test_kvm_formats_of_the_recorded_host),
+	GR_TEST(test_exit_reasons_named_from_the_print_fmt),
+	GR_TEST(test_kvm_samples_become_payloads),
+	GR_TEST(test_kvm_events_in_the_host_stream_as_babeltrace_reads),
 };
 
 int main(void)
