@@ -407,6 +407,23 @@ static int bt_text(const char *dir, char *out, size_t size)
 	return pclose(f);
 }
 
+/* raw record @raw of thread 4242 at @ts, decoded into stream @st as @want */
+static void add_raw(struct gr_hs_stream *st, const struct gr_ht_tp *tps,
+		    const struct gr_ht_reasons *r, uint64_t ts,
+		    const uint8_t *raw, uint32_t rawlen, int want)
+{
+	uint8_t rec[160], p[GR_HT_PAYLOAD_MAX];
+	struct gr_ht_sample s;
+	uint32_t n, len;
+	int e;
+
+	n = make_sample(rec, 4242, ts, 0, raw, rawlen);
+	CU_ASSERT_EQUAL_FATAL(ht_sample(rec, n, &s), 0);
+	e = ht_payload(tps, r, &s, p, &len);
+	CU_ASSERT_EQUAL_FATAL(e, want);
+	gr_hs_stream_add(st, (enum gr_hs_event)e, s.tid, s.ts, p, len);
+}
+
 static void test_kvm_events_in_the_host_stream_as_babeltrace_reads(void)
 {
 	static const uint8_t boot[16] = { 7 };
@@ -419,12 +436,10 @@ static void test_kvm_events_in_the_host_stream_as_babeltrace_reads(void)
 	static struct gr_hs_layout l;
 	static struct gr_hs_stream st;
 	static char text[16384];
-	uint8_t raw[72], rec[160], p[GR_HT_PAYLOAD_MAX];
 	struct gr_ctf_clock clock;
-	struct gr_ht_sample s;
 	char dir[] = "/tmp/test_ht_record.XXXXXX", cmd[64];
-	uint32_t n, len;
-	int fd, e;
+	uint8_t raw[72];
+	int fd;
 
 	if (system("babeltrace2 --version >/dev/null 2>&1")) {
 		printf("(babeltrace2 missing: not read back) ");
@@ -446,24 +461,13 @@ static void test_kvm_events_in_the_host_stream_as_babeltrace_reads(void)
 	put(raw, &(struct gr_ht_field){ 0, 2, false }, tps[GR_HT_KVM_ENTRY].id);
 	put(raw, &tps[GR_HT_KVM_ENTRY].f[0], 2);
 	put(raw, &tps[GR_HT_KVM_ENTRY].f[1], 0xfff0);
-	n = make_sample(rec, 4242, 1000, 0, raw, 40);
-	CU_ASSERT_EQUAL_FATAL(ht_sample(rec, n, &s), 0);
-	e = ht_payload(tps, &r, &s, p, &len);
-	CU_ASSERT_EQUAL_FATAL(e, GR_HS_KVM_ENTRY);
-	gr_hs_stream_add(&st, e, s.tid, s.ts, p, len);
-	n = make_sample(rec, 4242, 2000, 0, raw,
-			kvm_exit_raw(&tps[GR_HT_KVM_EXIT], raw, 48, 1,
-				     0xfff3, 2));
-	CU_ASSERT_EQUAL_FATAL(ht_sample(rec, n, &s), 0);
-	e = ht_payload(tps, &r, &s, p, &len);
-	CU_ASSERT_EQUAL_FATAL(e, GR_HS_KVM_EXIT);
-	gr_hs_stream_add(&st, e, s.tid, s.ts, p, len);
-	n = make_sample(rec, 4242, 3000, 0, raw,
-			kvm_exit_raw(&tps[GR_HT_KVM_EXIT], raw, 0x400, 2,
-				     0x1000, 2));
-	CU_ASSERT_EQUAL_FATAL(ht_sample(rec, n, &s), 0);
-	e = ht_payload(tps, &r, &s, p, &len);
-	gr_hs_stream_add(&st, e, s.tid, s.ts, p, len);
+	add_raw(&st, tps, &r, 1000, raw, 40, GR_HS_KVM_ENTRY);
+	add_raw(&st, tps, &r, 2000, raw,
+		kvm_exit_raw(&tps[GR_HT_KVM_EXIT], raw, 48, 1, 0xfff3, 2),
+		GR_HS_KVM_EXIT);
+	add_raw(&st, tps, &r, 3000, raw,
+		kvm_exit_raw(&tps[GR_HT_KVM_EXIT], raw, 0x400, 2, 0x1000, 2),
+		GR_HS_KVM_EXIT);
 	CU_ASSERT_EQUAL(gr_hs_stream_close(&st), 0);
 	close(fd);
 
