@@ -7,10 +7,15 @@
  *
  *   events     sched_switch, sched_wakeup, sched_migrate_task: perf
  *              tracepoint events (PERF_TYPE_TRACEPOINT, ids and field
- *              offsets from tracefs events/sched/<name>/{id,format})
+ *              offsets from tracefs events/sched/<name>/{id,format});
+ *              on a KVM host, kvm_entry and kvm_exit too (events/kvm/),
+ *              the exit reasons named from kvm_exit's print fmt; a host
+ *              without them records the scheduler's alone and says so
+ *              once (ht_record.c decodes the records)
  *   which      one event of each per host CPU (pid -1, cpu N), with a
  *              tracepoint filter naming QEMU's threads ("prev_pid == T ||
- *              next_pid == T ..."; "pid == T ..."), the three of a CPU
+ *              next_pid == T ..."; "pid == T ..."; KVM's "common_pid ==
+ *              T ..."), the events of a CPU
  *              writing into one ring (PERF_EVENT_IOC_SET_OUTPUT)
  *   threads    /proc/<pid>/task of the QEMU vcpu.c follows, listed again
  *              after each of its scans; a new thread (a hot-plugged vCPU,
@@ -64,66 +69,25 @@
 #define HT_DRAIN_NS	(100ULL * 1000 * 1000)	/* every ring drained */
 #define HT_DRAIN_BYTES	(HT_PAGES * GR_PAGE_SIZE / 8)	/* or a fuller one */
 #define HT_FILTER_MAX	4000		/* a filter is copied in one page */
+#define HT_FORMAT_MAX	16384		/* kvm_exit's is 5 KiB with its reasons */
 
 /*
  * the perf events and the ring of one host CPU; of the events in its
  * ring, those in [@from_ns, @until_ns) are taken (refilter())
  */
 struct gr_ht_cpu {
-	int fd[GR_HS_TRACEPOINTS];
+	int fd[GR_HT_NR_TPS];
 	void *ring;
 	uint64_t from_ns;
 	uint64_t until_ns;
 };
 
-static const char *const tp_name[GR_HS_TRACEPOINTS] = {
-	"sched_switch", "sched_wakeup", "sched_migrate_task",
+/* a ring being drained: whose records go where */
+struct ht_walk {
+	struct gr_hosttrace *ht;
+	const struct gr_ht_cpu *hc;
+	unsigned int c;
 };
-
-/* the fields copied, in the order of the payloads (hoststream.h) */
-static const char *const tp_fields[GR_HS_TRACEPOINTS][7] = {
-	{ "prev_comm", "prev_pid", "prev_prio", "prev_state", "next_comm",
-	  "next_pid", "next_prio" },
-	{ "comm", "pid", "prio", "target_cpu" },
-	{ "comm", "pid", "prio", "orig_cpu", "dest_cpu" },
-};
-
-/**
- * ht_format_field() - where a field is in a tracepoint's raw record
- * @format: the text of its tracefs format file, NUL-terminated
- * @name: the field ("prev_pid")
- * @f: receives its offset and size, and whether it is a __data_loc
- *
- * Return: 0, -ENOENT if the format has no such field, -EINVAL if its
- * line does not parse.
- */
-int ht_format_field(const char *format, const char *name,
-		    struct gr_ht_field *f)
-{
-	size_t len = strlen(name);
-	const char *p = format, *semi, *n;
-	unsigned int off, size;
-
-	while ((p = strstr(p, "field:"))) {
-		p += 6;
-		semi = strchr(p, ';');
-		if (!semi)
-			return -EINVAL;
-		/* the name ends the declaration, perhaps with "[16]" */
-		for (n = semi; n > p && n[-1] != ' ' && n[-1] != '\t'; n--)
-			;
-		if (strncmp(n, name, len) || (n[len] != ';' && n[len] != '['))
-			continue;
-		if (sscanf(semi, "; offset:%u; size:%u;", &off, &size) != 2 ||
-		    off > 0xffff || !size || size > 0xffff)
-			return -EINVAL;
-		f->offset = (uint16_t)off;
-		f->size = (uint16_t)size;
-		f->data_loc = !strncmp(p, "__data_loc", 10);
-		return 0;
-	}
-	return -ENOENT;
-}
 
 /**
  * ht_filter() - a tracepoint filter that passes the events of @tids
@@ -167,42 +131,104 @@ void ht_init(struct gr_hosttrace *ht)
 /* id and fields of tracepoint @i under tracefs root @root */
 static int read_tp(const char *root, unsigned int i, struct gr_ht_tp *tp)
 {
-	char path[4200], buf[4096];
-	unsigned int k;
+	const struct gr_ht_tpdef *d = &gr_ht_tps[i];
+	char path[4200], buf[HT_FORMAT_MAX];
 	int ret;
 
-	snprintf(path, sizeof(path), "%s/events/sched/%s/id", root, tp_name[i]);
+	tp->present = false;
+	snprintf(path, sizeof(path), "%s/events/%s/%s/id", root, d->system,
+		 d->name);
 	ret = vcpu_read_text(path, buf, sizeof(buf));
 	if (ret < 0)
 		return ret;
 	tp->id = strtoull(buf, NULL, 10);
-	snprintf(path, sizeof(path), "%s/events/sched/%s/format", root,
-		 tp_name[i]);
+	snprintf(path, sizeof(path), "%s/events/%s/%s/format", root, d->system,
+		 d->name);
 	ret = vcpu_read_text(path, buf, sizeof(buf));
 	if (ret < 0)
 		return ret;
-	for (k = 0, ret = 0; !ret && k < 7 && tp_fields[i][k]; k++)
-		ret = ht_format_field(buf, tp_fields[i][k], &tp->f[k]);
+	ret = ht_read_format(buf, i, tp);
+	tp->present = !ret;
 	return ret;
 }
 
-/* the three tracepoints, from the unit's copy or a tracefs mount */
+/* KVM's two tracepoints and its exit reasons under @root, if it has them */
+static int read_kvm(struct gr_hosttrace *ht, const char *root)
+{
+	char path[4200], *buf;
+	int ret;
+
+	ret = read_tp(root, GR_HT_KVM_ENTRY, &ht->tp[GR_HT_KVM_ENTRY]);
+	if (!ret)
+		ret = read_tp(root, GR_HT_KVM_EXIT, &ht->tp[GR_HT_KVM_EXIT]);
+	if (ret) {
+		ht->tp[GR_HT_KVM_ENTRY].present = false;
+		ht->tp[GR_HT_KVM_EXIT].present = false;
+		return ret;
+	}
+	buf = malloc(HT_FORMAT_MAX);
+	if (!buf)
+		return 0;	/* the reasons go unnamed */
+	snprintf(path, sizeof(path), "%s/events/%s/%s/format", root,
+		 gr_ht_tps[GR_HT_KVM_EXIT].system,
+		 gr_ht_tps[GR_HT_KVM_EXIT].name);
+	if (vcpu_read_text(path, buf, HT_FORMAT_MAX) < 0 ||
+	    ht_read_reasons(buf, &ht->reasons))
+		ht->reasons.n = 0;
+	free(buf);
+	return 0;
+}
+
+/*
+ * the sched tracepoints, from the unit's copy or a tracefs mount; KVM's
+ * from the first of them that has both (-ENOENT in @ht->kvm_err if none)
+ */
 static int read_tps(struct gr_vm *vm)
 {
+	struct gr_hosttrace *ht = &vm->ht;
 	char copy[PATH_MAX + 16];
 	const char *roots[] = { copy, "/sys/kernel/tracing",
 				"/sys/kernel/debug/tracing" };
-	unsigned int r, i;
-	int ret = -ENOENT;
+	unsigned int r, i, nr = ARRAY_SIZE(roots);
+	int ret = -ENOENT, kvm = -ENOENT;
 
 	snprintf(copy, sizeof(copy), "%s/tracefs", vm->agent->run_dir);
-	for (r = 0; r < ARRAY_SIZE(roots); r++) {
-		for (i = 0, ret = 0; !ret && i < GR_HS_TRACEPOINTS; i++)
-			ret = read_tp(roots[r], i, &vm->ht.tp[i]);
+	for (r = 0; r < nr && kvm; r++)
+		kvm = read_kvm(ht, roots[r]);
+	if (!ht->kvm_err)
+		ht->kvm_err = kvm;
+	for (r = 0; r < nr; r++) {
+		for (i = 0, ret = 0; !ret && i < GR_HT_NR_SCHED; i++)
+			ret = read_tp(roots[r], i, &ht->tp[i]);
 		if (!ret)
 			return 0;
 	}
 	return ret;
+}
+
+/* the host stream goes on without KVM's events: said once a session */
+static void kvm_off(struct gr_vm *vm, int err)
+{
+	struct gr_hosttrace *ht = &vm->ht;
+
+	ht->tp[GR_HT_KVM_ENTRY].present = false;
+	ht->tp[GR_HT_KVM_EXIT].present = false;
+	ht->kvm_err = err;
+}
+
+static void tell_kvm(struct gr_vm *vm)
+{
+	struct gr_hosttrace *ht = &vm->ht;
+
+	if (ht->kvm_told || !ht->kvm_err)
+		return;
+	ht->kvm_told = true;
+	if (ht->kvm_err == -ENOENT)
+		syslog(LOG_INFO, "%s: host stream without KVM's events: the host's tracefs has no kvm/kvm_entry and kvm/kvm_exit (not a KVM host, or kvm not loaded)",
+		       vm->opts.name);
+	else
+		syslog(LOG_WARNING, "%s: host stream without KVM's events: kvm_entry/kvm_exit: %s",
+		       vm->opts.name, strerror(-ht->kvm_err));
 }
 
 /*
@@ -215,19 +241,25 @@ static int set_filters(struct gr_hosttrace *ht, struct gr_ht_cpu *cpus,
 {
 	static const char *const sw[] = { "prev_pid", "next_pid" };
 	static const char *const one[] = { "pid" };
-	char f[2][HT_FILTER_MAX];
-	unsigned int c, i;
+	/* KVM's events run in the vCPU thread: its pid is the record's */
+	static const char *const own[] = { "common_pid" };
+	char f[3][HT_FILTER_MAX];
+	unsigned int c, i, k;
 	int ret;
 
 	ret = ht_filter(f[0], sizeof(f[0]), sw, 2, tids, ntids);
 	if (!ret)
 		ret = ht_filter(f[1], sizeof(f[1]), one, 1, tids, ntids);
+	if (!ret)
+		ret = ht_filter(f[2], sizeof(f[2]), own, 1, tids, ntids);
 	for (c = 0; !ret && c < ht->nr_cpus; c++)
-		for (i = 0; i < GR_HS_TRACEPOINTS; i++)
+		for (i = 0; i < GR_HT_NR_TPS; i++) {
+			k = i == GR_HT_SWITCH ? 0 : i < GR_HT_NR_SCHED ? 1 : 2;
 			if (cpus[c].fd[i] >= 0 &&
 			    ioctl(cpus[c].fd[i], PERF_EVENT_IOC_SET_FILTER,
-				  f[i ? 1 : 0]))
+				  f[k]))
 				return -errno;
+		}
 	return ret;
 }
 
@@ -339,7 +371,7 @@ static void free_cpus(const struct gr_hosttrace *ht, struct gr_ht_cpu *cpus)
 	unsigned int c, i;
 
 	for (c = 0; cpus && c < ht->nr_cpus; c++) {
-		for (i = 0; i < GR_HS_TRACEPOINTS; i++)
+		for (i = 0; i < GR_HT_NR_TPS; i++)
 			if (cpus[c].fd[i] >= 0)
 				close(cpus[c].fd[i]);
 		if (cpus[c].ring)
@@ -361,7 +393,9 @@ static int open_cpu(const struct gr_hosttrace *ht, struct gr_ht_cpu *hc,
 	unsigned int i;
 	void *ring;
 
-	for (i = 0; i < GR_HS_TRACEPOINTS; i++) {
+	for (i = 0; i < GR_HT_NR_TPS; i++) {
+		if (!ht->tp[i].present)
+			continue;
 		hc->fd[i] = open_event(&ht->tp[i], c);
 		if (hc->fd[i] == -ENODEV && !i)
 			return 0;
@@ -373,8 +407,9 @@ static int open_cpu(const struct gr_hosttrace *ht, struct gr_ht_cpu *hc,
 	if (ring == MAP_FAILED)
 		return -errno;
 	hc->ring = ring;
-	for (i = 1; i < GR_HS_TRACEPOINTS; i++)
-		if (ioctl(hc->fd[i], PERF_EVENT_IOC_SET_OUTPUT, hc->fd[0]))
+	for (i = 1; i < GR_HT_NR_TPS; i++)
+		if (hc->fd[i] >= 0 &&
+		    ioctl(hc->fd[i], PERF_EVENT_IOC_SET_OUTPUT, hc->fd[0]))
 			return -errno;
 	return 0;
 }
@@ -389,7 +424,7 @@ static int open_cpus(const struct gr_hosttrace *ht, struct gr_ht_cpu **cpus)
 	if (!set)
 		return -ENOMEM;
 	for (c = 0; c < ht->nr_cpus; c++) {
-		for (i = 0; i < GR_HS_TRACEPOINTS; i++)
+		for (i = 0; i < GR_HT_NR_TPS; i++)
 			set[c].fd[i] = -1;
 		set[c].until_ns = UINT64_MAX;
 	}
@@ -409,7 +444,7 @@ static int enable_cpu(struct gr_ht_cpu *hc, uint64_t *on_ns)
 	struct timespec t;
 	unsigned int i;
 
-	for (i = 0; i < GR_HS_TRACEPOINTS; i++)
+	for (i = 0; i < GR_HT_NR_TPS; i++)
 		if (hc->fd[i] >= 0 &&
 		    ioctl(hc->fd[i], PERF_EVENT_IOC_ENABLE, 0))
 			return -errno;
@@ -431,8 +466,14 @@ static int start(struct gr_vm *vm)
 	ret = read_tps(vm);
 	if (!ret)
 		ret = open_cpus(ht, &ht->cpu);
+	if (ret && ht->tp[GR_HT_KVM_ENTRY].present) {
+		/* the scheduler's events without KVM's, if they open */
+		kvm_off(vm, ret);
+		ret = open_cpus(ht, &ht->cpu);
+	}
 	if (ret)
-		return ret;
+		return ret;	/* tell() says why, of the sched events */
+	tell_kvm(vm);
 	/* the directory only once the kernel gave the events */
 	if (ht->dirfd < 0)
 		ret = make_dir(vm);
@@ -452,128 +493,35 @@ static int start(struct gr_vm *vm)
 
 /* --- records ---------------------------------------------------------------- */
 
-static int64_t raw_int(const uint8_t *raw, uint32_t n,
-		       const struct gr_ht_field *f)
+/* a ring's record: a sample into its CPU's stream, or events lost */
+static void take_record(void *arg, uint32_t type, const uint8_t *rec,
+			uint32_t n)
 {
-	int64_t v = 0;
-	int32_t v4;
-	int16_t v2;
+	struct ht_walk *w = arg;
+	struct gr_hosttrace *ht = w->ht;
+	uint8_t p[GR_HT_PAYLOAD_MAX];
+	struct gr_ht_sample s;
+	uint64_t lost;
+	uint32_t len;
+	int e;
 
-	if (!f->size || f->offset + f->size > n)
-		return 0;
-	switch (f->size) {
-	case 8:
-		memcpy(&v, raw + f->offset, 8);
-		return v;
-	case 4:
-		memcpy(&v4, raw + f->offset, 4);
-		return v4;
-	case 2:
-		memcpy(&v2, raw + f->offset, 2);
-		return v2;
-	default:
-		return (int8_t)raw[f->offset];
+	if (type == PERF_RECORD_LOST && n >= 24) {
+		memcpy(&lost, rec + 16, 8);
+		ht->lost += lost;
+		if (ht->out[w->c])
+			ht->out[w->c]->lost += lost;
+		return;
 	}
-}
-
-/* a comm: an array, or a __data_loc string; 16 bytes, NUL-padded */
-static void raw_comm(uint8_t *out, const uint8_t *raw, uint32_t n,
-		     const struct gr_ht_field *f)
-{
-	uint32_t loc, off, len;
-
-	memset(out, 0, 16);
-	if (!f->size || f->offset + f->size > n)
+	if (type != PERF_RECORD_SAMPLE || ht_sample(rec, n, &s) ||
+	    s.cpu >= ht->nr_cpus || s.ts < w->hc->from_ns ||
+	    s.ts >= w->hc->until_ns)
 		return;
-	off = f->offset;
-	len = f->size;
-	if (f->data_loc) {
-		if (f->size != 4)
-			return;
-		memcpy(&loc, raw + f->offset, 4);
-		off = loc & 0xffff;
-		len = loc >> 16;
-		if (off + len > n)
-			return;
-	}
-	len = (uint32_t)strnlen((const char *)raw + off, len);
-	memcpy(out, raw + off, len < 16 ? len : 16);
-}
-
-static void put32(uint8_t *p, int64_t v)
-{
-	int32_t x = (int32_t)v;
-
-	memcpy(p, &x, 4);
-}
-
-/* one tracepoint sample: its raw record into the payload of its event */
-static void take_sample(struct gr_hosttrace *ht, const struct gr_ht_cpu *hc,
-			const uint8_t *s, uint32_t n)
-{
-	uint32_t tid, cpu, rawlen;
-	const struct gr_ht_tp *tp;
-	const uint8_t *raw;
-	uint8_t p[GR_HS_SWITCH_SIZE];
-	uint16_t type;
-	uint64_t ts;
-	int64_t state;
-	unsigned int e;
-
-	/* sample_type TID | TIME | CPU | RAW, after the 8-byte header */
-	if (n < 8 + 28)
+	e = ht_payload(ht->tp, &ht->reasons, &s, p, &len);
+	if (e < 0 || !stream_of(ht, s.cpu))
 		return;
-	memcpy(&tid, s + 12, 4);
-	memcpy(&ts, s + 16, 8);
-	memcpy(&cpu, s + 24, 4);
-	memcpy(&rawlen, s + 32, 4);
-	raw = s + 36;
-	if (rawlen > n - 36 || rawlen < 2 || cpu >= ht->nr_cpus ||
-	    ts < hc->from_ns || ts >= hc->until_ns)
-		return;
-	memcpy(&type, raw, 2);
-	for (e = 0; e < GR_HS_TRACEPOINTS && ht->tp[e].id != type; e++)
-		;
-	if (e == GR_HS_TRACEPOINTS)
-		return;
-	tp = &ht->tp[e];
-	memset(p, 0, sizeof(p));
-	if (e == GR_HS_SWITCH) {
-		raw_comm(p, raw, rawlen, &tp->f[0]);
-		put32(p + 16, raw_int(raw, rawlen, &tp->f[1]));
-		put32(p + 20, raw_int(raw, rawlen, &tp->f[2]));
-		state = raw_int(raw, rawlen, &tp->f[3]);
-		memcpy(p + 24, &state, 8);
-		raw_comm(p + 32, raw, rawlen, &tp->f[4]);
-		put32(p + 48, raw_int(raw, rawlen, &tp->f[5]));
-		put32(p + 52, raw_int(raw, rawlen, &tp->f[6]));
-	} else {
-		raw_comm(p, raw, rawlen, &tp->f[0]);
-		put32(p + 16, raw_int(raw, rawlen, &tp->f[1]));
-		put32(p + 20, raw_int(raw, rawlen, &tp->f[2]));
-		put32(p + 24, raw_int(raw, rawlen, &tp->f[3]));
-		if (e == GR_HS_MIGRATE)
-			put32(p + 28, raw_int(raw, rawlen, &tp->f[4]));
-	}
-	if (!stream_of(ht, cpu))
-		return;
-	gr_hs_stream_add(ht->out[cpu], e, tid, ts, p,
-			 e == GR_HS_SWITCH ? GR_HS_SWITCH_SIZE :
-			 e == GR_HS_WAKEUP ? GR_HS_WAKEUP_SIZE :
-			 GR_HS_MIGRATE_SIZE);
+	gr_hs_stream_add(ht->out[s.cpu], (enum gr_hs_event)e, s.tid, s.ts, p,
+			 len);
 	ht->events++;
-}
-
-/* copy @len bytes at ring position @pos, across the ring's end */
-static void ring_copy(void *dst, const uint8_t *data, uint64_t size,
-		      uint64_t pos, size_t len)
-{
-	size_t at = (size_t)(pos % size), first = len;
-
-	if (first > size - at)
-		first = size - at;
-	memcpy(dst, data + at, first);
-	memcpy((uint8_t *)dst + first, data, len - first);
 }
 
 /* everything in the ring of @hc, host CPU @c's */
@@ -581,37 +529,16 @@ static void drain_ring(struct gr_hosttrace *ht, const struct gr_ht_cpu *hc,
 		       unsigned int c)
 {
 	struct perf_event_mmap_page *m = hc->ring;
-	const uint64_t size = HT_PAGES * GR_PAGE_SIZE;
-	const uint8_t *data;
-	struct perf_event_header h;
-	uint8_t rec[1024];
-	uint64_t head, tail, lost;
+	struct ht_walk w = { .ht = ht, .hc = hc, .c = c };
+	uint64_t head, tail;
 
 	if (!m)
 		return;
-	data = (const uint8_t *)m + GR_PAGE_SIZE;
 	/* pairs with the kernel's store of data_head after the records */
 	head = __atomic_load_n(&m->data_head, __ATOMIC_ACQUIRE);
-	tail = m->data_tail;
-	while (head - tail >= sizeof(h)) {
-		ring_copy(&h, data, size, tail, sizeof(h));
-		if (h.size < sizeof(h) || h.size > head - tail) {
-			tail = head;		/* not a record: skip it all */
-			break;
-		}
-		if (h.size <= sizeof(rec)) {
-			ring_copy(rec, data, size, tail, h.size);
-			if (h.type == PERF_RECORD_SAMPLE)
-				take_sample(ht, hc, rec, h.size);
-			if (h.type == PERF_RECORD_LOST && h.size >= 24) {
-				memcpy(&lost, rec + 16, 8);
-				ht->lost += lost;
-				if (ht->out[c])
-					ht->out[c]->lost += lost;
-			}
-		}
-		tail += h.size;
-	}
+	tail = ht_ring_walk((const uint8_t *)m + GR_PAGE_SIZE,
+			    HT_PAGES * GR_PAGE_SIZE, head, m->data_tail,
+			    take_record, &w);
 	/* pairs with the kernel's read of data_tail before it overwrites */
 	__atomic_store_n(&m->data_tail, tail, __ATOMIC_RELEASE);
 }
@@ -672,7 +599,7 @@ static int refilter(struct gr_hosttrace *ht, const int *tids,
 		return ret;
 	}
 	for (c = 0; c < ht->nr_cpus; c++)
-		for (i = 0; i < GR_HS_TRACEPOINTS; i++)
+		for (i = 0; i < GR_HT_NR_TPS; i++)
 			if (old[c].fd[i] >= 0)
 				ioctl(old[c].fd[i], PERF_EVENT_IOC_DISABLE, 0);
 	for (c = 0; c < ht->nr_cpus; c++)
@@ -895,6 +822,8 @@ void ht_open(struct gr_vm *vm, int top)
 	ht_close(vm);
 	ht->told = false;
 	ht->follow_told = false;
+	ht->kvm_told = false;
+	ht->kvm_err = 0;
 	ht->err = 0;
 	ht->events = 0;
 	ht->lost = 0;

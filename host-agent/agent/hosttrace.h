@@ -13,23 +13,11 @@
 #include <stdint.h>
 
 #include "hoststream.h"
+#include "ht_record.h"
 
 struct gr_vm;
 
 #define GR_HT_MAX_TIDS		96	/* QEMU threads followed */
-
-/* where a tracepoint's field is in its raw record (its format file) */
-struct gr_ht_field {
-	uint16_t offset;
-	uint16_t size;
-	bool data_loc;		/* __data_loc: a u32 (len << 16 | offset) */
-};
-
-/* a tracepoint: its id and the fields hosttrace.c copies */
-struct gr_ht_tp {
-	uint64_t id;
-	struct gr_ht_field f[7];
-};
 
 struct gr_ht_cpu;
 
@@ -45,7 +33,11 @@ struct gr_ht_cpu;
  *	@out[@nr_cpus] the vmsync records' (ht_vmsync())
  * @cpu: the perf events and ring of each host CPU, NULL when off
  * @nr_cpus: entries of @out and @cpu
- * @tp: sched_switch, sched_wakeup, sched_migrate_task
+ * @tp: sched_switch, sched_wakeup, sched_migrate_task, kvm_entry, kvm_exit
+ *	(KVM's not @present on a host without them)
+ * @reasons: the names of kvm_exit's reasons on this host
+ * @kvm_err: why KVM's events are not recorded (-errno), 0 if they are
+ * @kvm_told: @kvm_err was logged
  * @pid: the QEMU whose threads the filters name, 0 none
  * @tids: those threads
  * @ntids: entries of @tids
@@ -69,7 +61,10 @@ struct gr_hosttrace {
 	struct gr_hs_stream **out;
 	struct gr_ht_cpu *cpu;
 	unsigned int nr_cpus;
-	struct gr_ht_tp tp[GR_HS_TRACEPOINTS];
+	struct gr_ht_tp tp[GR_HT_NR_TPS];
+	struct gr_ht_reasons reasons;
+	int kvm_err;
+	bool kvm_told;
 	int pid;
 	int tids[GR_HT_MAX_TIDS];
 	unsigned int ntids;
@@ -86,8 +81,6 @@ struct gr_hosttrace {
 	bool follow_told;
 };
 
-int ht_format_field(const char *format, const char *name,
-		    struct gr_ht_field *f);
 int ht_filter(char *buf, size_t size, const char *const *fields,
 	      unsigned int nr_fields, const int *tids, unsigned int ntids);
 

@@ -161,7 +161,7 @@ int vcpu_parse_name(const char *comm, int *index, char *accel,
 }
 
 /**
- * vcpu_read_text() - a small file of /proc (or tracefs) in one read
+ * vcpu_read_text() - a small file of /proc (or tracefs), read to its end
  * @path: the file
  * @buf: receives its text, NUL-terminated
  * @size: size of @buf
@@ -170,20 +170,26 @@ int vcpu_parse_name(const char *comm, int *index, char *accel,
  */
 int vcpu_read_text(const char *path, char *buf, size_t size)
 {
-	ssize_t n;
+	size_t len = 0;
+	ssize_t n = 1;
 	int fd;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	n = read(fd, buf, size - 1);
+	/* tracefs gives a format file a field or so per read */
+	while (n > 0 && len < size - 1) {
+		n = read(fd, buf + len, size - 1 - len);
+		if (n > 0)
+			len += (size_t)n;
+	}
 	if (n < 0)
 		n = -errno;
 	close(fd);
 	if (n < 0)
 		return (int)n;
-	buf[n] = '\0';
-	return (int)n;
+	buf[len] = '\0';
+	return (int)len;
 }
 
 /* /proc/<pid>/task/<tid>/<what> into @buf: its length or -errno */

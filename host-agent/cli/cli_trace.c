@@ -317,6 +317,45 @@ int cli_run_timeline(struct cli *cli, const struct cli_cmd *cmd, int argc,
 	return 0;
 }
 
+/* a name from a host stream: printed as it is, but not its bytes */
+static void put_name(const char *p)
+{
+	for (; *p; p++)
+		putchar(*p >= 0x20 && *p < 0x7f ? *p : '?');
+}
+
+/* a vCPU's time in guest mode and exits by reason, of KVM's events */
+static json_t *steal_kvm_json(const struct gr_steal_vcpu *v)
+{
+	json_t *reasons = json_array();
+	unsigned int k;
+
+	for (k = 0; k < v->nreasons; k++)
+		json_array_append_new(reasons, json_pack("{s:s,s:I}",
+			"reason", v->reasons[k].reason,
+			"exits", (json_int_t)v->reasons[k].n));
+	return json_pack("{s:I,s:I,s:o}", "guest_ns", (json_int_t)v->guest_ns,
+			 "exits", (json_int_t)v->exits, "by_reason", reasons);
+}
+
+/* the same as text: one line per vCPU, its 3 most frequent reasons */
+static void steal_kvm_text(const struct gr_steal_vcpu *v, int first)
+{
+	unsigned int k;
+
+	if (first)
+		printf("\n%-5s %8s %13s %9s  %s\n", "vCPU", "tid",
+		       "in guest ms", "exits", "top exit reasons");
+	printf("%-5d %8d %13.3f %9llu ", v->index, v->tid,
+	       (double)v->guest_ns / 1e6, (unsigned long long)v->exits);
+	for (k = 0; k < v->nreasons && k < 3; k++) {
+		putchar(' ');
+		put_name(v->reasons[k].reason);
+		printf(" %llu", (unsigned long long)v->reasons[k].n);
+	}
+	putchar('\n');
+}
+
 /* `guestrelay steal`: preempted and halted time per vCPU (steal.h) */
 int cli_run_steal(struct cli *cli, const struct cli_cmd *cmd, int argc,
 		  char **argv)
@@ -369,6 +408,8 @@ int cli_run_steal(struct cli *cli, const struct cli_cmd *cmd, int argc,
 					"comm", v->by[k].comm,
 					"preempted_ns", (json_int_t)v->by[k].ns));
 			json_object_set_new(o, "ran_instead", by);
+			if (s->kvm)
+				json_object_set_new(o, "kvm", steal_kvm_json(v));
 			json_array_append_new(arr, o);
 		}
 		json_object_set_new(root, "vcpus", arr);
@@ -402,14 +443,13 @@ int cli_run_steal(struct cli *cli, const struct cli_cmd *cmd, int argc,
 		       (double)v->halted_ns / 1e6,
 		       (unsigned long long)v->halts,
 		       (double)v->longest_ns / 1e6, v->longest_cpu);
-		/* a host task's name: printed as it is, but not its bytes */
-		for (n = 0; v->longest_by[n]; n++)
-			putchar(v->longest_by[n] >= 0x20 && v->longest_by[n] < 0x7f ?
-				v->longest_by[n] : '?');
+		put_name(v->longest_by);
 		printf(v->longest_ns ? " (%d)\n" : "-\n", v->longest_by_tid);
 	}
 	if (!s->n)
 		printf("(no thread named \"CPU <n>/...\": QEMU needs -name ...,debug-threads=on)\n");
+	for (i = 0; s->kvm && i < s->n; i++)
+		steal_kvm_text(&s->v[i], !i);
 	free(s);
 	return 0;
 }

@@ -31,57 +31,75 @@ struct hs_field {
 	uint16_t offset;
 	uint16_t size;
 	uint8_t type;
-	bool uns;		/* an unsigned integer */
+	uint8_t flags;		/* GR_FIELD_F_*; 0: signed integer */
 };
 
-/* lttng-modules' fields; integers signed unless @uns, comm arrays of 16 chars */
+#define HS_UNSIGNED	0x80	/* not GR_FIELD_F_SIGNED */
+
+/* lttng-modules' fields; integers signed, comm arrays of 16 chars */
 static const struct hs_field hs_switch[] = {
-	{ "prev_comm", 0, 16, GR_FIELD_CHARS, false },
-	{ "prev_tid", 16, 4, GR_FIELD_INTEGER, false },
-	{ "prev_prio", 20, 4, GR_FIELD_INTEGER, false },
-	{ "prev_state", 24, 8, GR_FIELD_INTEGER, false },
-	{ "next_comm", 32, 16, GR_FIELD_CHARS, false },
-	{ "next_tid", 48, 4, GR_FIELD_INTEGER, false },
-	{ "next_prio", 52, 4, GR_FIELD_INTEGER, false },
-	{ NULL, 0, 0, 0, false },
+	{ "prev_comm", 0, 16, GR_FIELD_CHARS, 0 },
+	{ "prev_tid", 16, 4, GR_FIELD_INTEGER, 0 },
+	{ "prev_prio", 20, 4, GR_FIELD_INTEGER, 0 },
+	{ "prev_state", 24, 8, GR_FIELD_INTEGER, 0 },
+	{ "next_comm", 32, 16, GR_FIELD_CHARS, 0 },
+	{ "next_tid", 48, 4, GR_FIELD_INTEGER, 0 },
+	{ "next_prio", 52, 4, GR_FIELD_INTEGER, 0 },
+	{ NULL, 0, 0, 0, 0 },
 };
 
 static const struct hs_field hs_wakeup[] = {
-	{ "comm", 0, 16, GR_FIELD_CHARS, false },
-	{ "tid", 16, 4, GR_FIELD_INTEGER, false },
-	{ "prio", 20, 4, GR_FIELD_INTEGER, false },
-	{ "target_cpu", 24, 4, GR_FIELD_INTEGER, false },
-	{ NULL, 0, 0, 0, false },
+	{ "comm", 0, 16, GR_FIELD_CHARS, 0 },
+	{ "tid", 16, 4, GR_FIELD_INTEGER, 0 },
+	{ "prio", 20, 4, GR_FIELD_INTEGER, 0 },
+	{ "target_cpu", 24, 4, GR_FIELD_INTEGER, 0 },
+	{ NULL, 0, 0, 0, 0 },
 };
 
 static const struct hs_field hs_migrate[] = {
-	{ "comm", 0, 16, GR_FIELD_CHARS, false },
-	{ "tid", 16, 4, GR_FIELD_INTEGER, false },
-	{ "prio", 20, 4, GR_FIELD_INTEGER, false },
-	{ "orig_cpu", 24, 4, GR_FIELD_INTEGER, false },
-	{ "dest_cpu", 28, 4, GR_FIELD_INTEGER, false },
-	{ NULL, 0, 0, 0, false },
+	{ "comm", 0, 16, GR_FIELD_CHARS, 0 },
+	{ "tid", 16, 4, GR_FIELD_INTEGER, 0 },
+	{ "prio", 20, 4, GR_FIELD_INTEGER, 0 },
+	{ "orig_cpu", 24, 4, GR_FIELD_INTEGER, 0 },
+	{ "dest_cpu", 28, 4, GR_FIELD_INTEGER, 0 },
+	{ NULL, 0, 0, 0, 0 },
 };
 
 /* as the guest's (guest-module/gr_events_table.h) */
 static const struct hs_field hs_statedump[] = {
-	{ "tid", 0, 4, GR_FIELD_INTEGER, false },
-	{ "pid", 4, 4, GR_FIELD_INTEGER, false },
-	{ "ppid", 8, 4, GR_FIELD_INTEGER, false },
-	{ "name", 12, 16, GR_FIELD_CHARS, false },
-	{ "type", 28, 4, GR_FIELD_INTEGER, false },
-	{ "mode", 32, 4, GR_FIELD_INTEGER, false },
-	{ "submode", 36, 4, GR_FIELD_INTEGER, false },
-	{ "status", 40, 4, GR_FIELD_INTEGER, false },
-	{ "cpu", 44, 4, GR_FIELD_INTEGER, false },
-	{ NULL, 0, 0, 0, false },
+	{ "tid", 0, 4, GR_FIELD_INTEGER, 0 },
+	{ "pid", 4, 4, GR_FIELD_INTEGER, 0 },
+	{ "ppid", 8, 4, GR_FIELD_INTEGER, 0 },
+	{ "name", 12, 16, GR_FIELD_CHARS, 0 },
+	{ "type", 28, 4, GR_FIELD_INTEGER, 0 },
+	{ "mode", 32, 4, GR_FIELD_INTEGER, 0 },
+	{ "submode", 36, 4, GR_FIELD_INTEGER, 0 },
+	{ "status", 40, 4, GR_FIELD_INTEGER, 0 },
+	{ "cpu", 44, 4, GR_FIELD_INTEGER, 0 },
+	{ NULL, 0, 0, 0, 0 },
+};
+
+/* lttng-modules' kvm_x86_entry and kvm_x86_exit, as the host has them */
+static const struct hs_field hs_kvm_entry[] = {
+	{ "vcpu_id", 0, 4, GR_FIELD_INTEGER, HS_UNSIGNED },
+	{ "rip", 8, 8, GR_FIELD_INTEGER, HS_UNSIGNED | GR_FIELD_F_HEX },
+	{ NULL, 0, 0, 0, 0 },
 };
 
 /* Trace Compass's vm_uid and cnt (spec 9.8), read as unsigned 64-bit */
 static const struct hs_field hs_vmsync[] = {
-	{ "cnt", 0, 8, GR_FIELD_INTEGER, true },
-	{ "vm_uid", 8, 8, GR_FIELD_INTEGER, true },
-	{ NULL, 0, 0, 0, false },
+	{ "cnt", 0, 8, GR_FIELD_INTEGER, HS_UNSIGNED },
+	{ "vm_uid", 8, 8, GR_FIELD_INTEGER, HS_UNSIGNED },
+	{ NULL, 0, 0, 0, 0 },
+};
+
+static const struct hs_field hs_kvm_exit[] = {
+	{ "exit_reason", 0, 4, GR_FIELD_INTEGER, HS_UNSIGNED },
+	{ "isa", 4, 4, GR_FIELD_INTEGER, HS_UNSIGNED },
+	{ "guest_rip", 8, 8, GR_FIELD_INTEGER, HS_UNSIGNED | GR_FIELD_F_HEX },
+	{ "vcpu_id", 16, 4, GR_FIELD_INTEGER, HS_UNSIGNED },
+	{ "exit_reason_name", 20, GR_HS_REASON_NAME, GR_FIELD_CHARS, 0 },
+	{ NULL, 0, 0, 0, 0 },
 };
 
 static const struct {
@@ -99,6 +117,10 @@ static const struct {
 	[GR_HS_STATEDUMP] = { "lttng_statedump_process_state",
 			      "lttng_statedump", GR_HS_STATEDUMP_SIZE,
 			      hs_statedump },
+	[GR_HS_KVM_ENTRY] = { "kvm_x86_entry", "kvm", GR_HS_KVM_ENTRY_SIZE,
+			      hs_kvm_entry },
+	[GR_HS_KVM_EXIT] = { "kvm_x86_exit", "kvm", GR_HS_KVM_EXIT_SIZE,
+			     hs_kvm_exit },
 	[GR_HS_VMSYNC_HG] = { "vmsync_hg_host", "vmsync", GR_HS_VMSYNC_SIZE,
 			      hs_vmsync },
 	[GR_HS_VMSYNC_GH] = { "vmsync_gh_host", "vmsync", GR_HS_VMSYNC_SIZE,
@@ -126,8 +148,10 @@ static void make_desc(struct gr_event_desc *d, unsigned int id)
 		d->fields[n].offset = htole16(f->offset);
 		d->fields[n].size = htole16(f->size);
 		d->fields[n].type = f->type;
-		if (f->type == GR_FIELD_INTEGER && !f->uns)
-			d->fields[n].flags = GR_FIELD_F_SIGNED;
+		if (f->type == GR_FIELD_INTEGER)
+			d->fields[n].flags = f->flags & HS_UNSIGNED ?
+					     f->flags & ~HS_UNSIGNED :
+					     GR_FIELD_F_SIGNED | f->flags;
 	}
 	d->nr_fields = htole16((uint16_t)n);
 }

@@ -25,10 +25,23 @@
  *                         per thread
  *                         of QEMU when the agent starts following it and
  *                         when its thread list changes (pid is QEMU's)
+ *   4 kvm_x86_entry       vcpu_id rip: a vCPU thread enters guest mode
+ *   5 kvm_x86_exit        exit_reason isa guest_rip vcpu_id
+ *                         exit_reason_name: it leaves guest mode (isa
+ *                         1 VMX, 2 SVM; the name from the host's own
+ *                         table, its kvm_exit format's print fmt)
  *
- *   4 vmsync_hg_host      cnt vm_uid (unsigned, 64 bits): a clock-sync
+ * Events 4 and 5 are the names lttng-modules gives KVM's kvm_entry and
+ * kvm_exit on x86, which Trace Compass's virtual machine analysis reads
+ * (its kernel event layouts list kvm_entry/kvm_x86_entry, and its
+ * QEMU/KVM model takes the vCPU from the field vcpu_id); a host whose
+ * tracefs has no kvm events has none of them in its stream. A reader
+ * takes a host stream of 4 events (before KVM's) as one of 8 without
+ * events 4 to 7.
+ *
+ *   6 vmsync_hg_host      cnt vm_uid (unsigned, 64 bits): a clock-sync
  *                         request sent to the guest, at its t1
- *   5 vmsync_gh_host      cnt vm_uid: the guest's answer seen, at its t3
+ *   7 vmsync_gh_host      cnt vm_uid: the guest's answer seen, at its t3
  *                         (spec 9.8; the agent's, in a stream of their
  *                         own whose cpu_id is the number of host CPUs)
  *
@@ -50,18 +63,25 @@ enum gr_hs_event {
 	GR_HS_SWITCH = 0,
 	GR_HS_WAKEUP,
 	GR_HS_MIGRATE,
-	GR_HS_TRACEPOINTS,		/* the above come from tracepoints */
-	GR_HS_STATEDUMP = GR_HS_TRACEPOINTS,
-	GR_HS_VMSYNC_HG,
+	GR_HS_STATEDUMP,		/* the agent's, from /proc */
+	GR_HS_KVM_ENTRY,
+	GR_HS_KVM_EXIT,
+	GR_HS_VMSYNC_HG,		/* the agent's (spec 9.8) */
 	GR_HS_VMSYNC_GH,
 	GR_HS_NR_EVENTS,
 };
+
+/* events of a host stream written before KVM's were added */
+#define GR_HS_NR_EVENTS_V1	(GR_HS_STATEDUMP + 1)
 
 /* the payloads, as the descriptors of hs_layout() declare them */
 #define GR_HS_SWITCH_SIZE	56
 #define GR_HS_WAKEUP_SIZE	28
 #define GR_HS_MIGRATE_SIZE	32
 #define GR_HS_STATEDUMP_SIZE	48
+#define GR_HS_KVM_ENTRY_SIZE	16
+#define GR_HS_KVM_EXIT_SIZE	48
+#define GR_HS_REASON_NAME	28	/* exit_reason_name, NUL-padded */
 #define GR_HS_VMSYNC_SIZE	16
 
 /* sched_switch prev_state: running (preempted), with or without the

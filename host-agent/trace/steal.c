@@ -226,6 +226,59 @@ void gr_steal_wakeup(struct gr_steal *s, uint64_t ts, const char *comm,
 		v->woke_ts = ts;
 }
 
+/**
+ * gr_steal_kvm() - account one kvm_x86_entry or kvm_x86_exit
+ * @s: the state
+ * @ts: its time
+ * @tid: the thread it ran in (the record's)
+ * @entry: 1 for an entry into guest mode, 0 for an exit
+ * @reason: an exit's reason, by name ("" if its host had none)
+ *
+ * The time from an entry to the exit that follows is time in guest
+ * mode. The events of a thread not yet known as a vCPU (before its
+ * first switch in the stream) are not counted.
+ *
+ * Context: any.
+ */
+void gr_steal_kvm(struct gr_steal *s, uint64_t ts, int tid, int entry,
+		  const char *reason)
+{
+	struct gr_steal_vcpu *v = NULL;
+	unsigned int i;
+
+	for (i = 0; i < s->n && !v; i++)
+		if (s->v[i].tid == tid)
+			v = &s->v[i];
+	s->kvm++;
+	if (!v || !tid)
+		return;
+	if (entry) {
+		v->entry_ts = ts;
+		return;
+	}
+	if (v->entry_ts && ts >= v->entry_ts)
+		v->guest_ns += ts - v->entry_ts;
+	v->entry_ts = 0;
+	v->exits++;
+	for (i = 0; i < v->nreasons && strcmp(v->reasons[i].reason, reason);
+	     i++)
+		;
+	if (i == v->nreasons && i < GR_STEAL_EXITS) {
+		snprintf(v->reasons[i].reason, sizeof(v->reasons[i].reason),
+			 "%s", *reason ? reason : "?");
+		v->nreasons++;
+	}
+	if (i < v->nreasons)
+		v->reasons[i].n++;
+}
+
+static int by_count(const void *a, const void *b)
+{
+	const struct gr_steal_exit *x = a, *y = b;
+
+	return (x->n < y->n) - (x->n > y->n);
+}
+
 static int by_index(const void *a, const void *b)
 {
 	const struct gr_steal_vcpu *x = a, *y = b;
@@ -244,7 +297,7 @@ static int by_ns(const void *a, const void *b)
 
 /**
  * gr_steal_sort() - the vCPUs by index (then tid: a restarted QEMU's),
- * the tasks that ran instead of each by time
+ * the tasks that ran instead of each by time, its exit reasons by count
  * @s: the state
  */
 void gr_steal_sort(struct gr_steal *s)
@@ -252,8 +305,11 @@ void gr_steal_sort(struct gr_steal *s)
 	unsigned int i;
 
 	qsort(s->v, s->n, sizeof(s->v[0]), by_index);
-	for (i = 0; i < s->n; i++)
+	for (i = 0; i < s->n; i++) {
 		qsort(s->v[i].by, s->v[i].nby, sizeof(s->v[i].by[0]), by_ns);
+		qsort(s->v[i].reasons, s->v[i].nreasons,
+		      sizeof(s->v[i].reasons[0]), by_count);
+	}
 }
 
 /**
@@ -273,7 +329,8 @@ int gr_steal_open(struct gr_reader *r, const char *dir, FILE *err)
 	if (ret)
 		return ret;
 	if (strcmp(r->info->view.clock_name, "monotonic") ||
-	    r->info->nr_events != GR_HS_NR_EVENTS ||
+	    (r->info->nr_events != GR_HS_NR_EVENTS &&
+	     r->info->nr_events != GR_HS_NR_EVENTS_V1) ||
 	    !r->info->valid[GR_HS_SWITCH] ||
 	    strcmp(r->info->events[GR_HS_SWITCH].name, "sched_switch")) {
 		gr_reader_close(r);
@@ -316,7 +373,7 @@ int gr_steal_walk(const char *dir, struct gr_steal *s, gr_steal_off_fn fn,
 	struct gr_reader r;
 	struct gr_cursor *c;
 	const struct gr_event_view *ev;
-	char prev[17], next[17];
+	char prev[17], next[17], reason[32];
 	const uint8_t *p;
 	uint32_t len;
 	int ret;
@@ -356,6 +413,17 @@ int gr_steal_walk(const char *dir, struct gr_steal *s, gr_steal_off_fn fn,
 					(int)gr_event_int(ev, "prev_tid", p, len),
 					gr_event_int(ev, "prev_state", p, len), next,
 					(int)gr_event_int(ev, "next_tid", p, len));
+		}
+		if (c->kind == GR_ITEM_EVENT && c->rec.id == GR_HS_KVM_ENTRY &&
+		    r.info->nr_events > GR_HS_KVM_EXIT)
+			gr_steal_kvm(s, c->ts, (int)c->rec.tid, 1, "");
+		if (c->kind == GR_ITEM_EVENT && c->rec.id == GR_HS_KVM_EXIT &&
+		    r.info->nr_events > GR_HS_KVM_EXIT) {
+			p = gr_cursor_payload(c, &len);
+			gr_event_text(&r.info->events[GR_HS_KVM_EXIT],
+				      "exit_reason_name", p, len, reason,
+				      sizeof(reason));
+			gr_steal_kvm(s, c->ts, (int)c->rec.tid, 0, reason);
 		}
 		gr_reader_merge_next(&r);
 	}

@@ -14,6 +14,13 @@
 #define GR_STEAL_MAX	64	/* vCPU threads followed */
 #define GR_STEAL_BY	32	/* tasks that ran instead, per vCPU */
 #define GR_STEAL_KNOWN	256	/* QEMU threads the state dumps name */
+#define GR_STEAL_EXITS	8	/* exit reasons counted, per vCPU */
+
+/* a KVM exit reason (its host's name) and how often a vCPU exited so */
+struct gr_steal_exit {
+	char reason[32];
+	uint64_t n;
+};
 
 /* a task that ran instead of a preempted vCPU, and for how long */
 struct gr_steal_by {
@@ -54,6 +61,13 @@ enum gr_steal_off { GR_STEAL_ON = 0, GR_STEAL_PREEMPTED, GR_STEAL_HALTED,
  * @off: the thread's state now (while reading)
  * @off_ts, @off_cpu, @off_by, @off_by_tid: the switch out being timed
  * @woke_ts: when it was woken since, 0 if not
+ * @guest_ns: time in guest mode, from each kvm_x86_entry to the
+ *	kvm_x86_exit that follows (a host stream with KVM's events)
+ * @exits: kvm_x86_exit events of the thread
+ * @reasons: those exits by reason; the most first after gr_steal_sort()
+ * @nreasons: entries of @reasons (reasons beyond GR_STEAL_EXITS are
+ *	counted in @exits only)
+ * @entry_ts: the entry being timed, 0 if none
  */
 struct gr_steal_vcpu {
 	int index;
@@ -77,6 +91,11 @@ struct gr_steal_vcpu {
 	char off_by[17];
 	int off_by_tid;
 	uint64_t woke_ts;
+	uint64_t guest_ns;
+	uint64_t exits;
+	struct gr_steal_exit reasons[GR_STEAL_EXITS];
+	unsigned int nreasons;
+	uint64_t entry_ts;
 };
 
 struct gr_steal;
@@ -99,6 +118,7 @@ typedef void (*gr_steal_off_fn)(void *arg, const struct gr_steal *s,
  * @v: the vCPU threads
  * @first_ts, @last_ts: the stream's first and last switch
  * @switches: sched_switch events read
+ * @kvm: kvm_x86_entry/kvm_x86_exit events read
  * @known: QEMU's threads named by lttng_statedump_process_state events;
  *	once there is one, only these can be vCPU threads (a switch names
  *	another process's task too, perhaps another QEMU's vCPU)
@@ -114,6 +134,7 @@ struct gr_steal {
 	uint64_t first_ts;
 	uint64_t last_ts;
 	uint64_t switches;
+	uint64_t kvm;
 	int known[GR_STEAL_KNOWN];
 	unsigned int nknown;
 	gr_steal_off_fn off_fn;
@@ -126,6 +147,8 @@ void gr_steal_switch(struct gr_steal *s, uint64_t ts, int cpu,
 		     const char *next_comm, int next_tid);
 void gr_steal_wakeup(struct gr_steal *s, uint64_t ts, const char *comm,
 		     int tid);
+void gr_steal_kvm(struct gr_steal *s, uint64_t ts, int tid, int entry,
+		  const char *reason);
 void gr_steal_thread(struct gr_steal *s, int tid);
 int gr_steal_is_vcpu(const struct gr_steal *s, const char *comm, int tid,
 		     int *index);

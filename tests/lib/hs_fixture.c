@@ -46,3 +46,28 @@ void hs_dump(struct gr_hs_stream *s, uint64_t ts, int tid, const char *name)
 	strncpy((char *)p + 12, name, 16);
 	gr_hs_stream_add(s, GR_HS_STATEDUMP, (uint32_t)tid, ts, p, sizeof(p));
 }
+
+/* KVM's entry of vCPU @vcpu into guest mode, in thread @tid */
+void hs_kvm_entry(struct gr_hs_stream *s, uint64_t ts, int tid, int vcpu)
+{
+	uint8_t p[GR_HS_KVM_ENTRY_SIZE];
+
+	memset(p, 0, sizeof(p));
+	memcpy(p, &vcpu, 4);
+	gr_hs_stream_add(s, GR_HS_KVM_ENTRY, (uint32_t)tid, ts, p, sizeof(p));
+}
+
+/* its exit for @reason (VMX), named @name */
+void hs_kvm_exit(struct gr_hs_stream *s, uint64_t ts, int tid, int vcpu,
+		 uint32_t reason, const char *name)
+{
+	uint8_t p[GR_HS_KVM_EXIT_SIZE];
+	uint32_t isa = 1;
+
+	memset(p, 0, sizeof(p));
+	memcpy(p, &reason, 4);
+	memcpy(p + 4, &isa, 4);
+	memcpy(p + 16, &vcpu, 4);
+	strncpy((char *)p + 20, name, GR_HS_REASON_NAME - 1);
+	gr_hs_stream_add(s, GR_HS_KVM_EXIT, (uint32_t)tid, ts, p, sizeof(p));
+}

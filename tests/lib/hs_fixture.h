@@ -15,5 +15,8 @@ void hs_switch(struct gr_hs_stream *s, uint64_t ts, const char *prev,
 	       int prev_tid, int64_t state, const char *next, int next_tid);
 void hs_wake(struct gr_hs_stream *s, uint64_t ts, const char *comm, int tid);
 void hs_dump(struct gr_hs_stream *s, uint64_t ts, int tid, const char *name);
+void hs_kvm_entry(struct gr_hs_stream *s, uint64_t ts, int tid, int vcpu);
+void hs_kvm_exit(struct gr_hs_stream *s, uint64_t ts, int tid, int vcpu,
+		 uint32_t reason, const char *name);
 
 #endif /* GR_HS_FIXTURE_H */

@@ -463,7 +463,47 @@ static void test_filter_text(void)
 	CU_ASSERT_EQUAL(ht_filter(buf, sizeof(buf), sw2, 2, tids, 40), 0);
 }
 
+
+/*
+ * KVM's events: vCPU 0 (tid 100) in guest mode 1-3 ms (HLT), 4-4.5 ms
+ * (EPT_VIOLATION), 5-7 ms (HLT); an entry of a thread not yet switched
+ * in (tid 102) and an exit without its entry are not timed
+ */
+static void test_guest_mode_and_exit_reasons(void)
+{
+	struct gr_steal s;
+	struct synth y;
+
+	synth_open(&y, "/" GR_HS_DIR);
+	sw(&y, 0, 500 * US, "busy", 200, 1, "CPU 0/KVM", 100);
+	hs_kvm_entry(y.s[0], 1000 * US, 100, 0);
+	hs_kvm_exit(y.s[0], 3000 * US, 100, 0, 12, "HLT");
+	hs_kvm_entry(y.s[0], 4000 * US, 100, 0);
+	hs_kvm_exit(y.s[0], 4500 * US, 100, 0, 48, "EPT_VIOLATION");
+	hs_kvm_entry(y.s[0], 5000 * US, 100, 0);
+	hs_kvm_exit(y.s[0], 7000 * US, 100, 0, 12, "HLT");
+	hs_kvm_exit(y.s[0], 7500 * US, 100, 0, 30, "");
+	hs_kvm_entry(y.s[1], 1000 * US, 102, 1);
+	hs_kvm_exit(y.s[1], 2000 * US, 102, 1, 12, "HLT");
+	synth_close(&y);
+
+	CU_ASSERT_EQUAL_FATAL(gr_steal_read(y.dir, &s, stderr), 0);
+	CU_ASSERT_EQUAL_FATAL(s.n, 1);
+	CU_ASSERT_EQUAL(s.kvm, 9);
+	CU_ASSERT_EQUAL(s.v[0].guest_ns, 4500 * US);
+	CU_ASSERT_EQUAL(s.v[0].exits, 4);
+	CU_ASSERT_EQUAL_FATAL(s.v[0].nreasons, 3);
+	CU_ASSERT_STRING_EQUAL(s.v[0].reasons[0].reason, "HLT");
+	CU_ASSERT_EQUAL(s.v[0].reasons[0].n, 2);
+	CU_ASSERT_EQUAL(s.v[0].reasons[1].n, 1);
+	CU_ASSERT_EQUAL(s.v[0].reasons[2].n, 1);
+	CU_ASSERT(!strcmp(s.v[0].reasons[1].reason, "?") ||
+		  !strcmp(s.v[0].reasons[2].reason, "?"));
+	synth_remove(&y);
+}
+
 static const struct gr_test tests[] = {
+	GR_TEST(test_guest_mode_and_exit_reasons),
 	GR_TEST(test_layout_passes_the_checks),
 	GR_TEST(test_metadata_names_the_host),
 	GR_TEST(test_preempted_and_halted),
