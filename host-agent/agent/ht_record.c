@@ -22,12 +22,12 @@
 const struct gr_ht_tpdef gr_ht_tps[GR_HT_NR_TPS] = {
 	[GR_HT_SWITCH] = { "sched", "sched_switch", GR_HS_SWITCH,
 			   { "prev_comm", "prev_pid", "prev_prio", "prev_state",
-			     "next_comm", "next_pid", "next_prio" }, 0 },
+			     "next_comm", "next_pid", "next_prio" }, 0, { 0 } },
 	[GR_HT_WAKEUP] = { "sched", "sched_wakeup", GR_HS_WAKEUP,
-			   { "comm", "pid", "prio", "target_cpu" }, 0 },
+			   { "comm", "pid", "prio", "target_cpu" }, 0, { 0 } },
 	[GR_HT_MIGRATE] = { "sched", "sched_migrate_task", GR_HS_MIGRATE,
 			    { "comm", "pid", "prio", "orig_cpu", "dest_cpu" },
-			    0 },
+			    0, { 0 } },
 	/* KVM's (arch/x86/kvm/trace.h): the rip of kvm_entry (5.9+), the
 	 * vcpu_id of kvm_exit (5.10+) are newer than the rest */
 	[GR_HT_KVM_ENTRY] = { "kvm", "kvm_entry", GR_HS_KVM_ENTRY,
