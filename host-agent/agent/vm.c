@@ -235,7 +235,7 @@ static void reject(struct gr_vm *vm, uint64_t instance, const char *what,
 static void try_attach(struct gr_vm *vm, bool try_resume)
 {
 	uint64_t clr[GR_MAX_EVENTS / 64] = { 0 };
-	char err[256], *list = NULL, *ask = NULL;
+	char err[256], *list = NULL, *ask = NULL, *asked;
 	struct gr_region_hdr copy;
 	const char *why = NULL;
 	unsigned int i;
@@ -300,10 +300,13 @@ static void try_attach(struct gr_vm *vm, bool try_resume)
 	 * --events (or the defaults), then what enable and disable changed
 	 * while an earlier guest ran, in their order
 	 */
-	list = vm_events_list(vm);
-	ask = list ? malloc(strlen(list) + 1) : NULL;
-	if (!ask)
+	list = vm_events_list(vm, true);
+	asked = vm_events_list(vm, false);	/* never the defaults */
+	ask = asked ? malloc(strlen(asked) + 1) : NULL;
+	if (!list || !ask) {
+		free(asked);
 		goto fail;
+	}
 	memset(vm->enable, 0, sizeof(vm->enable));
 	vm_resolve_events(vm, list, false, vm->enable, clr, err, sizeof(err));
 	/* spec 9.8: the guest's vmsync events, recorded if chosen */
@@ -314,7 +317,8 @@ static void try_attach(struct gr_vm *vm, bool try_resume)
 	for (i = 0; i < GR_MAX_EVENTS / 64 && !vm->enable[i]; i++)
 		;
 	/* spec 18, M6: what the list names beyond the table is asked for */
-	vm_events_to_ask(vm, list, ask, strlen(list) + 1);
+	vm_events_to_ask(vm, asked, ask, strlen(asked) + 1);
+	free(asked);
 	if (i == GR_MAX_EVENTS / 64 && !ask[0])
 		syslog(LOG_WARNING, "%s: none of the events asked for (%s) exists in this guest; recording nothing (guestrelay enable %s EVENT...)",
 		       vm->opts.name, list, vm->opts.name);

@@ -149,7 +149,7 @@ int vm_resolve_events(struct gr_vm *vm, const char *list, bool strict,
 void vm_token_apply(const char *tok, const uint64_t *bits, uint64_t *set,
 		    uint64_t *clr);
 int vm_events_remember(struct gr_vm *vm, const char *list, bool on);
-char *vm_events_list(const struct gr_vm *vm);
+char *vm_events_list(const struct gr_vm *vm, bool defaults);
 void vm_events_to_ask(struct gr_vm *vm, const char *list, char *ask,
 		      size_t size);
 

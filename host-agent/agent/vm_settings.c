@@ -268,19 +268,23 @@ int vm_events_remember(struct gr_vm *vm, const char *list, bool on)
 /**
  * vm_events_list() - the events a guest of the VM is asked for at attach
  * @vm: the VM
+ * @defaults: without --events, the defaults first (else nothing)
  *
- * Return: --events (or the defaults) and the run-time changes after it,
- * comma separated (malloc'ed), or NULL (no memory).
+ * The defaults name the table's events only: vm.c resolves them, but
+ * never asks a guest for them by name (spec 18, M6 is about --events).
+ *
+ * Return: --events (or the defaults, or nothing) and the run-time changes
+ * after it, comma separated (malloc'ed), or NULL (no memory).
  */
-char *vm_events_list(const struct gr_vm *vm)
+char *vm_events_list(const struct gr_vm *vm, bool defaults)
 {
 	const char *base = vm->opts.events[0] ? vm->opts.events :
-			   GR_DEFAULT_EVENTS;
+			   defaults ? GR_DEFAULT_EVENTS : "";
+	const char *ch = vm->ev_changes ? vm->ev_changes : "";
 	char *l;
 
-	if (!vm->ev_changes || !vm->ev_changes[0])
-		return strdup(base);
-	if (asprintf(&l, "%s,%s", base, vm->ev_changes) < 0)
+	if (asprintf(&l, "%s%s%s", base, base[0] && ch[0] ? "," : "",
+		     ch) < 0)
 		return NULL;
 	return l;
 }

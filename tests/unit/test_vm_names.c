@@ -255,12 +255,20 @@ static void test_run_time_changes_kept_in_order(void)
 				      sizeof(err)), -EINVAL);
 	/* what a new guest is asked: --events (or the defaults), then these */
 	snprintf(t->vm.opts.events, sizeof(t->vm.opts.events), "irq_*");
-	l = vm_events_list(&t->vm);
+	l = vm_events_list(&t->vm, true);
 	CU_ASSERT_STRING_EQUAL(l, "irq_*,sched_*,!sched_switch");
 	CU_ASSERT_EQUAL(vm_resolve_events(&t->vm, l, false, set, clr, err,
 					  sizeof(err)), 0);
 	CU_ASSERT_EQUAL(set[0], 0);
 	CU_ASSERT_EQUAL(clr[0], 1);
+	free(l);
+	/* the defaults are resolved, never asked for by name */
+	t->vm.opts.events[0] = '\0';
+	l = vm_events_list(&t->vm, false);
+	CU_ASSERT_STRING_EQUAL(l, "sched_*,!sched_switch");
+	free(l);
+	l = vm_events_list(&t->vm, true);
+	CU_ASSERT_PTR_NOT_NULL(strstr(l, "lttng_statedump,vmsync,sched_*"));
 	free(l);
 	/* a record that would outgrow the list: refused, nothing changed */
 	big[0] = '\0';
