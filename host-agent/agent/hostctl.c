@@ -246,6 +246,37 @@ uint32_t hostctl_guest_state(const struct gr_vm *vm)
 }
 
 /**
+ * hostctl_vmsync_recorded() - does the guest record its vmsync events?
+ * @vm: an attached VM
+ *
+ * Spec 9.8: the guest says it records its vmsync events (tracing, their
+ * bits in status.enabled): only then the rounds get a vm_uid and host
+ * records, so that every round is recorded on both sides or on none. The
+ * guest's word decides only that.
+ *
+ * Return: true if it records every one of @vm->vmsync_events.
+ */
+bool hostctl_vmsync_recorded(struct gr_vm *vm)
+{
+	const struct gr_guest_status *st = status(vm);
+	bool any = false;
+	uint64_t on;
+	unsigned int i;
+
+	if (hostctl_guest_state(vm) != GR_STATE_TRACING)
+		return false;
+	for (i = 0; i < GR_MAX_EVENTS / 64; i++) {
+		if (!vm->vmsync_events[i])
+			continue;
+		on = le64toh(__atomic_load_n(&st->enabled[i], __ATOMIC_RELAXED));
+		if ((on & vm->vmsync_events[i]) != vm->vmsync_events[i])
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+/**
  * hostctl_settings_acked() - the guest acknowledged settings @seq
  * @vm: the VM
  * @seq: a value of vm->hc.ctrl_seq

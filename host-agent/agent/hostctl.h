@@ -111,6 +111,7 @@ void hostctl_publish(struct gr_vm *vm);
 void hostctl_new_session(struct gr_vm *vm);
 uint64_t hostctl_flush(struct gr_vm *vm);
 uint32_t hostctl_guest_state(const struct gr_vm *vm);
+bool hostctl_vmsync_recorded(struct gr_vm *vm);
 bool hostctl_settings_acked(const struct gr_vm *vm, uint64_t seq);
 bool hostctl_flush_acked(const struct gr_vm *vm, uint64_t req);
 void hostctl_sync_reset(struct gr_vm *vm);

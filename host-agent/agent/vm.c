@@ -80,33 +80,6 @@ int vm_set_mode(struct gr_vm *vm, uint32_t mode, char *err, size_t errlen)
 	return 0;
 }
 
-/*
- * Spec 9.8: the guest says it records its vmsync events (tracing, their
- * bits in status.enabled): only then the rounds get a vm_uid and host
- * records, so that every round is recorded on both sides or on none. The
- * guest's word decides only that.
- */
-static bool vmsync_recorded(struct gr_vm *vm)
-{
-	const struct gr_guest_status *st =
-		(const struct gr_guest_status *)(vm->region + GR_STATUS_OFFSET);
-	bool any = false;
-	uint64_t on;
-	unsigned int i;
-
-	if (hostctl_guest_state(vm) != GR_STATE_TRACING)
-		return false;
-	for (i = 0; i < GR_MAX_EVENTS / 64; i++) {
-		if (!vm->vmsync_events[i])
-			continue;
-		on = le64toh(__atomic_load_n(&st->enabled[i], __ATOMIC_RELAXED));
-		if ((on & vm->vmsync_events[i]) != vm->vmsync_events[i])
-			return false;
-		any = true;
-	}
-	return any;
-}
-
 /* ---- attach ------------------------------------------------------------ */
 
 /*
@@ -585,7 +558,7 @@ static void vm_wake(struct gr_vm *vm)
 		vm_desc_refresh(vm);
 		cons_drain(vm);
 		clients_drain(vm, false);
-		vm->hc.vmsync_uid = vmsync_recorded(vm) ? ht_vm_uid(vm) : 0;
+		vm->hc.vmsync_uid = hostctl_vmsync_recorded(vm) ? ht_vm_uid(vm) : 0;
 		hostctl_sync_check(vm);
 		ht_vmsync(vm);
 		gstate = hostctl_guest_state(vm);
