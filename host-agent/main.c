@@ -112,6 +112,8 @@ static void usage(FILE *f)
 		"                        check records on a private copy before\n"
 		"                        storing (default on); off: zero copy;\n"
 		"                        stored: zero copy, then check what was stored\n"
+		"  --host-stream on|off  the host scheduler's view of QEMU's\n"
+		"                        threads beside the trace (default on)\n"
 		"  --owner UID[:GID]     owner of the VM's shared memory and socket\n"
 		"VM options are those of vm-add, with the same bounds.\n"
 		"VMs can also be added later: guestrelay vm-add NAME ...\n"

@@ -177,6 +177,7 @@ struct gr_vm_opts {
 	uint32_t uid, gid;		/* owner of shm and socket (QEMU's) */
 	bool own;			/* uid/gid are set */
 	enum gr_verify verify;		/* --verify (spec H24) */
+	bool no_host_stream;		/* --host-stream off: no host/ */
 	bool io_writev;			/* --io writev (default): one writev
 					 * per packet; --io fixed: two
 					 * write_fixed from registered buffers
@@ -437,6 +438,14 @@ struct gr_vm_info {
 	} follow;
 	struct gr_vm_ship ship;
 	struct gr_vcpus vcpus;		/* QEMU's vCPU threads (vcpu.c) */
+	struct {
+		const char *state;	/* "on", "off" (--host-stream off),
+					 * "none" (it failed: err), "-" (no
+					 * session, or QEMU not found yet) */
+		int err;		/* -errno of "none" */
+		uint64_t events;	/* stored this session */
+		uint64_t lost;		/* the host kernel's count */
+	} host_stream;
 	/*
 	 * client channels (spec 16) of the session, one per name (a name
 	 * published again adds to its counts, as its files are appended

@@ -810,7 +810,8 @@ static int make_dir(struct gr_vm *vm)
  * directory <session>/host and its files are made then, once the kernel
  * gave the events (without them, there is none); in a session kept in
  * chunks, <chunk>/host of the chunk being written. A failure is logged
- * and the session goes on without a host stream.
+ * and the session goes on without a host stream; with --host-stream off
+ * there is none, and nothing is logged.
  *
  * Context: the loop's thread; writes a few KiB and fsyncs them.
  */
@@ -829,6 +830,8 @@ void ht_open(struct gr_vm *vm, int top)
 	ht->lost = 0;
 	ht->named = false;
 	ht->top = top;
+	if (vm->opts.no_host_stream)
+		return;	/* --host-stream off: the operator's choice, no log */
 	ht->open = true;
 	ret = prepare(vm);
 	if (ret) {

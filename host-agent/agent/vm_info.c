@@ -162,6 +162,12 @@ void vm_get_info(const struct gr_vm *vm, struct gr_vm_info *info)
 	info->stop_reason = reasons[vm->stop_reason];
 	info->rate_bps = vm->rate_bps;
 	info->vcpus = vm->vcpu;
+	info->host_stream.state = vm->opts.no_host_stream ? "off" :
+				  vm->ht.err ? "none" :
+				  vm->ht.open && vm->ht.dirfd >= 0 ? "on" : "-";
+	info->host_stream.err = vm->ht.err;
+	info->host_stream.events = vm->ht.events;
+	info->host_stream.lost = vm->ht.lost;
 	vm_get_stats(vm, &info->st);
 	if (vm->rot.chunked && vm->rot.fd >= 0)
 		snprintf(info->chunks.active, sizeof(info->chunks.active),

@@ -196,7 +196,7 @@ enum {
 	OPT_IO,
 	OPT_FILTER, OPT_PID, OPT_COMM, OPT_NO_FORK,
 	OPT_ROTATE_SIZE, OPT_ROTATE_INTERVAL, OPT_KEEP_CHUNKS, OPT_KEEP_BYTES,
-	OPT_HIST, OPT_HIST_LATENCY, OPT_PROBE,
+	OPT_HIST, OPT_HIST_LATENCY, OPT_PROBE, OPT_HOST_STREAM,
 };
 
 static const struct {
@@ -225,6 +225,7 @@ static const struct {
 	[OPT_HIST] = { "--hist", true },
 	[OPT_HIST_LATENCY] = { "--hist-latency", true },
 	[OPT_PROBE] = { "--probe", true },
+	[OPT_HOST_STREAM] = { "--host-stream", true },
 };
 
 /*
@@ -497,6 +498,15 @@ static int vm_add_opt(struct gr_vm_opts *o, int opt, const char *val,
 			return -EINVAL;
 		}
 		return 0;
+	case OPT_HOST_STREAM:
+		/* on by default: the host stream beside the guest's trace */
+		if (strcmp(val, "on") && strcmp(val, "off")) {
+			ctl_set_err(err, errlen, "--host-stream is on or off, not '%s'",
+				val);
+			return -EINVAL;
+		}
+		o->no_host_stream = !strcmp(val, "off");
+		return 0;
 	case OPT_IO:
 		/* how packets are written: registered buffers or writev */
 		if (strcmp(val, "fixed") && strcmp(val, "writev")) {
@@ -659,6 +669,8 @@ void ctl_vm_add_args(FILE *f, const struct gr_vm_opts *o)
 		fprintf(f, " --verify %s", gr_verify_name(o->verify));
 	if (!o->io_writev)
 		fputs(" --io fixed", f);
+	if (o->no_host_stream)
+		fputs(" --host-stream off", f);
 	for (i = 0; i < GR_FILTER_SLOTS; i++) {
 		char arg[sizeof(o->filters[0].event) +
 			 sizeof(o->filters[0].expr) + 1];

@@ -211,6 +211,15 @@ void ctl_status_text(FILE *f, const struct gr_vm_info *in)
 	fprintf(f, "in %" PRIu64 ", out %" PRIu64 ", polls %" PRIu64 "\n",
 		st->doorbells_in, st->doorbells_out, st->polls);
 
+	put_row(f, "host stream");
+	put_text_or_dash(f, in->host_stream.state);
+	if (in->host_stream.err)
+		fprintf(f, " (%s)", strerror(-in->host_stream.err));
+	else if (in->host_stream.state &&
+		 !strcmp(in->host_stream.state, "on"))
+		fprintf(f, ", %" PRIu64 " events, %" PRIu64 " lost",
+			in->host_stream.events, in->host_stream.lost);
+	fputc('\n', f);
 	put_vcpus(f, &in->vcpus);
 	put_channels(f, in);
 	put_latency(f, in);
@@ -510,6 +519,13 @@ void ctl_status_json_member(struct ctl_json *j, const char *key,
 		ctl_json_double(j, "oldest_s", in->ship.oldest_s);
 		ctl_json_end_object(j);
 	}
+	ctl_json_begin_object(j, "host_stream");
+	ctl_json_string(j, "state", in->host_stream.state);
+	ctl_json_string(j, "error", in->host_stream.err ?
+			strerror(-in->host_stream.err) : NULL);
+	ctl_json_u64(j, "events", in->host_stream.events);
+	ctl_json_u64(j, "lost", in->host_stream.lost);
+	ctl_json_end_object(j);
 	put_vcpus_json(j, &in->vcpus);
 	put_channels_json(j, in);
 	put_latency_json(j, in);

@@ -33,6 +33,7 @@ const char *const gr_meta_attr[GR_META_NR] = {
 	[GR_META_ROTATE_INTERVAL] = "rotate-interval",
 	[GR_META_KEEP_CHUNKS] = "keep-chunks",
 	[GR_META_KEEP_BYTES] = "keep-bytes",
+	[GR_META_HOST_STREAM] = "host-stream",
 };
 
 int gr_meta_to_opts(const struct gr_libvirt_meta *m, const char *name,
@@ -211,7 +212,8 @@ int gr_meta_parse(xmlNodePtr n, struct gr_meta_xml *mx, char *err,
 				"(events, mode, size, subbuf-size, subbufs, "
 				"switch-timer-ms, quota, verify, filter, "
 				"comm, rotate-size, rotate-interval, "
-				"keep-chunks, keep-bytes, required)",
+				"keep-chunks, keep-bytes, host-stream, "
+				"required)",
 				name);
 			xmlFree(v);
 			return -EINVAL;

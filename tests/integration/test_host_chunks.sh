@@ -46,6 +46,11 @@ for _ in $(seq 50); do
 	sleep 0.1
 done
 check host-stream-before-chunks "[ -s '$sess/host/metadata' ]" "$(ls -a "$sess")"
+if la_wait_status "$vm" "s['host_stream']['state'] == 'on' and s['host_stream']['events'] > 0" 10; then
+	ok host-stream-on-status
+else
+	bad host-stream-on-status "status: $out"
+fi
 sleep 1.5
 gr rotate "$vm"
 check rotate-makes-chunk-0 "[ $rc -eq 0 ] && grep -q '/archives/.*-0\$' <<<\"\$out\"" \
@@ -145,4 +150,24 @@ gr steal "$sess"
 check steal-session-names-chunks "[ $rc = 1 ] && grep -q 'kept in chunks' <<<\"\$err\"" "rc $rc: $err"
 gr report --host "$sess"
 check report-host-session-names-chunks "[ $rc = 1 ] && grep -q 'kept in chunks' <<<\"\$err\"" "rc $rc: $err"
+
+# --host-stream off: the same fake QEMU, no host/ and nothing logged; its
+# vCPU threads are still found and their steal still counted (vcpu.c)
+la_vm off hoff
+gr vm-add "$off" --events all --host-stream off || bad vm-add-host-stream-off "exit $rc: $err"
+t_bg fg2 30 "$la_tmp/fg2.log" "$FG" --socket "$RUN/$off.sock" --cpus 1 \
+	--rate 100 --duration 3 --linger 1 --vcpu-threads 2
+if la_wait_status "$off" "s['state'] == 'attached' and len(s['host']['vcpus']) == 2 and s['host_stream']['state'] == 'off'" 20; then
+	ok host-stream-off-status
+else
+	bad host-stream-off-status "status: $out"
+fi
+sess2=$(la_sessions "$off" | tail -n 1)
+gr status "$off"
+check host-stream-off-text "grep -q '^  host stream   off\$' <<<\"\$out\"" "$out"
+la_wait_fg "$fg2" 30
+check host-stream-off-no-dir "[ -n '$sess2' ] && [ -s '$sess2/metadata' ] && [ ! -e '$sess2/host' ]" \
+	"$(ls -a "$sess2" 2>&1)"
+check host-stream-off-not-logged "! grep -q '$off: .*host stream' '$LA_AGENT_LOG'" \
+	"$(grep "$off: .*host stream" "$LA_AGENT_LOG")"
 la_end

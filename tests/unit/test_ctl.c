@@ -423,6 +423,12 @@ static void test_commands_reach_the_vm_and_answer(void)
 	expect("text vm-remove vm6\n", "ok\nvm6 removed\n");
 	expect("text vm-add vm5 --verify maybe\n", "error EINVAL --verify is "
 	       "on, off or stored, not 'maybe'\n");
+	CU_ASSERT(!last_add.no_host_stream);
+	expect("text vm-add vm7 --host-stream off\n", "ok\nvm7 added: ");
+	CU_ASSERT(last_add.no_host_stream);
+	expect("text vm-remove vm7\n", "ok\nvm7 removed\n");
+	expect("text vm-add vm7 --host-stream no\n", "error EINVAL "
+	       "--host-stream is on or off, not 'no'\n");
 	expect("text vm-remove vm4\n", "ok\nvm4 removed\n");
 	expect("json vm-remove vm3\n", "ok\n{\n  \"vm\": \"vm3\",\n  "
 	       "\"removed\": true\n}\n");
@@ -466,6 +472,7 @@ static void test_status_shows_every_field_and_escapes_guest_strings(void)
 				      "dropped (0 for a bad record), 5 "
 				      "skipped"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(ans, "  doorbells     in 10, out 11"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(ans, "  host stream   -\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(ans, "  clock sync    error +/- 12.0 "
 				      "us, offset -1.500000000 s\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(ans, "  quota         3.0 MiB of 1.0 "
