@@ -47,9 +47,7 @@ bench_name=bench_workload
 here=$top/tests/bench
 bench_setup
 out=${BENCH_OUT:-$build/bench}
-events=sched_switch,sched_wakeup,sched_wakeup_new,sched_process_fork
-events=$events,sched_process_exec,sched_process_exit,sched_migrate_task
-events=$events,sys_enter,sys_exit
+events=$bench_wl_events
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	pp=${BENCH_PP:-4000} sc=${BENCH_SC:-100000} reps=${BENCH_REPS:-3}
 	qemu_timeout=${BENCH_TIMEOUT:-600}
@@ -61,12 +59,7 @@ vm=benchwl$$
 
 # ---- 1. build ----------------------------------------------------------------
 wdir=$out/workload
-mkdir -p "$wdir"
-bench_build_guest "$wdir"
-${CC:-cc} -static -O2 -Wall -Wextra -o "$wdir/grwl" "$here/grwl.c" \
-	>>"$wdir/build.log" 2>&1 ||
-	skip "cannot build a static program (libc6-dev's libc.a?); see $wdir/build.log"
-bench_need_guest
+bench_wl_build "$wdir"
 bench_lttng_setup
 # LTTng's channel, per CPU: 4 MiB sub-buffers, as many (a power of two) as
 # hold the events of one getppid run (two per call, up to 32 B each) even
@@ -80,10 +73,7 @@ done
 
 # ---- 2. the guest: build/guest plus an archive with grwl and the script ------
 bench_init gr-benchwl
-mkdir -p "$tmp/overlay/bin" "$tmp/overlay/gr"
-cp "$wdir/grwl" "$tmp/overlay/bin/grwl"
-cp "$here/guest-workload" "$tmp/overlay/gr/bench-workload"
-chmod 755 "$tmp/overlay/bin/grwl" "$tmp/overlay/gr/bench-workload"
+bench_wl_overlay "$tmp/overlay" "$wdir"
 [ "$lttng" = 1 ] && bench_lttng_overlay "$tmp/overlay"
 bench_guest_image "$tmp/overlay" "$wdir"
 

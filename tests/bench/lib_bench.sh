@@ -34,6 +34,7 @@ bench_setup() {
 	bench_accel=${BENCH_ACCEL:-auto}
 	bench_launch_extra=()	# more launch-guest.sh options (bench_boot)
 	bench_qemu_extra=()	# more QEMU arguments (bench_boot)
+	bench_vm_extra=""	# more vm-add options (bench_boot)
 	case "$bench_accel" in
 	auto|kvm|tcg) ;;
 	*) die "BENCH_ACCEL=$bench_accel: auto, kvm or tcg" ;;
@@ -251,7 +252,7 @@ bench_boot() {
 		--guest "$gdir" --no-agent --size "$shm_size" --run "$script" \
 		--mem "$guest_mem" --accel "$bench_accel" \
 		--append "$append" "${bench_launch_extra[@]}" \
-		--vm-args "--events $events --mode stream --switch-timer-ms 100" \
+		--vm-args "--events $events --mode stream --switch-timer-ms 100${bench_vm_extra:+ $bench_vm_extra}" \
 		--log "$console" -- -pidfile "$tmp/qemu.pid" \
 		"${bench_qemu_extra[@]}" >"$tmp/launch.log" 2>&1 </dev/null &
 	launch_pid=$!
@@ -314,6 +315,33 @@ bench_report() {
 	cat "$1"
 	say "table written to $1"
 	exit "$2"
+}
+
+# ---- grwl, the workload of bench_workload.sh and bench_hoststream.sh --------
+# the events both record (the same as ftrace's in bench_workload.sh)
+bench_wl_events=sched_switch,sched_wakeup,sched_wakeup_new,sched_process_fork
+bench_wl_events=$bench_wl_events,sched_process_exec,sched_process_exit,sched_migrate_task
+bench_wl_events=$bench_wl_events,sys_enter,sys_exit
+
+# bench_wl_build DIR: guestrelay.ko, the agent and the test guest (unless
+# BENCH_NO_BUILD=1) and DIR/grwl (tests/bench/grwl.c, static); skips (77)
+# without a static libc
+bench_wl_build() {
+	mkdir -p "$1"
+	bench_build_guest "$1"
+	${CC:-cc} -static -O2 -Wall -Wextra -o "$1/grwl" "$top/tests/bench/grwl.c" \
+		>>"$1/build.log" 2>&1 ||
+		skip "cannot build a static program (libc6-dev's libc.a?); see $1/build.log"
+	bench_need_guest
+}
+
+# bench_wl_overlay DIR WDIR: DIR/bin/grwl and DIR/gr/bench-workload (the guest
+# side, tests/bench/guest-workload) from bench_wl_build's WDIR
+bench_wl_overlay() {
+	mkdir -p "$1/bin" "$1/gr"
+	cp "$2/grwl" "$1/bin/grwl"
+	cp "$top/tests/bench/guest-workload" "$1/gr/bench-workload"
+	chmod 755 "$1/bin/grwl" "$1/gr/bench-workload"
 }
 
 # ---- LTTng, the third tracer (BENCH_LTTNG=0 leaves it out) ----------------
