@@ -15,7 +15,9 @@
 #   - the guest's slots for events by name are all used and enabled
 #     (256 events: GR_MAX_EVENTS); the events past them are refused
 #     (ENOSPC), counted;
-#   - the guest answers afterwards (`guestrelay events VM 'sched:'`);
+#   - the guest answers afterwards (`guestrelay events VM 'sched:'`, and
+#     `events --json`: every event's state, 226 by name, the refusals
+#     tallied by reason);
 #   - losses are counted by cause (status: lost_full, lost_too_big,
 #     lost_nested; report --summary: lost packets, discarded events);
 #   - babeltrace2 reads the trace and counts what `report --summary`
@@ -32,7 +34,7 @@
 e2e_init bt2
 start_agent
 vm=$(vm_name all)
-boot_guest "$vm" --run e2e-anyall --append "gr.secs=10 gr.rt=100" \
+boot_guest "$vm" --run e2e-anyall --append "gr.secs=10 gr.rt=100 gr.hold=25" \
 	--vm-args "--switch-timer-ms 100"
 log=$(console "$vm")
 if ! wait_console "$vm" "GR: ALLAVAIL" 120; then
@@ -84,6 +86,20 @@ rc=$?
 [ "$rc" = 0 ] && grep -q "^sched:sched_switch " <<<"$out" &&
 	ok "the guest answers afterwards (events 'sched:')" ||
 	fail "the guest answers afterwards" "exit $rc" "$(head -n 5 <<<"$out")"
+# every event's state now, the refusals by reason (the LIST is complete)
+gr events "$vm" --json >"$tmp/events.json" 2>&1
+tally=$(/usr/bin/python3 -c '
+import collections, json, sys
+d = json.load(open(sys.argv[1]))
+ev = d["events"] if isinstance(d, dict) else d
+c = collections.Counter(e["state"] + (": " + e["reason"] if e.get("reason") else "")
+                        for e in ev)
+print("%d events: " % len(ev) + ", ".join("%s %d" % kv for kv in c.most_common()))
+' "$tmp/events.json" 2>&1)
+note "states: $tally"
+grep -q "by name 226" <<<"$tally" &&
+	ok "events lists every event's state after enable '*'" ||
+	fail "events lists every event's state after enable '*'" "$tally"
 loss=""
 for k in lost_full lost_too_big lost_nested desc_added desc_refused; do
 	v=$(json_get "$vm" "v[\"stats\"][\"$k\"]" 2>/dev/null)
