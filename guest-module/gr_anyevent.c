@@ -616,6 +616,16 @@ static int gr_anyevent_find(struct gr_anyevent *ev, const char *system,
 	if (IS_ERR(ev->file))
 		return -ENOENT;	/* -EINVAL for an unknown system or event */
 	call = ev->file->event_call;
+	/*
+	 * The kernel decides per counter whether this event may be sampled
+	 * (x86's irq_vectors:irq_work_exit, which the perf interrupt's own
+	 * irq_work fires, refuses every sampling counter): refused here,
+	 * with the kernel's reason, rather than added and never attached
+	 */
+	if (call->perf_perm) {
+		trace_put_event_file(ev->file);
+		return -EPERM;
+	}
 	ev->tid = call->event.type;
 	ev->nftrace = gr_anyevent_nfields(call);
 	if (call->class->fields_array &&

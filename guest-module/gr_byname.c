@@ -225,6 +225,7 @@ static int gr_byname_errno(int ret)
 {
 	switch (ret) {
 	case -ENOSPC:
+	case -EPERM:
 	case -EEXIST:
 	case -ENOENT:
 	case -ENOMEM:
@@ -374,6 +375,8 @@ static int gr_byname_add(struct gr_byname_req *r)
 			continue;
 		hit |= these;
 		matched++;
+		/* `*` names every event of the kernel: a long pass (N5) */
+		cond_resched();
 		if (gr_anyevent_by_format(sys, name))
 			gr_byname_add_kprobe(r, sys, name, &added, &refused);
 		else

@@ -40,6 +40,8 @@
 
 #define GR_NAMES_TIMEOUT_NS	(5000 * 1000000ULL)
 #define GR_NAMES_MAX_LINES	256	/* ADD lines kept for the report */
+/* ADD answers with more event lines, or incomplete, are summed up */
+#define GR_NAMES_REPORT_LINES	20
 
 static struct gr_name_req *req_strip(struct gr_vm *vm)
 {
@@ -305,8 +307,54 @@ static void report_lines(FILE *f, const char *tok,
  * table only, enable (M3), publish; the report of every line for @msg.
  * Return: 0 or -errno, @msg set either way (malloc'ed).
  */
-static int names_added(struct gr_vm *vm, const struct gr_name_line *lines,
-		       unsigned int nr, char **msg)
+/*
+ * A summary of an ADD answer into @f, in place of its lines when it has
+ * more than GR_NAMES_REPORT_LINES of events or the guest could not fit
+ * them all (spec 18.2 N5): the answer's counts, which are complete, and
+ * the refusals of the lines it holds by reason. Return: whether it did.
+ */
+static bool report_summary(FILE *f, const struct gr_name_answer *a,
+			   const struct gr_name_line *lines, unsigned int nr)
+{
+	uint32_t reasons[8] = { 0 }, counts[8] = { 0 };
+	unsigned int i, j, nreasons = 0, events = 0, refused = 0;
+	uint32_t known;
+
+	for (i = 0; i < nr; i++)
+		events += lines[i].kind != GR_NAME_NONE;
+	if (events <= GR_NAMES_REPORT_LINES && events >= a->matched)
+		return false;
+	known = a->matched >= a->added + a->refused ?
+		a->matched - a->added - a->refused : 0;
+	fprintf(f, "%u events named: %u added, %u known, %u refused\n",
+		a->matched, a->added, known, a->refused);
+	for (i = 0; i < nr; i++) {
+		if (lines[i].kind != GR_NAME_REFUSED)
+			continue;
+		refused++;
+		for (j = 0; j < nreasons && reasons[j] != lines[i].num; j++)
+			;
+		if (j == nreasons && nreasons == ARRAY_SIZE(reasons))
+			continue;
+		reasons[j] = lines[i].num;
+		nreasons += j == nreasons;
+		counts[j]++;
+	}
+	if (refused) {
+		fprintf(f, "refused, by reason (the %u of %u the answer lists):",
+			refused, a->refused);
+		for (j = 0; j < nreasons; j++)
+			fprintf(f, "%s %s %u", j ? "," : "",
+				strerror((int)reasons[j]), counts[j]);
+		fprintf(f, "\n");
+	}
+	fprintf(f, "guestrelay events VM PATTERN lists each event's state and reason\n");
+	return true;
+}
+
+static int names_added(struct gr_vm *vm, const struct gr_name_answer *a,
+		       const struct gr_name_line *lines, unsigned int nr,
+		       char **msg)
 {
 	uint64_t set[GR_MAX_EVENTS / 64] = { 0 };
 	uint64_t clr[GR_MAX_EVENTS / 64] = { 0 };
@@ -368,7 +416,7 @@ static int names_added(struct gr_vm *vm, const struct gr_name_line *lines,
 	if (strict)	/* enable at run time: asked again of a new guest */
 		vm_events_remember(vm, given, true);
 	free(given);
-	if (!bad)
+	if (!bad && !report_summary(f, a, lines, nr))
 		report_lines(f, NULL, lines, nr, true);
 	ret = bad ? -ENOENT : 0;
 out:
@@ -409,7 +457,7 @@ static void answer_add(struct gr_vm *vm, const struct gr_name_answer *a)
 	} else {
 		if (nr > GR_NAMES_MAX_LINES)
 			nr = GR_NAMES_MAX_LINES;
-		ret = names_added(vm, lines, nr, &msg);
+		ret = names_added(vm, a, lines, nr, &msg);
 		vm_names_finish(vm, ret, msg ? msg : "out of memory");
 	}
 	free(msg);

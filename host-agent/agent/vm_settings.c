@@ -111,9 +111,9 @@ int vm_resolve_events(struct gr_vm *vm, const char *list, bool strict,
  * vm_events_to_ask() - the patterns of @list to ask the guest for by name
  * @vm: a VM whose descriptors were checked (attached, or attaching)
  * @list: the event list (vm_resolve_events())
- * @ask: receives the patterns no adopted descriptor matches and those
- *	with a system part, comma separated ("" if none); negated ones
- *	are never asked
+ * @ask: receives the patterns no adopted descriptor matches, those
+ *	with a system part and "*", comma separated ("" if none); negated
+ *	ones are never asked
  * @size: room in @ask (at least strlen(@list) + 1)
  *
  * Spec 18: with GR_F_ANYEVENT in use they are added before the list is
@@ -135,8 +135,10 @@ void vm_events_to_ask(struct gr_vm *vm, const char *list, char *ask,
 	     tok = strtok_r(NULL, ", ", &save)) {
 		if (!strcmp(tok, "all") || tok[0] == '!')
 			continue;	/* nothing to add for what goes off */
+		/* a bare "*" is every event, "*:*" (ftrace's set_event) */
 		known = false;
-		for (i = 0; !strchr(tok, ':') && i < vm->view.desc_count; i++)
+		for (i = 0; !strchr(tok, ':') && strcmp(tok, "*") &&
+			    i < vm->view.desc_count; i++)
 			known = known || token_names(tok, &vm->events[i]);
 		if (known)
 			continue;

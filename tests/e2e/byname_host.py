@@ -10,7 +10,7 @@ the agent speaks GR_F_ANYEVENT.
          tracing 0, no event enabled
   run    with the guest's console CONSOLE (scripts/guest/e2e-byname):
          waits for the publication and checks N1 (the feature,
-         desc_capacity 62, desc_live = desc_count); refused requests (an
+         desc_capacity 256, desc_live = desc_count); refused requests (an
          unknown op, a text too long, an empty pattern, a LIST offset not
          a line start); LIST of one event and of every event in pages
          (whole lines, next, total, as many lines as tracefs lists);
@@ -157,7 +157,7 @@ if not check(wait(lambda: u64(0) == REGION_MAGIC,
     sys.exit(1)
 feat, doff, dcnt, dstr, dcap = u64(24), u64(56), u32(64), u32(68), u32(408)
 check(feat & F_ANYEVENT, "GR_F_ANYEVENT in guest_features", "%#x" % feat)
-check(dcap == 62 and dcnt <= dcap, "desc_capacity 62 (N1)",
+check(dcap == 256 and dcnt <= dcap, "desc_capacity 256 (N1)",
       "desc_count %d desc_capacity %d" % (dcnt, dcap))
 check(u32(STATUS + 208) == dcnt, "status.desc_live = desc_count",
       "%d, %d" % (u32(STATUS + 208), dcnt))

@@ -55,20 +55,35 @@ static struct gr_name_req *t_req(struct gr_avm *t)
 	return (struct gr_name_req *)(t->vm.region + GR_NAME_REQ_OFFSET);
 }
 
-/* The guest's answer to the request in the strip, seq last */
-static void t_answer(struct gr_avm *t, uint64_t seq, uint32_t result,
-		     uint32_t total, uint32_t next, const char *text)
+/*
+ * The guest's answer to the request in the strip, seq last, with an ADD
+ * answer's counts @n: matched, added, refused (NULL: 0)
+ */
+static void t_answer_counts(struct gr_avm *t, uint64_t seq, uint32_t result,
+			    uint32_t total, uint32_t next, const char *text,
+			    const uint32_t *n)
 {
 	struct gr_name_ans *a = (struct gr_name_ans *)(t->vm.region +
 						       GR_NAME_ANS_OFFSET);
 
 	memset(a, 0, sizeof(*a));
+	if (n) {
+		a->matched = htole32(n[0]);
+		a->added = htole32(n[1]);
+		a->refused = htole32(n[2]);
+	}
 	a->result = htole32(result);
 	a->total = htole32(total);
 	a->next = htole32(next);
 	a->len = htole32((uint32_t)strlen(text));
 	memcpy(a->text, text, strlen(text));
 	__atomic_store_n(&a->seq, htole64(seq), __ATOMIC_RELEASE);
+}
+
+static void t_answer(struct gr_avm *t, uint64_t seq, uint32_t result,
+		     uint32_t total, uint32_t next, const char *text)
+{
+	t_answer_counts(t, seq, result, total, next, text, NULL);
 }
 
 static uint64_t t_seq(struct gr_avm *t)
@@ -201,6 +216,43 @@ static void test_enable_known_sets_the_bit(void)
 	CU_ASSERT_EQUAL(vm_enable_events(&t->vm, "sched_*", t_done, &r, err,
 					 sizeof(err)), 0);
 	CU_ASSERT(!t->vm.names.active);
+	gr_avm_free(t);
+}
+
+/*
+ * enable '*': an answer with more event lines than the report shows, or
+ * more events than lines, is summed up from its complete counts, its
+ * refusals by reason
+ */
+static void test_enable_all_is_summed_up(void)
+{
+	static const uint32_t n[3] = { 600, 0, 599 };
+	struct gr_avm *t = t_open(GR_F_ANYEVENT);
+	struct t_reply r = { 0 };
+	char err[256], text[GR_NAME_ANS_TEXT];
+	size_t len;
+	int i;
+
+	CU_ASSERT_EQUAL_FATAL(vm_enable_events(&t->vm, "*", t_done, &r, err,
+					       sizeof(err)), GR_ASYNC);
+	len = (size_t)snprintf(text, sizeof(text), "K sched:sched_switch 0\n");
+	for (i = 0; i < 40; i++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len,
+					"R s%d:e%d %d\n", i, i, ENOSPC);
+	for (i = 0; i < 10; i++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len,
+					"R f:g%d %d\n", i, EOPNOTSUPP);
+	CU_ASSERT_FATAL(len < sizeof(text));
+	t_answer_counts(t, t_seq(t), 0, 0, 0, text, n);
+	vm_names_poll(&t->vm);
+	CU_ASSERT_EQUAL(r.calls, 1);
+	CU_ASSERT_EQUAL(r.err, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.msg, "600 events named: 0 added, 1 known, 599 refused\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.msg, "(the 50 of 599 the answer lists): "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.msg, strerror(ENOSPC)));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.msg, strerror(EOPNOTSUPP)));
+	CU_ASSERT_PTR_NULL(strstr(r.msg, "s3:e3"));
+	CU_ASSERT_EQUAL(t->vm.enable[0], 1);
 	gr_avm_free(t);
 }
 
@@ -478,6 +530,7 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_answer_to_another_seq_is_not_ours),
 	GR_TEST(test_hostile_answers_are_refused),
 	GR_TEST(test_enable_known_sets_the_bit),
+	GR_TEST(test_enable_all_is_summed_up),
 	GR_TEST(test_enable_of_nothing_fails_with_the_guests_reason),
 	GR_TEST(test_run_time_changes_kept_in_order),
 	GR_TEST(test_refusal_and_cancel),
