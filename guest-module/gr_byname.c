@@ -228,6 +228,7 @@ static int gr_byname_errno(int ret)
 	case -EEXIST:
 	case -ENOENT:
 	case -ENOMEM:
+	case -EFBIG:	/* v1.12: strings and arrays over the maxima */
 		return ret;
 	default:
 		/* a field or name the descriptor cannot carry */
