@@ -61,7 +61,8 @@ def retable(data):
 
 def record(rid, tid, ts, payload):
     size = (16 + len(payload) + 7) & ~7
-    return (struct.pack("<HHIQ", rid, size, tid, ts) + payload).ljust(size,
+    # struct gr_event_header: timestamp, id, size, tid
+    return (struct.pack("<QHHI", ts, rid, size, tid) + payload).ljust(size,
                                                                      b"\0")
 
 
@@ -82,16 +83,22 @@ def main():
     pm += b"serial8250\0drv\0"
     ipi = struct.pack("<IIQ", 2, 0, 0xffffffff81000000)
     ipi += struct.pack("<QQ", 0x5, 0x1)
-    # keep the first records that leave room for the two new ones
+    # keep the records of the other events that leave room for the two
+    # new ones (the two descriptors replaced had records of their own)
     content = struct.unpack_from("<Q", sub, 32)[0] // 8
     room = len(sub) - len(record(0, 0, 0, pm)) - len(record(0, 0, 0, ipi))
-    off, ts = 72, struct.unpack_from("<Q", sub, 16)[0]
-    while off < content:
-        size, = struct.unpack_from("<H", sub, off + 2)
+    src, off, ts = 72, 72, struct.unpack_from("<Q", sub, 16)[0]
+    kept = bytearray()
+    while src < content:
+        t, rid, size = struct.unpack_from("<QHH", sub, src)
         if not size or off + size > room:
             break
-        ts, = struct.unpack_from("<Q", sub, off + 8)
-        off += size
+        if rid not in (ndesc - 2, ndesc - 1):
+            kept += sub[src:src + size]
+            off += size
+            ts = t
+        src += size
+    sub[72:off] = kept
     recs = record(ndesc - 2, 1, ts, pm) + record(ndesc - 1, 1, ts, ipi)
     sub[off:] = recs.ljust(len(sub) - off, b"\0")
     content = off + len(recs)
