@@ -13,15 +13,24 @@
  *	- integers of 1, 2, 4 or 8 bytes: GR_FIELD_INTEGER, signed as the
  *	  format says, pointers in base 16;
  *	- char[N]: GR_FIELD_CHARS;
- *	- one __data_loc char[] string: its 4-byte location word stays in
- *	  place as the integer <name>_loc, and the string itself is appended
- *	  after the fixed fields as the GR_FIELD_STRING <name> (at most
- *	  GR_ANYEVENT_STR_MAX bytes, NUL included), the descriptor's last
- *	  field (spec 7.3 allows one string, last).
+ *	- a __data_loc (or __rel_loc) char[] string: its 4-byte location
+ *	  word stays in place as the integer <name>_loc, and the string
+ *	  itself is appended after the fixed fields as the GR_FIELD_STRING
+ *	  <name> (at most GR_ANYEVENT_STR_MAX bytes, NUL included);
+ *	- a __data_loc (or __rel_loc) array of integers T[] (__bitmask,
+ *	  __dynamic_array): its location word becomes in the record the
+ *	  integer <name>_len, the number of elements, and the elements are
+ *	  appended as the GR_FIELD_SEQUENCE <name> (at most
+ *	  GR_ANYEVENT_ARR_MAX bytes; more elements are cut and counted).
+ * The variable fields follow the fixed ones in the record, in the
+ * format's order, each right after the previous (spec 7.1, 7.3). More
+ * than one of them, or a sequence, only while the host accepts them
+ * (GR_F_DYNARR in use, v1.12: the run-time additions of spec 18, see
+ * gr_anyevent_dynarr()); before that (anyevent= at load) one string.
  * A kprobe event the host defined (spec 18.4) has fields defined by code:
  * they are taken from its tracefs format instead, at the offsets shown.
- * An event with any other field (another dynamic array, a second string,
- * an array of other than char, a struct), with fields defined by code
+ * An event with any other field (an array of other than char, a struct,
+ * a dynamic array of other than integers), with fields defined by code
  * (system call events), more than GR_MAX_FIELDS fields, or names that are
  * not identifiers of the spec's lengths, is refused with its reason, as
  * is one whose name the table's events or an earlier one already use.
@@ -99,8 +108,8 @@
  * @tid: the event's ftrace id (its tracefs id, the counter's config)
  * @nftrace: the number of its own fields in ftrace's list
  * @fixed: bytes of the entry copied, from GR_ANY_COMMON on
- * @str_loc: entry offset of the string's location word, 0 for none
- * @str_name: the string's field name
+ * @var: its __data_loc and __rel_loc fields, in the format's order
+ * @nvar: entries of @var
  * @id: the guestrelay event id (descriptor index)
  * @gone: a probe of the host deleted (spec 18.4 P6): never attached,
  *	@file NULL, until P5 takes the id back
@@ -116,6 +125,26 @@ struct gr_anyevent_counter {
 	unsigned int gen;
 };
 
+/**
+ * struct gr_anyevent_var - a __data_loc or __rel_loc field of an event
+ * @loc: entry offset of its 4-byte location word
+ * @rel: __rel_loc: the offset counts from the end of the word
+ * @elem: bytes of an element; 0 for a string
+ * @flags: GR_FIELD_F_* of an element
+ * @max: bytes kept at most (a string's NUL included)
+ * @len_idx: index of its <name>_loc or <name>_len field
+ * @name: its name
+ */
+struct gr_anyevent_var {
+	u16 loc;
+	bool rel;
+	u8 elem;
+	u8 flags;
+	u16 max;
+	u8 len_idx;
+	char name[GR_FIELD_NAME_LEN];
+};
+
 struct gr_anyevent {
 	struct trace_event_file *file;
 	struct gr_event_def def;
@@ -127,8 +156,8 @@ struct gr_anyevent {
 	unsigned int tid;
 	unsigned int nftrace;
 	u16 fixed;
-	u16 str_loc;
-	char str_name[GR_FIELD_NAME_LEN];
+	struct gr_anyevent_var var[GR_ANYEVENT_VARS];
+	unsigned int nvar;
 	u16 id;
 	bool gone;
 	struct gr_anyevent_counter *counters;
@@ -145,6 +174,10 @@ static unsigned int gr_anyevent_count;
 static unsigned int gr_anyevent_live;
 static unsigned int gr_anyevent_missing;
 static unsigned int gr_anyevent_refused;
+/* records whose string or array was longer than its maximum, cut */
+static atomic_long_t gr_anyevent_cut = ATOMIC_LONG_INIT(0);
+/* GR_F_DYNARR in use: layouts may hold sequences, several strings */
+static bool gr_anyevent_dyn;
 static DEFINE_MUTEX(gr_anyevent_lock);
 /* bumped each time the CPU comes online */
 static DEFINE_PER_CPU(unsigned int, gr_anyevent_gen);
@@ -198,9 +231,12 @@ static notrace void gr_anyevent_handler(struct perf_event *pe,
 					struct pt_regs *regs)
 {
 	const struct gr_anyevent *ev = pe->overflow_handler_context;
+	u32 size, len, loc, soff[GR_ANYEVENT_VARS], slen[GR_ANYEVENT_VARS];
+	const struct gr_anyevent_var *v;
 	const struct perf_raw_record *raw;
-	u32 size, len, loc, soff = 0, slen = 0;
 	struct gr_rec rec;
+	unsigned int i;
+	bool cut = false;
 	const u8 *src;
 	u8 *p;
 
@@ -216,26 +252,48 @@ static notrace void gr_anyevent_handler(struct perf_event *pe,
 	if (!gr_rec_open(&rec, ev->id))
 		return;
 	len = ev->fixed;
-	if (ev->str_loc) {
-		/* __data_loc: offset in the entry (low 16 bits), length */
-		loc = get_unaligned((const u32 *)(src + ev->str_loc));
-		soff = loc & 0xffff;
-		slen = loc >> 16;
-		if (soff > size || slen > size - soff)
-			slen = 0;
-		slen = strnlen(src + soff, min_t(u32, slen,
-						 GR_ANYEVENT_STR_MAX - 1));
-		len += slen + 1;
+	for (i = 0; i < ev->nvar; i++) {
+		v = &ev->var[i];
+		/* offset in the entry (low 16 bits), length in bytes */
+		loc = get_unaligned((const u32 *)(src + v->loc));
+		soff[i] = (loc & 0xffff) + (v->rel ? v->loc + 4 : 0);
+		slen[i] = loc >> 16;
+		if (soff[i] > size || slen[i] > size - soff[i])
+			slen[i] = 0;
+		if (v->elem) {
+			/* a sequence: whole elements, at most v->max bytes */
+			if (slen[i] > v->max) {
+				slen[i] = v->max;
+				cut = true;
+			}
+			slen[i] -= slen[i] % v->elem;
+			len += slen[i];
+			continue;
+		}
+		if (slen[i] > v->max && !memchr(src + soff[i], 0, v->max))
+			cut = true;
+		slen[i] = strnlen(src + soff[i], min_t(u32, slen[i],
+						       v->max - 1));
+		len += slen[i] + 1;
 	}
 	p = gr_rec_reserve(&rec, len);
 	if (!p)
 		return;
 	memcpy(p, src + GR_ANY_COMMON, ev->fixed);
-	if (ev->str_loc) {
-		memcpy(p + ev->fixed, src + soff, slen);
-		p[ev->fixed + slen] = '\0';
+	len = ev->fixed;
+	for (i = 0; i < ev->nvar; i++) {
+		v = &ev->var[i];
+		memcpy(p + len, src + soff[i], slen[i]);
+		len += slen[i];
+		if (v->elem)	/* its location word holds the count */
+			put_unaligned(slen[i] / v->elem,
+				      (u32 *)(p + v->loc - GR_ANY_COMMON));
+		else
+			p[len++] = '\0';
 	}
 	gr_rec_commit(&rec);
+	if (cut)
+		atomic_long_inc(&gr_anyevent_cut);
 }
 
 /* Release the counters of @ev, under gr_anyevent_lock */
@@ -434,8 +492,87 @@ static int gr_anyevent_add(struct gr_anyevent *ev, const char *name,
 	f->size = size;
 	f->type = type;
 	f->flags = flags;
+	f->elem_size = 0;
+	f->len_field = 0;
 	ev->nr++;
 	return 0;
+}
+
+/*
+ * Bytes of an element of a dynamic array of @t, "T[]" with T an integer
+ * type of the kernel's formats; 0 for another
+ */
+static unsigned int gr_anyevent_elem(const char *t)
+{
+	static const struct {
+		const char *name;
+		unsigned int size;
+	} types[] = {
+		{ "u8", 1 }, { "s8", 1 }, { "__u8", 1 }, { "unsigned char", 1 },
+		{ "signed char", 1 }, { "bool", 1 }, { "u16", 2 }, { "s16", 2 },
+		{ "__u16", 2 }, { "short", 2 }, { "unsigned short", 2 },
+		{ "u32", 4 }, { "s32", 4 }, { "__u32", 4 }, { "int", 4 },
+		{ "unsigned int", 4 }, { "u64", 8 }, { "s64", 8 },
+		{ "__u64", 8 }, { "long", sizeof(long) },
+		{ "unsigned long", sizeof(long) }, { "long long", 8 },
+		{ "unsigned long long", 8 },
+	};
+	size_t n = strlen(t), i;
+
+	if (n < 3 || strcmp(t + n - 2, "[]"))
+		return 0;
+	n -= 2;
+	if (t[n - 1] == '*')
+		return sizeof(void *);
+	for (i = 0; i < ARRAY_SIZE(types); i++)
+		if (strlen(types[i].name) == n && !strncmp(t, types[i].name, n))
+			return types[i].size;
+	return 0;
+}
+
+/*
+ * A __data_loc or __rel_loc field of type @t (after the prefix) at entry
+ * offset @off: its location word as a field of the fixed part, the
+ * field itself noted for the variable part (gr_anyevent_finish())
+ */
+static int gr_anyevent_loc(struct gr_anyevent *ev,
+			   const struct trace_event_fields *f, const char *t,
+			   bool rel, unsigned int off)
+{
+	struct gr_anyevent_var *v = &ev->var[ev->nvar];
+	unsigned int elem = 0;
+	u8 flags = 0;
+	int ret;
+
+	if (f->size != 4 || ev->nvar >= GR_ANYEVENT_VARS)
+		return -EOPNOTSUPP;
+	if (strcmp(t, "char[]")) {
+		elem = gr_anyevent_elem(t);
+		if (!elem)
+			return -EOPNOTSUPP;
+		if (strchr(t, '*'))
+			flags = GR_FIELD_F_HEX;
+		else if (f->is_signed)
+			flags = GR_FIELD_F_SIGNED;
+	}
+	/* before GR_F_DYNARR (spec 7.3): one string, nothing else */
+	if (!READ_ONCE(gr_anyevent_dyn) && (elem || ev->nvar))
+		return -EOPNOTSUPP;
+	if (strscpy(v->name, f->name, sizeof(v->name)) < 0)
+		return -ENAMETOOLONG;
+	v->loc = off;
+	v->rel = rel;
+	v->elem = elem;
+	v->flags = flags;
+	v->len_idx = ev->nr;
+	v->max = elem ? GR_ANYEVENT_ARR_MAX - GR_ANYEVENT_ARR_MAX % elem :
+		 GR_ANYEVENT_STR_MAX;
+	ret = gr_anyevent_add(ev, f->name, elem ? "_len" : "_loc",
+			      off - GR_ANY_COMMON, 4, GR_FIELD_INTEGER,
+			      elem ? 0 : GR_FIELD_F_HEX);
+	if (!ret)
+		ev->nvar++;
+	return ret;
 }
 
 /* One field of the format at entry offset @off; -errno if refused. */
@@ -447,16 +584,10 @@ static int gr_anyevent_field(struct gr_anyevent *ev,
 	u16 o = off - GR_ANY_COMMON;
 	u8 flags = 0;
 
-	if (!strncmp(t, "__data_loc ", 11) || !strncmp(t, "__rel_loc ", 10)) {
-		if (strcmp(t, "__data_loc char[]") || ev->str_loc ||
-		    f->size != 4)
-			return -EOPNOTSUPP;
-		ev->str_loc = off;
-		if (strscpy(ev->str_name, f->name, sizeof(ev->str_name)) < 0)
-			return -ENAMETOOLONG;
-		return gr_anyevent_add(ev, f->name, "_loc", o, 4,
-				       GR_FIELD_INTEGER, GR_FIELD_F_HEX);
-	}
+	if (!strncmp(t, "__data_loc ", 11))
+		return gr_anyevent_loc(ev, f, t + 11, false, off);
+	if (!strncmp(t, "__rel_loc ", 10))
+		return gr_anyevent_loc(ev, f, t + 10, true, off);
 	if (strchr(t, '[')) {
 		if (strncmp(t, "char[", 5) || f->size < 1)
 			return -EOPNOTSUPP;
@@ -476,18 +607,30 @@ static int gr_anyevent_field(struct gr_anyevent *ev,
 /* The payload's size from the end @off of the last field in the entry */
 static int gr_anyevent_finish(struct gr_anyevent *ev, unsigned int off)
 {
+	struct gr_anyevent_var *v;
+	unsigned int i, var = 0;
 	int ret;
 
 	if (off - GR_ANY_COMMON > U16_MAX / 2)
 		return -EPROTO;
 	ev->fixed = off - GR_ANY_COMMON;
 	ev->def.payload_size = ev->fixed;
-	if (ev->str_loc) {
-		ret = gr_anyevent_add(ev, ev->str_name, "", ev->fixed,
-				      GR_ANYEVENT_STR_MAX, GR_FIELD_STRING, 0);
+	/* spec 7.1: the variable fields after the fixed ones, in order */
+	for (i = 0; i < ev->nvar; i++) {
+		v = &ev->var[i];
+		var += v->max;
+		if (var > GR_ANYEVENT_VAR_MAX)
+			return -EFBIG;
+		ret = gr_anyevent_add(ev, v->name, "", ev->def.payload_size,
+				      v->max, v->elem ? GR_FIELD_SEQUENCE :
+				      GR_FIELD_STRING, v->flags);
 		if (ret)
 			return ret;
-		ev->def.payload_size += GR_ANYEVENT_STR_MAX;
+		if (v->elem) {
+			ev->fields[ev->nr - 1].elem_size = v->elem;
+			ev->fields[ev->nr - 1].len_field = v->len_idx;
+		}
+		ev->def.payload_size += v->max;
 		ev->def.flags = GR_EVENT_F_VARLEN;
 	}
 	return 0;
@@ -799,6 +942,21 @@ int gr_anyevent_check_named(const char *system, const char *name,
 }
 
 /**
+ * gr_anyevent_dynarr() - may layouts hold sequences and several strings?
+ * @on: GR_F_DYNARR is in use (spec 2.3, v1.12)
+ *
+ * Layouts made from now on (gr_anyevent_add_named(), the dry run) follow
+ * it; a guest without a host that accepts the bit publishes none (spec
+ * 7.3). Those made before stay as they are.
+ *
+ * Context: process context; callers serialize (the control pass).
+ */
+void gr_anyevent_dynarr(bool on)
+{
+	WRITE_ONCE(gr_anyevent_dyn, on);
+}
+
+/**
  * gr_anyevent_add_named() - add @system:@name as the next descriptor
  * @system: its system
  * @name: its name
@@ -1075,7 +1233,7 @@ int gr_desc_attach(unsigned int id)
  */
 static int gr_anyevent_catalogue_show(char *buf, const struct kernel_param *kp)
 {
-	static const char kind[] = "?ucS";
+	static const char kind[] = "?ucSq???";
 	const struct gr_field_def *f;
 	const struct gr_anyevent *ev;
 	unsigned int i, j;
@@ -1085,8 +1243,9 @@ static int gr_anyevent_catalogue_show(char *buf, const struct kernel_param *kp)
 	len = sysfs_emit(buf, "found %u missing %u refused %u\n",
 			 gr_anyevent_count, gr_anyevent_missing,
 			 gr_anyevent_refused);
-	len += sysfs_emit_at(buf, len, "added %u\n",
-			     gr_anyevent_live - gr_anyevent_count);
+	len += sysfs_emit_at(buf, len, "added %u cut %ld\n",
+			     gr_anyevent_live - gr_anyevent_count,
+			     atomic_long_read(&gr_anyevent_cut));
 	for (i = 0; i < gr_anyevent_live; i++) {
 		ev = &gr_anyevents[i];
 		len += sysfs_emit_at(buf, len, "%s:%s id %u fields %u\n  gr_id %u:",
@@ -1099,7 +1258,7 @@ static int gr_anyevent_catalogue_show(char *buf, const struct kernel_param *kp)
 					     f->size,
 					     f->flags & GR_FIELD_F_SIGNED ? 's' :
 					     f->flags & GR_FIELD_F_HEX ? 'h' :
-					     kind[f->type & 3]);
+					     kind[f->type & 7]);
 		}
 		len += sysfs_emit_at(buf, len, "\n");
 	}

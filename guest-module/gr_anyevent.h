@@ -15,6 +15,11 @@
 
 /* Bytes of a __data_loc string kept, its NUL included */
 #define GR_ANYEVENT_STR_MAX	256
+/* v1.12, GR_F_DYNARR: bytes of a dynamic array kept */
+#define GR_ANYEVENT_ARR_MAX	256
+/* __data_loc and __rel_loc fields of an event, and their maxima's sum */
+#define GR_ANYEVENT_VARS	8
+#define GR_ANYEVENT_VAR_MAX	1024
 /*
  * Payload bytes the scratch buffers of spec 17 hold at least: an event
  * added at run time is aggregated while not recorded if its payload fits
@@ -38,6 +43,7 @@ int gr_anyevent_add_named(const char *system, const char *name,
 					void *arg),
 			  void *arg);
 void gr_anyevent_unpublish(void);
+void gr_anyevent_dynarr(bool on);
 bool gr_anyevent_taken(const char *name);
 int gr_anyevent_probe_stop(unsigned int id);
 int gr_anyevent_probe_retake(unsigned int id, const char *system,

@@ -630,6 +630,8 @@ void gr_event_desc_fill_fields(const struct gr_event_def *def,
 		d->size = cpu_to_le16(f->size);
 		d->type = f->type;
 		d->flags = f->flags;
+		d->elem_size = f->elem_size;
+		d->len_field = f->len_field;
 	}
 }
 

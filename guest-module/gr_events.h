@@ -105,9 +105,13 @@ void gr_events_set_families(u64 host_features);
  * struct gr_field_def - one payload field, as published to the host
  * @name: field name, [a-z_][a-z0-9_]*, shorter than GR_FIELD_NAME_LEN
  * @offset: byte offset in the payload
- * @size: bytes (GR_FIELD_STRING: maximum, NUL included)
- * @type: GR_FIELD_INTEGER, GR_FIELD_CHARS or GR_FIELD_STRING
- * @flags: GR_FIELD_F_SIGNED, GR_FIELD_F_HEX
+ * @size: bytes (GR_FIELD_STRING: maximum, NUL included; GR_FIELD_SEQUENCE:
+ *	maximum)
+ * @type: GR_FIELD_INTEGER, GR_FIELD_CHARS, GR_FIELD_STRING or
+ *	GR_FIELD_SEQUENCE (v1.12, events by name only)
+ * @flags: GR_FIELD_F_SIGNED, GR_FIELD_F_HEX (integers and elements)
+ * @elem_size: GR_FIELD_SEQUENCE: bytes of an element; else 0
+ * @len_field: GR_FIELD_SEQUENCE: index of the field with the count
  */
 struct gr_field_def {
 	const char *name;
@@ -115,6 +119,8 @@ struct gr_field_def {
 	u16 size;
 	u8 type;
 	u8 flags;
+	u8 elem_size;
+	u8 len_field;
 };
 
 /**

@@ -54,7 +54,8 @@ static struct gr_filter_bounds gr_pass_bounds[GR_MAX_EVENTS];
  * @id: a valid event id (below gr_desc_live())
  *
  * Spec 14.4: integer loads end within the bytes every record has (a
- * VARLEN event's records end after its string's NUL), strings within the
+ * VARLEN event's records end after its first string's NUL, or start
+ * its first sequence), strings within the
  * payload's maximum. From the guest's own event table, never the region.
  *
  * Context: at load, or in the control pass that adds event @id (spec
@@ -64,13 +65,22 @@ void gr_pass_bound_event(unsigned int id)
 {
 	const struct gr_event_def *def;
 	const struct gr_field_def *fields;
-	unsigned int nr;
+	unsigned int nr, i;
 
 	def = gr_desc_def(id, &fields, &nr);
 	gr_pass_bounds[id].max = def->payload_size;
 	gr_pass_bounds[id].fixed = def->payload_size;
-	if ((def->flags & GR_EVENT_F_VARLEN) && nr)
-		gr_pass_bounds[id].fixed = fields[nr - 1].offset + 1;
+	if (!(def->flags & GR_EVENT_F_VARLEN))
+		return;
+	/* v1.12: the variable part starts at its first field */
+	for (i = 0; i < nr; i++) {
+		if (fields[i].type == GR_FIELD_STRING ||
+		    fields[i].type == GR_FIELD_SEQUENCE) {
+			gr_pass_bounds[id].fixed = fields[i].offset +
+				(fields[i].type == GR_FIELD_STRING);
+			return;
+		}
+	}
 }
 
 static void gr_pass_init_bounds(void)

@@ -234,7 +234,8 @@ static void gr_pci_publish(struct gr_dev *gd, u64 instance_id)
 			    (gd->has_irqs ? GR_F_DOORBELL : 0) |
 			    (gd->layout.client_size ? GR_F_CLIENT : 0) |
 			    (gd->layout.hist_size ? GR_F_HIST : 0) |
-			    GR_F_ANYEVENT | GR_F_PROBE | GR_F_VMSYNC,
+			    GR_F_ANYEVENT | GR_F_PROBE | GR_F_VMSYNC |
+			    GR_F_DYNARR,
 		.instance_id = instance_id,
 	};
 

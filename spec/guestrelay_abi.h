@@ -62,9 +62,10 @@
  * 5 aggregation maps (hist); 6 a second start event of a latency pair;
  * 7 events by name, added at run time (GR_F_ANYEVENT); 8 kprobe events
  * defined by the host (GR_F_PROBE); 9 vmsync records of the clock-sync
- * rounds for Trace Compass (GR_F_VMSYNC)
+ * rounds for Trace Compass (GR_F_VMSYNC); 12 any number of strings and
+ * dynamic arrays in a record (GR_F_DYNARR)
  */
-#define GR_ABI_MINOR		9
+#define GR_ABI_MINOR		12
 
 #define GR_REGION_MAGIC		0x3159414c45525247ULL	/* "GRRELAY1" */
 #define GR_CTRL_MAGIC		0x313054534f485247ULL	/* "GRHOST01" */
@@ -113,7 +114,8 @@
 #define GR_F_ANYEVENT		_BITULL(13)	/* events by name (v1.7) */
 #define GR_F_PROBE		_BITULL(14)	/* probes from the host (v1.8) */
 #define GR_F_VMSYNC		_BITULL(15)	/* vmsync records (v1.9) */
-#define GR_F_KNOWN		0xffffULL	/* all bits defined in v1.9 */
+#define GR_F_DYNARR		_BITULL(18)	/* strings, sequences (v1.12) */
+#define GR_F_KNOWN		0x4ffffULL	/* all bits defined in v1.12 */
 
 /**
  * struct gr_region_hdr - identity, geometry and layout of the region
@@ -505,7 +507,8 @@ static_assert(GR_NAME_ANS_OFFSET + sizeof(struct gr_name_ans) ==
 /* Field types of struct gr_field_desc */
 #define GR_FIELD_INTEGER	1	/* size 1, 2, 4 or 8; see flags */
 #define GR_FIELD_CHARS		2	/* char[size], NUL-padded text */
-#define GR_FIELD_STRING		3	/* NUL-terminated, last field only */
+#define GR_FIELD_STRING		3	/* NUL-terminated, variable part */
+#define GR_FIELD_SEQUENCE	4	/* v1.12: integers, count in len_field */
 
 /**
  * struct gr_field_desc - one field of an event payload
@@ -516,12 +519,14 @@ static_assert(GR_NAME_ANS_OFFSET + sizeof(struct gr_name_ans) ==
 struct gr_field_desc {
 	char name[GR_FIELD_NAME_LEN];	/* [a-z_][a-z0-9_]*, NUL-terminated */
 	__le16 offset;			/* byte offset in the payload */
-	__le16 size;			/* bytes (STRING: maximum incl. NUL) */
+	__le16 size;			/* bytes (STRING, SEQUENCE: maximum) */
 	__u8 type;			/* GR_FIELD_* */
 	__u8 flags;			/* GR_FIELD_F_* */
 #define GR_FIELD_F_SIGNED	_BITUL(0)	/* two's complement integer */
 #define GR_FIELD_F_HEX		_BITUL(1)	/* display in base 16 */
-	__le16 reserved;		/* 0 */
+	/* v1.12, GR_FIELD_SEQUENCE only (spec 7.3); else 0 */
+	__u8 elem_size;			/* bytes of an element: 1, 2, 4, 8 */
+	__u8 len_field;			/* index of the field with the count */
 };
 
 static_assert(sizeof(struct gr_field_desc) == 32, "gr_field_desc size");
@@ -547,7 +552,7 @@ struct gr_event_desc {
 	__le16 nr_fields;		/* used entries of @fields */
 	__le16 payload_size;		/* fixed payload bytes (max if VARLEN) */
 	__le16 flags;			/* GR_EVENT_F_* */
-#define GR_EVENT_F_VARLEN	_BITUL(0)	/* last field is a STRING */
+#define GR_EVENT_F_VARLEN	_BITUL(0)	/* ends with STRING/SEQUENCE */
 	char system[GR_SYSTEM_LEN];	/* tracepoint system, e.g. "sched" */
 	__le16 family_base;		/* v1.2: first member record id */
 	__le16 family_count;		/* v1.2: member ids, 0 = no family */

@@ -59,7 +59,7 @@
 		       GR_F_SWITCH_TIMER | GR_F_FILTER | GR_F_GUEST_INFO | \
 		       GR_F_DEFAULTS | GR_F_FOLLOW | GR_F_SYSCALLS | \
 		       GR_F_CLIENT | GR_F_LAST_RECORD | GR_F_HIST | \
-		       GR_F_ANYEVENT | GR_F_PROBE | GR_F_VMSYNC)
+		       GR_F_ANYEVENT | GR_F_PROBE | GR_F_VMSYNC | GR_F_DYNARR)
 
 static struct gr_host_ctrl *ctrl(struct gr_vm *vm)
 {

@@ -399,6 +399,12 @@ static int gr_fx_pred(struct gr_fx_parser *p)
 	if (ret)
 		return ret;
 	gr_fx_field_type(p->ev, field, &size, &is_signed, &is_str, &fname);
+	/* v1.12: only the first variable field is at its offset in a record */
+	if (field >= 0 && (p->ev->fields[field].type == GR_FIELD_SEQUENCE ||
+			   (unsigned int)field > gr_event_first_var(p->ev)))
+		return gr_fx_fail(p->err, ft.pos, ft.len,
+				  "field '%s' is a dynamic array or not the event's first string: filters cannot test it",
+				  fname);
 
 	ret = gr_fx_next(p);
 	if (ret)

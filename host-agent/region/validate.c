@@ -571,7 +571,7 @@ int gr_check_region_hdr(const struct gr_region_hdr *copy,
 }
 
 static int check_field(const struct gr_field_desc *f, struct gr_field_view *fv,
-		       uint16_t payload_size, int last, int varlen,
+		       uint16_t payload_size, int last, int varlen, int dynarr,
 		       const char **why)
 {
 	uint32_t end;
@@ -609,7 +609,7 @@ static int check_field(const struct gr_field_desc *f, struct gr_field_view *fv,
 			return bad(why, "flags set on a non-integer field");
 		break;
 	case GR_FIELD_STRING:
-		if (!last)
+		if (!last && !dynarr)
 			return bad(why, "string field is not the last field");
 		if (!varlen)
 			return bad(why, "string field in an event without VARLEN");
@@ -617,6 +617,21 @@ static int check_field(const struct gr_field_desc *f, struct gr_field_view *fv,
 			return bad(why, "string field has size 0");
 		if (fv->flags)
 			return bad(why, "flags set on a non-integer field");
+		break;
+	case GR_FIELD_SEQUENCE:	/* v1.12, spec 7.3 */
+		if (!dynarr)
+			return bad(why, "sequence field without GR_F_DYNARR");
+		if (!varlen)
+			return bad(why, "sequence field in an event without VARLEN");
+		fv->elem_size = f->elem_size;
+		fv->len_field = f->len_field;
+		if (fv->elem_size != 1 && fv->elem_size != 2 &&
+		    fv->elem_size != 4 && fv->elem_size != 8)
+			return bad(why, "sequence element size is not 1, 2, 4 or 8");
+		if (!fv->size || fv->size % fv->elem_size)
+			return bad(why, "sequence size is not a multiple of its element size");
+		if (fv->flags & ~(uint8_t)GR_FIELD_KNOWN_FLAGS)
+			return bad(why, "unknown bits in field flags");
 		break;
 	default:
 		return bad(why, "unknown field type");
@@ -629,6 +644,50 @@ static int check_field(const struct gr_field_desc *f, struct gr_field_view *fv,
 	memset(fv->name, 0, sizeof(fv->name));
 	strcpy(fv->name, f->name);
 	return 0;
+}
+
+/*
+ * v1.12 (spec 7.4): field @i of @ev against the variable part: once a
+ * STRING or SEQUENCE came, every field is one, declared right after the
+ * previous one's maximum; a sequence's count is an unsigned integer of
+ * the fixed part
+ */
+static int check_var_field(const struct gr_event_view *ev, unsigned int i,
+			   unsigned int *first_var, const char **why)
+{
+	const struct gr_field_view *fv = &ev->fields[i], *prev, *len;
+
+	if (!GR_FIELD_IS_VAR(fv->type)) {
+		if (*first_var < i)
+			return bad(why, "a fixed field after a variable one");
+		return 0;
+	}
+	if (*first_var > i) {
+		*first_var = i;
+	} else {
+		prev = &ev->fields[i - 1];
+		if (fv->offset != prev->offset + prev->size)
+			return bad(why, "variable field not right after the previous one");
+	}
+	if (fv->type != GR_FIELD_SEQUENCE)
+		return 0;
+	if (fv->len_field >= *first_var)
+		return bad(why, "sequence count is not a field of the fixed part");
+	len = &ev->fields[fv->len_field];
+	if (len->type != GR_FIELD_INTEGER || (len->flags & GR_FIELD_F_SIGNED))
+		return bad(why, "sequence count is not an unsigned integer");
+	return 0;
+}
+
+/* the smallest payload of VARLEN @ev: its fixed part, a NUL per string */
+static uint32_t var_min(const struct gr_event_view *ev)
+{
+	unsigned int i = gr_event_first_var(ev);
+	uint32_t n = ev->fields[i].offset;
+
+	for (; i < ev->nr_fields; i++)
+		n += ev->fields[i].type == GR_FIELD_STRING;
+	return n;
 }
 
 /* names equal once one leading '_' (stripped by CTF readers) is ignored */
@@ -712,8 +771,8 @@ int gr_check_event_desc(const struct gr_view *v,
 			struct gr_event_view *out, const char **why)
 {
 	struct gr_event_view ev;
-	int varlen, ret;
-	unsigned int i, j;
+	int varlen, dynarr, ret;
+	unsigned int i, j, first_var;
 
 	if (index >= GR_MAX_EVENTS || index >= v->desc_capacity)
 		return bad(why, "descriptor index out of range");
@@ -743,6 +802,7 @@ int gr_check_event_desc(const struct gr_view *v,
 	if (ev.flags & ~(uint16_t)GR_EVENT_KNOWN_FLAGS)
 		return bad(why, "unknown bits in event flags");
 	varlen = !!(ev.flags & GR_EVENT_F_VARLEN);
+	dynarr = !!(v->features & GR_F_DYNARR);
 
 	ev.payload_size = le16toh(copy->payload_size);
 	if ((uint32_t)ev.payload_size + sizeof(struct gr_event_header) >
@@ -753,14 +813,18 @@ int gr_check_event_desc(const struct gr_view *v,
 	if (ev.nr_fields > GR_MAX_FIELDS)
 		return bad(why, "nr_fields is above GR_MAX_FIELDS");
 	if (varlen && (!ev.nr_fields ||
-		       copy->fields[ev.nr_fields - 1].type != GR_FIELD_STRING))
+		       !GR_FIELD_IS_VAR(copy->fields[ev.nr_fields - 1].type)))
 		return bad(why, "VARLEN event does not end with a string field");
 
+	first_var = ev.nr_fields;
 	for (i = 0; i < ev.nr_fields; i++) {
 		struct gr_field_view *fv = &ev.fields[i];
 
 		ret = check_field(&copy->fields[i], fv, ev.payload_size,
-				  i + 1 == ev.nr_fields, varlen, why);
+				  i + 1 == ev.nr_fields, varlen, dynarr, why);
+		if (ret)
+			return ret;
+		ret = check_var_field(&ev, i, &first_var, why);
 		if (ret)
 			return ret;
 		if (i && fv->offset < ev.fields[i - 1].offset)
@@ -789,7 +853,7 @@ int gr_check_event_desc(const struct gr_view *v,
 					 ev.payload_size);
 	if (varlen)
 		ev.min_record = (uint16_t)ALIGN8(sizeof(struct gr_event_header) +
-			ev.fields[ev.nr_fields - 1].offset + 1);
+						 var_min(&ev));
 	else
 		ev.min_record = ev.max_record;
 	*out = ev;

@@ -41,6 +41,9 @@
 #define GR_HDR_KNOWN_FLAGS	GR_HDR_GLOBAL
 #define GR_EVENT_KNOWN_FLAGS	GR_EVENT_F_VARLEN
 #define GR_FIELD_KNOWN_FLAGS	(GR_FIELD_F_SIGNED | GR_FIELD_F_HEX)
+/* v1.12: a field of a record's variable part (spec 7.1) */
+#define GR_FIELD_IS_VAR(t)	((t) == GR_FIELD_STRING || \
+				 (t) == GR_FIELD_SEQUENCE)
 /*
  * Event families (v1.2, GR_F_SYSCALLS; spec 7.2, H30): only raw_syscalls
  * sys_enter and sys_exit carry one, so a table holds at most two; every
@@ -190,8 +193,13 @@ struct gr_field_view {
 	char name[GR_FIELD_NAME_LEN];	/* identifier, unique in its event */
 	uint16_t offset;		/* offset + size <= payload_size */
 	uint16_t size;			/* INTEGER: 1, 2, 4, 8; else >= 1 */
-	uint8_t type;			/* GR_FIELD_INTEGER, _CHARS or _STRING */
-	uint8_t flags;			/* GR_FIELD_F_*, INTEGER only */
+	uint8_t type;			/* GR_FIELD_INTEGER, _CHARS, _STRING or
+					 * _SEQUENCE (v1.12) */
+	uint8_t flags;			/* GR_FIELD_F_*, INTEGER, SEQUENCE */
+	uint8_t elem_size;		/* SEQUENCE: 1, 2, 4, 8; else 0 */
+	uint8_t len_field;		/* SEQUENCE: its count's field, an
+					 * unsigned INTEGER of the fixed part
+					 * of its event; else 0 */
 };
 
 /**
@@ -199,7 +207,11 @@ struct gr_field_view {
  *
  * Fields are in the guest's order; they do not overlap, and a STRING field
  * can only be the last one, in a GR_EVENT_F_VARLEN event. Fields need not
- * be naturally aligned, and gaps between them are allowed.
+ * be naturally aligned, and gaps between them are allowed. v1.12,
+ * GR_F_DYNARR: a VARLEN event ends with its variable fields (STRING and
+ * SEQUENCE), from gr_event_first_var() on, each declared right after the
+ * previous one's maximum; in a record each follows the previous one's actual end
+ * (gr_record_var_walk()).
  */
 struct gr_event_view {
 	char name[GR_NAME_LEN];		/* identifier [a-z_][a-z0-9_]* */
@@ -226,6 +238,17 @@ struct gr_record_view {
 	uint32_t tid;			/* any value */
 	uint64_t timestamp;		/* any value */
 };
+
+/* the index of @ev's first STRING or SEQUENCE field; nr_fields if none */
+static inline unsigned int gr_event_first_var(const struct gr_event_view *ev)
+{
+	unsigned int i;
+
+	for (i = 0; i < ev->nr_fields && i < GR_MAX_FIELDS; i++)
+		if (GR_FIELD_IS_VAR(ev->fields[i].type))
+			break;
+	return i;
+}
 
 int gr_read_region_hdr(const void *region, uint64_t region_size,
 		       struct gr_region_hdr *copy);

@@ -250,6 +250,76 @@ int gr_check_event_header(const struct gr_view *v,
 	return 0;
 }
 
+/* a little-endian unsigned integer of @size (1..8) bytes at @p */
+static uint64_t load_le(const uint8_t *p, unsigned int size)
+{
+	uint64_t v = 0;
+
+	while (size--)
+		v = v << 8 | p[size];
+	return v;
+}
+
+/**
+ * gr_record_var_walk() - where the variable fields of a record are
+ * @ev: a validated GR_EVENT_F_VARLEN descriptor
+ * @payload: the record's payload (after its 16-byte header)
+ * @plen: its bytes (the record's size less 16, tail padding included)
+ * @start: if not NULL, receives the payload offset of each variable field
+ *	(from gr_event_first_var() to nr_fields - 1; the others untouched)
+ * @end: receives the payload offset after the last variable field
+ * @why: receives a static reason on failure; may be NULL
+ *
+ * Spec 7.1 (v1.12): the variable fields follow the fixed part in their
+ * order, each right after the previous one's end: a STRING up to its NUL,
+ * which lies within its maximum, a SEQUENCE of as many elements as its
+ * count field says, within its maximum. Before v1.12 the one string
+ * starts at its descriptor offset, as it does here.
+ *
+ * Context: any; does not sleep.
+ * Return: 0, or -EINVAL if a field does not fit its maximum or the
+ * record.
+ */
+int gr_record_var_walk(const struct gr_event_view *ev,
+		       const uint8_t *payload, uint32_t plen, uint32_t *start,
+		       uint32_t *end, const char **why)
+{
+	const struct gr_field_view *f, *len;
+	uint32_t pos, room, i = gr_event_first_var(ev);
+	const uint8_t *nul;
+	uint64_t cnt;
+
+	if (!(ev->flags & GR_EVENT_F_VARLEN) || i >= ev->nr_fields)
+		return bad(why, "event has no variable field");
+	pos = ev->fields[i].offset;
+	for (; i < ev->nr_fields; i++) {
+		f = &ev->fields[i];
+		if (pos >= plen && f->type == GR_FIELD_STRING)
+			return bad(why, "string is not terminated in its record");
+		if (pos > plen)
+			return bad(why, "sequence is beyond its record");
+		if (start)
+			start[i] = pos;
+		room = plen - pos < f->size ? plen - pos : f->size;
+		if (f->type == GR_FIELD_STRING) {
+			nul = memchr(payload + pos, 0, room);
+			if (!nul)
+				return bad(why, "string is not terminated in its record");
+			pos += (uint32_t)(nul - (payload + pos)) + 1;
+			continue;
+		}
+		len = &ev->fields[f->len_field];
+		if ((uint32_t)len->offset + len->size > plen)
+			return bad(why, "sequence count is beyond its record");
+		cnt = load_le(payload + len->offset, len->size);
+		if (!f->elem_size || cnt > room / f->elem_size)
+			return bad(why, "sequence is longer than its maximum or its record");
+		pos += (uint32_t)cnt * f->elem_size;
+	}
+	*end = pos;
+	return 0;
+}
+
 /*
  * Where the last declared byte of the packet at @p is, given its last
  * record at @last (event @ev) and its records' end @content (spec 6.12:
@@ -259,18 +329,16 @@ int gr_check_event_header(const struct gr_view *v,
 static uint64_t declared_end(const uint8_t *p, uint64_t last,
 			     const struct gr_event_view *ev, uint64_t content)
 {
-	uint64_t end = last + sizeof(struct gr_event_header) +
-		       gr_event_declared_end(ev), str;
-	const uint8_t *nul;
+	uint64_t pay = last + sizeof(struct gr_event_header),
+		 end = pay + gr_event_declared_end(ev);
+	uint32_t vend;
 
 	if (ev->flags & GR_EVENT_F_VARLEN) {
-		str = end - ev->fields[ev->nr_fields - 1].size;
-		if (str >= content)
+		if (pay >= content ||
+		    gr_record_var_walk(ev, p + pay, (uint32_t)(content - pay),
+				       NULL, &vend, NULL))
 			return content;
-		nul = memchr(p + str, 0, content - str);
-		if (!nul)
-			return content;
-		end = (uint64_t)(nul - p) + 1;
+		end = pay + vend;
 	}
 	if (end > content || end + GR_RECORD_ALIGN <= content)
 		return content;
@@ -332,16 +400,17 @@ int gr_check_records_end(const struct gr_view *v,
 		ts = r.timestamp;
 		ev = &events[r.id];
 		if (ev->flags & GR_EVENT_F_VARLEN) {
-			const struct gr_field_view *f =
-				&ev->fields[ev->nr_fields - 1];
-			uint64_t str = off + sizeof(eh) + f->offset;
-			uint64_t rend = off + r.size;
-			const uint8_t *nul = memchr(p + str, 0, rend - str);
+			uint64_t pay = off + sizeof(eh);
+			uint32_t vend;
 
-			/* min_record keeps str < rend */
-			if (!nul)
-				return bad(why, "string is not terminated in its record");
-			if ((uint64_t)(nul - p) + 1 <= rend - GR_RECORD_ALIGN)
+			/* min_record keeps the fixed part in the record */
+			ret = gr_record_var_walk(ev, p + pay,
+						 r.size - sizeof(eh), NULL,
+						 &vend, why);
+			if (ret)
+				return ret;
+			if (pay + vend <=
+			    off + r.size - GR_RECORD_ALIGN)
 				return bad(why, "record is longer than its string");
 		}
 		last = off;

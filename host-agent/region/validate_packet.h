@@ -32,6 +32,9 @@ int gr_check_records_end(const struct gr_view *v,
 			 uint64_t content_bytes, uint64_t *end,
 			 const char **why);
 uint32_t gr_event_declared_end(const struct gr_event_view *ev);
+int gr_record_var_walk(const struct gr_event_view *ev,
+		       const uint8_t *payload, uint32_t plen, uint32_t *start,
+		       uint32_t *end, const char **why);
 uint64_t gr_stored_packet_len(const struct gr_packet_header *h,
 			      uint64_t ring, uint64_t subbuf_size);
 uint64_t gr_packet_content_end(const struct gr_view *v,

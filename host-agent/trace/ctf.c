@@ -485,7 +485,7 @@ static int field_name_ok(const struct gr_field_view *f)
 static int emit_fields(struct sbuf *b, const struct gr_event_view *ev)
 {
 	unsigned int order[GR_MAX_FIELDS], n = ev->nr_fields, i, j;
-	int varlen = !!(ev->flags & GR_EVENT_F_VARLEN), string_seen = 0;
+	int varlen = !!(ev->flags & GR_EVENT_F_VARLEN), var_seen = 0;
 	uint32_t pos = 0;
 
 	if (n > GR_MAX_FIELDS)
@@ -502,8 +502,8 @@ static int emit_fields(struct sbuf *b, const struct gr_event_view *ev)
 		uint32_t end = (uint32_t)f->offset + f->size, align = 1;
 		const char *name = gr_ctf_field_name(ev, f);
 
-		if (!field_name_ok(f) || string_seen || f->offset < pos ||
-		    end > ev->payload_size)
+		if (!field_name_ok(f) || (var_seen && !GR_FIELD_IS_VAR(f->type)) ||
+		    f->offset < pos || end > ev->payload_size)
 			return -EINVAL;
 		if (f->type == GR_FIELD_INTEGER)
 			align = int_align(pos, f->offset, f->size);
@@ -533,17 +533,34 @@ static int emit_fields(struct sbuf *b, const struct gr_event_view *ev)
 				return -EINVAL;
 			sb_printf(b, "\t\tstring { encoding = UTF8; } _%s;\n",
 				  name);
-			string_seen = 1;
+			var_seen = 1;
+			break;
+		case GR_FIELD_SEQUENCE:
+			/* v1.12: its count is a field declared before */
+			if (!varlen || f->len_field >= ev->nr_fields ||
+			    ev->fields[f->len_field].offset >= f->offset ||
+			    ev->fields[f->len_field].type != GR_FIELD_INTEGER ||
+			    (f->elem_size != 1 && f->elem_size != 2 &&
+			     f->elem_size != 4 && f->elem_size != 8))
+				return -EINVAL;
+			sb_printf(b, "\t\tinteger { size = %u; align = 8; "
+				  "signed = %s; base = %u; } _%s[_%s];\n",
+				  f->elem_size * 8U,
+				  f->flags & GR_FIELD_F_SIGNED ? "true" : "false",
+				  f->flags & GR_FIELD_F_HEX ? 16U : 10U, name,
+				  gr_ctf_field_name(ev,
+						    &ev->fields[f->len_field]));
+			var_seen = 1;
 			break;
 		default:
 			return -EINVAL;
 		}
 		pos = end;
 	}
-	if (varlen && !string_seen)
+	if (varlen && !var_seen)
 		return -EINVAL;
 	/* a trailing gap the next header's align(64) does not skip */
-	if (!string_seen && pos < gr_event_declared_end(ev))
+	if (!var_seen && pos < gr_event_declared_end(ev))
 		pad_bytes(b, pos, ev->payload_size);
 	return 0;
 }

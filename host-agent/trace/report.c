@@ -22,6 +22,7 @@
 #include "reader.h"
 #include "report.h"
 #include "report_int.h"
+#include "validate_packet.h"
 
 
 /* --- printing ------------------------------------------------------------- */
@@ -74,40 +75,84 @@ static int print_text(FILE *out, const uint8_t *p, size_t len)
 	return 0;
 }
 
-static void print_field(FILE *out, const struct gr_field_view *f,
-			const uint8_t *payload, uint32_t plen)
+static void print_int(FILE *out, uint64_t v, unsigned int size,
+		      unsigned int flags)
 {
-	uint64_t v;
 	int64_t s;
 
+	if (flags & GR_FIELD_F_HEX) {
+		fprintf(out, "0x%llx", (unsigned long long)v);
+	} else if (flags & GR_FIELD_F_SIGNED) {
+		/* sign-extend from size bytes */
+		s = size == 8 ? (int64_t)v :
+		    (int64_t)(v ^ (1ULL << (size * 8 - 1))) -
+		    (int64_t)(1ULL << (size * 8 - 1));
+		fprintf(out, "%lld", (long long)s);
+	} else {
+		fprintf(out, "%llu", (unsigned long long)v);
+	}
+}
+
+/* v1.12: "[e0, e1, ...]", the count from its field, bounded by @room */
+static void print_sequence(FILE *out, const struct gr_event_view *ev,
+			   const struct gr_field_view *f,
+			   const uint8_t *payload, uint32_t plen,
+			   uint32_t start)
+{
+	const struct gr_field_view *len = &ev->fields[f->len_field];
+	uint32_t room = plen - start < f->size ? plen - start : f->size;
+	uint64_t n, i;
+
+	if (!f->elem_size || (uint32_t)len->offset + len->size > plen) {
+		fputs("<missing>", out);
+		return;
+	}
+	n = gr_load_le(payload + len->offset, len->size);
+	fputc('[', out);
+	for (i = 0; i < n && (i + 1) * f->elem_size <= room; i++) {
+		if (i)
+			fputs(", ", out);
+		print_int(out, gr_load_le(payload + start + i * f->elem_size,
+					  f->elem_size),
+			  f->elem_size, f->flags);
+	}
+	fputc(']', out);
+	if (i < n)
+		fputs("<cut>", out);
+}
+
+/*
+ * Field @i of @ev at payload offset @start (its descriptor's, or where
+ * the record's variable part puts it; beyond @plen if not known)
+ */
+static void print_field(FILE *out, const struct gr_event_view *ev,
+			unsigned int i, const uint8_t *payload, uint32_t plen,
+			uint32_t start)
+{
+	const struct gr_field_view *f = &ev->fields[i];
+
 	fprintf(out, " %s=", f->name);
-	if (f->offset >= plen ||
-	    (f->type != GR_FIELD_STRING && plen - f->offset < f->size)) {
+	/* an empty sequence may end its record */
+	if (start > plen || (start == plen && f->type != GR_FIELD_SEQUENCE) ||
+	    (!GR_FIELD_IS_VAR(f->type) && plen - start < f->size)) {
 		fputs("<missing>", out);
 		return;
 	}
 	switch (f->type) {
 	case GR_FIELD_INTEGER:
-		v = gr_load_le(payload + f->offset, f->size);
-		if (f->flags & GR_FIELD_F_HEX) {
-			fprintf(out, "0x%llx", (unsigned long long)v);
-		} else if (f->flags & GR_FIELD_F_SIGNED) {
-			/* sign-extend from size bytes */
-			s = f->size == 8 ? (int64_t)v :
-			    (int64_t)(v ^ (1ULL << (f->size * 8 - 1))) -
-			    (int64_t)(1ULL << (f->size * 8 - 1));
-			fprintf(out, "%lld", (long long)s);
-		} else {
-			fprintf(out, "%llu", (unsigned long long)v);
-		}
+		print_int(out, gr_load_le(payload + start, f->size), f->size,
+			  f->flags);
 		break;
 	case GR_FIELD_CHARS:
-		print_text(out, payload + f->offset, f->size);
+		print_text(out, payload + start, f->size);
+		break;
+	case GR_FIELD_SEQUENCE:
+		print_sequence(out, ev, f, payload, plen, start);
 		break;
 	default:	/* GR_FIELD_STRING: bounded by the field and the record */
-		if (!print_text(out, payload + f->offset,
-				plen - f->offset < f->size ?
-				plen - f->offset : f->size))
+		if (!print_text(out, payload + start,
+				plen - start < f->size ?
+				plen - start : f->size))
 			fputs("<unterminated>", out);
 		break;
 	}
@@ -126,15 +171,25 @@ void gr_report_event(FILE *out, const struct gr_reader *r,
 		     const char *when)
 {
 	const struct gr_event_view *ev = &r->info->events[c->rec.id];
-	unsigned int i;
+	const uint8_t *payload = c->rec_ptr + sizeof(struct gr_event_header);
+	uint32_t plen = c->rec.size - (uint32_t)sizeof(struct gr_event_header);
+	uint32_t start[GR_MAX_FIELDS], end;
+	unsigned int i, n = ev->nr_fields;
 
+	if (n > GR_MAX_FIELDS)
+		n = GR_MAX_FIELDS;
+	for (i = 0; i < n; i++)
+		start[i] = ev->fields[i].offset;
+	/* v1.12: where the variable fields are; after the first, unknown */
+	if ((ev->flags & GR_EVENT_F_VARLEN) &&
+	    gr_record_var_walk(ev, payload, plen, start, &end, NULL))
+		for (i = gr_event_first_var(ev) + 1; i < n; i++)
+			start[i] = UINT32_MAX;
 	/* like trace-cmd: the task, then the CPU; fields may have a tid too */
 	fprintf(out, "%s%7u [%03u] %s: %s:", tag, c->rec.tid, c->cpu, when,
 		ev->name);
-	for (i = 0; i < ev->nr_fields; i++)
-		print_field(out, &ev->fields[i],
-			    c->rec_ptr + sizeof(struct gr_event_header),
-			    c->rec.size - (uint32_t)sizeof(struct gr_event_header));
+	for (i = 0; i < n; i++)
+		print_field(out, ev, i, payload, plen, start[i]);
 }
 
 /* the ids of @info's events that @tok names; 1 if any */

@@ -262,18 +262,20 @@ def find_run(o, f, slack):
 
 
 def layout(fmt):
-    """The catalogue's layout line that tracefs' format implies."""
-    words, string = [], None
+    """The catalogue's layout line that tracefs' format implies: the
+    fixed fields, and the names of its strings, which follow them in
+    the format's order (spec 7.1, several since 1.12)."""
+    words, strings = [], []
     for name, off, size, sgn, kind in fmt:
         if kind == "loc":
             words.append("%s_loc@%d+4h" % (name, off))
-            string = name
+            strings.append(name)
         elif kind == "chars":
             words.append("%s@%d+%dc" % (name, off, size))
         else:
             words.append("%s@%d+%d%s" % (name, off, size, "s" if sgn else
                                          "?"))
-    return words, string
+    return words, strings
 
 
 def check_layouts(fmts, cat):
@@ -285,16 +287,16 @@ def check_layouts(fmts, cat):
     for ev in sorted(fmts):
         if ev not in found:
             continue
-        want, string = layout(fmts[ev])
+        want, strings = layout(fmts[ev])
         got = found[ev]
         n = len(want)
         # unsigned integers: 'u', or 'h' for pointers (tracefs: unsigned)
-        same = len(got) == n + (1 if string else 0) and all(
+        same = len(got) == n + len(strings) and all(
             g == w or (w.endswith("?") and g[:-1] == w[:-1] and
                        g[-1] in "uh")
             for g, w in zip(got, want))
-        if string and same:
-            same = got[n].startswith(string + "@") and got[n].endswith("S")
+        same = same and all(g.startswith(s + "@") and g.endswith("S")
+                            for g, s in zip(got[n:], strings))
         if same:
             ok("%s: the payload layout is tracefs' format (%d fields)"
                % (ev, n))

@@ -29,6 +29,8 @@
 #     the path the guest opens is in the entry probe's records and the
 #     return probe's records carry return values; both probes are in the
 #     guest's kprobe_events while alive and gone after `probe -:NAME`;
+#     the entry probe has two strings (path and comm, spec 1.12), which
+#     babeltrace2 shows as strings and the comparison with ftrace covers;
 #   - the guest has the 8 events added at run time in its catalogue;
 #   - the module loads; the catalogue counts 22 found, 1 missing, 2 refused;
 #   - each event found is in the catalogue with tracefs' id and number of
@@ -81,9 +83,11 @@ if wait_console "$vm" "GR: ANYAVAIL" 120; then
 	[ "$rc" != 0 ] && grep -q "nosuch" <<<"$out" &&
 		ok "a pattern naming no event is refused with the guest's reason" ||
 		fail "a pattern naming no event is refused" "$out"
-	# probes from the host (spec 18.4)
+	# probes from the host (spec 18.4); two strings in one record
+	# (spec 1.12, GR_F_DYNARR): the path and the task's comm
+	# shellcheck disable=SC2016 # $comm is the kprobe's fetch argument
 	out=$(gr probe "$vm" \
-		'p:gropen do_sys_openat2 dfd=%di path=+0(%si):ustring' 2>&1)
+		'p:gropen do_sys_openat2 dfd=%di path=+0(%si):ustring comm=$comm' 2>&1)
 	rc=$?
 	[ "$rc" = 0 ] && grep -q "gropen" <<<"$out" &&
 		ok "probe p: defined from the host and recording" ||
@@ -134,6 +138,28 @@ else:
           "timer_start's fields %s" % (len(evs), " ".join(names)))
 PY
 	take_checks "$tmp/events.check" 0 "events --json"
+	# what GR_F_DYNARR (spec 1.12) lets the guest record: events with
+	# several strings or a dynamic array, and every refusal by reason
+	/usr/bin/python3 - "$tmp/events.out" <<'PY' || true
+import collections, re, sys
+evs = []
+for line in open(sys.argv[1], errors="replace"):
+    w = re.split(r"  +", line.rstrip("\n"), maxsplit=2)
+    if len(w) >= 2 and re.match(r"^[a-z0-9_]+:[a-z0-9_]+$", w[0]):
+        evs.append((w[1], w[2].split("; ") if len(w) > 2 else [], w[0]))
+def dyn(fields):
+    loc = [f.split(" ", 1)[1] for f in fields
+           if f.startswith(("__data_loc ", "__rel_loc "))]
+    return len(loc) > 1 or any(not d.startswith("char[]") for d in loc)
+st = collections.Counter(s for s, f, e in evs if dyn(f))
+why = collections.Counter(s for s, f, e in evs if s.startswith("refused"))
+left = sorted(e for s, f, e in evs if dyn(f) and s.startswith("refused"))
+print("# %d events with several strings or a dynamic array: %s" %
+      (sum(st.values()), ", ".join("%s %d" % kv for kv in sorted(st.items()))))
+print("# of those still refused: %s" % " ".join(left))
+print("# every event refused, by reason: %s" %
+      ", ".join("%s %d" % kv for kv in sorted(why.items())))
+PY
 	# the guest lists its kprobe_events once ftrace is done; then the
 	# host deletes its probes (spec 18.4 P6)
 	if wait_console "$vm" "GR: ANYPROBES " 600; then
@@ -212,6 +238,12 @@ babeltrace2 "$dir" 2>/dev/null | grep -a 'gropen' >"$tmp/probes.txt"
 n=$(grep -a 'gropen[^r]' "$tmp/probes.txt" | grep -c 'path = "/gr/e2e-common"')
 [ "$n" -ge 1 ] && ok "the entry probe recorded the path the guest opened ($n)" ||
 	fail "the entry probe recorded the path the guest opened" \
+		"$(grep -a 'gropen[^r]' "$tmp/probes.txt" | head -n 5)"
+# two strings in a record (spec 1.12): babeltrace2 shows both as strings
+n=$(grep -a 'gropen[^r]' "$tmp/probes.txt" |
+	grep -c 'path = "/gr/e2e-common", comm = "[^"][^"]*" }')
+[ "$n" -ge 1 ] && ok "babeltrace2 shows the entry probe's two strings, path and comm ($n)" ||
+	fail "babeltrace2 shows the entry probe's two strings" \
 		"$(grep -a 'gropen[^r]' "$tmp/probes.txt" | head -n 5)"
 n=$(grep -a 'gropenr' "$tmp/probes.txt" | grep -c 'ret = ')
 [ "$n" -ge 1 ] && ok "the return probe recorded return values ($n records)" ||

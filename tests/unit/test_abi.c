@@ -241,7 +241,8 @@ static void test_field_desc_layout(void)
 	PIN(struct gr_field_desc, size, 26, 2);
 	PIN(struct gr_field_desc, type, 28, 1);
 	PIN(struct gr_field_desc, flags, 29, 1);
-	PIN(struct gr_field_desc, reserved, 30, 2);
+	PIN(struct gr_field_desc, elem_size, 30, 1);
+	PIN(struct gr_field_desc, len_field, 31, 1);
 	END_PINS(struct gr_field_desc, 32);
 }
 
@@ -262,8 +263,10 @@ static void test_event_desc_layout(void)
 	END_PINS(struct gr_event_desc, 576);
 	CU_ASSERT_EQUAL(offsetof(struct gr_event_desc, fields[1]), 96);
 	CU_ASSERT_EQUAL(offsetof(struct gr_event_desc, fields[15]), 544);
-	CU_ASSERT_EQUAL(offsetof(struct gr_event_desc, fields[15].reserved),
+	CU_ASSERT_EQUAL(offsetof(struct gr_event_desc, fields[15].elem_size),
 			574);
+	CU_ASSERT_EQUAL(offsetof(struct gr_event_desc, fields[15].len_field),
+			575);
 }
 
 static void test_ring_layout(void)
@@ -459,7 +462,7 @@ static void test_versions_and_magics(void)
 	uint64_t m;
 
 	CU_ASSERT_EQUAL(GR_ABI_MAJOR, 1);
-	CU_ASSERT_EQUAL(GR_ABI_MINOR, 9);
+	CU_ASSERT_EQUAL(GR_ABI_MINOR, 12);
 	CU_ASSERT_EQUAL(GR_HIST_F_START2, 1);
 	CU_ASSERT_EQUAL(GR_HIST_F_KNOWN, 1);
 	CU_ASSERT_EQUAL(GR_REGION_MAGIC, 0x3159414c45525247ULL);
@@ -545,15 +548,16 @@ static void test_feature_and_flag_bits(void)
 	CU_ASSERT_EQUAL(GR_F_ANYEVENT, 1ULL << 13);
 	CU_ASSERT_EQUAL(GR_F_PROBE, 1ULL << 14);
 	CU_ASSERT_EQUAL(GR_F_VMSYNC, 1ULL << 15);
-	CU_ASSERT_EQUAL(GR_F_KNOWN, 0xffffULL);
+	CU_ASSERT_EQUAL(GR_F_DYNARR, 1ULL << 18);
+	CU_ASSERT_EQUAL(GR_F_KNOWN, 0x4ffffULL);
 	CU_ASSERT_EQUAL(GR_VMSYNC_HG_CNT(7), 14);
 	CU_ASSERT_EQUAL(GR_VMSYNC_GH_CNT(7), 15);
 	CU_ASSERT_EQUAL(GR_F_EVENT_IDX | GR_F_FLIGHT | GR_F_CLOCK_SYNC |
 			GR_F_SWITCH_TIMER | GR_F_DOORBELL | GR_F_FILTER |
 			GR_F_GUEST_INFO | GR_F_DEFAULTS | GR_F_FOLLOW |
 			GR_F_SYSCALLS | GR_F_LAST_RECORD | GR_F_CLIENT |
-			GR_F_HIST | GR_F_ANYEVENT | GR_F_PROBE | GR_F_VMSYNC,
-			GR_F_KNOWN);
+			GR_F_HIST | GR_F_ANYEVENT | GR_F_PROBE | GR_F_VMSYNC |
+			GR_F_DYNARR, GR_F_KNOWN);
 	CU_ASSERT_EQUAL(GR_CTRL_F_DEFAULTS, 1);
 	CU_ASSERT_EQUAL(sizeof(GR_F_EVENT_IDX), 8);
 
@@ -565,6 +569,7 @@ static void test_feature_and_flag_bits(void)
 	CU_ASSERT_EQUAL(GR_FIELD_INTEGER, 1);
 	CU_ASSERT_EQUAL(GR_FIELD_CHARS, 2);
 	CU_ASSERT_EQUAL(GR_FIELD_STRING, 3);
+	CU_ASSERT_EQUAL(GR_FIELD_SEQUENCE, 4);
 }
 
 static void test_filter_constants(void)

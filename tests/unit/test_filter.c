@@ -386,6 +386,32 @@ static void expect_error(const struct gr_event_view *ev, const char *expr,
 	CU_ASSERT(gr_fx_format_error(text, sizeof(text), expr, &err) > 0);
 }
 
+/* v1.12: only the first variable field is where its descriptor says */
+static void test_compile_dynarr(void)
+{
+	struct gr_filter_slot slot;
+	struct gr_event_view ev;
+	struct gr_fx_error err;
+
+	memset(&ev, 0, sizeof(ev));
+	snprintf(ev.name, sizeof(ev.name), "pm");
+	snprintf(ev.system, sizeof(ev.system), "power");
+	add_field(&ev, "cpus_len", 0, 4, GR_FIELD_INTEGER, 0);
+	add_field(&ev, "device", 4, 64, GR_FIELD_STRING, 0);
+	add_field(&ev, "driver", 68, 64, GR_FIELD_STRING, 0);
+	add_field(&ev, "cpus", 132, 32, GR_FIELD_SEQUENCE, GR_FIELD_F_HEX);
+	ev.fields[3].elem_size = 8;
+	ev.flags = GR_EVENT_F_VARLEN;
+	ev.payload_size = 164;
+	memset(&err, 0, sizeof(err));
+	CU_ASSERT_EQUAL(gr_fx_build("device ~ \"0000*\" && cpus_len > 1", &ev,
+				    &slot, &err), 0);
+	expect_error(&ev, "driver == \"virtio\"",
+		     "field 'driver' is a dynamic array or not the event's first string: filters cannot test it",
+		     0, 6);
+	expect_error(&ev, "cpus == 1", "field 'cpus' is a dynamic array", 0, 4);
+}
+
 static void test_compile_errors(void)
 {
 	struct gr_event_view ev;
@@ -1159,6 +1185,7 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_compile_types),
 	GR_TEST(test_compile_strtab),
 	GR_TEST(test_compile_errors),
+	GR_TEST(test_compile_dynarr),
 	GR_TEST(test_compile_random),
 	GR_TEST(test_verify_rejects),
 	GR_TEST(test_verify_area),

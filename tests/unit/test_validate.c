@@ -662,8 +662,8 @@ static void test_desc_ignores_reserved_bytes(void)
 		v.abi_minor = minor;
 		make_descs(d);
 		d[0].reserved = htole64(1ULL << 63);
-		d[0].fields[0].reserved = htole16(1);
-		d[0].fields[2].reserved = htole16(0x100);
+		d[0].fields[0].elem_size = 1;
+		d[0].fields[2].len_field = 1;
 		CU_ASSERT_EQUAL(gr_check_event_desc(&v, &d[0], 0, &ev, &why),
 				0);
 	}
@@ -851,7 +851,9 @@ static void test_desc_bytes_after_nul_do_not_matter(void)
 	X(string_flags, "flags set on a non-integer field",		\
 	  idx = 2; d[2].fields[1].flags = GR_FIELD_F_HEX)		\
 	X(type_0, "unknown field type", d[0].fields[2].type = 0)	\
-	X(type_4, "unknown field type", d[0].fields[2].type = 4)	\
+	X(type_4, "sequence field without GR_F_DYNARR",		\
+	  d[0].fields[2].type = 4)					\
+	X(type_5, "unknown field type", d[0].fields[2].type = 5)	\
 	X(type_255, "unknown field type", d[0].fields[2].type = 255)	\
 	X(field_past_payload, "field extends beyond payload_size",	\
 	  d[0].fields[6].offset = htole16(53))				\
