@@ -406,6 +406,8 @@ struct gr_vm_info {
 	const char *io;			/* "fixed", "writev" (in use now) */
 	int64_t sync_offset_ns;		/* host realtime - guest clock */
 	uint64_t sync_error_ns;		/* bound of that offset, 0 = unknown */
+	const char *sync_method;	/* gr_ctf_clock_method() of the clock */
+	uint64_t sync_tsc_refused;	/* TSC answers outside their round trip */
 	double rate_bps;		/* bytes/s stored, last few seconds */
 	struct gr_vm_stats st;
 	struct {
@@ -473,6 +475,7 @@ void vm_hist_latency(struct gr_vm *vm, struct gr_vm_info *info);
  * @loop: the one io_uring loop
  * @run_dir: sockets: agent.sock and <vm>.sock
  * @store_dir: traces: <store>/<vm>/<session>/
+ * @kvm_debugfs: KVM's debugfs directory (--kvm-debugfs), "" = none
  * @store_fd: @store_dir, opened O_DIRECTORY
  * @vms: list of VMs (struct gr_vm.next)
  * @ctl: the control socket (control/server.c)
@@ -485,6 +488,7 @@ struct gr_agent {
 	struct gr_loop loop;
 	char run_dir[PATH_MAX];
 	char store_dir[PATH_MAX];
+	char kvm_debugfs[PATH_MAX];	/* KVM's debugfs, "" = not read */
 	int store_fd;
 	struct gr_vm *vms;
 	struct gr_ctl *ctl;

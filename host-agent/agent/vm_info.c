@@ -205,6 +205,8 @@ void vm_get_info(const struct gr_vm *vm, struct gr_vm_info *info)
 			 info->pending[0] ? "settings, " : "",
 			 vm->names.op == GR_NAME_OP_LIST ?
 			 "events by name (list)" : "events by name (add)");
+	info->sync_method = gr_ctf_clock_method(&vm->hc.clock);
+	info->sync_tsc_refused = vm->hc.tsc_refused;
 	if (vm->hc.clock.synced) {
 		info->sync_error_ns = vm->hc.clock.error_ns;
 		info->sync_offset_ns = vm->hc.clock.offset_s * 1000000000LL +

@@ -501,6 +501,8 @@ void ctl_status_json_member(struct ctl_json *j, const char *key,
 	ctl_json_end_object(j);
 	ctl_json_i64(j, "sync_offset_ns", in->sync_offset_ns);
 	ctl_json_u64(j, "sync_error_ns", in->sync_error_ns);
+	ctl_json_string(j, "sync_method", in->sync_method);
+	ctl_json_u64(j, "sync_tsc_refused", in->sync_tsc_refused);
 	ctl_json_double(j, "rate_bps", in->rate_bps);
 	if (in->ship.enabled) {
 		ctl_json_begin_object(j, "ship");

@@ -528,6 +528,13 @@ static void vm_part(FILE *f, const struct gr_expo_vm *vms, size_t n)
 			put_double(f, name, vms[i].info.name,
 				   (double)vms[i].info.sync_offset_ns / 1e9);
 
+	name = "guestrelay_vm_clock_sync_tsc_refused_total";
+	family(f, name, "counter",
+	       "Clock-sync answers whose guest TSC, mapped through KVM's TSC offset and scaling, lay outside their round trip (the round-trip estimate was kept).");
+	for (i = 0; i < n; i++)
+		put_u64(f, name, vms[i].info.name, NULL, NULL,
+			vms[i].info.sync_tsc_refused);
+
 	name = "guestrelay_vm_session_open";
 	family(f, name, "gauge", "1 while a recording session is open.");
 	for (i = 0; i < n; i++)
