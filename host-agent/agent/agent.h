@@ -240,6 +240,8 @@ struct gr_vm_stats {
 					 * guest now (spec 18.4, a gauge) */
 	uint64_t probes_defined;	/* probes the guest created for it */
 	uint64_t probes_deleted;	/* probes it deleted on request */
+	uint64_t sync_tsc_refused;	/* clock-sync TSC readings outside
+					 * their round trip (H32; hostctl's) */
 	/* the guest's counters, summed over rings (untrusted, informative) */
 	uint64_t guest_events;
 	uint64_t lost_full;
@@ -407,7 +409,6 @@ struct gr_vm_info {
 	int64_t sync_offset_ns;		/* host realtime - guest clock */
 	uint64_t sync_error_ns;		/* bound of that offset, 0 = unknown */
 	const char *sync_method;	/* gr_ctf_clock_method() of the clock */
-	uint64_t sync_tsc_refused;	/* TSC answers outside their round trip */
 	double rate_bps;		/* bytes/s stored, last few seconds */
 	struct gr_vm_stats st;
 	struct {

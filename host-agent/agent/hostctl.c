@@ -631,7 +631,7 @@ static void sync_tsc_sample(struct gr_vm *vm, const struct gr_tsc_bracket *b3,
 	if (ret == -ERANGE) {
 		vm->hc.tsc_refused++;
 		if (!vm->hc.tsc_told)
-			syslog(LOG_WARNING, "%s: clock sync: the guest's TSC in its answer (0x%llx), through KVM's relation, lies outside the round trip: refused, round-trip estimate for such rounds (counted in sync_tsc_refused)",
+			syslog(LOG_WARNING, "%s: clock sync: the guest's TSC in its answer (0x%llx), through KVM's relation, lies outside the round trip: refused, round-trip estimate for such rounds (counted in stats.sync_tsc_refused)",
 			       vm->opts.name, (unsigned long long)gtsc);
 		vm->hc.tsc_told = true;
 		return;
