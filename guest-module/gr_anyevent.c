@@ -25,7 +25,7 @@
  * The variable fields follow the fixed ones in the record, in the
  * format's order, each right after the previous (spec 7.1, 7.3). More
  * than one of them, or a sequence, only while the host accepts them
- * (GR_F_DYNARR in use, v1.12: the run-time additions of spec 18, see
+ * (GR_F_DYNARR in use, v1.11: the run-time additions of spec 18, see
  * gr_anyevent_dynarr()); before that (anyevent= at load) one string.
  * A kprobe event the host defined (spec 18.4) has fields defined by code:
  * they are taken from its tracefs format instead, at the offsets shown.
@@ -943,7 +943,7 @@ int gr_anyevent_check_named(const char *system, const char *name,
 
 /**
  * gr_anyevent_dynarr() - may layouts hold sequences and several strings?
- * @on: GR_F_DYNARR is in use (spec 2.3, v1.12)
+ * @on: GR_F_DYNARR is in use (spec 2.3, v1.11)
  *
  * Layouts made from now on (gr_anyevent_add_named(), the dry run) follow
  * it; a guest without a host that accepts the bit publishes none (spec

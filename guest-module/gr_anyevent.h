@@ -15,7 +15,7 @@
 
 /* Bytes of a __data_loc string kept, its NUL included */
 #define GR_ANYEVENT_STR_MAX	256
-/* v1.12, GR_F_DYNARR: bytes of a dynamic array kept */
+/* v1.11, GR_F_DYNARR: bytes of a dynamic array kept */
 #define GR_ANYEVENT_ARR_MAX	256
 /* __data_loc and __rel_loc fields of an event, and their maxima's sum */
 #define GR_ANYEVENT_VARS	8

@@ -229,7 +229,7 @@ static int gr_byname_errno(int ret)
 	case -EEXIST:
 	case -ENOENT:
 	case -ENOMEM:
-	case -EFBIG:	/* v1.12: strings and arrays over the maxima */
+	case -EFBIG:	/* v1.11: strings and arrays over the maxima */
 		return ret;
 	default:
 		/* a field or name the descriptor cannot carry */
@@ -884,7 +884,7 @@ static int gr_byname_do(struct gr_byname_req *r)
 	if (len > GR_NAME_REQ_TEXT)
 		return -EINVAL;
 	r->offset = le32_to_cpu(r->req.offset);
-	/* v1.12: sequences and several strings only for a host that knows */
+	/* v1.11: sequences and several strings only for a host that knows */
 	gr_anyevent_dynarr(r->gd->cur.host_features & GR_F_DYNARR);
 	if (op == GR_NAME_OP_PROBE || op == GR_NAME_OP_UNPROBE) {
 		/* P1 */

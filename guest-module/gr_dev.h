@@ -150,6 +150,8 @@ struct gr_ctrl_snap {
  * @cerr: consumed_errors as last published in status
  * @pass_lock: serializes control passes and everything in @cur
  * @sync_lock: serializes clock-sync answers (interrupt and pass)
+ * @sync_tsc: GR_F_SYNC_TSC offered in this publication (v1.10): with the
+ *	host's bit, sync answers carry the TSC read around the clock
  * @pass_work: runs a control pass in process context
  * @pass_retry: runs a control pass whose costly steps were deferred
  * @pub_work: publishes the rings' event counts (spec 6.11); the tick
@@ -214,6 +216,7 @@ struct gr_dev {
 
 	struct mutex pass_lock;		/* passes and settings, see above */
 	raw_spinlock_t sync_lock;
+	bool sync_tsc;
 	struct work_struct pass_work;
 	struct delayed_work pass_retry;
 	struct work_struct pub_work;
@@ -255,6 +258,7 @@ void gr_pci_unregister(void);
 
 /* gr_pass.c */
 void gr_pass_init(void);
+bool gr_pass_sync_tsc_offered(void);
 void gr_pass_dev_init(struct gr_dev *gd);
 void gr_pass_prepare(struct gr_dev *gd);
 void gr_pass_start(struct gr_dev *gd);

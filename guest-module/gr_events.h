@@ -108,7 +108,7 @@ void gr_events_set_families(u64 host_features);
  * @size: bytes (GR_FIELD_STRING: maximum, NUL included; GR_FIELD_SEQUENCE:
  *	maximum)
  * @type: GR_FIELD_INTEGER, GR_FIELD_CHARS, GR_FIELD_STRING or
- *	GR_FIELD_SEQUENCE (v1.12, events by name only)
+ *	GR_FIELD_SEQUENCE (v1.11, events by name only)
  * @flags: GR_FIELD_F_SIGNED, GR_FIELD_F_HEX (integers and elements)
  * @elem_size: GR_FIELD_SEQUENCE: bytes of an element; else 0
  * @len_field: GR_FIELD_SEQUENCE: index of the field with the count

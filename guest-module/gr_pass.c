@@ -40,6 +40,11 @@
 #include <linux/minmax.h>
 #include <linux/rcupdate.h>
 
+#ifdef CONFIG_X86
+#include <asm/cpufeature.h>
+#include <asm/tsc.h>
+#endif
+
 #include "gr_anyevent.h"
 #include "gr_dev.h"
 #include "gr_events.h"
@@ -72,7 +77,7 @@ void gr_pass_bound_event(unsigned int id)
 	gr_pass_bounds[id].fixed = def->payload_size;
 	if (!(def->flags & GR_EVENT_F_VARLEN))
 		return;
-	/* v1.12: the variable part starts at its first field */
+	/* v1.11: the variable part starts at its first field */
 	for (i = 0; i < nr; i++) {
 		if (fields[i].type == GR_FIELD_STRING ||
 		    fields[i].type == GR_FIELD_SEQUENCE) {
@@ -133,6 +138,50 @@ static void gr_pass_reset(struct gr_dev *gd)
 }
 
 /**
+ * gr_pass_sync_tsc_offered() - may this guest offer GR_F_SYNC_TSC?
+ *
+ * Spec 9.5 (v1.10): only on x86, with a TSC of constant rate
+ * (X86_FEATURE_CONSTANT_TSC) that does not stop in idle states
+ * (X86_FEATURE_NONSTOP_TSC) and that the kernel still trusts across CPUs
+ * (!check_tsc_unstable()): then a TSC value read on any vCPU names one
+ * instant the host can map through the hypervisor's TSC offset and
+ * scaling. Evaluated at each publication.
+ *
+ * Context: any.
+ * Return: true if the bit may be set in guest_features.
+ */
+bool gr_pass_sync_tsc_offered(void)
+{
+#ifdef CONFIG_X86
+	return boot_cpu_has(X86_FEATURE_TSC) &&
+	       boot_cpu_has(X86_FEATURE_CONSTANT_TSC) &&
+	       boot_cpu_has(X86_FEATURE_NONSTOP_TSC) && !check_tsc_unstable();
+#else
+	return false;
+#endif
+}
+
+/*
+ * The answer's time (G24): with GR_F_SYNC_TSC in use (offered and the
+ * host's), the TSC read just before and just after the clock (9.5)
+ */
+static void gr_pass_sync_time(struct gr_dev *gd)
+{
+#ifdef CONFIG_X86
+	u64 before, clock;
+
+	if (READ_ONCE(gd->sync_tsc) && (READ_ONCE(gd->host_features) & GR_F_SYNC_TSC)) {
+		before = rdtsc_ordered();
+		clock = gr_clock();
+		gr_status_sync_time_tsc(gd->region, before, clock,
+					rdtsc_ordered());
+		return;
+	}
+#endif
+	gr_status_sync_time(gd->region);
+}
+
+/**
  * gr_pass_sync() - answer a pending clock-sync request
  * @gd: the device
  *
@@ -165,7 +214,7 @@ static bool gr_pass_sync(struct gr_dev *gd)
 		if (uid)
 			gr_vmsync_rec(GR_EV_vmsync_hg_guest,
 				      GR_VMSYNC_HG_CNT(req), uid);
-		gr_status_sync_time(gd->region);
+		gr_pass_sync_time(gd);
 		if (uid)
 			gr_vmsync_rec(GR_EV_vmsync_gh_guest,
 				      GR_VMSYNC_GH_CNT(req), uid);

@@ -235,7 +235,8 @@ static void gr_pci_publish(struct gr_dev *gd, u64 instance_id)
 			    (gd->layout.client_size ? GR_F_CLIENT : 0) |
 			    (gd->layout.hist_size ? GR_F_HIST : 0) |
 			    GR_F_ANYEVENT | GR_F_PROBE | GR_F_VMSYNC |
-			    GR_F_DYNARR,
+			    GR_F_DYNARR |
+			    (gd->sync_tsc ? GR_F_SYNC_TSC : 0),
 		.instance_id = instance_id,
 	};
 
@@ -332,6 +333,8 @@ static int gr_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		goto out_unlock;
 	gr_pass_prepare(gd);
+	/* spec 9.5: what the TSC is worth is known now, at publication */
+	WRITE_ONCE(gd->sync_tsc, gr_pass_sync_tsc_offered());
 	gr_pci_publish(gd, instance_id);
 	/* Spec 16.3: open client channels go to the host */
 	gr_rchan_pub_attach(gd->region, &gd->layout);

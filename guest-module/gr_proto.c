@@ -388,6 +388,37 @@ void gr_status_sync_time(void *region)
 }
 
 /**
+ * gr_status_sync_time_tsc() - the answer to a clock-sync request with the
+ *	TSC read around the clock (v1.10, GR_F_SYNC_TSC; then
+ *	gr_status_ack_sync())
+ * @region: the shared region
+ * @tsc_before: the TSC read (ordered) just before @clock
+ * @clock: the event clock, read between the two TSC reads
+ * @tsc_after: the TSC read (ordered) just after @clock
+ *
+ * Spec 9.5: the host maps the midpoint of the two reads to host time
+ * through the hypervisor's TSC offset and scaling; the half-width, rounded
+ * up, bounds where @clock was read in between. A half-width beyond 32 bits
+ * (the reads were interrupted for seconds) is stored as U32_MAX, which
+ * the host never uses.
+ *
+ * Context: any; one caller at a time. Call it as soon as the request is
+ * seen, as gr_status_sync_time().
+ */
+void gr_status_sync_time_tsc(void *region, u64 tsc_before, u64 clock,
+			     u64 tsc_after)
+{
+	struct gr_guest_status *st = gr_status(region);
+	u64 span = tsc_after >= tsc_before ? tsc_after - tsc_before : U64_MAX;
+	u64 half = span / 2 + (span & 1);
+
+	WRITE_ONCE(st->sync_guest_time, cpu_to_le64(clock));
+	WRITE_ONCE(st->sync_guest_tsc, cpu_to_le64(tsc_before + span / 2));
+	WRITE_ONCE(st->sync_tsc_half,
+		   cpu_to_le32(half > U32_MAX ? U32_MAX : (u32)half));
+}
+
+/**
  * gr_status_ack_sync() - answer clock-sync request @req with the time
  *	gr_status_sync_time() stored
  * @region: the shared region

@@ -173,6 +173,8 @@ void gr_status_rejected(void *region, u64 seq, int err, u32 errors);
 void gr_status_ack_flush(void *region, u64 req);
 void gr_status_ack_reset(void *region, u64 req);
 void gr_status_sync_time(void *region);
+void gr_status_sync_time_tsc(void *region, u64 tsc_before, u64 clock,
+			     u64 tsc_after);
 void gr_status_ack_sync(void *region, u64 req);
 void gr_status_heartbeat(void *region);
 void gr_status_set_peer(void *region, u32 peer_id);

@@ -24,6 +24,7 @@
 #include "agent.h"
 #include "cli.h"
 #include "fleet_status.h"
+#include "kvm_tsc.h"
 #include "metrics.h"
 #include "opts.h"
 #include "ship.h"
@@ -68,6 +69,10 @@ static void usage(FILE *f)
 		"  --run-dir DIR         sockets (default " GR_DEFAULT_RUN_DIR ")\n"
 		"  --store DIR           traces (default " GR_DEFAULT_STORE_DIR ")\n"
 		"  --group NAME          group allowed on the control socket\n"
+		"  --kvm-debugfs DIR     KVM's debugfs (default " GR_KVM_DEBUGFS "):\n"
+		"                        the exact clock mapping of KVM guests\n"
+		"                        reads their TSC offset and scaling\n"
+		"                        there (needs root); \"\" = never\n"
 		"  --metrics ADDR:PORT   serve Prometheus metrics at\n"
 		"                        http://ADDR:PORT/metrics; ADDR is an\n"
 		"                        IPv4 address or [IPv6] (127.0.0.1:9464,\n"
@@ -207,6 +212,12 @@ static int agent_args(int argc, char **argv, struct gr_agent *a,
 		}
 		if (!r && (r = agent_opt(argc, argv, &i, "--store", &val)) > 0) {
 			snprintf(a->store_dir, sizeof(a->store_dir), "%s", val);
+			continue;
+		}
+		if (!r && (r = agent_opt(argc, argv, &i, "--kvm-debugfs",
+					 &val)) > 0) {
+			snprintf(a->kvm_debugfs, sizeof(a->kvm_debugfs), "%s",
+				 val);
 			continue;
 		}
 		if (!r && (r = agent_opt(argc, argv, &i, "--group", &val)) > 0) {
@@ -371,6 +382,7 @@ static int agent_main(int argc, char **argv)
 	int ret;
 
 	snprintf(a.run_dir, sizeof(a.run_dir), "%s", GR_DEFAULT_RUN_DIR);
+	snprintf(a.kvm_debugfs, sizeof(a.kvm_debugfs), "%s", GR_KVM_DEBUGFS);
 	snprintf(a.store_dir, sizeof(a.store_dir), "%s", GR_DEFAULT_STORE_DIR);
 	a.sock_gid = (unsigned int)-1;
 	a.store_fd = -1;

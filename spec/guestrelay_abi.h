@@ -62,10 +62,11 @@
  * 5 aggregation maps (hist); 6 a second start event of a latency pair;
  * 7 events by name, added at run time (GR_F_ANYEVENT); 8 kprobe events
  * defined by the host (GR_F_PROBE); 9 vmsync records of the clock-sync
- * rounds for Trace Compass (GR_F_VMSYNC); 12 any number of strings and
- * dynamic arrays in a record (GR_F_DYNARR)
+ * rounds for Trace Compass (GR_F_VMSYNC); 10 the guest's TSC around its
+ * clock-sync answer (GR_F_SYNC_TSC); 11 any number of strings and dynamic
+ * arrays in a record (GR_F_DYNARR)
  */
-#define GR_ABI_MINOR		12
+#define GR_ABI_MINOR		11
 
 #define GR_REGION_MAGIC		0x3159414c45525247ULL	/* "GRRELAY1" */
 #define GR_CTRL_MAGIC		0x313054534f485247ULL	/* "GRHOST01" */
@@ -114,8 +115,9 @@
 #define GR_F_ANYEVENT		_BITULL(13)	/* events by name (v1.7) */
 #define GR_F_PROBE		_BITULL(14)	/* probes from the host (v1.8) */
 #define GR_F_VMSYNC		_BITULL(15)	/* vmsync records (v1.9) */
-#define GR_F_DYNARR		_BITULL(18)	/* strings, sequences (v1.12) */
-#define GR_F_KNOWN		0x4ffffULL	/* all bits defined in v1.12 */
+#define GR_F_SYNC_TSC		_BITULL(16)	/* TSC in sync answers (v1.10) */
+#define GR_F_DYNARR		_BITULL(17)	/* strings, sequences (v1.11) */
+#define GR_F_KNOWN		0x3ffffULL	/* all bits defined in v1.11 */
 
 /**
  * struct gr_region_hdr - identity, geometry and layout of the region
@@ -272,8 +274,10 @@ struct gr_guest_status {
 	__le64 follow_forks;		/* children added by a followed fork */
 	/* v1.7, GR_F_ANYEVENT (spec 18): desc_count while not in use */
 	__le32 desc_live;		/* descriptors published now; release */
-	__le32 reserved1;		/* 0 */
-	__u8 reserved[296];		/* 0 */
+	/* v1.10, GR_F_SYNC_TSC (spec 9.5): with sync_guest_time, 0 without */
+	__le32 sync_tsc_half;		/* half-width of the TSC reads, ticks */
+	__le64 sync_guest_tsc;		/* midpoint of the TSC reads around it */
+	__u8 reserved[288];		/* 0 */
 };
 
 static_assert(sizeof(struct gr_guest_status) == 512, "gr_guest_status size");
@@ -286,7 +290,9 @@ static_assert(offsetof(struct gr_guest_status, filtered) == 128, "filtered");
 static_assert(offsetof(struct gr_guest_status, follow_tasks) == 184, "ftasks");
 static_assert(offsetof(struct gr_guest_status, follow_dropped) == 192, "fdrop");
 static_assert(offsetof(struct gr_guest_status, desc_live) == 208, "dlive");
-static_assert(offsetof(struct gr_guest_status, reserved) == 216, "st rsvd");
+static_assert(offsetof(struct gr_guest_status, sync_tsc_half) == 212, "thalf");
+static_assert(offsetof(struct gr_guest_status, sync_guest_tsc) == 216, "gtsc");
+static_assert(offsetof(struct gr_guest_status, reserved) == 224, "st rsvd");
 static_assert(sizeof(struct gr_region_hdr) + GR_HDR_OFFSET == GR_STATUS_OFFSET,
 	      "status follows header");
 
@@ -508,7 +514,7 @@ static_assert(GR_NAME_ANS_OFFSET + sizeof(struct gr_name_ans) ==
 #define GR_FIELD_INTEGER	1	/* size 1, 2, 4 or 8; see flags */
 #define GR_FIELD_CHARS		2	/* char[size], NUL-padded text */
 #define GR_FIELD_STRING		3	/* NUL-terminated, variable part */
-#define GR_FIELD_SEQUENCE	4	/* v1.12: integers, count in len_field */
+#define GR_FIELD_SEQUENCE	4	/* v1.11: integers, count in len_field */
 
 /**
  * struct gr_field_desc - one field of an event payload
@@ -524,7 +530,7 @@ struct gr_field_desc {
 	__u8 flags;			/* GR_FIELD_F_* */
 #define GR_FIELD_F_SIGNED	_BITUL(0)	/* two's complement integer */
 #define GR_FIELD_F_HEX		_BITUL(1)	/* display in base 16 */
-	/* v1.12, GR_FIELD_SEQUENCE only (spec 7.3); else 0 */
+	/* v1.11, GR_FIELD_SEQUENCE only (spec 7.3); else 0 */
 	__u8 elem_size;			/* bytes of an element: 1, 2, 4, 8 */
 	__u8 len_field;			/* index of the field with the count */
 };

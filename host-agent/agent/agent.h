@@ -241,6 +241,8 @@ struct gr_vm_stats {
 					 * guest now (spec 18.4, a gauge) */
 	uint64_t probes_defined;	/* probes the guest created for it */
 	uint64_t probes_deleted;	/* probes it deleted on request */
+	uint64_t sync_tsc_refused;	/* clock-sync TSC readings outside
+					 * their round trip (H32; hostctl's) */
 	/* the guest's counters, summed over rings (untrusted, informative) */
 	uint64_t guest_events;
 	uint64_t lost_full;
@@ -408,6 +410,7 @@ struct gr_vm_info {
 	const char *io;			/* "fixed", "writev" (in use now) */
 	int64_t sync_offset_ns;		/* host realtime - guest clock */
 	uint64_t sync_error_ns;		/* bound of that offset, 0 = unknown */
+	const char *sync_method;	/* gr_ctf_clock_method() of the clock */
 	double rate_bps;		/* bytes/s stored, last few seconds */
 	struct gr_vm_stats st;
 	struct {
@@ -483,6 +486,7 @@ void vm_hist_latency(struct gr_vm *vm, struct gr_vm_info *info);
  * @loop: the one io_uring loop
  * @run_dir: sockets: agent.sock and <vm>.sock
  * @store_dir: traces: <store>/<vm>/<session>/
+ * @kvm_debugfs: KVM's debugfs directory (--kvm-debugfs), "" = none
  * @store_fd: @store_dir, opened O_DIRECTORY
  * @vms: list of VMs (struct gr_vm.next)
  * @ctl: the control socket (control/server.c)
@@ -495,6 +499,7 @@ struct gr_agent {
 	struct gr_loop loop;
 	char run_dir[PATH_MAX];
 	char store_dir[PATH_MAX];
+	char kvm_debugfs[PATH_MAX];	/* KVM's debugfs, "" = not read */
 	int store_fd;
 	struct gr_vm *vms;
 	struct gr_ctl *ctl;

@@ -12,7 +12,9 @@
  *   hostctl_new_session()  a new session_id: a state dump (9.7)
  *   hostctl_flush()    a flush request (9.3)
  *   hostctl_*_acked()  the guest's acknowledgements, with acquire
- *   hostctl_sync_*()   rounds of host time, guest time, host time (9.5)
+ *   hostctl_sync_*()   rounds of host time, guest time, host time (9.5);
+ *                      with GR_F_SYNC_TSC and KVM's TSC relation, the
+ *                      guest's TSC mapped to host time (kvm_tsc.c)
  *
  * The host writes only the control block (H7: once the layout is the
  * validated one, or before any guest runs); guest-written fields are only
@@ -27,7 +29,9 @@
  * request slots vm_hist.c's.
  */
 #include <endian.h>
+#include <errno.h>
 #include <string.h>
+#include <syslog.h>
 #include <time.h>
 
 #include "vm.h"
@@ -59,7 +63,8 @@
 		       GR_F_SWITCH_TIMER | GR_F_FILTER | GR_F_GUEST_INFO | \
 		       GR_F_DEFAULTS | GR_F_FOLLOW | GR_F_SYSCALLS | \
 		       GR_F_CLIENT | GR_F_LAST_RECORD | GR_F_HIST | \
-		       GR_F_ANYEVENT | GR_F_PROBE | GR_F_VMSYNC | GR_F_DYNARR)
+		       GR_F_ANYEVENT | GR_F_PROBE | GR_F_VMSYNC | GR_F_SYNC_TSC | \
+		       GR_F_DYNARR)
 
 static struct gr_host_ctrl *ctrl(struct gr_vm *vm)
 {
@@ -321,7 +326,7 @@ void hostctl_sync_reset(struct gr_vm *vm)
 	vm->hc.mono_to_real = ((int64_t)rt.tv_sec - mono.tv_sec) *
 			      1000000000LL + (rt.tv_nsec - mono.tv_nsec);
 	memset(&vm->hc.clock, 0, sizeof(vm->hc.clock));
-	vm->hc.sync_best_rtt = UINT64_MAX;
+	vm->hc.sync_best_err = UINT64_MAX;
 	vm->hc.sync_pending = false;
 	vm->hc.series.rtt = UINT64_MAX;
 	vm->hc.last.rtt = UINT64_MAX;
@@ -355,17 +360,81 @@ static void vmsync_mark(struct gr_hostctl *hc, bool gh, uint64_t cnt,
 	};
 }
 
-/**
- * hostctl_sync_start() - begin a series of clock-sync rounds
- * @vm: an attached VM
- */
-void hostctl_sync_start(struct gr_vm *vm)
+/* why KVM's TSC relation is not used, once (and again when it changes) */
+static void kvm_tell(struct gr_vm *vm, int err, int pid)
 {
-	vm->hc.sync_rounds = 0;
-	vm->hc.sync_dirty = false;
-	vm->hc.series.rtt = UINT64_MAX;
-	if (!(vm->view.features & GR_F_CLOCK_SYNC))
+	const char *dir = vm->agent->kvm_debugfs, *why;
+
+	if (vm->hc.kvm_told && vm->hc.kvm_err == err)
 		return;
+	vm->hc.kvm_told = true;
+	vm->hc.kvm_err = err;
+	switch (err) {
+	case 0:
+		syslog(LOG_INFO, "%s: clock sync: KVM's TSC relation of QEMU (pid %d) in %s (%u vCPUs, offset %lld, ratio %llu / 2^%u): exact mapping",
+		       vm->opts.name, pid, dir, vm->hc.kvm.nr_vcpus,
+		       (long long)vm->hc.kvm.offset,
+		       (unsigned long long)vm->hc.kvm.ratio,
+		       vm->hc.kvm.frac_bits);
+		return;
+	case -EACCES:
+	case -EPERM:
+		why = "not readable (debugfs needs root)";
+		break;
+	case -ENOENT:
+		why = "absent (no debugfs mounted, or no KVM)";
+		break;
+	case -ESRCH:
+		why = "has no VM of this QEMU (not a KVM guest)";
+		break;
+	case -EXDEV:
+		why = "gives its vCPUs different TSC offsets or scaling (no single mapping)";
+		break;
+	case -EOPNOTSUPP:
+		why = "cannot be used: this host has no TSC to read";
+		break;
+	default:
+		why = strerror(-err);
+		break;
+	}
+	syslog(LOG_INFO, "%s: clock sync: KVM's TSC relation of QEMU (pid %d) in %s %s: round-trip estimate",
+	       vm->opts.name, pid, dir, why);
+}
+
+/*
+ * Spec 9.5 (v1.10): at the start of a series, KVM's TSC relation of the
+ * VM, if the guest offers its TSC and QEMU's pid is known (a peer of
+ * the doorbell socket); without it the rounds are the round-trip
+ * estimate
+ */
+static void kvm_series(struct gr_vm *vm)
+{
+	struct gr_tsc_bracket b;
+	int pid = vm->peer.guest_peer >= 0 ? vm->peer.qemu_pid : 0;
+	int err;
+
+	vm->hc.kvm_ok = false;
+	if (!(vm->view.features & GR_F_SYNC_TSC) || pid <= 0 ||
+	    !vm->agent->kvm_debugfs[0])
+		return;
+	err = gr_tsc_bracket_read(&b) ?
+	      gr_kvm_tsc_read(vm->agent->kvm_debugfs, pid, &vm->hc.kvm) :
+	      -EOPNOTSUPP;
+	vm->hc.kvm_ok = !err;
+	kvm_tell(vm, err, pid);
+}
+
+/* t1 of a round: a host bracket with KVM's relation, else the clock */
+static uint64_t sync_t1(struct gr_vm *vm)
+{
+	if (vm->hc.kvm_ok && gr_tsc_bracket_read(&vm->hc.sync_b1))
+		return vm->hc.sync_b1.hi;
+	return gr_now_ns();
+}
+
+/* a round's request: t1, then sync_req with release */
+static void sync_request(struct gr_vm *vm)
+{
 	/*
 	 * spec 9.8: vm_uid changes only while no request is unanswered, and
 	 * the release of sync_req below publishes it with the request
@@ -375,7 +444,7 @@ void hostctl_sync_start(struct gr_vm *vm)
 	if (vm->view.features & GR_F_VMSYNC)
 		__atomic_store_n(&ctrl(vm)->vm_uid, htole64(vm->hc.sync_uid),
 				 __ATOMIC_RELAXED);
-	vm->hc.sync_t1 = gr_now_ns();
+	vm->hc.sync_t1 = sync_t1(vm);
 	vmsync_mark(&vm->hc, false, GR_VMSYNC_HG_CNT(vm->hc.sync_req + 1),
 		    vm->hc.sync_t1);
 	/* t1 before the request: pairs with the guest's smp_load_acquire()
@@ -387,17 +456,19 @@ void hostctl_sync_start(struct gr_vm *vm)
 	vm->hc.kick = true;
 }
 
-/* The next round of a series */
-static void sync_round(struct gr_vm *vm)
+/**
+ * hostctl_sync_start() - begin a series of clock-sync rounds
+ * @vm: an attached VM
+ */
+void hostctl_sync_start(struct gr_vm *vm)
 {
-	struct gr_sync_sample best = vm->hc.series;
-	unsigned int rounds = vm->hc.sync_rounds;
-	bool dirty = vm->hc.sync_dirty;
-
-	hostctl_sync_start(vm);
-	vm->hc.sync_rounds = rounds;
-	vm->hc.sync_dirty = dirty;
-	vm->hc.series = best;
+	vm->hc.sync_rounds = 0;
+	vm->hc.sync_dirty = false;
+	vm->hc.series.rtt = UINT64_MAX;
+	if (!(vm->view.features & GR_F_CLOCK_SYNC))
+		return;
+	kvm_series(vm);
+	sync_request(vm);
 }
 
 /* host CLOCK_MONOTONIC ns that @c maps guest clock value @g to */
@@ -432,9 +503,10 @@ static void sync_remap(struct gr_vm *vm, const struct gr_sync_sample *s)
 
 	if (gr_ctf_clock_from_sync(freq, s->guest,
 				   (int64_t)s->host + hc->mono_to_real,
-				   s->rtt / 2 + 1, &c))
+				   s->err, &c))
 		return;
 	c.mono_to_real = hc->mono_to_real;
+	c.kvm_tsc = s->kvm_tsc;
 	if (hc->clock.checked) {
 		shift = dev_sat(mono_of(&c, freq, s->guest) -
 				mono_of(&hc->clock, freq, s->guest));
@@ -448,7 +520,7 @@ static void sync_remap(struct gr_vm *vm, const struct gr_sync_sample *s)
 		c.samples = hc->clock.samples;
 	}
 	hc->clock = c;
-	hc->sync_best_rtt = s->rtt;
+	hc->sync_best_err = s->err;
 }
 
 /*
@@ -464,13 +536,13 @@ static void sync_check_sample(struct gr_vm *vm)
 	struct gr_hostctl *hc = &vm->hc;
 	const struct gr_sync_sample *s = &hc->series;
 	struct gr_ctf_clock *c = &hc->clock;
-	uint64_t freq = vm->view.clock_freq, err = s->rtt / 2 + 1;
+	uint64_t freq = vm->view.clock_freq, err = s->err;
 	__int128 dt, rate;
 	int64_t dev;
 
 	if (s->rtt == UINT64_MAX)
 		return;
-	if (!c->synced || s->rtt < hc->sync_best_rtt)
+	if (!c->synced || s->err < hc->sync_best_err)
 		sync_remap(vm, s);
 	if (!c->synced)
 		return;
@@ -492,7 +564,7 @@ static void sync_check_sample(struct gr_vm *vm)
 		dt = (__int128)(s->guest - hc->last.guest) * NSEC_PER_SEC / freq;
 		rate = dev > hc->last_dev ? dev - hc->last_dev :
 		       hc->last_dev - dev;
-		rate = (rate + err + hc->last.rtt / 2 + 1) * NSEC_PER_SEC /
+		rate = (rate + err + hc->last.err) * NSEC_PER_SEC /
 		       (dt ? dt : 1);
 		if (rate > (__int128)c->drift_ppb)
 			c->drift_ppb = rate > (__int128)UINT64_MAX ?
@@ -514,8 +586,8 @@ static bool sync_loose(const struct gr_vm *vm)
 	const struct gr_hostctl *hc = &vm->hc;
 
 	return hc->clock.checked && hc->sync_retries < GR_SYNC_RETRIES &&
-	       hc->series.rtt / 2 > GR_SYNC_LOOSE_NS &&
-	       hc->series.rtt / GR_SYNC_LOOSE > hc->sync_best_rtt;
+	       hc->series.err > GR_SYNC_LOOSE_NS &&
+	       hc->series.err / GR_SYNC_LOOSE > hc->sync_best_err;
 }
 
 /*
@@ -531,6 +603,45 @@ static void sync_end(struct gr_vm *vm, uint64_t next_ns)
 	vm->hc.series_ended = true;
 	vm->hc.rewrite = vm->hc.rewrite || vm->hc.sync_dirty;
 	vm->hc.sync_dirty = false;
+}
+
+/*
+ * Spec 9.5 (v1.10): the answer's TSC reading through KVM's relation, as
+ * host CLOCK_MONOTONIC between the round's two brackets; a reading
+ * outside the round trip is refused (counted, told once) and the round
+ * stays a round-trip sample
+ */
+static void sync_tsc_sample(struct gr_vm *vm, const struct gr_tsc_bracket *b3,
+			    struct gr_sync_sample *s)
+{
+	const struct gr_guest_status *st = status(vm);
+	uint64_t gtsc, host_tsc, half, mono, err;
+	uint32_t ghalf;
+	int ret;
+
+	gtsc = le64toh(__atomic_load_n(&st->sync_guest_tsc, __ATOMIC_RELAXED));
+	ghalf = le32toh(__atomic_load_n(&st->sync_tsc_half, __ATOMIC_RELAXED));
+	/* U32_MAX: the guest's reads were too far apart to tell (9.5) */
+	if (ghalf == UINT32_MAX)
+		return;
+	half = gr_kvm_host_ticks(&vm->hc.kvm, ghalf);
+	ret = gr_kvm_host_tsc(&vm->hc.kvm, gtsc, &host_tsc);
+	if (!ret)
+		ret = gr_tsc_map(&vm->hc.sync_b1, b3, host_tsc, half, &mono,
+				 &err);
+	if (ret == -ERANGE) {
+		vm->hc.tsc_refused++;
+		if (!vm->hc.tsc_told)
+			syslog(LOG_WARNING, "%s: clock sync: the guest's TSC in its answer (0x%llx), through KVM's relation, lies outside the round trip: refused, round-trip estimate for such rounds (counted in stats.sync_tsc_refused)",
+			       vm->opts.name, (unsigned long long)gtsc);
+		vm->hc.tsc_told = true;
+		return;
+	}
+	if (ret || err >= s->err)
+		return;
+	s->host = mono;
+	s->err = err;
+	s->kvm_tsc = true;
 }
 
 /**
@@ -561,6 +672,8 @@ void hostctl_sync_check(struct gr_vm *vm)
 {
 	struct gr_guest_status *st = status(vm);
 	uint64_t now = gr_now_ns(), t3, guest, rtt;
+	struct gr_tsc_bracket b3;
+	struct gr_sync_sample s;
 
 	if (!vm->hc.sync_pending) {
 		if (vm->state == GR_VM_ATTACHED && now >= vm->hc.next_sync_ns)
@@ -578,9 +691,16 @@ void hostctl_sync_check(struct gr_vm *vm)
 		}
 		return;
 	}
-	t3 = now;
+	/* t3 after the ack was seen: the guest's clock was read before it */
+	if (!vm->hc.kvm_ok || !gr_tsc_bracket_read(&b3))
+		b3.lo = gr_now_ns();
+	t3 = b3.lo;
 	guest = le64toh(__atomic_load_n(&st->sync_guest_time, __ATOMIC_RELAXED));
 	rtt = t3 - vm->hc.sync_t1;
+	s = (struct gr_sync_sample){
+		.rtt = rtt, .guest = guest, .host = vm->hc.sync_t1 + rtt / 2,
+		.err = rtt / 2 + 1, .kvm_tsc = false,
+	};
 	vm->hc.sync_pending = false;
 	/*
 	 * H20: the answer must come from the instance whose clock the
@@ -593,15 +713,14 @@ void hostctl_sync_check(struct gr_vm *vm)
 		sync_end(vm, now + GR_SYNC_TIMEOUT_NS);
 		return;
 	}
+	if (vm->hc.kvm_ok)
+		sync_tsc_sample(vm, &b3, &s);
 	vmsync_mark(&vm->hc, true, GR_VMSYNC_GH_CNT(vm->hc.sync_req), t3);
 	vm->hc.sync_rounds++;
-	if (rtt < vm->hc.series.rtt) {
-		vm->hc.series.rtt = rtt;
-		vm->hc.series.guest = guest;
-		vm->hc.series.host = vm->hc.sync_t1 + rtt / 2;
-	}
+	if (vm->hc.series.rtt == UINT64_MAX || s.err < vm->hc.series.err)
+		vm->hc.series = s;
 	if (vm->hc.sync_rounds < GR_SYNC_ROUNDS) {
-		sync_round(vm);
+		sync_request(vm);
 	} else if (sync_loose(vm)) {
 		vm->hc.series.rtt = UINT64_MAX;
 		vm->hc.sync_retries++;

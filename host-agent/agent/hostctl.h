@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "ctf.h"
+#include "kvm_tsc.h"
 
 struct gr_vm;
 
@@ -19,12 +20,18 @@ struct gr_vm;
  * struct gr_sync_sample - one clock-sync round
  * @rtt: its round trip, ns
  * @guest: the guest's clock value in its answer
- * @host: host CLOCK_MONOTONIC ns in the middle of the round trip
+ * @host: host CLOCK_MONOTONIC ns of @guest: the middle of the round
+ *	trip, or with @kvm_tsc the guest's TSC mapped through KVM's
+ * @err: the bound of |@host - the true time|: half the round trip, or
+ *	the mapping's (gr_tsc_map())
+ * @kvm_tsc: @host and @err come from KVM's TSC relation (spec 9.5, v1.10)
  */
 struct gr_sync_sample {
 	uint64_t rtt;
 	uint64_t guest;
 	uint64_t host;
+	uint64_t err;
+	bool kvm_tsc;
 };
 
 #define GR_VMSYNC_MARKS		4	/* a pass: an answer and a request */
@@ -52,7 +59,15 @@ struct gr_vmsync_mark {
  * @sync_req: clock-sync requests
  * @sync_pending: a round is waiting for the guest's answer
  * @sync_t1: CLOCK_MONOTONIC ns of its request
- * @sync_best_rtt: the tightest round trip of the session
+ * @sync_best_err: the tightest sample bound of the session
+ * @kvm: KVM's TSC relation of the VM, read at the start of each series
+ *	(spec 9.5, v1.10); @kvm_ok: it was read and every vCPU agreed
+ * @kvm_err: why it was not (-errno), 0 if it was or was not asked
+ * @kvm_told: @kvm_err was logged (once per VM, and once more whenever it
+ *	changes)
+ * @sync_b1: the host bracket of the round's request, with @kvm_ok
+ * @tsc_refused: answers whose TSC, mapped, lay outside their round trip
+ *	(discarded for the round-trip estimate); @tsc_told: logged once
  * @sync_rounds: rounds of this series
  * @mono_to_real: realtime - monotonic, per session
  * @clock: the session's CTF clock (the best sample), checked against
@@ -83,7 +98,14 @@ struct gr_hostctl {
 	uint64_t sync_req;
 	bool sync_pending;
 	uint64_t sync_t1;
-	uint64_t sync_best_rtt;
+	uint64_t sync_best_err;
+	struct gr_kvm_tsc kvm;
+	bool kvm_ok;
+	int kvm_err;
+	bool kvm_told;
+	struct gr_tsc_bracket sync_b1;
+	uint64_t tsc_refused;
+	bool tsc_told;
 	unsigned int sync_rounds;
 	int64_t mono_to_real;
 	struct gr_ctf_clock clock;

@@ -63,6 +63,7 @@ void vm_get_stats(const struct gr_vm *vm, struct gr_vm_stats *st)
 	st->probes_live = vm_probes_live(vm);
 	st->probes_defined = vm->names.probes.defined;
 	st->probes_deleted = vm->names.probes.deleted;
+	st->sync_tsc_refused = vm->hc.tsc_refused;
 	if (vm->state == GR_VM_WAITING)
 		return;		/* the last session's, kept by detach() */
 	st->guest_events = st->lost_full = st->lost_too_big = 0;
@@ -211,6 +212,7 @@ void vm_get_info(const struct gr_vm *vm, struct gr_vm_info *info)
 			 info->pending[0] ? "settings, " : "",
 			 vm->names.op == GR_NAME_OP_LIST ?
 			 "events by name (list)" : "events by name (add)");
+	info->sync_method = gr_ctf_clock_method(&vm->hc.clock);
 	if (vm->hc.clock.synced) {
 		info->sync_error_ns = vm->hc.clock.error_ns;
 		info->sync_offset_ns = vm->hc.clock.offset_s * 1000000000LL +

@@ -206,6 +206,9 @@ void ctl_status_text(FILE *f, const struct gr_vm_info *in)
 	if (st->last_record_refused)
 		fprintf(f, ", %" PRIu64 " last-record hints refused",
 			st->last_record_refused);
+	if (st->sync_tsc_refused)
+		fprintf(f, ", %" PRIu64 " clock-sync TSC readings refused",
+			st->sync_tsc_refused);
 	fputc('\n', f);
 	put_row(f, "doorbells");
 	fprintf(f, "in %" PRIu64 ", out %" PRIu64 ", polls %" PRIu64 "\n",
@@ -228,9 +231,11 @@ void ctl_status_text(FILE *f, const struct gr_vm_info *in)
 	if (in->sync_error_ns) {
 		aoff = off < 0 ? -(uint64_t)off : (uint64_t)off;
 		fprintf(f, "error +/- %.1f us, offset %s%" PRIu64 ".%09" PRIu64
-			" s\n", (double)in->sync_error_ns / 1000.0,
+			" s%s%s%s\n", (double)in->sync_error_ns / 1000.0,
 			off < 0 ? "-" : "", aoff / NSEC_PER_SEC,
-			aoff % NSEC_PER_SEC);
+			aoff % NSEC_PER_SEC, in->sync_method ? " (" : "",
+			in->sync_method ? in->sync_method : "",
+			in->sync_method ? ")" : "");
 	} else {
 		fputs("not synchronized\n", f);
 	}
@@ -510,6 +515,7 @@ void ctl_status_json_member(struct ctl_json *j, const char *key,
 	ctl_json_end_object(j);
 	ctl_json_i64(j, "sync_offset_ns", in->sync_offset_ns);
 	ctl_json_u64(j, "sync_error_ns", in->sync_error_ns);
+	ctl_json_string(j, "sync_method", in->sync_method);
 	ctl_json_double(j, "rate_bps", in->rate_bps);
 	if (in->ship.enabled) {
 		ctl_json_begin_object(j, "ship");
@@ -536,6 +542,7 @@ void ctl_status_json_member(struct ctl_json *j, const char *key,
 	ctl_json_u64(j, "invalid_records", st->invalid_records);
 	ctl_json_u64(j, "rewritten", st->rewritten);
 	ctl_json_u64(j, "last_record_refused", st->last_record_refused);
+	ctl_json_u64(j, "sync_tsc_refused", st->sync_tsc_refused);
 	ctl_json_u64(j, "desc_added", st->desc_added);
 	ctl_json_u64(j, "desc_refused", st->desc_refused);
 	ctl_json_u64(j, "desc_live_bad", st->desc_live_bad);

@@ -399,7 +399,7 @@ static int gr_fx_pred(struct gr_fx_parser *p)
 	if (ret)
 		return ret;
 	gr_fx_field_type(p->ev, field, &size, &is_signed, &is_str, &fname);
-	/* v1.12: only the first variable field is at its offset in a record */
+	/* v1.11: only the first variable field is at its offset in a record */
 	if (field >= 0 && (p->ev->fields[field].type == GR_FIELD_SEQUENCE ||
 			   (unsigned int)field > gr_event_first_var(p->ev)))
 		return gr_fx_fail(p->err, ft.pos, ft.len,

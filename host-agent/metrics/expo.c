@@ -238,6 +238,9 @@ static const struct {
 	{ "guestrelay_vm_hist_torn_entries_total",
 	  "Aggregation map entries left out of a read: the guest was writing them twice in a row.",
 	  offsetof(struct gr_vm_stats, hist_torn) },
+	{ "guestrelay_vm_clock_sync_tsc_refused_total",
+	  "Clock-sync answers whose guest TSC, mapped through KVM's TSC offset and scaling, lay outside their round trip (the round-trip estimate was kept; spec H32).",
+	  offsetof(struct gr_vm_stats, sync_tsc_refused) },
 };
 
 /* the chunks of a VM kept in them (agent/rotate.c), from struct gr_vm_info */

@@ -618,7 +618,7 @@ static int check_field(const struct gr_field_desc *f, struct gr_field_view *fv,
 		if (fv->flags)
 			return bad(why, "flags set on a non-integer field");
 		break;
-	case GR_FIELD_SEQUENCE:	/* v1.12, spec 7.3 */
+	case GR_FIELD_SEQUENCE:	/* v1.11, spec 7.3 */
 		if (!dynarr)
 			return bad(why, "sequence field without GR_F_DYNARR");
 		if (!varlen)
@@ -647,7 +647,7 @@ static int check_field(const struct gr_field_desc *f, struct gr_field_view *fv,
 }
 
 /*
- * v1.12 (spec 7.4): field @i of @ev against the variable part: once a
+ * v1.11 (spec 7.4): field @i of @ev against the variable part: once a
  * STRING or SEQUENCE came, every field is one, declared right after the
  * previous one's maximum; a sequence's count is an unsigned integer of
  * the fixed part

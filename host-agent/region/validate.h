@@ -41,7 +41,7 @@
 #define GR_HDR_KNOWN_FLAGS	GR_HDR_GLOBAL
 #define GR_EVENT_KNOWN_FLAGS	GR_EVENT_F_VARLEN
 #define GR_FIELD_KNOWN_FLAGS	(GR_FIELD_F_SIGNED | GR_FIELD_F_HEX)
-/* v1.12: a field of a record's variable part (spec 7.1) */
+/* v1.11: a field of a record's variable part (spec 7.1) */
 #define GR_FIELD_IS_VAR(t)	((t) == GR_FIELD_STRING || \
 				 (t) == GR_FIELD_SEQUENCE)
 /*
@@ -194,7 +194,7 @@ struct gr_field_view {
 	uint16_t offset;		/* offset + size <= payload_size */
 	uint16_t size;			/* INTEGER: 1, 2, 4, 8; else >= 1 */
 	uint8_t type;			/* GR_FIELD_INTEGER, _CHARS, _STRING or
-					 * _SEQUENCE (v1.12) */
+					 * _SEQUENCE (v1.11) */
 	uint8_t flags;			/* GR_FIELD_F_*, INTEGER, SEQUENCE */
 	uint8_t elem_size;		/* SEQUENCE: 1, 2, 4, 8; else 0 */
 	uint8_t len_field;		/* SEQUENCE: its count's field, an
@@ -207,7 +207,7 @@ struct gr_field_view {
  *
  * Fields are in the guest's order; they do not overlap, and a STRING field
  * can only be the last one, in a GR_EVENT_F_VARLEN event. Fields need not
- * be naturally aligned, and gaps between them are allowed. v1.12,
+ * be naturally aligned, and gaps between them are allowed. v1.11,
  * GR_F_DYNARR: a VARLEN event ends with its variable fields (STRING and
  * SEQUENCE), from gr_event_first_var() on, each declared right after the
  * previous one's maximum; in a record each follows the previous one's actual end

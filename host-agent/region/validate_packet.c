@@ -270,10 +270,10 @@ static uint64_t load_le(const uint8_t *p, unsigned int size)
  * @end: receives the payload offset after the last variable field
  * @why: receives a static reason on failure; may be NULL
  *
- * Spec 7.1 (v1.12): the variable fields follow the fixed part in their
+ * Spec 7.1 (v1.11): the variable fields follow the fixed part in their
  * order, each right after the previous one's end: a STRING up to its NUL,
  * which lies within its maximum, a SEQUENCE of as many elements as its
- * count field says, within its maximum. Before v1.12 the one string
+ * count field says, within its maximum. Before v1.11 the one string
  * starts at its descriptor offset, as it does here.
  *
  * Context: any; does not sleep.

@@ -214,6 +214,20 @@ int gr_ctf_clock_from_sync(uint64_t freq, uint64_t guest_ticks,
 }
 
 /**
+ * gr_ctf_clock_method() - how a mapping was made, as the env's clock_sync
+ * @clock: the mapping
+ *
+ * Return: "kvm-tsc" (the guest's TSC through KVM's TSC relation),
+ * "round-trip" (the middle of a round trip) or "none" (not synchronized).
+ */
+const char *gr_ctf_clock_method(const struct gr_ctf_clock *clock)
+{
+	if (!clock->synced)
+		return "none";
+	return clock->kvm_tsc ? "kvm-tsc" : "round-trip";
+}
+
+/**
  * gr_ctf_clock_ns() - a guest clock value as host CLOCK_REALTIME
  * @clock: the mapping
  * @freq: the guest clock's frequency (not 0)
@@ -536,7 +550,7 @@ static int emit_fields(struct sbuf *b, const struct gr_event_view *ev)
 			var_seen = 1;
 			break;
 		case GR_FIELD_SEQUENCE:
-			/* v1.12: its count is a field declared before */
+			/* v1.11: its count is a field declared before */
 			if (!varlen || f->len_field >= ev->nr_fields ||
 			    ev->fields[f->len_field].offset >= f->offset ||
 			    ev->fields[f->len_field].type != GR_FIELD_INTEGER ||
@@ -682,10 +696,11 @@ static void emit_env(struct sbuf *b, const struct gr_view *v,
 	sb_printf(b, "\tguest_boot_id = \"%s\";\n"
 		  "\tguest_instance_id = \"0x%016llx\";\n"
 		  "\tguest_nr_cpus = %u;\n\tguest_nr_rings = %u;\n"
-		  "\tclock_synced = %d;\n\tclock_error_ns = %llu;\n};\n\n",
+		  "\tclock_synced = %d;\n\tclock_error_ns = %llu;\n"
+		  "\tclock_sync = \"%s\";\n};\n\n",
 		  boot_id, (unsigned long long)v->instance_id, v->nr_cpus,
 		  v->nr_rings, c->synced ? 1 : 0,
-		  (unsigned long long)c->error_ns);
+		  (unsigned long long)c->error_ns, gr_ctf_clock_method(c));
 }
 
 static void emit_clock(struct sbuf *b, const struct gr_view *v,
@@ -770,7 +785,8 @@ static const char tsdl_stream[] =
  * trace_buffering_scheme; then guestrelay_major/minor, vm_name,
  * host_hostname, session, filters, guest_nodename, guest_kernel_release,
  * guest_boot_id, guest_instance_id, guest_nr_cpus, guest_nr_rings,
- * clock_synced, clock_error_ns), one
+ * clock_synced, clock_error_ns, clock_sync: how the clock was mapped,
+ * gr_ctf_clock_method()), one
  * absolute clock named after the guest's clock (UUID: the guest's
  * boot_id, the domain of a since-boot clock), one stream class (id 0)
  * whose packet.context, event.header and event.context match struct

@@ -139,6 +139,8 @@ struct gr_ctf_env {
  *	CLOCK_MONOTONIC between two consecutive samples, in ns per second
  *	(10^-9), their bounds included; 0 with fewer than two samples
  * @samples: samples checked
+ * @kvm_tsc: the mapping came from the guest's TSC through KVM's TSC
+ *	relation (spec 9.5, v1.10), not from a round trip's midpoint
  *
  * Filled by gr_ctf_clock_from_sync() (unchecked), or zeroed for "not
  * synchronized". A CTF reader computes, for a clock value v at frequency f,
@@ -157,11 +159,13 @@ struct gr_ctf_clock {
 	uint64_t span_last;
 	uint64_t drift_ppb;
 	uint32_t samples;
+	int kvm_tsc;
 };
 
 int gr_ctf_clock_from_sync(uint64_t freq, uint64_t guest_ticks,
 			   int64_t host_ns, uint64_t error_ns,
 			   struct gr_ctf_clock *clock);
+const char *gr_ctf_clock_method(const struct gr_ctf_clock *clock);
 __int128 gr_ctf_clock_ns(const struct gr_ctf_clock *clock, uint64_t freq,
 			 uint64_t ticks);
 int gr_ctf_metadata(const struct gr_view *v,

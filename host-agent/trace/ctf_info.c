@@ -208,6 +208,8 @@ int gr_ctf_write_info(int dirfd, const struct gr_region_hdr *hdr_copy,
 		h.clock_offset = htole64(clock->offset);
 		h.clock_precision = htole64(clock->precision);
 		h.clock_error_ns = htole64(clock->error_ns);
+		if (clock->kvm_tsc)
+			h.flags |= htole32(GR_INFO_F_CLOCK_KVM_TSC);
 	}
 	if (clock && clock->synced && clock->checked) {
 		h.flags |= htole32(GR_INFO_F_CLOCK_CHECKED);
@@ -337,6 +339,8 @@ int gr_ctf_parse_info(const void *buf, size_t len, struct gr_ctf_info *info,
 		info->clock.offset = le64toh(h.clock_offset);
 		info->clock.precision = le64toh(h.clock_precision);
 		info->clock.error_ns = le64toh(h.clock_error_ns);
+		info->clock.kvm_tsc = !!(le32toh(h.flags) &
+					 GR_INFO_F_CLOCK_KVM_TSC);
 		if (info->clock.offset >= info->view.clock_freq)
 			return info_bad(why, "clock offset is not below clock_freq");
 	}

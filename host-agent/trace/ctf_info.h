@@ -48,6 +48,7 @@ struct gr_info_hdr {
 	__le32 flags;			/* GR_INFO_F_* */
 #define GR_INFO_F_CLOCK_SYNCED	0x1U	/* clock_* fields are meaningful */
 #define GR_INFO_F_CLOCK_CHECKED	0x2U	/* so are the clock check fields */
+#define GR_INFO_F_CLOCK_KVM_TSC	0x4U	/* mapped through KVM's TSC (9.5) */
 	__le64 region_size;		/* real size of the VM's region */
 	__le64 clock_offset_s;		/* struct gr_ctf_clock offset_s (s64) */
 	__le64 clock_offset;		/* struct gr_ctf_clock offset (ticks) */

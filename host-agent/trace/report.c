@@ -93,7 +93,7 @@ static void print_int(FILE *out, uint64_t v, unsigned int size,
 	}
 }
 
-/* v1.12: "[e0, e1, ...]", the count from its field, bounded by @room */
+/* v1.11: "[e0, e1, ...]", the count from its field, bounded by @room */
 static void print_sequence(FILE *out, const struct gr_event_view *ev,
 			   const struct gr_field_view *f,
 			   const uint8_t *payload, uint32_t plen,
@@ -180,7 +180,7 @@ void gr_report_event(FILE *out, const struct gr_reader *r,
 		n = GR_MAX_FIELDS;
 	for (i = 0; i < n; i++)
 		start[i] = ev->fields[i].offset;
-	/* v1.12: where the variable fields are; after the first, unknown */
+	/* v1.11: where the variable fields are; after the first, unknown */
 	if ((ev->flags & GR_EVENT_F_VARLEN) &&
 	    gr_record_var_walk(ev, payload, plen, start, &end, NULL))
 		for (i = gr_event_first_var(ev) + 1; i < n; i++)

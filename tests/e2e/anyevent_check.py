@@ -264,7 +264,7 @@ def find_run(o, f, slack):
 def layout(fmt):
     """The catalogue's layout line that tracefs' format implies: the
     fixed fields, and the names of its strings, which follow them in
-    the format's order (spec 7.1, several since 1.12)."""
+    the format's order (spec 7.1, several since 1.11)."""
     words, strings = [], []
     for name, off, size, sgn, kind in fmt:
         if kind == "loc":

@@ -29,7 +29,7 @@
 #     the path the guest opens is in the entry probe's records and the
 #     return probe's records carry return values; both probes are in the
 #     guest's kprobe_events while alive and gone after `probe -:NAME`;
-#     the entry probe has two strings (path and comm, spec 1.12), which
+#     the entry probe has two strings (path and comm, spec 1.11), which
 #     babeltrace2 shows as strings and the comparison with ftrace covers;
 #   - the guest has the 8 events added at run time in its catalogue;
 #   - the module loads; the catalogue counts 22 found, 1 missing, 2 refused;
@@ -84,7 +84,7 @@ if wait_console "$vm" "GR: ANYAVAIL" 120; then
 		ok "a pattern naming no event is refused with the guest's reason" ||
 		fail "a pattern naming no event is refused" "$out"
 	# probes from the host (spec 18.4); two strings in one record
-	# (spec 1.12, GR_F_DYNARR): the path and the task's comm
+	# (spec 1.11, GR_F_DYNARR): the path and the task's comm
 	# shellcheck disable=SC2016 # $comm is the kprobe's fetch argument
 	out=$(gr probe "$vm" \
 		'p:gropen do_sys_openat2 dfd=%di path=+0(%si):ustring comm=$comm' 2>&1)
@@ -138,7 +138,7 @@ else:
           "timer_start's fields %s" % (len(evs), " ".join(names)))
 PY
 	take_checks "$tmp/events.check" 0 "events --json"
-	# what GR_F_DYNARR (spec 1.12) lets the guest record: events with
+	# what GR_F_DYNARR (spec 1.11) lets the guest record: events with
 	# several strings or a dynamic array, and every refusal by reason
 	/usr/bin/python3 - "$tmp/events.out" <<'PY' || true
 import collections, re, sys
@@ -239,7 +239,7 @@ n=$(grep -a 'gropen[^r]' "$tmp/probes.txt" | grep -c 'path = "/gr/e2e-common"')
 [ "$n" -ge 1 ] && ok "the entry probe recorded the path the guest opened ($n)" ||
 	fail "the entry probe recorded the path the guest opened" \
 		"$(grep -a 'gropen[^r]' "$tmp/probes.txt" | head -n 5)"
-# two strings in a record (spec 1.12): babeltrace2 shows both as strings
+# two strings in a record (spec 1.11): babeltrace2 shows both as strings
 n=$(grep -a 'gropen[^r]' "$tmp/probes.txt" |
 	grep -c 'path = "/gr/e2e-common", comm = "[^"][^"]*" }')
 [ "$n" -ge 1 ] && ok "babeltrace2 shows the entry probe's two strings, path and comm ($n)" ||

@@ -415,6 +415,13 @@ static void fg_usage(FILE *f)
 "                         (spec 17; as the module's hist_kib: default 1024,\n"
 "                         0 = none, at least 64, at most region / 8); the\n"
 "                         host's hist requests run on every record\n"
+"  --sync-tsc OFFSET      answer clock syncs with a TSC too (spec 9.5,\n"
+"                         GR_F_SYNC_TSC): the host's TSC as KVM would give\n"
+"                         it, ((tsc * RATIO) >> FRAC) + OFFSET\n"
+"  --sync-tsc-ratio RATIO:FRAC  KVM's TSC scaling (default 1:0)\n"
+"  --sync-tsc-skew TICKS  add TICKS to the TSC answered (a lying guest)\n"
+"  --sync-delay-us US     wait US before answering a clock sync (a\n"
+"                         wide round trip)\n"
 "  --vmsync               vmsync_hg_guest and vmsync_gh_guest (spec 9.8,\n"
 "                         GR_F_VMSYNC), ids after the sched events: CPU 0\n"
 "                         writes the two of each sync request answered\n"
@@ -501,6 +508,33 @@ static int fg_parse_u32(const char *s, u32 min, u32 max, u32 *out)
 	return 0;
 }
 
+static int fg_parse_s64(const char *s, s64 *out)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 0);
+	if (errno || end == s || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* RATIO:FRAC, a KVM TSC scaling ratio of FRAC fraction bits (<= 63) */
+static int fg_parse_ratio(const char *s, u64 *ratio, u32 *frac)
+{
+	const char *colon = strchr(s, ':');
+	char head[32];
+
+	if (!colon || (size_t)(colon - s) >= sizeof(head))
+		return -1;
+	memcpy(head, s, (size_t)(colon - s));
+	head[colon - s] = '\0';
+	return fg_parse_u64(head, 1, UINT64_MAX, ratio) ||
+	       fg_parse_u32(colon + 1, 0, 63, frac) ? -1 : 0;
+}
+
 static int fg_parse_double(const char *s, double min, double max,
 			   double *out)
 {
@@ -523,7 +557,8 @@ enum {
 	OPT_LINGER, OPT_TICK, OPT_KEEP, OPT_QUIET, OPT_HELP, OPT_VCPU_THREADS,
 	OPT_LATE_VCPUS, OPT_HIST_KIB, OPT_SCHED, OPT_VMSYNC, OPT_ANYEVENT,
 	OPT_CATALOGUE,
-	OPT_NAMES_HOSTILE, OPT_PROBES, OPT_NO_HOSTPROBE,
+	OPT_NAMES_HOSTILE, OPT_PROBES, OPT_NO_HOSTPROBE, OPT_SYNC_TSC,
+	OPT_SYNC_TSC_RATIO, OPT_SYNC_TSC_SKEW, OPT_SYNC_DELAY,
 };
 
 static const struct option fg_long_opts[] = {
@@ -557,6 +592,10 @@ static const struct option fg_long_opts[] = {
 	{ "hist-kib", required_argument, NULL, OPT_HIST_KIB },
 	{ "sched", no_argument, NULL, OPT_SCHED },
 	{ "vmsync", no_argument, NULL, OPT_VMSYNC },
+	{ "sync-tsc", required_argument, NULL, OPT_SYNC_TSC },
+	{ "sync-tsc-ratio", required_argument, NULL, OPT_SYNC_TSC_RATIO },
+	{ "sync-tsc-skew", required_argument, NULL, OPT_SYNC_TSC_SKEW },
+	{ "sync-delay-us", required_argument, NULL, OPT_SYNC_DELAY },
 	{ "anyevent", no_argument, NULL, OPT_ANYEVENT },
 	{ "catalogue", required_argument, NULL, OPT_CATALOGUE },
 	{ "names-hostile", required_argument, NULL, OPT_NAMES_HOSTILE },
@@ -609,6 +648,7 @@ static int fg_parse(struct fg_opts *o, int argc, char **argv)
 	o->linger = 5;
 	o->tick_ms = 100;
 	o->hist_kib = 1024;
+	o->tsc_ratio = 1;
 
 	while ((c = getopt_long(argc, argv, "", fg_long_opts, NULL)) != -1) {
 		const char *name = NULL;
@@ -745,6 +785,25 @@ static int fg_parse(struct fg_opts *o, int argc, char **argv)
 			break;
 		case OPT_VMSYNC:
 			o->vmsync = true;
+			break;
+		case OPT_SYNC_TSC:
+			o->sync_tsc = true;
+			bad = fg_parse_s64(optarg, &o->tsc_offset);
+			name = "sync-tsc";
+			break;
+		case OPT_SYNC_TSC_RATIO:
+			bad = fg_parse_ratio(optarg, &o->tsc_ratio,
+					     &o->tsc_frac);
+			name = "sync-tsc-ratio";
+			break;
+		case OPT_SYNC_TSC_SKEW:
+			bad = fg_parse_u64(optarg, 0, UINT64_MAX, &o->tsc_skew);
+			name = "sync-tsc-skew";
+			break;
+		case OPT_SYNC_DELAY:
+			bad = fg_parse_u32(optarg, 0, 1000000,
+					   &o->sync_delay_us);
+			name = "sync-delay-us";
 			break;
 		case OPT_ANYEVENT:
 			o->anyevent = true;

@@ -146,6 +146,12 @@ struct fg_opts {
 	u32 hist_kib;			/* hist area wish (GR_F_HIST), 0 = none */
 	bool sched;			/* also sched_wakeup and sched_switch */
 	bool vmsync;			/* vmsync records (GR_F_VMSYNC) */
+	bool sync_tsc;			/* TSC in sync answers (GR_F_SYNC_TSC) */
+	s64 tsc_offset;			/* guest TSC: ((host * ratio) >> */
+	u64 tsc_ratio;			/*   frac) + offset, as KVM's */
+	u32 tsc_frac;
+	u64 tsc_skew;			/* added to the TSC answered (a lie) */
+	u32 sync_delay_us;		/* pause before a sync answer */
 	bool anyevent;			/* events by name (GR_F_ANYEVENT) */
 	u32 catalogue;			/* --catalogue: bulk events listed */
 	enum fg_names_hostile names_hostile;

@@ -302,6 +302,39 @@ u64 fg_load_req(__le64 *field)
 	return le64_to_cpu(smp_load_acquire(field));
 }
 
+/* --sync-tsc: this host's TSC as KVM would give it to a guest */
+static u64 fg_guest_tsc(const struct fakeguest *fg)
+{
+	unsigned __int128 t;
+	u32 lo, hi;
+
+	__asm__ volatile("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi) : :
+			 "memory");
+	t = ((unsigned __int128)((u64)hi << 32 | lo) * fg->opt.tsc_ratio) >>
+	    fg->opt.tsc_frac;
+	return (u64)t + (u64)fg->opt.tsc_offset + fg->opt.tsc_skew;
+}
+
+/*
+ * The answer's time (spec 9.5), after --sync-delay-us; with
+ * GR_F_SYNC_TSC in use, the TSC read around it as the module reads it
+ */
+static void fg_sync_time(struct fakeguest *fg)
+{
+	u64 before, clock;
+
+	if (fg->opt.sync_delay_us)
+		usleep(fg->opt.sync_delay_us);
+	if (!(__atomic_load_n(&fg->features, __ATOMIC_RELAXED) &
+	      GR_F_SYNC_TSC)) {
+		gr_status_sync_time(fg->region);
+		return;
+	}
+	before = fg_guest_tsc(fg);
+	clock = gr_clock();
+	gr_status_sync_time_tsc(fg->region, before, clock, fg_guest_tsc(fg));
+}
+
 /*
  * One control pass, spec 9.2: sync first (it does not interact with the
  * rest and its delay widens the host's error bound), then the steps
@@ -335,7 +368,7 @@ static void fg_control_pass(struct fakeguest *fg)
 			    GR_F_VMSYNC)
 				fg_vmsync(fg, v, le64_to_cpu(__atomic_load_n(&c->vm_uid,
 									 __ATOMIC_RELAXED)));
-			gr_status_sync_time(fg->region);
+			fg_sync_time(fg);
 			gr_status_ack_sync(fg->region, v);
 			fg->sync_ack = v;
 			fg->pass_syncs++;

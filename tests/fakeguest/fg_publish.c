@@ -188,6 +188,8 @@ static void fg_status_init(struct fakeguest *fg, const struct gr_ctrl_req *eff,
 
 	memset(st->reserved, 0, sizeof(st->reserved));
 	WRITE_ONCE(st->sync_guest_time, 0);
+	WRITE_ONCE(st->sync_guest_tsc, 0);
+	WRITE_ONCE(st->sync_tsc_half, 0);
 	WRITE_ONCE(st->ctrl_errors, 0);
 	WRITE_ONCE(st->last_ctrl_error, 0);
 	gr_status_set_peer(fg->region, fg->peer_id);
@@ -338,6 +340,8 @@ int fg_publish(struct fakeguest *fg)
 		fg->guest_features |= GR_F_PROBE;
 	if (fg->opt.vmsync)
 		fg->guest_features |= GR_F_VMSYNC;
+	if (fg->opt.sync_tsc)
+		fg->guest_features |= GR_F_SYNC_TSC;
 	fg_apply(fg, &eff);
 	/* spec 17.1, 17.3: the hist area zeroed, the requests already there */
 	fg_hist_init(fg);

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # mkcorpus-dynarr.py - seeds with several strings and a dynamic array
-# (v1.12, GR_F_DYNARR; spec 7.3) for the targets that parse descriptors:
+# (v1.11, GR_F_DYNARR; spec 7.3) for the targets that parse descriptors:
 # from the region and packet seeds mkcorpus.sh cut from a real trace, the
 # header gains GR_F_DYNARR and its last two descriptors become
 # power:device_pm_callback_start (two strings) and ipi:ipi_raise (a
@@ -14,7 +14,7 @@ import struct
 import sys
 
 CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
-GR_F_DYNARR = 1 << 18
+GR_F_DYNARR = 1 << 17
 HDR, DESC = 512, 576
 INT, STR, SEQ = 1, 3, 4
 HEX, SIGNED = 2, 1

@@ -189,6 +189,7 @@ struct static_key_false {
 #define static_branch_disable(k)	WRITE_ONCE((k)->enabled, 0)
 
 #define U32_MAX			((u32)~0U)
+#define U64_MAX			((u64)~0ULL)
 
 /* The last set bit, 1-based; 0 for 0 */
 static inline int fls64(u64 x)

@@ -118,8 +118,9 @@ static void test_guest_status_layout(void)
 	PIN(struct gr_guest_status, follow_dropped, 192, 8);
 	PIN(struct gr_guest_status, follow_forks, 200, 8);
 	PIN(struct gr_guest_status, desc_live, 208, 4);
-	PIN(struct gr_guest_status, reserved1, 212, 4);
-	PIN(struct gr_guest_status, reserved, 216, 296);
+	PIN(struct gr_guest_status, sync_tsc_half, 212, 4);
+	PIN(struct gr_guest_status, sync_guest_tsc, 216, 8);
+	PIN(struct gr_guest_status, reserved, 224, 288);
 	END_PINS(struct gr_guest_status, 512);
 	CU_ASSERT_EQUAL(offsetof(struct gr_guest_status, enabled[3]), 80);
 }
@@ -462,7 +463,7 @@ static void test_versions_and_magics(void)
 	uint64_t m;
 
 	CU_ASSERT_EQUAL(GR_ABI_MAJOR, 1);
-	CU_ASSERT_EQUAL(GR_ABI_MINOR, 12);
+	CU_ASSERT_EQUAL(GR_ABI_MINOR, 11);
 	CU_ASSERT_EQUAL(GR_HIST_F_START2, 1);
 	CU_ASSERT_EQUAL(GR_HIST_F_KNOWN, 1);
 	CU_ASSERT_EQUAL(GR_REGION_MAGIC, 0x3159414c45525247ULL);
@@ -548,8 +549,9 @@ static void test_feature_and_flag_bits(void)
 	CU_ASSERT_EQUAL(GR_F_ANYEVENT, 1ULL << 13);
 	CU_ASSERT_EQUAL(GR_F_PROBE, 1ULL << 14);
 	CU_ASSERT_EQUAL(GR_F_VMSYNC, 1ULL << 15);
-	CU_ASSERT_EQUAL(GR_F_DYNARR, 1ULL << 18);
-	CU_ASSERT_EQUAL(GR_F_KNOWN, 0x4ffffULL);
+	CU_ASSERT_EQUAL(GR_F_SYNC_TSC, 1ULL << 16);
+	CU_ASSERT_EQUAL(GR_F_DYNARR, 1ULL << 17);
+	CU_ASSERT_EQUAL(GR_F_KNOWN, 0x3ffffULL);
 	CU_ASSERT_EQUAL(GR_VMSYNC_HG_CNT(7), 14);
 	CU_ASSERT_EQUAL(GR_VMSYNC_GH_CNT(7), 15);
 	CU_ASSERT_EQUAL(GR_F_EVENT_IDX | GR_F_FLIGHT | GR_F_CLOCK_SYNC |
@@ -557,7 +559,7 @@ static void test_feature_and_flag_bits(void)
 			GR_F_GUEST_INFO | GR_F_DEFAULTS | GR_F_FOLLOW |
 			GR_F_SYSCALLS | GR_F_LAST_RECORD | GR_F_CLIENT |
 			GR_F_HIST | GR_F_ANYEVENT | GR_F_PROBE | GR_F_VMSYNC |
-			GR_F_DYNARR, GR_F_KNOWN);
+			GR_F_SYNC_TSC | GR_F_DYNARR, GR_F_KNOWN);
 	CU_ASSERT_EQUAL(GR_CTRL_F_DEFAULTS, 1);
 	CU_ASSERT_EQUAL(sizeof(GR_F_EVENT_IDX), 8);
 

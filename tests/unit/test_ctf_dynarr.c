@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_ctf_dynarr.c - records with several strings and dynamic arrays
- * (v1.12, GR_F_DYNARR; spec 7.1, 7.3, 7.4, 7.5)
+ * (v1.11, GR_F_DYNARR; spec 7.1, 7.3, 7.4, 7.5)
  *
  * An event laid out as the guest lays out power:device_pm_callback_start
  * (two strings here) and one as ipi:ipi_raise (a __bitmask, an array of
@@ -321,7 +321,7 @@ static const struct gr_test tests[] = {
 };
 
 static const struct gr_test_suite suites[] = {
-	GR_SUITE("ctf: strings and dynamic arrays (v1.12)", tests, NULL, NULL),
+	GR_SUITE("ctf: strings and dynamic arrays (v1.11)", tests, NULL, NULL),
 };
 
 int main(void)

@@ -386,7 +386,7 @@ static void expect_error(const struct gr_event_view *ev, const char *expr,
 	CU_ASSERT(gr_fx_format_error(text, sizeof(text), expr, &err) > 0);
 }
 
-/* v1.12: only the first variable field is where its descriptor says */
+/* v1.11: only the first variable field is where its descriptor says */
 static void test_compile_dynarr(void)
 {
 	struct gr_filter_slot slot;

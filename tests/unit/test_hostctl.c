@@ -183,7 +183,7 @@ static void test_sync_series_check_the_mapping(void)
 	 * loaded machine may not give the tight rounds above): loose, not
 	 * checked, tried again soon
 	 */
-	t->vm.hc.sync_best_rtt = 1000;
+	t->vm.hc.sync_best_err = 501;
 	t_series(t, 0, 2000);
 	CU_ASSERT_EQUAL(c->samples, 2);
 	CU_ASSERT_EQUAL(t->vm.hc.sync_retries, 1);
