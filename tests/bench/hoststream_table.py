@@ -119,8 +119,11 @@ def main():
     w_off = statistics.mean(wall["off"]) if wall["off"] else 0
     w_on = statistics.mean(wall["on"]) if wall["on"] else 0
     e_on = statistics.mean(events["on"]) if events["on"] else 0
-    print("| CPU seconds (schedstat) | %.3f | %.3f | %+.3f |"
-          % (c_off, c_on, c_on - c_off))
+    print("| CPU seconds (schedstat), mean [min-max] | %.3f [%.3f-%.3f] | "
+          "%.3f [%.3f-%.3f] | %+.3f |"
+          % (c_off, min(cpu["off"] or [0]), max(cpu["off"] or [0]),
+             c_on, min(cpu["on"] or [0]), max(cpu["on"] or [0]),
+             c_on - c_off))
     print("| boot, wall seconds | %.1f | %.1f | |" % (w_off, w_on))
     if w_off and w_on:
         print("| CPU seconds per second of boot | %.4f | %.4f | %+.4f |"
@@ -129,11 +132,27 @@ def main():
           % (statistics.mean(events["off"]) if events["off"] else 0, e_on))
     print("| host events lost (the host kernel's count) | %d | %d | |"
           % (lost["off"], lost["on"]))
+    spread = max([max(v) - min(v) for v in cpu.values() if v] or [0])
     if e_on:
         print()
-        print("The host stream's cost to the agent: %.1f us of CPU per "
-              "host event ((on - off) / events, with the rest of the "
-              "agent's work the same in both)." % ((c_on - c_off) / e_on * 1e6))
+        if c_on - c_off < -spread:
+            print("The agent spent less CPU with the host stream on than "
+                  "off (%+.3f s per boot, beyond the spread of %.3f s "
+                  "between boots of one setting): this run measures no "
+                  "cost of the host stream, and the difference comes from "
+                  "elsewhere in the agent." % (c_on - c_off, spread))
+        elif c_on - c_off > spread:
+            print("The host stream's cost to the agent: %.1f us of CPU per "
+                  "host event ((on - off) / events, with the rest of the "
+                  "agent's work the same in both)."
+                  % ((c_on - c_off) / e_on * 1e6))
+        else:
+            print("The host stream's cost to the agent is below what this "
+                  "run can tell: on - off (%+.3f s) is within the spread of "
+                  "the agent's CPU between boots of one setting (%.3f s); "
+                  "at most %.1f us per host event." % (
+                      c_on - c_off, spread,
+                      max(c_on - c_off, spread) / e_on * 1e6))
     for e in errors:
         print()
         print("**warning:** " + e)
