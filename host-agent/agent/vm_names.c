@@ -303,11 +303,6 @@ static void report_lines(FILE *f, const char *tok,
 }
 
 /*
- * An ADD answered: adopt (M2), resolve every token against the adopted
- * table only, enable (M3), publish; the report of every line for @msg.
- * Return: 0 or -errno, @msg set either way (malloc'ed).
- */
-/*
  * A summary of an ADD answer into @f, in place of its lines when it has
  * more than GR_NAMES_REPORT_LINES of events or the guest could not fit
  * them all (spec 18.2 N5): the answer's counts, which are complete, and
@@ -352,6 +347,12 @@ static bool report_summary(FILE *f, const struct gr_name_answer *a,
 	return true;
 }
 
+/*
+ * An ADD answered: adopt (M2), resolve every token against the adopted
+ * table only, enable (M3), publish; the report of every line for @msg
+ * (or its summary, report_summary()).
+ * Return: 0 or -errno, @msg set either way (malloc'ed).
+ */
 static int names_added(struct gr_vm *vm, const struct gr_name_answer *a,
 		       const struct gr_name_line *lines, unsigned int nr,
 		       char **msg)
