@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "kvm_tsc.h"
 
 #define GR_TSC_BRACKET_TRIES	4
@@ -263,14 +264,6 @@ static inline uint64_t host_rdtsc(void)
 			 "memory");
 	return (uint64_t)hi << 32 | lo;
 }
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 #endif
 
 /**
@@ -287,9 +280,9 @@ bool gr_tsc_bracket_read(struct gr_tsc_bracket *b)
 	int i;
 
 	for (i = 0; i < GR_TSC_BRACKET_TRIES; i++) {
-		t.lo = mono_ns();
+		t.lo = gr_mono_ns();
 		t.tsc = host_rdtsc();
-		t.hi = mono_ns();
+		t.hi = gr_mono_ns();
 		if (!i || t.hi - t.lo < b->hi - b->lo)
 			*b = t;
 	}
