@@ -12,13 +12,17 @@
 # hook is installed there as /etc/libvirt/hooks/qemu.d/guestrelay (the
 # three-line wrapper, with --config naming the test's hook.conf). The
 # agent runs as an unprivileged user (nobody) with kvm as supplementary
-# group, as the systemd unit runs it, and QEMU runs as libvirt-qemu.
+# group and CAP_PERFMON, as the systemd unit runs it, and QEMU runs as
+# libvirt-qemu.
 # Domains: TCG, 256 MiB, direct kernel boot of build/guest (the module
 # loads at boot), no disk, serial console to a file.
 #
 #   (a) an opted-in domain (guestrelay libvirt-define, doorbell device)
-#       starts, events arrive, `virsh destroy` finalizes the trace,
-#       babeltrace2 reads it
+#       starts, events arrive, the agent (as the unit runs it: nobody,
+#       CAP_PERFMON only, the unit's ExecStartPre copy of the tracepoints'
+#       id and format files) records the host stream of its QEMU's
+#       threads, `virsh destroy` finalizes the trace, babeltrace2 reads
+#       it and its host stream
 #   (b) a domain without the metadata runs untouched (no shm, no socket,
 #       no hook log line)
 #   (c) agent stopped: an opted-in plain-device domain starts untraced;
@@ -184,9 +188,36 @@ if ! start_libvirtd virtlogd; then
 fi
 ok "libvirtd and virtlogd started by hand (pids $(pid_of "$T/libvirtd.pid"), $(pid_of "$T/virtlogd.pid"))"
 
-# the agent as the systemd unit runs it: unprivileged, kvm group
+# the agent as the systemd unit runs it (scripts/guestrelay-agent.service):
+# unprivileged, kvm group, CAP_PERFMON as its only capability (bounding,
+# inheritable and ambient, as CapabilityBoundingSet= and
+# AmbientCapabilities= give it), and the tracepoints' id and format files
+# copied into its run directory by the unit's own ExecStartPre command,
+# taken from the unit file (paths: this test's run directory and a tracefs
+# mount of its own where /sys/kernel/tracing is not mounted)
 T_AGENT_WRAP=(setpriv "--reuid=$AGENT_USER" "--regid=$AGENT_USER"
-	      --groups="$KVM_GID" --inh-caps=-all)
+	      --groups="$KVM_GID" --bounding-set=-all,+perfmon
+	      --inh-caps=-all,+perfmon --ambient-caps=+perfmon)
+HOST_STREAM=""			# why the host stream is not checked, if so
+tfs=/sys/kernel/tracing
+if [ ! -e "$tfs/events/sched/sched_switch/id" ]; then
+	tfs=$T/tracefs
+	mkdir -p "$tfs"
+	if mount -t tracefs nodev "$tfs" 2>/dev/null; then
+		t_defer "umount '$tfs'"
+	else
+		HOST_STREAM="cannot mount tracefs here"
+	fi
+fi
+pre=$(sed -n 's/^ExecStartPre=+//p' "$TOP/scripts/guestrelay-agent.service")
+pre=${pre//\$\$/\$}
+pre=${pre//guestrelay: /$(id -nu "$AGENT_USER"): }
+pre=${pre//\/run\/guestrelay/$RUN}
+pre=${pre//\/sys\/kernel\/tracing/$tfs}
+if [ -z "$HOST_STREAM" ] && { [ -z "$pre" ] || ! eval "$pre" ||
+	[ ! -s "$RUN/tracefs/events/sched/sched_switch/format" ]; }; then
+	HOST_STREAM="the unit's ExecStartPre copied no sched tracepoint: '$pre'"
+fi
 T_AGENT_LOGFILE=$T/agent.log
 
 start_agent() {
@@ -341,6 +372,24 @@ p1=$(wait_packets "$A" 2 60)
 [ "$p1" -gt 2 ] && ok "(a) events arrive: $p1 packets stored" ||
 	fail "(a) events arrive" "packets: $p1" "$(gr status "$A" 2>&1)" "$(tail -n 10 "$T/agent.log")"
 
+# the agent, as the unit runs it, records the host stream of the domain's
+# QEMU threads (README "The host stream and `guestrelay steal`")
+if [ -n "$HOST_STREAM" ]; then
+	skip_check "(a) host stream under the unit's user and CAP_PERFMON" "$HOST_STREAM"
+else
+	hs=""
+	for _ in $(seq 100); do
+		hs=$(find "$STORE/$A" -path '*/host/stream_*' -size +0 2>/dev/null | head -n 1)
+		[ -n "$hs" ] && break
+		sleep 0.2
+	done
+	why=$(grep 'no host stream' "$T/agent.log")
+	[ -n "$hs" ] && [ -z "$why" ] &&
+		ok "(a) the agent as the unit runs it (nobody, CAP_PERFMON only) records the host stream: $(dirname "$hs")" ||
+		fail "(a) the agent as the unit runs it records the host stream" \
+			"no host/stream_* under $STORE/$A" "$why" "$(tail -n 10 "$T/agent.log")"
+fi
+
 # ---- (d) libvirtd restarted while the domain runs -------------------------------
 
 stop_pid "$(pid_of "$T/libvirtd.pid")" 10
@@ -405,6 +454,18 @@ for d in "$STORE/$A"/*/; do
 	else
 		fail "(a) babeltrace2 reads session $(basename "$d")" \
 			"exit $rc, $ev events" "$(head -n 10 "$T/bt.err")"
+	fi
+	[ -n "$HOST_STREAM" ] && continue
+	# the host stream: the host scheduler's view of this QEMU's threads
+	timeout 120 babeltrace2 "$d/host" >"$T/bth.out" 2>"$T/bth.err"
+	rc=$?
+	ev=$(grep -c 'sched_switch' "$T/bth.out")
+	vc=$(grep -c 'CPU 0/TCG' "$T/bth.out")
+	if [ "$rc" -eq 0 ] && [ "$ev" -gt 0 ] && [ "$vc" -gt 0 ]; then
+		ok "(a) babeltrace2 reads the host stream of session $(basename "$d"): $ev sched_switch, $vc of vCPU 0's thread"
+	else
+		fail "(a) babeltrace2 reads the host stream of session $(basename "$d")" \
+			"exit $rc, $ev sched_switch, $vc naming 'CPU 0/TCG'" "$(head -n 10 "$T/bth.err")"
 	fi
 done
 [ "$n" -ge 1 ] || fail "(a) trace sessions stored" "none in $STORE/$A"
