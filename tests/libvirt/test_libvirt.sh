@@ -195,6 +195,7 @@ ok "libvirtd and virtlogd started by hand (pids $(pid_of "$T/libvirtd.pid"), $(p
 # copied into its run directory by the unit's own ExecStartPre command,
 # taken from the unit file (paths: this test's run directory and a tracefs
 # mount of its own where /sys/kernel/tracing is not mounted)
+# shellcheck disable=SC2054 # the commas are setpriv's capability lists
 T_AGENT_WRAP=(setpriv "--reuid=$AGENT_USER" "--regid=$AGENT_USER"
 	      --groups="$KVM_GID" --bounding-set=-all,+perfmon
 	      --inh-caps=-all,+perfmon --ambient-caps=+perfmon)
