@@ -22,7 +22,7 @@
  *    bytes; names fit their descriptor fields;
  *  - a GR_FIELD_STRING is the last field; the record is cut after its NUL
  *    and the event is GR_EVENT_F_VARLEN (spec G13). Text of bounded
- *    length (task comm, device name, rwbs) is a NUL-padded GR_FIELD_CHARS
+ *    length (task comm, device name) is a NUL-padded GR_FIELD_CHARS
  *    array instead.
  *
  * Probes: gr_rec_begin() (which tests the event's enable bit, once), fill
@@ -30,8 +30,9 @@
  * and call nothing that fires one of the tracepoints handled here. Values
  * are those this kernel's ftrace events record (thread ids from
  * task_pid_nr(), prev_state as the sched_switch event computes it, block
- * dev/sector/rwbs as the block_rq events compute them), except priorities:
- * p->prio - MAX_RT_PRIO, as lttng-modules records them (gr_prio()).
+ * dev/sector as the block_rq events compute them), except priorities:
+ * p->prio - MAX_RT_PRIO, as lttng-modules records them (gr_prio()), and
+ * the block events' rwbs: lttng-modules' flags (gr_rwbs_flags()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -78,10 +79,6 @@
 #define GR_SIGNED	GR_FIELD_F_SIGNED
 #define GR_HEX		GR_FIELD_F_HEX
 
-/* As RWBS_LEN of the block events: the longest rwbs is "FDEFASM". */
-#define GR_RWBS_LEN	8
-static_assert(GR_RWBS_LEN == RWBS_LEN);
-
 /* ---- helpers of the probes -------------------------------------------- */
 
 /*
@@ -115,11 +112,46 @@ static inline void gr_copy_ifname(char (*dst)[IFNAMSIZ],
 	strscpy_pad(*dst, dev ? dev->name : "", IFNAMSIZ);
 }
 
-/* rwbs as the block_rq events compute it, NUL-padded */
-static inline void gr_fill_rwbs(char (*dst)[GR_RWBS_LEN], blk_opf_t opf)
+/*
+ * gr_rwbs_flags() - rwbs of the block events, lttng-modules' flag set
+ * (GR_RWBS_*, the same bits as its block.h): the operation, then the
+ * modifiers ftrace shows as letters
+ */
+static u64 gr_rwbs_flags(blk_opf_t opf)
 {
-	memset(*dst, 0, GR_RWBS_LEN);
-	blk_fill_rwbs(*dst, opf);
+	u64 f;
+
+	switch (opf & REQ_OP_MASK) {
+	case REQ_OP_WRITE:
+		f = GR_RWBS_WRITE;
+		break;
+	case REQ_OP_DISCARD:
+		f = GR_RWBS_DISCARD;
+		break;
+	case REQ_OP_SECURE_ERASE:
+		f = GR_RWBS_DISCARD | GR_RWBS_SECURE;
+		break;
+	case REQ_OP_FLUSH:
+		f = GR_RWBS_FLUSH;
+		break;
+	case REQ_OP_READ:
+		f = GR_RWBS_READ;
+		break;
+	default:
+		f = 0;
+		break;
+	}
+	if (opf & REQ_RAHEAD)
+		f |= GR_RWBS_RAHEAD;
+	if (opf & REQ_SYNC)
+		f |= GR_RWBS_SYNC;
+	if (opf & REQ_META)
+		f |= GR_RWBS_META;
+	if (opf & REQ_PREFLUSH)
+		f |= GR_RWBS_PREFLUSH;
+	if (opf & REQ_FUA)
+		f |= GR_RWBS_FUA;
+	return f;
 }
 
 /* dev of the block_rq events: the disk's dev_t, 0 without a disk */
@@ -191,6 +223,19 @@ static __always_inline void gr_process_fill(struct gr_ev_sched_process_exit *ev,
 	gr_copy_comm(&ev->comm, p->comm);
 	ev->tid = cpu_to_le32(task_pid_nr(p));
 	ev->prio = cpu_to_le32(gr_prio(p->prio));
+}
+
+/* The payload of the block_rq class (block_rq_insert, block_rq_issue) */
+static __always_inline void gr_rq_fill(struct gr_ev_block_rq_issue *ev,
+				       struct request *rq)
+{
+	ev->dev = cpu_to_le32(gr_rq_dev(rq));
+	ev->tid = cpu_to_le32(task_pid_nr(current));
+	ev->sector = cpu_to_le64(blk_rq_trace_sector(rq));
+	ev->nr_sector = cpu_to_le32(blk_rq_trace_nr_sectors(rq));
+	ev->bytes = cpu_to_le32(blk_rq_bytes(rq));
+	ev->rwbs = cpu_to_le64(gr_rwbs_flags(rq->cmd_flags));
+	gr_copy_comm(&ev->comm, current->comm);
 }
 
 /*

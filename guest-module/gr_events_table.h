@@ -180,8 +180,11 @@ GR_EVENT(sys_exit, raw_syscalls,
 /* ---- block ------------------------------------------------------------ */
 
 /*
- * sector and nr_sector are 0 for passthrough requests; tid and comm are
- * the issuing task's.
+ * As lttng-modules' block_rq class records them, which Trace Compass's
+ * Disk I/O analysis reads: sector and nr_sector are 0 for passthrough
+ * requests; tid and comm are the current task's; rwbs is lttng-modules'
+ * flag set (gr_rwbs_flags(), spec 7.5), not ftrace's text, in 64 bits
+ * (lttng-modules: 32) so that the payload needs no padding.
  */
 GR_EVENT(block_rq_issue, block,
 	 GR_PROTO(struct request *rq),
@@ -190,15 +193,9 @@ GR_EVENT(block_rq_issue, block,
 		   GR_INT(__le64, sector, 0)
 		   GR_INT(__le32, nr_sector, 0)
 		   GR_INT(__le32, bytes, 0)
-		   GR_CHARS(rwbs, GR_RWBS_LEN)
+		   GR_INT(__le64, rwbs, 0)
 		   GR_CHARS(comm, TASK_COMM_LEN)),
-	 GR_ASSIGN(ev->dev = cpu_to_le32(gr_rq_dev(rq));
-		   ev->tid = cpu_to_le32(task_pid_nr(current));
-		   ev->sector = cpu_to_le64(blk_rq_trace_sector(rq));
-		   ev->nr_sector = cpu_to_le32(blk_rq_trace_nr_sectors(rq));
-		   ev->bytes = cpu_to_le32(blk_rq_bytes(rq));
-		   gr_fill_rwbs(&ev->rwbs, rq->cmd_flags);
-		   gr_copy_comm(&ev->comm, current->comm)))
+	 GR_ASSIGN(gr_rq_fill(ev, rq)))
 
 /*
  * error is an errno (0 on success); nr_sector is bytes >> 9, bytes the
@@ -212,13 +209,13 @@ GR_EVENT(block_rq_complete, block,
 		   GR_INT(__le64, sector, 0)
 		   GR_INT(__le32, nr_sector, 0)
 		   GR_INT(__le32, bytes, 0)
-		   GR_CHARS(rwbs, GR_RWBS_LEN)),
+		   GR_INT(__le64, rwbs, 0)),
 	 GR_ASSIGN(ev->dev = cpu_to_le32(gr_rq_dev(rq));
 		   ev->error = cpu_to_le32(blk_status_to_errno(error));
 		   ev->sector = cpu_to_le64(blk_rq_pos(rq));
 		   ev->nr_sector = cpu_to_le32(nr_bytes >> SECTOR_SHIFT);
 		   ev->bytes = cpu_to_le32(nr_bytes);
-		   gr_fill_rwbs(&ev->rwbs, rq->cmd_flags)))
+		   ev->rwbs = cpu_to_le64(gr_rwbs_flags(rq->cmd_flags))))
 
 /* ---- net -------------------------------------------------------------- */
 
@@ -378,6 +375,16 @@ GR_DUMP(vmsync_hg_guest, vmsync,
 GR_DUMP(vmsync_gh_guest, vmsync,
 	GR_FIELDS(GR_INT(__le64, cnt, 0)
 		  GR_INT(__le64, vm_uid, 0)))
+
+/* ---- block, appended ------------------------------------------------- */
+
+/*
+ * The request enters the I/O scheduler or the dispatch list: where Trace
+ * Compass's Disk I/O analysis starts a request's wait (issue 25)
+ */
+GR_EVENT_AS(block_rq_insert, block, block_rq_issue,
+	    GR_PROTO(struct request *rq),
+	    GR_ASSIGN(gr_rq_fill(ev, rq)))
 
 #undef GR_EVENT
 #undef GR_EVENT_AS

@@ -537,6 +537,26 @@ struct gr_field_desc {
 
 static_assert(sizeof(struct gr_field_desc) == 32, "gr_field_desc size");
 
+/*
+ * The rwbs field of this guest's native block_rq_insert, block_rq_issue
+ * and block_rq_complete (spec 7.5, rev. 2026-11-30): lttng-modules' flag
+ * bits, which Trace Compass's Disk I/O analysis reads, not ftrace's text.
+ * At most one of WRITE, DISCARD, FLUSH, READ (the operation; SECURE
+ * with DISCARD for a secure erase; none for other operations), then the
+ * modifiers. Hosts print them as ftrace's letters (gr_rwbs_text()).
+ */
+#define GR_RWBS_WRITE		_BITUL(0)
+#define GR_RWBS_DISCARD		_BITUL(1)
+#define GR_RWBS_READ		_BITUL(2)
+#define GR_RWBS_RAHEAD		_BITUL(3)
+#define GR_RWBS_BARRIER		_BITUL(4)
+#define GR_RWBS_SYNC		_BITUL(5)
+#define GR_RWBS_META		_BITUL(6)
+#define GR_RWBS_SECURE		_BITUL(7)
+#define GR_RWBS_FLUSH		_BITUL(8)
+#define GR_RWBS_FUA		_BITUL(9)
+#define GR_RWBS_PREFLUSH	_BITUL(10)
+
 /**
  * struct gr_event_desc - one event the guest can record
  *

@@ -378,6 +378,96 @@ static int gr_fx_new(struct gr_fx_parser *p, enum gr_fx_kind kind,
 	return tree->nr_nodes++;
 }
 
+/*
+ * ftrace's rwbs letters (F for a preflush, then W, D, DE, F, R or N, then
+ * F, A, S, M in that order) as lttng-modules' flags, GR_RWBS_* (spec 7.5).
+ * "FF" is a preflush's flush, as the kernel's flush requests are.
+ * Return: 0, or -EINVAL if @s is not such letters.
+ */
+static int gr_fx_rwbs_parse(const char *s, size_t len, uint64_t *flags)
+{
+	static const char mods[] = "FASM";
+	static const uint64_t mod_bits[] = {
+		GR_RWBS_FUA, GR_RWBS_RAHEAD, GR_RWBS_SYNC, GR_RWBS_META,
+	};
+	const char *m;
+	size_t i = 0, next = 0;
+	uint64_t f = 0;
+
+	if (len >= 2 && s[0] == 'F' && memchr("WDFRN", s[1], 5)) {
+		f = GR_RWBS_PREFLUSH;
+		i = 1;
+	}
+	if (i >= len)
+		return -EINVAL;
+	switch (s[i++]) {
+	case 'W':
+		f |= GR_RWBS_WRITE;
+		break;
+	case 'D':
+		f |= GR_RWBS_DISCARD;
+		if (i < len && s[i] == 'E') {
+			f |= GR_RWBS_SECURE;
+			i++;
+		}
+		break;
+	case 'F':
+		f |= GR_RWBS_FLUSH;
+		break;
+	case 'R':
+		f |= GR_RWBS_READ;
+		break;
+	case 'N':
+		break;
+	default:
+		return -EINVAL;
+	}
+	/* each modifier at most once, in ftrace's order */
+	for (; i < len; i++) {
+		m = memchr(mods + next, s[i], sizeof(mods) - 1 - next);
+		if (!m)
+			return -EINVAL;
+		next = (size_t)(m - mods);
+		f |= mod_bits[next++];
+	}
+	*flags = f;
+	return 0;
+}
+
+/*
+ * A block event's integer rwbs (spec 7.5) compared with ftrace's letters,
+ * == or != only: @out receives the flags. 1 if @t is not letters (an
+ * integer follows), 0, or -EINVAL (said).
+ */
+static int gr_fx_rwbs_value(struct gr_fx_parser *p, int field,
+			    const struct gr_fx_token *ot,
+			    const struct gr_fx_token *t, uint64_t *out)
+{
+	const struct gr_field_view *f;
+	uint32_t off = t->pos, len = t->len;
+
+	if (field < 0)
+		return 1;
+	f = &p->ev->fields[field];
+	if (f->type != GR_FIELD_INTEGER || strcmp(f->name, "rwbs") ||
+	    strcmp(p->ev->system, "block"))
+		return 1;
+	if (t->type == TK_STR) {
+		off++;
+		len -= 2;
+	} else if (!len || !isalpha((unsigned char)p->s[off])) {
+		return 1;
+	}
+	if (ot->op != GR_FX_EQ && ot->op != GR_FX_NE)
+		return gr_fx_fail(p->err, ot->pos, ot->len,
+				  "rwbs letters take == or != only; test a flag with '& N' (spec 7.5)");
+	if (gr_fx_rwbs_parse(p->s + off, len, out))
+		return gr_fx_fail(p->err, t->pos, t->len,
+				  "'%.*s' is not ftrace's rwbs letters (F, then W, D, DE, F, R or N, then F, A, S, M)",
+				  (int)len, p->s + off);
+	return 0;
+}
+
 /* pred := FIELD OP VALUE; the current token is FIELD */
 static int gr_fx_pred(struct gr_fx_parser *p)
 {
@@ -441,7 +531,10 @@ static int gr_fx_pred(struct gr_fx_parser *p)
 	n->field = field;
 	n->is_str = is_str;
 	if (!is_str) {
-		ret = gr_fx_int_value(p, &vt, size, is_signed, fname, &n->ival);
+		ret = gr_fx_rwbs_value(p, field, &ot, &vt, &n->ival);
+		if (ret > 0)
+			ret = gr_fx_int_value(p, &vt, size, is_signed, fname,
+					      &n->ival);
 		if (ret)
 			return ret;
 	} else {

@@ -93,6 +93,60 @@ static void print_int(FILE *out, uint64_t v, unsigned int size,
 	}
 }
 
+/**
+ * gr_rwbs_text() - a block event's rwbs flags as ftrace's letters
+ * @buf: receives the letters, NUL-terminated
+ * @len: size of @buf, GR_RWBS_TEXT_LEN or more for every letter
+ * @flags: lttng-modules' flags, GR_RWBS_* (spec 7.5)
+ *
+ * In ftrace's order: F for a preflush; the operation, W, D (DE for a
+ * secure erase), F (flush), R or N (none of them); then F (FUA), A (read
+ * ahead), S (sync), M (meta). Other bits print nothing.
+ *
+ * Return: @buf
+ */
+char *gr_rwbs_text(char *buf, size_t len, uint64_t flags)
+{
+	char t[GR_RWBS_TEXT_LEN];
+	size_t i = 0;
+
+	if (flags & GR_RWBS_PREFLUSH)
+		t[i++] = 'F';
+	if (flags & GR_RWBS_WRITE) {
+		t[i++] = 'W';
+	} else if (flags & GR_RWBS_DISCARD) {
+		t[i++] = 'D';
+		if (flags & GR_RWBS_SECURE)
+			t[i++] = 'E';
+	} else if (flags & GR_RWBS_FLUSH) {
+		t[i++] = 'F';
+	} else if (flags & GR_RWBS_READ) {
+		t[i++] = 'R';
+	} else {
+		t[i++] = 'N';
+	}
+	if (flags & GR_RWBS_FUA)
+		t[i++] = 'F';
+	if (flags & GR_RWBS_RAHEAD)
+		t[i++] = 'A';
+	if (flags & GR_RWBS_SYNC)
+		t[i++] = 'S';
+	if (flags & GR_RWBS_META)
+		t[i++] = 'M';
+	t[i] = '\0';
+	if (len)
+		snprintf(buf, len, "%s", t);
+	return buf;
+}
+
+/* a block event's integer rwbs (spec 7.5): printed as ftrace's letters */
+static int is_rwbs_flags(const struct gr_event_view *ev,
+			 const struct gr_field_view *f)
+{
+	return f->type == GR_FIELD_INTEGER && !strcmp(f->name, "rwbs") &&
+	       !strcmp(ev->system, "block");
+}
+
 /* v1.11: "[e0, e1, ...]", the count from its field, bounded by @room */
 static void print_sequence(FILE *out, const struct gr_event_view *ev,
 			   const struct gr_field_view *f,
@@ -140,6 +194,14 @@ static void print_field(FILE *out, const struct gr_event_view *ev,
 	}
 	switch (f->type) {
 	case GR_FIELD_INTEGER:
+		if (is_rwbs_flags(ev, f)) {
+			char t[GR_RWBS_TEXT_LEN];
+
+			fputs(gr_rwbs_text(t, sizeof(t),
+					   gr_load_le(payload + start,
+						      f->size)), out);
+			break;
+		}
 		print_int(out, gr_load_le(payload + start, f->size), f->size,
 			  f->flags);
 		break;

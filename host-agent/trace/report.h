@@ -30,6 +30,11 @@ struct gr_report_opts {
 	int host_time;
 };
 
+/* the longest rwbs text, "FDEFASM", and its NUL */
+#define GR_RWBS_TEXT_LEN	8
+
+char *gr_rwbs_text(char *buf, size_t len, uint64_t flags);
+
 int gr_report(const char *dir, FILE *out, FILE *err,
 	      const struct gr_report_opts *opts);
 int gr_report_summary(const char *dir, FILE *out, FILE *err);

@@ -38,7 +38,15 @@ Checks, each printed "ok - ..." or "FAIL - ...":
      named calls are at least 99% of all; the shell that printed
      "GR: PPID TID PPID" has a syscall_entry_getppid with its tid and a
      syscall_exit_getppid whose ret is PPID.
-  3. replay of sched_switch, sched_process_fork/free and
+  3. Disk I/O (InputOutputStateProvider, its handlers of block_rq_insert,
+     block_rq_issue, block_rq_complete and lttng_statedump_block_device,
+     DiskWriteModel, IoOperationType): rwbs is an integer of
+     lttng-modules' flags that classifies every request of nr_sector > 0
+     as a read, a write or a flush; on the loop device of the guest's
+     "GR: DISK MAJ:MIN" line reads and writes go through the waiting
+     queue (insert) and the driver queue (issue) to their completion,
+     matched by sector as the handlers match them.
+  4. replay of sched_switch, sched_process_fork/free and
      lttng_statedump_process_state (when the trace has them) as the
      handlers do it: per CPU the thread the replay has running before a
      switch is the switch's prev_tid, at every switch after the first of
@@ -64,10 +72,13 @@ except ImportError:
 SINT, UINT, INT, STR = "signed integer", "unsigned integer", "integer", "text"
 
 # The fields each handler reads, with the types lttng-modules writes them
-# (include/instrumentation/events/{sched,irq,block,net,kmem}.h); names as
+# (include/instrumentation/events/{sched,irq,block,net,kmem,
+# lttng-statedump}.h); names as
 # IKernelAnalysisEventLayout returns them for LTTng 2.9+.
 WAKEUP = {"comm": STR, "tid": SINT, "prio": SINT, "target_cpu": SINT}
 PROCESS = {"comm": STR, "tid": SINT, "prio": SINT}
+BLOCK_RQ = {"dev": INT, "sector": INT, "nr_sector": INT, "bytes": INT,
+            "tid": SINT, "rwbs": UINT, "comm": STR}
 LAYOUT = {
     "sched_switch": {"prev_comm": STR, "prev_tid": SINT, "prev_prio": SINT,
                      "prev_state": SINT, "next_comm": STR, "next_tid": SINT,
@@ -90,8 +101,14 @@ LAYOUT = {
     "irq_softirq_entry": {"vec": INT},
     "irq_softirq_exit": {"vec": INT},
     "irq_softirq_raise": {"vec": INT},
-    "block_rq_issue": {"dev": INT, "sector": INT, "nr_sector": INT},
-    "block_rq_complete": {"dev": INT, "sector": INT, "nr_sector": INT},
+    # InputOutputStateProvider's handlers: rwbs an integer of
+    # lttng-modules' flags (IoOperationType.getType()); lttng-modules'
+    # block_rq class also has tid and comm, block_rq_complete error
+    "block_rq_insert": BLOCK_RQ,
+    "block_rq_issue": BLOCK_RQ,
+    "block_rq_complete": {"dev": INT, "sector": INT, "nr_sector": INT,
+                          "error": SINT, "rwbs": UINT},
+    "lttng_statedump_block_device": {"dev": INT, "diskname": STR},
     "net_dev_xmit": {"skbaddr": INT, "len": INT, "name": STR},
     "net_if_receive_skb": {"skbaddr": INT, "len": INT, "name": STR},
     # KernelMemoryStateProvider: the page order of each (events by name)
@@ -108,9 +125,72 @@ EXPECTED = ["sched_switch", "sched_wakeup", "sched_waking",
             "sched_process_fork", "sched_process_exec", "sched_process_exit",
             "sched_process_free", "irq_handler_entry", "irq_handler_exit",
             "irq_softirq_entry", "irq_softirq_exit", "net_if_receive_skb",
+            "block_rq_insert", "block_rq_issue", "block_rq_complete",
             "kmem_mm_page_alloc", "kmem_mm_page_free",
             "syscall_entry_read", "syscall_exit_read",
             "syscall_entry_getppid", "syscall_exit_getppid"]
+# lttng-modules' rwbs bits that IoOperationType.getType() tests, in its
+# order: write, then read or read-ahead, then flush or preflush
+RWBS_WRITE, RWBS_READ, RWBS_RAHEAD = 1 << 0, 1 << 2, 1 << 3
+RWBS_FLUSH, RWBS_PREFLUSH = 1 << 8, 1 << 10
+
+
+def io_type(rwbs):
+    if rwbs & RWBS_WRITE:
+        return "WRITE"
+    if rwbs & (RWBS_READ | RWBS_RAHEAD):
+        return "READ"
+    if rwbs & (RWBS_FLUSH | RWBS_PREFLUSH):
+        return "FLUSH"
+    return "OTHER"
+
+
+class DiskReplay:
+    """The queues InputOutputStateProvider keeps per disk (DiskWriteModel):
+    block_rq_insert puts a request of nr_sector > 0 in the waiting queue,
+    block_rq_issue moves the one of its sector to the driver queue (or
+    starts one there), block_rq_complete ends the one of its sector in
+    the driver queue. Counts, per (dev, type), the requests that went
+    through all three."""
+
+    def __init__(self):
+        self.waiting = collections.defaultdict(dict)    # dev -> sector
+        self.driver = collections.defaultdict(dict)
+        self.full = collections.Counter()               # (dev, type)
+        self.types = collections.Counter()              # (event, type)
+        self.names = {}                                 # dev -> diskname
+        self.bad = []
+
+    def event(self, name, f):
+        if name == "lttng_statedump_block_device":
+            self.names[int(f["dev"])] = str(f["diskname"])
+            return
+        if name not in ("block_rq_insert", "block_rq_issue",
+                        "block_rq_complete"):
+            return
+        try:
+            dev, sector = int(f["dev"]), int(f["sector"])
+            nr, rwbs = int(f["nr_sector"]), int(f["rwbs"])
+        except (KeyError, TypeError, ValueError) as e:
+            # what Trace Compass's (Long) casts would throw on
+            if len(self.bad) < 5:
+                self.bad.append("%s: %s" % (name, e))
+            return
+        kind = io_type(rwbs)
+        if nr:
+            self.types[(name, kind)] += 1
+        if name == "block_rq_insert":
+            if nr:
+                self.waiting[dev][sector] = kind
+        elif name == "block_rq_issue":
+            inserted = self.waiting[dev].pop(sector, None)
+            self.driver[dev][sector] = (kind, inserted is not None)
+        else:
+            issued = self.driver[dev].pop(sector, None)
+            if issued is not None and issued[1] and issued[0] == kind:
+                self.full[(dev, kind)] += 1
+
+
 # Trace Compass's Lttng29EventLayout system call prefixes
 SYS_ENTRY, SYS_EXIT = "syscall_entry_", "syscall_exit_"
 UNISTD_64 = "/usr/include/x86_64-linux-gnu/asm/unistd_64.h"
@@ -180,6 +260,12 @@ def read_console(path):
             info["nodename"], info["release"] = w[2], w[3]
         elif line.startswith("GR: UNAMEV "):
             info["version"] = line.rstrip("\r\n")[len("GR: UNAMEV "):]
+        elif line.startswith("GR: DISK ") and len(w) >= 3 and \
+                re.fullmatch(r"\d+:\d+", w[2]):
+            major, minor = (int(x) for x in w[2].split(":"))
+            # the kernel's dev_t, as block_rq_* record it (MKDEV)
+            info["disk"] = (major << 20) | minor
+            info["sched"] = " ".join(w[3:])
         elif line.startswith("GR: DMI ") and len(w) >= 3:
             info["dmi"] = w[2].lower()
         elif line.startswith("GR: PPID ") and len(w) >= 4 and \
@@ -276,6 +362,7 @@ def main():
     classes = {}                    # name -> {field: kind}
     counts = collections.Counter()
     replay = Replay()
+    disks = DiskReplay()
     ps_begin, ps_end = marks.get("ps_begin"), marks.get("ps_end")
     names_at_begin = None
     # names each /proc thread takes from ps_begin until it is switched out
@@ -356,6 +443,7 @@ def main():
                     if t == info.get("self"):
                         self_ran.add(c)
             replay.event(name, cpu, f, ns)
+            disks.event(name, f)
             if name == "sched_switch" and ps_begin is not None and \
                     ns >= ps_begin:
                 prev, nxt = int(f["prev_tid"]), int(f["next_tid"])
@@ -484,7 +572,29 @@ def main():
           "its getppid events: %s; tids with getppid: %s" %
           (seen, sorted(getppid)[:10]))
 
-    # ---- 3. replay -----------------------------------------------------------
+    # ---- 3. Disk I/O (InputOutputStateProvider) -----------------------------
+    disk = info.get("disk")
+    check(disk is not None and "[mq-deadline]" in info.get("sched", ""),
+          "the guest did I/O on a loop device behind mq-deadline (%s)" %
+          info.get("sched"), "no 'GR: DISK MAJ:MIN [mq-deadline]' line")
+    check(not disks.bad, "every block_rq_* has dev, sector, nr_sector and "
+          "an integer rwbs", "; ".join(disks.bad))
+    other = sorted((n, c) for (n, k), c in disks.types.items()
+                   if k == "OTHER")
+    check(sum(disks.types.values()) > 0 and not other,
+          "every block request of nr_sector > 0 is a read, a write or a "
+          "flush by its rwbs (%s)" % dict(disks.types),
+          "OTHER: %s" % other)
+    for kind in ("WRITE", "READ"):
+        n = disks.full[(disk, kind)] if disk is not None else 0
+        # disk_io: 4 x 8 direct 4 KiB requests of each kind, some merged
+        check(n >= 4, "%s requests on the loop device inserted, issued and "
+              "completed (%d)" % (kind.lower(), n), "only %d" % n)
+    if disks.names:
+        print("note - block devices in the state dump: %s" %
+              ", ".join("%d %s" % kv for kv in sorted(disks.names.items())))
+
+    # ---- 4. replay -----------------------------------------------------------
     check(replay.switch_checked > 100 and not replay.switch_bad,
           "per CPU, every switch's prev_tid is the thread the replay has "
           "running (%d switches)" % replay.switch_checked,

@@ -386,6 +386,91 @@ static void expect_error(const struct gr_event_view *ev, const char *expr,
 	CU_ASSERT(gr_fx_format_error(text, sizeof(text), expr, &err) > 0);
 }
 
+/* block_rq_issue as this guest publishes it: rwbs is an integer (7.5) */
+static void ev_block(struct gr_event_view *ev, uint8_t rwbs_type)
+{
+	memset(ev, 0, sizeof(*ev));
+	snprintf(ev->name, sizeof(ev->name), "block_rq_issue");
+	snprintf(ev->system, sizeof(ev->system), "block");
+	ev->id = 12;
+	add_field(ev, "dev", 0, 4, GR_FIELD_INTEGER, 0);
+	add_field(ev, "tid", 4, 4, GR_FIELD_INTEGER, GR_FIELD_F_SIGNED);
+	add_field(ev, "sector", 8, 8, GR_FIELD_INTEGER, 0);
+	add_field(ev, "nr_sector", 16, 4, GR_FIELD_INTEGER, 0);
+	add_field(ev, "bytes", 20, 4, GR_FIELD_INTEGER, 0);
+	add_field(ev, "rwbs", 24, 8, rwbs_type, 0);
+	add_field(ev, "comm", 32, 16, GR_FIELD_CHARS, 0);
+	ev->payload_size = 48;
+}
+
+/* the integer rwbs of a block event takes ftrace's letters (spec 14.6) */
+static void test_compile_rwbs_letters(void)
+{
+	static const struct {
+		const char *expr;
+		uint64_t rwbs;
+		int want;
+	} c[] = {
+		{ "rwbs == WS", GR_RWBS_WRITE | GR_RWBS_SYNC, 1 },
+		{ "rwbs == \"WS\"", GR_RWBS_WRITE | GR_RWBS_SYNC, 1 },
+		{ "rwbs == 'WS' && nr_sector == 8",
+		  GR_RWBS_WRITE | GR_RWBS_SYNC, 1 },
+		{ "rwbs == W", GR_RWBS_WRITE | GR_RWBS_SYNC, 0 },
+		{ "rwbs != R", GR_RWBS_WRITE | GR_RWBS_SYNC, 1 },
+		{ "rwbs == 33", GR_RWBS_WRITE | GR_RWBS_SYNC, 1 },
+		{ "rwbs & 1", GR_RWBS_WRITE | GR_RWBS_SYNC, 1 },
+		{ "rwbs == R", GR_RWBS_READ, 1 },
+		{ "rwbs == RA", GR_RWBS_READ | GR_RWBS_RAHEAD, 1 },
+		{ "rwbs == RSM", GR_RWBS_READ | GR_RWBS_SYNC | GR_RWBS_META, 1 },
+		{ "rwbs == F", GR_RWBS_FLUSH, 1 },
+		{ "rwbs == FF", GR_RWBS_PREFLUSH | GR_RWBS_FLUSH, 1 },
+		{ "rwbs == FWFS", GR_RWBS_PREFLUSH | GR_RWBS_WRITE |
+		  GR_RWBS_FUA | GR_RWBS_SYNC, 1 },
+		{ "rwbs == DE", GR_RWBS_DISCARD | GR_RWBS_SECURE, 1 },
+		{ "rwbs == D", GR_RWBS_DISCARD | GR_RWBS_SECURE, 0 },
+		{ "rwbs == N", 0, 1 },
+		{ "rwbs == NS", GR_RWBS_SYNC, 1 },
+		{ "rwbs == FDEFASM", GR_RWBS_PREFLUSH | GR_RWBS_DISCARD |
+		  GR_RWBS_SECURE | GR_RWBS_FUA | GR_RWBS_RAHEAD | GR_RWBS_SYNC |
+		  GR_RWBS_META, 1 },
+	};
+	struct gr_event_view ev;
+	uint8_t pl[48];
+	unsigned int i;
+	int got;
+
+	ev_block(&ev, GR_FIELD_INTEGER);
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		memset(pl, 0, sizeof(pl));
+		put_le(pl + 16, 8, 4);
+		put_le(pl + 24, c[i].rwbs, 8);
+		got = run_expr(c[i].expr, &ev, pl, sizeof(pl), 1, 0);
+		if (got != c[i].want)
+			fprintf(stderr, "'%s' on rwbs 0x%llx: %d, not %d\n",
+				c[i].expr, (unsigned long long)c[i].rwbs, got,
+				c[i].want);
+		CU_ASSERT_EQUAL(got, c[i].want);
+	}
+	expect_error(&ev, "rwbs < W", "rwbs letters take == or != only", 5, 1);
+	expect_error(&ev, "rwbs == WX", "not ftrace's rwbs letters", 8, 2);
+	expect_error(&ev, "rwbs == SW", "not ftrace's rwbs letters", 8, 2);
+	expect_error(&ev, "rwbs == WSS", "not ftrace's rwbs letters", 8, 3);
+	expect_error(&ev, "rwbs == WMS", "not ftrace's rwbs letters", 8, 3);
+	expect_error(&ev, "rwbs == ''", "not ftrace's rwbs letters", 8, 2);
+
+	/* ftrace's text (an event by name) stays text */
+	ev_block(&ev, GR_FIELD_CHARS);
+	memset(pl, 0, sizeof(pl));
+	memcpy(pl + 24, "WS", 2);
+	CU_ASSERT_EQUAL(run_expr("rwbs == WS", &ev, pl, sizeof(pl), 1, 0), 1);
+	CU_ASSERT_EQUAL(run_expr("rwbs ~ \"W*\"", &ev, pl, sizeof(pl), 1, 0),
+			1);
+	/* an integer rwbs outside system block is only an integer */
+	ev_block(&ev, GR_FIELD_INTEGER);
+	snprintf(ev.system, sizeof(ev.system), "test");
+	expect_error(&ev, "rwbs == WS", "expected an integer", 8, 2);
+}
+
 /* v1.11: only the first variable field is where its descriptor says */
 static void test_compile_dynarr(void)
 {
@@ -1186,6 +1271,7 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_compile_strtab),
 	GR_TEST(test_compile_errors),
 	GR_TEST(test_compile_dynarr),
+	GR_TEST(test_compile_rwbs_letters),
 	GR_TEST(test_compile_random),
 	GR_TEST(test_verify_rejects),
 	GR_TEST(test_verify_area),

@@ -59,12 +59,12 @@ static const struct {
 	[E_RQ_ISSUE] = { 22, "block", "block_rq_issue", {
 		{ "dev", 0, 4, I, 0 }, { "tid", 4, 4, I, S },
 		{ "sector", 8, 8, I, 0 }, { "nr_sector", 16, 4, I, 0 },
-		{ "bytes", 20, 4, I, 0 }, { "rwbs", 24, 8, C, 0 },
+		{ "bytes", 20, 4, I, 0 }, { "rwbs", 24, 8, I, 0 },
 		{ "comm", 32, 16, C, 0 } } },
 	[E_RQ_COMPLETE] = { 23, "block", "block_rq_complete", {
 		{ "dev", 0, 4, I, 0 }, { "error", 4, 4, I, S },
 		{ "sector", 8, 8, I, 0 }, { "nr_sector", 16, 4, I, 0 },
-		{ "bytes", 20, 4, I, 0 }, { "rwbs", 24, 8, C, 0 } } },
+		{ "bytes", 20, 4, I, 0 }, { "rwbs", 24, 8, I, 0 } } },
 	[E_IRQ_ENTRY] = { 8, "irq", "irq_handler_entry", {
 		{ "irq", 0, 4, I, S },
 		{ "name", 4, 32, GR_FIELD_STRING, 0 } } },

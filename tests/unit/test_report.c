@@ -37,6 +37,41 @@
 
 /* --- guestrelay report ------------------------------------------------------- */
 
+/* the block events' rwbs flags (spec 7.5) as ftrace's letters */
+static void test_report_rwbs_flags_print_as_ftrace_letters(void)
+{
+	static const struct {
+		uint64_t flags;
+		const char *text;
+	} c[] = {
+		{ GR_RWBS_WRITE | GR_RWBS_SYNC, "WS" },
+		{ GR_RWBS_READ, "R" },
+		{ GR_RWBS_READ | GR_RWBS_RAHEAD, "RA" },
+		{ GR_RWBS_READ | GR_RWBS_SYNC | GR_RWBS_META, "RSM" },
+		{ GR_RWBS_FLUSH, "F" },
+		{ GR_RWBS_PREFLUSH | GR_RWBS_WRITE | GR_RWBS_FUA |
+		  GR_RWBS_SYNC, "FWFS" },
+		{ GR_RWBS_DISCARD, "D" },
+		{ GR_RWBS_DISCARD | GR_RWBS_SECURE, "DE" },
+		{ 0, "N" },
+		{ GR_RWBS_SYNC, "NS" },
+		/* the longest text; unknown bits print nothing */
+		{ GR_RWBS_PREFLUSH | GR_RWBS_DISCARD | GR_RWBS_SECURE |
+		  GR_RWBS_FUA | GR_RWBS_RAHEAD | GR_RWBS_SYNC | GR_RWBS_META |
+		  GR_RWBS_BARRIER | (1ULL << 40), "FDEFASM" },
+	};
+	char buf[GR_RWBS_TEXT_LEN], small[3];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++)
+		CU_ASSERT_STRING_EQUAL(gr_rwbs_text(buf, sizeof(buf),
+						    c[i].flags), c[i].text);
+	/* cut to the buffer, always terminated */
+	CU_ASSERT_STRING_EQUAL(gr_rwbs_text(small, sizeof(small),
+					    GR_RWBS_READ | GR_RWBS_SYNC |
+					    GR_RWBS_META), "RS");
+}
+
 static void test_report_prints_every_event_merged_in_time_order(void)
 {
 	char *rep;
@@ -497,6 +532,8 @@ static const struct gr_test report_tests[] = {
 	  test_report_damaged_descriptor_skips_only_its_records),
 	GR_TEST_NAMED("report survives random damage",
 	  test_report_survives_random_damage),
+	GR_TEST_NAMED("report prints rwbs flags as ftrace's letters",
+	  test_report_rwbs_flags_print_as_ftrace_letters),
 };
 
 static const struct gr_test_suite suites[] = {

@@ -469,8 +469,6 @@ static __always_inline void *grb_floor_rec(struct grb_floor *fl,
  * in the same order, so the same bytes; and grb_ev_<event>_rec(), a
  * floor record of that event with its payload typed.
  */
-/* RWBS_LEN of the block events, as in gr_events.c (block_rq's rwbs) */
-#define GR_RWBS_LEN			8
 #define GR_INT(type, m, fl)		; struct { type m; }
 #define GR_CHARS(m, len)		; struct { char m[len]; }
 #define GRB_PAYLOAD(call, ...)						\
@@ -488,7 +486,6 @@ static __always_inline void *grb_floor_rec(struct grb_floor *fl,
 #define GR_EVENT_STR(call, sys, fields, str, len)			\
 	GRB_PAYLOAD(call, fields GR_CHARS(str, len))
 #include "gr_events_table.h"
-#undef GR_RWBS_LEN
 
 /*
  * No tail padding: every floor record is header and payload, nothing
