@@ -16,6 +16,11 @@ build=${BUILD:-$top/build}
 logs="$build/test-logs"
 mkdir -p "$logs"
 limit=${GR_TEST_TIMEOUT:-600}
+# the integration tier's lanes (tier_integration): 2 on 2 CPUs or more
+lanes=${GR_TEST_LANES:-$(($(nproc) >= 2 ? 2 : 1))}
+# integration tests that measure host scheduling or clock precision: never
+# beside another test
+SOLO_TESTS="test_host_steal test_sync_tsc test_vmsync test_agent_throughput test_agent_doorbell_storm"
 # builds use every CPU (the tests themselves run one at a time)
 jobs=$(nproc)
 passed=0
@@ -26,12 +31,19 @@ whats=()
 
 # run_prog NAME CMD...: run one test program, account for its results.
 run_prog() {
-	local name=$1; shift
-	local log="$logs/$name.log" rc t0 t1 line plain ran pass fail skip
+	local name=$1 rc t0
+	shift
 	t0=$(date +%s)
-	timeout --kill-after=15 "$limit" "$@" >"$log" 2>&1 </dev/null
+	timeout --kill-after=15 "$limit" "$@" >"$logs/$name.log" 2>&1 </dev/null
 	rc=$?
-	t1=$(date +%s)
+	account "$name" "$rc" "$t0" "$(date +%s)"
+}
+
+# account NAME RC T0 T1: count the results of a test program that ran
+# from T0 to T1 (seconds) with exit status RC, its output in NAME.log
+account() {
+	local name=$1 rc=$2 t0=$3 t1=$4
+	local log="$logs/$name.log" line plain ran pass fail skip
 	line=$(grep -E '^[[:space:]]+tests[[:space:]]+[0-9]+' "$log" | tail -n1)
 	plain=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n1)
 	if [ "$rc" -eq 77 ]; then
@@ -132,14 +144,84 @@ tier_integration() {
 		tail -n 40 "$logs/build-integration.log" | sed 's/^/    | /'
 		return
 	fi
-	local t
+	local t n lane_b=() solo=() lane_pid="" name rc t0 t1
 	for t in "$build"/tests/integration/test_*; do
 		[ -x "$t" ] || continue
 		run_prog "integration-$(basename "$t")" "$t"
 	done
-	run_scripts tests/integration integration || true
-	# make bench from a fresh clone builds what it needs (smallest sizes)
-	run_prog bench-fresh-clone bash tests/bench/fresh_clone.sh
+	# Two lanes (GR_TEST_LANES=2, the default on 2 CPUs or more): the
+	# shipping tests (test_ship_*: NATS servers, fault windows, waits)
+	# run one after the other beside the others, which run one after the
+	# other too; the tests that measure host scheduling or clocks
+	# (SOLO_TESTS) run after both lanes, alone.
+	for t in tests/integration/test_*.sh; do
+		n=$(basename "$t" .sh)
+		if [ "$lanes" -lt 2 ]; then
+			run_prog "integration-$n" bash "$t"
+		elif [[ " $SOLO_TESTS " == *" $n "* ]]; then
+			solo+=("$t")
+		elif [[ $n == test_ship_* ]]; then
+			lane_b+=("$t")
+		fi
+	done
+	if [ ${#lane_b[@]} -gt 0 ]; then
+		: >"$logs/lane-b.done"
+		(
+			for t in "${lane_b[@]}"; do
+				n=integration-$(basename "$t" .sh)
+				t0=$(date +%s)
+				timeout --kill-after=15 "$limit" bash "$t" \
+					>"$logs/$n.log" 2>&1 </dev/null
+				echo "$n $? $t0 $(date +%s)" >>"$logs/lane-b.done"
+			done
+		) &
+		lane_pid=$!
+	fi
+	if [ "$lanes" -ge 2 ]; then
+		for t in tests/integration/test_*.sh; do
+			n=$(basename "$t" .sh)
+			[[ " $SOLO_TESTS " == *" $n "* || $n == test_ship_* ]] ||
+				run_prog "integration-$n" bash "$t"
+		done
+	fi
+	if [ -n "$lane_pid" ]; then
+		wait "$lane_pid"
+		while read -r name rc t0 t1; do
+			account "$name" "$rc" "$t0" "$t1"
+		done <"$logs/lane-b.done"
+	fi
+	for t in "${solo[@]}"; do
+		run_prog "integration-$(basename "$t" .sh)" bash "$t"
+	done
+	[ -n "$fresh_pid" ] ||
+		run_prog bench-fresh-clone bash tests/bench/fresh_clone.sh
+}
+
+# make bench from a fresh clone builds what it needs and runs at the
+# smallest sizes (tests/bench/fresh_clone.sh: a clone, a build, two guest
+# boots, nothing timed). When the style, unit or fuzz tier runs before
+# the integration tier, it runs beside them from the start (they run one
+# program at a time: a CPU is idle) and is collected before the
+# integration tier, whose tests it must not disturb; else it is the
+# integration tier's last test.
+fresh_pid=""
+fresh_start() {
+	(
+		t0=$(date +%s)
+		timeout --kill-after=15 "$limit" bash tests/bench/fresh_clone.sh \
+			>"$logs/bench-fresh-clone.log" 2>&1 </dev/null
+		echo "$? $t0 $(date +%s)" >"$logs/bench-fresh-clone.rc"
+	) &
+	fresh_pid=$!
+}
+
+fresh_collect() {
+	local rc t0 t1
+
+	[ -n "$fresh_pid" ] || return 0
+	wait "$fresh_pid"
+	read -r rc t0 t1 <"$logs/bench-fresh-clone.rc" || rc=1 t0=0 t1=0
+	account bench-fresh-clone "$rc" "$t0" "$t1"
 }
 
 tier_e2e() {
@@ -188,7 +270,16 @@ tier_fuzz() {
 export KDIR=${KDIR:-/lib/modules/$(scripts/guest-kver.sh)/build}
 for tier in "$@"; do
 	case "$tier" in
+	style|unit|fuzz) ;;
+	integration) [ -z "$fresh_pid" ] && [ "$tier" != "$1" ] && fresh_start
+		     break ;;
+	*) break ;;
+	esac
+done
+for tier in "$@"; do
+	case "$tier" in
 	style|unit|fuzz|integration|e2e|stress|libvirt)
+		[ "$tier" = integration ] && fresh_collect
 		echo "== $tier"
 		"tier_$tier" ;;
 	*)

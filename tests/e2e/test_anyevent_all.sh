@@ -27,6 +27,9 @@
 #     sample, irq_vectors:irq_work_exit, is refused in the answer);
 #   - the console has no WARNING:, BUG:, Oops, Call Trace or "sleeping
 #     function" line.
+# The guest stays up for the host's questions after the workload until
+# the host deletes a probe it defined before enable '*' (grhold, one of
+# the events by name), not for a fixed time.
 # GR_ALL_FIRST=PATTERNS enables those first, so that the slots go to the
 # events after the first 225 of available_events (the other half of the
 # guest's events; 281 on the test guest: their systems, from a run's
@@ -38,7 +41,7 @@
 e2e_init bt2
 start_agent
 vm=$(vm_name all)
-boot_guest "$vm" --run e2e-anyall --append "gr.secs=10 gr.rt=100 gr.hold=25" \
+boot_guest "$vm" --run e2e-anyall --append "gr.secs=10 gr.rt=100" \
 	--vm-args "--switch-timer-ms 100"
 log=$(console "$vm")
 if ! wait_console "$vm" "GR: ALLAVAIL" 120; then
@@ -55,6 +58,11 @@ done
 if [ -n "${GR_ALL_FIRST:-}" ]; then
 	gr enable "$vm" "$GR_ALL_FIRST" 2>&1 | tail -n 3 | sed 's/^/# first: /'
 fi
+# the guest holds after the workload until this probe is deleted (then
+# the host is done asking); it is an event by name like the others
+out=$(gr probe "$vm" 'p:grhold do_sys_openat2' 2>&1) &&
+	ok "the host defines its probe grhold" ||
+	fail "the host defines its probe grhold" "$out"
 t0=$(date +%s%N)
 out=$(gr enable "$vm" '*' 2>&1)
 rc=$?
@@ -119,7 +127,12 @@ grep -q "lost_full=[0-9]" <<<"$loss" && grep -q "lost_nested=[0-9]" <<<"$loss" &
 	grep -q "desc_refused=0" <<<"$loss" &&
 	ok "losses counted by cause, no descriptor refused by the host" ||
 	fail "losses counted by cause, no descriptor refused" "$loss"
+out=$(gr probe "$vm" '-:grhold' 2>&1) ||
+	fail "the host deletes its probe grhold" "$out"
 guest_ran "$vm" e2e-anyall
+grep -qa "GR: ALLHOLD released" "$log" &&
+	ok "the guest held until the host deleted grhold" ||
+	fail "the guest held until the host deleted grhold" "$(grep -a 'GR: ALLHOLD' "$log")"
 check_console "$vm"
 if grep -qa "sleeping function\|INFO: task\|rcu_sched self-detected\|soft lockup" "$log"; then
 	fail "the console has no sleeping-function, hung-task or lockup line" \

@@ -13,7 +13,8 @@
 # a regression once fixed). Then the babeltrace2 check: every CTF metadata
 # the writer made for an accepted input of the region target's corpora
 # (up to FUZZ_BT_SAMPLE files, default 200) is read by babeltrace2.
-# Prints executions per target and in total, and "N passed, N failed".
+# FUZZ_JOBS targets run at once (default: the number of CPUs). Prints
+# executions per target and in total, and "N passed, N failed".
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
@@ -34,21 +35,42 @@ for t in "${targets[@]}"; do
 done
 mkdir -p "$B/artifacts"
 
-for t in "${targets[@]}"; do
-	work=$B/corpus/$t
+# fuzz_one TARGET: one target's run, its exit status in $B/TARGET.rc
+fuzz_one() {
+	local t=$1 work=$B/corpus/$1
+
 	mkdir -p "$work" "$HERE/corpus/$t"
-	log=$B/$t.log
 	# -timeout: one input may take 10 s at most (a hang is a finding)
 	timeout -k 10 $((SECS + 120)) "$B/fuzz_$t" -max_total_time="$SECS" \
 		-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 		-artifact_prefix="$B/artifacts/$t-" "$work" "$HERE/corpus/$t" \
-		>"$log" 2>&1
-	rc=$?
+		>"$B/$t.log" 2>&1
+	echo $? >"$B/$t.rc"
+}
+
+# FUZZ_JOBS targets at a time (default: one per CPU): each is one
+# process fuzzing for SECS, so that a run takes the time of its targets
+# over the CPUs
+jobs=${FUZZ_JOBS:-$(nproc)}
+running=0
+for t in "${targets[@]}"; do
+	rm -f "$B/$t.rc"
+	if [ "$running" -ge "$jobs" ]; then
+		wait -n
+		running=$((running - 1))
+	fi
+	fuzz_one "$t" &
+	running=$((running + 1))
+done
+wait
+for t in "${targets[@]}"; do
+	log=$B/$t.log
+	rc=$(cat "$B/$t.rc" 2>/dev/null || echo 1)
 	n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n1)
 	n=${n:-0}
 	total=$((total + n))
 	if [ "$rc" -eq 0 ]; then
-		echo "ok - fuzz_$t: $n executions in ${SECS} s, corpus $(ls "$work" | wc -l)"
+		echo "ok - fuzz_$t: $n executions in ${SECS} s, corpus $(ls "$B/corpus/$t" | wc -l)"
 		passed=$((passed + 1))
 	else
 		echo "FAIL - fuzz_$t: exit $rc after $n executions; reproducer in $B/artifacts/"

@@ -25,7 +25,8 @@
 # A boot hangs when "GR: STRESS done" is not on its console within
 # GR_STRESS_BOUND seconds of QEMU's start. Then tests/stress/vcpu_where.py
 # asks QEMU's monitor where every vCPU is, symbolized against the guest's
-# own /proc/kallsyms (one extra boot at the start takes it; every boot
+# own /proc/kallsyms (one extra boot takes it, before the first report
+# that needs it, with the host load paused; every boot
 # runs with nokaslr, so the addresses hold), and the report goes to the
 # output and $GR_STRESS_LOGS (if set).
 #
@@ -117,10 +118,14 @@ accel_opts() {
 }
 
 # kallsyms: the guest's text symbols with the module loaded, into
-# $tmp/kallsyms (before the hogs start: it is not a stress boot)
+# $tmp/kallsyms, once, when a report first needs them (with the hogs
+# paused: it is not a stress boot; a run where no boot is slow does
+# without)
 take_kallsyms() {
 	local vm
 
+	[ -e "$tmp/kallsyms" ] && return 0
+	hogs_stop
 	vm=$(vm_name k)
 	QEMU_EXTRA=(-serial "file:$tmp/kallsyms")
 	boot_guest "$vm" --run kallsyms --append nokaslr --vm-args "$vm_args"
@@ -133,12 +138,14 @@ take_kallsyms() {
 		: >"$tmp/kallsyms"
 	fi
 	gr vm-remove "$vm" >/dev/null 2>&1
+	hogs_start
 }
 
 # report_hang VM LABEL: where its vCPUs are, its console and agent lines
 report_hang() {
 	local vm=$1 label=$2 out=$tmp/$1.where
 
+	take_kallsyms
 	"$where" "$tmp/$vm.qmp" "$tmp/kallsyms" 3 >"$out" 2>&1 ||
 		echo "vcpu_where.py failed" >>"$out"
 	{
@@ -177,6 +184,7 @@ one_boot() {
 	if ! wait_console "$vm" "GR: STRESS done" "$slow_at" &&
 	   [ -n "$(qemu_pid "$vm")" ]; then
 		slow=1
+		take_kallsyms
 		echo "# $mode/$accel boot $3: not done after ${slow_at} s ($(grep -ac 'GR: STRESS loaded' "$log") loaded); vCPUs:"
 		"$where" "$tmp/$vm.qmp" "$tmp/kallsyms" 1 2>&1 | grep -v '^sample' |
 			sed 's/^/    | /'
@@ -215,7 +223,6 @@ one_boot() {
 	return "$rc"
 }
 
-take_kallsyms
 hogs_start
 note "host load: $hogs busy loops on $(nproc) CPUs; bound ${bound} s; $boots boots per mode and flavour"
 # the modes take turns, so that a run cut short still compares them
