@@ -60,6 +60,13 @@
  * otherwise keep the agent polling every 5 ms, round after round)
  */
 #define GR_SYNC_FAST_NS		(100 * MS)
+/*
+ * v1.12: after a spin that saw no answer, the series' next request waits
+ * until the guest may poll again (GR_SYNC_POLL_GAP_NS after its burst,
+ * with a margin for the two clocks' rates): a round answered from the
+ * interrupt then starts a burst again
+ */
+#define GR_SYNC_DEFER_NS	(GR_SYNC_POLL_GAP_NS + 10 * MS)
 
 #define HOST_FEATURES (GR_F_EVENT_IDX | GR_F_FLIGHT | GR_F_CLOCK_SYNC | \
 		       GR_F_SWITCH_TIMER | GR_F_FILTER | GR_F_GUEST_INFO | \
@@ -330,6 +337,7 @@ void hostctl_sync_reset(struct gr_vm *vm)
 	memset(&vm->hc.clock, 0, sizeof(vm->hc.clock));
 	vm->hc.sync_best_err = UINT64_MAX;
 	vm->hc.sync_pending = false;
+	vm->hc.sync_deferred = false;
 	vm->hc.series.rtt = UINT64_MAX;
 	vm->hc.last.rtt = UINT64_MAX;
 	vm->hc.sync_gap_ns = GR_SYNC_FIRST_GAP_NS;
@@ -471,8 +479,10 @@ void hostctl_sync_start(struct gr_vm *vm)
 	vm->hc.sync_dirty = false;
 	vm->hc.series.rtt = UINT64_MAX;
 	/* 9.5, H33: the guest polls only after an interrupt */
-	vm->hc.sync_spin = (vm->view.features & GR_F_SYNC_POLL) &&
-			   vm->doorbell;
+	vm->hc.sync_poll_ok = (vm->view.features & GR_F_SYNC_POLL) &&
+			      vm->doorbell;
+	vm->hc.sync_spin = vm->hc.sync_poll_ok;
+	vm->hc.sync_deferred = false;
 	if (!(vm->view.features & GR_F_CLOCK_SYNC))
 		return;
 	kvm_series(vm);
@@ -657,12 +667,13 @@ static void sync_tsc_sample(struct gr_vm *vm, const struct gr_tsc_bracket *b3,
  *	that could still be tight?
  * @vm: the VM
  *
- * Return: true while a round is pending and younger than GR_SYNC_FAST_NS.
+ * Return: true while a round is pending and younger than GR_SYNC_FAST_NS,
+ * or a round waits for its time (v1.12, after a failed spin).
  */
 bool hostctl_sync_wants_fast_poll(const struct gr_vm *vm)
 {
-	return vm->hc.sync_pending &&
-	       gr_now_ns() - vm->hc.sync_t1 < GR_SYNC_FAST_NS;
+	return vm->hc.sync_deferred || (vm->hc.sync_pending &&
+	       gr_now_ns() - vm->hc.sync_t1 < GR_SYNC_FAST_NS);
 }
 
 /**
@@ -771,19 +782,32 @@ static bool sync_answer(struct gr_vm *vm, uint64_t now)
  *
  * With GR_F_SYNC_POLL in use (v1.12, H33) the next round's request is
  * written at once and its answer taken by a spin of at most
- * GR_SYNC_POLL_WAIT_NS; the first spin that fails rings GR_VEC_CTRL
- * for its request, and the series' later rounds wait for doorbells.
+ * GR_SYNC_POLL_WAIT_NS. A spin that fails rings GR_VEC_CTRL for its
+ * request; the round after it is written GR_SYNC_DEFER_NS later, rung,
+ * so that the guest's answer from the interrupt starts a burst again.
  */
 void hostctl_sync_check(struct gr_vm *vm)
 {
 	uint64_t now = gr_now_ns();
 
+	if (vm->hc.sync_deferred) {
+		if (vm->state != GR_VM_ATTACHED || now < vm->hc.sync_defer_ns)
+			return;
+		vm->hc.sync_deferred = false;
+		vm->hc.sync_spin = true;
+		sync_request(vm, true);
+		return;
+	}
 	if (!vm->hc.sync_pending) {
 		if (vm->state == GR_VM_ATTACHED && now >= vm->hc.next_sync_ns)
 			hostctl_sync_start(vm);
 		return;
 	}
 	while (sync_answer(vm, now)) {
+		if (vm->hc.sync_poll_ok && now < vm->hc.sync_defer_ns) {
+			vm->hc.sync_deferred = true;
+			return;
+		}
 		sync_request(vm, !vm->hc.sync_spin);
 		if (!vm->hc.sync_spin)
 			return;
@@ -791,6 +815,7 @@ void hostctl_sync_check(struct gr_vm *vm)
 				       GR_SYNC_POLL_WAIT_NS)) {
 			vm->hc.sync_spin = false;
 			vm->hc.sync_spin_missed++;
+			vm->hc.sync_defer_ns = gr_now_ns() + GR_SYNC_DEFER_NS;
 			vm->hc.kick = true;
 			return;
 		}

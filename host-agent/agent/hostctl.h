@@ -75,6 +75,10 @@ struct gr_vmsync_mark {
  * @sync_rounds: rounds of this series
  * @sync_spin: this series may spin for polled answers (v1.12,
  *	GR_F_SYNC_POLL in use, a doorbell): cleared by a spin that failed
+ * @sync_poll_ok: the guest may poll (in use, a doorbell)
+ * @sync_defer_ns: after a failed spin, the series' next request waits
+ *	until then (the guest starts a burst again only GR_SYNC_POLL_GAP_NS
+ *	after its last); @sync_deferred: a request waits for it
  * @sync_polled: rounds answered while the host spun (all series);
  *	@sync_spin_missed: spins that saw no answer
  * @mono_to_real: realtime - monotonic, per session
@@ -116,6 +120,9 @@ struct gr_hostctl {
 	bool tsc_told;
 	unsigned int sync_rounds;
 	bool sync_spin;
+	bool sync_poll_ok;
+	uint64_t sync_defer_ns;
+	bool sync_deferred;
 	uint64_t sync_polled;
 	uint64_t sync_spin_missed;
 	int64_t mono_to_real;
