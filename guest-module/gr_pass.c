@@ -259,14 +259,13 @@ static unsigned int gr_pass_sync_poll(struct gr_dev *gd)
 	if (!(READ_ONCE(gd->host_features) & GR_F_SYNC_POLL))
 		return 0;
 	start = ktime_get_mono_fast_ns();
-	if (gd->sync_poll_ns && start - gd->sync_poll_ns < GR_SYNC_POLL_GAP_NS)
+	if (!gr_sync_poll_may_start(gd->sync_poll_ns, start))
 		return 0;
 	gd->sync_poll_ns = start;
 	last = start;
-	while (n < GR_SYNC_POLL_MAX) {
+	for (;;) {
 		now = ktime_get_mono_fast_ns();
-		if ((n && now - last > GR_SYNC_POLL_WAIT_NS) ||
-		    now - start > GR_SYNC_POLL_BURST_NS)
+		if (!gr_sync_poll_more(start, last, n, now))
 			break;
 		/* a peek only: gr_pass_sync() loads it with acquire */
 		if (le64_to_cpu(READ_ONCE(c->sync_req)) ==

@@ -367,8 +367,8 @@ static bool fg_sync_poll_on(const struct fakeguest *fg)
 
 /*
  * v1.12, GR_F_SYNC_POLL (spec 9.5, G42): the series' next requests
- * answered by polling sync_req, within the module's bounds (each wait,
- * the burst, the answers, one burst per GR_SYNC_POLL_GAP_NS)
+ * answered by polling sync_req, within the module's bounds
+ * (gr_sync_poll_may_start(), gr_sync_poll_more(): gr_proto.c's)
  */
 static void fg_sync_poll(struct fakeguest *fg)
 {
@@ -376,13 +376,12 @@ static void fg_sync_poll(struct fakeguest *fg)
 	u64 start = fg_now_ns(), last = start, now;
 	unsigned int n = 0;
 
-	if (fg->sync_poll_ns && start - fg->sync_poll_ns < GR_SYNC_POLL_GAP_NS)
+	if (!gr_sync_poll_may_start(fg->sync_poll_ns, start))
 		return;
 	fg->sync_poll_ns = start;
-	while (n < GR_SYNC_POLL_MAX) {
+	for (;;) {
 		now = fg_now_ns();
-		if ((n && now - last > GR_SYNC_POLL_WAIT_NS) ||
-		    now - start > GR_SYNC_POLL_BURST_NS)
+		if (!gr_sync_poll_more(start, last, n, now))
 			break;
 		if (le64_to_cpu(READ_ONCE(c->sync_req)) == fg->sync_ack)
 			continue;
