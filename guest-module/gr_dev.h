@@ -152,6 +152,9 @@ struct gr_ctrl_snap {
  * @sync_lock: serializes clock-sync answers (interrupt and pass)
  * @sync_tsc: GR_F_SYNC_TSC offered in this publication (v1.10): with the
  *	host's bit, sync answers carry the TSC read around the clock
+ * @sync_poll_ns: start of the last burst of polled sync answers
+ *	(v1.12, GR_F_SYNC_POLL; spec G42), 0 = none yet; the GR_VEC_CTRL
+ *	handler's only
  * @pass_work: runs a control pass in process context
  * @pass_retry: runs a control pass whose costly steps were deferred
  * @pub_work: publishes the rings' event counts (spec 6.11); the tick
@@ -217,6 +220,7 @@ struct gr_dev {
 	struct mutex pass_lock;		/* passes and settings, see above */
 	raw_spinlock_t sync_lock;
 	bool sync_tsc;
+	u64 sync_poll_ns;
 	struct work_struct pass_work;
 	struct delayed_work pass_retry;
 	struct work_struct pub_work;

@@ -219,11 +219,64 @@ static bool gr_pass_sync(struct gr_dev *gd)
 			gr_vmsync_rec(GR_EV_vmsync_gh_guest,
 				      GR_VMSYNC_GH_CNT(req), uid);
 		gr_status_ack_sync(gd->region, req);
-		gd->sync_ack = req;
+		/* read unlocked by gr_pass_sync_poll()'s peek */
+		WRITE_ONCE(gd->sync_ack, req);
 		answered = true;
 	}
 	raw_spin_unlock_irqrestore(&gd->sync_lock, flags);
 	return answered;
+}
+
+/**
+ * gr_pass_sync_poll() - answer the next requests of the host's series by
+ *	polling sync_req (spec 9.5, v1.12, GR_F_SYNC_POLL)
+ * @gd: the device, which just answered a request from GR_VEC_CTRL
+ *
+ * A round answered from the interrupt pays several wake-ups on the host
+ * (tens of microseconds under TCG); while the host's series wants more
+ * rounds, it writes the next request at once and spins for the answer.
+ * Bounded against a host that keeps asking (G42): the first wait (the
+ * host wakes up for the GR_VEC_STATUS just rung) as long as the burst,
+ * each later one at most GR_SYNC_POLL_WAIT_NS, the burst at most
+ * GR_SYNC_POLL_BURST_NS of polling and GR_SYNC_POLL_MAX answers, and one
+ * burst per GR_SYNC_POLL_GAP_NS; so at most GR_SYNC_POLL_BURST_NS plus
+ * one answer with interrupts off, once per GR_SYNC_POLL_GAP_NS.
+ *
+ * No cpu_relax() in the loop: under KVM a PAUSE loop invites pause-loop
+ * exiting (the vCPU descheduled), under single-threaded TCG every PAUSE
+ * hands the thread to another vCPU; the clock read paces the peeks.
+ *
+ * Context: hard interrupt (the GR_VEC_CTRL handler only; it alone uses
+ * @gd->sync_poll_ns); each answer takes @gd->sync_lock.
+ * Return: the number of requests answered.
+ */
+static unsigned int gr_pass_sync_poll(struct gr_dev *gd)
+{
+	struct gr_host_ctrl *c = gr_ctrl(gd->region);
+	unsigned int n = 0;
+	u64 start, last, now;
+
+	if (!(READ_ONCE(gd->host_features) & GR_F_SYNC_POLL))
+		return 0;
+	start = ktime_get_mono_fast_ns();
+	if (!gr_sync_poll_may_start(gd->sync_poll_ns, start))
+		return 0;
+	gd->sync_poll_ns = start;
+	last = start;
+	for (;;) {
+		now = ktime_get_mono_fast_ns();
+		if (!gr_sync_poll_more(start, last, n, now))
+			break;
+		/* a peek only: gr_pass_sync() loads it with acquire */
+		if (le64_to_cpu(READ_ONCE(c->sync_req)) ==
+		    READ_ONCE(gd->sync_ack))
+			continue;
+		if (!gr_pass_sync(gd))
+			break;
+		n++;
+		last = ktime_get_mono_fast_ns();
+	}
+	return n;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -786,7 +839,10 @@ static void gr_pass_retry(struct work_struct *work)
  *
  * Answers a clock-sync request at once, then queues a control pass. A
  * storm of interrupts costs one answer check each and at most one queued
- * pass (G21).
+ * pass (G21). After an answer, with GR_F_SYNC_POLL in use, the series'
+ * next requests are answered by polling (gr_pass_sync_poll(), bounded by
+ * G42); GR_VEC_STATUS is rung once more after such answers, for a host
+ * that stopped spinning.
  *
  * Context: hard interrupt.
  */
@@ -794,8 +850,11 @@ void gr_pass_kick(struct gr_dev *gd)
 {
 	if (!READ_ONCE(gd->running) || READ_ONCE(gd->stopping))
 		return;
-	if (gr_pass_sync(gd))
+	if (gr_pass_sync(gd)) {
 		gr_dev_ring(gd, GR_VEC_STATUS);
+		if (gr_pass_sync_poll(gd))
+			gr_dev_ring(gd, GR_VEC_STATUS);
+	}
 	schedule_work(&gd->pass_work);
 }
 

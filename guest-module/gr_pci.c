@@ -231,7 +231,8 @@ static void gr_pci_publish(struct gr_dev *gd, u64 instance_id)
 		.clock_freq = gd->params.clock_freq,
 		.nr_cpus = nr_cpu_ids,
 		.features = GR_GUEST_FEATURES | GR_EVENTS_FEATURES |
-			    (gd->has_irqs ? GR_F_DOORBELL : 0) |
+			    /* v1.12: only an interrupt starts a polled burst */
+			    (gd->has_irqs ? GR_F_DOORBELL | GR_F_SYNC_POLL : 0) |
 			    (gd->layout.client_size ? GR_F_CLIENT : 0) |
 			    (gd->layout.hist_size ? GR_F_HIST : 0) |
 			    GR_F_ANYEVENT | GR_F_PROBE | GR_F_VMSYNC |

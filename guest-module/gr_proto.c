@@ -435,6 +435,46 @@ void gr_status_ack_sync(void *region, u64 req)
 }
 
 /**
+ * gr_sync_poll_may_start() - may a burst of polled sync answers start?
+ * @prev_ns: start of the last burst (guest clock), 0 = none yet
+ * @now_ns: the clock now
+ *
+ * Spec 9.5, G42 (v1.12, GR_F_SYNC_POLL): one burst per
+ * GR_SYNC_POLL_GAP_NS, whatever the host asks.
+ *
+ * Context: any.
+ * Return: true if a burst may start now.
+ */
+bool gr_sync_poll_may_start(u64 prev_ns, u64 now_ns)
+{
+	return !prev_ns || now_ns - prev_ns >= GR_SYNC_POLL_GAP_NS;
+}
+
+/**
+ * gr_sync_poll_more() - may a burst of polled sync answers wait on?
+ * @start_ns: the burst's start (guest clock)
+ * @last_ns: the last polled answer's end, or @start_ns
+ * @answered: polled answers of the burst so far
+ * @now_ns: the clock now
+ *
+ * Spec 9.5, G42 (v1.12): at most GR_SYNC_POLL_MAX answers and
+ * GR_SYNC_POLL_BURST_NS in all; after a polled answer at most
+ * GR_SYNC_POLL_WAIT_NS for the next request (the first wait, while the
+ * host wakes up for the answer from the interrupt, may last the burst).
+ *
+ * Context: any.
+ * Return: true to keep polling.
+ */
+bool gr_sync_poll_more(u64 start_ns, u64 last_ns, unsigned int answered,
+		       u64 now_ns)
+{
+	if (answered >= GR_SYNC_POLL_MAX ||
+	    now_ns - start_ns > GR_SYNC_POLL_BURST_NS)
+		return false;
+	return !answered || now_ns - last_ns <= GR_SYNC_POLL_WAIT_NS;
+}
+
+/**
  * gr_status_heartbeat() - record that the guest is alive
  * @region: the shared region
  *

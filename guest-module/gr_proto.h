@@ -176,6 +176,9 @@ void gr_status_sync_time(void *region);
 void gr_status_sync_time_tsc(void *region, u64 tsc_before, u64 clock,
 			     u64 tsc_after);
 void gr_status_ack_sync(void *region, u64 req);
+bool gr_sync_poll_may_start(u64 prev_ns, u64 now_ns);
+bool gr_sync_poll_more(u64 start_ns, u64 last_ns, unsigned int answered,
+		       u64 now_ns);
 void gr_status_heartbeat(void *region);
 void gr_status_set_peer(void *region, u32 peer_id);
 void gr_status_set_consumed_errors(void *region, u64 errors);

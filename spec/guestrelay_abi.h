@@ -64,9 +64,10 @@
  * defined by the host (GR_F_PROBE); 9 vmsync records of the clock-sync
  * rounds for Trace Compass (GR_F_VMSYNC); 10 the guest's TSC around its
  * clock-sync answer (GR_F_SYNC_TSC); 11 any number of strings and dynamic
- * arrays in a record (GR_F_DYNARR)
+ * arrays in a record (GR_F_DYNARR); 12 clock-sync rounds answered by
+ * polling, without a doorbell each (GR_F_SYNC_POLL)
  */
-#define GR_ABI_MINOR		11
+#define GR_ABI_MINOR		12
 
 #define GR_REGION_MAGIC		0x3159414c45525247ULL	/* "GRRELAY1" */
 #define GR_CTRL_MAGIC		0x313054534f485247ULL	/* "GRHOST01" */
@@ -117,7 +118,8 @@
 #define GR_F_VMSYNC		_BITULL(15)	/* vmsync records (v1.9) */
 #define GR_F_SYNC_TSC		_BITULL(16)	/* TSC in sync answers (v1.10) */
 #define GR_F_DYNARR		_BITULL(17)	/* strings, sequences (v1.11) */
-#define GR_F_KNOWN		0x3ffffULL	/* all bits defined in v1.11 */
+#define GR_F_SYNC_POLL		_BITULL(18)	/* polled sync rounds (v1.12) */
+#define GR_F_KNOWN		0x7ffffULL	/* all bits defined in v1.12 */
 
 /**
  * struct gr_region_hdr - identity, geometry and layout of the region
@@ -365,6 +367,19 @@ static_assert(offsetof(struct gr_host_ctrl, reserved) == 432, "ctrl reserved");
  */
 #define GR_VMSYNC_HG_CNT(q)	((__u64)(q) * 2)	/* host to guest */
 #define GR_VMSYNC_GH_CNT(q)	((__u64)(q) * 2 + 1)	/* guest to host */
+
+/*
+ * v1.12, GR_F_SYNC_POLL (spec 9.5, G42, H33): a guest that answered a
+ * sync request from its GR_VEC_CTRL interrupt may poll sync_req for the
+ * next ones: each wait after the first at most GR_SYNC_POLL_WAIT_NS of
+ * its clock, in all at most GR_SYNC_POLL_BURST_NS and GR_SYNC_POLL_MAX
+ * answers, one such burst per GR_SYNC_POLL_GAP_NS. The host spins at most
+ * GR_SYNC_POLL_WAIT_NS for a polled answer, then rings GR_VEC_CTRL.
+ */
+#define GR_SYNC_POLL_WAIT_NS	50000ULL	/* 50 us */
+#define GR_SYNC_POLL_BURST_NS	200000ULL	/* 200 us */
+#define GR_SYNC_POLL_MAX	7		/* a series' rounds but one */
+#define GR_SYNC_POLL_GAP_NS	100000000ULL	/* 100 ms */
 
 /* Instruction codes of struct gr_filter_insn (spec 14.2) */
 #define GR_FI_RET		0x01	/* return k: 1 record, 0 drop */

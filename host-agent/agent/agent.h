@@ -243,6 +243,9 @@ struct gr_vm_stats {
 	uint64_t probes_deleted;	/* probes it deleted on request */
 	uint64_t sync_tsc_refused;	/* clock-sync TSC readings outside
 					 * their round trip (H32; hostctl's) */
+	uint64_t sync_polled;		/* clock-sync rounds answered while
+					 * the host spun (v1.12, H33) */
+	uint64_t sync_spin_missed;	/* spins that saw no answer: rung */
 	/* the guest's counters, summed over rings (untrusted, informative) */
 	uint64_t guest_events;
 	uint64_t lost_full;

@@ -14,7 +14,9 @@
  *   hostctl_*_acked()  the guest's acknowledgements, with acquire
  *   hostctl_sync_*()   rounds of host time, guest time, host time (9.5);
  *                      with GR_F_SYNC_TSC and KVM's TSC relation, the
- *                      guest's TSC mapped to host time (kvm_tsc.c)
+ *                      guest's TSC mapped to host time (kvm_tsc.c); with
+ *                      GR_F_SYNC_POLL a series' later rounds taken by a
+ *                      bounded spin, without a doorbell each
  *
  * The host writes only the control block (H7: once the layout is the
  * validated one, or before any guest runs); guest-written fields are only
@@ -58,13 +60,20 @@
  * otherwise keep the agent polling every 5 ms, round after round)
  */
 #define GR_SYNC_FAST_NS		(100 * MS)
+/*
+ * v1.12: after a spin that saw no answer, the series' next request waits
+ * until the guest may poll again (GR_SYNC_POLL_GAP_NS after its burst,
+ * with a margin for the two clocks' rates): a round answered from the
+ * interrupt then starts a burst again
+ */
+#define GR_SYNC_DEFER_NS	(GR_SYNC_POLL_GAP_NS + 10 * MS)
 
 #define HOST_FEATURES (GR_F_EVENT_IDX | GR_F_FLIGHT | GR_F_CLOCK_SYNC | \
 		       GR_F_SWITCH_TIMER | GR_F_FILTER | GR_F_GUEST_INFO | \
 		       GR_F_DEFAULTS | GR_F_FOLLOW | GR_F_SYSCALLS | \
 		       GR_F_CLIENT | GR_F_LAST_RECORD | GR_F_HIST | \
 		       GR_F_ANYEVENT | GR_F_PROBE | GR_F_VMSYNC | GR_F_SYNC_TSC | \
-		       GR_F_DYNARR)
+		       GR_F_DYNARR | GR_F_SYNC_POLL)
 
 static struct gr_host_ctrl *ctrl(struct gr_vm *vm)
 {
@@ -328,6 +337,7 @@ void hostctl_sync_reset(struct gr_vm *vm)
 	memset(&vm->hc.clock, 0, sizeof(vm->hc.clock));
 	vm->hc.sync_best_err = UINT64_MAX;
 	vm->hc.sync_pending = false;
+	vm->hc.sync_deferred = false;
 	vm->hc.series.rtt = UINT64_MAX;
 	vm->hc.last.rtt = UINT64_MAX;
 	vm->hc.sync_gap_ns = GR_SYNC_FIRST_GAP_NS;
@@ -432,8 +442,11 @@ static uint64_t sync_t1(struct gr_vm *vm)
 	return gr_now_ns();
 }
 
-/* a round's request: t1, then sync_req with release */
-static void sync_request(struct gr_vm *vm)
+/*
+ * a round's request: t1, then sync_req with release; @kick: ring
+ * GR_VEC_CTRL for it (not yet for a request the guest may be polling for)
+ */
+static void sync_request(struct gr_vm *vm, bool kick)
 {
 	/*
 	 * spec 9.8: vm_uid changes only while no request is unanswered, and
@@ -453,7 +466,7 @@ static void sync_request(struct gr_vm *vm)
 	__atomic_store_n(&ctrl(vm)->sync_req, htole64(++vm->hc.sync_req),
 			 __ATOMIC_RELEASE);
 	vm->hc.sync_pending = true;
-	vm->hc.kick = true;
+	vm->hc.kick = vm->hc.kick || kick;
 }
 
 /**
@@ -465,10 +478,15 @@ void hostctl_sync_start(struct gr_vm *vm)
 	vm->hc.sync_rounds = 0;
 	vm->hc.sync_dirty = false;
 	vm->hc.series.rtt = UINT64_MAX;
+	/* 9.5, H33: the guest polls only after an interrupt */
+	vm->hc.sync_poll_ok = (vm->view.features & GR_F_SYNC_POLL) &&
+			      vm->doorbell;
+	vm->hc.sync_spin = vm->hc.sync_poll_ok;
+	vm->hc.sync_deferred = false;
 	if (!(vm->view.features & GR_F_CLOCK_SYNC))
 		return;
 	kvm_series(vm);
-	sync_request(vm);
+	sync_request(vm, true);
 }
 
 /* host CLOCK_MONOTONIC ns that @c maps guest clock value @g to */
@@ -649,37 +667,54 @@ static void sync_tsc_sample(struct gr_vm *vm, const struct gr_tsc_bracket *b3,
  *	that could still be tight?
  * @vm: the VM
  *
- * Return: true while a round is pending and younger than GR_SYNC_FAST_NS.
+ * Return: true while a round is pending and younger than GR_SYNC_FAST_NS,
+ * or a round waits for its time (v1.12, after a failed spin).
  */
 bool hostctl_sync_wants_fast_poll(const struct gr_vm *vm)
 {
-	return vm->hc.sync_pending &&
-	       gr_now_ns() - vm->hc.sync_t1 < GR_SYNC_FAST_NS;
+	return vm->hc.sync_deferred || (vm->hc.sync_pending &&
+	       gr_now_ns() - vm->hc.sync_t1 < GR_SYNC_FAST_NS);
 }
 
 /**
- * hostctl_sync_check() - take the guest's answer, start the next round
- * @vm: an attached VM
+ * hostctl_sync_spin() - wait a bounded time for a clock-sync answer
+ * @ack: status.sync_ack in the region
+ * @want: the request it must equal
+ * @limit_ns: at most this long, host CLOCK_MONOTONIC
  *
- * Keeps the tightest of GR_SYNC_ROUNDS round trips (H20) and discards a
- * sample from another instance (spec 9.5); a round unanswered after
- * GR_SYNC_TIMEOUT_NS ends the series. The next series starts 1 s later,
- * then after gaps doubled up to GR_SYNC_REFRESH_NS; each series' tightest
- * round is checked against the mapping (sync_check_sample()) unless it
- * is loose (sync_loose(): tried again soon).
+ * Spec 9.5, H33 (v1.12, GR_F_SYNC_POLL): the guest may be polling
+ * sync_req. Reads the clock and @ack only (no other system call); the
+ * acquire load pairs with the guest's smp_store_release() of sync_ack
+ * (10 #15), as in hostctl_sync_check().
+ *
+ * Return: true once *@ack = @want, false after @limit_ns without.
  */
-void hostctl_sync_check(struct gr_vm *vm)
+bool hostctl_sync_spin(const __le64 *ack, uint64_t want, uint64_t limit_ns)
+{
+	uint64_t start = gr_now_ns();
+
+	do {
+		if (le64toh(__atomic_load_n(ack, __ATOMIC_ACQUIRE)) == want)
+			return true;
+#if defined(__x86_64__) || defined(__i386__)
+		__builtin_ia32_pause();
+#endif
+	} while (gr_now_ns() - start < limit_ns);
+	return le64toh(__atomic_load_n(ack, __ATOMIC_ACQUIRE)) == want;
+}
+
+/*
+ * The answer to the round pending: the series' tightest round kept (H20),
+ * discarded if it comes from another instance (spec 9.5); @now: of the
+ * loop pass. Return: true if the series wants another round.
+ */
+static bool sync_answer(struct gr_vm *vm, uint64_t now)
 {
 	struct gr_guest_status *st = status(vm);
-	uint64_t now = gr_now_ns(), t3, guest, rtt;
+	uint64_t t3, guest, rtt;
 	struct gr_tsc_bracket b3;
 	struct gr_sync_sample s;
 
-	if (!vm->hc.sync_pending) {
-		if (vm->state == GR_VM_ATTACHED && now >= vm->hc.next_sync_ns)
-			hostctl_sync_start(vm);
-		return;
-	}
 	/* pairs with the guest's smp_store_release() of sync_ack (10 #15):
 	 * sync_guest_time below is the answer to this request
 	 */
@@ -689,7 +724,7 @@ void hostctl_sync_check(struct gr_vm *vm)
 			vm->hc.sync_pending = false;
 			sync_end(vm, now + GR_SYNC_TIMEOUT_NS);
 		}
-		return;
+		return false;
 	}
 	/* t3 after the ack was seen: the guest's clock was read before it */
 	if (!vm->hc.kvm_ok || !gr_tsc_bracket_read(&b3))
@@ -711,7 +746,7 @@ void hostctl_sync_check(struct gr_vm *vm)
 				    instance_id, __ATOMIC_RELAXED)) !=
 	    vm->instance_id) {
 		sync_end(vm, now + GR_SYNC_TIMEOUT_NS);
-		return;
+		return false;
 	}
 	if (vm->hc.kvm_ok)
 		sync_tsc_sample(vm, &b3, &s);
@@ -719,9 +754,9 @@ void hostctl_sync_check(struct gr_vm *vm)
 	vm->hc.sync_rounds++;
 	if (vm->hc.series.rtt == UINT64_MAX || s.err < vm->hc.series.err)
 		vm->hc.series = s;
-	if (vm->hc.sync_rounds < GR_SYNC_ROUNDS) {
-		sync_request(vm);
-	} else if (sync_loose(vm)) {
+	if (vm->hc.sync_rounds < GR_SYNC_ROUNDS)
+		return true;
+	if (sync_loose(vm)) {
 		vm->hc.series.rtt = UINT64_MAX;
 		vm->hc.sync_retries++;
 		sync_end(vm, now + GR_SYNC_RETRY_NS);
@@ -731,4 +766,85 @@ void hostctl_sync_check(struct gr_vm *vm)
 		vm->hc.sync_gap_ns = vm->hc.sync_gap_ns * 2 > GR_SYNC_REFRESH_NS ?
 				     GR_SYNC_REFRESH_NS : vm->hc.sync_gap_ns * 2;
 	}
+	return false;
+}
+
+/**
+ * hostctl_sync_check() - take the guest's answer, start the next round
+ * @vm: an attached VM
+ *
+ * Keeps the tightest of GR_SYNC_ROUNDS round trips (H20) and discards a
+ * sample from another instance (spec 9.5); a round unanswered after
+ * GR_SYNC_TIMEOUT_NS ends the series. The next series starts 1 s later,
+ * then after gaps doubled up to GR_SYNC_REFRESH_NS; each series' tightest
+ * round is checked against the mapping (sync_check_sample()) unless it
+ * is loose (sync_loose(): tried again soon).
+ *
+ * With GR_F_SYNC_POLL in use (v1.12, H33) the next round's request is
+ * written at once and its answer taken by a spin of at most
+ * GR_SYNC_POLL_WAIT_NS. A spin that fails rings GR_VEC_CTRL for its
+ * request; the round after it is written GR_SYNC_DEFER_NS later, rung,
+ * so that the guest's answer from the interrupt starts a burst again.
+ */
+void hostctl_sync_check(struct gr_vm *vm)
+{
+	uint64_t now = gr_now_ns();
+
+	if (vm->hc.sync_deferred) {
+		if (vm->state != GR_VM_ATTACHED || now < vm->hc.sync_defer_ns)
+			return;
+		vm->hc.sync_deferred = false;
+		vm->hc.sync_spin = true;
+		sync_request(vm, true);
+		return;
+	}
+	if (!vm->hc.sync_pending) {
+		if (vm->state == GR_VM_ATTACHED && now >= vm->hc.next_sync_ns)
+			hostctl_sync_start(vm);
+		return;
+	}
+	while (sync_answer(vm, now)) {
+		if (vm->hc.sync_poll_ok && now < vm->hc.sync_defer_ns) {
+			vm->hc.sync_deferred = true;
+			return;
+		}
+		sync_request(vm, !vm->hc.sync_spin);
+		if (!vm->hc.sync_spin)
+			return;
+		if (!hostctl_sync_spin(&status(vm)->sync_ack, vm->hc.sync_req,
+				       GR_SYNC_POLL_WAIT_NS)) {
+			vm->hc.sync_spin = false;
+			vm->hc.sync_spin_missed++;
+			vm->hc.sync_defer_ns = gr_now_ns() + GR_SYNC_DEFER_NS;
+			vm->hc.kick = true;
+			return;
+		}
+		vm->hc.sync_polled++;
+	}
+}
+
+/**
+ * hostctl_sync_rung() - vm.c rang GR_VEC_CTRL: spin for the sync answer
+ * @vm: the VM
+ *
+ * Spec 9.5, H33 (v1.12, GR_F_SYNC_POLL): with a round pending that this
+ * series may spin for, the answer from the guest's interrupt is awaited
+ * here for at most GR_SYNC_POLL_BURST_NS, so that the next request is
+ * written while the guest still polls (its first wait lasts the burst),
+ * without a wake-up of the agent in between; then hostctl_sync_check()
+ * goes on as after any answer (hc.kick, hc.series_ended: for vm.c).
+ * If none comes, the round waits as any rung one (the guest's answer
+ * still starts its polling, and the agent spins when it takes it).
+ *
+ * Return: true if an answer was taken.
+ */
+bool hostctl_sync_rung(struct gr_vm *vm)
+{
+	if (!vm->hc.sync_pending || !vm->hc.sync_spin)
+		return false;
+	if (!hostctl_sync_spin(&status(vm)->sync_ack, vm->hc.sync_req,
+			       GR_SYNC_POLL_BURST_NS))
+		return false;
+	hostctl_sync_check(vm);
+	return true;
 }

@@ -34,7 +34,11 @@ struct gr_sync_sample {
 	bool kvm_tsc;
 };
 
-#define GR_VMSYNC_MARKS		4	/* a pass: an answer and a request */
+/*
+ * a pass: an answer and a request; with GR_F_SYNC_POLL (v1.12) up to a
+ * whole series of 8 rounds, both messages of each
+ */
+#define GR_VMSYNC_MARKS		16
 
 /**
  * struct gr_vmsync_mark - a message of a sync round, for the host
@@ -69,6 +73,14 @@ struct gr_vmsync_mark {
  * @tsc_refused: answers whose TSC, mapped, lay outside their round trip
  *	(discarded for the round-trip estimate); @tsc_told: logged once
  * @sync_rounds: rounds of this series
+ * @sync_spin: this series may spin for polled answers (v1.12,
+ *	GR_F_SYNC_POLL in use, a doorbell): cleared by a spin that failed
+ * @sync_poll_ok: the guest may poll (in use, a doorbell)
+ * @sync_defer_ns: after a failed spin, the series' next request waits
+ *	until then (the guest starts a burst again only GR_SYNC_POLL_GAP_NS
+ *	after its last); @sync_deferred: a request waits for it
+ * @sync_polled: rounds answered while the host spun (all series);
+ *	@sync_spin_missed: spins that saw no answer
  * @mono_to_real: realtime - monotonic, per session
  * @clock: the session's CTF clock (the best sample), checked against
  *	the best sample of every series (see sync_check_sample())
@@ -107,6 +119,12 @@ struct gr_hostctl {
 	uint64_t tsc_refused;
 	bool tsc_told;
 	unsigned int sync_rounds;
+	bool sync_spin;
+	bool sync_poll_ok;
+	uint64_t sync_defer_ns;
+	bool sync_deferred;
+	uint64_t sync_polled;
+	uint64_t sync_spin_missed;
 	int64_t mono_to_real;
 	struct gr_ctf_clock clock;
 	struct gr_sync_sample series;
@@ -141,5 +159,7 @@ void hostctl_clock_resume(struct gr_vm *vm, const struct gr_ctf_clock *c);
 void hostctl_sync_start(struct gr_vm *vm);
 void hostctl_sync_check(struct gr_vm *vm);
 bool hostctl_sync_wants_fast_poll(const struct gr_vm *vm);
+bool hostctl_sync_spin(const __le64 *ack, uint64_t want, uint64_t limit_ns);
+bool hostctl_sync_rung(struct gr_vm *vm);
 
 #endif /* GR_HOSTCTL_H */

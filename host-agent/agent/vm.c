@@ -897,6 +897,21 @@ static void stream_stopped(struct gr_vm *vm, enum gr_stop_reason why)
 	       "write error", vm->sess.path);
 }
 
+/* A clock-sync series ended: the best clock, and changed filters, into
+ * the metadata
+ */
+static void series_end(struct gr_vm *vm)
+{
+	if (!vm->hc.series_ended)
+		return;
+	if ((vm->hc.rewrite || vm->meta_stale) && vm->sess.fd >= 0 &&
+	    rot_data_fd(vm) >= 0)
+		session_write_files(vm, rot_data_fd(vm), vm->sess.name);
+	vm->hc.series_ended = false;
+	vm->hc.rewrite = false;
+	vm->meta_stale = false;
+}
+
 /*
  * What the parts reported since the last pass, handled in one place and
  * in one order: the guest's doorbell and departure, the consumer's stop,
@@ -923,15 +938,7 @@ static void vm_settle(struct gr_vm *vm)
 		stream_stopped(vm, vm->cons.stop);
 		vm->cons.stop = GR_STOP_NONE;
 	}
-	if (vm->hc.series_ended) {
-		/* the best clock, and changed filters, into the metadata */
-		if ((vm->hc.rewrite || vm->meta_stale) && vm->sess.fd >= 0 &&
-		    rot_data_fd(vm) >= 0)
-			session_write_files(vm, rot_data_fd(vm), vm->sess.name);
-		vm->hc.series_ended = false;
-		vm->hc.rewrite = false;
-		vm->meta_stale = false;
-	}
+	series_end(vm);
 	rot_check(vm);
 	if (vm->rot.pending && cons_idle(vm) && vm->cons.rings &&
 	    vm->state == GR_VM_ATTACHED && !vm->closing)
@@ -946,6 +953,18 @@ static void vm_settle(struct gr_vm *vm)
 	if (vm->hc.kick || vm->names.kick) {
 		vm->hc.kick = false;
 		peer_kick(vm, GR_VEC_CTRL);
+		/*
+		 * v1.12 (9.5, H33): the answer to a sync request just rung,
+		 * spun for, and the series' next rounds polled; a request
+		 * whose spin failed is rung here
+		 */
+		if (hostctl_sync_rung(vm)) {
+			if (vm->hc.kick) {
+				vm->hc.kick = false;
+				peer_kick(vm, GR_VEC_CTRL);
+			}
+			series_end(vm);
+		}
 	}
 	if (vm->names.kick) {	/* and poll for its answer (H17) */
 		vm->names.kick = false;

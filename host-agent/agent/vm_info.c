@@ -64,6 +64,8 @@ void vm_get_stats(const struct gr_vm *vm, struct gr_vm_stats *st)
 	st->probes_defined = vm->names.probes.defined;
 	st->probes_deleted = vm->names.probes.deleted;
 	st->sync_tsc_refused = vm->hc.tsc_refused;
+	st->sync_polled = vm->hc.sync_polled;
+	st->sync_spin_missed = vm->hc.sync_spin_missed;
 	if (vm->state == GR_VM_WAITING)
 		return;		/* the last session's, kept by detach() */
 	st->guest_events = st->lost_full = st->lost_too_big = 0;

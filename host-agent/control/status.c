@@ -543,6 +543,8 @@ void ctl_status_json_member(struct ctl_json *j, const char *key,
 	ctl_json_u64(j, "rewritten", st->rewritten);
 	ctl_json_u64(j, "last_record_refused", st->last_record_refused);
 	ctl_json_u64(j, "sync_tsc_refused", st->sync_tsc_refused);
+	ctl_json_u64(j, "sync_polled", st->sync_polled);
+	ctl_json_u64(j, "sync_spin_missed", st->sync_spin_missed);
 	ctl_json_u64(j, "desc_added", st->desc_added);
 	ctl_json_u64(j, "desc_refused", st->desc_refused);
 	ctl_json_u64(j, "desc_live_bad", st->desc_live_bad);

@@ -241,6 +241,12 @@ static const struct {
 	{ "guestrelay_vm_clock_sync_tsc_refused_total",
 	  "Clock-sync answers whose guest TSC, mapped through KVM's TSC offset and scaling, lay outside their round trip (the round-trip estimate was kept; spec H32).",
 	  offsetof(struct gr_vm_stats, sync_tsc_refused) },
+	{ "guestrelay_vm_clock_sync_polled_total",
+	  "Clock-sync rounds whose answer the agent took by spinning, without a doorbell each way (spec 9.5, v1.12).",
+	  offsetof(struct gr_vm_stats, sync_polled) },
+	{ "guestrelay_vm_clock_sync_spin_missed_total",
+	  "Spins for a polled clock-sync answer that saw none in time: the request was rung (spec H33).",
+	  offsetof(struct gr_vm_stats, sync_spin_missed) },
 };
 
 /* the chunks of a VM kept in them (agent/rotate.c), from struct gr_vm_info */

@@ -15,7 +15,10 @@
 # that `guestrelay timeline` draws the trace as test_timeline.sh checks
 # (one lane per CPU, busy time = span minus idle, Chromium renders it);
 # and that a real `babeltrace2 -i lttng-live` following the guest from
-# the agent's --live port as it records printed exactly the stored trace.
+# the agent's --live port as it records printed exactly the stored trace;
+# and that the clock-sync bound in the trace's metadata is at most
+# GR_E2E_SYNC_BOUND_NS (default 20 us) under TCG, which takes rounds
+# answered by polling (spec 1.12, GR_F_SYNC_POLL).
 # Ends with "N passed, N failed"; exit 77 if it cannot run.
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -118,6 +121,23 @@ live_check() {
 	fi
 }
 
+# check_sync_bound VM: clock_error_ns of the session's metadata (the
+# tightest round kept, spec 9.5) is at most SYNC_BOUND_NS; the polled
+# rounds and missed spins of the agent are noted
+SYNC_BOUND_NS=${GR_E2E_SYNC_BOUND_NS:-20000}
+check_sync_bound() {
+	local err counts
+
+	err=$(grep -ao 'clock_error_ns = [0-9]*' "$(newest_trace "$1")/metadata" |
+		head -n 1 | awk '{ print $3 }')
+	counts=$(json_get "$1" 'str(v["stats"]["sync_polled"]) + " rounds polled, " + str(v["stats"]["sync_spin_missed"]) + " spins missed"')
+	note "$1: clock-sync bound ${err:-none} ns ($counts)"
+	[ -n "$err" ] && [ "$err" -gt 0 ] && [ "$err" -le "$SYNC_BOUND_NS" ] &&
+		ok "$1: clock-sync bound at most $SYNC_BOUND_NS ns under TCG" ||
+		fail "$1: clock-sync bound at most $SYNC_BOUND_NS ns under TCG" \
+			"clock_error_ns ${err:-none} ($counts)"
+}
+
 e2e_init
 read -r LPORT < <(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 start_agent --live "127.0.0.1:$LPORT"
@@ -134,6 +154,7 @@ guest_ran "$vm" e2e-workload
 check_workload_trace "$vm"
 live_check "$vm"
 check_tsc_clock "$vm"
+check_sync_bound "$vm"
 # guestrelay timeline draws this real guest's trace; Chromium renders it
 t_import "timeline of $vm's trace" env GR_TIMELINE_TRACE="$(newest_trace "$vm")" \
 	GR_TIMELINE_REAL_ONLY=1 bash "$E2E_TOP/tests/integration/test_timeline.sh"

@@ -364,6 +364,7 @@ static void fg_stats(struct fakeguest *fg, const struct fg_ring_final *fin,
 	KV(f, "ctrl.flushes", fg->pass_flushes);
 	KV(f, "ctrl.resets", fg->pass_resets);
 	KV(f, "ctrl.syncs", fg->pass_syncs);
+	KV(f, "ctrl.syncs_polled", fg->pass_syncs_polled);
 	if (fg->opt.probes) {
 		u32 k, live = 0;
 
@@ -422,6 +423,9 @@ static void fg_usage(FILE *f)
 "  --sync-tsc-skew TICKS  add TICKS to the TSC answered (a lying guest)\n"
 "  --sync-delay-us US     wait US before answering a clock sync (a\n"
 "                         wide round trip)\n"
+"  --sync-poll            with doorbells, offer GR_F_SYNC_POLL (spec 9.5,\n"
+"                         v1.12): after a sync answered on a doorbell, poll\n"
+"                         for the series' next requests as the module does\n"
 "  --vmsync               vmsync_hg_guest and vmsync_gh_guest (spec 9.8,\n"
 "                         GR_F_VMSYNC), ids after the sched events: CPU 0\n"
 "                         writes the two of each sync request answered\n"
@@ -558,7 +562,7 @@ enum {
 	OPT_LATE_VCPUS, OPT_HIST_KIB, OPT_SCHED, OPT_VMSYNC, OPT_ANYEVENT,
 	OPT_CATALOGUE,
 	OPT_NAMES_HOSTILE, OPT_PROBES, OPT_NO_HOSTPROBE, OPT_SYNC_TSC,
-	OPT_SYNC_TSC_RATIO, OPT_SYNC_TSC_SKEW, OPT_SYNC_DELAY,
+	OPT_SYNC_TSC_RATIO, OPT_SYNC_TSC_SKEW, OPT_SYNC_DELAY, OPT_SYNC_POLL,
 };
 
 static const struct option fg_long_opts[] = {
@@ -596,6 +600,7 @@ static const struct option fg_long_opts[] = {
 	{ "sync-tsc-ratio", required_argument, NULL, OPT_SYNC_TSC_RATIO },
 	{ "sync-tsc-skew", required_argument, NULL, OPT_SYNC_TSC_SKEW },
 	{ "sync-delay-us", required_argument, NULL, OPT_SYNC_DELAY },
+	{ "sync-poll", no_argument, NULL, OPT_SYNC_POLL },
 	{ "anyevent", no_argument, NULL, OPT_ANYEVENT },
 	{ "catalogue", required_argument, NULL, OPT_CATALOGUE },
 	{ "names-hostile", required_argument, NULL, OPT_NAMES_HOSTILE },
@@ -785,6 +790,9 @@ static int fg_parse(struct fg_opts *o, int argc, char **argv)
 			break;
 		case OPT_VMSYNC:
 			o->vmsync = true;
+			break;
+		case OPT_SYNC_POLL:
+			o->sync_poll = true;
 			break;
 		case OPT_SYNC_TSC:
 			o->sync_tsc = true;

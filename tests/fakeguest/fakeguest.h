@@ -147,6 +147,7 @@ struct fg_opts {
 	bool sched;			/* also sched_wakeup and sched_switch */
 	bool vmsync;			/* vmsync records (GR_F_VMSYNC) */
 	bool sync_tsc;			/* TSC in sync answers (GR_F_SYNC_TSC) */
+	bool sync_poll;			/* polled sync rounds (GR_F_SYNC_POLL) */
 	s64 tsc_offset;			/* guest TSC: ((host * ratio) >> */
 	u64 tsc_ratio;			/*   frac) + offset, as KVM's */
 	u32 tsc_frac;
@@ -274,6 +275,7 @@ struct fakeguest {
 	u64 flush_ack;
 	u64 reset_ack;
 	u64 sync_ack;
+	u64 sync_poll_ns;		/* start of the last polled burst */
 	u32 state;
 	bool stopped;
 	bool host_applied;		/* settings from a valid host block */
@@ -322,6 +324,7 @@ struct fakeguest {
 	u64 pass_flushes;
 	u64 pass_resets;
 	u64 pass_syncs;
+	u64 pass_syncs_polled;		/* of them answered by polling */
 	u64 hostile_steps;
 	u64 start_ns;
 	u64 end_ns;

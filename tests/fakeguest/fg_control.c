@@ -335,6 +335,64 @@ static void fg_sync_time(struct fakeguest *fg)
 	gr_status_sync_time_tsc(fg->region, before, clock, fg_guest_tsc(fg));
 }
 
+/* A pending clock-sync request answered (spec 9.5); false if none */
+static bool fg_sync_answer(struct fakeguest *fg)
+{
+	struct gr_host_ctrl *c = gr_ctrl(fg->region);
+	u64 v;
+
+	if (!(__atomic_load_n(&fg->features, __ATOMIC_RELAXED) &
+	      GR_F_CLOCK_SYNC))
+		return false;
+	v = fg_load_req(&c->sync_req);
+	if (v == fg->sync_ack)
+		return false;
+	/* spec 9.8: stored before the request's release */
+	if (__atomic_load_n(&fg->features, __ATOMIC_RELAXED) & GR_F_VMSYNC)
+		fg_vmsync(fg, v, le64_to_cpu(__atomic_load_n(&c->vm_uid,
+							 __ATOMIC_RELAXED)));
+	fg_sync_time(fg);
+	gr_status_ack_sync(fg->region, v);
+	fg->sync_ack = v;
+	fg->pass_syncs++;
+	return true;
+}
+
+/* --sync-poll with the host's bit, over doorbells */
+static bool fg_sync_poll_on(const struct fakeguest *fg)
+{
+	return (__atomic_load_n(&fg->features, __ATOMIC_RELAXED) &
+		GR_F_SYNC_POLL) && fg->have_client;
+}
+
+/*
+ * v1.12, GR_F_SYNC_POLL (spec 9.5, G42): the series' next requests
+ * answered by polling sync_req, within the module's bounds
+ * (gr_sync_poll_may_start(), gr_sync_poll_more(): gr_proto.c's)
+ */
+static void fg_sync_poll(struct fakeguest *fg)
+{
+	struct gr_host_ctrl *c = gr_ctrl(fg->region);
+	u64 start = fg_now_ns(), last = start, now;
+	unsigned int n = 0;
+
+	if (!gr_sync_poll_may_start(fg->sync_poll_ns, start))
+		return;
+	fg->sync_poll_ns = start;
+	for (;;) {
+		now = fg_now_ns();
+		if (!gr_sync_poll_more(start, last, n, now))
+			break;
+		if (le64_to_cpu(READ_ONCE(c->sync_req)) == fg->sync_ack)
+			continue;
+		if (!fg_sync_answer(fg))
+			break;
+		fg->pass_syncs_polled++;
+		n++;
+		last = fg_now_ns();
+	}
+}
+
 /*
  * One control pass, spec 9.2: sync first (it does not interact with the
  * rest and its delay widens the host's error bound), then the steps
@@ -345,11 +403,10 @@ static void fg_sync_time(struct fakeguest *fg)
  */
 static void fg_control_pass(struct fakeguest *fg)
 {
-	struct gr_host_ctrl *c = gr_ctrl(fg->region);
 	struct gr_pass_acks acks;
 	struct gr_ctrl_req req;
 	bool changed = false;
-	u64 v, now, wait;
+	u64 now, wait;
 	u32 steps;
 	int ret;
 
@@ -359,20 +416,12 @@ static void fg_control_pass(struct fakeguest *fg)
 	/* spec 5.7, 6.11: the tick publishes the event counts */
 	gr_chan_publish_events(fg->chan);
 
-	if (__atomic_load_n(&fg->features, __ATOMIC_RELAXED) &
-	    GR_F_CLOCK_SYNC) {
-		v = fg_load_req(&c->sync_req);
-		if (v != fg->sync_ack) {
-			/* spec 9.8: stored before the request's release */
-			if (__atomic_load_n(&fg->features, __ATOMIC_RELAXED) &
-			    GR_F_VMSYNC)
-				fg_vmsync(fg, v, le64_to_cpu(__atomic_load_n(&c->vm_uid,
-									 __ATOMIC_RELAXED)));
-			fg_sync_time(fg);
-			gr_status_ack_sync(fg->region, v);
-			fg->sync_ack = v;
-			fg->pass_syncs++;
-			changed = true;
+	if (fg_sync_answer(fg)) {
+		changed = true;
+		/* v1.12: the answer rung now, the next ones polled for */
+		if (fg_sync_poll_on(fg)) {
+			fg_ring_host(fg, GR_VEC_STATUS);
+			fg_sync_poll(fg);
 		}
 	}
 

@@ -342,6 +342,9 @@ int fg_publish(struct fakeguest *fg)
 		fg->guest_features |= GR_F_VMSYNC;
 	if (fg->opt.sync_tsc)
 		fg->guest_features |= GR_F_SYNC_TSC;
+	/* v1.12, as the module: polling follows a doorbell only */
+	if (fg->opt.sync_poll && fg->have_client)
+		fg->guest_features |= GR_F_SYNC_POLL;
 	fg_apply(fg, &eff);
 	/* spec 17.1, 17.3: the hist area zeroed, the requests already there */
 	fg_hist_init(fg);

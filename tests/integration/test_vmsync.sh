@@ -8,8 +8,12 @@
 # A real agent and a fake guest with --vmsync (vmsync_hg_guest and
 # vmsync_gh_guest written around each sync answer) and a fake "QEMU"
 # (--vcpu-threads 1), so that the agent records a host stream and gives
-# the guest a vm_uid. After about 8 s of rounds (a series of 8 at
-# attach, then one per second and more):
+# the guest a vm_uid. The fake guest also polls for the rounds of a
+# series (--sync-poll, spec 1.12 GR_F_SYNC_POLL): its polled answers
+# carry vmsync records as the others do (how many rounds were polled is
+# noted, not checked: on a loaded 2-CPU host, with the fake vCPU thread
+# busy, agent and guest rarely spin at the same time). After about 8 s
+# of rounds (a series of 8 at attach, then one per second and more):
 #   - the guest trace and the host stream both pass babeltrace2
 #   - vmsync_check.py: both read as LTTng 2.9 kernel traces, the host
 #     stream declares vmsync_hg_host and vmsync_gh_host with integers cnt
@@ -34,13 +38,15 @@ la_agent_start || { bad agent-starts "see the log"; la_show_logs; la_finish; }
 la_vm vm vms
 gr vm-add "$vm" --events sched_switch,vmsync || bad vm-add "exit $rc: $err"
 t_bg fg 60 "$la_tmp/fg.log" "$FG" --socket "$RUN/$vm.sock" --cpus 2 \
-	--rate 100 --duration 60 --linger 3 --vcpu-threads 1 --sched --vmsync
+	--rate 100 --duration 60 --linger 3 --vcpu-threads 1 --sched --vmsync \
+	--sync-poll
 if ! la_wait_status "$vm" "s['state'] == 'attached' and len(s['host']['vcpus']) == 1" 20; then
 	bad vcpu-found "status: $out"
 	la_end
 fi
 ok vcpu-found
 sleep 8
+la_status "$vm" && note "$("$PY" -c 'import json, sys; s = json.loads(sys.argv[1])["stats"]; print("agent: %d sync rounds taken while spinning, %d spins missed" % (s["sync_polled"], s["sync_spin_missed"]))' "$out")"
 la_fg_stop_session "$fg" "$vm"
 if la_bt "$sess"; then ok guest-trace-babeltrace2; else bad guest-trace-babeltrace2 "$bt_out"; fi
 if la_bt "$sess/host"; then ok host-stream-babeltrace2; else bad host-stream-babeltrace2 "$bt_out"; fi

@@ -384,7 +384,29 @@ static void test_filter_area_read_and_refusal(void)
 	free(m.region);
 }
 
+/* v1.12 (9.5, G42): the guest's bounds on polled sync answers */
+static void test_sync_poll_bounds(void)
+{
+	const u64 t0 = 1000000000ULL, us = 1000;
+
+	CU_ASSERT_TRUE(gr_sync_poll_may_start(0, t0));
+	CU_ASSERT_FALSE(gr_sync_poll_may_start(t0, t0 + GR_SYNC_POLL_GAP_NS - 1));
+	CU_ASSERT_TRUE(gr_sync_poll_may_start(t0, t0 + GR_SYNC_POLL_GAP_NS));
+	/* the first wait may last the burst, later ones GR_SYNC_POLL_WAIT_NS */
+	CU_ASSERT_TRUE(gr_sync_poll_more(t0, t0, 0, t0 + 150 * us));
+	CU_ASSERT_FALSE(gr_sync_poll_more(t0, t0, 0,
+					  t0 + GR_SYNC_POLL_BURST_NS + 1));
+	CU_ASSERT_TRUE(gr_sync_poll_more(t0, t0 + 10 * us, 1, t0 + 60 * us));
+	CU_ASSERT_FALSE(gr_sync_poll_more(t0, t0 + 10 * us, 1, t0 + 61 * us));
+	/* the burst's whole length, then its number of answers */
+	CU_ASSERT_FALSE(gr_sync_poll_more(t0, t0 + 190 * us, 3, t0 + 201 * us));
+	CU_ASSERT_TRUE(gr_sync_poll_more(t0, t0 + 20 * us, 6, t0 + 21 * us));
+	CU_ASSERT_FALSE(gr_sync_poll_more(t0, t0 + 20 * us, GR_SYNC_POLL_MAX,
+					  t0 + 21 * us));
+}
+
 static const struct gr_test tests[] = {
+	GR_TEST(test_sync_poll_bounds),
 	GR_TEST(test_pass_applies_a_new_block_once),
 	GR_TEST(test_pass_refuses_a_bad_block_but_acts_on_its_counters),
 	GR_TEST(test_pass_defaults_without_a_host_and_back),

@@ -11,6 +11,7 @@
  * block.
  */
 #include <endian.h>
+#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -259,7 +260,168 @@ static void test_resumed_clock_kept_only_if_synced(void)
 	gr_avm_free(t);
 }
 
+/* v1.12 (H33): the spin ends on the answer, or after its limit */
+static void test_sync_spin_takes_answer_or_gives_up_in_time(void)
+{
+	__le64 ack = htole64(5);
+	uint64_t t0;
+
+	t0 = gr_now_ns();
+	CU_ASSERT_TRUE(hostctl_sync_spin(&ack, 5, GR_SYNC_POLL_WAIT_NS));
+	CU_ASSERT(gr_now_ns() - t0 < GR_SYNC_POLL_WAIT_NS + 20000000ULL);
+	t0 = gr_now_ns();
+	CU_ASSERT_FALSE(hostctl_sync_spin(&ack, 6, GR_SYNC_POLL_WAIT_NS));
+	CU_ASSERT(gr_now_ns() - t0 >= GR_SYNC_POLL_WAIT_NS);
+	/* bounded: a preempted spin may overshoot by a time slice */
+	CU_ASSERT(gr_now_ns() - t0 < GR_SYNC_POLL_WAIT_NS + 20000000ULL);
+}
+
+/* A VM with GR_F_SYNC_POLL in use over a doorbell, its series started */
+static struct gr_avm *t_poll_vm(void)
+{
+	struct gr_avm *t = gr_avm_new(GR_F_CLOCK_SYNC | GR_F_SYNC_POLL, false,
+				      0);
+
+	hostctl_init(&t->vm);
+	t->vm.doorbell = true;
+	hostctl_sync_reset(&t->vm);
+	t->vm.hc.kick = false;
+	hostctl_sync_start(&t->vm);
+	return t;
+}
+
+/*
+ * v1.12 (9.5, H33): after an answer the next request is written without
+ * a doorbell and spun for; when no answer comes it is rung, and the
+ * series' next round waits until the guest may poll again, then is rung
+ */
+static void test_sync_poll_rings_when_no_answer_comes(void)
+{
+	struct gr_avm *t = t_poll_vm();
+
+	/* the first round is rung: the guest polls only after an interrupt */
+	CU_ASSERT_TRUE(t->vm.hc.kick);
+	CU_ASSERT_TRUE(t->vm.hc.sync_spin);
+	t->vm.hc.kick = false;
+	t_guest_sync(t, 1000);
+	hostctl_sync_check(&t->vm);
+	CU_ASSERT_EQUAL(le64toh(gr_avm_ctrl(t)->sync_req), 2);
+	CU_ASSERT_TRUE(t->vm.hc.sync_pending);
+	CU_ASSERT_TRUE(t->vm.hc.kick);
+	CU_ASSERT_FALSE(t->vm.hc.sync_spin);
+	CU_ASSERT_EQUAL(t->vm.hc.sync_spin_missed, 1);
+	CU_ASSERT_EQUAL(t->vm.hc.sync_polled, 0);
+	t->vm.hc.kick = false;
+	t_guest_sync(t, 2000);
+	hostctl_sync_check(&t->vm);
+	/* deferred: the guest starts a burst only once per GAP */
+	CU_ASSERT_EQUAL(le64toh(gr_avm_ctrl(t)->sync_req), 2);
+	CU_ASSERT_TRUE(t->vm.hc.sync_deferred);
+	CU_ASSERT_FALSE(t->vm.hc.sync_pending);
+	CU_ASSERT_FALSE(t->vm.hc.kick);
+	CU_ASSERT_TRUE(hostctl_sync_wants_fast_poll(&t->vm));
+	CU_ASSERT(t->vm.hc.sync_defer_ns - gr_now_ns() > GR_SYNC_POLL_GAP_NS / 2);
+	hostctl_sync_check(&t->vm);
+	CU_ASSERT_EQUAL(le64toh(gr_avm_ctrl(t)->sync_req), 2);
+	/* its time came: written and rung, spun for again */
+	t->vm.hc.sync_defer_ns = gr_now_ns();
+	hostctl_sync_check(&t->vm);
+	CU_ASSERT_EQUAL(le64toh(gr_avm_ctrl(t)->sync_req), 3);
+	CU_ASSERT_TRUE(t->vm.hc.kick);
+	CU_ASSERT_TRUE(t->vm.hc.sync_spin);
+	CU_ASSERT_EQUAL(t->vm.hc.sync_rounds, 2);
+	CU_ASSERT_EQUAL(t->vm.hc.sync_spin_missed, 1);
+	/* nothing pending to spin for after the ring: no answer taken */
+	t->vm.hc.sync_pending = false;
+	CU_ASSERT_FALSE(hostctl_sync_rung(&t->vm));
+	gr_avm_free(t);
+}
+
+/* without the guest's bit, or without a doorbell, nothing spins */
+static void test_sync_poll_needs_bit_and_doorbell(void)
+{
+	struct gr_avm *t = gr_avm_new(GR_F_CLOCK_SYNC, false, 0);
+
+	hostctl_init(&t->vm);
+	t->vm.doorbell = true;
+	hostctl_sync_reset(&t->vm);
+	hostctl_sync_start(&t->vm);
+	CU_ASSERT_FALSE(t->vm.hc.sync_spin);
+	gr_avm_free(t);
+	t = gr_avm_new(GR_F_CLOCK_SYNC | GR_F_SYNC_POLL, false, 0);
+	hostctl_init(&t->vm);
+	hostctl_sync_reset(&t->vm);
+	hostctl_sync_start(&t->vm);
+	CU_ASSERT_FALSE(t->vm.hc.sync_spin);
+	t_guest_sync(t, 1000);
+	t->vm.hc.kick = false;
+	hostctl_sync_check(&t->vm);
+	/* rung at once, no spin counted */
+	CU_ASSERT_TRUE(t->vm.hc.kick);
+	CU_ASSERT_EQUAL(t->vm.hc.sync_spin_missed, 0);
+	gr_avm_free(t);
+}
+
+/* A guest that polls sync_req and answers every request (v1.12) */
+struct t_poller {
+	struct gr_avm *t;
+	int stop;
+	unsigned int answered;
+};
+
+static void *t_poller_run(void *arg)
+{
+	struct t_poller *p = arg;
+	struct gr_host_ctrl *c = gr_avm_ctrl(p->t);
+	uint64_t req, acked = 0;
+
+	while (!__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
+		req = le64toh(__atomic_load_n(&c->sync_req, __ATOMIC_ACQUIRE));
+		if (req == acked)
+			continue;
+		t_guest_sync(p->t, 1000 * req);
+		acked = req;
+		__atomic_add_fetch(&p->answered, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/*
+ * v1.12: with a guest polling, the series goes on in one check (or, on a
+ * loaded machine where the poller was not running, by doorbells): every
+ * round answered, each either taken while spinning or rung
+ */
+static void test_sync_poll_series_with_a_polling_guest(void)
+{
+	struct gr_avm *t = t_poll_vm();
+	struct t_poller p = { .t = t };
+	uint64_t t0 = gr_now_ns();
+	pthread_t th;
+
+	CU_ASSERT_FATAL(pthread_create(&th, NULL, t_poller_run, &p) == 0);
+	/* the first answer: as after vm.c rang it */
+	while (!hostctl_sync_rung(&t->vm) && t->vm.hc.sync_pending &&
+	       gr_now_ns() - t0 < 3000000000ULL)
+		hostctl_sync_check(&t->vm);
+	while (!t->vm.hc.series_ended && gr_now_ns() - t0 < 3000000000ULL)
+		hostctl_sync_check(&t->vm);
+	__atomic_store_n(&p.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	CU_ASSERT_TRUE(t->vm.hc.series_ended);
+	CU_ASSERT_EQUAL(t->vm.hc.sync_rounds, 8);
+	CU_ASSERT_EQUAL(p.answered, 8);
+	CU_ASSERT_TRUE(t->vm.hc.clock.synced);
+	/* rounds 2..8: polled, or rung after a spin that missed */
+	CU_ASSERT(t->vm.hc.sync_polled + t->vm.hc.sync_spin_missed >= 1);
+	CU_ASSERT(t->vm.hc.sync_polled <= 7);
+	gr_avm_free(t);
+}
+
 static const struct gr_test tests[] = {
+	GR_TEST(test_sync_spin_takes_answer_or_gives_up_in_time),
+	GR_TEST(test_sync_poll_rings_when_no_answer_comes),
+	GR_TEST(test_sync_poll_needs_bit_and_doorbell),
+	GR_TEST(test_sync_poll_series_with_a_polling_guest),
 	GR_TEST(test_init_publishes_block_with_magic_and_seq),
 	GR_TEST(test_adopt_continues_counters),
 	GR_TEST(test_publish_reports_kick_and_acks_are_read),
