@@ -149,6 +149,24 @@ gr() {
 }
 
 # start_agent [OPTIONS]: start `guestrelay agent` for this test
+# host_tracefs: the host stream (hosttrace.c) reads the sched events' id
+# and format from tracefs; where the host has it mounted in neither of
+# its usual places, mount it on $RUN/tracefs, where the agent looks
+# first (unmounted at exit). Before start_agent.
+host_tracefs() {
+	local d
+
+	for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+		[ -r "$d/events/sched/sched_switch/id" ] && return 0
+	done
+	mkdir -p "$RUN/tracefs"
+	if mount -t tracefs nodev "$RUN/tracefs" 2>/dev/null; then
+		t_defer "umount -l '$RUN/tracefs'"
+	else
+		note "cannot mount tracefs: no host stream"
+	fi
+}
+
 start_agent() {
 	if ! t_agent_start "$@"; then
 		fail "agent starts" "no answer to ping" \

@@ -47,6 +47,7 @@ stop_busy() {
 	BUSY=""
 }
 t_defer stop_busy
+host_tracefs
 start_agent
 vm=$(vm_name s)
 
