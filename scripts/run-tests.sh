@@ -18,9 +18,10 @@ mkdir -p "$logs"
 limit=${GR_TEST_TIMEOUT:-600}
 # the integration tier's lanes (tier_integration): 2 on 2 CPUs or more
 lanes=${GR_TEST_LANES:-$(($(nproc) >= 2 ? 2 : 1))}
-# integration tests that measure host scheduling or clock precision: never
-# beside another test
-SOLO_TESTS="test_host_steal test_sync_tsc test_vmsync test_agent_throughput test_agent_doorbell_storm"
+# integration tests that measure host scheduling or clock precision, or
+# bound a recovery in seconds (test_ship_hang: 10 s to fail over, missed
+# once beside the other lane): never beside another test
+SOLO_TESTS="test_host_steal test_sync_tsc test_vmsync test_agent_throughput test_agent_doorbell_storm test_ship_hang"
 # builds use every CPU (the tests themselves run one at a time)
 jobs=$(nproc)
 passed=0
