@@ -449,8 +449,7 @@ static int gr_fx_rwbs_value(struct gr_fx_parser *p, int field,
 	if (field < 0)
 		return 1;
 	f = &p->ev->fields[field];
-	if (f->type != GR_FIELD_INTEGER || strcmp(f->name, "rwbs") ||
-	    strcmp(p->ev->system, "block"))
+	if (!gr_field_is_rwbs_flags(p->ev, f))
 		return 1;
 	if (t->type == TK_STR) {
 		off++;

@@ -31,6 +31,7 @@
 #define GR_VALIDATE_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "guestrelay_abi.h"
 
@@ -248,6 +249,18 @@ static inline unsigned int gr_event_first_var(const struct gr_event_view *ev)
 		if (GR_FIELD_IS_VAR(ev->fields[i].type))
 			break;
 	return i;
+}
+
+/*
+ * @f of @ev is a block event's integer rwbs: lttng-modules' flags
+ * (GR_RWBS_*, spec 7.5), which report prints and filters compare as
+ * ftrace's letters; an event by name keeps the kernel's text
+ */
+static inline int gr_field_is_rwbs_flags(const struct gr_event_view *ev,
+					 const struct gr_field_view *f)
+{
+	return f->type == GR_FIELD_INTEGER && !strcmp(f->name, "rwbs") &&
+	       !strcmp(ev->system, "block");
 }
 
 int gr_read_region_hdr(const void *region, uint64_t region_size,

@@ -139,14 +139,6 @@ char *gr_rwbs_text(char *buf, size_t len, uint64_t flags)
 	return buf;
 }
 
-/* a block event's integer rwbs (spec 7.5): printed as ftrace's letters */
-static int is_rwbs_flags(const struct gr_event_view *ev,
-			 const struct gr_field_view *f)
-{
-	return f->type == GR_FIELD_INTEGER && !strcmp(f->name, "rwbs") &&
-	       !strcmp(ev->system, "block");
-}
-
 /* v1.11: "[e0, e1, ...]", the count from its field, bounded by @room */
 static void print_sequence(FILE *out, const struct gr_event_view *ev,
 			   const struct gr_field_view *f,
@@ -194,7 +186,7 @@ static void print_field(FILE *out, const struct gr_event_view *ev,
 	}
 	switch (f->type) {
 	case GR_FIELD_INTEGER:
-		if (is_rwbs_flags(ev, f)) {
+		if (gr_field_is_rwbs_flags(ev, f)) {
 			char t[GR_RWBS_TEXT_LEN];
 
 			fputs(gr_rwbs_text(t, sizeof(t),
