@@ -32,12 +32,34 @@ whats=()
 
 # run_prog NAME CMD...: run one test program, account for its results.
 run_prog() {
-	local name=$1 rc t0
+	local r
+
+	r=$(timed_run "$@")
+	# shellcheck disable=SC2086 # "NAME RC T0 T1"
+	account $r
+}
+
+# timed_run NAME CMD...: run one test program under the time limit, its
+# output in NAME.log; prints "NAME RC T0 T1" (exit status, start and end
+# in seconds) for account(), counts nothing (a background lane's part)
+timed_run() {
+	local name=$1 t0 rc
 	shift
 	t0=$(date +%s)
 	timeout --kill-after=15 "$limit" "$@" >"$logs/$name.log" 2>&1 </dev/null
 	rc=$?
-	account "$name" "$rc" "$t0" "$(date +%s)"
+	echo "$name $rc $t0 $(date +%s)"
+}
+
+# collect PID FILE: wait for a background lane, then count the programs
+# it ran, each a timed_run line of FILE
+collect() {
+	local name rc t0 t1
+
+	wait "$1"
+	while read -r name rc t0 t1; do
+		account "$name" "$rc" "$t0" "$t1"
+	done <"$2"
 }
 
 # account NAME RC T0 T1: count the results of a test program that ran
@@ -145,7 +167,7 @@ tier_integration() {
 		tail -n 40 "$logs/build-integration.log" | sed 's/^/    | /'
 		return
 	fi
-	local t n lane_b=() solo=() lane_pid="" name rc t0 t1
+	local t n lane_a=() lane_b=() solo=() lane_pid=""
 	for t in "$build"/tests/integration/test_*; do
 		[ -x "$t" ] || continue
 		run_prog "integration-$(basename "$t")" "$t"
@@ -153,44 +175,32 @@ tier_integration() {
 	# Two lanes (GR_TEST_LANES=2, the default on 2 CPUs or more): the
 	# shipping tests (test_ship_*: NATS servers, fault windows, waits)
 	# run one after the other beside the others, which run one after the
-	# other too; the tests that measure host scheduling or clocks
-	# (SOLO_TESTS) run after both lanes, alone.
+	# other too; SOLO_TESTS run after both lanes, alone. One lane: all
+	# in order.
 	for t in tests/integration/test_*.sh; do
 		n=$(basename "$t" .sh)
 		if [ "$lanes" -lt 2 ]; then
-			run_prog "integration-$n" bash "$t"
+			lane_a+=("$t")
 		elif [[ " $SOLO_TESTS " == *" $n "* ]]; then
 			solo+=("$t")
 		elif [[ $n == test_ship_* ]]; then
 			lane_b+=("$t")
+		else
+			lane_a+=("$t")
 		fi
 	done
 	if [ ${#lane_b[@]} -gt 0 ]; then
-		: >"$logs/lane-b.done"
 		(
 			for t in "${lane_b[@]}"; do
-				n=integration-$(basename "$t" .sh)
-				t0=$(date +%s)
-				timeout --kill-after=15 "$limit" bash "$t" \
-					>"$logs/$n.log" 2>&1 </dev/null
-				echo "$n $? $t0 $(date +%s)" >>"$logs/lane-b.done"
-			done
+				timed_run "integration-$(basename "$t" .sh)" bash "$t"
+			done >"$logs/lane-b.done"
 		) &
 		lane_pid=$!
 	fi
-	if [ "$lanes" -ge 2 ]; then
-		for t in tests/integration/test_*.sh; do
-			n=$(basename "$t" .sh)
-			[[ " $SOLO_TESTS " == *" $n "* || $n == test_ship_* ]] ||
-				run_prog "integration-$n" bash "$t"
-		done
-	fi
-	if [ -n "$lane_pid" ]; then
-		wait "$lane_pid"
-		while read -r name rc t0 t1; do
-			account "$name" "$rc" "$t0" "$t1"
-		done <"$logs/lane-b.done"
-	fi
+	for t in "${lane_a[@]}"; do
+		run_prog "integration-$(basename "$t" .sh)" bash "$t"
+	done
+	[ -z "$lane_pid" ] || collect "$lane_pid" "$logs/lane-b.done"
 	for t in "${solo[@]}"; do
 		run_prog "integration-$(basename "$t" .sh)" bash "$t"
 	done
@@ -207,22 +217,13 @@ tier_integration() {
 # integration tier's last test.
 fresh_pid=""
 fresh_start() {
-	(
-		t0=$(date +%s)
-		timeout --kill-after=15 "$limit" bash tests/bench/fresh_clone.sh \
-			>"$logs/bench-fresh-clone.log" 2>&1 </dev/null
-		echo "$? $t0 $(date +%s)" >"$logs/bench-fresh-clone.rc"
-	) &
+	timed_run bench-fresh-clone bash tests/bench/fresh_clone.sh \
+		>"$logs/bench-fresh-clone.done" &
 	fresh_pid=$!
 }
 
 fresh_collect() {
-	local rc t0 t1
-
-	[ -n "$fresh_pid" ] || return 0
-	wait "$fresh_pid"
-	read -r rc t0 t1 <"$logs/bench-fresh-clone.rc" || rc=1 t0=0 t1=0
-	account bench-fresh-clone "$rc" "$t0" "$t1"
+	[ -z "$fresh_pid" ] || collect "$fresh_pid" "$logs/bench-fresh-clone.done"
 }
 
 tier_e2e() {

@@ -148,7 +148,6 @@ gr() {
 	timeout 30 "$GR" --run-dir "$RUN" --timeout 20 "$@"
 }
 
-# start_agent [OPTIONS]: start `guestrelay agent` for this test
 # host_tracefs: the host stream (hosttrace.c) reads the sched events' id
 # and format from tracefs; where the host has it mounted in neither of
 # its usual places, mount it on $RUN/tracefs, where the agent looks
@@ -167,6 +166,7 @@ host_tracefs() {
 	fi
 }
 
+# start_agent [OPTIONS]: start `guestrelay agent` for this test
 start_agent() {
 	if ! t_agent_start "$@"; then
 		fail "agent starts" "no answer to ping" \
