@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "hist_out.h"
+#include "report.h"
 
 /* The modifiers of key @i as ftrace writes them after the field name */
 static void key_mods(const struct gr_hist_spec *s, unsigned int i, char *buf,
@@ -160,6 +161,9 @@ static void put_key(FILE *f, const struct gr_hist_spec *s, unsigned int i,
 	ctl_put_text(f, s->key_name[i]);
 	if (d & GR_HD_HEX) {
 		fprintf(f, ": %" PRIx64, v);
+	} else if (d & GR_HD_RWBS) {
+		/* as ftrace prints a text key */
+		fprintf(f, ": %-50s", gr_rwbs_text(sym, sizeof(sym), v));
 	} else if (d & GR_HD_SYM) {
 		snprintf(sym, sizeof(sym), "0x%" PRIx64, v);
 		fprintf(f, ": [%" PRIx64 "] %-45s", v, sym);
@@ -267,6 +271,7 @@ static void json_columns(struct ctl_json *j, const struct gr_hist_spec *s)
 			ctl_json_u64(j, "bucket", le64toh(k->arg));
 		ctl_json_bool(j, "hex", s->key_display[i] & GR_HD_HEX);
 		ctl_json_bool(j, "nsecs", s->key_display[i] & GR_HD_NSECS);
+		ctl_json_bool(j, "rwbs", s->key_display[i] & GR_HD_RWBS);
 		ctl_json_end_object(j);
 	}
 	ctl_json_end_array(j);

@@ -248,6 +248,20 @@ struct hist_list {
 	unsigned int max;
 };
 
+/*
+ * Is the key @name of @ev a block event's rwbs flags (GR_RWBS_*)? Shown as
+ * ftrace's letters, as ftrace shows its text rwbs (spec 7.5).
+ */
+static bool key_is_rwbs(const struct gr_event_view *ev, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ev->nr_fields && i < GR_MAX_FIELDS; i++)
+		if (!strcmp(ev->fields[i].name, name))
+			return gr_field_is_rwbs_flags(ev, &ev->fields[i]);
+	return false;
+}
+
 /* Append the operand @name (@item with its modifier) to @l */
 static int hist_add(struct hist_parser *p, const struct hist_list *l,
 		    struct hist_tok item, struct hist_tok name)
@@ -269,6 +283,8 @@ static int hist_add(struct hist_parser *p, const struct hist_list *l,
 					  (int)name.len, p->s + name.pos);
 	snprintf(l->names[n], GR_HIST_COL_LEN, "%.*s", (int)name.len,
 		 p->s + name.pos);
+	if (l->is_key && key_is_rwbs(p->ev, l->names[n]))
+		p->out->key_display[n] |= GR_HD_RWBS;
 	(*l->nr)++;
 	return 0;
 }

@@ -48,6 +48,7 @@
 #define GR_HD_SYM		0x2	/* .sym: a kernel address */
 #define GR_HD_EXECNAME		0x4	/* .execname: a pid shown with its comm */
 #define GR_HD_NSECS		0x8	/* the key is a time in ns (a delta) */
+#define GR_HD_RWBS		0x10	/* a block event's rwbs flags: letters */
 
 /* Sort columns: hitcount, a key or a value */
 #define GR_HIST_SORT_HITCOUNT	(-1)

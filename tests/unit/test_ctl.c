@@ -822,6 +822,30 @@ static void test_hist_prints_modifiers_sort_and_states(void)
 	free(txt);
 }
 
+/* a block event's rwbs key as ftrace's hist file shows its text rwbs */
+static void test_hist_prints_rwbs_as_letters(void)
+{
+	struct gr_hist_row rows[] = {
+		{ .key = { 7340032, GR_RWBS_WRITE | GR_RWBS_SYNC },
+		  .hitcount = 3 },
+		{ .key = { 7340032, GR_RWBS_READ | GR_RWBS_RAHEAD },
+		  .hitcount = 1 },
+	};
+	struct gr_vm_hist_out o;
+	char want[128];
+	char *txt;
+
+	hist_table(&o, "byop", "block_rq_issue", "dev", "rwbs", rows, 2);
+	o.spec.key_display[1] = GR_HD_RWBS;
+	o.table.hits = 4;
+	txt = hist_text(&o, 1);
+	snprintf(want, sizeof(want), "{ dev:    7340032, rwbs: %-50s } "
+		 "hitcount:          1\n", "RA");
+	CU_ASSERT_PTR_NOT_NULL(strstr(txt, want));
+	CU_ASSERT_PTR_NOT_NULL(strstr(txt, "rwbs: WS "));
+	free(txt);
+}
+
 /* the same tables as JSON; the command sets, reads, clears and removes */
 static void test_hist_json_and_command(void)
 {
@@ -917,6 +941,7 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_async_callback_after_client_hung_up_is_safe),
 	GR_TEST(test_client_that_does_not_read_never_delays_others),
 	GR_TEST(test_hist_prints_tables_as_ftrace_hist_file),
+	GR_TEST(test_hist_prints_rwbs_as_letters),
 	GR_TEST(test_hist_prints_modifiers_sort_and_states),
 	GR_TEST(test_hist_json_and_command),
 	GR_TEST(test_finish_answers_waiting_clients_and_removes_socket),

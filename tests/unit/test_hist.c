@@ -191,6 +191,15 @@ static void test_parse_modifiers(void)
 	CU_ASSERT_EQUAL(spec.key_display[0], GR_HD_EXECNAME);
 	CU_ASSERT_EQUAL(parse(E_SWITCH, "keys=common_cpu.log2", NULL), 0);
 	check_key(&spec.req.key[0], GR_HS_CPU, 0, 0, 0, GR_HT_LOG2, 0);
+	/* a block event's integer rwbs is shown as ftrace's letters */
+	CU_ASSERT_EQUAL(parse(E_RQ_ISSUE, "keys=dev,rwbs", NULL), 0);
+	CU_ASSERT_EQUAL(spec.key_display[0], 0);
+	CU_ASSERT_EQUAL(spec.key_display[1], GR_HD_RWBS);
+	CU_ASSERT_EQUAL(parse(E_RQ_COMPLETE, "keys=rwbs.hex", NULL), 0);
+	CU_ASSERT_EQUAL(spec.key_display[0], GR_HD_RWBS | GR_HD_HEX);
+	/* a value is summed, never shown as letters */
+	CU_ASSERT_EQUAL(parse(E_RQ_ISSUE, "keys=dev:vals=rwbs", NULL), 0);
+	CU_ASSERT_EQUAL(spec.key_display[0], 0);
 }
 
 static void test_parse_vals(void)
