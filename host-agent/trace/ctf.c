@@ -457,17 +457,42 @@ static void pad_bytes(struct sbuf *b, uint32_t from, uint32_t to)
 		  "base = 16; } " GR_CTF_PAD_PREFIX "%u[%u];\n", from, to - from);
 }
 
+/*
+ * Fields lttng-modules names otherwise than the kernel's tracepoints
+ * (its include/instrumentation/events/ for the kernels a guest may run;
+ * spec 7.5, table "Field names in the metadata"). A NULL event is every
+ * event of the system: lttng-modules names a thread id "tid" in the
+ * scheduler's events, where the kernel says "pid" (sched_stat_runtime,
+ * sched_wait_task, ...), and Trace Compass's layout reads "tid".
+ */
+static const struct {
+	const char *system;
+	const char *event;
+	const char *field;
+	const char *ctf;
+} ctf_fields[] = {
+	{ "sched", NULL, "pid", "tid" },
+	{ "ext4", "ext4_fallocate_enter", "offset", "pos" },
+	{ "ext4", "ext4_punch_hole", "offset", "pos" },
+	{ "ext4", "ext4_zero_range", "offset", "pos" },
+	{ "vmscan", "mm_vmscan_lru_isolate", "highest_zoneidx",
+	  "classzone_idx" },
+	{ "vmscan", "mm_vmscan_lru_shrink_inactive", "nr_activate0",
+	  "nr_activate_anon" },
+	{ "vmscan", "mm_vmscan_lru_shrink_inactive", "nr_activate1",
+	  "nr_activate_file" },
+	{ "skb", "kfree_skb", "rx_sk", "rx_skaddr" },
+};
+
 /**
  * gr_ctf_field_name() - the name the metadata gives a field
  * @ev: the event
  * @f: one of its fields
  *
- * lttng-modules names a thread id "tid" in the scheduler's events, where
- * the kernel's tracepoints say "pid" (sched_stat_runtime, sched_wait_task,
- * ...): Trace Compass's layout reads "tid". The table's descriptors are
- * named so already; an event added by name (spec 18) gets "tid" in the
- * metadata unless it has a field "tid" itself. Every other field keeps
- * its name.
+ * lttng-modules' name of the field where it differs from the kernel's
+ * (ctf_fields[]), unless the event has a field of that name itself; the
+ * table's descriptors are named so already. Every other field keeps its
+ * name.
  *
  * Context: any; does not sleep.
  * Return: the name (a static string or @f->name).
@@ -475,14 +500,21 @@ static void pad_bytes(struct sbuf *b, uint32_t from, uint32_t to)
 const char *gr_ctf_field_name(const struct gr_event_view *ev,
 			      const struct gr_field_view *f)
 {
+	const char *ctf = NULL;
 	unsigned int i;
 
-	if (strcmp(ev->system, "sched") || strcmp(f->name, "pid"))
+	for (i = 0; i < ARRAY_SIZE(ctf_fields) && !ctf; i++)
+		if (!strcmp(ev->system, ctf_fields[i].system) &&
+		    (!ctf_fields[i].event ||
+		     !strcmp(ev->name, ctf_fields[i].event)) &&
+		    !strcmp(f->name, ctf_fields[i].field))
+			ctf = ctf_fields[i].ctf;
+	if (!ctf)
 		return f->name;
 	for (i = 0; i < ev->nr_fields && i < GR_MAX_FIELDS; i++)
-		if (!strcmp(ev->fields[i].name, "tid"))
+		if (!strcmp(ev->fields[i].name, ctf))
 			return f->name;
-	return "tid";
+	return ctf;
 }
 
 /*

@@ -56,13 +56,30 @@ CTF_NAMES.update({"power:cpu_idle": "power_cpu_idle",
                   "printk:console": "printk_console"})
 
 
+# Fields lttng-modules names otherwise (spec 7.5): (system, event or
+# None for the whole system, field) -> the metadata's name
+CTF_FIELDS = {("sched", None, "pid"): "tid"}
+CTF_FIELDS.update({("ext4", e, "offset"): "pos"
+                   for e in ("ext4_fallocate_enter", "ext4_punch_hole",
+                             "ext4_zero_range")})
+CTF_FIELDS.update({
+    ("vmscan", "mm_vmscan_lru_isolate", "highest_zoneidx"): "classzone_idx",
+    ("vmscan", "mm_vmscan_lru_shrink_inactive", "nr_activate0"):
+        "nr_activate_anon",
+    ("vmscan", "mm_vmscan_lru_shrink_inactive", "nr_activate1"):
+        "nr_activate_file",
+    ("skb", "kfree_skb", "rx_sk"): "rx_skaddr"})
+
+
 def ctf_field(event, name, fmt):
-    """The metadata's name of a field (spec 7.5): the scheduler's pid is
-    lttng-modules' tid, unless the event has a tid of its own."""
-    if event.startswith("sched:") and name == "pid" and \
-            not any(f[0] == "tid" for f in fmt):
-        return "tid"
-    return name
+    """The metadata's name of a field (spec 7.5): lttng-modules' name
+    where it differs, unless the event has a field of that name."""
+    system, ev = event.split(":", 1)
+    ctf = CTF_FIELDS.get((system, ev, name),
+                         CTF_FIELDS.get((system, None, name)))
+    if ctf is None or any(f[0] == ctf for f in fmt):
+        return name
+    return ctf
 
 # An interrupt that comes between guestrelay's probe and ftrace's (both
 # run, one after the other, at every hit of the tracepoint) puts its

@@ -426,7 +426,7 @@ static void test_odd_clock_names_still_parse(void)
 	run_free(&r);
 }
 
-/* spec 7.5: the scheduler's "pid" is lttng-modules' "tid" in the metadata */
+/* spec 7.5: lttng-modules' field names in the metadata (the scheduler's tid) */
 static void test_metadata_names_sched_pid_tid(void)
 {
 	struct gr_event_view ev = { .system = "sched", .name = "x",
@@ -444,6 +444,20 @@ static void test_metadata_names_sched_pid_tid(void)
 	snprintf(ev.system, sizeof(ev.system), "signal");
 	snprintf(ev.fields[1].name, sizeof(ev.fields[1].name), "sig");
 	CU_ASSERT_STRING_EQUAL(gr_ctf_field_name(&ev, &ev.fields[0]), "pid");
+	/* a rename of one event, not of its system's other events */
+	snprintf(ev.system, sizeof(ev.system), "ext4");
+	snprintf(ev.name, sizeof(ev.name), "ext4_punch_hole");
+	snprintf(ev.fields[0].name, sizeof(ev.fields[0].name), "offset");
+	snprintf(ev.fields[1].name, sizeof(ev.fields[1].name), "len");
+	CU_ASSERT_STRING_EQUAL(gr_ctf_field_name(&ev, &ev.fields[0]), "pos");
+	snprintf(ev.name, sizeof(ev.name), "ext4_da_write_pages");
+	CU_ASSERT_STRING_EQUAL(gr_ctf_field_name(&ev, &ev.fields[0]),
+			       "offset");
+	snprintf(ev.system, sizeof(ev.system), "vmscan");
+	snprintf(ev.name, sizeof(ev.name), "mm_vmscan_lru_shrink_inactive");
+	snprintf(ev.fields[0].name, sizeof(ev.fields[0].name), "nr_activate1");
+	CU_ASSERT_STRING_EQUAL(gr_ctf_field_name(&ev, &ev.fields[0]),
+			       "nr_activate_file");
 }
 
 /* a view that did not come from the validator is still not trusted */
