@@ -46,7 +46,12 @@ Checks, each printed "ok - ..." or "FAIL - ...":
      "GR: DISK MAJ:MIN" line reads and writes go through the waiting
      queue (insert) and the driver queue (issue) to their completion,
      matched by sector as the handlers match them.
-  4. replay of sched_switch, sched_process_fork/free and
+  4. memory usage (KernelMemoryStateProvider): every kmem_mm_page_alloc
+     and kmem_mm_page_free has an order in [0, 62] and, where the replay
+     knows the CPU's thread (KernelTidAspect), that thread is the
+     record's tid, so each page is charged to the thread that took or
+     gave it; the bytes per thread are printed as notes.
+  5. replay of sched_switch, sched_process_fork/free and
      lttng_statedump_process_state (when the trace has them) as the
      handlers do it: per CPU the thread the replay has running before a
      switch is the switch's prev_tid, at every switch after the first of
@@ -292,6 +297,40 @@ def env_value(v):
     return int(v) if isinstance(v, bt2._IntegerValueConst) else str(v)
 
 
+class MemoryReplay:
+    """KernelMemoryStateProvider: PAGE_SIZE << order per page allocated,
+    minus per page freed, charged to the CPU's thread as the kernel
+    analysis has it (KernelTidAspect), "other" when it has none."""
+
+    PAGE_SIZE, MAX_ORDER = 4096, 62
+
+    def __init__(self):
+        self.bytes = collections.Counter()      # tid or "other" -> bytes
+        self.names = {"other": ""}              # tid -> name when charged
+        self.events = self.charged = 0
+        self.bad = []
+
+    def event(self, name, f, replay, cpu, tid):
+        if name not in ("kmem_mm_page_alloc", "kmem_mm_page_free"):
+            return
+        self.events += 1
+        order = int(f["order"]) if "order" in f else -1
+        if not 0 <= order <= self.MAX_ORDER:
+            self.bad.append("%s order %d" % (name, order))
+            return
+        inc = self.PAGE_SIZE << order
+        owner = replay.cpu_thread.get(cpu)
+        if owner is None:
+            self.bytes["other"] += inc if name.endswith("alloc") else -inc
+            return
+        if owner != tid:
+            self.bad.append("%s on CPU %d: replay has %d running, the "
+                            "record says %d" % (name, cpu, owner, tid))
+        self.charged += 1
+        self.names[owner] = replay.name.get(owner, "?")
+        self.bytes[owner] += inc if name.endswith("alloc") else -inc
+
+
 class Replay:
     """The thread and CPU state KernelStateProvider's handlers keep."""
 
@@ -363,6 +402,7 @@ def main():
     counts = collections.Counter()
     replay = Replay()
     disks = DiskReplay()
+    memory = MemoryReplay()
     ps_begin, ps_end = marks.get("ps_begin"), marks.get("ps_end")
     names_at_begin = None
     # names each /proc thread takes from ps_begin until it is switched out
@@ -442,6 +482,8 @@ def main():
                 for c, t in replay.cpu_thread.items():
                     if t == info.get("self"):
                         self_ran.add(c)
+            memory.event(name, f, replay, cpu,
+                         int(ev.common_context_field["tid"]))
             replay.event(name, cpu, f, ns)
             disks.event(name, f)
             if name == "sched_switch" and ps_begin is not None and \
@@ -594,7 +636,22 @@ def main():
         print("note - block devices in the state dump: %s" %
               ", ".join("%d %s" % kv for kv in sorted(disks.names.items())))
 
-    # ---- 4. replay -----------------------------------------------------------
+    # ---- 4. memory usage (KernelMemoryStateProvider) -------------------------
+    check(memory.events > 0 and not memory.bad,
+          "every page allocation and free has an order and is charged to "
+          "the thread the record names (%d of %d charged, the rest before "
+          "the CPU's first switch)" % (memory.charged, memory.events),
+          "; ".join(memory.bad[:5]))
+    check(memory.charged * 10 >= memory.events * 9,
+          "at least 90%% of the page events are charged to a thread "
+          "(%d of %d)" % (memory.charged, memory.events), "too few")
+    top = sorted(((v, t) for t, v in memory.bytes.items()),
+                 key=lambda x: -abs(x[0]))[:3]
+    print("note - memory usage, the 3 largest: %s" %
+          ", ".join("%s %s (%+d KiB)" % (t, memory.names[t], v // 1024)
+                    for v, t in top))
+
+    # ---- 5. replay -----------------------------------------------------------
     check(replay.switch_checked > 100 and not replay.switch_bad,
           "per CPU, every switch's prev_tid is the thread the replay has "
           "running (%d switches)" % replay.switch_checked,
