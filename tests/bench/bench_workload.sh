@@ -31,6 +31,13 @@
 # forth between two processes over two pipes (per round trip two context
 # switches, two wakeups, four syscalls); getppid = one syscall per op.
 #
+# BENCH_WL_SET=all (tests/bench/bench_allevents.sh): every event the
+# guest's kernel has instead of the nine, for each tracer (guest-workload
+# says how), LTTng with every probe module that builds for the guest
+# kernel; getppid 200000 calls per run (quick 40000); the table by
+# tests/bench/allevents_table.py in build/bench/allevents.md (console
+# allevents.console).
+#
 # Environment: BENCH_QUICK=1 (fewer ops, 3 rounds), BENCH_REPS=R,
 # BENCH_PP=N, BENCH_SC=N (ops per run), BENCH_TIMEOUT=S (QEMU),
 # BENCH_NO_BUILD=1, BENCH_KEEP=1, BENCH_OUT=DIR (default build/bench),
@@ -47,12 +54,19 @@ bench_name=bench_workload
 here=$top/tests/bench
 bench_setup
 out=${BENCH_OUT:-$build/bench}
-events=$bench_wl_events
+set=${BENCH_WL_SET:-wl}
+events=$bench_wl_events name=workload table=workload_table.py
+sc_full=1000000 sc_quick=100000
+if [ "$set" = all ]; then
+	name=allevents table=allevents_table.py
+	sc_full=200000 sc_quick=40000
+	bench_lttng_probes=all
+fi
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
-	pp=${BENCH_PP:-4000} sc=${BENCH_SC:-100000} reps=${BENCH_REPS:-3}
+	pp=${BENCH_PP:-4000} sc=${BENCH_SC:-$sc_quick} reps=${BENCH_REPS:-3}
 	qemu_timeout=${BENCH_TIMEOUT:-600}
 else
-	pp=${BENCH_PP:-20000} sc=${BENCH_SC:-1000000} reps=${BENCH_REPS:-5}
+	pp=${BENCH_PP:-20000} sc=${BENCH_SC:-$sc_full} reps=${BENCH_REPS:-5}
 	qemu_timeout=${BENCH_TIMEOUT:-1200}
 fi
 vm=benchwl$$
@@ -70,6 +84,8 @@ while [ $((lt_sub * lt_num)) -lt $((sc * 64)) ]; do
 	lt_num=$((lt_num * 2))
 done
 [ "$lttng" = 1 ] && guest_mem=$((1024 + 2 * lt_sub * lt_num / 1048576))
+# every event: LTTng's trace of a phase on the guest's tmpfs is larger
+[ "$lttng" = 1 ] && [ "$set" = all ] && guest_mem=$((guest_mem + 1024))
 
 # ---- 2. the guest: build/guest plus an archive with grwl and the script ------
 bench_init gr-benchwl
@@ -80,20 +96,21 @@ bench_guest_image "$tmp/overlay" "$wdir"
 # ---- 3. agent and guest ------------------------------------------------------
 # shellcheck disable=SC2119 # no agent options
 bench_start_agent
+bench_hist_prefix=$out/$name-	# bench_request's saved answers
 load_before=$(bench_load)
-say "booting one guest: pingpong $pp, getppid $sc per run, $reps rounds, LTTng $lttng"
+say "booting one guest: events $set, pingpong $pp, getppid $sc per run, $reps rounds, LTTng $lttng"
 bench_boot "$wdir" bench-workload \
-	"gr.mod=0 gr.pp=$pp gr.sc=$sc gr.reps=$reps gr.ltsub=$lt_sub gr.ltnum=$lt_num clocksource=tsc tsc=reliable" \
-	"$events" WL "$out/workload-status.json" "$out/workload.console"
+	"gr.mod=0 gr.set=$set gr.pp=$pp gr.sc=$sc gr.reps=$reps gr.ltsub=$lt_sub gr.ltnum=$lt_num clocksource=tsc tsc=reliable" \
+	"$events" WL "$out/$name-status.json" "$out/$name.console"
 
 # ---- 5. the table --------------------------------------------------------------
 rc=0
-python3 "$here/workload_table.py" --console "$out/workload.console" \
-	--status "$out/workload-status.json" --pp "$pp" --sc "$sc" \
+python3 "$here/$table" --console "$out/$name.console" \
+	--status "$out/$name-status.json" --pp "$pp" --sc "$sc" \
 	--reps "$reps" --host-cores "$(nproc)" --lttng "$lttng" \
 	--guest-mem "$guest_mem" \
 	--host-cpu "$(bench_host_cpu)" \
 	--qemu "$(bench_qemu_version), accelerator $(bench_accel_used)" \
 	--load "$load_before / $(bench_load)" \
-	--seconds $(($(date +%s) - t0)) >"$out/workload.md" || rc=$?
-bench_report "$out/workload.md" "$rc"
+	--seconds $(($(date +%s) - t0)) >"$out/$name.md" || rc=$?
+bench_report "$out/$name.md" "$rc"

@@ -203,6 +203,8 @@ bench_start_agent() {
 #   disable EVENT              guestrelay disable VM EVENT, then a flush
 #                              and status --json into ...disable-status.json
 #   hist EVENT SPEC            guestrelay hist VM EVENT SPEC
+#   enable PATTERN             guestrelay enable VM PATTERN, its summary
+#                              kept in ...enable.txt (bench-workload)
 #   hist-remove NAME LABEL     guestrelay hist VM NAME --json into
 #                              ${bench_hist_prefix}LABEL.json (default
 #                              prefix $tmp/) and status --json (after a
@@ -225,6 +227,8 @@ bench_request() {
 			"${c[@]}" hist "$vm" "$ev" --remove >/dev/null \
 				2>>"$tmp/req.err"
 		;;
+	enable)
+		"${c[@]}" enable "$vm" "$ev" >"${saved}enable.txt" 2>"$tmp/req.err" ;;
 	filter | hist)
 		"${c[@]}" "$cmd" "$vm" "$ev" "$arg" >/dev/null 2>"$tmp/req.err" ;;
 	disable)
@@ -356,11 +360,15 @@ bench_wl_overlay() {
 # new was_armed argument), so the copy leaves out every probe module but
 # those; the tracer itself and its ring buffer clients are built as they
 # are. DKMS is not used: it would build for the host's running kernel.
+# bench_lttng_probes=all (bench_allevents.sh): every probe module that
+# builds against the guest kernel (make -k), in $build/bench/lttng/KVER-all;
+# the ones that do not are listed in its build.log.
 bench_lttng_probes="sched irq"
 bench_lttng_setup() {
 	local src stamp want ko probes=$bench_lttng_probes
 	lttng=${BENCH_LTTNG:-1}
 	ltdir=$build/bench/lttng/$kver
+	[ "$probes" = all ] && ltdir=$ltdir-all
 	[ "$lttng" = 1 ] || return 0
 	"$top/scripts/deps.sh" bench >&2 ||
 		die "LTTng is missing and cannot be installed (scripts/deps.sh bench as root); BENCH_LTTNG=0 runs without it"
@@ -379,6 +387,30 @@ bench_lttng_setup() {
 	rm -rf "$ltdir"
 	mkdir -p "$ltdir"
 	cp -a "$src" "$ltdir/src"
+	if [ "$probes" = all ]; then
+		# every probe that builds: make -k finds the ones that do
+		# not, the second build leaves them out
+		make -k -C "$ltdir/src" -j"$(nproc)" KERNELDIR="$kdir" \
+			CONFIG_LTTNG_CLOCK_PLUGIN_TEST=n modules \
+			>"$ltdir/build-k.log" 2>&1 || true
+		ko=$(sed -n 's,.*/probes/\(lttng-probe-[a-z0-9_-]*\.o\)\] Error.*,\1,p' \
+			"$ltdir/build-k.log" | sort -u | tr '\n' ' ')
+		say "LTTng probe modules that do not build for $kver: ${ko:-none}"
+		{
+			echo ""
+			echo "# guestrelay bench (lib_bench.sh): without the probes that do not build"
+			echo "obj-m := \$(filter-out $ko,\$(obj-m))"
+		} >>"$ltdir/src/src/probes/Kbuild"
+		make -C "$ltdir/src" -j"$(nproc)" KERNELDIR="$kdir" \
+			CONFIG_LTTNG_CLOCK_PLUGIN_TEST=n modules \
+			>"$ltdir/build.log" 2>&1 ||
+			die "LTTng's modules failed to build; see $ltdir/build.log"
+		bench_lttng_have ||
+			die "LTTng's core modules missing; see $ltdir/build.log"
+		say "LTTng probe modules built: $(find "$ltdir/src/src/probes" -name 'lttng-probe-*.ko' | wc -l)"
+		echo "$want" >"$stamp"
+		return 0
+	fi
 	{
 		echo ""
 		echo "# guestrelay bench (lib_bench.sh): only these probe modules"

@@ -19,7 +19,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
 BUILD=${BUILD:-$TOP/build}
 export BUILD
-all="core guest anyevent hist client host workload hoststream volume ship fleet live"
+all="core guest anyevent hist client host workload allevents hoststream volume ship fleet live"
 if [ "${BENCH_SMOKE:-0}" = 1 ]; then
 	all=${BENCH_SMOKE_SET:-"core guest host"}
 	export BENCH_QUICK=1 BENCH_TINY=1 BENCH_LTTNG=0 BENCH_CALLS=2000
