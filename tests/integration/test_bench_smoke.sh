@@ -24,6 +24,8 @@
 #   - launch-guest.sh --accel auto boots the test guest, on this machine's
 #     accelerator or, where KVM is not a hardware KVM (kvm-pvm here), on
 #     TCG after exactly one line saying why; --accel kvm then refuses;
+#   - allevents_table.py (bench_allevents.sh) takes each tracer's time
+#     per event written from a made-up boot;
 #   - bench_workload.sh boots the test guest once with tiny runs and
 #     writes its table (skipped without QEMU or a built test guest), with
 #     BENCH_LTTNG=0: make check does not install or build LTTng (its
@@ -537,6 +539,37 @@ if python3 "$BENCH/workload_table.py" --console "$tmp/wl.console" \
 	ok workload-table-lttng-column
 else
 	bad workload-table-lttng-column "no LTTng column or ratios" "$tmp/wlt.md"
+fi
+
+# allevents_table.py (bench_allevents.sh): every run's time, warm-up
+# included, against the events each tracer wrote: ftrace 2 runs x 2
+# workloads x 3000 ns more than none over 6 events = 2000 ns an event,
+# guestrelay 2 x 2 x 1000 ns over 4 = 1000
+{
+	echo "GR: WL info ftrace_enabled 628"
+	echo "GR: WL info ftrace_entries 2"
+	echo "GR: WL info ftrace_overrun 4"
+	for v in none:1000:100 ftrace:4000:50 gr:2000:80; do
+		for w in pingpong getppid; do
+			for r in 0 1; do
+				t=${v#*:}
+				echo "GR: WL run variant=${v%%:*} rep=$r workload=$w ops=10 ns=${t%:*} ops_per_s=${v##*:}"
+			done
+		done
+	done
+} >"$tmp/all.console"
+echo '{"stats": {"guest_events": 4}}' >"$tmp/all-status.json"
+echo "8 events named: 8 added" >"$tmp/all-enable.txt"
+if python3 "$BENCH/allevents_table.py" --console "$tmp/all.console" \
+	--status "$tmp/all-status.json" --enable "$tmp/all-enable.txt" \
+	--pp 10 --sc 10 --reps 1 --host-cores 2 --host-cpu x --qemu x \
+	--load x --seconds 1 >"$tmp/allt.md" 2>&1 &&
+	grep -qE '^\| getppid\(\) \(calls/s\) \| 100 .*\| 0\.50 \| 0\.80 \| 1\.60 \|$' "$tmp/allt.md" &&
+	grep -qE '^\| ftrace \| 628 events .*\| 6 \| .*\| 2000 \|$' "$tmp/allt.md" &&
+	grep -qE '^\| guestrelay \| `enable .\*.`: 8 events named: 8 added.*\| 4 \| .*\| 1000 \|$' "$tmp/allt.md"; then
+	ok allevents-table-per-event
+else
+	bad allevents-table-per-event "no ratios or ns per event" "$tmp/allt.md"
 fi
 
 # bench_workload.sh, tiny, one boot
