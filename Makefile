@@ -43,7 +43,9 @@ tests: deps
 	$(MAKE) -C tests
 
 # the bootable test guest: Debian's kernel + busybox initramfs + the module
+# (and grtp.ko, the e2e tests' tracepoint with dynamic arrays)
 guest: module
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/e2e/grtp modules
 	scripts/mkguest.sh $(BUILD)/guest $(GUEST_KVER) guest-module/guestrelay.ko
 
 demo: deps module host guest
@@ -146,4 +148,5 @@ uninstall:
 
 clean:
 	-$(MAKE) -C guest-module KDIR=$(KDIR) clean
+	-$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/e2e/grtp clean
 	rm -rf $(BUILD)

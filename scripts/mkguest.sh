@@ -5,7 +5,9 @@
 #   OUT/initrd.cpio.gz busybox initramfs: /init, workloads, loop.ko and,
 #                      when given, guestrelay.ko with the example client
 #                      grclient.ko built beside it (examples/grclient/),
-#                      and its reader /gr/grread (built static here)
+#                      and its reader /gr/grread (built static here),
+#                      and the test tracepoint grtp.ko (tests/e2e/grtp/)
+#                      when built
 # Usage: scripts/mkguest.sh OUT KVER [guestrelay.ko]
 # Rebuilds only what is older than its inputs.
 set -euo pipefail
@@ -40,6 +42,8 @@ if [ -n "$mod" ]; then
 	client=$(dirname "$mod")/examples/grclient/grclient.ko
 	[ -e "$client" ] && inputs+=("$client") || client=""
 fi
+grtp=$here/../tests/e2e/grtp/grtp.ko
+[ -e "$grtp" ] && inputs+=("$grtp") || grtp=""
 grread=$here/../guest-module/examples/grclient/grread.c
 inputs+=("$grread" "$here/../guest-module/include/guestrelay/relay_file.h")
 stale=0
@@ -69,6 +73,7 @@ for m in drivers/block/loop.ko; do
 done
 [ -n "$mod" ] && cp "$mod" "$root/lib/modules/guestrelay.ko"
 [ -n "$client" ] && cp "$client" "$root/lib/modules/grclient.ko"
+[ -n "$grtp" ] && cp "$grtp" "$root/lib/modules/grtp.ko"
 # the example's user side; a host without a static libc goes without it
 ${CC:-cc} -static -O2 -I"$here/../guest-module/include" -o "$root/gr/grread" \
 	"$grread" 2>/dev/null ||

@@ -14,11 +14,13 @@ with babeltrace2's python bindings, and checks, printing one "ok - " or
   - ftrace lost nothing on any CPU;
   - per event, on every CPU, ftrace's records over its interval stand in
     the same order in guestrelay's trace, equal field by field (every
-    field of the format, __data_loc strings as text, and common_pid
+    field of the format, __data_loc strings as text, __data_loc arrays
+    of integers element by element, and common_pid
     against the record's tid), with nothing else between them; a record
     an interrupt moved (MOVE_MAX) and a field read from jiffies
     (CLOCK_FIELDS) are allowed and counted;
-  - at least 5 events of 3 systems had records to compare.
+  - at least 5 events of 3 systems had records to compare, one of them
+    with dynamic arrays of integers.
 """
 import base64
 import collections
@@ -141,13 +143,21 @@ def text(b):
     return b.split(b"\0", 1)[0].decode("utf-8", "replace")
 
 
+def elements(b, es):
+    """A dynamic array's bytes as its integers, unsigned (signedness is
+    compared through the masks of ours_value())."""
+    return tuple(int.from_bytes(b[i:i + es], "little")
+                 for i in range(0, len(b) - es + 1, es))
+
+
 def decode_fields(data, fmt):
     vals = []
     for name, off, size, sgn, kind in fmt:
-        if kind == "loc":
+        if kind == "loc" or kind.startswith("seq"):
             loc = struct.unpack_from("<I", data, off)[0]
             soff, slen = loc & 0xffff, loc >> 16
-            vals.append(text(data[soff:soff + slen]))
+            vals.append(text(data[soff:soff + slen]) if kind == "loc" else
+                        elements(data[soff:soff + slen], int(kind[3:])))
         elif kind == "chars":
             vals.append(text(data[off:off + size]))
         else:
@@ -197,9 +207,12 @@ def read_pages(blob, cpu, fmts, ids, out):
                                           decode_fields(data, fmts[ev])))
 
 
-def ours_value(f):
+def ours_value(f, kind):
     if isinstance(f, bt2._StringFieldConst):
         return str(f).split("\0", 1)[0]
+    if isinstance(f, bt2._ArrayFieldConst) and kind.startswith("seq"):
+        mask = (1 << (8 * int(kind[3:]))) - 1
+        return tuple(int(x) & mask for x in f)
     if isinstance(f, bt2._ArrayFieldConst):
         return text(bytes(int(x) & 0xff for x in f))
     return int(f)
@@ -219,7 +232,7 @@ def read_ours(trace, fmts, names):
         vals = [msg.default_clock_snapshot.value,
                 int(e.common_context_field["tid"])]
         vals += [ours_value(e.payload_field[ctf_field(full, f[0],
-                                                       fmts[full])])
+                                                       fmts[full])], f[4])
                  for f in fmts[full]]
         ours[full][cpu].append(tuple(vals))
     return ours
@@ -286,7 +299,11 @@ def layout(fmt):
     for name, off, size, sgn, kind in fmt:
         if kind == "loc":
             words.append("%s_loc@%d+4h" % (name, off))
-            strings.append(name)
+            strings.append((name, "S"))
+        elif kind.startswith("seq"):
+            # the location word becomes the element count (spec 1.11)
+            words.append("%s_len@%d+4?" % (name, off))
+            strings.append((name, "qsh"))
         elif kind == "chars":
             words.append("%s@%d+%dc" % (name, off, size))
         else:
@@ -312,8 +329,8 @@ def check_layouts(fmts, cat):
             g == w or (w.endswith("?") and g[:-1] == w[:-1] and
                        g[-1] in "uh")
             for g, w in zip(got, want))
-        same = same and all(g.startswith(s + "@") and g.endswith("S")
-                            for g, s in zip(got[n:], strings))
+        same = same and all(g.startswith(s + "@") and g[-1] in kinds
+                            for g, (s, kinds) in zip(got[n:], strings))
         if same:
             ok("%s: the payload layout is tracefs' format (%d fields)"
                % (ev, n))
@@ -387,6 +404,15 @@ def main():
                 if slack else "",
                 ", %d moved by an interrupt" % moved if moved else ""))
 
+    # a dynamic array of integers (grtp.ko's event: the guest's kernel
+    # fires none of its own)
+    arrays = sorted(ev for ev in compared
+                    if any(f[4].startswith("seq") for f in recorded[ev]))
+    name = "events with dynamic arrays of integers compared with ftrace"
+    if arrays:
+        ok(name + " (%s)" % ", ".join(arrays))
+    else:
+        fail(name, "none compared")
     systems = {ev.split(":", 1)[0] for ev in compared}
     name = "at least 5 events of 3 systems compared"
     if len(compared) >= 5 and len(systems) >= 3:
