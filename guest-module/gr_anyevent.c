@@ -792,7 +792,8 @@ static int gr_anyevent_find_spec(char *spec)
 	char *colon = strchr(spec, ':');
 	int ret;
 
-	if (gr_anyevent_count >= GR_ANYEVENT_SLOTS)
+	/* found at load: the table's, desc_count <= GR_MAX_EVENTS (spec 4.1) */
+	if (gr_nr_event_defs + gr_anyevent_count >= GR_MAX_EVENTS)
 		return -ENOSPC;
 	if (!colon || colon == spec || !colon[1])
 		return -EINVAL;

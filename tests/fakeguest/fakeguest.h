@@ -259,7 +259,7 @@ struct fakeguest {
 	bool host_present;		/* a control block at start-up */
 
 	/* settings in effect: control writes, writers read (atomics) */
-	u64 enabled[GR_MAX_EVENTS / 64];
+	u64 enabled[GR_WIDE_MAX_EVENTS / 64];
 	u32 tracing;
 	u32 mode;
 	u32 timer_us;
@@ -300,7 +300,7 @@ struct fakeguest {
 
 	/* aggregation (spec 17): the control pass owns it, under pass_lock */
 	struct gr_hist_ctx hist;
-	struct gr_filter_bounds bounds[GR_MAX_EVENTS];
+	struct gr_filter_bounds bounds[GR_WIDE_MAX_EVENTS];
 
 	/* threads */
 	struct fg_writer *writers;

@@ -200,8 +200,8 @@ static void fg_status_init(struct fakeguest *fg, const struct gr_ctrl_req *eff,
 	/* Requests made before publication are void: no time to answer */
 	smp_store_release(&st->sync_ack, cpu_to_le64(fg->sync_ack));
 	ack.seq = fg->ctrl_ack;
-	gr_status_applied(fg->region, &ack, eff->enable, eff->mode,
-			  fg_timer_us(eff->switch_timer_us));
+	gr_status_applied(fg->region, fg->lay.wide_offset, &ack, eff->enable,
+			  eff->mode, fg_timer_us(eff->switch_timer_us));
 	if (rejected)
 		gr_status_rejected(fg->region, fg->ctrl_ack, -EINVAL,
 				   (u32)fg->pass_rejected);
@@ -264,7 +264,8 @@ int fg_publish(struct fakeguest *fg)
 	fg->sync_ack = fg_load_req(&c->sync_req);
 	if (fg->host_present) {
 		gr_ctrl_geometry(fg->region, &geo.subbuf_size, &geo.n_subbufs);
-		ret = gr_ctrl_read(fg->region, fg_nr_events(&fg->opt), &req);
+		ret = gr_ctrl_read(fg->region, 0, fg_nr_events(&fg->opt),
+				   &req);
 		if (!ret || ret == -EINVAL) {
 			fg->ctrl_ack = req.seq;
 			fg->flush_ack = req.flush_req;
