@@ -100,6 +100,23 @@ static void test_layout_desc_capacity(void)
 	CU_ASSERT_EQUAL(gr_layout_compute(&geo, &lay), -EINVAL);
 }
 
+/* @geo on @region_size bytes and @nr_cpus: the 1.12 layout, @capacity */
+static void expect_no_wide(struct gr_geometry *geo, u64 region_size,
+			   u32 nr_cpus, u32 capacity)
+{
+	struct gr_layout lay;
+
+	geo->region_size = region_size;
+	geo->nr_cpus = nr_cpus;
+	CU_ASSERT_FATAL(gr_layout_compute(geo, &lay) == 0);
+	CU_ASSERT_EQUAL(lay.wide_capacity, 0);
+	CU_ASSERT_EQUAL(lay.wide_offset, 0);
+	CU_ASSERT_EQUAL(lay.desc_capacity, capacity);
+	/* 0x2000 + capacity * 576, page aligned */
+	CU_ASSERT_EQUAL(lay.ring_offset, (0x2000 + capacity * 576 + 4095) &
+					 ~4095ULL);
+}
+
 /* Spec 19.2 W1: the wide area and its slots, from what the region holds */
 static void test_layout_wide_capacity(void)
 {
@@ -135,27 +152,11 @@ static void test_layout_wide_capacity(void)
 	CU_ASSERT_EQUAL(gr_layout_wide_slots(2U << 20, 1024), 455);
 
 	/* 1 MiB: 227 slots are not more than 256, the 1.12 layout */
-	geo.region_size = 1U << 20;
-	CU_ASSERT_FATAL(gr_layout_compute(&geo, &lay) == 0);
-	CU_ASSERT_EQUAL(lay.wide_capacity, 0);
-	CU_ASSERT_EQUAL(lay.wide_offset, 0);
-	CU_ASSERT_EQUAL(lay.desc_capacity, GR_MAX_EVENTS);
-	CU_ASSERT_EQUAL(lay.ring_offset, 0x26000);
-
+	expect_no_wide(&geo, 1U << 20, 2, GR_MAX_EVENTS);
 	/* 2 MiB, 230 rings of 2 x 4 KiB: 455 slots do not fit, 256 do */
-	geo.region_size = 2U << 20;
-	geo.nr_cpus = 230;
-	CU_ASSERT_FATAL(gr_layout_compute(&geo, &lay) == 0);
-	CU_ASSERT_EQUAL(lay.wide_capacity, 0);
-	CU_ASSERT_EQUAL(lay.desc_capacity, GR_MAX_EVENTS);
-	CU_ASSERT_EQUAL(lay.n_subbufs, 2);
-
+	expect_no_wide(&geo, 2U << 20, 230, GR_MAX_EVENTS);
 	/* 64 KiB: no wide area, and no slot beyond the table */
-	geo.region_size = 64U << 10;
-	geo.nr_cpus = 1;
-	CU_ASSERT_FATAL(gr_layout_compute(&geo, &lay) == 0);
-	CU_ASSERT_EQUAL(lay.wide_capacity, 0);
-	CU_ASSERT_EQUAL(lay.desc_capacity, 31);
+	expect_no_wide(&geo, 64U << 10, 1, 31);
 
 	/* no such geometry */
 	geo.region_size = 16U << 20;
