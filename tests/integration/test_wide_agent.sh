@@ -24,26 +24,18 @@ set -u
 # shellcheck source=tests/integration/lib_agent.sh
 . "$(dirname "$0")/lib_agent.sh"
 la_init test_wide_agent
-out='' err='' rc=0
+out='' err='' rc=0 fg=''
 
 command -v babeltrace2 >/dev/null || la_skip "babeltrace2 is needed"
 
-fg_start() {
-	local vm=$1 job
+# VM OPTIONS...: its fake guest (the job in $fg), attached
+guest() {
+	local vm=$1
 
 	shift
-	t_bg job 60 "$la_tmp/fg-$vm.log" "$FG" --shm "guestrelay-$vm" \
-		--cpus 1 --rate 20 --duration 40 --linger 1 "$@"
-	printf -v "fgjob_$vm" '%s' "$job"
-	la_wait_status "$vm" "s['state'] == 'attached'" 10 ||
-		bad "attached-$vm" "$out"
-}
-
-fg_stop() {
-	local v="fgjob_$1"
-
-	t_term_job "${!v}"
-	la_wait_fg "${!v}" 10 >/dev/null
+	t_bg fg 60 "$la_tmp/fg-$vm.log" "$FG" --shm "guestrelay-$vm" --cpus 1 \
+		--rate 20 --duration 40 --linger 1 --anyevent --wide "$@"
+	la_wait_status "$vm" "s['state'] == 'attached'" 10 || bad "attached-$vm" "$out"
 }
 
 # region VM: the header's and both bitmaps' facts, one line of key=value
@@ -75,7 +67,7 @@ la_agent_start || { bad agent-starts "see the log"; la_show_logs; la_finish; }
 # ---- a 4 MiB region: the wide area ------------------------------------------
 la_vm W wide
 gr vm-add "$W" --plain --size 4M --events fake_seq || bad vm-add "exit $rc: $err"
-fg_start "$W" --anyevent --wide --catalogue 400
+guest "$W" --catalogue 400
 r=$(region "$W")
 note "published: $r"
 grep -q 'wide=1 dcap=[0-9]* wcap=910 ' <<<"$r" &&
@@ -111,7 +103,8 @@ EOF
 	ok "enable bits above 255 in the wide area, the first 256 in ctrl.enable; enabled and desc_live in both places" ||
 	bad wide-bits "$r"
 sleep 2
-fg_stop "$W"
+t_term_job "$fg"
+la_wait_fg "$fg" 10 >/dev/null
 la_wait_status "$W" "s['guest_state'] != 'tracing'" 10 >/dev/null
 dir=$(la_sessions "$W" | tail -n 1)
 # the catalogue's order: fsys:ev_ints, ev_comm, ev_msg and other:thing
@@ -131,7 +124,7 @@ note "records of bulk events ev248 and later (ids above 255), the last: $n"
 # ---- a 1 MiB region: the 1.12 layout ----------------------------------------
 la_vm N narrow
 gr vm-add "$N" --plain --size 1M --events fake_seq || bad vm-add-1m "exit $rc: $err"
-fg_start "$N" --anyevent --wide --catalogue 400
+guest "$N" --catalogue 400
 r=$(region "$N")
 grep -q '^wide=0 ' <<<"$r" &&
 	ok "a 1 MiB region gets no wide area (227 slots would not be more than 256)" ||
@@ -140,6 +133,7 @@ gr enable "$N" '*'
 grep -q 'No space' <<<"$out$err" &&
 	ok "without it the slots end at desc_capacity: the rest is refused (ENOSPC)" ||
 	bad narrow-enospc "exit $rc: $err" "$out"
-fg_stop "$N"
+t_term_job "$fg"
+la_wait_fg "$fg" 10 >/dev/null
 
 la_end
