@@ -167,7 +167,12 @@ static char *anyevent;
 module_param(anyevent, charp, 0444);
 MODULE_PARM_DESC(anyevent, "Trace events to record by system:name, comma separated (issue 25)");
 
-static struct gr_anyevent gr_anyevents[GR_ANYEVENT_SLOTS];
+/*
+ * Entries, allocated when first used (gr_anyevent_slot()) and kept, for
+ * the next publication, until the module unloads: 993 slots (spec 19)
+ * would cost about 1 MB held whether used or not
+ */
+static struct gr_anyevent *gr_anyevents[GR_ANYEVENT_SLOTS];
 /* found at load (anyevent=): published with the table */
 static unsigned int gr_anyevent_count;
 /* entries valid: those, then the added ones; stored with release */
@@ -216,7 +221,20 @@ static struct gr_anyevent *gr_anyevent_of(unsigned int id)
 	live = smp_load_acquire(&gr_anyevent_live);
 	if (id - gr_nr_event_defs >= live)
 		return NULL;
-	return &gr_anyevents[id - gr_nr_event_defs];
+	return gr_anyevents[id - gr_nr_event_defs];
+}
+
+/*
+ * Entry @i, the next one to lay out (not yet covered by the count:
+ * nobody else reads it), allocated if it never was; NULL without memory.
+ * Its pointer is stored before the release of the count that covers it.
+ */
+static struct gr_anyevent *gr_anyevent_slot(unsigned int i)
+{
+	if (!gr_anyevents[i])
+		gr_anyevents[i] = kzalloc(sizeof(*gr_anyevents[i]),
+					  GFP_KERNEL);
+	return gr_anyevents[i];
 }
 
 /* ---- the record ------------------------------------------------------- */
@@ -383,7 +401,7 @@ static void gr_anyevent_sync(struct work_struct *work)
 
 	mutex_lock(&gr_anyevent_lock);
 	for (i = 0; i < gr_anyevent_live; i++) {
-		ev = &gr_anyevents[i];
+		ev = gr_anyevents[i];
 		if (!ev->counters)
 			continue;
 		ret = gr_anyevent_sync_one(ev);
@@ -788,14 +806,18 @@ static int gr_anyevent_find(struct gr_anyevent *ev, const char *system,
 /* Find one "system:name" of anyevent= as the next id; 0, or -errno. */
 static int gr_anyevent_find_spec(char *spec)
 {
-	struct gr_anyevent *ev = &gr_anyevents[gr_anyevent_count];
 	char *colon = strchr(spec, ':');
+	struct gr_anyevent *ev;
 	int ret;
 
-	if (gr_anyevent_count >= GR_ANYEVENT_SLOTS)
+	/* found at load: the table's, desc_count <= GR_MAX_EVENTS (spec 4.1) */
+	if (gr_nr_event_defs + gr_anyevent_count >= GR_MAX_EVENTS)
 		return -ENOSPC;
 	if (!colon || colon == spec || !colon[1])
 		return -EINVAL;
+	ev = gr_anyevent_slot(gr_anyevent_count);
+	if (!ev)
+		return -ENOMEM;
 	*colon = '\0';
 	ret = gr_anyevent_find(ev, spec, colon + 1, NULL, 0, false);
 	*colon = ':';
@@ -998,8 +1020,9 @@ int gr_anyevent_add_named(const char *system, const char *name,
 		goto out;
 	}
 	/* not yet covered by gr_anyevent_live: nobody else reads it */
-	ev = &gr_anyevents[live];
-	ret = gr_anyevent_find(ev, system, name, ff, nff, false);
+	ev = gr_anyevent_slot(live);
+	ret = ev ? gr_anyevent_find(ev, system, name, ff, nff, false) :
+		   -ENOMEM;
 	if (ret)
 		goto out;
 	ev->id = gr_nr_event_defs + live;
@@ -1032,7 +1055,7 @@ void gr_anyevent_unpublish(void)
 	mutex_lock(&gr_anyevent_lock);
 	live = gr_anyevent_live;
 	for (i = gr_anyevent_count; i < live; i++)
-		gr_anyevent_release(&gr_anyevents[i]);
+		gr_anyevent_release(gr_anyevents[i]);
 	/* release: as every store of the count (readers acquire) */
 	smp_store_release(&gr_anyevent_live, gr_anyevent_count);
 	mutex_unlock(&gr_anyevent_lock);
@@ -1040,8 +1063,8 @@ void gr_anyevent_unpublish(void)
 		return;
 	synchronize_rcu();
 	for (i = gr_anyevent_count; i < live; i++)
-		if (gr_anyevents[i].file)
-			trace_put_event_file(gr_anyevents[i].file);
+		if (gr_anyevents[i]->file)
+			trace_put_event_file(gr_anyevents[i]->file);
 }
 
 /**
@@ -1051,10 +1074,12 @@ void gr_anyevent_unpublish(void)
  */
 void gr_anyevent_exit(void)
 {
+	unsigned int i;
+
 	gr_anyevent_hotplug_exit();
 	gr_anyevent_unpublish();
 	while (gr_anyevent_count) {
-		struct gr_anyevent *ev = &gr_anyevents[--gr_anyevent_count];
+		struct gr_anyevent *ev = gr_anyevents[--gr_anyevent_count];
 
 		gr_anyevent_release(ev);
 		trace_put_event_file(ev->file);
@@ -1062,6 +1087,10 @@ void gr_anyevent_exit(void)
 	gr_anyevent_live = 0;
 	/* no handler still runs in this module's text */
 	synchronize_rcu();
+	for (i = 0; i < ARRAY_SIZE(gr_anyevents); i++) {
+		kfree(gr_anyevents[i]);
+		gr_anyevents[i] = NULL;
+	}
 }
 
 /**
@@ -1247,7 +1276,7 @@ static int gr_anyevent_catalogue_show(char *buf, const struct kernel_param *kp)
 			     gr_anyevent_live - gr_anyevent_count,
 			     atomic_long_read(&gr_anyevent_cut));
 	for (i = 0; i < gr_anyevent_live; i++) {
-		ev = &gr_anyevents[i];
+		ev = gr_anyevents[i];
 		len += sysfs_emit_at(buf, len, "%s:%s id %u fields %u\n  gr_id %u:",
 				     ev->system, ev->name, ev->tid,
 				     ev->nftrace, ev->id);

@@ -60,12 +60,16 @@ static inline unsigned int gr_desc_count(void)
 }
 
 /*
- * Slots a layout keeps for descriptors (spec 18.2 N1: desc_capacity when
- * they fit): the table's, then GR_ANYEVENT_SLOTS for events by name, up
- * to the syscall families' base (spec 7.2)
+ * Slots a layout keeps for descriptors: desc_capacity when they fit (spec
+ * 18.2 N1), every id the control block's enable reaches; wide_capacity
+ * when the region holds them (spec 19.2 W1), the table's then
+ * GR_ANYEVENT_SLOTS for events by name, up to the syscall families' base
+ * (spec 7.2)
  */
-#define GR_DESC_CAPACITY	(GR_NR_EVENTS + GR_ANYEVENT_SLOTS)
-static_assert(GR_DESC_CAPACITY <= GR_SYS_ENTER_BASE, "desc_capacity > family_base");
+#define GR_DESC_CAPACITY	GR_MAX_EVENTS
+#define GR_WIDE_CAPACITY	(GR_NR_EVENTS + GR_ANYEVENT_SLOTS)
+static_assert(GR_WIDE_CAPACITY <= GR_SYS_ENTER_BASE, "capacity > family_base");
+static_assert(GR_DESC_CAPACITY <= GR_WIDE_CAPACITY, "wide below narrow");
 
 unsigned int gr_desc_live(void);
 

@@ -285,6 +285,18 @@ static void gr_byname_line(struct gr_name_ans *ans, const char *fmt, ...)
 }
 
 /*
+ * Descriptor slots events by name may take: wide_capacity with
+ * GR_F_WIDE_EVENTS in use (spec 19.2 W1), else desc_capacity (18.2 N1)
+ */
+static unsigned int gr_byname_capacity(const struct gr_dev *gd)
+{
+	if (gd->layout.wide_offset &&
+	    (gd->cur.host_features & GR_F_WIDE_EVENTS))
+		return gd->layout.wide_capacity;
+	return gd->layout.desc_capacity;
+}
+
+/*
  * Add or report one event a pattern named (a kprobe event: its format's
  * fields @ff, @nff): its id, or the -errno of its R line
  */
@@ -303,7 +315,7 @@ static int gr_byname_add_one(struct gr_byname_req *r, const char *sys,
 		return id;
 	}
 	id = gr_anyevent_add_named(sys, name, ff, nff,
-				   gd->layout.desc_capacity, &r->desc,
+				   gr_byname_capacity(gd), &r->desc,
 				   gr_byname_write, gd);
 	if (id < 0) {
 		(*refused)++;
@@ -316,8 +328,7 @@ static int gr_byname_add_one(struct gr_byname_req *r, const char *sys,
 	gr_pass_bound_event(id);
 	gd->hist.nr_events = gr_desc_live();
 	/* N3: the descriptor is in the region; now the host may read it */
-	smp_store_release(&gr_status(gd->region)->desc_live,
-			  cpu_to_le32(gr_desc_live()));
+	gr_status_set_live(gd->region, &gd->layout, gr_desc_live());
 	gr_byname_line(ans, "A %s:%s %d\n", sys, name, id);
 	return id;
 }
@@ -460,7 +471,7 @@ static int gr_byname_list_one(struct gr_byname_req *r, const char *sys,
 		}
 		if (!ret)
 			ret = gr_anyevent_check_named(sys, name, ff, nff,
-						      r->gd->layout.desc_capacity);
+						      gr_byname_capacity(r->gd));
 		kfree(ff);
 		if (ret == -ENOMEM)
 			return ret;

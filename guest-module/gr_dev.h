@@ -55,7 +55,7 @@
 /* Unbind waits at most this long for the host to consume (spec 5.5) */
 #define GR_DRAIN_WAIT_MS	1000
 
-#define GR_ENABLE_WORDS		(GR_MAX_EVENTS / 64)
+#define GR_ENABLE_WORDS		(GR_WIDE_MAX_EVENTS / 64)
 
 /**
  * struct gr_settings - what the guest records and how
@@ -195,7 +195,7 @@ struct gr_dev {
 
 	struct gr_settings cur;
 	bool host_present;
-	DECLARE_BITMAP(attach_failed, GR_MAX_EVENTS);
+	DECLARE_BITMAP(attach_failed, GR_WIDE_MAX_EVENTS);
 	u32 state;
 	u64 ctrl_ack;
 	u32 ctrl_errors;

@@ -74,12 +74,14 @@ static_assert(GR_NR_EVENTS <= GR_MAX_EVENTS, "too many events");
 /*
  * Ids after the table's for events found by name at load or added at
  * run time (gr_anyevent.c, issue 25): GR_NR_EVENTS + k for the k-th,
- * fewer than this many: every id the host's enable bits reach (spec
- * 18.2 N1, GR_MAX_EVENTS). The system call families start after them,
- * so their bases stay constants.
+ * fewer than this many: every id the wide area's enable bits reach
+ * (spec 19, GR_WIDE_MAX_EVENTS); a host without GR_F_WIDE_EVENTS, or a
+ * region without the wide area, reaches the first GR_MAX_EVENTS (spec
+ * 18.2 N1). The system call families start after them, so their bases
+ * stay constants.
  */
-#define GR_ANYEVENT_SLOTS	(GR_MAX_EVENTS - GR_NR_EVENTS)
-static_assert(GR_NR_EVENTS + GR_ANYEVENT_SLOTS <= GR_MAX_EVENTS,
+#define GR_ANYEVENT_SLOTS	(GR_WIDE_MAX_EVENTS - GR_NR_EVENTS)
+static_assert(GR_NR_EVENTS + GR_ANYEVENT_SLOTS <= GR_WIDE_MAX_EVENTS,
 	      "room for the events found by name");
 
 /*

@@ -517,7 +517,7 @@ bool gr_follow_comm(const struct gr_follow_spec *spec, const char *comm)
 /**
  * gr_follow_keep() - is a record about a followed task?
  * @f: the set
- * @id: the record's event id, < GR_MAX_EVENTS
+ * @id: the record's event id, < GR_WIDE_MAX_EVENTS
  * @payload: its payload
  * @len: its length (private: what the probe reserved)
  * @tid: the thread that records it

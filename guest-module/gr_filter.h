@@ -93,7 +93,7 @@ struct gr_filter_err {
  */
 struct gr_filter_set {
 	u32 nr_progs;
-	u8 slot_of[GR_MAX_EVENTS];
+	u8 slot_of[GR_WIDE_MAX_EVENTS];
 	struct gr_filter_prog progs[GR_FILTER_SLOTS];
 };
 
@@ -140,7 +140,7 @@ struct gr_follow_spec {
  */
 struct gr_follow {
 	struct gr_follow_spec spec;
-	u16 other_off[GR_MAX_EVENTS];
+	u16 other_off[GR_WIDE_MAX_EVENTS];
 	u32 nr_bits;
 	atomic_t tasks;
 	atomic64_t forks;

@@ -242,7 +242,7 @@ struct gr_follow *gr_follow_alloc(const struct gr_follow_spec *spec)
 		return NULL;
 	}
 	f->spec = *spec;
-	for (id = 0; id < GR_MAX_EVENTS; id++)
+	for (id = 0; id < GR_WIDE_MAX_EVENTS; id++)
 		f->other_off[id] = GR_FOLLOW_NO_OFF;
 	for (i = 0; i < ARRAY_SIZE(gr_follow_other); i++) {
 		for (id = 0; id < gr_nr_event_defs; id++)

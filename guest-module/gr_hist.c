@@ -512,7 +512,7 @@ out:
 /**
  * gr_hist_event() - run the requests of event @id on one record
  * @set: the set in effect
- * @id: the record's event, < GR_MAX_EVENTS
+ * @id: the record's event, < GR_WIDE_MAX_EVENTS
  * @payload: its payload (in the ring or a per-CPU scratch buffer);
  *	NULL: the record could not be written (the scratch buffer was in
  *	use by the context this interrupted): counted as nested
@@ -584,7 +584,7 @@ void gr_hist_ctx_init(struct gr_hist_ctx *ctx, u8 *area, u64 size,
 	ctx->area = area;
 	ctx->size = size;
 	ctx->nr_cpus = nr_cpus;
-	ctx->nr_events = min_t(u32, nr_events, GR_MAX_EVENTS);
+	ctx->nr_events = min_t(u32, nr_events, GR_WIDE_MAX_EVENTS);
 	ctx->bounds = bounds;
 	ctx->attach = attach;
 	/* DELTA is in ns: mult/shift, with mult below 2^32 */

@@ -113,8 +113,8 @@ struct gr_hist_prog {
  * @pairs: a request is a latency pair (records need their time)
  */
 struct gr_hist_set {
-	u8 start_mask[GR_MAX_EVENTS];
-	u8 agg_mask[GR_MAX_EVENTS];
+	u8 start_mask[GR_WIDE_MAX_EVENTS];
+	u8 agg_mask[GR_WIDE_MAX_EVENTS];
 	struct gr_hist_prog *progs[GR_HIST_REQS];
 	u32 mult;
 	u32 shift;

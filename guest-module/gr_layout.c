@@ -50,7 +50,39 @@ static u32 gr_layout_max_subbufs(struct gr_layout *lay)
 }
 
 static int gr_layout_compute_slots(const struct gr_geometry *geo, u32 slots,
-				   struct gr_layout *lay);
+				   bool wide, struct gr_layout *lay);
+
+/* Spec 18.2 N1: desc_capacity slots if the layout fits with them */
+static int gr_layout_compute_narrow(const struct gr_geometry *geo,
+				    struct gr_layout *lay)
+{
+	int ret;
+
+	if (!geo->desc_capacity)
+		return gr_layout_compute_slots(geo, 0, false, lay);
+	ret = gr_layout_compute_slots(geo, geo->desc_capacity, false, lay);
+	if (ret != -ENOSPC || geo->desc_capacity == geo->desc_count)
+		return ret;
+	return gr_layout_compute_slots(geo, geo->desc_count, false, lay);
+}
+
+/**
+ * gr_layout_wide_slots() - descriptor slots of a wide area (spec 19.2 W1)
+ * @region_size: bytes of the region
+ * @wish: the guest's most, at most GR_WIDE_MAX_EVENTS
+ *
+ * The descriptor area takes at most an eighth of the region.
+ *
+ * Context: any.
+ * Return: min(@wish, @region_size / 8 / 576): a wide area is laid out
+ * only if this is above GR_MAX_EVENTS.
+ */
+u32 gr_layout_wide_slots(u64 region_size, u32 wish)
+{
+	u64 n = div64_u64(region_size / 8, sizeof(struct gr_event_desc));
+
+	return n < wish ? (u32)n : wish;
+}
 
 /**
  * gr_layout_compute() - choose the geometry and layout of a region
@@ -65,34 +97,50 @@ static int gr_layout_compute_slots(const struct gr_geometry *geo, u32 slots,
  * fit (at most GR_MAX_SUBBUFS). Below GR_MIN_SUBBUFS the size is halved,
  * down to GR_MIN_SUBBUF_SIZE. Spec 18.2 N1: with a @geo->desc_capacity,
  * the descriptor area holds that many slots if the layout fits with
- * them, else @geo->desc_count (then desc_capacity = desc_count).
+ * them, else @geo->desc_count (then desc_capacity = desc_count). Spec
+ * 19.2 W1: with a @geo->wide_capacity the descriptor area holds
+ * gr_layout_wide_slots() slots followed by the wide area (one page) if
+ * those are more than GR_MAX_EVENTS and the layout fits with them; else
+ * the layout is the one without.
  *
  * Context: any; does not sleep.
  * Return: 0; -EINVAL if @geo is impossible (region size not a power of two
  * in [GR_MIN_REGION_SIZE, GR_MAX_REGION_SIZE], no CPU, more per-CPU rings
  * than GR_MAX_RINGS, more than GR_MAX_EVENTS descriptors, an invalid
  * default sub-buffer size, a @geo->desc_capacity below @geo->desc_count
- * or above GR_MAX_EVENTS); -ENOSPC if two sub-buffers per ring do not fit.
- * @lay is written only on success.
+ * or above GR_MAX_EVENTS, a @geo->wide_capacity without a
+ * @geo->desc_capacity, below it or above GR_WIDE_MAX_EVENTS); -ENOSPC if
+ * two sub-buffers per ring do not fit. @lay is written only on success.
  */
 int gr_layout_compute(const struct gr_geometry *geo, struct gr_layout *lay)
 {
+	u32 slots;
 	int ret;
 
-	if (!geo->desc_capacity)
-		return gr_layout_compute_slots(geo, 0, lay);
-	if (geo->desc_capacity < geo->desc_count ||
-	    geo->desc_capacity > GR_MAX_EVENTS)
+	if (geo->desc_capacity && (geo->desc_capacity < geo->desc_count ||
+				   geo->desc_capacity > GR_MAX_EVENTS))
 		return -EINVAL;
-	ret = gr_layout_compute_slots(geo, geo->desc_capacity, lay);
-	if (ret != -ENOSPC || geo->desc_capacity == geo->desc_count)
+	if (!geo->wide_capacity)
+		return gr_layout_compute_narrow(geo, lay);
+	if (!geo->desc_capacity || geo->wide_capacity < geo->desc_capacity ||
+	    geo->wide_capacity > GR_WIDE_MAX_EVENTS)
+		return -EINVAL;
+	slots = gr_layout_wide_slots(geo->region_size, geo->wide_capacity);
+	if (slots <= GR_MAX_EVENTS)
+		return gr_layout_compute_narrow(geo, lay);
+	ret = gr_layout_compute_slots(geo, slots, true, lay);
+	if (ret != -ENOSPC)
 		return ret;
-	return gr_layout_compute_slots(geo, geo->desc_count, lay);
+	return gr_layout_compute_narrow(geo, lay);
 }
 
-/* gr_layout_compute() with @slots descriptor slots (0: desc_count, none) */
+/*
+ * gr_layout_compute() with @slots descriptor slots (0: desc_count, none);
+ * @wide: the slots are wide_capacity, the wide area follows them and
+ * desc_capacity is the geometry's
+ */
 static int gr_layout_compute_slots(const struct gr_geometry *geo, u32 slots,
-				   struct gr_layout *lay)
+				   bool wide, struct gr_layout *lay)
 {
 	u32 size = geo->default_subbuf_size ?: GR_DEFAULT_SUBBUF_SIZE;
 	u32 wish_n = geo->n_subbufs;
@@ -124,13 +172,19 @@ static int gr_layout_compute_slots(const struct gr_geometry *geo, u32 slots,
 	l.nr_rings = geo->global ? 1 : geo->nr_cpus;
 	l.flags = geo->global ? GR_HDR_GLOBAL : 0;
 	l.desc_count = geo->desc_count;
-	l.desc_capacity = slots;
+	l.desc_capacity = wide ? geo->desc_capacity : slots;
 	l.desc_stride = sizeof(struct gr_event_desc);
 	l.packet_header_size = sizeof(struct gr_packet_header);
 	l.desc_offset = GR_LAYOUT_START;
 	l.ring_offset = ALIGN(l.desc_offset +
 			      (u64)(slots > l.desc_count ? slots : l.desc_count) *
 			      l.desc_stride, (u64)GR_PAGE_SIZE);
+	if (wide) {
+		/* spec 19.1: the wide area right after the descriptors */
+		l.wide_capacity = slots;
+		l.wide_offset = l.ring_offset;
+		l.ring_offset += GR_WIDE_SIZE;
+	}
 	l.subbuf_rec_offset = ALIGN(l.ring_offset +
 				    (u64)l.nr_rings * sizeof(struct gr_ring),
 				    (u64)64);
@@ -180,7 +234,8 @@ static int gr_layout_compute_slots(const struct gr_geometry *geo, u32 slots,
  * subbuf_size, n_subbufs, flags, desc_offset, desc_count, desc_stride,
  * ring_offset, subbuf_rec_offset, data_offset, packet_header_size,
  * max_event_size, nr_cpus, client_offset, client_size, hist_offset,
- * hist_size and desc_capacity (0 without GR_F_ANYEVENT). The caller
+ * hist_size, desc_capacity (0 without GR_F_ANYEVENT), wide_capacity and
+ * wide_offset (0 without a wide area, GR_F_WIDE_EVENTS). The caller
  * writes the rest (identity, clock, features, instance_id) and publishes
  * with the release store of magic.
  *
@@ -214,6 +269,9 @@ void gr_layout_write_hdr(struct gr_region_hdr *hdr,
 	hdr->hist_size = cpu_to_le64(lay->hist_size);
 	/* v1.7: meaningful with GR_F_ANYEVENT in guest_features, else 0 */
 	hdr->desc_capacity = cpu_to_le32(lay->desc_capacity);
+	/* v1.13: meaningful with GR_F_WIDE_EVENTS in guest_features, else 0 */
+	hdr->wide_capacity = cpu_to_le32(lay->wide_capacity);
+	hdr->wide_offset = cpu_to_le64(lay->wide_offset);
 }
 
 /*

@@ -24,6 +24,9 @@
  * @desc_count: event descriptors to place
  * @desc_capacity: descriptor slots wished for (spec 18, GR_F_ANYEVENT):
  *	0 for none, else at least @desc_count; laid out when they fit
+ * @wide_capacity: the most descriptor slots wished for with a wide area
+ *	(spec 19, GR_F_WIDE_EVENTS): 0 for none, else in [@desc_capacity,
+ *	GR_WIDE_MAX_EVENTS]; laid out as gr_layout_compute() says
  * @subbuf_size: the host's wish, 0 = none
  * @n_subbufs: the host's wish, 0 = none
  * @default_subbuf_size: the module's choice, 0 = GR_DEFAULT_SUBBUF_SIZE
@@ -42,6 +45,7 @@ struct gr_geometry {
 	u32 nr_cpus;
 	u32 desc_count;
 	u32 desc_capacity;
+	u32 wide_capacity;
 	u32 subbuf_size;
 	u32 n_subbufs;
 	u32 default_subbuf_size;
@@ -59,6 +63,9 @@ struct gr_geometry {
  * @desc_count: event descriptors
  * @desc_capacity: descriptor slots laid out (spec 18), in [@desc_count,
  *	GR_MAX_EVENTS]; 0 when the geometry asked for none
+ * @wide_capacity: descriptor slots laid out with the wide area (spec 19),
+ *	in (GR_MAX_EVENTS, GR_WIDE_MAX_EVENTS]; 0 without a wide area
+ * @wide_offset: offset of the wide area (struct gr_wide), 0 if none
  * @desc_stride: bytes per descriptor
  * @packet_header_size: bytes reserved at the start of each sub-buffer
  * @max_event_size: largest record, header included
@@ -80,6 +87,7 @@ struct gr_layout {
 	u32 n_subbufs;
 	u32 desc_count;
 	u32 desc_capacity;
+	u32 wide_capacity;
 	u32 desc_stride;
 	u32 packet_header_size;
 	u32 max_event_size;
@@ -91,6 +99,7 @@ struct gr_layout {
 	u64 client_size;
 	u64 hist_offset;
 	u64 hist_size;
+	u64 wide_offset;
 };
 
 /**
@@ -115,6 +124,7 @@ static inline u64 gr_layout_end(const struct gr_layout *lay)
 #define GR_LAYOUT_CLIENT	_BITUL(31)
 
 int gr_layout_compute(const struct gr_geometry *geo, struct gr_layout *lay);
+u32 gr_layout_wide_slots(u64 region_size, u32 wish);
 int gr_layout_client(struct gr_layout *lay, u32 nr_cpus, bool global,
 		     u32 subbuf_size, u32 n_subbufs);
 int gr_layout_check(const struct gr_layout *lay);

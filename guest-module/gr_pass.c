@@ -52,7 +52,7 @@
 #include "gr_hist.h"
 
 /* What a filter program of each event may read (spec 14.4), from our table */
-static struct gr_filter_bounds gr_pass_bounds[GR_MAX_EVENTS];
+static struct gr_filter_bounds gr_pass_bounds[GR_WIDE_MAX_EVENTS];
 
 /**
  * gr_pass_bound_event() - what a filter program of event @id may read
@@ -428,7 +428,8 @@ static void gr_pass_ack_settings(struct gr_dev *gd, u64 seq)
 		.session_id = gd->cur.session_id,
 	};
 
-	gr_status_applied(gd->region, &r, gd->cur.enable, gd->cur.mode,
+	gr_status_applied(gd->region, gd->layout.wide_offset, &r,
+			  gd->cur.enable, gd->cur.mode,
 			  gd->cur.switch_timer_us);
 	gd->ctrl_ack = seq;
 }
@@ -575,7 +576,8 @@ static int gr_pass_read(struct gr_dev *gd, struct gr_ctrl_req *req)
 	int ret;
 
 	gd->ferr.reason = GR_FILTER_E_NONE;
-	ret = gr_ctrl_read(gd->region, gr_desc_live(), req);
+	ret = gr_ctrl_read(gd->region, gd->layout.wide_offset, gr_desc_live(),
+			   req);
 	if (ret || gr_ctrl_wants_defaults(req, GR_GUEST_FEATURES))
 		return ret;
 	use = req->features & GR_GUEST_FEATURES;

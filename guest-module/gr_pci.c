@@ -168,6 +168,8 @@ static int gr_pci_open_chan(struct gr_dev *gd)
 		.desc_count = gr_desc_count(),
 		/* spec 18.2 N1: room for events by name, if it fits */
 		.desc_capacity = GR_DESC_CAPACITY,
+		/* spec 19.2 W1: and more with a wide area, if the region holds it */
+		.wide_capacity = GR_WIDE_CAPACITY,
 		.default_subbuf_size = gd->params.subbuf_size,
 		.global = gd->params.global,
 	};
@@ -237,6 +239,7 @@ static void gr_pci_publish(struct gr_dev *gd, u64 instance_id)
 			    (gd->layout.hist_size ? GR_F_HIST : 0) |
 			    GR_F_ANYEVENT | GR_F_PROBE | GR_F_VMSYNC |
 			    GR_F_DYNARR |
+			    (gd->layout.wide_offset ? GR_F_WIDE_EVENTS : 0) |
 			    (gd->sync_tsc ? GR_F_SYNC_TSC : 0),
 		.instance_id = instance_id,
 	};

@@ -66,15 +66,25 @@ void gr_region_publish(void *region, const struct gr_layout *lay,
 {
 	struct gr_region_hdr *hdr = gr_hdr(region);
 	u8 *descs = (u8 *)region + lay->desc_offset;
-	unsigned int i;
+	unsigned int i, slots;
 
 	/*
 	 * spec G3: unused bytes of every descriptor stride are zero; spec
 	 * 18.2 N1: so are the slots after desc_count (desc_capacity)
 	 */
-	memset(descs, 0, (size_t)(lay->desc_capacity > lay->desc_count ?
-				  lay->desc_capacity : lay->desc_count) *
-	       lay->desc_stride);
+	slots = lay->desc_count;
+	if (lay->desc_capacity > slots)
+		slots = lay->desc_capacity;
+	if (lay->wide_capacity > slots)
+		slots = lay->wide_capacity;
+	memset(descs, 0, (size_t)slots * lay->desc_stride);
+	/* spec 19.2 W2: the wide area, zero but for desc_live */
+	if (lay->wide_offset) {
+		struct gr_wide *w = gr_wide(region, lay->wide_offset);
+
+		memset(w, 0, sizeof(*w));
+		w->desc_live = cpu_to_le32(lay->desc_count);
+	}
 	for (i = 0; i < lay->desc_count; i++)
 		fill(i, (struct gr_event_desc *)(descs +
 						 (size_t)i * lay->desc_stride),
@@ -126,12 +136,16 @@ static int gr_ctrl_attached(struct gr_host_ctrl *c)
 /**
  * gr_ctrl_read() - read the host's requests once and check them
  * @region: the shared region
+ * @wide_offset: the wide area of the guest's layout (spec 19), 0 if none
  * @nr_events: events this guest describes
  * @req: receives the requests, host byte order
  *
  * Every field is read exactly once; what is checked is the private copy,
  * all of it before the caller applies any (spec G18). Only loads: the
- * guest never stores to the host's block (spec G4).
+ * guest never stores to the host's block (spec G4). With GR_F_WIDE_EVENTS
+ * in use (a wide area and the bit in the block's host_features) the
+ * enable bits are the wide area's and gr_host_ctrl.enable is not read
+ * (spec 19.2 W3).
  *
  * Context: any; does not sleep.
  * Return: 0 if @req is valid; -ENODEV if no host is attached,
@@ -141,10 +155,11 @@ static int gr_ctrl_attached(struct gr_host_ctrl *c)
  * and the counters are filled so the guest can acknowledge the
  * rejection, the other fields must not be used.
  */
-int gr_ctrl_read(void *region, unsigned int nr_events,
+int gr_ctrl_read(void *region, u64 wide_offset, unsigned int nr_events,
 		 struct gr_ctrl_req *req)
 {
 	struct gr_host_ctrl *c = gr_ctrl(region);
+	struct gr_wide *w = gr_wide(region, wide_offset);
 	unsigned int i;
 	int ret;
 
@@ -169,8 +184,14 @@ int gr_ctrl_read(void *region, unsigned int nr_events,
 	req->session_id = le64_to_cpu(READ_ONCE(c->session_id));
 	req->tracing = le32_to_cpu(READ_ONCE(c->tracing));
 	req->mode = le32_to_cpu(READ_ONCE(c->mode));
-	for (i = 0; i < ARRAY_SIZE(req->enable); i++)
-		req->enable[i] = le64_to_cpu(READ_ONCE(c->enable[i]));
+	memset(req->enable, 0, sizeof(req->enable));
+	if (w && (req->features & GR_F_WIDE_EVENTS)) {
+		for (i = 0; i < ARRAY_SIZE(w->enable); i++)
+			req->enable[i] = le64_to_cpu(READ_ONCE(w->enable[i]));
+	} else {
+		for (i = 0; i < ARRAY_SIZE(c->enable); i++)
+			req->enable[i] = le64_to_cpu(READ_ONCE(c->enable[i]));
+	}
 	req->subbuf_size = le32_to_cpu(READ_ONCE(c->subbuf_size));
 	req->n_subbufs = le32_to_cpu(READ_ONCE(c->n_subbufs));
 	req->switch_timer_us = le32_to_cpu(READ_ONCE(c->switch_timer_us));
@@ -196,8 +217,12 @@ int gr_ctrl_read(void *region, unsigned int nr_events,
 		return -EINVAL;
 	if (req->host_peer_id > 0xffff && req->host_peer_id != GR_NO_PEER)
 		return -EINVAL;
-	for (i = 0; i < GR_MAX_EVENTS; i++) {
-		if (i >= nr_events && (req->enable[i / 64] >> (i % 64)) & 1)
+	/* no bit at or above nr_events, a word at a time */
+	for (i = 0; i < ARRAY_SIZE(req->enable); i++) {
+		if (nr_events >= (i + 1) * 64)
+			continue;
+		if (req->enable[i] & (nr_events <= i * 64 ? ~0ULL :
+				      ~0ULL << (nr_events - i * 64)))
 			return -EINVAL;
 	}
 	return 0;
@@ -282,6 +307,33 @@ u64 gr_ctrl_host_features(void *region)
 }
 
 /**
+ * gr_status_set_live() - publish the number of descriptors (spec 18.2 N3)
+ * @region: the shared region
+ * @lay: the published layout
+ * @live: descriptors now valid, the new ones written
+ *
+ * The wide area's desc_live first (spec 19.2 W2), then status.desc_live,
+ * which never exceeds desc_capacity, each with release after the
+ * descriptors it covers.
+ *
+ * Context: any; one caller at a time.
+ */
+void gr_status_set_live(void *region, const struct gr_layout *lay, u32 live)
+{
+	struct gr_wide *w = gr_wide(region, lay->wide_offset);
+	u32 cap = lay->desc_capacity > lay->desc_count ? lay->desc_capacity :
+			lay->desc_count;
+
+	if (w) {
+		/* Pairs (spec 10 #17) with the host's acquire of wide.desc_live */
+		smp_store_release(&w->desc_live, cpu_to_le32(live));
+	}
+	/* Pairs (spec 10 #17) with the host's acquire of status.desc_live */
+	smp_store_release(&gr_status(region)->desc_live,
+			  cpu_to_le32(min_t(u32, live, cap)));
+}
+
+/**
  * gr_status_set_state() - publish the guest's state
  * @region: the shared region
  * @state: GR_STATE_*
@@ -300,21 +352,29 @@ void gr_status_set_state(void *region, u32 state)
 /**
  * gr_status_applied() - acknowledge an applied control request
  * @region: the shared region
+ * @wide_offset: the wide area of the guest's layout (spec 19), 0 if none
  * @req: the request, as read by gr_ctrl_read()
- * @enabled: events now recorded (GR_MAX_EVENTS bits)
+ * @enabled: events now recorded (GR_WIDE_MAX_EVENTS bits)
  * @mode: mode now in effect
  * @switch_timer_us: switch timer now in effect
  *
+ * The first GR_MAX_EVENTS bits of @enabled go to status.enabled, all of
+ * them to the wide area's enabled (spec 19.2 W4), whatever the host set.
+ *
  * Context: process or softirq; one caller at a time.
  */
-void gr_status_applied(void *region, const struct gr_ctrl_req *req,
-		       const u64 *enabled, u32 mode, u32 switch_timer_us)
+void gr_status_applied(void *region, u64 wide_offset,
+		       const struct gr_ctrl_req *req, const u64 *enabled,
+		       u32 mode, u32 switch_timer_us)
 {
 	struct gr_guest_status *st = gr_status(region);
+	struct gr_wide *w = gr_wide(region, wide_offset);
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(st->enabled); i++)
 		WRITE_ONCE(st->enabled[i], cpu_to_le64(enabled[i]));
+	for (i = 0; w && i < ARRAY_SIZE(w->enabled); i++)
+		WRITE_ONCE(w->enabled[i], cpu_to_le64(enabled[i]));
 	WRITE_ONCE(st->mode, cpu_to_le32(mode));
 	WRITE_ONCE(st->session_id, cpu_to_le64(req->session_id));
 	WRITE_ONCE(st->switch_timer_us, cpu_to_le32(switch_timer_us));

@@ -86,7 +86,7 @@ struct gr_ctrl_req {
 	u32 ctrl_size;
 	u64 features;
 	u64 session_id;
-	u64 enable[GR_MAX_EVENTS / 64];
+	u64 enable[GR_WIDE_MAX_EVENTS / 64];
 	u32 tracing;
 	u32 mode;
 	u32 subbuf_size;
@@ -153,11 +153,18 @@ static inline struct gr_host_ctrl *gr_ctrl(void *region)
 	return (struct gr_host_ctrl *)((u8 *)region + GR_CTRL_OFFSET);
 }
 
+/* The wide area at @wide_offset of the guest's own layout, NULL if 0 */
+static inline struct gr_wide *gr_wide(void *region, u64 wide_offset)
+{
+	return wide_offset ? (struct gr_wide *)((u8 *)region + wide_offset) :
+			     NULL;
+}
+
 void gr_region_withdraw(void *region);
 void gr_region_publish(void *region, const struct gr_layout *lay,
 		       const struct gr_ident *ident, gr_desc_fill_t fill,
 		       void *arg);
-int gr_ctrl_read(void *region, unsigned int nr_events,
+int gr_ctrl_read(void *region, u64 wide_offset, unsigned int nr_events,
 		 struct gr_ctrl_req *req);
 int gr_ctrl_geometry(void *region, u32 *subbuf_size, u32 *n_subbufs);
 u64 gr_ctrl_host_features(void *region);
@@ -167,8 +174,10 @@ int gr_ctrl_read_filters(void *region, const struct gr_ctrl_req *req,
 			 struct gr_filter_set *set, struct gr_filter_err *err);
 
 void gr_status_set_state(void *region, u32 state);
-void gr_status_applied(void *region, const struct gr_ctrl_req *req,
-		       const u64 *enabled, u32 mode, u32 switch_timer_us);
+void gr_status_applied(void *region, u64 wide_offset,
+		       const struct gr_ctrl_req *req, const u64 *enabled,
+		       u32 mode, u32 switch_timer_us);
+void gr_status_set_live(void *region, const struct gr_layout *lay, u32 live);
 void gr_status_rejected(void *region, u64 seq, int err, u32 errors);
 void gr_status_ack_flush(void *region, u64 req);
 void gr_status_ack_reset(void *region, u64 req);

@@ -38,7 +38,7 @@ static u32 gr_rec_scratch_size;
 
 /**
  * gr_rec_set_events() - choose the events gr_rec_open() accepts
- * @enable: GR_MAX_EVENTS bits, bit n for event n; NULL for none (recording
+ * @enable: GR_WIDE_MAX_EVENTS bits, bit n for event n; NULL for none (recording
  *	off)
  *
  * Each word is stored at once; a probe sees the old or the new value of
@@ -224,7 +224,7 @@ notrace bool gr_rec_open_scratch(struct gr_rec *rec, unsigned int id)
 	unsigned int cpu;
 	u8 *s;
 
-	if (!set || id >= GR_MAX_EVENTS || !gr_rec_scratch ||
+	if (!set || id >= GR_WIDE_MAX_EVENTS || !gr_rec_scratch ||
 	    !(set->agg_mask[id] | set->start_mask[id]))
 		return false;
 	local_irq_save(rec->flags);

@@ -66,10 +66,13 @@ int gr_rec_flush_this_cpu(void);
  */
 
 #define GR_REC_WORD_BITS	(8 * sizeof(unsigned long))
-#define GR_REC_WORDS		(GR_MAX_EVENTS / GR_REC_WORD_BITS)
+#define GR_REC_WORDS		(GR_WIDE_MAX_EVENTS / GR_REC_WORD_BITS)
 
 /**
- * struct gr_rec_bits - what a probe tests first, in one cache line
+ * struct gr_rec_bits - what a probe tests first, guest-private (spec 19.2
+ *	W5): GR_WIDE_MAX_EVENTS bits each, one load and one bit test per
+ *	probe as with 256 bits; an id's two words are 128 bytes apart, in
+ *	two cache lines (one line with 256 bits, before v1.13)
  * @enabled: bit n: event n is recorded (enabled and recording on)
  * @filtered: bit n: event n may have a filter program, or a follow
  *	filter is in effect (spec 14.5, 15.4)
@@ -117,14 +120,14 @@ struct gr_rec {
  */
 static __always_inline notrace bool gr_event_on(unsigned int id)
 {
-	return id < GR_MAX_EVENTS &&
+	return id < GR_WIDE_MAX_EVENTS &&
 	       (READ_ONCE(gr_rec_bits.enabled[id / GR_REC_WORD_BITS]) >>
 		(id % GR_REC_WORD_BITS)) & 1;
 }
 
 /*
- * Is event @id (< GR_MAX_EVENTS) filtered? The enabled word's cache line:
- * an event without a program pays one bit test (spec G33)
+ * Is event @id (< GR_WIDE_MAX_EVENTS) filtered? An event without a
+ * program pays one bit test (spec G33)
  */
 static __always_inline notrace bool gr_event_filtered(unsigned int id)
 {

@@ -27,6 +27,8 @@
  *   0x1000  struct gr_host_ctrl      host writes   requests to the guest
  *   0x1200  gr_filter_slot[7]        host writes   filters (v1.1, GR_F_FILTER)
  *   desc_offset         desc_capacity * gr_event_desc        guest writes
+ *                       (v1.13: wide_capacity slots)
+ *   wide_offset         struct gr_wide (v1.13)               both (split)
  *   ring_offset         nr_rings * struct gr_ring            both (split)
  *   subbuf_rec_offset   nr_rings * n_subbufs * gr_subbuf_rec guest writes
  *   data_offset         nr_rings * n_subbufs * subbuf_size   guest writes
@@ -65,9 +67,11 @@
  * rounds for Trace Compass (GR_F_VMSYNC); 10 the guest's TSC around its
  * clock-sync answer (GR_F_SYNC_TSC); 11 any number of strings and dynamic
  * arrays in a record (GR_F_DYNARR); 12 clock-sync rounds answered by
- * polling, without a doorbell each (GR_F_SYNC_POLL)
+ * polling, without a doorbell each (GR_F_SYNC_POLL); 13 up to
+ * GR_WIDE_MAX_EVENTS event ids, enabled through the wide area
+ * (GR_F_WIDE_EVENTS)
  */
-#define GR_ABI_MINOR		12
+#define GR_ABI_MINOR		13
 
 #define GR_REGION_MAGIC		0x3159414c45525247ULL	/* "GRRELAY1" */
 #define GR_CTRL_MAGIC		0x313054534f485247ULL	/* "GRHOST01" */
@@ -85,7 +89,8 @@
 #define GR_MIN_SUBBUFS		2
 #define GR_MAX_SUBBUFS		65536
 #define GR_MAX_RINGS		1024
-#define GR_MAX_EVENTS		256
+#define GR_MAX_EVENTS		256	/* ids the control block's enable reaches */
+#define GR_WIDE_MAX_EVENTS	1024	/* v1.13: ids the wide area's enable reaches */
 #define GR_MAX_FIELDS		16
 #define GR_NAME_LEN		32
 #define GR_SYSTEM_LEN		16
@@ -119,7 +124,8 @@
 #define GR_F_SYNC_TSC		_BITULL(16)	/* TSC in sync answers (v1.10) */
 #define GR_F_DYNARR		_BITULL(17)	/* strings, sequences (v1.11) */
 #define GR_F_SYNC_POLL		_BITULL(18)	/* polled sync rounds (v1.12) */
-#define GR_F_KNOWN		0x7ffffULL	/* all bits defined in v1.12 */
+#define GR_F_WIDE_EVENTS	_BITULL(19)	/* wide area, 1024 ids (v1.13) */
+#define GR_F_KNOWN		0xfffffULL	/* all bits defined in v1.13 */
 
 /**
  * struct gr_region_hdr - identity, geometry and layout of the region
@@ -168,8 +174,10 @@ struct gr_region_hdr {
 	__le64 hist_size;		/* its bytes, GR_PAGE_SIZE multiple */
 	/* v1.7, GR_F_ANYEVENT in guest_features; else 0, ignored (spec 18) */
 	__le32 desc_capacity;		/* descriptor slots laid out, >= desc_count */
-	__le32 reserved1;		/* 0 */
-	__u8 reserved[96];		/* 0; grows behind feature bits */
+	/* v1.13, GR_F_WIDE_EVENTS in guest_features; else 0, ignored (spec 19) */
+	__le32 wide_capacity;		/* slots laid out, in [desc_capacity, 1024] */
+	__le64 wide_offset;		/* struct gr_wide, GR_PAGE_SIZE aligned */
+	__u8 reserved[88];		/* 0; grows behind feature bits */
 };
 
 static_assert(sizeof(struct gr_region_hdr) == 512, "gr_region_hdr size");
@@ -188,7 +196,9 @@ static_assert(offsetof(struct gr_region_hdr, client_offset) == 376,
 	      "client_offset");
 static_assert(offsetof(struct gr_region_hdr, hist_offset) == 392, "hist");
 static_assert(offsetof(struct gr_region_hdr, desc_capacity) == 408, "dcap");
-static_assert(offsetof(struct gr_region_hdr, reserved) == 416, "hdr reserved");
+static_assert(offsetof(struct gr_region_hdr, wide_capacity) == 412, "wcap");
+static_assert(offsetof(struct gr_region_hdr, wide_offset) == 416, "woff");
+static_assert(offsetof(struct gr_region_hdr, reserved) == 424, "hdr reserved");
 
 /*
  * Event filters (v1.1, GR_F_FILTER; spec section 14). The host writes up
@@ -359,6 +369,37 @@ static_assert(offsetof(struct gr_host_ctrl, follow_pids) == 136, "pids");
 static_assert(offsetof(struct gr_host_ctrl, follow_comm) == 392, "comm");
 static_assert(offsetof(struct gr_host_ctrl, vm_uid) == 424, "vm_uid");
 static_assert(offsetof(struct gr_host_ctrl, reserved) == 432, "ctrl reserved");
+
+/**
+ * struct gr_wide - the wide area: enable and enabled bits of every id
+ *
+ * v1.13, GR_F_WIDE_EVENTS (spec 19). The guest lays it out at
+ * gr_region_hdr.wide_offset (one GR_PAGE_SIZE page, after the descriptor
+ * area) and zeroes it at publication. While the feature is in use the
+ * host half replaces gr_host_ctrl.enable (a settings field: the host
+ * stores it before the release of gr_host_ctrl.seq) and the guest half
+ * extends gr_guest_status.enabled and .desc_live (stored before the
+ * release of status.ctrl_ack and status.desc_live). Bits at and above
+ * wide_capacity are 0.
+ */
+struct gr_wide {
+	/* host writes */
+	__le64 enable[GR_WIDE_MAX_EVENTS / 64];	/* bit n: record event id n */
+	__u8 host_reserved[2048 - GR_WIDE_MAX_EVENTS / 8];	/* 0 */
+	/* guest writes */
+	__le32 desc_live;		/* descriptors published now; release */
+	__le32 guest_reserved0;		/* 0 */
+	__le64 enabled[GR_WIDE_MAX_EVENTS / 64];	/* events being recorded */
+	__u8 guest_reserved[2048 - 8 - GR_WIDE_MAX_EVENTS / 8];	/* 0 */
+};
+
+#define GR_WIDE_SIZE		4096	/* sizeof(struct gr_wide) */
+
+static_assert(sizeof(struct gr_wide) == GR_WIDE_SIZE, "gr_wide size");
+static_assert(offsetof(struct gr_wide, desc_live) == 2048, "wide guest half");
+static_assert(offsetof(struct gr_wide, enabled) == 2056, "wide enabled");
+static_assert(GR_WIDE_MAX_EVENTS % 64 == 0 &&
+	      GR_WIDE_MAX_EVENTS > GR_MAX_EVENTS, "wide ids");
 
 /*
  * v1.9, GR_F_VMSYNC (spec 9.8): the cnt of the two messages of sync

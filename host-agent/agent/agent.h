@@ -404,7 +404,7 @@ struct gr_vm_info {
 	char nodename[GR_NODENAME_LEN + 1];
 	char session[PATH_MAX];		/* trace directory, "" if none */
 	/* events the guest records, by name: room for every id's */
-	char events[GR_MAX_EVENTS * (GR_NAME_LEN + 1)];
+	char events[GR_WIDE_MAX_EVENTS * (GR_NAME_LEN + 1)];
 	char pending[64];		/* requests not yet acknowledged */
 	const char *stop_reason;	/* "", "quota", "disk", "user", "guest",
 					 * "invalid" */

@@ -73,7 +73,7 @@
 		       GR_F_DEFAULTS | GR_F_FOLLOW | GR_F_SYSCALLS | \
 		       GR_F_CLIENT | GR_F_LAST_RECORD | GR_F_HIST | \
 		       GR_F_ANYEVENT | GR_F_PROBE | GR_F_VMSYNC | GR_F_SYNC_TSC | \
-		       GR_F_DYNARR | GR_F_SYNC_POLL)
+		       GR_F_DYNARR | GR_F_SYNC_POLL | GR_F_WIDE_EVENTS)
 
 static struct gr_host_ctrl *ctrl(struct gr_vm *vm)
 {
@@ -83,6 +83,62 @@ static struct gr_host_ctrl *ctrl(struct gr_vm *vm)
 static struct gr_guest_status *status(const struct gr_vm *vm)
 {
 	return (struct gr_guest_status *)(vm->region + GR_STATUS_OFFSET);
+}
+
+/*
+ * The wide area of the checked layout (v1.13, spec 19): in use whenever
+ * the guest publishes GR_F_WIDE_EVENTS, this host always offering it;
+ * NULL otherwise
+ */
+static struct gr_wide *wide(const struct gr_vm *vm)
+{
+	if (!(vm->view.features & GR_F_WIDE_EVENTS) || !vm->view.wide_offset)
+		return NULL;
+	return (struct gr_wide *)(vm->region + vm->view.wide_offset);
+}
+
+/**
+ * hostctl_enabled_word() - word @i of the events the guest records
+ * @vm: an attached VM
+ * @i: word index, below GR_WIDE_MAX_EVENTS / 64
+ *
+ * Spec 3.3, 19.3 X3: status.enabled, or the wide area's enabled with
+ * GR_F_WIDE_EVENTS in use; a report, loaded once, never an index.
+ *
+ * Return: the word, 0 past the bitmap in use.
+ */
+uint64_t hostctl_enabled_word(const struct gr_vm *vm, unsigned int i)
+{
+	const struct gr_wide *w = wide(vm);
+
+	if (w && i < GR_WIDE_MAX_EVENTS / 64)
+		return le64toh(__atomic_load_n(&w->enabled[i],
+					       __ATOMIC_RELAXED));
+	if (i < GR_MAX_EVENTS / 64)
+		return le64toh(__atomic_load_n(&status(vm)->enabled[i],
+					       __ATOMIC_RELAXED));
+	return 0;
+}
+
+/**
+ * hostctl_desc_live() - the guest's count of descriptors (spec 18.3 M2)
+ * @vm: an attached VM
+ *
+ * The wide area's desc_live with GR_F_WIDE_EVENTS in use (19.3 X2), else
+ * status.desc_live; loaded once with acquire, which pairs with the
+ * guest's release after the descriptors it covers (18.2 N3). Unchecked.
+ *
+ * Return: the value loaded.
+ */
+uint32_t hostctl_desc_live(const struct gr_vm *vm)
+{
+	const struct gr_wide *w = wide(vm);
+
+	if (w)
+		return le32toh(__atomic_load_n(&w->desc_live,
+					       __ATOMIC_ACQUIRE));
+	return le32toh(__atomic_load_n(&status(vm)->desc_live,
+				       __ATOMIC_ACQUIRE));
 }
 
 /* The bits of enable[@word] below @count */
@@ -172,6 +228,8 @@ int hostctl_adopt(struct gr_vm *vm, uint32_t *tracing)
 void hostctl_publish(struct gr_vm *vm)
 {
 	struct gr_host_ctrl *c = ctrl(vm);
+	struct gr_wide *w;
+	uint64_t bits;
 	uint32_t count;
 	unsigned int i;
 
@@ -187,10 +245,20 @@ void hostctl_publish(struct gr_vm *vm)
 	 */
 	count = vm->state == GR_VM_WAITING ? vm->view.desc_table :
 		vm->view.desc_count;
-	for (i = 0; i < GR_MAX_EVENTS / 64; i++)
-		c->enable[i] = htole64(vm->enable[i] &
-				       (vm->view.features & GR_F_ANYEVENT ?
-					adopted_mask(count, i) : ~0ULL));
+	/*
+	 * v1.13 (spec 19.3 X3): with GR_F_WIDE_EVENTS every bit goes to the
+	 * wide area too, the guest reading there; only the layout checked
+	 * and still published has one (not while waiting for a new one)
+	 */
+	w = vm->state == GR_VM_WAITING ? NULL : wide(vm);
+	for (i = 0; i < GR_WIDE_MAX_EVENTS / 64; i++) {
+		bits = vm->enable[i] & (vm->view.features & GR_F_ANYEVENT ?
+					adopted_mask(count, i) : ~0ULL);
+		if (i < GR_MAX_EVENTS / 64)
+			c->enable[i] = htole64(bits);
+		if (w)
+			w->enable[i] = htole64(bits);
+	}
 	/*
 	 * Spec 9.6: vm->enable names events of the attached instance only;
 	 * while waiting for a (new) publication the guest records its own
@@ -272,17 +340,16 @@ uint32_t hostctl_guest_state(const struct gr_vm *vm)
  */
 bool hostctl_vmsync_recorded(struct gr_vm *vm)
 {
-	const struct gr_guest_status *st = status(vm);
 	bool any = false;
 	uint64_t on;
 	unsigned int i;
 
 	if (hostctl_guest_state(vm) != GR_STATE_TRACING)
 		return false;
-	for (i = 0; i < GR_MAX_EVENTS / 64; i++) {
+	for (i = 0; i < GR_WIDE_MAX_EVENTS / 64; i++) {
 		if (!vm->vmsync_events[i])
 			continue;
-		on = le64toh(__atomic_load_n(&st->enabled[i], __ATOMIC_RELAXED));
+		on = hostctl_enabled_word(vm, i);
 		if ((on & vm->vmsync_events[i]) != vm->vmsync_events[i])
 			return false;
 		any = true;

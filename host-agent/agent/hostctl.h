@@ -152,6 +152,8 @@ void hostctl_new_session(struct gr_vm *vm);
 uint64_t hostctl_flush(struct gr_vm *vm);
 uint32_t hostctl_guest_state(const struct gr_vm *vm);
 bool hostctl_vmsync_recorded(struct gr_vm *vm);
+uint64_t hostctl_enabled_word(const struct gr_vm *vm, unsigned int i);
+uint32_t hostctl_desc_live(const struct gr_vm *vm);
 bool hostctl_settings_acked(const struct gr_vm *vm, uint64_t seq);
 bool hostctl_flush_acked(const struct gr_vm *vm, uint64_t req);
 void hostctl_sync_reset(struct gr_vm *vm);

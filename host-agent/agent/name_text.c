@@ -302,7 +302,7 @@ int gr_name_add_parse(const char *text, size_t len,
 		}
 		v = number(sp2 + 1, eol, l.kind == GR_NAME_ADDED ||
 			   l.kind == GR_NAME_KNOWN ||
-			   l.kind == GR_NAME_DELETED ? GR_MAX_EVENTS - 1 :
+			   l.kind == GR_NAME_DELETED ? GR_WIDE_MAX_EVENTS - 1 :
 			   GR_NAME_MAX_ERRNO);
 		if (v < 0 || ((l.kind == GR_NAME_REFUSED ||
 			       l.kind == GR_NAME_NONE) && !v))

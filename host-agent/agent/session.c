@@ -122,7 +122,7 @@ void session_init(struct gr_session *s)
  * @session: its name
  *
  * Both are written to a temporary name and renamed: the trace is readable
- * at every moment. They are a few KiB (at most GR_MAX_EVENTS
+ * at every moment. They are a few KiB (at most GR_WIDE_MAX_EVENTS
  * descriptors), written when a session or snapshot opens or closes and
  * once per clock-sync series (hostctl.c), never per packet; the writes go
  * to the page cache and the fsyncs (of each file, then of the directory,

@@ -207,7 +207,7 @@ static void reject(struct gr_vm *vm, uint64_t instance, const char *what,
 
 static void try_attach(struct gr_vm *vm, bool try_resume)
 {
-	uint64_t clr[GR_MAX_EVENTS / 64] = { 0 };
+	uint64_t clr[GR_WIDE_MAX_EVENTS / 64] = { 0 };
 	char err[256], *list = NULL, *ask = NULL, *asked;
 	struct gr_region_hdr copy;
 	const char *why = NULL;
@@ -287,12 +287,12 @@ static void try_attach(struct gr_vm *vm, bool try_resume)
 	if (vm->view.features & GR_F_VMSYNC)
 		vm_resolve_events(vm, "vmsync", false, vm->vmsync_events, clr,
 				  err, sizeof(err));
-	for (i = 0; i < GR_MAX_EVENTS / 64 && !vm->enable[i]; i++)
+	for (i = 0; i < GR_WIDE_MAX_EVENTS / 64 && !vm->enable[i]; i++)
 		;
 	/* spec 18, M6: what the list names beyond the table is asked for */
 	vm_events_to_ask(vm, asked, ask, strlen(asked) + 1);
 	free(asked);
-	if (i == GR_MAX_EVENTS / 64 && !ask[0])
+	if (i == GR_WIDE_MAX_EVENTS / 64 && !ask[0])
 		syslog(LOG_WARNING, "%s: none of the events asked for (%s) exists in this guest; recording nothing (guestrelay enable %s EVENT...)",
 		       vm->opts.name, list, vm->opts.name);
 	ret = open_session(vm, try_resume);

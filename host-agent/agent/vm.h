@@ -112,9 +112,9 @@ struct gr_vm {
 	char why[128];			/* last rejection, for status */
 
 	/* the settings vm.c decides, hostctl_publish() writes */
-	uint64_t enable[GR_MAX_EVENTS / 64];
+	uint64_t enable[GR_WIDE_MAX_EVENTS / 64];
 	char *ev_changes;		/* enable/disable since vm-add, in order */
-	uint64_t vmsync_events[GR_MAX_EVENTS / 64];	/* the guest's (9.8) */
+	uint64_t vmsync_events[GR_WIDE_MAX_EVENTS / 64];	/* the guest's (9.8) */
 	uint32_t tracing;
 	enum gr_stop_reason stop_reason;
 

@@ -32,11 +32,6 @@
 
 #include "vm.h"
 
-static const struct gr_guest_status *status(const struct gr_vm *vm)
-{
-	return (const struct gr_guest_status *)(vm->region + GR_STATUS_OFFSET);
-}
-
 /* a batch ending at @live is refused: counted, logged once */
 static int refuse(struct gr_vm *vm, uint32_t live, const char *why, int err)
 {
@@ -149,11 +144,10 @@ int vm_desc_refresh(struct gr_vm *vm)
 	if (!vm->events || !(vm->view.features & GR_F_ANYEVENT) ||
 	    !vm_same_publication(vm, &magic))
 		return 0;
-	/* pairs with the guest's smp_store_release() of desc_live after the
-	 * descriptors it covers (spec 18.2 N3)
+	/* acquire, pairing with the guest's release of desc_live after the
+	 * descriptors it covers (spec 18.2 N3; v1.13: the wide area's, 19.3)
 	 */
-	live = le32toh(__atomic_load_n(&status(vm)->desc_live,
-				       __ATOMIC_ACQUIRE));
+	live = hostctl_desc_live(vm);
 	if (live == n)
 		return 0;
 	if (live < n || live > vm->view.desc_capacity) {

@@ -201,7 +201,7 @@ void vm_get_info(const struct gr_vm *vm, struct gr_vm_info *info)
 		snprintf(info->session, sizeof(info->session), "%s",
 			 vm->sess.path);
 	for (i = 0; i < vm->view.desc_count && off < sizeof(info->events); i++) {
-		if (le64toh(st->enabled[i / 64]) >> (i % 64) & 1)
+		if (hostctl_enabled_word(vm, i / 64) >> (i % 64) & 1)
 			off += snprintf(info->events + off,
 					sizeof(info->events) - off, "%s%s",
 					off ? "," : "", vm->events[i].name);

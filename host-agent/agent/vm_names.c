@@ -357,9 +357,9 @@ static int names_added(struct gr_vm *vm, const struct gr_name_answer *a,
 		       const struct gr_name_line *lines, unsigned int nr,
 		       char **msg)
 {
-	uint64_t set[GR_MAX_EVENTS / 64] = { 0 };
-	uint64_t clr[GR_MAX_EVENTS / 64] = { 0 };
-	uint64_t bits[GR_MAX_EVENTS / 64];
+	uint64_t set[GR_WIDE_MAX_EVENTS / 64] = { 0 };
+	uint64_t clr[GR_WIDE_MAX_EVENTS / 64] = { 0 };
+	uint64_t bits[GR_WIDE_MAX_EVENTS / 64];
 	char *buf = NULL, *tok, *save = NULL, *given;
 	bool strict = vm->names.kind == GR_NAMES_ENABLE;
 	size_t len = 0;
@@ -411,7 +411,7 @@ static int names_added(struct gr_vm *vm, const struct gr_name_answer *a,
 		goto out;
 	}
 	/* --events at attach: what was found is enabled, the rest told */
-	for (i = 0; i < GR_MAX_EVENTS / 64; i++)
+	for (i = 0; i < GR_WIDE_MAX_EVENTS / 64; i++)
 		vm->enable[i] = (vm->enable[i] & ~clr[i]) | set[i];
 	hostctl_publish(vm);
 	if (strict)	/* enable at run time: asked again of a new guest */

@@ -90,7 +90,7 @@ static void probes_new_instance(struct gr_vm *vm)
 /* Stop recording @id (the guest does too, P6) */
 static void probe_disable(struct gr_vm *vm, int id)
 {
-	if (id < 0 || id >= GR_MAX_EVENTS)
+	if (id < 0 || id >= GR_WIDE_MAX_EVENTS)
 		return;
 	vm->enable[id / 64] &= ~(1ULL << (id % 64));
 }

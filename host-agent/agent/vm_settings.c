@@ -40,7 +40,7 @@ void vm_token_apply(const char *tok, const uint64_t *bits, uint64_t *set,
 {
 	unsigned int i;
 
-	for (i = 0; i < GR_MAX_EVENTS / 64; i++) {
+	for (i = 0; i < GR_WIDE_MAX_EVENTS / 64; i++) {
 		if (tok[0] == '!') {
 			set[i] &= ~bits[i];
 			clr[i] |= bits[i];
@@ -69,7 +69,7 @@ int vm_resolve_events(struct gr_vm *vm, const char *list, bool strict,
 		      uint64_t *set, uint64_t *clr, char *err, size_t errlen)
 {
 	char buf[GR_EV_LIST_MAX], *tok, *save = NULL;
-	uint64_t bits[GR_MAX_EVENTS / 64];
+	uint64_t bits[GR_WIDE_MAX_EVENTS / 64];
 	unsigned int i, hits;
 
 	if (strlen(list) >= sizeof(buf)) {
@@ -352,8 +352,8 @@ int vm_enable_events(struct gr_vm *vm, const char *list, gr_done_fn done,
 int vm_set_events(struct gr_vm *vm, const char *list, bool on,
 		  char *err, size_t errlen)
 {
-	uint64_t set[GR_MAX_EVENTS / 64] = { 0 };
-	uint64_t clr[GR_MAX_EVENTS / 64] = { 0 };
+	uint64_t set[GR_WIDE_MAX_EVENTS / 64] = { 0 };
+	uint64_t clr[GR_WIDE_MAX_EVENTS / 64] = { 0 };
 	char *changes;
 	unsigned int i;
 	int ret;
@@ -388,7 +388,7 @@ int vm_set_events(struct gr_vm *vm, const char *list, bool on,
 		return ret;
 	free(vm->ev_changes);
 	vm->ev_changes = changes;
-	for (i = 0; i < GR_MAX_EVENTS / 64; i++)
+	for (i = 0; i < GR_WIDE_MAX_EVENTS / 64; i++)
 		vm->enable[i] = (vm->enable[i] & ~clr[i]) | set[i];
 	hostctl_publish(vm);
 	return 0;

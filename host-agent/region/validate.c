@@ -271,6 +271,16 @@ static int check_geometry(const struct gr_region_hdr *h, struct gr_view *v,
 		if (v->desc_capacity > GR_MAX_EVENTS)
 			return bad(why, "desc_capacity is above GR_MAX_EVENTS");
 	}
+	/* v1.13, GR_F_WIDE_EVENTS (spec 19.3 X1): every id the area reaches */
+	v->wide_capacity = 0;
+	if (v->features & GR_F_WIDE_EVENTS) {
+		v->wide_capacity = le32toh(h->wide_capacity);
+		if (v->wide_capacity < v->desc_capacity)
+			return bad(why, "wide_capacity is below desc_capacity");
+		if (v->wide_capacity > GR_WIDE_MAX_EVENTS)
+			return bad(why, "wide_capacity is above GR_WIDE_MAX_EVENTS");
+		v->desc_capacity = v->wide_capacity;
+	}
 	v->desc_stride = le32toh(h->desc_stride);
 	if (v->desc_stride < sizeof(struct gr_event_desc))
 		return bad(why, "desc_stride is smaller than gr_event_desc");
@@ -333,6 +343,38 @@ static const char *const overlap_msg[NR_AREAS][NR_AREAS] = {
 };
 
 /*
+ * The wide area (v1.13, GR_F_WIDE_EVENTS; spec 19.3 X1): one GR_WIDE_SIZE
+ * page, page aligned, inside the region, overlapping none of the @nr
+ * areas of @a; added to them as @a[@nr], *@nr + 1. Without the feature
+ * bit the fields are reserved: ignored, the view's 0.
+ */
+static int check_wide(const struct gr_region_hdr *h, struct gr_view *v,
+		      struct area *a, int *nr, const char **why)
+{
+	struct area *w = &a[*nr];
+	int i;
+
+	v->wide_offset = 0;
+	if (!(v->features & GR_F_WIDE_EVENTS))
+		return 0;
+	w->off = le64toh(h->wide_offset);
+	w->count = 1;
+	w->elem = GR_WIDE_SIZE;
+	w->align = GR_PAGE_SIZE;
+	w->e_align = "wide_offset is not GR_PAGE_SIZE aligned";
+	w->e_start = "wide_offset is below GR_LAYOUT_START";
+	w->e_end = "wide area ends beyond the region";
+	if (check_area(w, v->region_size, why))
+		return -EINVAL;
+	for (i = 0; i < *nr; i++)
+		if (areas_overlap(w, &a[i]))
+			return bad(why, "wide area overlaps another area of the layout");
+	v->wide_offset = w->off;
+	(*nr)++;
+	return 0;
+}
+
+/*
  * The hist area (v1.5, GR_F_HIST; spec 17.1, F1): page aligned, at least
  * GR_HIST_MIN_SIZE, at or after the end of the sub-buffer data, inside the
  * region, overlapping no other area and no client area. Without the
@@ -384,7 +426,7 @@ static int check_hist(const struct gr_region_hdr *h, struct gr_view *v,
 static int check_layout(const struct gr_region_hdr *h, struct gr_view *v,
 			const char **why)
 {
-	struct area a[NR_AREAS] = {
+	struct area a[NR_AREAS + 1] = {
 		[A_DESC] = {
 			.e_align = "desc_offset is not 8-byte aligned",
 			.e_start = "desc_offset is below GR_LAYOUT_START",
@@ -407,7 +449,7 @@ static int check_layout(const struct gr_region_hdr *h, struct gr_view *v,
 		},
 	};
 	uint64_t slots = (uint64_t)v->nr_rings * v->n_subbufs;
-	int i, j, ret;
+	int i, j, nr, ret;
 
 	v->desc_offset = le64toh(h->desc_offset);
 	v->ring_offset = le64toh(h->ring_offset);
@@ -440,7 +482,11 @@ static int check_layout(const struct gr_region_hdr *h, struct gr_view *v,
 		for (j = i + 1; j < NR_AREAS; j++)
 			if (areas_overlap(&a[i], &a[j]))
 				return bad(why, overlap_msg[i][j]);
-	return check_hist(h, v, a, NR_AREAS, why);
+	nr = NR_AREAS;
+	ret = check_wide(h, v, a, &nr, why);
+	if (ret)
+		return ret;
+	return check_hist(h, v, a, nr, why);
 }
 
 /* copy a NUL-terminated string, replacing what is unsafe in a literal */
@@ -774,7 +820,7 @@ int gr_check_event_desc(const struct gr_view *v,
 	int varlen, dynarr, ret;
 	unsigned int i, j, first_var;
 
-	if (index >= GR_MAX_EVENTS || index >= v->desc_capacity)
+	if (index >= GR_WIDE_MAX_EVENTS || index >= v->desc_capacity)
 		return bad(why, "descriptor index out of range");
 	memset(&ev, 0, sizeof(ev));
 	ev.id = le16toh(copy->id);

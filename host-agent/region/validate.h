@@ -80,9 +80,10 @@
  *	raised when the host adopts descriptors the guest added at run time
  *	(v1.7, GR_F_ANYEVENT, spec 18.3 M2; gr_check_added_descs())
  * @desc_table: the header's desc_count, 1..GR_MAX_EVENTS
- * @desc_capacity: descriptor slots laid out: with GR_F_ANYEVENT in
- *	@features the header's desc_capacity, in [@desc_table,
- *	GR_MAX_EVENTS] (spec 18.3 M1); else @desc_table
+ * @desc_capacity: descriptor slots laid out: with GR_F_WIDE_EVENTS in
+ *	@features (v1.13, always in use with this host) @wide_capacity; else
+ *	with GR_F_ANYEVENT the header's desc_capacity, in [@desc_table,
+ *	GR_WIDE_MAX_EVENTS] (spec 18.3 M1); else @desc_table
  * @desc_stride: at least sizeof(struct gr_event_desc), a multiple of 8
  * @packet_header_size: sizeof(struct gr_packet_header)
  * @max_event_size: a multiple of 8 in [16, min(@subbuf_size -
@@ -108,6 +109,11 @@
  * @hist_size: its bytes (else 0): a GR_PAGE_SIZE multiple, at least
  *	GR_HIST_MIN_SIZE; the area ends inside the region and overlaps no
  *	other area of the layout nor the client area (GR_F_CLIENT)
+ * @wide_offset: the wide area (v1.13, GR_F_WIDE_EVENTS in @features;
+ *	else 0): GR_PAGE_SIZE aligned, GR_WIDE_SIZE bytes inside the region,
+ *	overlapping no other area (spec 19.3 X1)
+ * @wide_capacity: its descriptor slots (else 0): in [the header's
+ *	desc_capacity, GR_WIDE_MAX_EVENTS]
  * @nr_families: entries of @families, 0..GR_MAX_FAMILIES
  * @families: the event families of the descriptor table (v1.2,
  *	GR_F_SYSCALLS): member ids [base, base + count) are records of
@@ -179,6 +185,8 @@ struct gr_view {
 	uint8_t product_uuid[16];
 	uint64_t hist_offset;
 	uint64_t hist_size;
+	uint64_t wide_offset;
+	uint32_t wide_capacity;
 	uint32_t nr_families;
 	struct gr_family {
 		uint16_t base;

@@ -385,7 +385,7 @@ static int metadata_names(const struct gr_event_view *events,
  * gr_ctf_names_check() - can events added at run time be declared?
  * @events: the table's @nr_table descriptors, then the added ones
  * @nr_table: descriptors of the table (gr_view.desc_table)
- * @nr: all of them, at most GR_MAX_EVENTS
+ * @nr: all of them, at most GR_WIDE_MAX_EVENTS
  *
  * The metadata name of each added descriptor (v1.7, spec 18) must differ
  * from every name declared before it: appended declarations never rename
@@ -393,14 +393,14 @@ static int metadata_names(const struct gr_event_view *events,
  *
  * Context: any; does not sleep.
  * Return: 0, -EEXIST if an added event's metadata name is taken, -EINVAL
- * if @nr is above GR_MAX_EVENTS.
+ * if @nr is above GR_WIDE_MAX_EVENTS.
  */
 int gr_ctf_names_check(const struct gr_event_view *events,
 		       unsigned int nr_table, unsigned int nr)
 {
-	const char *names[GR_MAX_EVENTS];
+	const char *names[GR_WIDE_MAX_EVENTS];
 
-	if (nr > GR_MAX_EVENTS)
+	if (nr > GR_WIDE_MAX_EVENTS)
 		return -EINVAL;
 	return metadata_names(events, nr_table, nr, names);
 }
@@ -846,7 +846,7 @@ int gr_ctf_metadata(const struct gr_view *v,
 		    const struct gr_ctf_clock *clock, char **text, size_t *len)
 {
 	static const struct gr_ctf_clock unsynced;
-	const char *names[GR_MAX_EVENTS];
+	const char *names[GR_WIDE_MAX_EVENTS];
 	struct sbuf b = { 0 };
 	char uuid[37];
 	unsigned int table;
@@ -854,7 +854,7 @@ int gr_ctf_metadata(const struct gr_view *v,
 
 	if (!clock)
 		clock = &unsynced;
-	if (nr_events > v->desc_count || nr_events > GR_MAX_EVENTS ||
+	if (nr_events > v->desc_count || nr_events > GR_WIDE_MAX_EVENTS ||
 	    !gr_is_identifier(v->clock_name, sizeof(v->clock_name)) ||
 	    gr_is_tsdl_keyword(v->clock_name) ||
 	    (clock->synced && clock->offset >= v->clock_freq))

@@ -295,8 +295,8 @@ int gr_ctf_parse_info(const void *buf, size_t len, struct gr_ctf_info *info,
 		return info_bad(why, "bad region header size");
 	if (desc_size < sizeof(d) || desc_size > GR_INFO_MAX_DESC)
 		return info_bad(why, "bad descriptor size");
-	if (count > GR_MAX_EVENTS)
-		return info_bad(why, "more descriptors than GR_MAX_EVENTS");
+	if (count > GR_WIDE_MAX_EVENTS)
+		return info_bad(why, "more descriptors than GR_WIDE_MAX_EVENTS");
 	total = hdr_size + rh_size + count * desc_size;	/* < 2^21 */
 	if (total > len)
 		return info_bad(why, "file is truncated");

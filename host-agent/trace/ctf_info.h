@@ -33,7 +33,7 @@
 #define GR_INFO_MAX_HDR		4096		/* bound on hdr_size */
 #define GR_INFO_MAX_DESC	4096		/* bound on desc_size */
 #define GR_INFO_MAX_FILE	(GR_INFO_MAX_HDR + sizeof(struct gr_region_hdr) + \
-				 (size_t)GR_MAX_EVENTS * GR_INFO_MAX_DESC)
+				 (size_t)GR_WIDE_MAX_EVENTS * GR_INFO_MAX_DESC)
 
 /**
  * struct gr_info_hdr - start of the .guestrelay file
@@ -91,9 +91,9 @@ static_assert(offsetof(struct gr_info_hdr, crc32) == 88, "gr_info_hdr crc");
  */
 struct gr_ctf_info {
 	struct gr_view view;
-	struct gr_event_view events[GR_MAX_EVENTS];
-	uint8_t valid[GR_MAX_EVENTS];
-	const char *why[GR_MAX_EVENTS];
+	struct gr_event_view events[GR_WIDE_MAX_EVENTS];
+	uint8_t valid[GR_WIDE_MAX_EVENTS];
+	const char *why[GR_WIDE_MAX_EVENTS];
 	unsigned int nr_events;
 	struct gr_ctf_clock clock;
 	uint8_t trace_uuid[16];

@@ -95,7 +95,7 @@ struct gr_cursor {
 	int any_ts;
 	uint64_t pkt_first;		/* timestamp_begin of the first packet */
 	uint64_t pkt_last;		/* largest timestamp_end of a packet */
-	uint64_t per_event[GR_MAX_EVENTS];
+	uint64_t per_event[GR_WIDE_MAX_EVENTS];
 };
 
 /**

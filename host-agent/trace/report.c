@@ -283,7 +283,7 @@ static int select_token(const struct gr_ctf_info *info, const char *tok,
  * any of the traces.
  */
 int gr_report_select(const struct gr_ctf_info *const *info,
-		     uint8_t (*sel)[GR_MAX_EVENTS], unsigned int n,
+		     uint8_t (*sel)[GR_WIDE_MAX_EVENTS], unsigned int n,
 		     const char *list, FILE *err)
 {
 	char tok[GR_SYSTEM_LEN + GR_NAME_LEN + 2];
@@ -293,7 +293,7 @@ int gr_report_select(const struct gr_ctf_info *const *info,
 	int hit;
 
 	for (k = 0; k < n; k++)
-		memset(sel[k], !list || !*list, GR_MAX_EVENTS);
+		memset(sel[k], !list || !*list, GR_WIDE_MAX_EVENTS);
 	while (p && *p) {
 		e = strchr(p, ',');
 		len = e ? (size_t)(e - p) : strlen(p);
@@ -476,7 +476,7 @@ out:
  */
 int gr_report_summary(const char *dir, FILE *out, FILE *err)
 {
-	uint64_t per_event[GR_MAX_EVENTS] = { 0 };
+	uint64_t per_event[GR_WIDE_MAX_EVENTS] = { 0 };
 	uint64_t ev = 0, pk = 0, lost = 0, disc = 0, dmg = 0;
 	uint64_t first = 0, last = 0;
 	const struct gr_view *v;
@@ -495,7 +495,7 @@ int gr_report_summary(const char *dir, FILE *out, FILE *err)
 		do
 			gr_cursor_advance(&r, c);
 		while (c->kind != GR_ITEM_NONE);
-		for (j = 0; j < GR_MAX_EVENTS; j++)
+		for (j = 0; j < GR_WIDE_MAX_EVENTS; j++)
 			per_event[j] += c->per_event[j];
 		ev += c->events;
 		pk += c->packets;

@@ -41,7 +41,7 @@
 struct hr {
 	struct gr_reader g;		/* the guest's trace */
 	struct gr_reader h;		/* its host stream */
-	uint8_t sel[2][GR_MAX_EVENTS];	/* --events: guest, host */
+	uint8_t sel[2][GR_WIDE_MAX_EVENTS];	/* --events: guest, host */
 	const struct gr_report_opts *opts;
 	struct gr_steal *threads;	/* QEMU's threads, from state dumps */
 	int64_t mono_to_real;		/* guest's host time - this: mono */

@@ -21,7 +21,7 @@
  */
 struct gr_report_ctx {
 	const struct gr_report_opts *opts;
-	uint8_t sel[GR_MAX_EVENTS];
+	uint8_t sel[GR_WIDE_MAX_EVENTS];
 	int host_time;
 };
 
@@ -36,7 +36,7 @@ void gr_report_event(FILE *out, const struct gr_reader *r,
 		     const struct gr_cursor *c, const char *tag,
 		     const char *when);
 int gr_report_select(const struct gr_ctf_info *const *info,
-		     uint8_t (*sel)[GR_MAX_EVENTS], unsigned int n,
+		     uint8_t (*sel)[GR_WIDE_MAX_EVENTS], unsigned int n,
 		     const char *list, FILE *err);
 void gr_report_fmt_ns(char *buf, size_t len, __int128 t, int pad);
 

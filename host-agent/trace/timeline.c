@@ -76,8 +76,8 @@ struct tl_trace {
  * sched_wakeup(_new) tid; irq_handler_entry irq, name; softirq_entry vec.
  */
 struct tl_map {
-	uint8_t kind[GR_MAX_EVENTS];
-	const struct gr_field_view *f[GR_MAX_EVENTS][4];
+	uint8_t kind[GR_WIDE_MAX_EVENTS];
+	const struct gr_field_view *f[GR_WIDE_MAX_EVENTS][4];
 };
 
 static const struct {
@@ -195,7 +195,7 @@ static int draw_trace(struct gr_tl_canvas *cv, const struct tl_trace *tr,
 	for (i = 0; i < WAKE_SLOTS; i++)
 		wakes[i].t = -1;
 	map_events(r.info, &m);
-	for (i = 0; tr->global && i < GR_MAX_EVENTS; i++)
+	for (i = 0; tr->global && i < GR_WIDE_MAX_EVENTS; i++)
 		if (m.kind[i] == K_SWITCH || m.kind[i] == K_WAKEUP)
 			m.kind[i] = K_NONE;
 	for (i = 0; i < tr->nr_cpus; i++) {

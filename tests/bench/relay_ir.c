@@ -143,7 +143,7 @@ static int install_filter(size_t len, bool keep)
 {
 	static u8 area[GR_FILTER_OFFSET + GR_FILTER_SLOTS *
 		       sizeof(struct gr_filter_slot)] __aligned(64);
-	static struct gr_filter_bounds bounds[GR_MAX_EVENTS];
+	static struct gr_filter_bounds bounds[GR_WIDE_MAX_EVENTS];
 	static struct gr_filter_set set;
 	struct gr_filter_slot *slot = (void *)(area + GR_FILTER_OFFSET);
 	struct gr_filter_err err;
@@ -182,7 +182,7 @@ static int install_follow(bool keep)
 	f.bits = kvzalloc(GR_FOLLOW_PID_LIMIT / 8, GFP_KERNEL);
 	if (!f.bits)
 		return -1;
-	for (i = 0; i < GR_MAX_EVENTS; i++)
+	for (i = 0; i < GR_WIDE_MAX_EVENTS; i++)
 		f.other_off[i] = GR_FOLLOW_NO_OFF;
 	f.spec.flags = GR_FOLLOW_F_ON | GR_FOLLOW_F_FORK;
 	gr_follow_add(&f, keep ? gr_current_tid() : gr_current_tid() ^ 1);
@@ -256,7 +256,7 @@ int main(int argc, char **argv)
 	struct gr_geometry geo = { .region_size = 8 << 20, .nr_cpus = 1,
 				   .desc_count = 16, .subbuf_size = 65536,
 				   .n_subbufs = 16 };
-	u64 enable[GR_MAX_EVENTS / 64] = { 1ULL << EV_ID };
+	u64 enable[GR_WIDE_MAX_EVENTS / 64] = { 1ULL << EV_ID };
 	struct gr_layout lay;
 	struct gr_chan *chan;
 	u64 sink;

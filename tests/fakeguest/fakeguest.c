@@ -440,6 +440,10 @@ static void fg_usage(FILE *f)
 "                         (cannot be recorded), fake_seq (EEXIST)), ADD\n"
 "                         and LIST answered; added events are recorded\n"
 "                         once enabled\n"
+"  --wide                 with --anyevent: the wide area (spec 19,\n"
+"                         GR_F_WIDE_EVENTS) when the region holds more\n"
+"                         than 256 slots (2 MiB and more): events by name\n"
+"                         up to wide_capacity while the host has the bit\n"
 "  --catalogue N          N more events bulk:ev<k> in the catalogue\n"
 "  --names-hostile KIND   len, next, garbage, seq (answers), desc (an added\n"
 "                         descriptor breaks 7.4), live (desc_live past\n"
@@ -560,6 +564,7 @@ enum {
 	OPT_HOSTILE_PERIOD, OPT_SEED, OPT_STATS, OPT_FORCE, OPT_WAIT_HOST,
 	OPT_LINGER, OPT_TICK, OPT_KEEP, OPT_QUIET, OPT_HELP, OPT_VCPU_THREADS,
 	OPT_LATE_VCPUS, OPT_HIST_KIB, OPT_SCHED, OPT_VMSYNC, OPT_ANYEVENT,
+	OPT_WIDE,
 	OPT_CATALOGUE,
 	OPT_NAMES_HOSTILE, OPT_PROBES, OPT_NO_HOSTPROBE, OPT_SYNC_TSC,
 	OPT_SYNC_TSC_RATIO, OPT_SYNC_TSC_SKEW, OPT_SYNC_DELAY, OPT_SYNC_POLL,
@@ -602,6 +607,7 @@ static const struct option fg_long_opts[] = {
 	{ "sync-delay-us", required_argument, NULL, OPT_SYNC_DELAY },
 	{ "sync-poll", no_argument, NULL, OPT_SYNC_POLL },
 	{ "anyevent", no_argument, NULL, OPT_ANYEVENT },
+	{ "wide", no_argument, NULL, OPT_WIDE },
 	{ "catalogue", required_argument, NULL, OPT_CATALOGUE },
 	{ "names-hostile", required_argument, NULL, OPT_NAMES_HOSTILE },
 	{ "probes", no_argument, NULL, OPT_PROBES },
@@ -816,6 +822,9 @@ static int fg_parse(struct fg_opts *o, int argc, char **argv)
 		case OPT_ANYEVENT:
 			o->anyevent = true;
 			break;
+		case OPT_WIDE:
+			o->wide = true;
+			break;
 		case OPT_CATALOGUE:
 			bad = fg_parse_u32(optarg, 0, 10000, &o->catalogue);
 			name = "catalogue";
@@ -851,6 +860,10 @@ static int fg_parse(struct fg_opts *o, int argc, char **argv)
 	if (fg_nr_events(o) > GR_MAX_EVENTS) {
 		fg_log("--sched and --vmsync add 2 events each: --events at most %u",
 		       GR_MAX_EVENTS - FG_SCHED_EVENTS - 2);
+		return -EINVAL;
+	}
+	if (o->wide && !o->anyevent) {
+		fg_log("--wide needs --anyevent");
 		return -EINVAL;
 	}
 	if (have_rate && o->max_rate) {

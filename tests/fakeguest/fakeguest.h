@@ -81,6 +81,8 @@ enum fg_names_hostile {
 
 #define FG_ANY_SLOTS		8	/* --anyevent: descriptor slots added */
 #define FG_ANY_SLOTS_PROBES	24	/* ... with --probes (more than 16) */
+/* ... with --wide (spec 19): the wide area's, less the table's */
+#define FG_ANY_ADDED_MAX	GR_WIDE_MAX_EVENTS
 #define FG_PROBE_IP		0xffffffff81234560ULL	/* a probe's __probe_ip */
 
 /* Kinds of synthetic events; see fg_events.c */
@@ -154,6 +156,7 @@ struct fg_opts {
 	u64 tsc_skew;			/* added to the TSC answered (a lie) */
 	u32 sync_delay_us;		/* pause before a sync answer */
 	bool anyevent;			/* events by name (GR_F_ANYEVENT) */
+	bool wide;			/* the wide area (GR_F_WIDE_EVENTS) */
 	u32 catalogue;			/* --catalogue: bulk events listed */
 	enum fg_names_hostile names_hostile;
 	bool probes;			/* probes from the host (GR_F_PROBE) */
@@ -259,7 +262,7 @@ struct fakeguest {
 	bool host_present;		/* a control block at start-up */
 
 	/* settings in effect: control writes, writers read (atomics) */
-	u64 enabled[GR_MAX_EVENTS / 64];
+	u64 enabled[GR_WIDE_MAX_EVENTS / 64];
 	u32 tracing;
 	u32 mode;
 	u32 timer_us;
@@ -289,8 +292,8 @@ struct fakeguest {
 	u32 desc_capacity;		/* descriptor slots laid out */
 	u32 nr_added;
 	u32 nr_added_pub;
-	struct fg_event added[FG_ANY_SLOTS_PROBES];
-	u8 added_gone[FG_ANY_SLOTS_PROBES];	/* a deleted probe: no records */
+	struct fg_event added[FG_ANY_ADDED_MAX];
+	u8 added_gone[FG_ANY_ADDED_MAX];	/* a deleted probe: no records */
 	u64 names_seq;			/* last request seen */
 	u64 names_answered;
 	/* probes from the host (spec 18.4), the control pass's */
@@ -300,7 +303,7 @@ struct fakeguest {
 
 	/* aggregation (spec 17): the control pass owns it, under pass_lock */
 	struct gr_hist_ctx hist;
-	struct gr_filter_bounds bounds[GR_MAX_EVENTS];
+	struct gr_filter_bounds bounds[GR_WIDE_MAX_EVENTS];
 
 	/* threads */
 	struct fg_writer *writers;

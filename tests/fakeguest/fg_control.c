@@ -180,7 +180,7 @@ void fg_default_events(const struct fakeguest *fg, u64 *enable)
 {
 	unsigned int i;
 
-	memset(enable, 0, GR_MAX_EVENTS / 8);
+	memset(enable, 0, GR_WIDE_MAX_EVENTS / 8);
 	for (i = 0; i < fg->nr_events; i++)
 		enable[i / 64] |= 1ULL << (i % 64);
 }
@@ -245,7 +245,7 @@ bool fg_apply(struct fakeguest *fg, const struct gr_ctrl_req *req)
 	unsigned int i;
 	u64 old;
 
-	for (i = 0; i < GR_MAX_EVENTS / 64; i++) {
+	for (i = 0; i < GR_WIDE_MAX_EVENTS / 64; i++) {
 		old = __atomic_exchange_n(&fg->enabled[i], req->enable[i],
 					  __ATOMIC_SEQ_CST);
 		if (old & ~req->enable[i])
@@ -285,8 +285,8 @@ static void fg_settings(struct fakeguest *fg, struct gr_ctrl_req *req,
 		gr_status_set_state(fg->region, state);
 	}
 	req->seq = seq;
-	gr_status_applied(fg->region, req, req->enable, req->mode,
-			  fg_timer_us(req->switch_timer_us));
+	gr_status_applied(fg->region, fg->lay.wide_offset, req, req->enable,
+			  req->mode, fg_timer_us(req->switch_timer_us));
 	fg->ctrl_ack = seq;
 }
 
@@ -426,7 +426,8 @@ static void fg_control_pass(struct fakeguest *fg)
 	}
 
 	/* spec 9.6, 18: no enable bit at or above desc_live */
-	ret = gr_ctrl_read(fg->region, fg->nr_events + fg->nr_added, &req);
+	ret = gr_ctrl_read(fg->region, fg->lay.wide_offset,
+			   fg->nr_events + fg->nr_added, &req);
 	acks.ctrl_ack = fg->ctrl_ack;
 	acks.flush_ack = fg->flush_ack;
 	acks.reset_ack = fg->reset_ack;

@@ -125,7 +125,7 @@ bool fg_hist_counts(unsigned int id)
 	const struct gr_hist_set *set;
 
 	set = __atomic_load_n(&fg_hist_live, __ATOMIC_ACQUIRE);
-	return set && id < GR_MAX_EVENTS &&
+	return set && id < GR_WIDE_MAX_EVENTS &&
 	       (set->agg_mask[id] | set->start_mask[id]);
 }
 
@@ -146,7 +146,7 @@ void fg_hist_record(unsigned int id, const u8 *payload, u32 len,
 	const struct gr_hist_set *set;
 
 	set = __atomic_load_n(&fg_hist_live, __ATOMIC_ACQUIRE);
-	if (set && id < GR_MAX_EVENTS)
+	if (set && id < GR_WIDE_MAX_EVENTS)
 		gr_hist_event(set, id, payload, len, gr_current_tid(), cpu,
 			      ts);
 }

@@ -249,7 +249,10 @@ int fg_names_add_event(struct fakeguest *fg, const struct fg_cat_ev *e)
 	unsigned int id = fg->nr_events + fg->nr_added;
 	u8 *slot;
 
-	if (id >= fg->desc_capacity)
+	/* spec 19.2 W1: up to wide_capacity while the host has the bit */
+	if (id >= ((fg->features & GR_F_WIDE_EVENTS) ?
+		   fg->lay.wide_capacity : fg->desc_capacity) ||
+	    fg->nr_added >= FG_ANY_ADDED_MAX)
 		return -ENOSPC;
 	ev = &fg->added[fg->nr_added];
 	memset(ev, 0, sizeof(*ev));
@@ -272,11 +275,16 @@ int fg_names_add_event(struct fakeguest *fg, const struct fg_cat_ev *e)
 	}
 	fg->nr_added++;
 	/* the descriptor, then desc_live; pairs with the host's acquire */
-	smp_store_release(&gr_status(fg->region)->desc_live,
-			  cpu_to_le32(fg->opt.names_hostile ==
-				      FG_NAMES_HOSTILE_LIVE ?
-				      fg->desc_capacity + 5 :
-				      fg->nr_events + fg->nr_added));
+	if (fg->lay.wide_offset &&
+	    fg->opt.names_hostile != FG_NAMES_HOSTILE_LIVE)
+		gr_status_set_live(fg->region, &fg->lay,
+				   fg->nr_events + fg->nr_added);	/* W2 */
+	else
+		smp_store_release(&gr_status(fg->region)->desc_live,
+				  cpu_to_le32(fg->opt.names_hostile ==
+					      FG_NAMES_HOSTILE_LIVE ?
+					      fg->desc_capacity + 5 :
+					      fg->nr_events + fg->nr_added));
 	/* the writers see the event once it is there (they never write it
 	 * before the host enables its id)
 	 */
@@ -430,7 +438,11 @@ static void fg_names_answer(struct fakeguest *fg, struct gr_name_ans *a,
 			    u64 seq)
 {
 	struct gr_name_ans *out = gr_name_ans_strip(fg->region);
-	u32 live = le32_to_cpu(READ_ONCE(gr_status(fg->region)->desc_live));
+	/* spec 19.2 W2: the wide area's count, all of them, if there is one */
+	__le32 *at = fg->lay.wide_offset ?
+		     &gr_wide(fg->region, fg->lay.wide_offset)->desc_live :
+		     &gr_status(fg->region)->desc_live;
+	u32 live = le32_to_cpu(READ_ONCE(*at));
 
 	switch (fg->opt.names_hostile) {
 	case FG_NAMES_HOSTILE_LEN:

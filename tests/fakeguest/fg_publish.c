@@ -171,6 +171,12 @@ static void fg_publish_capacity(struct fakeguest *fg)
 	memcpy(fg->region + fg->lay.desc_offset,
 	       fg->image + fg->lay.desc_offset,
 	       (size_t)fg->desc_capacity * fg->lay.desc_stride);
+	/* spec 19.2 W1, W2: the slots up to wide_capacity, the wide area */
+	if (fg->lay.wide_offset)
+		memcpy(fg->region + fg->lay.desc_offset,
+		       fg->image + fg->lay.desc_offset,
+		       fg->lay.wide_offset + GR_WIDE_SIZE -
+		       fg->lay.desc_offset);
 	WRITE_ONCE(gr_status(fg->region)->desc_live,
 		   cpu_to_le32(fg->lay.desc_count));
 	memcpy((u8 *)hdr + sizeof(hdr->magic), (u8 *)img + sizeof(img->magic),
@@ -200,8 +206,8 @@ static void fg_status_init(struct fakeguest *fg, const struct gr_ctrl_req *eff,
 	/* Requests made before publication are void: no time to answer */
 	smp_store_release(&st->sync_ack, cpu_to_le64(fg->sync_ack));
 	ack.seq = fg->ctrl_ack;
-	gr_status_applied(fg->region, &ack, eff->enable, eff->mode,
-			  fg_timer_us(eff->switch_timer_us));
+	gr_status_applied(fg->region, fg->lay.wide_offset, &ack, eff->enable,
+			  eff->mode, fg_timer_us(eff->switch_timer_us));
 	if (rejected)
 		gr_status_rejected(fg->region, fg->ctrl_ack, -EINVAL,
 				   (u32)fg->pass_rejected);
@@ -264,7 +270,8 @@ int fg_publish(struct fakeguest *fg)
 	fg->sync_ack = fg_load_req(&c->sync_req);
 	if (fg->host_present) {
 		gr_ctrl_geometry(fg->region, &geo.subbuf_size, &geo.n_subbufs);
-		ret = gr_ctrl_read(fg->region, fg_nr_events(&fg->opt), &req);
+		ret = gr_ctrl_read(fg->region, 0, fg_nr_events(&fg->opt),
+				   &req);
 		if (!ret || ret == -EINVAL) {
 			fg->ctrl_ack = req.seq;
 			fg->flush_ack = req.flush_req;
@@ -281,6 +288,11 @@ int fg_publish(struct fakeguest *fg)
 	/* spec 18.2 N1: room for the events added by name */
 	geo.desc_count = fg_nr_events(&fg->opt) +
 			 fg_any_slots(&fg->opt);
+	/* spec 19.2 W1: and the wide area, if the region holds it */
+	if (fg->opt.wide) {
+		geo.desc_capacity = geo.desc_count;
+		geo.wide_capacity = GR_WIDE_MAX_EVENTS;
+	}
 	/* spec 17.1: a hist area for a host that offers GR_F_HIST */
 	if (fg->host_present &&
 	    (gr_ctrl_host_features(fg->region) & GR_F_HIST))
@@ -336,6 +348,8 @@ int fg_publish(struct fakeguest *fg)
 	fg->guest_features &= ~GR_F_PROBE;
 	if (fg->opt.anyevent)
 		fg->guest_features |= GR_F_ANYEVENT;
+	if (fg->lay.wide_offset)
+		fg->guest_features |= GR_F_WIDE_EVENTS;
 	if (fg->opt.anyevent && fg->opt.probes)
 		fg->guest_features |= GR_F_PROBE;
 	if (fg->opt.vmsync)
@@ -376,7 +390,9 @@ int fg_publish(struct fakeguest *fg)
 	fg->ident.instance_id = fg->instance_id;
 
 	/* A private image of what is published, for the hostile modes */
-	fg->image_size = fg->lay.desc_offset +
+	fg->image_size = fg->lay.wide_offset ?
+			 fg->lay.wide_offset + GR_WIDE_SIZE :
+			 fg->lay.desc_offset +
 			 (size_t)fg->desc_capacity * fg->lay.desc_stride;
 	fg->image = calloc(1, fg->image_size);
 	if (!fg->image)

@@ -152,7 +152,7 @@ static void fuzz_follow(const uint8_t *data, size_t size)
 			 s->nr_pids, s->comm_len);
 	f.bits = bits;
 	f.nr_bits = GR_FOLLOW_PID_LIMIT;
-	for (i = 0; i < GR_MAX_EVENTS; i++)
+	for (i = 0; i < GR_WIDE_MAX_EVENTS; i++)
 		f.other_off[i] = GR_FOLLOW_NO_OFF;
 	f.other_off[1] = off % 64;
 	for (i = 0; i < s->nr_pids; i++) {

@@ -17,7 +17,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct gr_event_view ev[GR_MAX_EVENTS];
+	static struct gr_event_view ev[GR_WIDE_MAX_EVENTS];
 	static uint8_t sub[GR_MAX_SUBBUF_SIZE];
 	struct gr_stream_mark last;
 	struct gr_region_hdr hdr;

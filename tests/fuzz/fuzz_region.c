@@ -44,7 +44,7 @@ static void dump(const char *text, size_t len)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct gr_event_view ev[GR_MAX_EVENTS];
+	static struct gr_event_view ev[GR_WIDE_MAX_EVENTS];
 	struct gr_ctf_env env = { .vm_name = "fuzz", .host_name = "host",
 				  .session = "s" };
 	struct gr_region_hdr hdr;

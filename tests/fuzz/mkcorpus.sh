@@ -48,6 +48,17 @@ hdr[511] = 8                             # fuzz_region: 64 KiB << 8 = 16 MiB
 put("region", "seed-fakeguest", bytes(hdr) + descs)
 hdr[511] = 0
 put("region", "seed-region-too-small", bytes(hdr) + descs)
+# v1.13 (spec 19): the same table with the wide area after the data and
+# wide_capacity = desc_capacity = desc_count
+wide = bytearray(hdr)
+feat, = struct.unpack_from("<Q", wide, 0x18)
+nr, sbs, nsb = struct.unpack_from("<III", wide, 0x28)
+data, = struct.unpack_from("<Q", wide, 0x58)
+struct.pack_into("<Q", wide, 0x18, feat | (1 << 13) | (1 << 19))
+struct.pack_into("<II", wide, 0x198, ndesc, ndesc)
+struct.pack_into("<Q", wide, 0x1a0, (data + nr * nsb * sbs + 4095) & ~4095)
+wide[511] = 8
+put("region", "seed-wide", bytes(wide) + descs)
 s = open(os.path.join(sess, "stream_0"), "rb").read()
 sb = 4096
 off = 0

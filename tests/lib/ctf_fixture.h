@@ -48,10 +48,10 @@ struct trace {
 	char dir[PATH_MAX];
 	int dirfd;
 	struct gr_region_hdr h;
-	struct gr_event_desc d[GR_MAX_EVENTS];
+	struct gr_event_desc d[GR_WIDE_MAX_EVENTS];
 	unsigned int nd;
 	struct gr_view v;
-	struct gr_event_view ev[GR_MAX_EVENTS];
+	struct gr_event_view ev[GR_WIDE_MAX_EVENTS];
 	struct gr_ctf_env env;
 	struct gr_ctf_clock clock;
 };

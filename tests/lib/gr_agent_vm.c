@@ -52,6 +52,15 @@ static void region(struct gr_avm *t, uint64_t features)
 		((struct gr_guest_status *)(r + GR_STATUS_OFFSET))->desc_live =
 			htole32(1);
 	}
+	/* v1.13: the wide area after the data (spec 19) */
+	if (features & GR_F_WIDE_EVENTS) {
+		((struct gr_region_hdr *)r)->wide_capacity =
+			htole32(GR_AVM_WIDE_CAPACITY);
+		((struct gr_region_hdr *)r)->wide_offset =
+			htole64(GR_AVM_WIDE_OFF);
+		((struct gr_wide *)(r + GR_AVM_WIDE_OFF))->desc_live =
+			htole32(1);
+	}
 	gr_build_sched_switch((struct gr_event_desc *)(r + DESC_OFF), 0,
 			      GR_FIELD_F_HEX);
 	vm->region = r;

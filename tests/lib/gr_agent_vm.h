@@ -21,6 +21,8 @@
 #define GR_AVM_NSUB		4
 #define GR_AVM_INSTANCE		0x0102030405060708ULL
 #define GR_AVM_CAPACITY		4	/* descriptor slots with GR_F_ANYEVENT */
+#define GR_AVM_WIDE_CAPACITY	6	/* with GR_F_WIDE_EVENTS (v1.13) */
+#define GR_AVM_WIDE_OFF		0xc000	/* the wide area, after the data */
 #define GR_AVM_REC_BYTES	72		/* sched_switch: 16 + 56 */
 #define GR_AVM_CONTENT		(sizeof(struct gr_packet_header) + \
 				 2 * GR_AVM_REC_BYTES)

@@ -84,8 +84,9 @@ static void test_region_hdr_layout(void)
 	PIN(struct gr_region_hdr, hist_offset, 392, 8);
 	PIN(struct gr_region_hdr, hist_size, 400, 8);
 	PIN(struct gr_region_hdr, desc_capacity, 408, 4);
-	PIN(struct gr_region_hdr, reserved1, 412, 4);
-	PIN(struct gr_region_hdr, reserved, 416, 96);
+	PIN(struct gr_region_hdr, wide_capacity, 412, 4);
+	PIN(struct gr_region_hdr, wide_offset, 416, 8);
+	PIN(struct gr_region_hdr, reserved, 424, 88);
 	END_PINS(struct gr_region_hdr, 512);
 }
 
@@ -186,6 +187,19 @@ static void test_filter_slot_layout(void)
 	PIN(struct gr_filter_slot, insns, 16, 384);
 	PIN(struct gr_filter_slot, strtab, 400, 112);
 	END_PINS(struct gr_filter_slot, 512);
+}
+
+static void test_wide_area_layout(void)
+{
+	BEGIN_PINS();
+
+	PIN(struct gr_wide, enable, 0, GR_WIDE_MAX_EVENTS / 8);
+	PIN(struct gr_wide, host_reserved, 128, 2048 - 128);
+	PIN(struct gr_wide, desc_live, 2048, 4);
+	PIN(struct gr_wide, guest_reserved0, 2052, 4);
+	PIN(struct gr_wide, enabled, 2056, GR_WIDE_MAX_EVENTS / 8);
+	PIN(struct gr_wide, guest_reserved, 2184, 4096 - 2184);
+	END_PINS(struct gr_wide, 4096);
 }
 
 static void test_name_strips_layout(void)
@@ -463,7 +477,7 @@ static void test_versions_and_magics(void)
 	uint64_t m;
 
 	CU_ASSERT_EQUAL(GR_ABI_MAJOR, 1);
-	CU_ASSERT_EQUAL(GR_ABI_MINOR, 12);
+	CU_ASSERT_EQUAL(GR_ABI_MINOR, 13);
 	CU_ASSERT_EQUAL(GR_HIST_F_START2, 1);
 	CU_ASSERT_EQUAL(GR_HIST_F_KNOWN, 1);
 	CU_ASSERT_EQUAL(GR_REGION_MAGIC, 0x3159414c45525247ULL);
@@ -552,7 +566,11 @@ static void test_feature_and_flag_bits(void)
 	CU_ASSERT_EQUAL(GR_F_SYNC_TSC, 1ULL << 16);
 	CU_ASSERT_EQUAL(GR_F_DYNARR, 1ULL << 17);
 	CU_ASSERT_EQUAL(GR_F_SYNC_POLL, 1ULL << 18);
-	CU_ASSERT_EQUAL(GR_F_KNOWN, 0x7ffffULL);
+	CU_ASSERT_EQUAL(GR_F_WIDE_EVENTS, 1ULL << 19);
+	CU_ASSERT_EQUAL(GR_F_KNOWN, 0xfffffULL);
+	/* v1.13: the wide area and the ids it reaches (spec 19) */
+	CU_ASSERT_EQUAL(GR_WIDE_MAX_EVENTS, 1024);
+	CU_ASSERT_EQUAL(GR_WIDE_SIZE, 4096);
 	/* v1.12: the guest's worst case with interrupts off (9.5, G42) */
 	CU_ASSERT_EQUAL(GR_SYNC_POLL_WAIT_NS, 50000);
 	CU_ASSERT_EQUAL(GR_SYNC_POLL_BURST_NS, 200000);
@@ -565,8 +583,8 @@ static void test_feature_and_flag_bits(void)
 			GR_F_GUEST_INFO | GR_F_DEFAULTS | GR_F_FOLLOW |
 			GR_F_SYSCALLS | GR_F_LAST_RECORD | GR_F_CLIENT |
 			GR_F_HIST | GR_F_ANYEVENT | GR_F_PROBE | GR_F_VMSYNC |
-			GR_F_SYNC_TSC | GR_F_DYNARR | GR_F_SYNC_POLL,
-			GR_F_KNOWN);
+			GR_F_SYNC_TSC | GR_F_DYNARR | GR_F_SYNC_POLL |
+			GR_F_WIDE_EVENTS, GR_F_KNOWN);
 	CU_ASSERT_EQUAL(GR_CTRL_F_DEFAULTS, 1);
 	CU_ASSERT_EQUAL(sizeof(GR_F_EVENT_IDX), 8);
 
@@ -918,6 +936,7 @@ static const struct gr_test layout_tests[] = {
 
 static const struct gr_test constant_tests[] = {
 	GR_TEST_NAMED("versions and magics", test_versions_and_magics),
+	GR_TEST_NAMED("wide area layout", test_wide_area_layout),
 	GR_TEST_NAMED("region map constants", test_region_map_constants),
 	GR_TEST_NAMED("limit constants", test_limit_constants),
 	GR_TEST_NAMED("feature and flag bits", test_feature_and_flag_bits),

@@ -122,7 +122,7 @@ struct host {
 	bool attached;
 	uint64_t seen_instance;
 	struct gr_view v;
-	struct gr_event_view ev[GR_MAX_EVENTS];
+	struct gr_event_view ev[GR_WIDE_MAX_EVENTS];
 	uint64_t c[MAX_RINGS];
 	uint64_t last_end[MAX_RINGS];
 	uint64_t last_ts[MAX_RINGS];
@@ -138,7 +138,7 @@ struct host {
 	uint64_t bad_records;
 	uint64_t bad_last;		/* rec.last_record not the last record */
 	uint64_t seq_errors;
-	uint64_t per_event[GR_MAX_EVENTS];
+	uint64_t per_event[GR_WIDE_MAX_EVENTS];
 	uint64_t data_bells;
 	uint64_t status_bells;
 	uint64_t consumed_bells_sent;

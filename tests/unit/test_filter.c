@@ -1220,7 +1220,7 @@ static void test_follow_set(void)
 	memset(&f, 0, sizeof(f));
 	f.bits = bits;
 	f.nr_bits = GR_FOLLOW_PID_LIMIT;
-	for (i = 0; i < GR_MAX_EVENTS; i++)
+	for (i = 0; i < GR_WIDE_MAX_EVENTS; i++)
 		f.other_off[i] = GR_FOLLOW_NO_OFF;
 	f.other_off[3] = 8;
 	CU_ASSERT(gr_follow_add(&f, 1));

@@ -62,7 +62,7 @@ static void guest_pass(struct model *m, u64 now)
 	u64 wait;
 	int ret;
 
-	ret = gr_ctrl_read(m->region, 1, &req);
+	ret = gr_ctrl_read(m->region, 0, 1, &req);
 	m->steps = gr_pass_decide(&m->acks, ret, &req, &m->rl, now, &wait);
 	if (m->steps & GR_PASS_DEFER) {
 		m->passes++;
@@ -76,7 +76,7 @@ static void guest_pass(struct model *m, u64 now)
 		m->runs++;
 	}
 	if (m->steps & GR_PASS_APPLY) {
-		gr_status_applied(m->region, &req, req.enable, req.mode,
+		gr_status_applied(m->region, 0, &req, req.enable, req.mode,
 				  req.switch_timer_us);
 		m->acks.ctrl_ack = req.seq;
 		m->acks.host_present = true;
@@ -339,7 +339,7 @@ static void test_filter_area_read_and_refusal(void)
 	area[4].nr_insns = htole16(1);
 	area[4].insns[0].code = GR_FI_RET;
 
-	CU_ASSERT_EQUAL(gr_ctrl_read(m.region, 2, &req), 0);
+	CU_ASSERT_EQUAL(gr_ctrl_read(m.region, 0, 2, &req), 0);
 	CU_ASSERT_EQUAL(req.ctrl_size, 512);
 	CU_ASSERT_EQUAL(gr_ctrl_read_filters(m.region, &req, 2, bounds, &set,
 					     &err), -EINVAL);
@@ -347,7 +347,7 @@ static void test_filter_area_read_and_refusal(void)
 	CU_ASSERT_EQUAL(err.slot, GR_FILTER_NO_SLOT);
 
 	c->ctrl_size = htole32(GR_FILTER_CTRL_SIZE);
-	CU_ASSERT_EQUAL(gr_ctrl_read(m.region, 2, &req), 0);
+	CU_ASSERT_EQUAL(gr_ctrl_read(m.region, 0, 2, &req), 0);
 	CU_ASSERT_EQUAL(req.ctrl_size, GR_FILTER_CTRL_SIZE);
 	CU_ASSERT_EQUAL(gr_ctrl_read_filters(m.region, &req, 2, bounds, &set,
 					     &err), 0);
@@ -380,7 +380,76 @@ static void test_filter_area_read_and_refusal(void)
 	CU_ASSERT_EQUAL(le64toh(st->filtered[6]), 42);
 	/* ctrl_size not a multiple of 8: no host block */
 	c->ctrl_size = htole32(GR_FILTER_CTRL_SIZE - 4);
-	CU_ASSERT_EQUAL(gr_ctrl_read(m.region, 2, &req), -EPROTONOSUPPORT);
+	CU_ASSERT_EQUAL(gr_ctrl_read(m.region, 0, 2, &req), -EPROTONOSUPPORT);
+	free(m.region);
+}
+
+/*
+ * v1.13 (19.2 W2-W4): with GR_F_WIDE_EVENTS in use the enable bits are
+ * the wide area's, checked against the descriptor count; without it
+ * ctrl.enable, as in 1.12. The enabled bits and the descriptor count go
+ * to both places, the status never above desc_capacity.
+ */
+static void test_wide_area_enable_and_status(void)
+{
+	const u64 woff = 0x3000;
+	struct gr_layout lay = {
+		.desc_count = 31, .desc_capacity = GR_MAX_EVENTS,
+		.wide_capacity = GR_WIDE_MAX_EVENTS, .wide_offset = woff,
+	};
+	struct gr_guest_status *st;
+	struct gr_ctrl_req req;
+	struct gr_host_ctrl *c;
+	struct gr_wide *w;
+	struct model m;
+
+	model_init(&m);
+	c = gr_ctrl(m.region);
+	st = gr_status(m.region);
+	w = gr_wide(m.region, woff);
+	CU_ASSERT_PTR_NULL(gr_wide(m.region, 0));
+	c->enable[1] = htole64(1ULL << 3);		/* id 67 */
+	w->enable[10] = htole64(1ULL << 2);		/* id 642 */
+
+	/* the host without the bit: ctrl.enable, the wide area unread */
+	CU_ASSERT_EQUAL(gr_ctrl_read(m.region, woff, 700, &req), 0);
+	CU_ASSERT_EQUAL(req.enable[1], 1ULL << 3);
+	CU_ASSERT_EQUAL(req.enable[10], 0);
+	/* with it: the wide area, ctrl.enable unread */
+	c->host_features = htole64(GR_F_WIDE_EVENTS);
+	CU_ASSERT_EQUAL(gr_ctrl_read(m.region, woff, 700, &req), 0);
+	CU_ASSERT_EQUAL(req.enable[1], 0);
+	CU_ASSERT_EQUAL(req.enable[10], 1ULL << 2);
+	/* a guest without the area reads ctrl.enable whatever the host says */
+	CU_ASSERT_EQUAL(gr_ctrl_read(m.region, 0, 700, &req), 0);
+	CU_ASSERT_EQUAL(req.enable[1], 1ULL << 3);
+	/* a bit at or above the descriptor count refuses the block */
+	CU_ASSERT_EQUAL(gr_ctrl_read(m.region, woff, 642, &req), -EINVAL);
+	CU_ASSERT_EQUAL(gr_ctrl_read(m.region, woff, 643, &req), 0);
+	w->enable[15] = htole64(1ULL << 63);		/* id 1023 */
+	CU_ASSERT_EQUAL(gr_ctrl_read(m.region, woff, 1023, &req), -EINVAL);
+	CU_ASSERT_EQUAL(gr_ctrl_read(m.region, woff, 1024, &req), 0);
+
+	/* W4: enabled in both places, the status the first 256 */
+	req.enable[1] = 1ULL << 3;
+	gr_status_applied(m.region, woff, &req, req.enable, 0, 0);
+	CU_ASSERT_EQUAL(le64toh(st->enabled[1]), 1ULL << 3);
+	CU_ASSERT_EQUAL(le64toh(w->enabled[1]), 1ULL << 3);
+	CU_ASSERT_EQUAL(le64toh(w->enabled[10]), 1ULL << 2);
+	CU_ASSERT_EQUAL(le64toh(w->enabled[15]), 1ULL << 63);
+	CU_ASSERT_EQUAL(le64toh(st->ctrl_ack), req.seq);
+
+	/* W2: the count in both places, the status at most desc_capacity */
+	gr_status_set_live(m.region, &lay, 200);
+	CU_ASSERT_EQUAL(le32toh(w->desc_live), 200);
+	CU_ASSERT_EQUAL(le32toh(st->desc_live), 200);
+	gr_status_set_live(m.region, &lay, 700);
+	CU_ASSERT_EQUAL(le32toh(w->desc_live), 700);
+	CU_ASSERT_EQUAL(le32toh(st->desc_live), GR_MAX_EVENTS);
+	lay.wide_offset = 0;
+	gr_status_set_live(m.region, &lay, 40);
+	CU_ASSERT_EQUAL(le32toh(w->desc_live), 700);
+	CU_ASSERT_EQUAL(le32toh(st->desc_live), 40);
 	free(m.region);
 }
 
@@ -407,6 +476,7 @@ static void test_sync_poll_bounds(void)
 
 static const struct gr_test tests[] = {
 	GR_TEST(test_sync_poll_bounds),
+	GR_TEST(test_wide_area_enable_and_status),
 	GR_TEST(test_pass_applies_a_new_block_once),
 	GR_TEST(test_pass_refuses_a_bad_block_but_acts_on_its_counters),
 	GR_TEST(test_pass_defaults_without_a_host_and_back),

@@ -90,6 +90,62 @@ static void test_publish_reports_kick_and_acks_are_read(void)
 	gr_avm_free(t);
 }
 
+/*
+ * v1.13 (spec 19.3 X2, X3): with GR_F_WIDE_EVENTS the enable bits of
+ * every adopted id go to the wide area, the first 256 to ctrl.enable too,
+ * none while waiting for a new publication; desc_live and enabled are
+ * read from the area. Without the bit, as in 1.12.
+ */
+static void test_publish_writes_the_wide_area(void)
+{
+	struct gr_avm *t = gr_avm_new(GR_F_ANYEVENT | GR_F_WIDE_EVENTS, false,
+				      0);
+	struct gr_avm *n = gr_avm_new(GR_F_ANYEVENT, false, 0);
+	struct gr_host_ctrl *c = gr_avm_ctrl(t);
+	struct gr_guest_status *st = gr_avm_status(t);
+	struct gr_wide *w = (struct gr_wide *)(t->vm.region + GR_AVM_WIDE_OFF);
+
+	CU_ASSERT_EQUAL(t->vm.view.desc_capacity, GR_AVM_WIDE_CAPACITY);
+	CU_ASSERT_EQUAL(t->vm.view.wide_offset, GR_AVM_WIDE_OFF);
+	hostctl_init(&t->vm);
+	CU_ASSERT_TRUE(le64toh(c->host_features) & GR_F_WIDE_EVENTS);
+	/* 700 adopted (the view, as if); 642 and 1023 enabled, 1023 masked */
+	t->vm.view.desc_count = 700;
+	t->vm.enable[0] = 0x1;
+	t->vm.enable[10] = 1ULL << 2;
+	t->vm.enable[15] = 1ULL << 63;
+	hostctl_publish(&t->vm);
+	CU_ASSERT_EQUAL(le64toh(c->enable[0]), 0x1);
+	CU_ASSERT_EQUAL(le64toh(w->enable[0]), 0x1);
+	CU_ASSERT_EQUAL(le64toh(w->enable[10]), 1ULL << 2);
+	CU_ASSERT_EQUAL(le64toh(w->enable[15]), 0);
+	/* waiting for a new publication: the area may be a ring by now */
+	memset(w->enable, 0, sizeof(w->enable));
+	t->vm.state = GR_VM_WAITING;
+	hostctl_publish(&t->vm);
+	CU_ASSERT_EQUAL(le64toh(w->enable[0]), 0);
+	t->vm.state = GR_VM_ATTACHED;
+
+	/* X2, X3: the area's desc_live and enabled, not the status's */
+	w->desc_live = htole32(640);
+	st->desc_live = htole32(256);
+	CU_ASSERT_EQUAL(hostctl_desc_live(&t->vm), 640);
+	w->enabled[10] = htole64(0x4);
+	st->enabled[1] = htole64(0x8);
+	CU_ASSERT_EQUAL(hostctl_enabled_word(&t->vm, 10), 0x4);
+	CU_ASSERT_EQUAL(hostctl_enabled_word(&t->vm, 1), 0);
+	CU_ASSERT_EQUAL(hostctl_enabled_word(&t->vm, 16), 0);
+
+	/* a guest without the bit: the status, 256 ids */
+	gr_avm_status(n)->desc_live = htole32(3);
+	gr_avm_status(n)->enabled[1] = htole64(0x8);
+	CU_ASSERT_EQUAL(hostctl_desc_live(&n->vm), 3);
+	CU_ASSERT_EQUAL(hostctl_enabled_word(&n->vm, 1), 0x8);
+	CU_ASSERT_EQUAL(hostctl_enabled_word(&n->vm, 4), 0);
+	gr_avm_free(n);
+	gr_avm_free(t);
+}
+
 /* The guest answers sync request @req with its clock at @guest_ns */
 static void t_guest_sync(struct gr_avm *t, uint64_t guest_ns)
 {
@@ -425,6 +481,7 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_init_publishes_block_with_magic_and_seq),
 	GR_TEST(test_adopt_continues_counters),
 	GR_TEST(test_publish_reports_kick_and_acks_are_read),
+	GR_TEST(test_publish_writes_the_wide_area),
 	GR_TEST(test_sync_series_reports_end_and_better_clock),
 	GR_TEST(test_sync_series_check_the_mapping),
 	GR_TEST(test_sync_hostile_answers_saturate),

@@ -820,7 +820,7 @@ static void test_hist_refusals(void)
  */
 static void test_hist_record_paths(void)
 {
-	u64 enable[GR_MAX_EVENTS / 64] = { 0 };
+	u64 enable[GR_WIDE_MAX_EVENTS / 64] = { 0 };
 	struct test_payload *p, *q;
 	struct gr_hist_req r;
 	struct gr_rec rec, inner;

@@ -100,6 +100,75 @@ static void test_layout_desc_capacity(void)
 	CU_ASSERT_EQUAL(gr_layout_compute(&geo, &lay), -EINVAL);
 }
 
+/* @geo on @region_size bytes and @nr_cpus: the 1.12 layout, @capacity */
+static void expect_no_wide(struct gr_geometry *geo, u64 region_size,
+			   u32 nr_cpus, u32 capacity)
+{
+	struct gr_layout lay;
+
+	geo->region_size = region_size;
+	geo->nr_cpus = nr_cpus;
+	CU_ASSERT_FATAL(gr_layout_compute(geo, &lay) == 0);
+	CU_ASSERT_EQUAL(lay.wide_capacity, 0);
+	CU_ASSERT_EQUAL(lay.wide_offset, 0);
+	CU_ASSERT_EQUAL(lay.desc_capacity, capacity);
+	/* 0x2000 + capacity * 576, page aligned */
+	CU_ASSERT_EQUAL(lay.ring_offset, (0x2000 + capacity * 576 + 4095) &
+					 ~4095ULL);
+}
+
+/* Spec 19.2 W1: the wide area and its slots, from what the region holds */
+static void test_layout_wide_capacity(void)
+{
+	struct gr_geometry geo = {
+		.region_size = 16U << 20, .nr_cpus = 2, .desc_count = 31,
+		.desc_capacity = GR_MAX_EVENTS,
+		.wide_capacity = GR_WIDE_MAX_EVENTS,
+	};
+	struct gr_region_hdr hdr = { 0 };
+	struct gr_layout lay;
+
+	/* 16 MiB: every slot; 0x2000 + 1024 * 576 = 0x92000 */
+	CU_ASSERT_FATAL(gr_layout_compute(&geo, &lay) == 0);
+	CU_ASSERT_EQUAL(lay.desc_capacity, GR_MAX_EVENTS);
+	CU_ASSERT_EQUAL(lay.wide_capacity, 1024);
+	CU_ASSERT_EQUAL(lay.wide_offset, 0x92000);
+	CU_ASSERT_EQUAL(lay.ring_offset, 0x93000);
+	CU_ASSERT_EQUAL(gr_layout_check(&lay), 0);
+	gr_layout_write_hdr(&hdr, &lay);
+	CU_ASSERT_EQUAL(le32_to_cpu(hdr.desc_capacity), GR_MAX_EVENTS);
+	CU_ASSERT_EQUAL(le32_to_cpu(hdr.wide_capacity), 1024);
+	CU_ASSERT_EQUAL(le64_to_cpu(hdr.wide_offset), 0x92000);
+
+	/* 4 MiB, 2 MiB: an eighth of the region; 0x2000 + 910 * 576 */
+	geo.region_size = 4U << 20;
+	CU_ASSERT_FATAL(gr_layout_compute(&geo, &lay) == 0);
+	CU_ASSERT_EQUAL(lay.wide_capacity, 910);
+	CU_ASSERT_EQUAL(lay.wide_offset, 0x82000);
+	CU_ASSERT_EQUAL(lay.ring_offset, 0x83000);
+	geo.region_size = 2U << 20;
+	CU_ASSERT_FATAL(gr_layout_compute(&geo, &lay) == 0);
+	CU_ASSERT_EQUAL(lay.wide_capacity, 455);
+	CU_ASSERT_EQUAL(gr_layout_wide_slots(2U << 20, 1024), 455);
+
+	/* 1 MiB: 227 slots are not more than 256, the 1.12 layout */
+	expect_no_wide(&geo, 1U << 20, 2, GR_MAX_EVENTS);
+	/* 2 MiB, 230 rings of 2 x 4 KiB: 455 slots do not fit, 256 do */
+	expect_no_wide(&geo, 2U << 20, 230, GR_MAX_EVENTS);
+	/* 64 KiB: no wide area, and no slot beyond the table */
+	expect_no_wide(&geo, 64U << 10, 1, 31);
+
+	/* no such geometry */
+	geo.region_size = 16U << 20;
+	geo.wide_capacity = GR_WIDE_MAX_EVENTS + 1;
+	CU_ASSERT_EQUAL(gr_layout_compute(&geo, &lay), -EINVAL);
+	geo.wide_capacity = GR_MAX_EVENTS - 1;
+	CU_ASSERT_EQUAL(gr_layout_compute(&geo, &lay), -EINVAL);
+	geo.wide_capacity = GR_WIDE_MAX_EVENTS;
+	geo.desc_capacity = 0;
+	CU_ASSERT_EQUAL(gr_layout_compute(&geo, &lay), -EINVAL);
+}
+
 static void test_layout_enospc_when_two_subbufs_cannot_fit(void)
 {
 	struct gr_geometry geo = { .region_size = 64 << 10, .nr_cpus = 8 };
@@ -363,6 +432,7 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_layout_default_fits_largest_n),
 	GR_TEST(test_layout_halves_subbuf_size_until_two_fit),
 	GR_TEST(test_layout_desc_capacity),
+	GR_TEST(test_layout_wide_capacity),
 	GR_TEST(test_layout_enospc_when_two_subbufs_cannot_fit),
 	GR_TEST(test_layout_global_buffer_has_one_ring),
 	GR_TEST(test_layout_host_wish_honoured),

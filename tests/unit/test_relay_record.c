@@ -165,7 +165,7 @@ static void rec_write(u64 seq)
  */
 static void test_record_api_filter_takes_back(void)
 {
-	u64 enable[GR_MAX_EVENTS / 64] = { 0 };
+	u64 enable[GR_WIDE_MAX_EVENTS / 64] = { 0 };
 	static struct gr_filter_set set;
 	struct gr_event_header *eh;
 	struct test_payload *p;
@@ -254,7 +254,7 @@ static void test_record_api_filter_takes_back(void)
  */
 static void test_record_api_follow_takes_back(void)
 {
-	u64 enable[GR_MAX_EVENTS / 64] = { 0 };
+	u64 enable[GR_WIDE_MAX_EVENTS / 64] = { 0 };
 	static struct gr_filter_set set;
 	static unsigned long bits[GR_FOLLOW_PID_LIMIT / (8 * sizeof(long))];
 	static struct gr_follow fol;
@@ -274,7 +274,7 @@ static void test_record_api_follow_takes_back(void)
 	fol.nr_bits = GR_FOLLOW_PID_LIMIT;
 	fol.bits = bits;
 	memset(bits, 0, sizeof(bits));
-	for (i = 0; i < GR_MAX_EVENTS; i++)
+	for (i = 0; i < GR_WIDE_MAX_EVENTS; i++)
 		fol.other_off[i] = GR_FOLLOW_NO_OFF;
 	fol.other_off[EV_TEST] = offsetof(struct test_payload, writer);
 	fol.spec.flags = GR_FOLLOW_F_ON;
@@ -326,7 +326,7 @@ static void test_record_api_follow_takes_back(void)
 /* The record API of the probes: one enable bitmap, the active channel */
 static void test_record_api_over_active_channel(void)
 {
-	u64 enable[GR_MAX_EVENTS / 64] = { 0 };
+	u64 enable[GR_WIDE_MAX_EVENTS / 64] = { 0 };
 	struct gr_rec rec, nested;
 	struct test_payload *p;
 	struct fixture f;
@@ -340,7 +340,7 @@ static void test_record_api_over_active_channel(void)
 	gr_rec_activate(f.chan);
 	CU_ASSERT(gr_event_on(EV_TEST));
 	CU_ASSERT(!gr_event_on(EV_TEST + 1));
-	CU_ASSERT(!gr_event_on(GR_MAX_EVENTS));
+	CU_ASSERT(!gr_event_on(GR_WIDE_MAX_EVENTS));
 	/* an event that is not enabled writes nothing */
 	CU_ASSERT_PTR_NULL(gr_rec_begin(&rec, EV_TEST + 1, sizeof(*p)));
 	p = gr_rec_begin(&rec, EV_TEST, sizeof(*p));

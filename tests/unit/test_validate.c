@@ -129,14 +129,15 @@ static void test_hdr_keeps_unknown_guest_features(void)
 	const char *why = NULL;
 
 	/*
-	 * every bit but GR_F_HIST, whose area does not fit 64 KiB (v1.5);
+	 * every bit but GR_F_HIST, whose area does not fit 64 KiB (v1.5),
+	 * and GR_F_WIDE_EVENTS, whose area the layout does not place (v1.13);
 	 * GR_F_ANYEVENT's desc_capacity (v1.7) holds the table
 	 */
 	make_hdr(&h);
-	h.guest_features = htole64(~GR_F_HIST);
+	h.guest_features = htole64(~(GR_F_HIST | GR_F_WIDE_EVENTS));
 	h.desc_capacity = htole32(T_NDESC);
 	CU_ASSERT_EQUAL(gr_check_region_hdr(&h, T_REGION, &v, &why), 0);
-	CU_ASSERT_EQUAL(v.features, ~GR_F_HIST);
+	CU_ASSERT_EQUAL(v.features, ~(GR_F_HIST | GR_F_WIDE_EVENTS));
 }
 
 static void test_hdr_sanitizes_release_and_nodename(void)
@@ -979,6 +980,98 @@ static void test_anyevent_families_start_at_capacity(void)
 	       "family_base is below desc_capacity");
 }
 
+/* --- the wide area (v1.13, GR_F_WIDE_EVENTS, spec 19.3 X1) --------------- */
+
+/* desc_capacity 3, @capacity slots, the wide area at @off (0xc000: free) */
+static void wide_hdr(struct gr_region_hdr *h, uint32_t capacity, uint64_t off)
+{
+	anyevent_hdr(h, T_NDESC);
+	h->guest_features |= htole64(GR_F_WIDE_EVENTS);
+	h->wide_capacity = htole32(capacity);
+	h->wide_offset = htole64(off);
+}
+
+/* X1: the ids reach wide_capacity; without the bit the fields are reserved */
+static void test_wide_capacity_and_area(void)
+{
+	struct gr_region_hdr h;
+	struct gr_view v;
+	const char *why = NULL;
+
+	wide_hdr(&h, 7, 0xc000);
+	CU_ASSERT_EQUAL(gr_check_region_hdr(&h, T_REGION, &v, &why), 0);
+	CU_ASSERT_EQUAL(v.desc_table, T_NDESC);
+	CU_ASSERT_EQUAL(v.desc_capacity, 7);
+	CU_ASSERT_EQUAL(v.wide_capacity, 7);
+	CU_ASSERT_EQUAL(v.wide_offset, 0xc000);
+	/* a v1.12 guest: whatever the bytes hold, 1.12's capacity */
+	wide_hdr(&h, 7, 0xc000);
+	h.guest_features &= htole64(~GR_F_WIDE_EVENTS);
+	h.wide_offset = htole64(1);
+	h.wide_capacity = htole32(UINT32_MAX);
+	CU_ASSERT_EQUAL(gr_check_region_hdr(&h, T_REGION, &v, &why), 0);
+	CU_ASSERT_EQUAL(v.desc_capacity, T_NDESC);
+	CU_ASSERT_EQUAL(v.wide_capacity, 0);
+	CU_ASSERT_EQUAL(v.wide_offset, 0);
+}
+
+#define WIDE_HDR_REJECTS(X)						\
+	X(capacity_below_desc_capacity, "wide_capacity is below desc_capacity", \
+	  T_NDESC - 1, 0xc000)						\
+	X(capacity_above_max, "wide_capacity is above GR_WIDE_MAX_EVENTS", \
+	  GR_WIDE_MAX_EVENTS + 1, 0xc000)				\
+	X(capacity_huge, "wide_capacity is above GR_WIDE_MAX_EVENTS",	\
+	  UINT32_MAX, 0xc000)						\
+	X(capacity_overlaps_rings, "descriptor table overlaps the rings", \
+	  8, 0xc000)							\
+	X(offset_unaligned, "wide_offset is not GR_PAGE_SIZE aligned",	\
+	  7, 0xc008)							\
+	X(offset_0, "wide_offset is below GR_LAYOUT_START", 7, 0)	\
+	X(offset_in_ctrl, "wide_offset is below GR_LAYOUT_START", 7, 0x1000) \
+	X(overlaps_descs, "wide area overlaps another area of the layout", \
+	  7, 0x2000)							\
+	X(overlaps_rings, "wide area overlaps another area of the layout", \
+	  7, 0x3000)							\
+	X(overlaps_data, "wide area overlaps another area of the layout", \
+	  7, 0xb000)							\
+	X(past_region, "wide area ends beyond the region", 7, 0x10000)	\
+	X(offset_wraps, "wide area ends beyond the region", 7,		\
+	  0xfffffffffffff000ULL)
+
+#define WIDE_HDR_FN(name, msg, cap, off)				\
+static void test_wide_hdr_rejects_##name(void)				\
+{									\
+	struct gr_region_hdr h;						\
+	struct gr_view v;						\
+	const char *why = NULL;						\
+									\
+	wide_hdr(&h, cap, off);						\
+	expect(gr_check_region_hdr(&h, T_REGION, &v, &why), &why, -EINVAL, \
+	       msg);							\
+}
+WIDE_HDR_REJECTS(WIDE_HDR_FN)
+
+/* X1: with families, every family_base at or above wide_capacity */
+static void test_wide_families_start_at_capacity(void)
+{
+	struct gr_event_desc d[T_NDESC];
+	struct gr_event_view ev;
+	struct gr_region_hdr h;
+	struct gr_view v;
+	const char *why = NULL;
+
+	wide_hdr(&h, 7, 0xc000);
+	h.guest_features |= htole64(GR_F_SYSCALLS);
+	CU_ASSERT_EQUAL_FATAL(gr_check_region_hdr(&h, T_REGION, &v, &why), 0);
+	make_descs(d);
+	d[1].family_count = htole16(451);
+	d[1].family_base = htole16(7);
+	CU_ASSERT_EQUAL(gr_check_event_desc(&v, &d[1], 1, &ev, &why), 0);
+	d[1].family_base = htole16(T_NDESC);	/* the header's desc_capacity */
+	expect(gr_check_event_desc(&v, &d[1], 1, &ev, &why), &why, -EINVAL,
+	       "family_base is below desc_capacity");
+}
+
 /*
  * A table of the fixture's three events in a layout of 7 slots, and
  * copies of four added ones: slot 3 "kfree", 4 "block_rq_issue", 5
@@ -1207,6 +1300,7 @@ static const struct gr_test desc_tests[] = {
 };
 
 #define REG_ANYEVENT_HDR(name, ...)	GR_TEST_NAMED("anyevent hdr rejects " #name, test_anyevent_hdr_rejects_##name),
+#define REG_WIDE_HDR(name, ...)	GR_TEST_NAMED("wide hdr rejects " #name, test_wide_hdr_rejects_##name),
 #define REG_ADDED(name, ...)	GR_TEST_NAMED("added batch rejects " #name, test_added_rejects_##name),
 
 static const struct gr_test anyevent_tests[] = {
@@ -1224,6 +1318,11 @@ static const struct gr_test anyevent_tests[] = {
 		      test_added_rejects_families_and_member_names),
 	GR_TEST_NAMED("added: the index bound is desc_capacity",
 		      test_added_index_bound_is_capacity),
+	GR_TEST_NAMED("wide: capacity and area (X1)",
+		      test_wide_capacity_and_area),
+	WIDE_HDR_REJECTS(REG_WIDE_HDR)
+	GR_TEST_NAMED("wide: families start at wide_capacity (X1)",
+		      test_wide_families_start_at_capacity),
 };
 
 static const struct gr_test_suite suites[] = {

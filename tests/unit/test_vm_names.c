@@ -281,8 +281,8 @@ static void test_enable_of_nothing_fails_with_the_guests_reason(void)
 static void test_run_time_changes_kept_in_order(void)
 {
 	struct gr_avm *t = t_open(GR_F_ANYEVENT);
-	uint64_t set[GR_MAX_EVENTS / 64] = { 0 };
-	uint64_t clr[GR_MAX_EVENTS / 64] = { 0 };
+	uint64_t set[GR_WIDE_MAX_EVENTS / 64] = { 0 };
+	uint64_t clr[GR_WIDE_MAX_EVENTS / 64] = { 0 };
 	char err[256], big[GR_EV_LIST_MAX], *l;
 
 	t->vm.enable[0] = 1;
