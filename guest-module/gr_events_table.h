@@ -243,7 +243,7 @@ GR_EVENT(net_dev_xmit, net,
  * events"), flat, host order: network_header_type 0 none, 1 IPv4, 2
  * IPv6 (lttng-modules' values); ip_protocol the IPv4 protocol or IPv6
  * next header; transport_header_type 0 none, 1 TCP; th_* the TCP
- * header's ports, sequence and acknowledgement numbers and its 9 flag
+ * header's ports, sequence and acknowledgment numbers and its 9 flag
  * bits (NS to FIN); ip_saddr/daddr the 128-bit address as two halves,
  * IPv4 as ::ffff:a.b.c.d. What is not parsed is 0. The host declares
  * the run network_header_type .. ip_daddr_lo as lttng-modules' nested
