@@ -71,24 +71,18 @@ static void net_desc(struct gr_event_desc *d, const char *name,
 			       run_fields[i].size, INT, run_fields[i].flags);
 }
 
-/* one packet's headers as the guest records them (host order) */
+/*
+ * one packet's headers as the guest records them (host order), in the
+ * order of run_fields: nh, protocol, th, sport, dport, seq, ack_seq,
+ * flags, saddr hi and lo, daddr hi and lo
+ */
 struct net_rec {
-	uint16_t nh, proto;
-	uint32_t th;
-	uint16_t sport, dport;
-	uint32_t seq, ack, flags;
-	uint64_t saddr_hi, saddr_lo, daddr_hi, daddr_lo;
+	uint64_t v[NR_RUN];
 };
-
-static void put(uint8_t *p, unsigned int k, uint64_t v)
-{
-	uint64_t le = htole64(v);
-
-	memcpy(p + run_fields[k].off, &le, run_fields[k].size);
-}
 
 static void net_payload(uint8_t *p, uint64_t skb, const struct net_rec *r)
 {
+	unsigned int k;
 	uint32_t v32;
 	uint64_t v64;
 
@@ -97,37 +91,29 @@ static void net_payload(uint8_t *p, uint64_t skb, const struct net_rec *r)
 	memcpy(p, &v64, 8);
 	v32 = htole32(60);
 	memcpy(p + 8, &v32, 4);
-	v32 = htole32(r->nh == 2 ? 0x86dd : 0x800);
+	v32 = htole32(r->v[0] == 2 ? 0x86dd : 0x800);
 	memcpy(p + 12, &v32, 4);
 	memcpy(p + 16, "lo", 2);
-	put(p, 0, r->nh);
-	put(p, 1, r->proto);
-	put(p, 2, r->th);
-	put(p, 3, r->sport);
-	put(p, 4, r->dport);
-	put(p, 5, r->seq);
-	put(p, 6, r->ack);
-	put(p, 7, r->flags);
-	put(p, 8, r->saddr_hi);
-	put(p, 9, r->saddr_lo);
-	put(p, 10, r->daddr_hi);
-	put(p, 11, r->daddr_lo);
+	for (k = 0; k < NR_RUN; k++) {
+		v64 = htole64(r->v[k]);
+		memcpy(p + run_fields[k].off, &v64, run_fields[k].size);
+	}
 }
 
 static const struct net_rec recs[] = {
 	/* IPv4 TCP: a SYN from 127.0.0.1:40000 to :5001 */
-	{ 1, 6, 1, 40000, 5001, 3000000000U, 0, 0x002, 0,
-	  0xffff7f000001ULL, 0, 0xffff7f000001ULL },
+	{ { 1, 6, 1, 40000, 5001, 3000000000U, 0, 0x002, 0,
+	    0xffff7f000001ULL, 0, 0xffff7f000001ULL } },
 	/* IPv6 TCP: an ACK from ::1 */
-	{ 2, 6, 1, 5001, 40000, 17, 3000000001U, 0x010, 0, 1, 0, 1 },
+	{ { 2, 6, 1, 5001, 40000, 17, 3000000001U, 0x010, 0, 1, 0, 1 } },
 	/* not parsed: none and zeros */
-	{ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+	{ { 0 } },
 	/* IPv4 UDP: a protocol but no transport header */
-	{ 1, 17, 0, 0, 0, 0, 0, 0, 0, 0xffff0a000001ULL, 0,
-	  0xffff0a000002ULL },
+	{ { 1, 17, 0, 0, 0, 0, 0, 0, 0, 0xffff0a000001ULL, 0,
+	    0xffff0a000002ULL } },
 	/* hostile tags: values no label names singly */
-	{ 7, 6, 0xffffffffU, 1, 2, 3, 4, 0x1ff, 5, 6, 7, 8 },
-	{ 0xffff, 0, 2, 9, 9, 9, 9, 9, 9, 9, 9, 9 },
+	{ { 7, 6, 0xffffffffU, 1, 2, 3, 4, 0x1ff, 5, 6, 7, 8 } },
+	{ { 0xffff, 0, 2, 9, 9, 9, 9, 9, 9, 9, 9, 9 } },
 };
 
 static int net_stored(struct trace *t, const char *dir, const char *name,
