@@ -43,6 +43,8 @@
 #include <linux/build_bug.h>
 #include <linux/compat.h>
 #include <linux/interrupt.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -51,7 +53,9 @@
 #include <linux/sched.h>
 #include <linux/skbuff.h>
 #include <linux/string.h>
+#include <linux/tcp.h>
 #include <linux/tracepoint.h>
+#include <net/ip.h>
 #include <asm/syscall.h>
 
 /* Only for the register_trace_*() declarations used by GR_CHECK_PROBE(). */
@@ -236,6 +240,103 @@ static __always_inline void gr_rq_fill(struct gr_ev_block_rq_issue *ev,
 	ev->bytes = cpu_to_le32(blk_rq_bytes(rq));
 	ev->rwbs = cpu_to_le64(gr_rwbs_flags(rq->cmd_flags));
 	gr_copy_comm(&ev->comm, current->comm);
+}
+
+/*
+ * network_header_type and transport_header_type of the net events, the
+ * values lttng-modules records (its enum network_header_types and
+ * transport_header_types); spec 7.5 "Network events"
+ */
+#define GR_NH_NONE	0
+#define GR_NH_IPV4	1
+#define GR_NH_IPV6	2
+#define GR_TH_NONE	0
+#define GR_TH_TCP	1
+
+/* A 128-bit address in network order as two host-order halves */
+static __always_inline u64 gr_be64_of(const __be32 *w)
+{
+	return (u64)be32_to_cpu(w[0]) << 32 | be32_to_cpu(w[1]);
+}
+
+/**
+ * gr_net_fill() - the payload of netif_receive_skb and net_dev_queue
+ * @ev: the payload
+ * @skb: the packet
+ * @nh: offset of its network header from skb->data: 0 on receive (the
+ *	stack has pulled the link-layer header), the skb's network header
+ *	offset on transmit; negative: no header is read
+ *
+ * Reads at most an IP header (20 or 40 bytes, IPv4 options skipped by
+ * ihl) and 20 bytes of TCP header through skb_header_pointer(): in place
+ * when they lie in the linear part, else copied from the fragments to
+ * the stack, never past skb->len. A packet that is not IPv4 or IPv6 by
+ * skb->protocol and its version, shorter than its headers, a later IPv4
+ * fragment or an IPv6 packet whose next header is not TCP (extension
+ * headers are not walked) records "none" and zeros where nothing was
+ * read.
+ *
+ * Context: the net tracepoints' (softirq, process with BHs off); no
+ * lock, no allocation.
+ */
+static void gr_net_fill(struct gr_ev_netif_receive_skb *ev,
+			const struct sk_buff *skb, int nh)
+{
+	union {
+		struct iphdr v4;
+		struct ipv6hdr v6;
+	} ipbuf;
+	struct tcphdr thbuf;
+	const struct iphdr *ip4;
+	const struct ipv6hdr *ip6;
+	const struct tcphdr *th = NULL;
+	u64 saddr_hi = 0, saddr_lo = 0, daddr_hi = 0, daddr_lo = 0;
+	unsigned int nh_type = GR_NH_NONE, proto = 0;
+	int thoff = -1;
+
+	ev->skbaddr = cpu_to_le64((unsigned long)skb);
+	ev->len = cpu_to_le32(skb->len);
+	ev->protocol = cpu_to_le32(be16_to_cpu(skb->protocol));
+	gr_copy_ifname(&ev->name, skb->dev);
+	if (nh >= 0 && skb->protocol == htons(ETH_P_IP)) {
+		ip4 = skb_header_pointer(skb, nh, sizeof(*ip4), &ipbuf.v4);
+		if (ip4 && ip4->version == 4 && ip4->ihl >= 5) {
+			nh_type = GR_NH_IPV4;
+			proto = ip4->protocol;
+			/* ::ffff:a.b.c.d */
+			saddr_lo = 0xffff00000000ULL | be32_to_cpu(ip4->saddr);
+			daddr_lo = 0xffff00000000ULL | be32_to_cpu(ip4->daddr);
+			if (!(ip4->frag_off & htons(IP_OFFSET)))
+				thoff = nh + ip4->ihl * 4;
+		}
+	} else if (nh >= 0 && skb->protocol == htons(ETH_P_IPV6)) {
+		ip6 = skb_header_pointer(skb, nh, sizeof(*ip6), &ipbuf.v6);
+		if (ip6 && ip6->version == 6) {
+			nh_type = GR_NH_IPV6;
+			proto = ip6->nexthdr;
+			saddr_hi = gr_be64_of(&ip6->saddr.s6_addr32[0]);
+			saddr_lo = gr_be64_of(&ip6->saddr.s6_addr32[2]);
+			daddr_hi = gr_be64_of(&ip6->daddr.s6_addr32[0]);
+			daddr_lo = gr_be64_of(&ip6->daddr.s6_addr32[2]);
+			thoff = nh + sizeof(*ip6);
+		}
+	}
+	if (proto == IPPROTO_TCP && thoff >= 0)
+		th = skb_header_pointer(skb, thoff, sizeof(*th), &thbuf);
+	ev->network_header_type = cpu_to_le16(nh_type);
+	ev->ip_protocol = cpu_to_le16(proto);
+	ev->transport_header_type = cpu_to_le32(th ? GR_TH_TCP : GR_TH_NONE);
+	ev->th_source_port = cpu_to_le16(th ? be16_to_cpu(th->source) : 0);
+	ev->th_dest_port = cpu_to_le16(th ? be16_to_cpu(th->dest) : 0);
+	ev->th_seq = cpu_to_le32(th ? be32_to_cpu(th->seq) : 0);
+	ev->th_ack_seq = cpu_to_le32(th ? be32_to_cpu(th->ack_seq) : 0);
+	/* the low 9 bits of the header's 13th and 14th bytes: NS .. FIN */
+	ev->th_flags = cpu_to_le32(th ? be16_to_cpu(((const __be16 *)th)[6]) &
+				   0x1ff : 0);
+	ev->ip_saddr_hi = cpu_to_le64(saddr_hi);
+	ev->ip_saddr_lo = cpu_to_le64(saddr_lo);
+	ev->ip_daddr_hi = cpu_to_le64(daddr_hi);
+	ev->ip_daddr_lo = cpu_to_le64(daddr_lo);
 }
 
 /*

@@ -528,11 +528,152 @@ static int field_name_ok(const struct gr_field_view *f)
 		       sizeof(GR_CTF_RESERVED_PREFIX) - 1);
 }
 
+/*
+ * Network events (spec 7.5, "Network events"): net_dev_queue and
+ * netif_receive_skb of system "net" whose descriptor carries this run of
+ * fields, contiguous and in this order, are declared as lttng-modules
+ * declares its net events, so that Trace Compass's LTTng 2.9+ layout
+ * (Lttng29EventLayout) finds network_header / <the IP variant> /
+ * transport_header / tcp / seq, ack_seq and flags:
+ *
+ *   enum network_header_type { _unknown 0, _ipv4 1, _ipv6 2, _unknown } ;
+ *   variant <network_header_type> { struct {
+ *       protocol;
+ *       enum transport_header_type { _unknown 0, _tcp 1, _unknown } ;
+ *       variant <transport_header_type> { struct {
+ *           source_port; dest_port; seq; ack_seq; flags;
+ *       } _unknown, _tcp; } transport_header;
+ *       saddr_hi; saddr_lo; daddr_hi; daddr_lo;
+ *   } _unknown, _ipv4, _ipv6; } network_header;
+ *
+ * Every option of a variant has the same fields, so a record decodes the
+ * same whatever the guest writes in a tag, and each tag's enumeration
+ * maps every value of its integer (labels and options are "_"-prefixed,
+ * as lttng-modules writes tag enumerations: Trace Compass selects the
+ * option by the label as written). Inside the variants every integer is
+ * byte-aligned, which the contiguity makes exact. Any other layout is
+ * declared flat, field by field.
+ */
+#define NET_RUN		12	/* fields of the run */
+#define NET_TH_FIRST	3	/* the transport variant's, from here ... */
+#define NET_TH_END	8	/* ... to here */
+#define NET_IP_END	NET_RUN
+
+static const struct {
+	const char *name;	/* the descriptor's */
+	const char *ctf;	/* the metadata's, in the nested struct */
+	uint16_t size;
+	uint8_t flags;
+} net_run[NET_RUN] = {
+	{ "network_header_type", "network_header_type", 2, 0 },
+	{ "ip_protocol", "protocol", 2, 0 },
+	{ "transport_header_type", "transport_header_type", 4, 0 },
+	{ "th_source_port", "source_port", 2, 0 },
+	{ "th_dest_port", "dest_port", 2, 0 },
+	{ "th_seq", "seq", 4, 0 },
+	{ "th_ack_seq", "ack_seq", 4, 0 },
+	{ "th_flags", "flags", 4, GR_FIELD_F_HEX },
+	{ "ip_saddr_hi", "saddr_hi", 8, GR_FIELD_F_HEX },
+	{ "ip_saddr_lo", "saddr_lo", 8, GR_FIELD_F_HEX },
+	{ "ip_daddr_hi", "daddr_hi", 8, GR_FIELD_F_HEX },
+	{ "ip_daddr_lo", "daddr_lo", 8, GR_FIELD_F_HEX },
+};
+
+static const char *const net_ip_options[] = { "_unknown", "_ipv4", "_ipv6" };
+static const char *const net_th_options[] = { "_unknown", "_tcp" };
+
+/*
+ * Where the run starts among @ev's fields taken in @order (offset
+ * order), or -1 if @ev is not such an event or the run is not there
+ * exactly: names, types, sizes, flags, each field right after the one
+ * before.
+ */
+static int net_run_at(const struct gr_event_view *ev,
+		      const unsigned int *order, unsigned int n)
+{
+	const struct gr_field_view *f;
+	unsigned int i, k;
+
+	if (strcmp(ev->system, "net") || (strcmp(ev->name, "net_dev_queue") &&
+					  strcmp(ev->name, "netif_receive_skb")))
+		return -1;
+	for (i = 0; i + NET_RUN <= n; i++) {
+		for (k = 0; k < NET_RUN; k++) {
+			f = &ev->fields[order[i + k]];
+			if (strncmp(f->name, net_run[k].name, sizeof(f->name)) ||
+			    f->type != GR_FIELD_INTEGER ||
+			    f->size != net_run[k].size ||
+			    f->flags != net_run[k].flags ||
+			    (k && f->offset !=
+			     (uint32_t)ev->fields[order[i + k - 1]].offset +
+			     ev->fields[order[i + k - 1]].size))
+				break;
+		}
+		if (k == NET_RUN)
+			return (int)i;
+	}
+	return -1;
+}
+
+static void net_int(struct sbuf *b, unsigned int k, unsigned int align,
+		    const char *indent)
+{
+	sb_printf(b, "%sinteger { size = %u; align = %u; signed = false; "
+		  "base = %u; } _%s;\n", indent, net_run[k].size * 8U,
+		  align * 8U, net_run[k].flags & GR_FIELD_F_HEX ? 16U : 10U,
+		  net_run[k].ctf);
+}
+
+/* a tag: enumeration of field @k, @labels[i] = i, the rest @labels[0] */
+static void net_tag(struct sbuf *b, unsigned int k, unsigned int align,
+		    const char *const *labels, unsigned int nr,
+		    const char *indent)
+{
+	unsigned int i;
+
+	sb_printf(b, "%senum : integer { size = %u; align = %u; "
+		  "signed = false; base = 10; } { ", indent,
+		  net_run[k].size * 8U, align * 8U);
+	for (i = 0; i < nr; i++)
+		sb_printf(b, "\"%s\" = %u, ", labels[i], i);
+	sb_printf(b, "\"%s\" = %u ... %llu } _%s;\n", labels[0], nr,
+		  (1ULL << (net_run[k].size * 8U)) - 1, net_run[k].ctf);
+}
+
+/* the run declared nested; the tag at @align (its natural alignment) */
+static void emit_net_run(struct sbuf *b, unsigned int align)
+{
+	unsigned int o, t, k;
+
+	net_tag(b, 0, align, net_ip_options, ARRAY_SIZE(net_ip_options),
+		"\t\t");
+	sb_printf(b, "\t\tvariant <_%s> {\n", net_run[0].ctf);
+	for (o = 0; o < ARRAY_SIZE(net_ip_options); o++) {
+		sb_printf(b, "\t\t\tstruct {\n");
+		net_int(b, 1, 1, "\t\t\t\t");
+		net_tag(b, 2, 1, net_th_options, ARRAY_SIZE(net_th_options),
+			"\t\t\t\t");
+		sb_printf(b, "\t\t\t\tvariant <_%s> {\n", net_run[2].ctf);
+		for (t = 0; t < ARRAY_SIZE(net_th_options); t++) {
+			sb_printf(b, "\t\t\t\t\tstruct {\n");
+			for (k = NET_TH_FIRST; k < NET_TH_END; k++)
+				net_int(b, k, 1, "\t\t\t\t\t\t");
+			sb_printf(b, "\t\t\t\t\t} %s;\n", net_th_options[t]);
+		}
+		sb_printf(b, "\t\t\t\t} _transport_header;\n");
+		for (k = NET_TH_END; k < NET_IP_END; k++)
+			net_int(b, k, 1, "\t\t\t\t");
+		sb_printf(b, "\t\t\t} %s;\n", net_ip_options[o]);
+	}
+	sb_printf(b, "\t\t} _network_header;\n");
+}
+
 static int emit_fields(struct sbuf *b, const struct gr_event_view *ev)
 {
 	unsigned int order[GR_MAX_FIELDS], n = ev->nr_fields, i, j;
 	int varlen = !!(ev->flags & GR_EVENT_F_VARLEN), var_seen = 0;
 	uint32_t pos = 0;
+	int net;
 
 	if (n > GR_MAX_FIELDS)
 		return -EINVAL;
@@ -543,6 +684,7 @@ static int emit_fields(struct sbuf *b, const struct gr_event_view *ev)
 			order[j] = order[j - 1];
 		order[j] = i;
 	}
+	net = net_run_at(ev, order, n);
 	for (i = 0; i < n; i++) {
 		const struct gr_field_view *f = &ev->fields[order[i]];
 		uint32_t end = (uint32_t)f->offset + f->size, align = 1;
@@ -555,6 +697,17 @@ static int emit_fields(struct sbuf *b, const struct gr_event_view *ev)
 			align = int_align(pos, f->offset, f->size);
 		if (ALIGN_UP(pos, align) < f->offset)
 			pad_bytes(b, pos, f->offset);
+		if (net >= 0 && i == (unsigned int)net) {
+			/* the run's bytes: contiguous from here (net_run_at()) */
+			f = &ev->fields[order[i + NET_RUN - 1]];
+			end = (uint32_t)f->offset + f->size;
+			if (end > ev->payload_size)
+				return -EINVAL;
+			emit_net_run(b, align);
+			i += NET_RUN - 1;
+			pos = end;
+			continue;
+		}
 		switch (f->type) {
 		case GR_FIELD_INTEGER:
 			if (f->size != 1 && f->size != 2 && f->size != 4 &&

@@ -51,7 +51,18 @@ Checks, each printed "ok - ..." or "FAIL - ...":
      knows the CPU's thread (KernelTidAspect), that thread is the
      record's tid, so each page is charged to the thread that took or
      gave it; the bytes per thread are printed as notes.
-  5. replay of sched_switch, sched_process_fork/free and
+  5. network (TcpLttngEventMatching and the execution graph's network
+     edges, with Lttng29EventLayout's names: eventsNetworkSend()
+     net_dev_queue, eventsNetworkReceive() net_if_receive_skb,
+     fieldPathTcpSeq/AckSeq/Flags() network_header / the selected option
+     (CtfTmfEventField.FIELD_VARIANT_SELECTED) / transport_header / tcp /
+     seq, ack_seq, flags, read as Long): both event classes have those
+     paths, through every option of network_header, with integer leaves;
+     the guest's TCP connections over the loopback ("GR: TCP" line) are
+     in the trace, and TcpEventKey (seq, ack_seq, flags) of every TCP
+     packet received on "lo" matches a packet queued before it (loopback
+     sends and receives in the same trace), as the matching pairs them.
+  6. replay of sched_switch, sched_process_fork/free and
      lttng_statedump_process_state (when the trace has them) as the
      handlers do it: per CPU the thread the replay has running before a
      switch is the switch's prev_tid, at every switch after the first of
@@ -116,6 +127,7 @@ LAYOUT = {
     "lttng_statedump_block_device": {"dev": INT, "diskname": STR},
     "net_dev_xmit": {"skbaddr": INT, "len": INT, "name": STR},
     "net_if_receive_skb": {"skbaddr": INT, "len": INT, "name": STR},
+    "net_dev_queue": {"skbaddr": INT, "len": INT, "name": STR},
     # KernelMemoryStateProvider: the page order of each (events by name)
     "kmem_mm_page_alloc": {"order": INT},
     "kmem_mm_page_free": {"order": INT},
@@ -130,6 +142,7 @@ EXPECTED = ["sched_switch", "sched_wakeup", "sched_waking",
             "sched_process_fork", "sched_process_exec", "sched_process_exit",
             "sched_process_free", "irq_handler_entry", "irq_handler_exit",
             "irq_softirq_entry", "irq_softirq_exit", "net_if_receive_skb",
+            "net_dev_queue",
             "block_rq_insert", "block_rq_issue", "block_rq_complete",
             "kmem_mm_page_alloc", "kmem_mm_page_free",
             "syscall_entry_read", "syscall_exit_read",
@@ -218,6 +231,106 @@ FTRACE_ONLY = ["softirq_entry", "softirq_exit", "softirq_raise",
                "netif_receive_skb", "kmalloc", "kfree", "mm_page_alloc",
                "sys_enter", "sys_exit", "hrtimer_start"]
 
+# Lttng29EventLayout's network events and TCP paths; ANY stands for
+# CtfTmfEventField.FIELD_VARIANT_SELECTED (the variant's selected option)
+NET_SEND, NET_RECV = "net_dev_queue", "net_if_receive_skb"
+ANY = object()
+TCP_PATHS = {k: ("network_header", ANY, "transport_header", "tcp", k)
+             for k in ("seq", "ack_seq", "flags")}
+
+
+def tc_field(f, path):
+    """CtfTmfEventField.getField(path): a variant holds only its selected
+    option, named as the option (its leading underscore stripped, as
+    bt2 names it), or any option under ANY; a struct its members.
+    None where Trace Compass finds nothing."""
+    for name in path:
+        if isinstance(f, bt2._VariantFieldConst):
+            sel = f.cls.option_at_index(f.selected_option_index).name
+            if name is not ANY and name != sel:
+                return None
+            f = f.selected_option
+        elif isinstance(f, bt2._StructureFieldConst):
+            if name is ANY or name not in f:
+                return None
+            f = f[name]
+        else:
+            return None
+    return f
+
+
+def tc_class_paths(fc, path):
+    """The leaf field classes at @path through every option under ANY
+    (and the named one elsewhere); None where a path breaks."""
+    if not path:
+        return [fc]
+    name, rest = path[0], path[1:]
+    if isinstance(fc, bt2._VariantFieldClassConst):
+        opts = [fc.option_at_index(i) for i in range(len(fc))]
+        if name is not ANY:
+            opts = [o for o in opts if o.name == name]
+        if not opts:
+            return None
+        out = []
+        for o in opts:
+            sub = tc_class_paths(o.field_class, rest)
+            if sub is None:
+                return None
+            out += sub
+        return out
+    if isinstance(fc, bt2._StructureFieldClassConst) and name is not ANY \
+            and name in fc:
+        return tc_class_paths(fc[name].field_class, rest)
+    return None
+
+
+class NetReplay:
+    """TcpLttngEventMatching within one trace: keys (seq, ack_seq, flags)
+    of the packets queued, each received TCP packet on "lo" matched to
+    an earlier one with its key."""
+
+    def __init__(self):
+        self.sent = collections.Counter()
+        self.queued = self.received = self.matched = 0
+        self.v6 = 0
+        self.unmatched = []
+        self.paths = {}             # event class -> (ok, why)
+
+    def key(self, f):
+        vals = [tc_field(f, TCP_PATHS[k]) for k in ("seq", "ack_seq",
+                                                     "flags")]
+        if any(not isinstance(v, bt2._IntegerFieldConst) for v in vals):
+            return None
+        return tuple(int(v) for v in vals)
+
+    def event(self, name, f):
+        if name not in (NET_SEND, NET_RECV):
+            return
+        if name not in self.paths:
+            bad = []
+            for k, path in TCP_PATHS.items():
+                leaves = tc_class_paths(f.cls, path)
+                if not leaves or not all(
+                        field_kind(c) in (SINT, UINT) for c in leaves):
+                    bad.append("%s: %s" % (k, leaves))
+            self.paths[name] = bad
+        k = self.key(f)
+        if k is None:
+            return
+        if int(f["network_header_type"]) == 2:
+            self.v6 += 1
+        if name == NET_SEND:
+            self.queued += 1
+            self.sent[k] += 1
+        elif str(f["name"]) == "lo":
+            self.received += 1
+            if self.sent[k] > 0:
+                self.sent[k] -= 1
+                self.matched += 1
+            elif len(self.unmatched) < 5:
+                self.unmatched.append(k)
+
+
 def ok(name):
     print("ok - " + name)
 
@@ -273,6 +386,9 @@ def read_console(path):
             info["sched"] = " ".join(w[3:])
         elif line.startswith("GR: DMI ") and len(w) >= 3:
             info["dmi"] = w[2].lower()
+        elif line.startswith("GR: TCP ") and len(w) >= 4 and \
+                w[2].isdigit() and w[3].isdigit():
+            info["tcp"] = (int(w[2]), int(w[3]))
         elif line.startswith("GR: PPID ") and len(w) >= 4 and \
                 w[2].isdigit() and w[3].isdigit():
             info["ppid"] = (int(w[2]), int(w[3]))
@@ -403,6 +519,7 @@ def main():
     replay = Replay()
     disks = DiskReplay()
     memory = MemoryReplay()
+    net = NetReplay()
     ps_begin, ps_end = marks.get("ps_begin"), marks.get("ps_end")
     names_at_begin = None
     # names each /proc thread takes from ps_begin until it is switched out
@@ -486,6 +603,7 @@ def main():
                          int(ev.common_context_field["tid"]))
             replay.event(name, cpu, f, ns)
             disks.event(name, f)
+            net.event(name, f)
             if name == "sched_switch" and ps_begin is not None and \
                     ns >= ps_begin:
                 prev, nxt = int(f["prev_tid"]), int(f["next_tid"])
@@ -651,7 +769,23 @@ def main():
           ", ".join("%s %s (%+d KiB)" % (t, memory.names[t], v // 1024)
                     for v, t in top))
 
-    # ---- 5. replay -----------------------------------------------------------
+    # ---- 5. network (TcpLttngEventMatching) ----------------------------------
+    for name in (NET_SEND, NET_RECV):
+        bad = net.paths.get(name, ["no event"])
+        check(not bad, "%s has network_header / <selected> / "
+              "transport_header / tcp / seq, ack_seq, flags, integers "
+              "(Trace Compass's fieldPathTcp*)" % name, "; ".join(bad))
+    tcp = info.get("tcp", (0, 0))
+    check(tcp[0] > 0, "the guest's TCP connection over 127.0.0.1 carried "
+          "data (%d bytes; over ::1: %d)" % tcp, "no 'GR: TCP' bytes")
+    check(net.received >= 10 and not net.unmatched and
+          net.matched == net.received,
+          "every TCP packet received on lo matches a packet queued before "
+          "it by (seq, ack_seq, flags) (%d of %d; %d queued, %d IPv6)" %
+          (net.matched, net.received, net.queued, net.v6),
+          "unmatched keys %s" % net.unmatched)
+
+    # ---- 6. replay -----------------------------------------------------------
     check(replay.switch_checked > 100 and not replay.switch_bad,
           "per CPU, every switch's prev_tid is the thread the replay has "
           "running (%d switches)" % replay.switch_checked,

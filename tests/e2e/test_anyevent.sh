@@ -63,7 +63,7 @@ events=$events,hrtimer_expire_entry,workqueue_queue_work
 events=$events,workqueue_execute_start,workqueue_execute_end
 events=$events,workqueue_activate_work,cpu_idle,block_bio_queue
 events=$events,block_getrq,block_unplug,signal_generate,task_newtask
-events=$events,mm_page_free,kmem_cache_free,consume_skb,net_dev_queue
+events=$events,mm_page_free,kmem_cache_free,consume_skb,netif_rx
 events=$events,console,rcu_utilization,sched_stat_runtime
 # events by name at run time (spec 18): patterns at vm-add, whose events
 # the agent asks the guest for once it published (hrtimer_init,

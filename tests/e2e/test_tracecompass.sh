@@ -13,14 +13,18 @@
 # block_rq_insert for its Disk I/O analysis, with the guest's reads and
 # writes on a loop device behind mq-deadline), and by name the two its
 # Kernel Memory Usage reads (kmem_mm_page_alloc and kmem_mm_page_free in
-# the metadata, with their page order).
+# the metadata, with their page order), and net_dev_queue and
+# netif_receive_skb with the packets' IP and TCP headers for its network
+# analyses, over TCP connections the guest makes on its loopback.
 # tests/e2e/tc_check.py, written from Trace Compass's layout classes and
 # KernelStateProvider, then reads the trace with python3-bt2 and checks
 # the env, the event and field names and types, system calls named one
 # by one (syscall_entry_<name>, each event's number checked against the
 # host's asm/unistd_64.h, and a shell's getppid with its tid and
 # return value: GR_F_SYSCALLS, spec 7.2), the disk requests as its Disk
-# I/O analysis queues them (rwbs: lttng-modules' flags), and a replay of
+# I/O analysis queues them (rwbs: lttng-modules' flags), the TCP key
+# paths of its network analyses with every packet received on lo matched
+# to one queued (TcpLttngEventMatching), and a replay of
 # the scheduler events against the guest's /proc (see its docstring).
 # Also: report prints rwbs as ftrace's letters; babeltrace2 reads the
 # trace and counts as report does; no loss; a clean console. Ends with
@@ -37,7 +41,7 @@ events="$events,sched_process_fork,sched_process_exec,sched_process_exit"
 events="$events,sched_process_free,sched_migrate_task,sched_pi_setprio"
 events="$events,irq_handler_entry,irq_handler_exit,softirq_entry"
 events="$events,softirq_exit,block_rq_insert,block_rq_issue,block_rq_complete"
-events="$events,net_dev_xmit,netif_receive_skb,sys_enter,sys_exit"
+events="$events,net_dev_xmit,netif_receive_skb,net_dev_queue,sys_enter,sys_exit"
 # by name (spec 18), for Kernel Memory Usage
 events="$events,kmem:mm_page_alloc,kmem:mm_page_free"
 
