@@ -97,9 +97,8 @@ struct gr_vm {
 	uint64_t size;
 	bool doorbell;
 
-	/* polling */
-	struct gr_op timer_op;
-	uint64_t timer_due_ns;		/* when timer_op ends; 0: cancelled */
+	/* polling (the agent's one timer, vm.c) */
+	uint64_t timer_due_ns;		/* next timer pass; 0: none */
 	uint64_t poll_ns;		/* current interval */
 
 	/* the guest's publication, validated */
