@@ -500,6 +500,8 @@ void vm_hist_latency(struct gr_vm *vm, struct gr_vm_info *info);
  *	due time, and every VM due then gets its pass in that wake-up
  * @poll_due_ns: when @poll_op ends; 0: not armed, or being cancelled
  * @polling: the timer's passes are running (they arm it once, at the end)
+ * @poll_fired: @poll_op's touch (loop.h): its completion is no reason to
+ *	settle every VM; each VM it passes is marked itself
  */
 struct gr_ctl;
 struct gr_agent {
@@ -516,6 +518,7 @@ struct gr_agent {
 	struct gr_op poll_op;
 	uint64_t poll_due_ns;
 	bool polling;
+	bool poll_fired;
 };
 
 struct gr_vm *vm_next(struct gr_agent *a, struct gr_vm *prev);

@@ -615,8 +615,11 @@ static void poll_arm(struct gr_agent *a)
 		return;
 	}
 	now = gr_now_ns();
-	if (!gr_loop_timeout(&a->loop, &a->poll_op, due > now ? due - now : 1))
+	if (!gr_loop_timeout(&a->loop, &a->poll_op, due > now ? due - now : 1)) {
 		a->poll_due_ns = due;
+		/* no reason to settle every VM: each one passed is touched */
+		a->poll_op.touch = &a->poll_fired;
+	}
 }
 
 /*
@@ -658,6 +661,7 @@ static void timer_pass(struct gr_vm *vm)
 {
 	uint64_t before = vm->cons.taken;
 
+	vm->touched = true;	/* settled in this loop pass */
 	vm->st.polls++;
 	vm_wake(vm);
 	if (!vm->dying) {
@@ -890,6 +894,7 @@ void vm_remove(struct gr_vm *vm)
 	vm->dying = true;
 	vm->unlink_shm = !vm->agent->stopping;
 	vm->timer_due_ns = 0;		/* no more passes */
+	vm->touched = true;		/* settled (freed once idle) */
 	peer_finish(vm);
 }
 
@@ -1030,16 +1035,30 @@ static void vm_settle(struct gr_vm *vm)
 }
 
 /**
- * vm_before_wait() - the loop is about to wait: handle what every VM's
+ * vm_before_wait() - the loop is about to wait: handle what the VMs'
  * parts reported in this iteration (the loop's before_wait)
  * @a: the agent
+ *
+ * Only the VMs touched in this iteration are settled: a timer pass, or a
+ * completion of one of their ops that carries a touch (loop.h: writes,
+ * doorbells). Any other completion (a command on the control socket, a
+ * file's fsync, a peer's socket, ...) may have changed any VM: then every
+ * VM is settled, as is every VM while the agent stops. A VM nothing
+ * touched has had no pass and no completion since its last settle, so
+ * its parts reported nothing new; what waits on time alone (a command's
+ * deadline, a rotation's interval) is re-examined at its next timer pass,
+ * at most 5 ms away for a waiting command (vm_arm_timer()).
  */
 void vm_before_wait(struct gr_agent *a)
 {
+	bool all = a->loop.untracked || a->stopping;
 	struct gr_vm *vm, *next;
 
 	for (vm = a->vms; vm; vm = next) {
 		next = vm->next;
+		if (!all && !vm->touched)
+			continue;
+		vm->touched = false;
 		vm_settle(vm);
 	}
 }

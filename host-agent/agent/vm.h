@@ -79,6 +79,10 @@ enum gr_snap_for {
 struct gr_vm {
 	struct gr_agent *agent;
 	struct gr_vm *next;
+	bool touched;			/* vm_before_wait() settles it: one of
+					 * its ops completed, or it had a pass
+					 * (beside @next: one cache line for the
+					 * settle loop's test) */
 	struct gr_vm_opts opts;
 	enum gr_vm_state state;
 	bool dying;			/* vm_remove(): freed when idle */
