@@ -595,6 +595,7 @@ static void vm_wake(struct gr_vm *vm)
  * 8.4's period; H17's 5 ms); the first after a change of interval may
  * come sooner.
  */
+
 /* The timeout at the earliest due time of the agent's VMs */
 static void poll_arm(struct gr_agent *a)
 {

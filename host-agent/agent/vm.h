@@ -24,7 +24,9 @@
  * calls vm.c and never frees the VM: what happened (a doorbell, QEMU
  * leaving, a write completed, the stream stopped, a kick owed to the
  * guest, a snapshot finished) is a flag in its state that vm.c handles
- * once per loop pass (vm_before_wait()). The counters in @st and the
+ * once per loop pass (vm_before_wait(), for each VM touched in that pass:
+ * an op of a part that completes must carry the VM's touch, loop.h, or
+ * leave it unset, which settles every VM). The counters in @st and the
  * quota account @usage are the exception: every part adds to them.
  *
  * Every part runs on the loop's thread. Trust: nothing in here points
