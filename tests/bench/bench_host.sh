@@ -422,6 +422,7 @@ scale_run() {
 # ---- 3b. scale at a fixed aggregate rate -------------------------------
 
 # stored_now: bytes of every stream file in the store now
+# shellcheck disable=SC2317 # called by fixrate_window, through FLEET_MID
 stored_now() {
 	find "$STORE" -maxdepth 3 -name 'stream_*' -printf '%s\n' 2>/dev/null |
 		awk '{ s += $1 } END { printf "%d", s }'
@@ -430,6 +431,7 @@ stored_now() {
 # fixrate_window: fleet_run's FLEET_MID for fixrate_run: the agent's CPU
 # ticks and the bytes stored at 2 s after the guests started and 1 s
 # before their end (sets w_c0 w_b0 w_t0 w_c1 w_b1 w_t1)
+# shellcheck disable=SC2317 # called through FLEET_MID
 fixrate_window() {
 	local s0 s1
 
