@@ -496,6 +496,12 @@ void vm_hist_latency(struct gr_vm *vm, struct gr_vm_info *info);
  * @sock_gid: group allowed on the control socket, (gid_t)-1 = none
  * @syncs: fsyncs of trace files in flight (session.c)
  * @stopping: SIGTERM/SIGINT seen, finishing
+ * @poll_op: the VMs' one poll timer (vm.c): it ends at the earliest VM's
+ *	due time, and every VM due then gets its pass in that wake-up
+ * @poll_due_ns: when @poll_op ends; 0: not armed, or being cancelled
+ * @polling: the timer's passes are running (they arm it once, at the end)
+ * @poll_fired: @poll_op's touch (loop.h): its completion is no reason to
+ *	settle every VM; each VM it passes is marked itself
  */
 struct gr_ctl;
 struct gr_agent {
@@ -509,6 +515,10 @@ struct gr_agent {
 	unsigned int sock_gid;
 	unsigned int syncs;
 	bool stopping;
+	struct gr_op poll_op;
+	uint64_t poll_due_ns;
+	bool polling;
+	bool poll_fired;
 };
 
 struct gr_vm *vm_next(struct gr_agent *a, struct gr_vm *prev);

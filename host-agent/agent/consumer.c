@@ -677,6 +677,8 @@ static bool take(struct gr_ring_state *r, uint64_t seq)
 	w->iov[0].iov_len = sizeof(w->hdr);
 	w->iov[1].iov_base = (w->copy ? w->copy : sub) + sizeof(w->hdr);
 	w->iov[1].iov_len = content - sizeof(w->hdr);
+	/* a completion has vm_before_wait() settle this VM (loop.h) */
+	w->op.touch = &vm->touched;
 	if (vm->cons.io_fixed) {
 		/* two writes, one per registered buffer; done when both are */
 		w->op.done = hdr_done;
@@ -687,6 +689,7 @@ static bool take(struct gr_ring_state *r, uint64_t seq)
 					  (unsigned int)w->iov[0].iov_len,
 					  w->off, vm->cons.buf_hdrs);
 		sqe = gr_loop_sqe(&vm->agent->loop, &w->op2);
+		w->op2.touch = &vm->touched;
 		io_uring_prep_write_fixed(sqe, r->fd, w->iov[1].iov_base,
 					  (unsigned int)w->iov[1].iov_len,
 					  w->off + sizeof(w->hdr),

@@ -659,11 +659,15 @@ void ht_vmsync(struct gr_vm *vm)
 {
 	struct gr_hosttrace *ht = &vm->ht;
 	const struct gr_vmsync_mark *m;
-	uint32_t tid = (uint32_t)syscall(SYS_gettid);
 	uint64_t p[GR_HS_VMSYNC_SIZE / 8];
 	struct gr_hs_stream *s;
+	uint32_t tid;
 	unsigned int i;
 
+	/* every poll pass calls this; most have no mark (and no syscall) */
+	if (!vm->hc.nr_marks)
+		return;
+	tid = (uint32_t)syscall(SYS_gettid);
 	s = ht_vm_uid(vm) ? stream_of(ht, ht->nr_cpus) : NULL;
 	for (i = 0; s && i < vm->hc.nr_marks; i++) {
 		m = &vm->hc.marks[i];

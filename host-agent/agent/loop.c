@@ -34,6 +34,7 @@ int gr_loop_init(struct gr_loop *l, unsigned int depth)
 	int ret;
 
 	memset(l, 0, sizeof(*l));
+	l->untracked = true;	/* before the first completion: everything */
 	ret = io_uring_queue_init(depth, &l->ring, 0);
 	if (ret)
 		return ret;
@@ -127,6 +128,7 @@ struct io_uring_sqe *gr_loop_sqe(struct gr_loop *l, struct gr_op *op)
 	}
 	io_uring_sqe_set_data(sqe, op);
 	if (op) {
+		op->touch = NULL;	/* untracked unless the owner says */
 		op->busy = true;
 		l->inflight++;
 	}
@@ -266,6 +268,7 @@ int gr_loop_run_once(struct gr_loop *l, uint64_t max_wait_ns)
 
 	if (l->before_wait)
 		l->before_wait(l->before_wait_arg);
+	l->untracked = false;
 	l->st.iterations++;
 	l->st.enters++;
 	/* everything queued since the last iteration, and the wait: one enter */
@@ -286,6 +289,10 @@ int gr_loop_run_once(struct gr_loop *l, uint64_t max_wait_ns)
 			continue;	/* a cancel request's own completion */
 		op->busy = false;
 		l->inflight--;
+		if (op->touch)
+			*op->touch = true;
+		else
+			l->untracked = true;
 		op->done(op, res, flags);
 	}
 	l->st.completions += (uint64_t)n;

@@ -14,12 +14,18 @@
  * struct gr_op - one submission in flight; embed it in the owner
  * @done: called once with the completion's result and flags
  * @busy: set while submitted (an op is never submitted twice)
+ * @touch: if set, the completion sets *@touch before done() runs: the
+ *	owner (a VM) has something for the loop's before_wait to look at;
+ *	an op without it sets the loop's @untracked instead (anything may
+ *	have changed). Every submission (gr_loop_sqe()) clears it: an owner
+ *	that wants it sets it after each submission of the op.
  * @ts: a timeout's time: the kernel reads it when the entry is submitted,
  *	which is at the loop's next io_uring_enter(), so it lives in the op
  */
 struct gr_op {
 	void (*done)(struct gr_op *op, int res, unsigned int flags);
 	bool busy;
+	bool *touch;
 	struct __kernel_timespec ts;
 };
 
@@ -48,6 +54,9 @@ struct gr_loop_stats {
  *	handled and before the next submit-and-wait (work done once per
  *	pass, e.g. arming event indexes), may queue submissions; or NULL
  * @before_wait_arg: its argument
+ * @untracked: an op without @touch completed since the last before_wait
+ *	(true until the first): before_wait looks at every owner, not only
+ *	the touched ones
  * @st: counters
  */
 #define GR_LOOP_BUFS		1024	/* registered buffer table entries */
@@ -57,6 +66,7 @@ struct gr_loop {
 	unsigned int inflight;
 	void (*before_wait)(void *arg);
 	void *before_wait_arg;
+	bool untracked;
 	struct gr_loop_stats st;
 	bool bufs;			/* a sparse buffer table is registered */
 	uint64_t buf_used[GR_LOOP_BUFS / 64];

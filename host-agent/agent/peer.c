@@ -72,6 +72,7 @@ static void self_arm(struct gr_selfwatch *w)
 	else
 		gr_loop_read(&vm->agent->loop, &w->op, fd, &w->count,
 			     sizeof(w->count));
+	w->op.touch = &vm->touched;	/* a doorbell settles this VM only */
 }
 
 /* A guest doorbell: a read of one of our own eventfds completed */

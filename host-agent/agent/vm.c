@@ -583,12 +583,54 @@ static void vm_wake(struct gr_vm *vm)
 /* ---- loop callbacks -------------------------------------------------------- */
 
 /*
+ * The poll timer. The agent has one timeout in the loop for all its VMs
+ * (struct gr_agent.poll_op), not one per VM: each VM keeps the time its
+ * next pass is due (timer_due_ns); the timeout ends at the earliest of
+ * them, and every VM due by then gets its pass in that one wake-up. A
+ * due time is rounded down to a multiple of the VM's interval on the
+ * monotonic clock, so VMs on the same interval (every doorbell VM:
+ * GR_POLL_DOORBELL_NS) are due at the same instants: 64 of them cost the
+ * loop 50 wake-ups a second, each one pass of every VM and one settle,
+ * not 3200. No pass is later than the interval after the last one (spec
+ * 8.4's period; H17's 5 ms); the first after a change of interval may
+ * come sooner.
+ */
+
+/* The timeout at the earliest due time of the agent's VMs */
+static void poll_arm(struct gr_agent *a)
+{
+	uint64_t due = 0, now;
+	struct gr_vm *vm;
+
+	for (vm = a->vms; vm; vm = vm->next)
+		if (vm->timer_due_ns && (!due || vm->timer_due_ns < due))
+			due = vm->timer_due_ns;
+	if (!due)
+		return;
+	if (a->poll_op.busy) {
+		/* a shorter wait than the armed one: poll_done() arms again */
+		if (a->poll_due_ns > due) {
+			gr_loop_cancel(&a->loop, &a->poll_op);
+			a->poll_due_ns = 0;
+		}
+		return;
+	}
+	now = gr_now_ns();
+	if (!gr_loop_timeout(&a->loop, &a->poll_op, due > now ? due - now : 1)) {
+		a->poll_due_ns = due;
+		/* no reason to settle every VM: each one passed is touched */
+		a->poll_op.touch = &a->poll_fired;
+	}
+}
+
+/*
  * The next poll of the VM (spec 8.4, 8.5; H17: every wait for the guest
  * is re-examined at least every 5 ms)
  */
 static void vm_arm_timer(struct gr_vm *vm)
 {
-	uint64_t ns;
+	struct gr_agent *a = vm->agent;
+	uint64_t ns, due;
 
 	if (vm->dying)
 		return;
@@ -601,28 +643,26 @@ static void vm_arm_timer(struct gr_vm *vm)
 	if (vm->waiter.active || vm->closing || vm->names.active ||
 	    hostctl_sync_wants_fast_poll(vm))
 		ns = ns > 5 * MS ? 5 * MS : ns;
-	if (vm->timer_op.busy) {
-		/*
-		 * A shorter wait than the armed one (a command started): end
-		 * that one now, timer_done() arms again with this bound.
-		 */
-		if (vm->timer_due_ns > gr_now_ns() + ns) {
-			gr_loop_cancel(&vm->agent->loop, &vm->timer_op);
-			vm->timer_due_ns = 0;
-		}
+	/* on the interval's grid: > now, <= now + ns */
+	due = (gr_now_ns() + ns) / ns * ns;
+	/* a pass due sooner stays: a command may shorten the wait, never
+	 * lengthen it
+	 */
+	if (vm->timer_due_ns && vm->timer_due_ns <= due)
 		return;
-	}
-	if (!gr_loop_timeout(&vm->agent->loop, &vm->timer_op, ns))
-		vm->timer_due_ns = gr_now_ns() + ns;
+	vm->timer_due_ns = due;
+	if (a->polling)
+		return;		/* poll_done() arms the timer after its passes */
+	if (!a->poll_op.busy || a->poll_due_ns > due)
+		poll_arm(a);
 }
 
-static void timer_done(struct gr_op *op, int res, unsigned int flags)
+/* One VM's timer pass */
+static void timer_pass(struct gr_vm *vm)
 {
-	struct gr_vm *vm = container_of(op, struct gr_vm, timer_op);
 	uint64_t before = vm->cons.taken;
 
-	(void)res;
-	(void)flags;
+	vm->touched = true;	/* settled in this loop pass */
 	vm->st.polls++;
 	vm_wake(vm);
 	if (!vm->dying) {
@@ -641,6 +681,28 @@ static void timer_done(struct gr_op *op, int res, unsigned int flags)
 		vm->poll_ns = vm->poll_ns * 2 < GR_POLL_MAX_NS ?
 			      vm->poll_ns * 2 : GR_POLL_MAX_NS;
 	vm_arm_timer(vm);
+}
+
+/* The timeout ended (or was cancelled for a shorter one): the passes due */
+static void poll_done(struct gr_op *op, int res, unsigned int flags)
+{
+	struct gr_agent *a = container_of(op, struct gr_agent, poll_op);
+	struct gr_vm *vm;
+	uint64_t now = gr_now_ns();
+
+	(void)res;
+	(void)flags;
+	a->poll_due_ns = 0;
+	a->polling = true;
+	/* a pass never frees a VM (only vm_before_wait() does) */
+	for (vm = a->vms; vm; vm = vm->next) {
+		if (!vm->timer_due_ns || vm->timer_due_ns > now)
+			continue;
+		vm->timer_due_ns = 0;
+		timer_pass(vm);
+	}
+	a->polling = false;
+	poll_arm(a);
 }
 
 /* ---- add / remove / commands ------------------------------------------------ */
@@ -706,7 +768,7 @@ int vm_add(struct gr_agent *a, const struct gr_vm_opts *o, struct gr_vm **vmp,
 	vm->tracing = 1;
 	vm->doorbell = !o->plain;
 	vm->poll_ns = GR_POLL_MIN_NS;	/* spec 8.5: start at the minimum */
-	vm->timer_op.done = timer_done;
+	a->poll_op.done = poll_done;
 	if (o->own) {
 		fo.flags |= IVSH_SHM_CHOWN;
 		fo.uid = o->uid;
@@ -778,7 +840,7 @@ out_free:
 
 static bool vm_ops_idle(const struct gr_vm *vm)
 {
-	return !vm->timer_op.busy && !vm->snap && peer_idle(vm) &&
+	return !vm->snap && peer_idle(vm) &&
 	       session_idle(vm) && cons_idle(vm);
 }
 
@@ -832,7 +894,8 @@ void vm_remove(struct gr_vm *vm)
 		vm_probes_drop(&vm, 1);
 	vm->dying = true;
 	vm->unlink_shm = !vm->agent->stopping;
-	gr_loop_cancel(&vm->agent->loop, &vm->timer_op);
+	vm->timer_due_ns = 0;		/* no more passes */
+	vm->touched = true;		/* settled (freed once idle) */
 	peer_finish(vm);
 }
 
@@ -973,16 +1036,30 @@ static void vm_settle(struct gr_vm *vm)
 }
 
 /**
- * vm_before_wait() - the loop is about to wait: handle what every VM's
+ * vm_before_wait() - the loop is about to wait: handle what the VMs'
  * parts reported in this iteration (the loop's before_wait)
  * @a: the agent
+ *
+ * Only the VMs touched in this iteration are settled: a timer pass, or a
+ * completion of one of their ops that carries a touch (loop.h: writes,
+ * doorbells). Any other completion (a command on the control socket, a
+ * file's fsync, a peer's socket, ...) may have changed any VM: then every
+ * VM is settled, as is every VM while the agent stops. A VM nothing
+ * touched has had no pass and no completion since its last settle, so
+ * its parts reported nothing new; what waits on time alone (a command's
+ * deadline, a rotation's interval) is re-examined at its next timer pass,
+ * at most 5 ms away for a waiting command (vm_arm_timer()).
  */
 void vm_before_wait(struct gr_agent *a)
 {
+	bool all = a->loop.untracked || a->stopping;
 	struct gr_vm *vm, *next;
 
 	for (vm = a->vms; vm; vm = next) {
 		next = vm->next;
+		if (!all && !vm->touched)
+			continue;
+		vm->touched = false;
 		vm_settle(vm);
 	}
 }

@@ -24,7 +24,9 @@
  * calls vm.c and never frees the VM: what happened (a doorbell, QEMU
  * leaving, a write completed, the stream stopped, a kick owed to the
  * guest, a snapshot finished) is a flag in its state that vm.c handles
- * once per loop pass (vm_before_wait()). The counters in @st and the
+ * once per loop pass (vm_before_wait(), for each VM touched in that pass:
+ * an op of a part that completes must carry the VM's touch, loop.h, or
+ * leave it unset, which settles every VM). The counters in @st and the
  * quota account @usage are the exception: every part adds to them.
  *
  * Every part runs on the loop's thread. Trust: nothing in here points
@@ -79,6 +81,10 @@ enum gr_snap_for {
 struct gr_vm {
 	struct gr_agent *agent;
 	struct gr_vm *next;
+	bool touched;			/* vm_before_wait() settles it: one of
+					 * its ops completed, or it had a pass
+					 * (beside @next: one cache line for the
+					 * settle loop's test) */
 	struct gr_vm_opts opts;
 	enum gr_vm_state state;
 	bool dying;			/* vm_remove(): freed when idle */
@@ -97,9 +103,8 @@ struct gr_vm {
 	uint64_t size;
 	bool doorbell;
 
-	/* polling */
-	struct gr_op timer_op;
-	uint64_t timer_due_ns;		/* when timer_op ends; 0: cancelled */
+	/* polling (the agent's one timer, vm.c) */
+	uint64_t timer_due_ns;		/* next timer pass; 0: none */
 	uint64_t poll_ns;		/* current interval */
 
 	/* the guest's publication, validated */

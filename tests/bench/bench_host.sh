@@ -50,14 +50,21 @@
 # 3b. fixed aggregate rate: 1, 8 and 64 fake guests (4 MiB regions, 1 CPU
 #    each, 4000-byte events) sharing one total rate (each offers
 #    total / N ticks/s), the same totals at every count, on a fresh agent:
-#    the agent's CPU seconds per GB stored (utime + stime over the run
-#    from /proc/PID/stat, which keeps the time of threads that ended, as
-#    io_uring's workers do; runs of FIX_SECS, 3 s quick, 5 s full, so
-#    that clock ticks resolve it), and per count the highest total held without
+#    the agent's CPU seconds per GB stored (utime + stime from
+#    /proc/PID/stat, which keeps the time of threads that ended, as
+#    io_uring's workers do; runs of FIX_SECS, 6 s quick, 10 s full, so
+#    that clock ticks resolve it), over the whole run (from before the
+#    guests start to the last one's exit: the sessions' start and end
+#    included) and over the steady window (FIX_SECS less 2 s at the
+#    start and 1 s at the end: CPU and bytes stored between those two
+#    instants), and per count the highest total held without
 #    loss in every repetition (a ladder of totals upwards; the first one
 #    that loses ends that count's ladder). This separates the agent's
 #    cost from the producers': the same bytes per second arrive however
-#    many VMs send them.
+#    many VMs send them. Each run has a fresh agent. With
+#    BENCH_BASE_AGENT=PATH (another build of guestrelay, e.g. main's),
+#    that agent runs every run too, the two taking turns (which goes
+#    first alternates by repetition), and the table gives both.
 # 4. loss: default geometry (16 MiB, 64 KiB sub-buffers, 2 CPUs, 48-byte
 #    events): a ladder of --rate per CPU, then bisection: the highest rate
 #    with lost == 0 in one run, then confirmed: every one of CONFIRM runs
@@ -86,6 +93,10 @@
 #                     (default all)
 #   BENCH_FIX_SCALE=LIST  VM counts of the fixed-rate part (default
 #                     "1 8 64"; tiny "1 2")
+#   BENCH_FIX_RATES=LIST  its totals in ticks/s (default quick "4000
+#                     16000 64000", full "4000 8000 ... 128000")
+#   BENCH_BASE_AGENT=PATH  the fixed-rate part also measures this agent
+#                     binary (a baseline, e.g. main's build), run by run
 #   BENCH_SCALE=LIST  VM counts (default "1 8 32 64"; quick "1 8 32")
 #   BENCH_TINY=1      smallest sizes (the smoke test): 0.3 s runs, 1 rep
 #   BENCH_LAT_IO=IO   the latency runs' --io (fixed or writev; default:
@@ -108,23 +119,24 @@ if [ "$TINY" = 1 ]; then
 	REPS=${BENCH_REPS:-1} SECS=0.3 LAT_SECS=3 SCALE_SECS=0.5
 	SCALE=${BENCH_SCALE:-"1 2"} SBS="65536" LADDER="1000 1000000"
 	BISECT=1 CONFIRM=1 LAT_TIMERS="10"
-	FIX_SCALE=${BENCH_FIX_SCALE:-"1 2"} FIX_RATES="2000" VM_PACKETS=64
-	FIX_SECS=0.5
+	FIX_SCALE=${BENCH_FIX_SCALE:-"1 2"} FIX_RATES=${BENCH_FIX_RATES:-"2000"}
+	VM_PACKETS=64 FIX_SECS=0.5
 elif [ "$QUICK" = 1 ]; then
 	REPS=${BENCH_REPS:-3} SECS=1 LAT_SECS=2 SCALE_SECS=1
 	SCALE=${BENCH_SCALE:-"1 8 32"} SBS="65536 262144 1048576"
 	LADDER="10000 30000 100000 300000 1000000" BISECT=2 CONFIRM=3
 	LAT_TIMERS="10 100"
-	FIX_SCALE=${BENCH_FIX_SCALE:-"1 8 64"} FIX_RATES="4000 16000 64000"
-	VM_PACKETS=1024 FIX_SECS=3
+	FIX_SCALE=${BENCH_FIX_SCALE:-"1 8 64"}
+	FIX_RATES=${BENCH_FIX_RATES:-"4000 16000 64000"}
+	VM_PACKETS=1024 FIX_SECS=6
 else
 	REPS=${BENCH_REPS:-5} SECS=2 LAT_SECS=5 SCALE_SECS=3
 	SCALE=${BENCH_SCALE:-"1 8 32 64"} SBS="65536 262144 1048576"
 	LADDER="10000 20000 50000 100000 200000 500000 1000000 2000000"
 	BISECT=5 CONFIRM=5 LAT_TIMERS="10 100"
 	FIX_SCALE=${BENCH_FIX_SCALE:-"1 8 64"}
-	FIX_RATES="4000 8000 16000 32000 64000 128000" VM_PACKETS=4096
-	FIX_SECS=5
+	FIX_RATES=${BENCH_FIX_RATES:-"4000 8000 16000 32000 64000 128000"}
+	VM_PACKETS=4096 FIX_SECS=10
 fi
 PARTS=${BENCH_PARTS:-ingest,latency,scale,fixrate,loss,verify}
 MODE=full
@@ -368,6 +380,8 @@ fleet_run() {
 			--stats "$la_tmp/fgs.$i.stats"
 		fgs+=("$f")
 	done
+	# the caller's look while the guests run (fixrate_run's window)
+	[ -z "${FLEET_MID:-}" ] || "$FLEET_MID"
 	for f in "${fgs[@]}"; do
 		la_wait_fg "$f" 100 || fail "fake guest ($tag $n)"
 	done
@@ -407,15 +421,41 @@ scale_run() {
 
 # ---- 3b. scale at a fixed aggregate rate -------------------------------
 
-# fixrate_run N AGG: N VMs sharing AGG ticks/s (each AGG/N); one row of
-# fixrate.tsv: N, AGG, rep, wall ns, the agent's CPU ticks over the run
-# (from before the guests start to after the last one left, which waits
-# until its data is consumed), bytes stored, events lost, events written
+# stored_now: bytes of every stream file in the store now
+# shellcheck disable=SC2317 # called by fixrate_window, through FLEET_MID
+stored_now() {
+	find "$STORE" -maxdepth 3 -name 'stream_*' -printf '%s\n' 2>/dev/null |
+		awk '{ s += $1 } END { printf "%d", s }'
+}
+
+# fixrate_window: fleet_run's FLEET_MID for fixrate_run: the agent's CPU
+# ticks and the bytes stored at 2 s after the guests started and 1 s
+# before their end (sets w_c0 w_b0 w_t0 w_c1 w_b1 w_t1)
+# shellcheck disable=SC2317 # called through FLEET_MID
+fixrate_window() {
+	local s0 s1
+
+	s0=$(awk -v s="$FIX_SECS" 'BEGIN { print (s >= 4 ? 2 : s / 4) }')
+	s1=$(awk -v s="$FIX_SECS" -v a="$s0" 'BEGIN { print (s >= 4 ? s - 1 - a : s / 2) }')
+	sleep "$s0"
+	w_c0=$(agent_cpu_ticks) w_b0=$(stored_now) w_t0=$(now_ns)
+	sleep "$s1"
+	w_c1=$(agent_cpu_ticks) w_b1=$(stored_now) w_t1=$(now_ns)
+}
+
+# fixrate_run N AGG LABEL: N VMs sharing AGG ticks/s (each AGG/N) on the
+# running agent; one row of fixrate.tsv: N, AGG, rep, wall ns, the
+# agent's CPU ticks over the run (from before the guests start to after
+# the last one left, which waits until its data is consumed), bytes
+# stored, events lost, events written, LABEL (which agent), and the
+# steady window: CPU ticks, bytes stored, ns
 fixrate_run() {
-	local n=$1 agg=$2 i vm vms t0 t1 c0 c1 b=0 lost=0 wr=0 sess x
+	local n=$1 agg=$2 label=$3 i vm vms t0 t1 c0 c1 b=0 lost=0 wr=0 sess x
+	local w_c0=0 w_b0=0 w_t0=0 w_c1=0 w_b1=0 w_t1=0
 
 	c0=$(agent_cpu_ticks)
-	fleet_run "$n" "$(awk -v a="$agg" -v n="$n" 'BEGIN { printf "%.3f", a / n }')" \
+	FLEET_MID=fixrate_window fleet_run "$n" \
+		"$(awk -v a="$agg" -v n="$n" 'BEGIN { printf "%.3f", a / n }')" \
 		bf "$FIX_SECS" || return
 	c1=$(agent_cpu_ticks)
 	for i in $(seq "$n"); do
@@ -428,7 +468,7 @@ fixrate_run() {
 		x=$(la_stat "$la_tmp/fgs.$i.stats" total.written)
 		wr=$((wr + ${x:-0}))
 	done
-	echo "$n	$agg	$rep	$((t1 - t0))	$((c1 - c0))	$b	$lost	$wr" \
+	echo "$n	$agg	$rep	$((t1 - t0))	$((c1 - c0))	$b	$lost	$wr	$label	$((w_c1 - w_c0))	$((w_b1 - w_b0))	$((w_t1 - w_t0))" \
 		>>"$RAW/fixrate.tsv"
 	for vm in "${vms[@]}"; do
 		cleanup_vm "$vm"
@@ -540,21 +580,48 @@ if has scale; then
 	done
 fi
 
-if has fixrate; then
-	say "fixed aggregate rate: $FIX_SCALE VMs at $FIX_RATES ticks/s in all, $REPS x $FIX_SECS s, a fresh agent"
+# fixrate_agent N AGG LABEL BINARY: one fixrate_run on a fresh agent
+# BINARY (its CLI too); returns 1 if that run lost events
+fixrate_agent() {
+	local keep=$GR rc=0
+
 	la_agent_stop
-	la_agent_start || { say "the agent did not restart"; exit 1; }
-	# per VM count, the ladder upwards; a rate that lost events in any
-	# repetition ends that count's ladder
+	GR=$4
+	if ! la_agent_start; then
+		GR=$keep
+		say "the agent ($3) did not start"
+		exit 1
+	fi
+	fixrate_run "$1" "$2" "$3" || rc=1
+	la_agent_stop || fail "the agent ($3) exit status"
+	GR=$keep
+	return $rc
+}
+
+if has fixrate; then
+	BASE_AGENT=${BENCH_BASE_AGENT:-}
+	say "fixed aggregate rate: $FIX_SCALE VMs at $FIX_RATES ticks/s in all, $REPS x $FIX_SECS s, a fresh agent per run${BASE_AGENT:+, baseline $BASE_AGENT beside it}"
+	[ -z "$BASE_AGENT" ] || [ -x "$BASE_AGENT" ] ||
+		{ say "BENCH_BASE_AGENT: $BASE_AGENT is not executable"; exit 1; }
+	# per VM count, the ladder upwards; a rate at which this agent lost
+	# events in any repetition ends that count's ladder (the baseline
+	# runs at the same points)
 	for n in $FIX_SCALE; do
 		for agg in $FIX_RATES; do
 			held=1
 			for rep in $(seq "$REPS"); do
-				fixrate_run "$n" "$agg" || held=0
+				if [ -n "$BASE_AGENT" ] && [ $((rep % 2)) = 1 ]; then
+					fixrate_agent "$n" "$agg" base "$BASE_AGENT"
+				fi
+				fixrate_agent "$n" "$agg" this "$GR" || held=0
+				if [ -n "$BASE_AGENT" ] && [ $((rep % 2)) = 0 ]; then
+					fixrate_agent "$n" "$agg" base "$BASE_AGENT"
+				fi
 			done
 			[ "$held" = 1 ] || break
 		done
 	done
+	la_agent_start || { say "the agent did not restart"; exit 1; }
 fi
 
 if has verify; then

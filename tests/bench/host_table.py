@@ -281,30 +281,8 @@ def scale(raw, out, md):
               ("RssAnon (private)", [ranon[n] for n in ns])])
 
 
-def fixrate(raw, md):
-    r = rows(os.path.join(raw, "fixrate.tsv"))
-    if not r:
-        return
-    ns = sorted({int(x[0]) for x in r})
-    aggs = sorted({int(x[1]) for x in r})
-    # (n, agg) -> CPU s per GB stored, GB/s stored, lost per run
-    cpu, gbps, lost = {}, {}, {}
-    for x in r:
-        k = (int(x[0]), int(x[1]))
-        wall, ticks, b = int(x[3]) / 1e9, int(x[4]), int(x[5])
-        if b:
-            cpu.setdefault(k, []).append(ticks / HZ / (b / 1e9))
-        gbps.setdefault(k, []).append(b / 1e9 / wall if wall else 0)
-        lost.setdefault(k, []).append(int(x[6]))
-    md.append("## 3b. Scale at a fixed aggregate rate\n")
-    md.append("N fake guests share one total rate (each offers total / N "
-              "ticks/s, each tick a 4000-byte event and a small one), the "
-              "same totals at every "
-              "N, so the bytes arriving per second do not grow with N. "
-              "Cells: the agent's CPU seconds per GB stored, median "
-              "[min-max]; the ratio to 1 VM at the same total; "
-              "events lost over the repetitions. A count's ladder stops "
-              "at the first total that lost events.\n")
+def fixrate_table(md, ns, aggs, cpu, lost):
+    """One table: per total, per count CPU s/GB, vs the first count, lost"""
     head = ["total (ticks/s)", "about MB/s offered"]
     for n in ns:
         head += ["%d VM%s: CPU s/GB" % (n, "" if n == 1 else "s")]
@@ -314,6 +292,8 @@ def fixrate(raw, md):
     md.append("| %s |" % " | ".join(head))
     md.append("|%s" % ("---|" * len(head)))
     for a in aggs:
+        if not any((n, a) in lost for n in ns):
+            continue
         row = [str(a), "%.0f" % (a * 4000 / 1e6)]
         for n in ns:
             row.append(cell(cpu.get((n, a)), 3))
@@ -322,16 +302,91 @@ def fixrate(raw, md):
             row.append(str(sum(lost[(n, a)])) if (n, a) in lost else "-")
         md.append("| %s |" % " | ".join(row))
     md.append("")
-    for n in ns:
-        held = [a for a in aggs if (n, a) in lost and
-                not any(lost[(n, a)])]
-        md.append("- %d VM%s: highest total held without loss in every "
-                  "repetition: %s" % (
-                      n, "" if n == 1 else "s",
-                      "%d ticks/s (%.0f MB/s, stored %s GB/s)" % (
-                          max(held), max(held) * 4000 / 1e6,
-                          cell(gbps[(n, max(held))], 3))
-                      if held else "none of those tried"))
+
+
+def fixrate(raw, md):
+    r = rows(os.path.join(raw, "fixrate.tsv"))
+    if not r:
+        return
+    ns = sorted({int(x[0]) for x in r})
+    aggs = sorted({int(x[1]) for x in r})
+    # rows of 8 fields: one agent; later ones name the agent (field 8)
+    # and add the steady window (ticks, bytes, ns)
+    labels = []
+    for x in r:
+        lab = x[8] if len(x) > 8 else "this"
+        if lab not in labels:
+            labels.append(lab)
+    labels.sort(key=lambda l: l != "this")
+    # label -> (n, agg) -> CPU s per GB stored (whole run, steady
+    # window), GB/s stored, lost per run
+    cpu, steady, gbps, lost = {}, {}, {}, {}
+    for x in r:
+        lab = x[8] if len(x) > 8 else "this"
+        k = (int(x[0]), int(x[1]))
+        wall, ticks, b = int(x[3]) / 1e9, int(x[4]), int(x[5])
+        if b:
+            cpu.setdefault(lab, {}).setdefault(k, []).append(
+                ticks / HZ / (b / 1e9))
+        if len(x) > 11 and int(x[10]) > 0:
+            steady.setdefault(lab, {}).setdefault(k, []).append(
+                int(x[9]) / HZ / (int(x[10]) / 1e9))
+        gbps.setdefault(lab, {}).setdefault(k, []).append(
+            b / 1e9 / wall if wall else 0)
+        lost.setdefault(lab, {}).setdefault(k, []).append(int(x[6]))
+    md.append("## 3b. Scale at a fixed aggregate rate\n")
+    md.append("N fake guests share one total rate (each offers total / N "
+              "ticks/s, each tick a 4000-byte event and a small one), the "
+              "same totals at every "
+              "N, so the bytes arriving per second do not grow with N. "
+              "Cells: the agent's CPU seconds per GB stored, median "
+              "[min-max]; the ratio to 1 VM at the same total; "
+              "events lost over the repetitions. A count's ladder stops "
+              "at the first total that lost events. Whole run: from "
+              "before the guests start to the last one's exit (each "
+              "session's start and end, and the first touch of the "
+              "regions, included); steady: the CPU and the bytes stored "
+              "between 2 s after the start and 1 s before the end.\n")
+    for lab in labels:
+        name = "this agent" if lab == "this" else "baseline (%s)" % lab
+        md.append("%s, whole run:\n" % name.capitalize())
+        fixrate_table(md, ns, aggs, cpu.get(lab, {}), lost.get(lab, {}))
+        if lab in steady:
+            md.append("%s, steady window:\n" % name.capitalize())
+            fixrate_table(md, ns, aggs, steady[lab], lost.get(lab, {}))
+    if len(labels) > 1:
+        md.append("This agent over the baseline, same run (median / "
+                  "median, CPU s/GB; below 1: this agent is cheaper):\n")
+        head = ["total (ticks/s)"]
+        for n in ns:
+            head += ["%d VM%s whole" % (n, "" if n == 1 else "s"),
+                     "steady"]
+        md.append("| %s |" % " | ".join(head))
+        md.append("|%s" % ("---|" * len(head)))
+        base = labels[1]
+        for a in aggs:
+            if (ns[0], a) not in lost.get("this", {}):
+                continue
+            row = [str(a)]
+            for n in ns:
+                row.append(ratio(cpu.get("this", {}).get((n, a)),
+                                 cpu.get(base, {}).get((n, a))))
+                row.append(ratio(steady.get("this", {}).get((n, a)),
+                                 steady.get(base, {}).get((n, a))))
+            md.append("| %s |" % " | ".join(row))
+        md.append("")
+    for lab in labels:
+        lo = lost.get(lab, {})
+        for n in ns:
+            held = [a for a in aggs if (n, a) in lo and not any(lo[(n, a)])]
+            md.append("- %s, %d VM%s: highest total held without loss in "
+                      "every repetition: %s" % (
+                          "this agent" if lab == "this" else lab,
+                          n, "" if n == 1 else "s",
+                          "%d ticks/s (%.0f MB/s, stored %s GB/s)" % (
+                              max(held), max(held) * 4000 / 1e6,
+                              cell(gbps[lab][(n, max(held))], 3))
+                          if held else "none of those tried"))
     md.append("")
 
 
