@@ -205,13 +205,93 @@ static void reject(struct gr_vm *vm, uint64_t instance, const char *what,
 	       vm->why);
 }
 
-static void try_attach(struct gr_vm *vm, bool try_resume)
+/*
+ * H2-H5: the publication's header and descriptors, each copied once and
+ * checked, into @vm's view, events and descriptor copies. Returns 0, or
+ * -errno with the publication rejected (reject(): said once, counted).
+ */
+static int check_publication(struct gr_vm *vm, struct gr_region_hdr *copy,
+			     uint64_t instance)
 {
-	uint64_t clr[GR_WIDE_MAX_EVENTS / 64] = { 0 };
-	char err[256], *list = NULL, *ask = NULL, *asked;
-	struct gr_region_hdr copy;
 	const char *why = NULL;
 	unsigned int i;
+
+	/* H3, H4 */
+	if (gr_check_region_hdr(copy, vm->size, &vm->view, &why)) {
+		reject(vm, instance, "region header", why);
+		return -EINVAL;
+	}
+	vm->hdr_copy = *copy;
+	free(vm->events);
+	free(vm->desc_copy);
+	vm->events = calloc(vm->view.desc_count + 1, sizeof(*vm->events));
+	vm->desc_copy = calloc(vm->view.desc_count + 1, sizeof(*vm->desc_copy));
+	if (!vm->events || !vm->desc_copy) {
+		reject(vm, instance, "attach", "out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < vm->view.desc_count; i++) {
+		memcpy(&vm->desc_copy[i],
+		       vm->region + gr_view_desc_off(&vm->view, i),
+		       sizeof(vm->desc_copy[i]));
+		/* H5: each descriptor copied once, checked */
+		if (gr_check_event_desc(&vm->view, &vm->desc_copy[i], i,
+					&vm->events[i], &why)) {
+			reject(vm, instance, "event descriptor", why);
+			return -EINVAL;
+		}
+	}
+	if (gr_check_event_names(vm->events, vm->view.desc_count, &why) ||
+	    gr_check_families(&vm->view, vm->events, vm->view.desc_count,
+			      &why)) {
+		reject(vm, instance, "event descriptors", why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The events of the new session: --events (or the defaults), then what
+ * enable and disable changed while an earlier guest ran, in their order,
+ * into vm->enable and vm->vmsync_events; *@list is the list, *@ask what
+ * it names beyond the table (spec 18, M6), both the caller's to free.
+ * Returns 0 or -ENOMEM.
+ */
+static int session_events(struct gr_vm *vm, char **list, char **ask)
+{
+	uint64_t clr[GR_WIDE_MAX_EVENTS / 64] = { 0 };
+	char err[256], *asked;
+	unsigned int i;
+
+	*list = vm_events_list(vm, true);
+	asked = vm_events_list(vm, false);	/* never the defaults */
+	*ask = asked ? malloc(strlen(asked) + 1) : NULL;
+	if (!*list || !*ask) {
+		free(asked);
+		return -ENOMEM;
+	}
+	memset(vm->enable, 0, sizeof(vm->enable));
+	vm_resolve_events(vm, *list, false, vm->enable, clr, err, sizeof(err));
+	/* spec 9.8: the guest's vmsync events, recorded if chosen */
+	memset(vm->vmsync_events, 0, sizeof(vm->vmsync_events));
+	if (vm->view.features & GR_F_VMSYNC)
+		vm_resolve_events(vm, "vmsync", false, vm->vmsync_events, clr,
+				  err, sizeof(err));
+	for (i = 0; i < GR_WIDE_MAX_EVENTS / 64 && !vm->enable[i]; i++)
+		;
+	/* spec 18, M6: what the list names beyond the table is asked for */
+	vm_events_to_ask(vm, asked, *ask, strlen(asked) + 1);
+	free(asked);
+	if (i == GR_WIDE_MAX_EVENTS / 64 && !(*ask)[0])
+		syslog(LOG_WARNING, "%s: none of the events asked for (%s) exists in this guest; recording nothing (guestrelay enable %s EVENT...)",
+		       vm->opts.name, *list, vm->opts.name);
+	return 0;
+}
+
+static void try_attach(struct gr_vm *vm, bool try_resume)
+{
+	char err[256], *list = NULL, *ask = NULL;
+	struct gr_region_hdr copy;
 	uint64_t instance;
 	int ret;
 
@@ -225,37 +305,8 @@ static void try_attach(struct gr_vm *vm, bool try_resume)
 		return;		/* its session ended: wait for a new one */
 	if (vm->rejected_instance && instance == vm->rejected_instance)
 		return;		/* already rejected and logged */
-	/* H3, H4 */
-	ret = gr_check_region_hdr(&copy, vm->size, &vm->view, &why);
-	if (ret) {
-		reject(vm, instance, "region header", why);
-		return;
-	}
-	vm->hdr_copy = copy;
-	free(vm->events);
-	free(vm->desc_copy);
-	vm->events = calloc(vm->view.desc_count + 1, sizeof(*vm->events));
-	vm->desc_copy = calloc(vm->view.desc_count + 1, sizeof(*vm->desc_copy));
-	if (!vm->events || !vm->desc_copy)
+	if (check_publication(vm, &copy, instance))
 		goto fail;
-	for (i = 0; i < vm->view.desc_count; i++) {
-		memcpy(&vm->desc_copy[i],
-		       vm->region + gr_view_desc_off(&vm->view, i),
-		       sizeof(vm->desc_copy[i]));
-		/* H5: each descriptor copied once, checked */
-		ret = gr_check_event_desc(&vm->view, &vm->desc_copy[i], i,
-					  &vm->events[i], &why);
-		if (ret) {
-			reject(vm, instance, "event descriptor", why);
-			goto fail;
-		}
-	}
-	if (gr_check_event_names(vm->events, vm->view.desc_count, &why) ||
-	    gr_check_families(&vm->view, vm->events, vm->view.desc_count,
-			      &why)) {
-		reject(vm, instance, "event descriptors", why);
-		goto fail;
-	}
 	vm->instance_id = instance;
 	vm->why[0] = '\0';
 	/* spec 18.2 N6: from the header's desc_count again */
@@ -268,39 +319,16 @@ static void try_attach(struct gr_vm *vm, bool try_resume)
 	 * before the session's files are written and the events resolved
 	 */
 	vm_desc_refresh(vm);
-
-	/*
-	 * --events (or the defaults), then what enable and disable changed
-	 * while an earlier guest ran, in their order
-	 */
-	list = vm_events_list(vm, true);
-	asked = vm_events_list(vm, false);	/* never the defaults */
-	ask = asked ? malloc(strlen(asked) + 1) : NULL;
-	if (!list || !ask) {
-		free(asked);
+	if (session_events(vm, &list, &ask)) {
+		reject(vm, instance, "attach", "out of memory");
 		goto fail;
 	}
-	memset(vm->enable, 0, sizeof(vm->enable));
-	vm_resolve_events(vm, list, false, vm->enable, clr, err, sizeof(err));
-	/* spec 9.8: the guest's vmsync events, recorded if chosen */
-	memset(vm->vmsync_events, 0, sizeof(vm->vmsync_events));
-	if (vm->view.features & GR_F_VMSYNC)
-		vm_resolve_events(vm, "vmsync", false, vm->vmsync_events, clr,
-				  err, sizeof(err));
-	for (i = 0; i < GR_WIDE_MAX_EVENTS / 64 && !vm->enable[i]; i++)
-		;
-	/* spec 18, M6: what the list names beyond the table is asked for */
-	vm_events_to_ask(vm, asked, ask, strlen(asked) + 1);
-	free(asked);
-	if (i == GR_WIDE_MAX_EVENTS / 64 && !ask[0])
-		syslog(LOG_WARNING, "%s: none of the events asked for (%s) exists in this guest; recording nothing (guestrelay enable %s EVENT...)",
-		       vm->opts.name, list, vm->opts.name);
 	ret = open_session(vm, try_resume);
 	if (ret) {
 		syslog(LOG_ERR, "%s: cannot open a trace under %s: %s",
 		       vm->opts.name, vm->agent->store_dir, strerror(-ret));
 		close_session_failed(vm);
-		goto fail_quiet;
+		goto fail;
 	}
 	vm->state = GR_VM_ATTACHED;
 	vm->tracing = 1;
@@ -325,9 +353,6 @@ static void try_attach(struct gr_vm *vm, bool try_resume)
 	       vm->sess.path);
 	return;
 fail:
-	if (!vm->why[0])
-		reject(vm, instance, "attach", "out of memory");
-fail_quiet:
 	free(ask);
 	free(list);
 	free(vm->events);
