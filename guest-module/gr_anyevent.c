@@ -6,34 +6,11 @@
  * The anyevent= module parameter ("system:name,system:name", no globs)
  * names them; each is resolved at load with the kernel's exported
  * trace_get_event_file(), whose reference pins the event's module while
- * guestrelay is loaded. Its payload layout is the event's own fields (the
- * ones after ftrace's common fields), taken from the public field array of
- * its class (trace_event_class.fields_array) with the offsets ftrace gives
- * them, i.e. those of its tracefs format, less the 8 common bytes:
- *	- integers of 1, 2, 4 or 8 bytes: GR_FIELD_INTEGER, signed as the
- *	  format says, pointers in base 16;
- *	- char[N]: GR_FIELD_CHARS;
- *	- a __data_loc (or __rel_loc) char[] string: its 4-byte location
- *	  word stays in place as the integer <name>_loc, and the string
- *	  itself is appended after the fixed fields as the GR_FIELD_STRING
- *	  <name> (at most GR_ANYEVENT_STR_MAX bytes, NUL included);
- *	- a __data_loc (or __rel_loc) array of integers T[] (__bitmask,
- *	  __dynamic_array): its location word becomes in the record the
- *	  integer <name>_len, the number of elements, and the elements are
- *	  appended as the GR_FIELD_SEQUENCE <name> (at most
- *	  GR_ANYEVENT_ARR_MAX bytes; more elements are cut and counted).
- * The variable fields follow the fixed ones in the record, in the
- * format's order, each right after the previous (spec 7.1, 7.3). More
- * than one of them, or a sequence, only while the host accepts them
- * (GR_F_DYNARR in use, v1.11: the run-time additions of spec 18, see
- * gr_anyevent_dynarr()); before that (anyevent= at load) one string.
- * A kprobe event the host defined (spec 18.4) has fields defined by code:
- * they are taken from its tracefs format instead, at the offsets shown.
- * An event with any other field (an array of other than char, a struct,
- * a dynamic array of other than integers), with fields defined by code
- * (system call events), more than GR_MAX_FIELDS fields, or names that are
- * not identifiers of the spec's lengths, is refused with its reason, as
- * is one whose name the table's events or an earlier one already use.
+ * guestrelay is loaded.
+ * Its payload layout and record are gr_format.h's: the event's own fields,
+ * as its tracefs format shows them. An event whose fields cannot be
+ * recorded is refused with its reason, as is one whose name the table's
+ * events or an earlier one already use.
  *
  * At run time (spec 18, GR_F_ANYEVENT; the request itself is
  * gr_byname.c's) gr_anyevent_add_named() appends one more, laid out the
@@ -80,7 +57,6 @@
  */
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
-#include <linux/ctype.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -91,25 +67,16 @@
 #include <linux/sysfs.h>
 #include <linux/trace_events.h>
 #include <linux/workqueue.h>
-#include <asm/unaligned.h>
 #include "gr_anyevent.h"
 #include "gr_record.h"
-
-/* ftrace's common fields, before the event's own */
-#define GR_ANY_COMMON	sizeof(struct trace_entry)
 
 /**
  * struct gr_anyevent - one event found by name
  * @file: the reference trace_get_event_file() took
  * @def: name, system, payload size and flags, as published
- * @fields: the payload layout, in offset order
- * @names: storage of the field names
- * @nr: entries of @fields
+ * @fmt: the payload layout
  * @tid: the event's ftrace id (its tracefs id, the counter's config)
  * @nftrace: the number of its own fields in ftrace's list
- * @fixed: bytes of the entry copied, from GR_ANY_COMMON on
- * @var: its __data_loc and __rel_loc fields, in the format's order
- * @nvar: entries of @var
  * @id: the guestrelay event id (descriptor index)
  * @gone: a probe of the host deleted (spec 18.4 P6): never attached,
  *	@file NULL, until P5 takes the id back
@@ -125,39 +92,14 @@ struct gr_anyevent_counter {
 	unsigned int gen;
 };
 
-/**
- * struct gr_anyevent_var - a __data_loc or __rel_loc field of an event
- * @loc: entry offset of its 4-byte location word
- * @rel: __rel_loc: the offset counts from the end of the word
- * @elem: bytes of an element; 0 for a string
- * @flags: GR_FIELD_F_* of an element
- * @max: bytes kept at most (a string's NUL included)
- * @len_idx: index of its <name>_loc or <name>_len field
- * @name: its name
- */
-struct gr_anyevent_var {
-	u16 loc;
-	bool rel;
-	u8 elem;
-	u8 flags;
-	u16 max;
-	u8 len_idx;
-	char name[GR_FIELD_NAME_LEN];
-};
-
 struct gr_anyevent {
 	struct trace_event_file *file;
 	struct gr_event_def def;
-	struct gr_field_def fields[GR_MAX_FIELDS];
-	char names[GR_MAX_FIELDS][GR_FIELD_NAME_LEN];
+	struct gr_format fmt;
 	char system[GR_SYSTEM_LEN];
 	char name[GR_NAME_LEN];
-	unsigned int nr;
 	unsigned int tid;
 	unsigned int nftrace;
-	u16 fixed;
-	struct gr_anyevent_var var[GR_ANYEVENT_VARS];
-	unsigned int nvar;
 	u16 id;
 	bool gone;
 	struct gr_anyevent_counter *counters;
@@ -249,13 +191,11 @@ static notrace void gr_anyevent_handler(struct perf_event *pe,
 					struct pt_regs *regs)
 {
 	const struct gr_anyevent *ev = pe->overflow_handler_context;
-	u32 size, len, loc, soff[GR_ANYEVENT_VARS], slen[GR_ANYEVENT_VARS];
-	const struct gr_anyevent_var *v;
 	const struct perf_raw_record *raw;
+	struct gr_format_cursor c;
 	struct gr_rec rec;
-	unsigned int i;
-	bool cut = false;
 	const u8 *src;
+	int len;
 	u8 *p;
 
 	if (!(data->sample_flags & PERF_SAMPLE_RAW))
@@ -264,53 +204,15 @@ static notrace void gr_anyevent_handler(struct perf_event *pe,
 	if (!raw || !perf_raw_frag_last(&raw->frag))
 		return;
 	src = raw->frag.data;
-	size = raw->frag.size;
-	if (size < GR_ANY_COMMON + ev->fixed)
+	len = gr_format_measure(&ev->fmt, src, raw->frag.size, &c);
+	if (len < 0 || !gr_rec_open(&rec, ev->id))
 		return;
-	if (!gr_rec_open(&rec, ev->id))
-		return;
-	len = ev->fixed;
-	for (i = 0; i < ev->nvar; i++) {
-		v = &ev->var[i];
-		/* offset in the entry (low 16 bits), length in bytes */
-		loc = get_unaligned((const u32 *)(src + v->loc));
-		soff[i] = (loc & 0xffff) + (v->rel ? v->loc + 4 : 0);
-		slen[i] = loc >> 16;
-		if (soff[i] > size || slen[i] > size - soff[i])
-			slen[i] = 0;
-		if (v->elem) {
-			/* a sequence: whole elements, at most v->max bytes */
-			if (slen[i] > v->max) {
-				slen[i] = v->max;
-				cut = true;
-			}
-			slen[i] -= slen[i] % v->elem;
-			len += slen[i];
-			continue;
-		}
-		if (slen[i] > v->max && !memchr(src + soff[i], 0, v->max))
-			cut = true;
-		slen[i] = strnlen(src + soff[i], min_t(u32, slen[i],
-						       v->max - 1));
-		len += slen[i] + 1;
-	}
 	p = gr_rec_reserve(&rec, len);
 	if (!p)
 		return;
-	memcpy(p, src + GR_ANY_COMMON, ev->fixed);
-	len = ev->fixed;
-	for (i = 0; i < ev->nvar; i++) {
-		v = &ev->var[i];
-		memcpy(p + len, src + soff[i], slen[i]);
-		len += slen[i];
-		if (v->elem)	/* its location word holds the count */
-			put_unaligned(slen[i] / v->elem,
-				      (u32 *)(p + v->loc - GR_ANY_COMMON));
-		else
-			p[len++] = '\0';
-	}
+	gr_format_copy(&ev->fmt, p, src, &c);
 	gr_rec_commit(&rec);
-	if (cut)
+	if (c.cut)
 		atomic_long_inc(&gr_anyevent_cut);
 }
 
@@ -473,251 +375,6 @@ static void gr_anyevent_hotplug_exit(void)
 	cancel_work_sync(&gr_anyevent_sync_work);
 }
 
-/* ---- the layout ------------------------------------------------------- */
-
-/* [a-z_][a-z0-9_]* shorter than @max, not the host's _gr_ prefix (7.6) */
-static bool gr_anyevent_ident(const char *s, size_t max)
-{
-	size_t i;
-
-	if (!*s || isdigit(*s) || strlen(s) >= max || !strncmp(s, "_gr_", 4))
-		return false;
-	for (i = 0; s[i]; i++)
-		if (!(islower(s[i]) || isdigit(s[i]) || s[i] == '_'))
-			return false;
-	return true;
-}
-
-static int gr_anyevent_add(struct gr_anyevent *ev, const char *name,
-			   const char *suffix, u16 offset, u16 size, u8 type,
-			   u8 flags)
-{
-	struct gr_field_def *f = &ev->fields[ev->nr];
-	char *n = ev->names[ev->nr];
-	unsigned int i;
-
-	if (ev->nr >= GR_MAX_FIELDS)
-		return -E2BIG;
-	if (snprintf(n, GR_FIELD_NAME_LEN, "%s%s", name, suffix) >=
-	    GR_FIELD_NAME_LEN || !gr_anyevent_ident(n, GR_FIELD_NAME_LEN))
-		return -ENAMETOOLONG;
-	/* not -EEXIST: that is an event name another event has (18.1) */
-	for (i = 0; i < ev->nr; i++)
-		if (!strcmp(ev->names[i], n))
-			return -ENOTUNIQ;
-	f->name = n;
-	f->offset = offset;
-	f->size = size;
-	f->type = type;
-	f->flags = flags;
-	f->elem_size = 0;
-	f->len_field = 0;
-	ev->nr++;
-	return 0;
-}
-
-/*
- * Bytes of an element of a dynamic array of @t, "T[]" with T an integer
- * type of the kernel's formats; 0 for another
- */
-static unsigned int gr_anyevent_elem(const char *t)
-{
-	static const struct {
-		const char *name;
-		unsigned int size;
-	} types[] = {
-		{ "u8", 1 }, { "s8", 1 }, { "__u8", 1 }, { "unsigned char", 1 },
-		{ "signed char", 1 }, { "bool", 1 }, { "u16", 2 }, { "s16", 2 },
-		{ "__u16", 2 }, { "short", 2 }, { "unsigned short", 2 },
-		{ "u32", 4 }, { "s32", 4 }, { "__u32", 4 }, { "int", 4 },
-		{ "unsigned int", 4 }, { "u64", 8 }, { "s64", 8 },
-		{ "__u64", 8 }, { "long", sizeof(long) },
-		{ "unsigned long", sizeof(long) }, { "long long", 8 },
-		{ "unsigned long long", 8 },
-	};
-	size_t n = strlen(t), i;
-
-	if (n < 3 || strcmp(t + n - 2, "[]"))
-		return 0;
-	n -= 2;
-	if (t[n - 1] == '*')
-		return sizeof(void *);
-	for (i = 0; i < ARRAY_SIZE(types); i++)
-		if (strlen(types[i].name) == n && !strncmp(t, types[i].name, n))
-			return types[i].size;
-	return 0;
-}
-
-/*
- * A __data_loc or __rel_loc field of type @t (after the prefix) at entry
- * offset @off: its location word as a field of the fixed part, the
- * field itself noted for the variable part (gr_anyevent_finish())
- */
-static int gr_anyevent_loc(struct gr_anyevent *ev,
-			   const struct trace_event_fields *f, const char *t,
-			   bool rel, unsigned int off)
-{
-	struct gr_anyevent_var *v = &ev->var[ev->nvar];
-	unsigned int elem = 0;
-	u8 flags = 0;
-	int ret;
-
-	if (f->size != 4 || ev->nvar >= GR_ANYEVENT_VARS)
-		return -EOPNOTSUPP;
-	if (strcmp(t, "char[]")) {
-		elem = gr_anyevent_elem(t);
-		if (!elem)
-			return -EOPNOTSUPP;
-		if (strchr(t, '*'))
-			flags = GR_FIELD_F_HEX;
-		else if (f->is_signed)
-			flags = GR_FIELD_F_SIGNED;
-	}
-	/* before GR_F_DYNARR (spec 7.3): one string, nothing else */
-	if (!READ_ONCE(gr_anyevent_dyn) && (elem || ev->nvar))
-		return -EOPNOTSUPP;
-	if (strscpy(v->name, f->name, sizeof(v->name)) < 0)
-		return -ENAMETOOLONG;
-	v->loc = off;
-	v->rel = rel;
-	v->elem = elem;
-	v->flags = flags;
-	v->len_idx = ev->nr;
-	v->max = elem ? GR_ANYEVENT_ARR_MAX - GR_ANYEVENT_ARR_MAX % elem :
-		 GR_ANYEVENT_STR_MAX;
-	ret = gr_anyevent_add(ev, f->name, elem ? "_len" : "_loc",
-			      off - GR_ANY_COMMON, 4, GR_FIELD_INTEGER,
-			      elem ? 0 : GR_FIELD_F_HEX);
-	if (!ret)
-		ev->nvar++;
-	return ret;
-}
-
-/* One field of the format at entry offset @off; -errno if refused. */
-static int gr_anyevent_field(struct gr_anyevent *ev,
-			     const struct trace_event_fields *f,
-			     unsigned int off)
-{
-	const char *t = f->type;
-	u16 o = off - GR_ANY_COMMON;
-	u8 flags = 0;
-
-	if (!strncmp(t, "__data_loc ", 11))
-		return gr_anyevent_loc(ev, f, t + 11, false, off);
-	if (!strncmp(t, "__rel_loc ", 10))
-		return gr_anyevent_loc(ev, f, t + 10, true, off);
-	if (strchr(t, '[')) {
-		if (strncmp(t, "char[", 5) || f->size < 1)
-			return -EOPNOTSUPP;
-		return gr_anyevent_add(ev, f->name, "", o, f->size,
-				       GR_FIELD_CHARS, 0);
-	}
-	if (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)
-		return -EOPNOTSUPP;
-	if (strchr(t, '*'))
-		flags = GR_FIELD_F_HEX;
-	else if (f->is_signed)
-		flags = GR_FIELD_F_SIGNED;
-	return gr_anyevent_add(ev, f->name, "", o, f->size, GR_FIELD_INTEGER,
-			       flags);
-}
-
-/* The payload's size from the end @off of the last field in the entry */
-static int gr_anyevent_finish(struct gr_anyevent *ev, unsigned int off)
-{
-	struct gr_anyevent_var *v;
-	unsigned int i, var = 0;
-	int ret;
-
-	if (off - GR_ANY_COMMON > U16_MAX / 2)
-		return -EPROTO;
-	ev->fixed = off - GR_ANY_COMMON;
-	ev->def.payload_size = ev->fixed;
-	/* spec 7.1: the variable fields after the fixed ones, in order */
-	for (i = 0; i < ev->nvar; i++) {
-		v = &ev->var[i];
-		var += v->max;
-		if (var > GR_ANYEVENT_VAR_MAX)
-			return -EFBIG;
-		ret = gr_anyevent_add(ev, v->name, "", ev->def.payload_size,
-				      v->max, v->elem ? GR_FIELD_SEQUENCE :
-				      GR_FIELD_STRING, v->flags);
-		if (ret)
-			return ret;
-		if (v->elem) {
-			ev->fields[ev->nr - 1].elem_size = v->elem;
-			ev->fields[ev->nr - 1].len_field = v->len_idx;
-		}
-		ev->def.payload_size += v->max;
-		ev->def.flags = GR_EVENT_F_VARLEN;
-	}
-	return 0;
-}
-
-/*
- * The payload layout of @call's fields, at the offsets ftrace gives them
- * (each aligned to its type's alignment after the previous, from the end
- * of the common fields): -errno if the event cannot be recorded.
- */
-static int gr_anyevent_layout(struct gr_anyevent *ev,
-			      struct trace_event_call *call)
-{
-	const struct trace_event_fields *f = call->class->fields_array;
-	unsigned int off = GR_ANY_COMMON, n = 0;
-	int ret;
-
-	if (!f || !call->class->perf_probe)
-		return -EOPNOTSUPP;
-	for (; f->type; f++, n++) {
-		if (f->type == TRACE_FUNCTION_TYPE || f->align < 1)
-			return -EOPNOTSUPP;
-		off = ALIGN(off, f->align);
-		ret = gr_anyevent_field(ev, f, off);
-		if (ret)
-			return ret;
-		off += f->size;
-	}
-	/* the field list tracefs shows has as many */
-	if (n != ev->nftrace)
-		return -EPROTO;
-	return gr_anyevent_finish(ev, off);
-}
-
-/*
- * The layout of a kprobe event (spec 18.4), whose fields its code
- * defines: from its tracefs format (@ff, @nff), at the offsets shown
- * there (a probe's arguments are packed, not aligned).
- */
-static int gr_anyevent_layout_format(struct gr_anyevent *ev,
-				     struct trace_event_call *call,
-				     const struct gr_name_field *ff,
-				     unsigned int nff)
-{
-	unsigned int i, off = GR_ANY_COMMON;
-	int ret;
-
-	if (!ff || !(call->flags & TRACE_EVENT_FL_KPROBE))
-		return -EOPNOTSUPP;
-	if (nff != ev->nftrace)
-		return -EPROTO;
-	for (i = 0; i < nff; i++) {
-		const struct trace_event_fields tf = {
-			.type = ff[i].type,
-			.name = ff[i].name,
-			.size = ff[i].size,
-			.is_signed = ff[i].is_signed,
-		};
-
-		if (ff[i].offset < off || ff[i].size > U16_MAX)
-			return -EPROTO;
-		ret = gr_anyevent_field(ev, &tf, ff[i].offset);
-		if (ret)
-			return ret;
-		off = ff[i].offset + ff[i].size;
-	}
-	return gr_anyevent_finish(ev, off);
-}
-
 static unsigned int gr_anyevent_nfields(struct trace_event_call *call)
 {
 	struct list_head *head = trace_get_fields(call);
@@ -762,14 +419,15 @@ static int gr_anyevent_find(struct gr_anyevent *ev, const char *system,
 			    unsigned int nff, bool retake)
 {
 	struct trace_event_call *call;
+	u8 feats;
 	int ret;
 
 	memset(ev, 0, sizeof(*ev));
 	if (strscpy(ev->system, system, sizeof(ev->system)) < 0 ||
 	    strscpy(ev->name, name, sizeof(ev->name)) < 0)
 		return -ENAMETOOLONG;
-	if (!gr_anyevent_ident(ev->system, GR_SYSTEM_LEN) ||
-	    !gr_anyevent_ident(ev->name, GR_NAME_LEN))
+	if (!gr_format_ident(ev->system, GR_SYSTEM_LEN) ||
+	    !gr_format_ident(ev->name, GR_NAME_LEN))
 		return -EINVAL;
 	if (!retake && gr_anyevent_taken(ev->name))
 		return -EEXIST;
@@ -789,15 +447,19 @@ static int gr_anyevent_find(struct gr_anyevent *ev, const char *system,
 	}
 	ev->tid = call->event.type;
 	ev->nftrace = gr_anyevent_nfields(call);
+	feats = READ_ONCE(gr_anyevent_dyn) ? GR_FORMAT_DYNARR : 0;
 	if (call->class->fields_array &&
 	    call->class->fields_array->type == TRACE_FUNCTION_TYPE)
-		ret = gr_anyevent_layout_format(ev, call, ff, nff);
+		ret = gr_format_of_probe(&ev->fmt, call, ff, nff, ev->nftrace,
+					 feats);
 	else
-		ret = gr_anyevent_layout(ev, call);
+		ret = gr_format_of_call(&ev->fmt, call, ev->nftrace, feats);
 	if (ret) {
 		trace_put_event_file(ev->file);
 		return ret;
 	}
+	ev->def.payload_size = ev->fmt.payload_size;
+	ev->def.flags = ev->fmt.flags;
 	ev->def.name = ev->name;
 	ev->def.system = ev->system;
 	return 0;
@@ -1027,7 +689,7 @@ int gr_anyevent_add_named(const char *system, const char *name,
 		goto out;
 	ev->id = gr_nr_event_defs + live;
 	memset(desc, 0, sizeof(*desc));
-	gr_event_desc_fill_fields(&ev->def, ev->fields, ev->nr, ev->id, desc);
+	gr_event_desc_fill_fields(&ev->def, ev->fmt.fields, ev->fmt.nr, ev->id, desc);
 	write(ev->id, desc, arg);
 	/* the entry and its descriptor before the count that covers them */
 	smp_store_release(&gr_anyevent_live, live + 1);
@@ -1164,7 +826,7 @@ int gr_anyevent_probe_retake(unsigned int id, const char *system,
 		goto out;
 	memset(a, 0, sizeof(*a));
 	memset(b, 0, sizeof(*b));
-	gr_event_desc_fill_fields(&tmp->def, tmp->fields, tmp->nr, id, a);
+	gr_event_desc_fill_fields(&tmp->def, tmp->fmt.fields, tmp->fmt.nr, id, a);
 	gr_desc_fill(id, b);
 	if (memcmp(a, b, sizeof(*a))) {
 		trace_put_event_file(tmp->file);
@@ -1203,8 +865,8 @@ const struct gr_event_def *gr_desc_def(unsigned int id,
 	unsigned int n;
 
 	if (ev) {
-		f = ev->fields;
-		n = ev->nr;
+		f = ev->fmt.fields;
+		n = ev->fmt.nr;
 	} else {
 		f = gr_event_defs[id].fields(&n);
 	}
@@ -1280,10 +942,10 @@ static int gr_anyevent_catalogue_show(char *buf, const struct kernel_param *kp)
 		len += sysfs_emit_at(buf, len, "%s:%s id %u fields %u\n  gr_id %u:",
 				     ev->system, ev->name, ev->tid,
 				     ev->nftrace, ev->id);
-		for (j = 0; j < ev->nr; j++) {
-			f = &ev->fields[j];
+		for (j = 0; j < ev->fmt.nr; j++) {
+			f = &ev->fmt.fields[j];
 			len += sysfs_emit_at(buf, len, " %s@%u+%u%c", f->name,
-					     f->offset + (unsigned int)GR_ANY_COMMON,
+					     f->offset + (unsigned int)GR_FORMAT_COMMON,
 					     f->size,
 					     f->flags & GR_FIELD_F_SIGNED ? 's' :
 					     f->flags & GR_FIELD_F_HEX ? 'h' :

@@ -11,15 +11,8 @@
 #define GR_ANYEVENT_H
 
 #include "gr_events.h"
+#include "gr_format.h"
 #include "gr_name_text.h"
-
-/* Bytes of a __data_loc string kept, its NUL included */
-#define GR_ANYEVENT_STR_MAX	256
-/* v1.11, GR_F_DYNARR: bytes of a dynamic array kept */
-#define GR_ANYEVENT_ARR_MAX	256
-/* __data_loc and __rel_loc fields of an event, and their maxima's sum */
-#define GR_ANYEVENT_VARS	8
-#define GR_ANYEVENT_VAR_MAX	1024
 /*
  * Payload bytes the scratch buffers of spec 17 hold at least: an event
  * added at run time is aggregated while not recorded if its payload fits
