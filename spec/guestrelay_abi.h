@@ -69,9 +69,10 @@
  * arrays in a record (GR_F_DYNARR); 12 clock-sync rounds answered by
  * polling, without a doorbell each (GR_F_SYNC_POLL); 13 up to
  * GR_WIDE_MAX_EVENTS event ids, enabled through the wide area
- * (GR_F_WIDE_EVENTS)
+ * (GR_F_WIDE_EVENTS); 14 fixed arrays of integers in a record
+ * (GR_F_ARRAYS)
  */
-#define GR_ABI_MINOR		13
+#define GR_ABI_MINOR		14
 
 #define GR_REGION_MAGIC		0x3159414c45525247ULL	/* "GRRELAY1" */
 #define GR_CTRL_MAGIC		0x313054534f485247ULL	/* "GRHOST01" */
@@ -125,7 +126,8 @@
 #define GR_F_DYNARR		_BITULL(17)	/* strings, sequences (v1.11) */
 #define GR_F_SYNC_POLL		_BITULL(18)	/* polled sync rounds (v1.12) */
 #define GR_F_WIDE_EVENTS	_BITULL(19)	/* wide area, 1024 ids (v1.13) */
-#define GR_F_KNOWN		0xfffffULL	/* all bits defined in v1.13 */
+#define GR_F_ARRAYS		_BITULL(20)	/* fixed integer arrays (v1.14) */
+#define GR_F_KNOWN		0x1fffffULL	/* all bits defined in v1.14 */
 
 /**
  * struct gr_region_hdr - identity, geometry and layout of the region
@@ -571,6 +573,7 @@ static_assert(GR_NAME_ANS_OFFSET + sizeof(struct gr_name_ans) ==
 #define GR_FIELD_CHARS		2	/* char[size], NUL-padded text */
 #define GR_FIELD_STRING		3	/* NUL-terminated, variable part */
 #define GR_FIELD_SEQUENCE	4	/* v1.11: integers, count in len_field */
+#define GR_FIELD_ARRAY		5	/* v1.14: size / elem_size integers */
 
 /**
  * struct gr_field_desc - one field of an event payload
@@ -586,8 +589,9 @@ struct gr_field_desc {
 	__u8 flags;			/* GR_FIELD_F_* */
 #define GR_FIELD_F_SIGNED	_BITUL(0)	/* two's complement integer */
 #define GR_FIELD_F_HEX		_BITUL(1)	/* display in base 16 */
-	/* v1.11, GR_FIELD_SEQUENCE only (spec 7.3); else 0 */
+	/* v1.11, GR_FIELD_SEQUENCE (v1.14: and GR_FIELD_ARRAY); else 0 */
 	__u8 elem_size;			/* bytes of an element: 1, 2, 4, 8 */
+	/* v1.11, GR_FIELD_SEQUENCE only (spec 7.3); else 0 */
 	__u8 len_field;			/* index of the field with the count */
 };
 
