@@ -123,8 +123,8 @@ static unsigned int gr_anyevent_missing;
 static unsigned int gr_anyevent_refused;
 /* records whose string or array was longer than its maximum, cut */
 static atomic_long_t gr_anyevent_cut = ATOMIC_LONG_INIT(0);
-/* GR_F_DYNARR in use: layouts may hold sequences, several strings */
-static bool gr_anyevent_dyn;
+/* GR_FORMAT_* the host accepts: what layouts may hold */
+static u8 gr_anyevent_feats;
 static DEFINE_MUTEX(gr_anyevent_lock);
 /* bumped each time the CPU comes online */
 static DEFINE_PER_CPU(unsigned int, gr_anyevent_gen);
@@ -447,7 +447,7 @@ static int gr_anyevent_find(struct gr_anyevent *ev, const char *system,
 	}
 	ev->tid = call->event.type;
 	ev->nftrace = gr_anyevent_nfields(call);
-	feats = READ_ONCE(gr_anyevent_dyn) ? GR_FORMAT_DYNARR : 0;
+	feats = READ_ONCE(gr_anyevent_feats);
 	if (call->class->fields_array &&
 	    call->class->fields_array->type == TRACE_FUNCTION_TYPE)
 		ret = gr_format_of_probe(&ev->fmt, call, ff, nff, ev->nftrace,
@@ -626,18 +626,22 @@ int gr_anyevent_check_named(const char *system, const char *name,
 }
 
 /**
- * gr_anyevent_dynarr() - may layouts hold sequences and several strings?
- * @on: GR_F_DYNARR is in use (spec 2.3, v1.11)
+ * gr_anyevent_host() - what may layouts hold, by what the host accepts?
+ * @host_features: the host's bits of the control block in force
  *
- * Layouts made from now on (gr_anyevent_add_named(), the dry run) follow
- * it; a guest without a host that accepts the bit publishes none (spec
- * 7.3). Those made before stay as they are.
+ * GR_F_DYNARR (v1.11): sequences and several strings; GR_F_ARRAYS
+ * (v1.14): fixed arrays of integers and struct fields. Layouts made from
+ * now on (gr_anyevent_add_named(), the dry run) follow it; a guest
+ * without a host that accepts a bit publishes none of its fields (spec
+ * 7.3, 18.1 N3a, N3b). Those made before stay as they are.
  *
  * Context: process context; callers serialize (the control pass).
  */
-void gr_anyevent_dynarr(bool on)
+void gr_anyevent_host(u64 host_features)
 {
-	WRITE_ONCE(gr_anyevent_dyn, on);
+	WRITE_ONCE(gr_anyevent_feats,
+		   (host_features & GR_F_DYNARR ? GR_FORMAT_DYNARR : 0) |
+		   (host_features & GR_F_ARRAYS ? GR_FORMAT_ARRAYS : 0));
 }
 
 /**
@@ -924,7 +928,7 @@ int gr_desc_attach(unsigned int id)
  */
 static int gr_anyevent_catalogue_show(char *buf, const struct kernel_param *kp)
 {
-	static const char kind[] = "?ucSq???";
+	static const char kind[] = "?ucSqa??";
 	const struct gr_field_def *f;
 	const struct gr_anyevent *ev;
 	unsigned int i, j;

@@ -36,7 +36,7 @@ int gr_anyevent_add_named(const char *system, const char *name,
 					void *arg),
 			  void *arg);
 void gr_anyevent_unpublish(void);
-void gr_anyevent_dynarr(bool on);
+void gr_anyevent_host(u64 host_features);
 bool gr_anyevent_taken(const char *name);
 int gr_anyevent_probe_stop(unsigned int id);
 int gr_anyevent_probe_retake(unsigned int id, const char *system,

@@ -895,8 +895,8 @@ static int gr_byname_do(struct gr_byname_req *r)
 	if (len > GR_NAME_REQ_TEXT)
 		return -EINVAL;
 	r->offset = le32_to_cpu(r->req.offset);
-	/* v1.11: sequences and several strings only for a host that knows */
-	gr_anyevent_dynarr(r->gd->cur.host_features & GR_F_DYNARR);
+	/* v1.11, v1.14: sequences, strings, arrays for a host that knows */
+	gr_anyevent_host(r->gd->cur.host_features);
 	if (op == GR_NAME_OP_PROBE || op == GR_NAME_OP_UNPROBE) {
 		/* P1 */
 		if (!(r->gd->cur.host_features & GR_F_PROBE))

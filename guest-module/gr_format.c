@@ -10,6 +10,12 @@
  *	- integers of 1, 2, 4 or 8 bytes: GR_FIELD_INTEGER, signed as the
  *	  format says, pointers in base 16;
  *	- char[N]: GR_FIELD_CHARS;
+ *	- v1.14, while the host accepts them (GR_F_ARRAYS in use,
+ *	  GR_FORMAT_ARRAYS): a fixed array T[N] of integers other than char:
+ *	  GR_FIELD_ARRAY of N elements of sizeof(T), signed as the format
+ *	  says; a field of another type of other than 1, 2, 4 or 8 bytes (a
+ *	  struct by value) or an array of such: GR_FIELD_ARRAY of its bytes,
+ *	  in base 16;
  *	- a __data_loc (or __rel_loc) char[] string: its 4-byte location
  *	  word stays in place as the integer <name>_loc, and the string
  *	  itself is appended after the fixed fields as the GR_FIELD_STRING
@@ -25,8 +31,9 @@
  * (GR_F_DYNARR in use, v1.11: GR_FORMAT_DYNARR); before that one string.
  * A kprobe event (spec 18.4) has fields defined by code: they are taken
  * from its tracefs format instead, at the offsets shown.
- * An event with any other field (an array of other than char, a struct,
- * a dynamic array of other than integers), with fields defined by code
+ * An event with any other field (without GR_F_ARRAYS an array of other
+ * than char or a struct; a dynamic array of other than integers), with
+ * fields defined by code
  * (system call events), more than GR_MAX_FIELDS fields, or names that are
  * not identifiers of the spec's lengths, is refused with its reason.
  *
@@ -90,10 +97,10 @@ static int gr_format_add(struct gr_format *fm, const char *name,
 }
 
 /*
- * Bytes of an element of a dynamic array of @t, "T[]" with T an integer
- * type of the kernel's formats; 0 for another
+ * Bytes of the integer type named by the @n bytes of @t (a type of the
+ * kernel's formats, or a pointer); 0 for another type
  */
-static unsigned int gr_format_elem(const char *t)
+static unsigned int gr_format_int_size(const char *t, size_t n)
 {
 	static const struct {
 		const char *name;
@@ -108,17 +115,56 @@ static unsigned int gr_format_elem(const char *t)
 		{ "unsigned long", sizeof(long) }, { "long long", 8 },
 		{ "unsigned long long", 8 },
 	};
-	size_t n = strlen(t), i;
+	size_t i;
 
-	if (n < 3 || strcmp(t + n - 2, "[]"))
-		return 0;
-	n -= 2;
-	if (t[n - 1] == '*')
+	if (n && t[n - 1] == '*')
 		return sizeof(void *);
 	for (i = 0; i < ARRAY_SIZE(types); i++)
 		if (strlen(types[i].name) == n && !strncmp(t, types[i].name, n))
 			return types[i].size;
 	return 0;
+}
+
+/*
+ * Bytes of an element of a dynamic array of @t, "T[]" with T an integer
+ * type of the kernel's formats; 0 for another
+ */
+static unsigned int gr_format_elem(const char *t)
+{
+	size_t n = strlen(t);
+
+	if (n < 3 || strcmp(t + n - 2, "[]"))
+		return 0;
+	return gr_format_int_size(t, n - 2);
+}
+
+/*
+ * v1.14, GR_F_ARRAYS (spec 7.3): a fixed array "T[N]" of integers as
+ * N elements of sizeof(T), or a field of another type (a struct, an
+ * array of them) as an array of its bytes in base 16
+ */
+static int gr_format_array(struct gr_format *fm,
+			   const struct trace_event_fields *f, u16 o)
+{
+	const char *br = strchr(f->type, '[');
+	unsigned int elem = 0;
+	u8 flags = GR_FIELD_F_HEX;
+	int ret;
+
+	if (!(fm->feats & GR_FORMAT_ARRAYS) || !f->size)
+		return -EOPNOTSUPP;
+	if (br)
+		elem = gr_format_int_size(f->type, br - f->type);
+	if (elem && !(f->size % elem)) {
+		if (br[-1] != '*')
+			flags = f->is_signed ? GR_FIELD_F_SIGNED : 0;
+	} else {
+		elem = 1;
+	}
+	ret = gr_format_add(fm, f->name, "", o, f->size, GR_FIELD_ARRAY, flags);
+	if (!ret)
+		fm->fields[fm->nr - 1].elem_size = elem;
+	return ret;
 }
 
 /*
@@ -179,14 +225,12 @@ static int gr_format_field(struct gr_format *fm,
 		return gr_format_loc(fm, f, t + 11, false, off);
 	if (!strncmp(t, "__rel_loc ", 10))
 		return gr_format_loc(fm, f, t + 10, true, off);
-	if (strchr(t, '[')) {
-		if (strncmp(t, "char[", 5) || f->size < 1)
-			return -EOPNOTSUPP;
+	if (!strncmp(t, "char[", 5) && f->size >= 1)
 		return gr_format_add(fm, f->name, "", o, f->size,
-				       GR_FIELD_CHARS, 0);
-	}
-	if (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)
-		return -EOPNOTSUPP;
+				     GR_FIELD_CHARS, 0);
+	if (strchr(t, '[') ||
+	    (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8))
+		return gr_format_array(fm, f, o);
 	if (strchr(t, '*'))
 		flags = GR_FIELD_F_HEX;
 	else if (f->is_signed)
@@ -199,19 +243,27 @@ static int gr_format_field(struct gr_format *fm,
 static int gr_format_finish(struct gr_format *fm, unsigned int off)
 {
 	struct gr_format_var *v;
-	unsigned int i, var = 0;
+	unsigned int i, share, var = 0;
 	int ret;
 
 	if (off - GR_FORMAT_COMMON > U16_MAX / 2)
 		return -EPROTO;
 	fm->fixed = off - GR_FORMAT_COMMON;
 	fm->payload_size = fm->fixed;
+	for (i = 0; i < fm->nvar; i++)
+		var += fm->var[i].max;
+	/* spec 7.3: past GR_ANYEVENT_VAR_MAX in all, an equal share each */
+	if (var > GR_ANYEVENT_VAR_MAX)
+		for (i = 0; i < fm->nvar; i++) {
+			v = &fm->var[i];
+			share = GR_ANYEVENT_VAR_MAX / fm->nvar;
+			if (v->elem)
+				share -= share % v->elem;
+			v->max = min_t(unsigned int, v->max, share);
+		}
 	/* spec 7.1: the variable fields after the fixed ones, in order */
 	for (i = 0; i < fm->nvar; i++) {
 		v = &fm->var[i];
-		var += v->max;
-		if (var > GR_ANYEVENT_VAR_MAX)
-			return -EFBIG;
 		ret = gr_format_add(fm, v->name, "", fm->payload_size,
 				    v->max, v->elem ? GR_FIELD_SEQUENCE :
 				    GR_FIELD_STRING, v->flags);

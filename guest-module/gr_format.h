@@ -24,6 +24,7 @@
 
 /* What the host accepted, which a layout may use */
 #define GR_FORMAT_DYNARR	BIT(0)	/* GR_F_DYNARR: sequences, strings */
+#define GR_FORMAT_ARRAYS	BIT(1)	/* GR_F_ARRAYS: fixed arrays, structs */
 
 /**
  * struct gr_format_var - a __data_loc or __rel_loc field of an event

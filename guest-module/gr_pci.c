@@ -238,7 +238,7 @@ static void gr_pci_publish(struct gr_dev *gd, u64 instance_id)
 			    (gd->layout.client_size ? GR_F_CLIENT : 0) |
 			    (gd->layout.hist_size ? GR_F_HIST : 0) |
 			    GR_F_ANYEVENT | GR_F_PROBE | GR_F_VMSYNC |
-			    GR_F_DYNARR |
+			    GR_F_DYNARR | GR_F_ARRAYS |
 			    (gd->layout.wide_offset ? GR_F_WIDE_EVENTS : 0) |
 			    (gd->sync_tsc ? GR_F_SYNC_TSC : 0),
 		.instance_id = instance_id,
