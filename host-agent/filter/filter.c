@@ -494,6 +494,11 @@ static int gr_fx_pred(struct gr_fx_parser *p)
 		return gr_fx_fail(p->err, ft.pos, ft.len,
 				  "field '%s' is a dynamic array or not the event's first string: filters cannot test it",
 				  fname);
+	/* v1.14 (spec 14.6): nor a fixed array */
+	if (field >= 0 && p->ev->fields[field].type == GR_FIELD_ARRAY)
+		return gr_fx_fail(p->err, ft.pos, ft.len,
+				  "field '%s' is an array: filters cannot test it",
+				  fname);
 
 	ret = gr_fx_next(p);
 	if (ret)

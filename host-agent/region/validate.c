@@ -616,11 +616,44 @@ int gr_check_region_hdr(const struct gr_region_hdr *copy,
 	return 0;
 }
 
-static int check_field(const struct gr_field_desc *f, struct gr_field_view *fv,
-		       uint16_t payload_size, int last, int varlen, int dynarr,
-		       const char **why)
+/* the end of field @f (@fv checked so far) in the payload; its name */
+static int check_end(const struct gr_field_desc *f, struct gr_field_view *fv,
+		     uint16_t payload_size, const char **why)
 {
-	uint32_t end;
+	uint32_t end = (uint32_t)fv->offset + fv->size;	/* no overflow */
+
+	if (end > payload_size)
+		return bad(why, "field extends beyond payload_size");
+	memset(fv->name, 0, sizeof(fv->name));
+	strcpy(fv->name, f->name);
+	return 0;
+}
+
+/*
+ * The elements of a SEQUENCE (v1.11, @seq) or ARRAY (v1.14) field @f:
+ * 1, 2, 4 or 8 bytes, a whole number of them (spec 7.4)
+ */
+static int check_elems(const struct gr_field_desc *f, struct gr_field_view *fv,
+		       int seq, uint16_t payload_size, const char **why)
+{
+	fv->elem_size = f->elem_size;
+	if (fv->elem_size != 1 && fv->elem_size != 2 &&
+	    fv->elem_size != 4 && fv->elem_size != 8)
+		return bad(why, seq ? "sequence element size is not 1, 2, 4 or 8" :
+			   "array element size is not 1, 2, 4 or 8");
+	if (!fv->size || fv->size % fv->elem_size)
+		return bad(why, seq ? "sequence size is not a multiple of its element size" :
+			   "array size is not a multiple of its element size");
+	if (fv->flags & ~(uint8_t)GR_FIELD_KNOWN_FLAGS)
+		return bad(why, "unknown bits in field flags");
+	return check_end(f, fv, payload_size, why);
+}
+
+static int check_field(const struct gr_field_desc *f, struct gr_field_view *fv,
+		       uint16_t payload_size, int last, int varlen,
+		       uint64_t features, const char **why)
+{
+	int dynarr = !!(features & GR_F_DYNARR);
 
 	switch (ident_check(f->name, sizeof(f->name))) {
 	case ID_UNTERMINATED:
@@ -669,27 +702,19 @@ static int check_field(const struct gr_field_desc *f, struct gr_field_view *fv,
 			return bad(why, "sequence field without GR_F_DYNARR");
 		if (!varlen)
 			return bad(why, "sequence field in an event without VARLEN");
-		fv->elem_size = f->elem_size;
 		fv->len_field = f->len_field;
-		if (fv->elem_size != 1 && fv->elem_size != 2 &&
-		    fv->elem_size != 4 && fv->elem_size != 8)
-			return bad(why, "sequence element size is not 1, 2, 4 or 8");
-		if (!fv->size || fv->size % fv->elem_size)
-			return bad(why, "sequence size is not a multiple of its element size");
-		if (fv->flags & ~(uint8_t)GR_FIELD_KNOWN_FLAGS)
-			return bad(why, "unknown bits in field flags");
-		break;
+		return check_elems(f, fv, 1, payload_size, why);
+	case GR_FIELD_ARRAY:	/* v1.14, spec 7.3, 7.4 */
+		if (!(features & GR_F_ARRAYS))
+			return bad(why, "array field without GR_F_ARRAYS");
+		if (f->len_field)
+			return bad(why, "array field with a len_field");
+		return check_elems(f, fv, 0, payload_size, why);
 	default:
 		return bad(why, "unknown field type");
 	}
 
-	end = (uint32_t)fv->offset + fv->size;	/* u16 + u16: no overflow */
-	if (end > payload_size)
-		return bad(why, "field extends beyond payload_size");
-
-	memset(fv->name, 0, sizeof(fv->name));
-	strcpy(fv->name, f->name);
-	return 0;
+	return check_end(f, fv, payload_size, why);
 }
 
 /*
@@ -817,7 +842,7 @@ int gr_check_event_desc(const struct gr_view *v,
 			struct gr_event_view *out, const char **why)
 {
 	struct gr_event_view ev;
-	int varlen, dynarr, ret;
+	int varlen, ret;
 	unsigned int i, j, first_var;
 
 	if (index >= GR_WIDE_MAX_EVENTS || index >= v->desc_capacity)
@@ -848,7 +873,6 @@ int gr_check_event_desc(const struct gr_view *v,
 	if (ev.flags & ~(uint16_t)GR_EVENT_KNOWN_FLAGS)
 		return bad(why, "unknown bits in event flags");
 	varlen = !!(ev.flags & GR_EVENT_F_VARLEN);
-	dynarr = !!(v->features & GR_F_DYNARR);
 
 	ev.payload_size = le16toh(copy->payload_size);
 	if ((uint32_t)ev.payload_size + sizeof(struct gr_event_header) >
@@ -867,7 +891,7 @@ int gr_check_event_desc(const struct gr_view *v,
 		struct gr_field_view *fv = &ev.fields[i];
 
 		ret = check_field(&copy->fields[i], fv, ev.payload_size,
-				  i + 1 == ev.nr_fields, varlen, dynarr, why);
+				  i + 1 == ev.nr_fields, varlen, v->features, why);
 		if (ret)
 			return ret;
 		ret = check_var_field(&ev, i, &first_var, why);

@@ -205,7 +205,7 @@ struct gr_field_view {
 	uint8_t type;			/* GR_FIELD_INTEGER, _CHARS, _STRING or
 					 * _SEQUENCE (v1.11) */
 	uint8_t flags;			/* GR_FIELD_F_*, INTEGER, SEQUENCE */
-	uint8_t elem_size;		/* SEQUENCE: 1, 2, 4, 8; else 0 */
+	uint8_t elem_size;		/* SEQUENCE, ARRAY: 1, 2, 4, 8; else 0 */
 	uint8_t len_field;		/* SEQUENCE: its count's field, an
 					 * unsigned INTEGER of the fixed part
 					 * of its event; else 0 */

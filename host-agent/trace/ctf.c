@@ -668,6 +668,22 @@ static void emit_net_run(struct sbuf *b, unsigned int align)
 	sb_printf(b, "\t\t} _network_header;\n");
 }
 
+/* an element of a SEQUENCE (v1.11) or ARRAY (v1.14): 1, 2, 4, 8 bytes */
+static int elem_size_ok(const struct gr_field_view *f)
+{
+	return f->elem_size == 1 || f->elem_size == 2 || f->elem_size == 4 ||
+	       f->elem_size == 8;
+}
+
+/* the element type of SEQUENCE or ARRAY @f, before its name */
+static void emit_elem(struct sbuf *b, const struct gr_field_view *f)
+{
+	sb_printf(b, "\t\tinteger { size = %u; align = 8; signed = %s; "
+		  "base = %u; } ", f->elem_size * 8U,
+		  f->flags & GR_FIELD_F_SIGNED ? "true" : "false",
+		  f->flags & GR_FIELD_F_HEX ? 16U : 10U);
+}
+
 static int emit_fields(struct sbuf *b, const struct gr_event_view *ev)
 {
 	unsigned int order[GR_MAX_FIELDS], n = ev->nr_fields, i, j;
@@ -726,6 +742,14 @@ static int emit_fields(struct sbuf *b, const struct gr_event_view *ev)
 				  "signed = false; encoding = UTF8; base = 10; } "
 				  "_%s[%u];\n", name, f->size);
 			break;
+		case GR_FIELD_ARRAY:
+			/* v1.14: a static array of integers */
+			if (var_seen || !elem_size_ok(f) ||
+			    !f->size || f->size % f->elem_size)
+				return -EINVAL;
+			emit_elem(b, f);
+			sb_printf(b, "_%s[%u];\n", name, f->size / f->elem_size);
+			break;
 		case GR_FIELD_STRING:
 			/* variable length: only as the last bytes of a record */
 			if (!varlen)
@@ -739,14 +763,10 @@ static int emit_fields(struct sbuf *b, const struct gr_event_view *ev)
 			if (!varlen || f->len_field >= ev->nr_fields ||
 			    ev->fields[f->len_field].offset >= f->offset ||
 			    ev->fields[f->len_field].type != GR_FIELD_INTEGER ||
-			    (f->elem_size != 1 && f->elem_size != 2 &&
-			     f->elem_size != 4 && f->elem_size != 8))
+			    !elem_size_ok(f))
 				return -EINVAL;
-			sb_printf(b, "\t\tinteger { size = %u; align = 8; "
-				  "signed = %s; base = %u; } _%s[_%s];\n",
-				  f->elem_size * 8U,
-				  f->flags & GR_FIELD_F_SIGNED ? "true" : "false",
-				  f->flags & GR_FIELD_F_HEX ? 16U : 10U, name,
+			emit_elem(b, f);
+			sb_printf(b, "_%s[_%s];\n", name,
 				  gr_ctf_field_name(ev,
 						    &ev->fields[f->len_field]));
 			var_seen = 1;

@@ -139,7 +139,23 @@ char *gr_rwbs_text(char *buf, size_t len, uint64_t flags)
 	return buf;
 }
 
-/* v1.11: "[e0, e1, ...]", the count from its field, bounded by @room */
+/* "[e0, e1, ...]": @n elements of field @f at @p */
+static void print_elems(FILE *out, const struct gr_field_view *f,
+			const uint8_t *p, uint64_t n)
+{
+	uint64_t i;
+
+	fputc('[', out);
+	for (i = 0; i < n; i++) {
+		if (i)
+			fputs(", ", out);
+		print_int(out, gr_load_le(p + i * f->elem_size, f->elem_size),
+			  f->elem_size, f->flags);
+	}
+	fputc(']', out);
+}
+
+/* v1.11: a sequence, the count from its field, bounded by @room */
 static void print_sequence(FILE *out, const struct gr_event_view *ev,
 			   const struct gr_field_view *f,
 			   const uint8_t *payload, uint32_t plen,
@@ -147,23 +163,16 @@ static void print_sequence(FILE *out, const struct gr_event_view *ev,
 {
 	const struct gr_field_view *len = &ev->fields[f->len_field];
 	uint32_t room = plen - start < f->size ? plen - start : f->size;
-	uint64_t n, i;
+	uint64_t n;
 
 	if (!f->elem_size || (uint32_t)len->offset + len->size > plen) {
 		fputs("<missing>", out);
 		return;
 	}
 	n = gr_load_le(payload + len->offset, len->size);
-	fputc('[', out);
-	for (i = 0; i < n && (i + 1) * f->elem_size <= room; i++) {
-		if (i)
-			fputs(", ", out);
-		print_int(out, gr_load_le(payload + start + i * f->elem_size,
-					  f->elem_size),
-			  f->elem_size, f->flags);
-	}
-	fputc(']', out);
-	if (i < n)
+	print_elems(out, f, payload + start,
+		    n < room / f->elem_size ? n : room / f->elem_size);
+	if (n > room / f->elem_size)
 		fputs("<cut>", out);
 }
 
@@ -202,6 +211,11 @@ static void print_field(FILE *out, const struct gr_event_view *ev,
 		break;
 	case GR_FIELD_SEQUENCE:
 		print_sequence(out, ev, f, payload, plen, start);
+		break;
+	case GR_FIELD_ARRAY:	/* v1.14: whole, checked above */
+		if (f->elem_size)
+			print_elems(out, f, payload + start,
+				    f->size / f->elem_size);
 		break;
 	default:	/* GR_FIELD_STRING: bounded by the field and the record */
 		if (!print_text(out, payload + start,
