@@ -15,12 +15,12 @@ with babeltrace2's python bindings, and checks, printing one "ok - " or
   - per event, on every CPU, ftrace's records over its interval stand in
     the same order in guestrelay's trace, equal field by field (every
     field of the format, __data_loc strings as text, __data_loc arrays
-    of integers element by element, and common_pid
+    of integers and fixed arrays element by element, and common_pid
     against the record's tid), with nothing else between them; a record
     an interrupt moved (MOVE_MAX) and a field read from jiffies
     (CLOCK_FIELDS) are allowed and counted;
   - at least 5 events of 3 systems had records to compare, one of them
-    with dynamic arrays of integers.
+    with dynamic arrays of integers, one with fixed arrays (spec 1.14).
 """
 import base64
 import collections
@@ -161,6 +161,8 @@ def decode_fields(data, fmt):
                         elements(data[soff:soff + slen], int(kind[3:])))
         elif kind == "chars":
             vals.append(text(data[off:off + size]))
+        elif kind.startswith("arr"):
+            vals.append(elements(data[off:off + size], int(kind[3:])))
         else:
             vals.append(int.from_bytes(data[off:off + size], "little",
                                        signed=sgn))
@@ -211,7 +213,7 @@ def read_pages(blob, cpu, fmts, ids, out):
 def ours_value(f, kind):
     if isinstance(f, bt2._StringFieldConst):
         return str(f).split("\0", 1)[0]
-    if isinstance(f, bt2._ArrayFieldConst) and kind.startswith("seq"):
+    if isinstance(f, bt2._ArrayFieldConst) and kind[:3] in ("seq", "arr"):
         mask = (1 << (8 * int(kind[3:]))) - 1
         return tuple(int(x) & mask for x in f)
     if isinstance(f, bt2._ArrayFieldConst):
@@ -307,6 +309,10 @@ def layout(fmt):
             strings.append((name, "qsh"))
         elif kind == "chars":
             words.append("%s@%d+%dc" % (name, off, size))
+        elif kind.startswith("arr"):
+            # spec 1.14: a fixed array ('a'; 'h' for a struct's bytes)
+            words.append("%s@%d+%d%s" % (name, off, size, "s" if sgn else
+                                         "!"))
         else:
             words.append("%s@%d+%d%s" % (name, off, size, "s" if sgn else
                                          "?"))
@@ -325,10 +331,11 @@ def check_layouts(fmts, cat):
         want, strings = layout(fmts[ev])
         got = found[ev]
         n = len(want)
-        # unsigned integers: 'u', or 'h' for pointers (tracefs: unsigned)
+        # unsigned integers: 'u', or 'h' for pointers (tracefs: unsigned);
+        # unsigned arrays 'a', or 'h' for a struct's bytes
         same = len(got) == n + len(strings) and all(
-            g == w or (w.endswith("?") and g[:-1] == w[:-1] and
-                       g[-1] in "uh")
+            g == w or (w[-1] in "?!" and g[:-1] == w[:-1] and
+                       g[-1] in ("uh" if w[-1] == "?" else "ah"))
             for g, w in zip(got, want))
         same = same and all(g.startswith(s + "@") and g[-1] in kinds
                             for g, (s, kinds) in zip(got[n:], strings))
@@ -405,15 +412,17 @@ def main():
                 if slack else "",
                 ", %d moved by an interrupt" % moved if moved else ""))
 
-    # a dynamic array of integers (grtp.ko's event: the guest's kernel
-    # fires none of its own)
-    arrays = sorted(ev for ev in compared
-                    if any(f[4].startswith("seq") for f in recorded[ev]))
-    name = "events with dynamic arrays of integers compared with ftrace"
-    if arrays:
-        ok(name + " (%s)" % ", ".join(arrays))
-    else:
-        fail(name, "none compared")
+    # dynamic arrays of integers, and (spec 1.14) fixed arrays and a
+    # struct by value: grtp.ko's events (the guest's kernel fires none of
+    # its own)
+    for kind, what in (("seq", "dynamic"), ("arr", "fixed")):
+        evs = sorted(ev for ev in compared
+                     if any(f[4].startswith(kind) for f in recorded[ev]))
+        name = "events with %s arrays of integers compared with ftrace" % what
+        if evs:
+            ok(name + " (%s)" % ", ".join(evs))
+        else:
+            fail(name, "none compared")
     systems = {ev.split(":", 1)[0] for ev in compared}
     name = "at least 5 events of 3 systems compared"
     if len(compared) >= 5 and len(systems) >= 3:

@@ -11,13 +11,14 @@
 # sched), one the module records natively
 # (block_rq_issue), one whose fields are defined by code (a system call
 # event) and one that does not exist, and with events= naming the 22;
-# the agent records the same 22 (vm-add --events). The agent adds 7
-# more at run time (spec 18): 5 named by patterns at vm-add (3 new ones
-# of timer:hrtimer_*, a bare name, grtp:grtp_dynarr: the event of
-# grtp.ko, loaded first, with two dynamic arrays of integers and a
+# the agent records the same 22 (vm-add --events). The agent adds 8
+# more at run time (spec 18): 6 named by patterns at vm-add (3 new ones
+# of timer:hrtimer_*, a bare name, grtp:grtp_*: the events of grtp.ko,
+# loaded first, grtp_dynarr with two dynamic arrays of integers and a
 # bitmask, which the guest lays out only once the host accepted
-# GR_F_DYNARR, and fires while both tracers record; nosuch:* names
-# none) and 2 by
+# GR_F_DYNARR, and grtp_array with fixed arrays of integers and a
+# struct, only once it accepted GR_F_ARRAYS (spec 1.14), both fired
+# while both tracers record; nosuch:* names none) and 2 by
 # `guestrelay enable` while the guest waits for them, and 2 kprobe events
 # the host defines (spec 18.4, `guestrelay probe`: an entry probe with
 # the opened path and a return probe). Then ftrace records all of them
@@ -35,7 +36,7 @@
 #     guest's kprobe_events while alive and gone after `probe -:NAME`;
 #     the entry probe has two strings (path and comm, spec 1.11), which
 #     babeltrace2 shows as strings and the comparison with ftrace covers;
-#   - the guest has the 9 events added at run time in its catalogue;
+#   - the guest has the 10 events added at run time in its catalogue;
 #   - the module loads; the catalogue counts 22 found, 1 missing, 2 refused;
 #   - each event found is in the catalogue with tracefs' id and number of
 #     fields, and a payload layout equal to its tracefs format;
@@ -48,7 +49,8 @@
 #     anyevent_check.py's NOT_COMPARED);
 #     an event without records in ftrace's interval
 #     is reported, not compared, and at least 5 events of 3 systems must
-#     be compared, grtp_dynarr's arrays among them;
+#     be compared, grtp_dynarr's dynamic arrays and grtp_array's fixed
+#     ones among them;
 #   - the module unloads; the console has no WARNING:, BUG:, Oops or
 #     Call Trace.
 
@@ -70,8 +72,8 @@ events=$events,console,rcu_utilization,sched_stat_runtime
 # hrtimer_expire_exit and hrtimer_cancel are new; hrtimer_start and
 # hrtimer_expire_entry came with anyevent=; a pattern naming nothing),
 # and two more by `guestrelay enable` while the guest waits for them
-rt="timer:hrtimer_*,sched_wake_idle_without_ipi,grtp:grtp_dynarr,nosuch:*"
-boot_guest "$vm" --run e2e-anyevent --append "gr.mod=0 gr.secs=2 gr.rt=9 gr.probes=1" \
+rt="timer:hrtimer_*,sched_wake_idle_without_ipi,grtp:grtp_*,nosuch:*"
+boot_guest "$vm" --run e2e-anyevent --append "gr.mod=0 gr.secs=2 gr.rt=10 gr.probes=1" \
 	--vm-args "--switch-timer-ms 100 --events $events,$rt"
 log=$(console "$vm")
 if wait_console "$vm" "GR: ANYAVAIL" 120; then
@@ -190,9 +192,9 @@ grep -aq "GR: ANYLOAD ok" "$log" && ok "guestrelay.ko loads with anyevent=" ||
 cat=$(sed -n '/GR: MARK catalogue /,/GR: MARK catalogue_end/p' "$log" | tr -d '\r')
 want=$(grep -a "GR: ANYTRACE " "$log" | tr -d '\r' | wc -l)
 nrt=$(grep -a "GR: ANYRT [a-z]" "$log" | tr -d '\r' | wc -l)
-[ "$nrt" = 9 ] && ! grep -aq "GR: ANYRT timeout" "$log" &&
-	ok "the guest has the 9 events the host added at run time" ||
-	fail "the guest has the 9 events the host added at run time" \
+[ "$nrt" = 10 ] && ! grep -aq "GR: ANYRT timeout" "$log" &&
+	ok "the guest has the 10 events the host added at run time" ||
+	fail "the guest has the 10 events the host added at run time" \
 		"$(grep -a 'GR: ANYRT' "$log")"
 found=$((want - nrt - 2))
 grep -q "^found $found missing 1 refused 2$" <<<"$cat" &&

@@ -8,15 +8,19 @@
 # power:device_pm_callback_start (two strings) and ipi:ipi_raise (a
 # sequence of unsigned longs counted by target_cpus_len), laid out as the
 # guest lays them out; for the packet target one record of each is
-# appended to the first packet's records. Run after mkcorpus.sh.
+# appended to the first packet's records. A region seed with fixed arrays
+# (v1.14, GR_F_ARRAYS; seed-arrays): the header gains the bit and its last
+# descriptor becomes grtp.ko's grtp_array (u8, s16, u32 arrays, a struct
+# as its bytes, a char array). Run after mkcorpus.sh.
 import os
 import struct
 import sys
 
 CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
 GR_F_DYNARR = 1 << 17
+GR_F_ARRAYS = 1 << 20
 HDR, DESC = 512, 576
-INT, STR, SEQ = 1, 3, 4
+INT, CHR, STR, SEQ, ARR = 1, 2, 3, 4, 5
 HEX, SIGNED = 2, 1
 
 
@@ -59,6 +63,21 @@ def retable(data):
     return bytes(hdr) + bytes(descs), ndesc, data[HDR + DESC * ndesc:]
 
 
+def arrays_table(data):
+    hdr = bytearray(data[:HDR])
+    feat, = struct.unpack_from("<Q", hdr, 24)
+    struct.pack_into("<Q", hdr, 24, feat | GR_F_ARRAYS)
+    ndesc, = struct.unpack_from("<I", hdr, 64)
+    descs = bytearray(data[HDR:HDR + DESC * ndesc])
+    descs[DESC * (ndesc - 1):] = desc(
+        ndesc - 1, "grtp_array", "grtp", 56, 0,
+        [field("seq", 0, 4, INT), field("addr", 4, 6, ARR, 0, 1),
+         field("deltas", 10, 6, ARR, SIGNED, 2),
+         field("words", 16, 16, ARR, 0, 4), field("id", 32, 16, ARR, HEX, 1),
+         field("tag", 48, 8, CHR)])
+    return bytes(hdr) + bytes(descs)
+
+
 def record(rid, tid, ts, payload):
     size = (16 + len(payload) + 7) & ~7
     # struct gr_event_header: timestamp, id, size, tid
@@ -75,6 +94,7 @@ def main():
     src = open(os.path.join(CORPUS, "region", "seed-fakeguest"), "rb").read()
     table, _, _ = retable(src)
     put("region", "seed-dynarr", table)
+    put("region", "seed-arrays", arrays_table(src))
 
     src = open(os.path.join(CORPUS, "packet", "seed-packet0"), "rb").read()
     table, ndesc, rest = retable(src)

@@ -613,6 +613,29 @@ int bt_dump(char **dirs, unsigned int n, int each, struct run *r)
 	return run(argv, r);
 }
 
+int bt_text(const char *dir, struct run *r)
+{
+	char *argv[] = { "babeltrace2", (char *)dir, NULL };
+
+	if (run(argv, r))
+		return -1;
+	if (exited_ok(r))
+		return 0;
+	fprintf(stderr, "\n%s\n", r->err);
+	return -1;
+}
+
+char *trace_metadata(struct trace *t)
+{
+	char *text = NULL;
+	size_t len;
+
+	if (gr_ctf_metadata(&t->v, t->ev, t->nd, &t->env, &t->clock, &text,
+			    &len))
+		return NULL;
+	return text;
+}
+
 /* compare line by line, printing the first difference */
 int same_text(const char *got, const char *want)
 {

@@ -95,6 +95,10 @@ void run_free(struct run *r);
 int run(char *const argv[], struct run *r);
 int exited_ok(const struct run *r);
 int bt_dump(char **dirs, unsigned int n, int each, struct run *r);
+/* babeltrace2 DIR into @r: 0 if it exited 0, else its stderr printed */
+int bt_text(const char *dir, struct run *r);
+/* the metadata gr_ctf_metadata() writes for @t (to free()), or NULL */
+char *trace_metadata(struct trace *t);
 int same_text(const char *got, const char *want);
 char *drop_lines(const char *text, const char *prefix);
 unsigned int count_lines(const char *text, const char *prefix);

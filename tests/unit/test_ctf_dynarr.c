@@ -249,15 +249,13 @@ static int dyn_stored(struct trace *t, const char *name)
 
 static void test_babeltrace_shows_strings_and_arrays(void)
 {
-	char *argv[] = { "babeltrace2", NULL, NULL };
 	struct trace t;
 	struct run r;
 	char *text;
-	size_t len;
 
 	CU_ASSERT_EQUAL_FATAL(dyn_stored(&t, "bt"), 0);
-	CU_ASSERT_EQUAL_FATAL(gr_ctf_metadata(&t.v, t.ev, t.nd, &t.env,
-					      &t.clock, &text, &len), 0);
+	text = trace_metadata(&t);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	CU_ASSERT_PTR_NOT_NULL(strstr(text,
 		"string { encoding = UTF8; } _device;\n"
 		"\t\tstring { encoding = UTF8; } _driver;\n"));
@@ -265,11 +263,7 @@ static void test_babeltrace_shows_strings_and_arrays(void)
 		"integer { size = 64; align = 8; signed = false; base = 16; } "
 		"_target_cpus[_target_cpus_len];\n"));
 	free(text);
-	argv[1] = t.dir;
-	CU_ASSERT_EQUAL_FATAL(run(argv, &r), 0);
-	CU_ASSERT(exited_ok(&r));
-	if (!exited_ok(&r))
-		fprintf(stderr, "\n%s\n", r.err);
+	CU_ASSERT_EQUAL_FATAL(bt_text(t.dir, &r), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.out,
 		"event = -3, device = \"serial8250\", driver = \"\" }"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.out,

@@ -140,17 +140,6 @@ static int net_stored(struct trace *t, const char *dir, const char *name,
 	return stream_append(t, 0, p.b, sizeof(p.b));
 }
 
-static char *metadata_of(struct trace *t)
-{
-	char *text = NULL;
-	size_t len;
-
-	if (gr_ctf_metadata(&t->v, t->ev, t->nd, &t->env, &t->clock, &text,
-			    &len))
-		return NULL;
-	return text;
-}
-
 /*
  * Each record as Trace Compass's Lttng29EventLayout reads it:
  * network_header, its selected option (whatever its name), then
@@ -182,7 +171,7 @@ static void test_metadata_nests_the_run_as_lttng_modules(void)
 
 	CU_ASSERT_EQUAL_FATAL(net_stored(&t, "nest", "netif_receive_skb",
 					 "net", NULL), 0);
-	text = metadata_of(&t);
+	text = trace_metadata(&t);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "name = \"net_if_receive_skb\";"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text,
@@ -310,7 +299,7 @@ static void test_other_layouts_are_declared_flat_and_read(void)
 						 flat_cases[i].name,
 						 flat_cases[i].system,
 						 flat_cases[i].mutate), 0);
-		text = metadata_of(&t);
+		text = trace_metadata(&t);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 		CU_ASSERT_PTR_NULL(strstr(text, "variant"));
 		CU_ASSERT_PTR_NULL(strstr(text, "_network_header;"));

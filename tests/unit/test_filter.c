@@ -497,6 +497,26 @@ static void test_compile_dynarr(void)
 	expect_error(&ev, "cpus == 1", "field 'cpus' is a dynamic array", 0, 4);
 }
 
+/* v1.14 (spec 14.6): a fixed array is not an operand either */
+static void test_compile_array(void)
+{
+	struct gr_filter_slot slot;
+	struct gr_event_view ev;
+	struct gr_fx_error err;
+
+	memset(&ev, 0, sizeof(ev));
+	snprintf(ev.name, sizeof(ev.name), "tcp_probe");
+	snprintf(ev.system, sizeof(ev.system), "tcp");
+	add_field(&ev, "sport", 0, 2, GR_FIELD_INTEGER, 0);
+	add_field(&ev, "saddr", 2, 28, GR_FIELD_ARRAY, 0);
+	ev.fields[1].elem_size = 1;
+	ev.payload_size = 32;
+	memset(&err, 0, sizeof(err));
+	CU_ASSERT_EQUAL(gr_fx_build("sport == 22", &ev, &slot, &err), 0);
+	expect_error(&ev, "sport == 22 || saddr == 1",
+		     "field 'saddr' is an array: filters cannot test it", 15, 5);
+}
+
 static void test_compile_errors(void)
 {
 	struct gr_event_view ev;
@@ -1271,6 +1291,7 @@ static const struct gr_test tests[] = {
 	GR_TEST(test_compile_strtab),
 	GR_TEST(test_compile_errors),
 	GR_TEST(test_compile_dynarr),
+	GR_TEST(test_compile_array),
 	GR_TEST(test_compile_rwbs_letters),
 	GR_TEST(test_compile_random),
 	GR_TEST(test_verify_rejects),

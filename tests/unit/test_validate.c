@@ -854,7 +854,9 @@ static void test_desc_bytes_after_nul_do_not_matter(void)
 	X(type_0, "unknown field type", d[0].fields[2].type = 0)	\
 	X(type_4, "sequence field without GR_F_DYNARR",		\
 	  d[0].fields[2].type = 4)					\
-	X(type_5, "unknown field type", d[0].fields[2].type = 5)	\
+	X(type_5, "array field without GR_F_ARRAYS",			\
+	  d[0].fields[2].type = 5)					\
+	X(type_6, "unknown field type", d[0].fields[2].type = 6)	\
 	X(type_255, "unknown field type", d[0].fields[2].type = 255)	\
 	X(field_past_payload, "field extends beyond payload_size",	\
 	  d[0].fields[6].offset = htole16(53))				\

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * grtp.ko - fires grtp:grtp_dynarr, a tracepoint with two dynamic arrays
- * of integers (u32 and u8) and a bitmask, for
+ * of integers (u32 and u8) and a bitmask, and grtp:grtp_array, one with
+ * fixed arrays of integers, a char array and a struct by value, for
  * tests/e2e/test_anyevent.sh: the test guest's kernel has such events
  * only in drivers it does not load, so none fires there.
  *
@@ -9,7 +10,9 @@
  *
  * fires N events, numbered on from the last: event k has k % 17 values
  * (k * 1000 + j, every third one near the top of the u32 range), k * 7 %
- * 33 bytes and the online CPUs.
+ * 33 bytes and the online CPUs; its grtp_array has the seven bytes and
+ * values of every sign and width drawn from k, and the tag "grN" with N
+ * k % 100000.
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -24,6 +27,23 @@
 
 static unsigned int grtp_seq;
 
+static void grtp_fire_array(unsigned int k)
+{
+	u8 addr[6];
+	s16 deltas[3] = { (s16)(k * 37), -(s16)(k % 1000), S16_MIN + (s16)k };
+	u32 words[4] = { k, ~k, k << 20, U32_MAX - k };
+	char tag[8];
+	guid_t id;
+	unsigned int j;
+
+	for (j = 0; j < sizeof(addr); j++)
+		addr[j] = (u8)(k * 13 + j * 41);
+	for (j = 0; j < sizeof(id.b); j++)
+		id.b[j] = (u8)(k + j * 17);
+	snprintf(tag, sizeof(tag), "gr%u", k % 100000);
+	trace_grtp_array(k, addr, deltas, words, &id, tag);
+}
+
 static void grtp_fire_one(unsigned int k)
 {
 	u32 vals[GRTP_MAX_VALS];
@@ -37,6 +57,7 @@ static void grtp_fire_one(unsigned int k)
 	for (j = 0; j < m; j++)
 		bytes[j] = (u8)(k + j * 31);
 	trace_grtp_dynarr(k, vals, n, bytes, m, cpu_online_mask);
+	grtp_fire_array(k);
 }
 
 static int grtp_fire_set(const char *val, const struct kernel_param *kp)
@@ -64,7 +85,7 @@ static const struct kernel_param_ops grtp_fire_ops = {
 	.get = grtp_fire_get,
 };
 module_param_cb(fire, &grtp_fire_ops, NULL, 0644);
-MODULE_PARM_DESC(fire, "write N: fire N grtp_dynarr events; read: fired so far");
+MODULE_PARM_DESC(fire, "write N: fire N grtp_dynarr and grtp_array events; read: fired so far");
 
 MODULE_DESCRIPTION("guestrelay test: a tracepoint with dynamic arrays");
 MODULE_LICENSE("GPL");
