@@ -111,7 +111,7 @@ MODULE_PARM_DESC(anyevent, "Trace events to record by system:name, comma separat
 
 /*
  * Entries, allocated when first used (gr_anyevent_slot()) and kept, for
- * the next publication, until the module unloads: 992 slots (spec 19)
+ * the next publication, until the module unloads: 991 slots (spec 19)
  * would cost about 1 MB held whether used or not
  */
 static struct gr_anyevent *gr_anyevents[GR_ANYEVENT_SLOTS];

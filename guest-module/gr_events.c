@@ -57,6 +57,7 @@
 #include <linux/tracepoint.h>
 #include <net/ip.h>
 #include <asm/syscall.h>
+#include <asm/trace/irq_vectors.h>
 
 /* Only for the register_trace_*() declarations used by GR_CHECK_PROBE(). */
 #include <trace/events/block.h>

@@ -25,8 +25,9 @@
 #   - babeltrace2 reads the trace and counts what `report --summary`
 #     counts; `guestrelay report` prints it; the trace holds records of
 #     more than 50 events added by name;
-#   - no event added fails to attach (an event the kernel refuses to
-#     sample, irq_vectors:irq_work_exit, is refused in the answer);
+#   - no event added fails to attach (the one event the kernel refuses
+#     to sample, irq_vectors:irq_work_exit, is recorded by the module's
+#     table since spec 1.14);
 #   - the console has no WARNING:, BUG:, Oops, Call Trace or "sleeping
 #     function" line.
 # The guest stays up for the host's questions after the workload until
