@@ -15,57 +15,25 @@ to `guestrelay enable VM '*'` (--enable), prints markdown:
     count).
 Exit 1 if a variant or workload has no run, or a tracer wrote no event.
 """
-import argparse
-import json
 import os
-import re
 import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from workload_table import WORKLOADS, cell, fmt  # noqa: E402
+from workload_table import (WORKLOADS, cell, parser,  # noqa: E402
+                            read_console, read_stats)
 
 NAMES = {"none": "none", "lttng": "LTTng", "ftrace": "ftrace",
          "gr": "guestrelay"}
 
 
-def read_console(path):
-    runs, info = {}, {}
-    with open(path, errors="replace") as f:
-        for line in f:
-            line = line.strip()
-            m = re.match(r"GR: WL run (.*)", line)
-            if m:
-                kv = dict(x.split("=", 1) for x in m.group(1).split())
-                runs.setdefault((kv["variant"], kv["workload"]), []).append(
-                    (int(kv["rep"]), float(kv["ops_per_s"]), int(kv["ns"])))
-                continue
-            m = re.match(r"GR: WL info (\S+) ?(.*)", line)
-            if m:
-                info[m.group(1)] = m.group(2)
-    return runs, info
-
-
 def main():
-    ap = argparse.ArgumentParser()
-    for a in ("console", "status", "host-cpu", "qemu", "load"):
-        ap.add_argument("--" + a, required=True)
-    for a in ("pp", "sc", "reps", "host-cores", "seconds"):
-        ap.add_argument("--" + a, type=int, required=True)
-    ap.add_argument("--lttng", type=int, default=0)
-    ap.add_argument("--guest-mem", default="?")
+    ap = parser()
     ap.add_argument("--enable", default=None)
     o = ap.parse_args()
     variants = ["none"] + (["lttng"] if o.lttng else []) + ["ftrace", "gr"]
     runs, info = read_console(o.console)
-    try:
-        with open(o.status) as f:
-            st = json.load(f)
-        if "vms" in st:
-            st = st["vms"][0]
-    except (OSError, ValueError, IndexError):
-        st = {}
-    stats = st.get("stats", {})
+    stats = read_stats(o.status)
     enable = ""
     if o.enable is None:
         o.enable = os.path.join(os.path.dirname(o.status),

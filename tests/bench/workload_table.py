@@ -33,7 +33,8 @@ def cell(vals):
                            fmt(max(vals)))
 
 
-def main():
+def parser():
+    """The arguments bench_workload.sh gives its tables."""
     ap = argparse.ArgumentParser()
     for a in ("console", "status", "host-cpu", "qemu", "load"):
         ap.add_argument("--" + a, required=True)
@@ -41,31 +42,46 @@ def main():
         ap.add_argument("--" + a, type=int, required=True)
     ap.add_argument("--lttng", type=int, default=0)
     ap.add_argument("--guest-mem", default="?")
-    o = ap.parse_args()
-    lt = bool(o.lttng)
-    variants = [v for v, _ in VARIANTS] + ([LT_VARIANT] if lt else [])
+    return ap
 
+
+def read_console(path):
+    """The guest's runs, {(variant, workload): [(rep, ops/s, ns)]}, and
+    its "GR: WL info" lines, {key: value}."""
     runs, info = {}, {}
-    with open(o.console, errors="replace") as f:
+    with open(path, errors="replace") as f:
         for line in f:
             line = line.strip()
             m = re.match(r"GR: WL run (.*)", line)
             if m:
                 kv = dict(x.split("=", 1) for x in m.group(1).split())
                 runs.setdefault((kv["variant"], kv["workload"]), []).append(
-                    float(kv["ops_per_s"]))
+                    (int(kv["rep"]), float(kv["ops_per_s"]), int(kv["ns"])))
                 continue
             m = re.match(r"GR: WL info (\S+) ?(.*)", line)
             if m:
                 info[m.group(1)] = m.group(2)
+    return runs, info
+
+
+def read_stats(path):
+    """guestrelay's counters of the VM (status --json), {} without."""
     try:
-        with open(o.status) as f:
+        with open(path) as f:
             st = json.load(f)
         if "vms" in st:
             st = st["vms"][0]
     except (OSError, ValueError, IndexError):
         st = {}
-    stats = st.get("stats", {})
+    return st.get("stats", {})
+
+
+def main():
+    o = parser().parse_args()
+    lt = bool(o.lttng)
+    variants = [v for v, _ in VARIANTS] + ([LT_VARIANT] if lt else [])
+    runs, info = read_console(o.console)
+    stats = read_stats(o.status)
 
     rc = 0
     head = ["workload", "none (ops/s)", "ftrace (ops/s)"]
@@ -81,7 +97,7 @@ def main():
     for w, wname in WORKLOADS:
         cells = {}
         for v in variants:
-            vals = runs.get((v, w))
+            vals = [r[1] for r in runs.get((v, w), [])]
             if not vals:
                 print("workload_table: no runs of %s %s" % (v, w),
                       file=sys.stderr)
