@@ -477,7 +477,7 @@ static void test_versions_and_magics(void)
 	uint64_t m;
 
 	CU_ASSERT_EQUAL(GR_ABI_MAJOR, 1);
-	CU_ASSERT_EQUAL(GR_ABI_MINOR, 13);
+	CU_ASSERT_EQUAL(GR_ABI_MINOR, 15);
 	CU_ASSERT_EQUAL(GR_HIST_F_START2, 1);
 	CU_ASSERT_EQUAL(GR_HIST_F_KNOWN, 1);
 	CU_ASSERT_EQUAL(GR_REGION_MAGIC, 0x3159414c45525247ULL);
@@ -567,7 +567,19 @@ static void test_feature_and_flag_bits(void)
 	CU_ASSERT_EQUAL(GR_F_DYNARR, 1ULL << 17);
 	CU_ASSERT_EQUAL(GR_F_SYNC_POLL, 1ULL << 18);
 	CU_ASSERT_EQUAL(GR_F_WIDE_EVENTS, 1ULL << 19);
-	CU_ASSERT_EQUAL(GR_F_KNOWN, 0xfffffULL);
+	/* v1.15: bit 20 is another change's (fixed integer arrays) */
+	CU_ASSERT_EQUAL(GR_F_LONG_DESC, 1ULL << 21);
+	CU_ASSERT_EQUAL(GR_F_KNOWN, 0x2fffffULL);
+	/* v1.15: the descriptor's extension (spec 20) */
+	CU_ASSERT_EQUAL(GR_LONG_NAME_LEN, 64);
+	CU_ASSERT_EQUAL(GR_LONG_SYSTEM_LEN, 32);
+	CU_ASSERT_EQUAL(GR_LONG_MAX_FIELDS, 32);
+	CU_ASSERT_EQUAL(GR_LONG_FIELD_NAME_LEN, 32);
+	CU_ASSERT_EQUAL(GR_LONG_FIELD_NAMES, 4);
+	CU_ASSERT_EQUAL(GR_LONG_DESC_STRIDE, 1352);
+	CU_ASSERT_EQUAL(sizeof(struct gr_event_desc_ext), 776);
+	CU_ASSERT_EQUAL(offsetof(struct gr_event_desc_ext, system), 72);
+	CU_ASSERT_EQUAL(offsetof(struct gr_event_desc_long, ext), 576);
 	/* v1.13: the wide area and the ids it reaches (spec 19) */
 	CU_ASSERT_EQUAL(GR_WIDE_MAX_EVENTS, 1024);
 	CU_ASSERT_EQUAL(GR_WIDE_SIZE, 4096);
@@ -584,7 +596,7 @@ static void test_feature_and_flag_bits(void)
 			GR_F_SYSCALLS | GR_F_LAST_RECORD | GR_F_CLIENT |
 			GR_F_HIST | GR_F_ANYEVENT | GR_F_PROBE | GR_F_VMSYNC |
 			GR_F_SYNC_TSC | GR_F_DYNARR | GR_F_SYNC_POLL |
-			GR_F_WIDE_EVENTS, GR_F_KNOWN);
+			GR_F_WIDE_EVENTS | GR_F_LONG_DESC, GR_F_KNOWN);
 	CU_ASSERT_EQUAL(GR_CTRL_F_DEFAULTS, 1);
 	CU_ASSERT_EQUAL(sizeof(GR_F_EVENT_IDX), 8);
 
