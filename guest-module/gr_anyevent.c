@@ -96,8 +96,8 @@ struct gr_anyevent {
 	struct trace_event_file *file;
 	struct gr_event_def def;
 	struct gr_format fmt;
-	char system[GR_SYSTEM_LEN];
-	char name[GR_NAME_LEN];
+	char system[GR_LONG_SYSTEM_LEN];
+	char name[GR_LONG_NAME_LEN];
 	unsigned int tid;
 	unsigned int nftrace;
 	u16 id;
@@ -125,6 +125,8 @@ static unsigned int gr_anyevent_refused;
 static atomic_long_t gr_anyevent_cut = ATOMIC_LONG_INIT(0);
 /* GR_F_DYNARR in use: layouts may hold sequences, several strings */
 static bool gr_anyevent_dyn;
+/* v1.15, GR_F_LONG_DESC in use: long names, more fields (spec 20) */
+static bool gr_anyevent_lng;
 static DEFINE_MUTEX(gr_anyevent_lock);
 /* bumped each time the CPU comes online */
 static DEFINE_PER_CPU(unsigned int, gr_anyevent_gen);
@@ -423,11 +425,16 @@ static int gr_anyevent_find(struct gr_anyevent *ev, const char *system,
 	int ret;
 
 	memset(ev, 0, sizeof(*ev));
-	if (strscpy(ev->system, system, sizeof(ev->system)) < 0 ||
-	    strscpy(ev->name, name, sizeof(ev->name)) < 0)
+	feats = (READ_ONCE(gr_anyevent_dyn) ? GR_FORMAT_DYNARR : 0) |
+		(READ_ONCE(gr_anyevent_lng) ? GR_FORMAT_LONG : 0);
+	/* v1.15: the extension's lengths while the host accepts it (20) */
+	if (strscpy(ev->system, system, feats & GR_FORMAT_LONG ?
+		    GR_LONG_SYSTEM_LEN : GR_SYSTEM_LEN) < 0 ||
+	    strscpy(ev->name, name, feats & GR_FORMAT_LONG ?
+		    GR_LONG_NAME_LEN : GR_NAME_LEN) < 0)
 		return -ENAMETOOLONG;
-	if (!gr_format_ident(ev->system, GR_SYSTEM_LEN) ||
-	    !gr_format_ident(ev->name, GR_NAME_LEN))
+	if (!gr_format_ident(ev->system, sizeof(ev->system)) ||
+	    !gr_format_ident(ev->name, sizeof(ev->name)))
 		return -EINVAL;
 	if (!retake && gr_anyevent_taken(ev->name))
 		return -EEXIST;
@@ -447,7 +454,6 @@ static int gr_anyevent_find(struct gr_anyevent *ev, const char *system,
 	}
 	ev->tid = call->event.type;
 	ev->nftrace = gr_anyevent_nfields(call);
-	feats = READ_ONCE(gr_anyevent_dyn) ? GR_FORMAT_DYNARR : 0;
 	if (call->class->fields_array &&
 	    call->class->fields_array->type == TRACE_FUNCTION_TYPE)
 		ret = gr_format_of_probe(&ev->fmt, call, ff, nff, ev->nftrace,
@@ -641,6 +647,22 @@ void gr_anyevent_dynarr(bool on)
 }
 
 /**
+ * gr_anyevent_long() - may layouts have long names and more fields?
+ * @on: GR_F_LONG_DESC is in use (spec 2.3, v1.15): the host accepts the
+ *	extensions of the layout's descriptor slots (spec 20)
+ *
+ * As gr_anyevent_dynarr(): layouts made from now on follow it; without it
+ * an event whose names or fields do not fit 576 bytes is refused
+ * (ENAMETOOLONG, E2BIG) as before 1.15.
+ *
+ * Context: process context; callers serialize (the control pass).
+ */
+void gr_anyevent_long(bool on)
+{
+	WRITE_ONCE(gr_anyevent_lng, on);
+}
+
+/**
  * gr_anyevent_add_named() - add @system:@name as the next descriptor
  * @system: its system
  * @name: its name
@@ -663,9 +685,10 @@ void gr_anyevent_dynarr(bool on)
  */
 int gr_anyevent_add_named(const char *system, const char *name,
 			  const struct gr_name_field *ff, unsigned int nff,
-			  unsigned int capacity, struct gr_event_desc *desc,
+			  unsigned int capacity,
+			  struct gr_event_desc_long *desc,
 			  void (*write)(unsigned int id,
-					const struct gr_event_desc *desc,
+					const struct gr_event_desc_long *desc,
 					void *arg),
 			  void *arg)
 {
@@ -689,7 +712,8 @@ int gr_anyevent_add_named(const char *system, const char *name,
 		goto out;
 	ev->id = gr_nr_event_defs + live;
 	memset(desc, 0, sizeof(*desc));
-	gr_event_desc_fill_fields(&ev->def, ev->fmt.fields, ev->fmt.nr, ev->id, desc);
+	gr_event_desc_fill_fields(&ev->def, ev->fmt.fields, ev->fmt.nr, ev->id,
+				  &desc->desc, &desc->ext);
 	write(ev->id, desc, arg);
 	/* the entry and its descriptor before the count that covers them */
 	smp_store_release(&gr_anyevent_live, live + 1);
@@ -810,7 +834,7 @@ int gr_anyevent_probe_retake(unsigned int id, const char *system,
 			     unsigned int nff)
 {
 	struct gr_anyevent *ev = gr_anyevent_of(id), *tmp;
-	struct gr_event_desc *a, *b;
+	struct gr_event_desc_long *a, *b;
 	int ret;
 
 	if (!ev || !ev->gone)
@@ -826,8 +850,9 @@ int gr_anyevent_probe_retake(unsigned int id, const char *system,
 		goto out;
 	memset(a, 0, sizeof(*a));
 	memset(b, 0, sizeof(*b));
-	gr_event_desc_fill_fields(&tmp->def, tmp->fmt.fields, tmp->fmt.nr, id, a);
-	gr_desc_fill(id, b);
+	gr_event_desc_fill_fields(&tmp->def, tmp->fmt.fields, tmp->fmt.nr, id,
+				  &a->desc, &a->ext);
+	gr_desc_fill(id, &b->desc, &b->ext);
 	if (memcmp(a, b, sizeof(*a))) {
 		trace_put_event_file(tmp->file);
 		ret = -EEXIST;
@@ -877,15 +902,22 @@ const struct gr_event_def *gr_desc_def(unsigned int id,
 	return ev ? &ev->def : &gr_event_defs[id];
 }
 
-/** gr_desc_fill() - descriptor @id (below gr_desc_count()) into @out */
-void gr_desc_fill(unsigned int id, struct gr_event_desc *out)
+/**
+ * gr_desc_fill() - descriptor @id (below gr_desc_count()) into @out
+ * @id: the descriptor
+ * @out: receives it
+ * @ext: v1.15, receives its extension (spec 20); NULL when the layout's
+ *	slots have none
+ */
+void gr_desc_fill(unsigned int id, struct gr_event_desc *out,
+		  struct gr_event_desc_ext *ext)
 {
 	const struct gr_field_def *fields;
 	const struct gr_event_def *def;
 	unsigned int n;
 
 	def = gr_desc_def(id, &fields, &n);
-	gr_event_desc_fill_fields(def, fields, n, id, out);
+	gr_event_desc_fill_fields(def, fields, n, id, out, ext);
 }
 
 /**
