@@ -232,7 +232,7 @@ static int check_publication(struct gr_vm *vm, struct gr_region_hdr *copy,
 	}
 	for (i = 0; i < vm->view.desc_count; i++) {
 		/* H5: each descriptor copied once, checked (v1.15: with
-		 * its extension, H36)
+		 * its extension, spec 20.3 K2)
 		 */
 		gr_copy_desc_slot(&vm->view, vm->region, i, &vm->desc_copy[i]);
 		if (gr_check_desc_slot(&vm->view, &vm->desc_copy[i], i,

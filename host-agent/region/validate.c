@@ -286,7 +286,7 @@ static int check_geometry(const struct gr_region_hdr *h, struct gr_view *v,
 		return bad(why, "desc_stride is smaller than gr_event_desc");
 	if (v->desc_stride % 8)
 		return bad(why, "desc_stride is not a multiple of 8");
-	/* v1.15, GR_F_LONG_DESC (spec 20.2, H36): each slot holds its ext */
+	/* v1.15, GR_F_LONG_DESC (spec 20.3 K1): each slot holds its ext */
 	if ((v->features & GR_F_LONG_DESC) &&
 	    v->desc_stride < GR_LONG_DESC_STRIDE)
 		return bad(why, "desc_stride is below GR_LONG_DESC_STRIDE with GR_F_LONG_DESC");
@@ -865,7 +865,7 @@ static int check_name(const char *s, size_t cap, const char *what,
 }
 
 /*
- * v1.15, GR_F_LONG_DESC (spec 20.1, H36): @ev, the view of the 576-byte
+ * v1.15, GR_F_LONG_DESC (spec 20.1, K2): @ev, the view of the 576-byte
  * descriptor @copy (already checked), becomes the event its extension
  * @ext describes: its long name and system, its whole field list (the
  * descriptor's fixed fields, the extension's, the descriptor's variable
@@ -965,7 +965,7 @@ static int apply_ext(const struct gr_view *v, const struct gr_event_desc *copy,
  * with one; with GR_F_SYSCALLS, family_base and family_count as spec H30
  * says (one descriptor; gr_check_families() checks the table). Entries of
  * @copy->fields past nr_fields and reserved bytes are ignored (spec 2.4).
- * v1.15, with @ext and GR_F_LONG_DESC (spec 20, H36): the descriptor
+ * v1.15, with @ext and GR_F_LONG_DESC (spec 20, K2): the descriptor
  * passes all that on its own, and, when the extension is in use, the
  * event it describes with the extension's names and fields passes the
  * same rules with the lengths of GR_LONG_*; @out is that event.
@@ -1108,7 +1108,7 @@ void gr_copy_desc_slot(const struct gr_view *v, const void *region,
 			   gr_view_desc_off(v, index);
 	size_t len = sizeof(slot->desc);
 
-	/* H3/H36: the stride holds the extension when the bit is set */
+	/* H3, K1: the stride holds the extension when the bit is set */
 	if ((v->features & GR_F_LONG_DESC) &&
 	    v->desc_stride >= sizeof(*slot))
 		len = sizeof(*slot);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_validate_long.c - the host's checks of a descriptor's extension
- * (v1.15, GR_F_LONG_DESC, spec 20, H36)
+ * (v1.15, GR_F_LONG_DESC, spec 20.3 K1, K2)
  *
  * A layout with the bit and a stride of GR_LONG_DESC_STRIDE; descriptors
  * whose extension carries a long event name, a long system, fields past
