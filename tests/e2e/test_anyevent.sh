@@ -17,8 +17,11 @@
 # grtp.ko, loaded first, with two dynamic arrays of integers and a
 # bitmask, which the guest lays out only once the host accepted
 # GR_F_DYNARR, and fires while both tracers record; nosuch:* names
-# none) and 2 by
-# `guestrelay enable` while the guest waits for them, and 2 kprobe events
+# none) and 5 by
+# `guestrelay enable` while the guest waits for them (v1.15, spec 20:
+# net:netif_rx_entry with 19 fields, net:net_dev_start_xmit with 17 and
+# filemap:mm_filemap_delete_from_page_cache, a name of 32 characters,
+# which need a descriptor's extension), and 2 kprobe events
 # the host defines (spec 18.4, `guestrelay probe`: an entry probe with
 # the opened path and a return probe). Then ftrace records all of them
 # too over the workload and the guest prints ftrace's binary pages; the
@@ -35,7 +38,7 @@
 #     guest's kprobe_events while alive and gone after `probe -:NAME`;
 #     the entry probe has two strings (path and comm, spec 1.11), which
 #     babeltrace2 shows as strings and the comparison with ftrace covers;
-#   - the guest has the 9 events added at run time in its catalogue;
+#   - the guest has the 12 events added at run time in its catalogue;
 #   - the module loads; the catalogue counts 22 found, 1 missing, 2 refused;
 #   - each event found is in the catalogue with tracefs' id and number of
 #     fields, and a payload layout equal to its tracefs format;
@@ -71,16 +74,20 @@ events=$events,console,rcu_utilization,sched_stat_runtime
 # hrtimer_expire_entry came with anyevent=; a pattern naming nothing),
 # and two more by `guestrelay enable` while the guest waits for them
 rt="timer:hrtimer_*,sched_wake_idle_without_ipi,grtp:grtp_dynarr,nosuch:*"
-boot_guest "$vm" --run e2e-anyevent --append "gr.mod=0 gr.secs=2 gr.rt=9 gr.probes=1" \
+boot_guest "$vm" --run e2e-anyevent --append "gr.mod=0 gr.secs=2 gr.rt=12 gr.probes=1" \
 	--vm-args "--switch-timer-ms 100 --events $events,$rt"
 log=$(console "$vm")
 if wait_console "$vm" "GR: ANYAVAIL" 120; then
-	out=$(gr enable "$vm" irq:softirq_raise kmem:kmem_cache_alloc 2>&1)
+	out=$(gr enable "$vm" irq:softirq_raise kmem:kmem_cache_alloc \
+		net:netif_rx_entry net:net_dev_start_xmit \
+		filemap:mm_filemap_delete_from_page_cache 2>&1)
 	rc=$?
 	[ "$rc" = 0 ] && grep -q "irq:softirq_raise" <<<"$out" &&
 		grep -q "kmem:kmem_cache_alloc" <<<"$out" &&
-		ok "enable by system:name at run time adds 2 events" ||
-		fail "enable by system:name at run time adds 2 events" \
+		grep -q "net:netif_rx_entry" <<<"$out" &&
+		grep -q "filemap:mm_filemap_delete_from_page_cache" <<<"$out" &&
+		ok "enable by system:name at run time adds 5 events (3 with a descriptor's extension)" ||
+		fail "enable by system:name at run time adds 5 events" \
 			"exit $rc" "$out"
 	out=$(gr enable "$vm" 'nosuch:*' 2>&1)
 	rc=$?
@@ -190,9 +197,9 @@ grep -aq "GR: ANYLOAD ok" "$log" && ok "guestrelay.ko loads with anyevent=" ||
 cat=$(sed -n '/GR: MARK catalogue /,/GR: MARK catalogue_end/p' "$log" | tr -d '\r')
 want=$(grep -a "GR: ANYTRACE " "$log" | tr -d '\r' | wc -l)
 nrt=$(grep -a "GR: ANYRT [a-z]" "$log" | tr -d '\r' | wc -l)
-[ "$nrt" = 9 ] && ! grep -aq "GR: ANYRT timeout" "$log" &&
-	ok "the guest has the 9 events the host added at run time" ||
-	fail "the guest has the 9 events the host added at run time" \
+[ "$nrt" = 12 ] && ! grep -aq "GR: ANYRT timeout" "$log" &&
+	ok "the guest has the 12 events the host added at run time" ||
+	fail "the guest has the 12 events the host added at run time" \
 		"$(grep -a 'GR: ANYRT' "$log")"
 found=$((want - nrt - 2))
 grep -q "^found $found missing 1 refused 2$" <<<"$cat" &&
