@@ -743,7 +743,7 @@ void gr_event_desc_fill(const struct gr_event_def *def, unsigned int id,
  * Context: any.
  */
 void gr_desc_short_name(char *dst, size_t len, const char *name,
-			  unsigned int idx)
+			unsigned int idx)
 {
 	char tail[12];
 	int keep;

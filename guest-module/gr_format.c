@@ -232,7 +232,7 @@ static int gr_format_check_short(const struct gr_format *fm)
 			if (j >= keep && j < fm->nr - fm->nvar)
 				continue;
 			gr_desc_short_name(b, sizeof(b), fm->fields[j].name,
-					     j);
+					   j);
 			if (!strcmp(a[0] == '_' ? a + 1 : a,
 				    b[0] == '_' ? b + 1 : b))
 				return -ENOTUNIQ;

@@ -152,8 +152,7 @@ struct gr_region_hdr {
 #define GR_HDR_GLOBAL		_BITUL(0)	/* one ring shared by all CPUs */
 	__le64 desc_offset;		/* event descriptor table */
 	__le32 desc_count;		/* number of event descriptors */
-	__le32 desc_stride;		/* bytes per descriptor (>= 576;
-					 * v1.15, GR_F_LONG_DESC: >= 1352) */
+	__le32 desc_stride;		/* >= 576; GR_F_LONG_DESC: >= 1352 */
 	__le64 ring_offset;		/* nr_rings * struct gr_ring */
 	__le64 subbuf_rec_offset;	/* nr_rings * n_subbufs records */
 	__le64 data_offset;		/* sub-buffer data, GR_PAGE_SIZE aligned */
