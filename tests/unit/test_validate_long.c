@@ -12,7 +12,9 @@
 #include <endian.h>
 #include <string.h>
 
+#include "filter.h"
 #include "gr_test.h"
+#include "hist.h"
 #include "validate_fixture.h"
 
 #define L_NAME		"hyperv_nested_flush_guest_mapping_range"	/* 39 */
@@ -331,6 +333,36 @@ static void test_copy_reads_the_ext_only_with_the_bit(void)
 	CU_ASSERT_EQUAL(le16toh(s.desc.nr_fields), GR_MAX_FIELDS);
 }
 
+/* K3: filters and hist keys find fields by their long names, past 16 */
+static void test_filter_and_hist_by_long_field_names(void)
+{
+	static struct gr_hist_spec spec;
+	struct gr_event_desc_long s;
+	struct gr_filter_slot slot;
+	struct gr_event_view ev;
+	struct gr_fx_error err;
+	struct gr_view v;
+	const char *why = NULL;
+
+	long_view(&v, 1);
+	many_fields(&s, 19, 0);
+	s.ext.nr_long_names = 1;
+	s.ext.long_names[0].field = 17;
+	memcpy(s.ext.long_names[0].name, L_FIELD, strlen(L_FIELD));
+	CU_ASSERT_EQUAL_FATAL(check(&v, &s, &ev, &why), 0);
+	memset(&err, 0, sizeof(err));
+	CU_ASSERT_EQUAL(gr_fx_build(L_FIELD " > 5 && f18 == 3", &ev, &slot,
+				    &err), 0);
+	CU_ASSERT_EQUAL(gr_fx_build("f17 == 3", &ev, &slot, &err), -EINVAL);
+	memset(&err, 0, sizeof(err));
+	CU_ASSERT_EQUAL(gr_hist_parse("keys=f18:vals=" L_FIELD, NULL, &ev, 12,
+				      &spec, &err), 0);
+	CU_ASSERT_EQUAL(le16toh(spec.req.key[0].off), 18 * 8);
+	CU_ASSERT_EQUAL(le16toh(spec.req.val[0].off), 17 * 8);
+	CU_ASSERT_STRING_EQUAL(spec.val_name[0], L_FIELD);
+	CU_ASSERT_STRING_EQUAL(spec.event, "netif_receive_skb_entry");
+}
+
 static const struct gr_test long_tests[] = {
 	GR_TEST(test_hdr_long_desc_needs_the_long_stride),
 	GR_TEST(test_long_names_replace_the_short_ones),
@@ -340,6 +372,7 @@ static const struct gr_test long_tests[] = {
 	GR_TEST(test_ext_refusals),
 	GR_TEST(test_long_names_unique_in_the_table),
 	GR_TEST(test_copy_reads_the_ext_only_with_the_bit),
+	GR_TEST(test_filter_and_hist_by_long_field_names),
 };
 
 static const struct gr_test_suite suites[] = {
