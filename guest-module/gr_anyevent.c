@@ -96,8 +96,8 @@ struct gr_anyevent {
 	struct trace_event_file *file;
 	struct gr_event_def def;
 	struct gr_format fmt;
-	char system[GR_SYSTEM_LEN];
-	char name[GR_NAME_LEN];
+	char system[GR_LONG_SYSTEM_LEN];
+	char name[GR_LONG_NAME_LEN];
 	unsigned int tid;
 	unsigned int nftrace;
 	u16 id;
@@ -423,11 +423,15 @@ static int gr_anyevent_find(struct gr_anyevent *ev, const char *system,
 	int ret;
 
 	memset(ev, 0, sizeof(*ev));
-	if (strscpy(ev->system, system, sizeof(ev->system)) < 0 ||
-	    strscpy(ev->name, name, sizeof(ev->name)) < 0)
+	feats = READ_ONCE(gr_anyevent_feats);
+	/* v1.15: the extension's lengths while the host accepts it (20) */
+	if (strscpy(ev->system, system, feats & GR_FORMAT_LONG ?
+		    GR_LONG_SYSTEM_LEN : GR_SYSTEM_LEN) < 0 ||
+	    strscpy(ev->name, name, feats & GR_FORMAT_LONG ?
+		    GR_LONG_NAME_LEN : GR_NAME_LEN) < 0)
 		return -ENAMETOOLONG;
-	if (!gr_format_ident(ev->system, GR_SYSTEM_LEN) ||
-	    !gr_format_ident(ev->name, GR_NAME_LEN))
+	if (!gr_format_ident(ev->system, sizeof(ev->system)) ||
+	    !gr_format_ident(ev->name, sizeof(ev->name)))
 		return -EINVAL;
 	if (!retake && gr_anyevent_taken(ev->name))
 		return -EEXIST;
@@ -447,7 +451,6 @@ static int gr_anyevent_find(struct gr_anyevent *ev, const char *system,
 	}
 	ev->tid = call->event.type;
 	ev->nftrace = gr_anyevent_nfields(call);
-	feats = READ_ONCE(gr_anyevent_feats);
 	if (call->class->fields_array &&
 	    call->class->fields_array->type == TRACE_FUNCTION_TYPE)
 		ret = gr_format_of_probe(&ev->fmt, call, ff, nff, ev->nftrace,
@@ -628,20 +631,26 @@ int gr_anyevent_check_named(const char *system, const char *name,
 /**
  * gr_anyevent_host() - what may layouts hold, by what the host accepts?
  * @host_features: the host's bits of the control block in force
+ * @long_slots: the layout's descriptor slots hold an extension (spec 20)
  *
  * GR_F_DYNARR (v1.11): sequences and several strings; GR_F_ARRAYS
- * (v1.14): fixed arrays of integers and struct fields. Layouts made from
- * now on (gr_anyevent_add_named(), the dry run) follow it; a guest
- * without a host that accepts a bit publishes none of its fields (spec
- * 7.3, 18.1 N3a, N3b). Those made before stay as they are.
+ * (v1.14): fixed arrays of integers and struct fields; GR_F_LONG_DESC
+ * (v1.15), in slots that hold it: long names and more fields. Layouts
+ * made from now on (gr_anyevent_add_named(), the dry run) follow it; a
+ * guest without a host that accepts a bit publishes none of its fields
+ * (spec 7.3, 18.1 N3a, N3b; without the last, an event whose names or
+ * fields do not fit 576 bytes is refused with ENAMETOOLONG or E2BIG).
+ * Those made before stay as they are.
  *
  * Context: process context; callers serialize (the control pass).
  */
-void gr_anyevent_host(u64 host_features)
+void gr_anyevent_host(u64 host_features, bool long_slots)
 {
 	WRITE_ONCE(gr_anyevent_feats,
 		   (host_features & GR_F_DYNARR ? GR_FORMAT_DYNARR : 0) |
-		   (host_features & GR_F_ARRAYS ? GR_FORMAT_ARRAYS : 0));
+		   (host_features & GR_F_ARRAYS ? GR_FORMAT_ARRAYS : 0) |
+		   (host_features & GR_F_LONG_DESC && long_slots ?
+		    GR_FORMAT_LONG : 0));
 }
 
 /**
@@ -667,9 +676,10 @@ void gr_anyevent_host(u64 host_features)
  */
 int gr_anyevent_add_named(const char *system, const char *name,
 			  const struct gr_name_field *ff, unsigned int nff,
-			  unsigned int capacity, struct gr_event_desc *desc,
+			  unsigned int capacity,
+			  struct gr_event_desc_long *desc,
 			  void (*write)(unsigned int id,
-					const struct gr_event_desc *desc,
+					const struct gr_event_desc_long *desc,
 					void *arg),
 			  void *arg)
 {
@@ -693,7 +703,8 @@ int gr_anyevent_add_named(const char *system, const char *name,
 		goto out;
 	ev->id = gr_nr_event_defs + live;
 	memset(desc, 0, sizeof(*desc));
-	gr_event_desc_fill_fields(&ev->def, ev->fmt.fields, ev->fmt.nr, ev->id, desc);
+	gr_event_desc_fill_fields(&ev->def, ev->fmt.fields, ev->fmt.nr, ev->id,
+				  &desc->desc, &desc->ext);
 	write(ev->id, desc, arg);
 	/* the entry and its descriptor before the count that covers them */
 	smp_store_release(&gr_anyevent_live, live + 1);
@@ -814,7 +825,7 @@ int gr_anyevent_probe_retake(unsigned int id, const char *system,
 			     unsigned int nff)
 {
 	struct gr_anyevent *ev = gr_anyevent_of(id), *tmp;
-	struct gr_event_desc *a, *b;
+	struct gr_event_desc_long *a, *b;
 	int ret;
 
 	if (!ev || !ev->gone)
@@ -830,8 +841,9 @@ int gr_anyevent_probe_retake(unsigned int id, const char *system,
 		goto out;
 	memset(a, 0, sizeof(*a));
 	memset(b, 0, sizeof(*b));
-	gr_event_desc_fill_fields(&tmp->def, tmp->fmt.fields, tmp->fmt.nr, id, a);
-	gr_desc_fill(id, b);
+	gr_event_desc_fill_fields(&tmp->def, tmp->fmt.fields, tmp->fmt.nr, id,
+				  &a->desc, &a->ext);
+	gr_desc_fill(id, &b->desc, &b->ext);
 	if (memcmp(a, b, sizeof(*a))) {
 		trace_put_event_file(tmp->file);
 		ret = -EEXIST;
@@ -881,15 +893,22 @@ const struct gr_event_def *gr_desc_def(unsigned int id,
 	return ev ? &ev->def : &gr_event_defs[id];
 }
 
-/** gr_desc_fill() - descriptor @id (below gr_desc_count()) into @out */
-void gr_desc_fill(unsigned int id, struct gr_event_desc *out)
+/**
+ * gr_desc_fill() - descriptor @id (below gr_desc_count()) into @out
+ * @id: the descriptor
+ * @out: receives it
+ * @ext: v1.15, receives its extension (spec 20); NULL when the layout's
+ *	slots have none
+ */
+void gr_desc_fill(unsigned int id, struct gr_event_desc *out,
+		  struct gr_event_desc_ext *ext)
 {
 	const struct gr_field_def *fields;
 	const struct gr_event_def *def;
 	unsigned int n;
 
 	def = gr_desc_def(id, &fields, &n);
-	gr_event_desc_fill_fields(def, fields, n, id, out);
+	gr_event_desc_fill_fields(def, fields, n, id, out, ext);
 }
 
 /**

@@ -30,13 +30,14 @@ int gr_anyevent_check_named(const char *system, const char *name,
 bool gr_anyevent_by_format(const char *system, const char *name);
 int gr_anyevent_add_named(const char *system, const char *name,
 			  const struct gr_name_field *ff, unsigned int nff,
-			  unsigned int capacity, struct gr_event_desc *desc,
+			  unsigned int capacity,
+			  struct gr_event_desc_long *desc,
 			  void (*write)(unsigned int id,
-					const struct gr_event_desc *desc,
+					const struct gr_event_desc_long *desc,
 					void *arg),
 			  void *arg);
 void gr_anyevent_unpublish(void);
-void gr_anyevent_host(u64 host_features);
+void gr_anyevent_host(u64 host_features, bool long_slots);
 bool gr_anyevent_taken(const char *name);
 int gr_anyevent_probe_stop(unsigned int id);
 int gr_anyevent_probe_retake(unsigned int id, const char *system,
@@ -69,7 +70,8 @@ unsigned int gr_desc_live(void);
 const struct gr_event_def *gr_desc_def(unsigned int id,
 				       const struct gr_field_def **fields,
 				       unsigned int *nr);
-void gr_desc_fill(unsigned int id, struct gr_event_desc *out);
+void gr_desc_fill(unsigned int id, struct gr_event_desc *out,
+		  struct gr_event_desc_ext *ext);
 int gr_desc_attach(unsigned int id);
 
 #endif

@@ -108,7 +108,7 @@ struct gr_byname_req {
 	struct vfsmount *own;
 	char *events;
 	u32 events_len;
-	struct gr_event_desc desc;
+	struct gr_event_desc_long desc;
 	struct gr_dev *gd;
 };
 
@@ -252,21 +252,26 @@ static int gr_byname_format(struct gr_byname_req *r, const char *sys,
 	n = gr_byname_read(r, path, fmt, GR_BYNAME_FORMAT_MAX);
 	if (n < 0)
 		return n;
-	return gr_name_format_fields(fmt, n, ff, GR_MAX_FIELDS, nff);
+	return gr_name_format_fields(fmt, n, ff, GR_LONG_MAX_FIELDS, nff);
 }
 
 /* ---- ADD -------------------------------------------------------------- */
 
-/* The new descriptor into its slot, the whole stride (N3) */
-static void gr_byname_write(unsigned int id, const struct gr_event_desc *desc,
-			    void *arg)
+/*
+ * The new descriptor into its slot, the whole stride (N3); v1.15 its
+ * extension too when the slot holds one (spec 20.2)
+ */
+static void gr_byname_write(unsigned int id,
+			    const struct gr_event_desc_long *desc, void *arg)
 {
 	struct gr_dev *gd = arg;
+	u32 stride = gd->layout.desc_stride;
 	u8 *slot = (u8 *)gd->region + gd->layout.desc_offset +
-		   (u64)id * gd->layout.desc_stride;
+		   (u64)id * stride;
 
-	memset(slot, 0, gd->layout.desc_stride);
-	memcpy(slot, desc, sizeof(*desc));
+	memset(slot, 0, stride);
+	memcpy(slot, desc, stride >= sizeof(*desc) ? sizeof(*desc) :
+	       sizeof(desc->desc));
 }
 
 /* One answer line, if it fits (the counts are complete anyway) */
@@ -347,7 +352,7 @@ static int gr_byname_add_kprobe(struct gr_byname_req *r, const char *sys,
 	int ret;
 
 	fmt = kvmalloc(GR_BYNAME_FORMAT_MAX, GFP_KERNEL);
-	ff = kcalloc(GR_MAX_FIELDS, sizeof(*ff), GFP_KERNEL);
+	ff = kcalloc(GR_LONG_MAX_FIELDS, sizeof(*ff), GFP_KERNEL);
 	ret = fmt && ff ? gr_byname_format(r, sys, name, fmt, ff, &nff) :
 			  -ENOMEM;
 	if (ret) {
@@ -463,10 +468,10 @@ static int gr_byname_list_one(struct gr_byname_req *r, const char *sys,
 	} else {
 		/* a kprobe event: as ADD would lay it out, from its format */
 		if (n > 0 && gr_anyevent_by_format(sys, name)) {
-			ff = kcalloc(GR_MAX_FIELDS, sizeof(*ff), GFP_KERNEL);
+			ff = kcalloc(GR_LONG_MAX_FIELDS, sizeof(*ff), GFP_KERNEL);
 			if (!ff)
 				return -ENOMEM;
-			ret = gr_name_format_fields(fmt, n, ff, GR_MAX_FIELDS,
+			ret = gr_name_format_fields(fmt, n, ff, GR_LONG_MAX_FIELDS,
 						    &nff);
 		}
 		if (!ret)
@@ -694,14 +699,14 @@ static int gr_probe_publish(struct gr_byname_req *r, const char *name)
 	int id, ret;
 
 	fmt = kvmalloc(GR_BYNAME_FORMAT_MAX, GFP_KERNEL);
-	ff = kcalloc(GR_MAX_FIELDS, sizeof(*ff), GFP_KERNEL);
+	ff = kcalloc(GR_LONG_MAX_FIELDS, sizeof(*ff), GFP_KERNEL);
 	ret = -ENOMEM;
 	if (!fmt || !ff)
 		goto out;
 	snprintf(path, sizeof(path), "events/" GR_PROBE_GROUP "/%s/format",
 		 name);
 	n = gr_byname_read(r, path, fmt, GR_BYNAME_FORMAT_MAX);
-	ret = n < 0 ? n : gr_name_format_fields(fmt, n, ff, GR_MAX_FIELDS,
+	ret = n < 0 ? n : gr_name_format_fields(fmt, n, ff, GR_LONG_MAX_FIELDS,
 						 &nff);
 	if (ret) {
 		ret = gr_byname_errno(ret);
@@ -895,8 +900,11 @@ static int gr_byname_do(struct gr_byname_req *r)
 	if (len > GR_NAME_REQ_TEXT)
 		return -EINVAL;
 	r->offset = le32_to_cpu(r->req.offset);
-	/* v1.11, v1.14: sequences, strings, arrays for a host that knows */
-	gr_anyevent_host(r->gd->cur.host_features);
+	/* v1.11, v1.14: sequences, strings, arrays for a host that knows;
+	 * v1.15: long names and more fields in slots that hold them (20)
+	 */
+	gr_anyevent_host(r->gd->cur.host_features,
+			 r->gd->layout.desc_stride >= GR_LONG_DESC_STRIDE);
 	if (op == GR_NAME_OP_PROBE || op == GR_NAME_OP_UNPROBE) {
 		/* P1 */
 		if (!(r->gd->cur.host_features & GR_F_PROBE))

@@ -727,7 +727,53 @@ void gr_event_desc_fill(const struct gr_event_def *def, unsigned int id,
 	unsigned int n;
 
 	fields = def->fields(&n);
-	gr_event_desc_fill_fields(def, fields, n, id, out);
+	gr_event_desc_fill_fields(def, fields, n, id, out, NULL);
+}
+
+/**
+ * gr_desc_short_name() - the stand-in of a long name (spec 20.1)
+ * @dst: receives it, NUL-terminated
+ * @len: bytes at @dst: the 576-byte descriptor's array for the name
+ * @name: the name
+ * @idx: what makes it unique: the event's id, or the field's index
+ *
+ * @name itself if it fits; else its start, '_' and @idx (a name cut
+ * after an '_' keeps its start), which the 576-byte descriptor holds for
+ * a reader without the extension.
+ *
+ * Context: any.
+ */
+void gr_desc_short_name(char *dst, size_t len, const char *name,
+			unsigned int idx)
+{
+	char tail[12];
+	int keep;
+
+	if (strlen(name) < len) {
+		strscpy(dst, name, len);
+		return;
+	}
+	snprintf(tail, sizeof(tail), "_%u", idx);
+	keep = (int)(len - 1 - strlen(tail));
+	snprintf(dst, len, "%.*s%s", keep, name, tail);
+}
+
+/* a variable field: its bytes follow the fixed part (spec 7.1) */
+static bool gr_field_is_var(const struct gr_field_def *f)
+{
+	return f->type == GR_FIELD_STRING || f->type == GR_FIELD_SEQUENCE;
+}
+
+static void gr_field_desc_fill(struct gr_field_desc *d,
+			       const struct gr_field_def *f, unsigned int idx)
+{
+	gr_desc_short_name(d->name, sizeof(d->name), f->name, idx);
+	d->offset = cpu_to_le16(f->offset);
+	d->size = cpu_to_le16(f->size);
+	d->type = f->type;
+	d->flags = f->flags;
+	d->elem_size = f->elem_size;
+	d->len_field = f->len_field;
 }
 
 /**
@@ -737,28 +783,46 @@ void gr_event_desc_fill(const struct gr_event_def *def, unsigned int id,
  * @n: entries of @fields
  * @id: its id
  * @out: the descriptor to fill
+ * @ext: v1.15, its extension (spec 20), or NULL when the layout's slots
+ *	have no room for one
  *
- * Writes all of @out: little-endian fields, NUL-padded names, zero
- * reserved fields and unused field slots. Also for the events found by
- * name at load (gr_anyevent.c), whose layout is built at run time.
+ * Writes all of @out (and of @ext): little-endian fields, NUL-padded
+ * names, zero reserved fields and unused field slots. Also for the
+ * events found by name (gr_anyevent.c), whose layout is built at run
+ * time. v1.15: an event whose names or fields do not fit 576 bytes
+ * (laid out only while the host accepts GR_F_LONG_DESC) gets stand-in
+ * names (gr_desc_short_name()) and its first fixed fields with its
+ * variable ones in @out, and in @ext its names, the rest of its fixed
+ * fields and its long field names (spec 20.1). Without @ext @out alone
+ * describes its records, with fewer fields.
  *
  * Context: any; does not sleep.
  */
 void gr_event_desc_fill_fields(const struct gr_event_def *def,
 			       const struct gr_field_def *fields,
 			       unsigned int n, unsigned int id,
-			       struct gr_event_desc *out)
+			       struct gr_event_desc *out,
+			       struct gr_event_desc_ext *ext)
 {
-	unsigned int i;
+	unsigned int i, nvar = 0, keep, d = 0, k = 0;
+	bool lng;
 
-	n = min_t(unsigned int, n, GR_MAX_FIELDS);
+	n = min_t(unsigned int, n, GR_LONG_MAX_FIELDS);
+	for (i = 0; i < n; i++)
+		nvar += gr_field_is_var(&fields[i]);
+	keep = n > GR_MAX_FIELDS ? GR_MAX_FIELDS - nvar : n;
+	lng = n > GR_MAX_FIELDS || strlen(def->name) >= GR_NAME_LEN ||
+	      strlen(def->system) >= GR_SYSTEM_LEN;
 	/* spec G3: reserved bytes and unused field slots are zero */
 	memset(out, 0, sizeof(*out));
-	strscpy(out->name, def->name, sizeof(out->name));
+	if (ext)
+		memset(ext, 0, sizeof(*ext));
+	gr_desc_short_name(out->name, sizeof(out->name), def->name, id);
 	out->id = cpu_to_le16(id);
-	out->nr_fields = cpu_to_le16(n);
+	out->nr_fields = cpu_to_le16(min_t(unsigned int, n, GR_MAX_FIELDS));
 	out->payload_size = cpu_to_le16(def->payload_size);
 	out->flags = cpu_to_le16(def->flags);
+	/* a system needs not be unique: its start stands in for it */
 	strscpy(out->system, def->system, sizeof(out->system));
 	/* spec 7.2: the families of sys_enter and sys_exit, one id a call */
 	if ((GR_EVENTS_FEATURES & GR_F_SYSCALLS) &&
@@ -768,18 +832,31 @@ void gr_event_desc_fill_fields(const struct gr_event_def *def,
 					       GR_SYS_EXIT_BASE);
 		out->family_count = cpu_to_le16(NR_syscalls);
 	}
+	/* spec 20.1: the first @keep fixed fields, the variable ones */
 	for (i = 0; i < n; i++) {
 		const struct gr_field_def *f = &fields[i];
-		struct gr_field_desc *d = &out->fields[i];
 
-		strscpy(d->name, f->name, sizeof(d->name));
-		d->offset = cpu_to_le16(f->offset);
-		d->size = cpu_to_le16(f->size);
-		d->type = f->type;
-		d->flags = f->flags;
-		d->elem_size = f->elem_size;
-		d->len_field = f->len_field;
+		if (i < keep || gr_field_is_var(f))
+			gr_field_desc_fill(&out->fields[d++], f, i);
+		else if (ext)
+			gr_field_desc_fill(&ext->fields[i - keep], f, i);
+		if (strlen(f->name) < GR_FIELD_NAME_LEN)
+			continue;
+		lng = true;
+		if (ext && k < GR_LONG_FIELD_NAMES) {
+			ext->long_names[k].field = i;
+			strscpy(ext->long_names[k].name, f->name,
+				sizeof(ext->long_names[k].name));
+			k++;
+		}
 	}
+	if (!ext || !lng)
+		return;
+	ext->flags = cpu_to_le16(GR_DESC_EXT_F_USED);
+	ext->nr_fields = cpu_to_le16(n);
+	ext->nr_long_names = k;
+	strscpy(ext->name, def->name, sizeof(ext->name));
+	strscpy(ext->system, def->system, sizeof(ext->system));
 }
 
 /* ---- attach and detach ------------------------------------------------ */

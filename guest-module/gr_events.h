@@ -157,7 +157,10 @@ void gr_event_desc_fill(const struct gr_event_def *def, unsigned int id,
 void gr_event_desc_fill_fields(const struct gr_event_def *def,
 			       const struct gr_field_def *fields,
 			       unsigned int n, unsigned int id,
-			       struct gr_event_desc *out);
+			       struct gr_event_desc *out,
+			       struct gr_event_desc_ext *ext);
+void gr_desc_short_name(char *dst, size_t len, const char *name,
+			unsigned int idx);
 int gr_events_init(void);
 
 /*

@@ -35,7 +35,12 @@
  * than char or a struct; a dynamic array of other than integers), with
  * fields defined by code
  * (system call events), more than GR_MAX_FIELDS fields, or names that are
- * not identifiers of the spec's lengths, is refused with its reason.
+ * not identifiers of the spec's lengths, is refused with its reason;
+ * v1.15, while the host accepts descriptor extensions (GR_F_LONG_DESC
+ * in use: GR_FORMAT_LONG), up to GR_LONG_MAX_FIELDS fields with names
+ * shorter than GR_LONG_FIELD_NAME_LEN (spec 20), as long as each
+ * sequence's count is among the fixed fields the 576-byte descriptor
+ * keeps.
  *
  * The record of one entry: its fixed part copied as it is, then each
  * variable field (a string up to its NUL, a sequence in whole elements,
@@ -72,14 +77,16 @@ static int gr_format_add(struct gr_format *fm, const char *name,
 			 const char *suffix, u16 offset, u16 size, u8 type,
 			 u8 flags)
 {
+	bool lng = fm->feats & GR_FORMAT_LONG;
+	size_t nlen = lng ? GR_LONG_FIELD_NAME_LEN : GR_FIELD_NAME_LEN;
 	struct gr_field_def *f = &fm->fields[fm->nr];
 	char *n = fm->names[fm->nr];
 	unsigned int i;
 
-	if (fm->nr >= GR_MAX_FIELDS)
+	if (fm->nr >= (lng ? GR_LONG_MAX_FIELDS : GR_MAX_FIELDS))
 		return -E2BIG;
-	if (snprintf(n, GR_FIELD_NAME_LEN, "%s%s", name, suffix) >=
-	    GR_FIELD_NAME_LEN || !gr_format_ident(n, GR_FIELD_NAME_LEN))
+	if (snprintf(n, nlen, "%s%s", name, suffix) >= nlen ||
+	    !gr_format_ident(n, nlen))
 		return -ENAMETOOLONG;
 	/* not -EEXIST: that is an event name another event has (18.1) */
 	for (i = 0; i < fm->nr; i++)
@@ -239,6 +246,45 @@ static int gr_format_field(struct gr_format *fm,
 			       flags);
 }
 
+/*
+ * v1.15 (spec 20.1): the 576-byte descriptor of a layout with more
+ * fields keeps the first fixed ones and the variable ones; a sequence's
+ * count must be among those, and the stand-ins of the long field names
+ * (gr_desc_short_name()) unique among its fields
+ */
+static int gr_format_check_short(const struct gr_format *fm)
+{
+	unsigned int keep = fm->nr, i, j, nlong = 0;
+	char a[GR_FIELD_NAME_LEN], b[GR_FIELD_NAME_LEN];
+
+	if (fm->nr > GR_MAX_FIELDS)
+		keep = GR_MAX_FIELDS - fm->nvar;
+	for (i = 0; i < fm->nr; i++) {
+		if (fm->fields[i].type == GR_FIELD_SEQUENCE &&
+		    fm->fields[i].len_field >= keep)
+			return -E2BIG;
+		if (strlen(fm->fields[i].name) >= GR_FIELD_NAME_LEN &&
+		    ++nlong > GR_LONG_FIELD_NAMES)
+			return -ENAMETOOLONG;
+	}
+	/* the descriptor's fields: 0 .. keep - 1, then the variable ones */
+	for (i = 0; i < fm->nr; i++) {
+		if (i >= keep && i < fm->nr - fm->nvar)
+			continue;
+		gr_desc_short_name(a, sizeof(a), fm->fields[i].name, i);
+		for (j = 0; j < i; j++) {
+			if (j >= keep && j < fm->nr - fm->nvar)
+				continue;
+			gr_desc_short_name(b, sizeof(b), fm->fields[j].name,
+					   j);
+			if (!strcmp(a[0] == '_' ? a + 1 : a,
+				    b[0] == '_' ? b + 1 : b))
+				return -ENOTUNIQ;
+		}
+	}
+	return 0;
+}
+
 /* The payload's size from the end @off of the last field in the entry */
 static int gr_format_finish(struct gr_format *fm, unsigned int off)
 {
@@ -276,7 +322,7 @@ static int gr_format_finish(struct gr_format *fm, unsigned int off)
 		fm->payload_size += v->max;
 		fm->flags = GR_EVENT_F_VARLEN;
 	}
-	return 0;
+	return gr_format_check_short(fm);
 }
 
 /**

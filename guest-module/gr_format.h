@@ -25,6 +25,7 @@
 /* What the host accepted, which a layout may use */
 #define GR_FORMAT_DYNARR	BIT(0)	/* GR_F_DYNARR: sequences, strings */
 #define GR_FORMAT_ARRAYS	BIT(1)	/* GR_F_ARRAYS: fixed arrays, structs */
+#define GR_FORMAT_LONG		BIT(2)	/* v1.15, GR_F_LONG_DESC: spec 20 */
 
 /**
  * struct gr_format_var - a __data_loc or __rel_loc field of an event
@@ -43,12 +44,14 @@ struct gr_format_var {
 	u8 flags;
 	u16 max;
 	u8 len_idx;
-	char name[GR_FIELD_NAME_LEN];
+	char name[GR_LONG_FIELD_NAME_LEN];
 };
 
 /**
  * struct gr_format - an event's payload layout
- * @fields: the payload's fields, in offset order
+ * @fields: the payload's fields, in offset order (GR_MAX_FIELDS, or
+ *	v1.15 with GR_FORMAT_LONG up to GR_LONG_MAX_FIELDS with names up
+ *	to GR_LONG_FIELD_NAME_LEN, spec 20)
  * @names: storage of the field names
  * @nr: entries of @fields
  * @fixed: bytes of the entry copied, from GR_FORMAT_COMMON on
@@ -59,8 +62,8 @@ struct gr_format_var {
  * @nvar: entries of @var
  */
 struct gr_format {
-	struct gr_field_def fields[GR_MAX_FIELDS];
-	char names[GR_MAX_FIELDS][GR_FIELD_NAME_LEN];
+	struct gr_field_def fields[GR_LONG_MAX_FIELDS];
+	char names[GR_LONG_MAX_FIELDS][GR_LONG_FIELD_NAME_LEN];
 	unsigned int nr;
 	u16 fixed;
 	u16 payload_size;

@@ -50,7 +50,7 @@ static u32 gr_layout_max_subbufs(struct gr_layout *lay)
 }
 
 static int gr_layout_compute_slots(const struct gr_geometry *geo, u32 slots,
-				   bool wide, struct gr_layout *lay);
+				   u32 stride, struct gr_layout *lay);
 
 /* Spec 18.2 N1: desc_capacity slots if the layout fits with them */
 static int gr_layout_compute_narrow(const struct gr_geometry *geo,
@@ -59,11 +59,11 @@ static int gr_layout_compute_narrow(const struct gr_geometry *geo,
 	int ret;
 
 	if (!geo->desc_capacity)
-		return gr_layout_compute_slots(geo, 0, false, lay);
-	ret = gr_layout_compute_slots(geo, geo->desc_capacity, false, lay);
+		return gr_layout_compute_slots(geo, 0, 0, lay);
+	ret = gr_layout_compute_slots(geo, geo->desc_capacity, 0, lay);
 	if (ret != -ENOSPC || geo->desc_capacity == geo->desc_count)
 		return ret;
-	return gr_layout_compute_slots(geo, geo->desc_count, false, lay);
+	return gr_layout_compute_slots(geo, geo->desc_count, 0, lay);
 }
 
 /**
@@ -128,7 +128,18 @@ int gr_layout_compute(const struct gr_geometry *geo, struct gr_layout *lay)
 	slots = gr_layout_wide_slots(geo->region_size, geo->wide_capacity);
 	if (slots <= GR_MAX_EVENTS)
 		return gr_layout_compute_narrow(geo, lay);
-	ret = gr_layout_compute_slots(geo, slots, true, lay);
+	/*
+	 * v1.15 (spec 20.2 L1): slots with the extension when the region
+	 * gives as many with them, within its eighth
+	 */
+	if (div64_u64(geo->region_size / 8, GR_LONG_DESC_STRIDE) >= slots) {
+		ret = gr_layout_compute_slots(geo, slots, GR_LONG_DESC_STRIDE,
+					      lay);
+		if (ret != -ENOSPC)
+			return ret;
+	}
+	ret = gr_layout_compute_slots(geo, slots, sizeof(struct gr_event_desc),
+				      lay);
 	if (ret != -ENOSPC)
 		return ret;
 	return gr_layout_compute_narrow(geo, lay);
@@ -136,12 +147,14 @@ int gr_layout_compute(const struct gr_geometry *geo, struct gr_layout *lay)
 
 /*
  * gr_layout_compute() with @slots descriptor slots (0: desc_count, none);
- * @wide: the slots are wide_capacity, the wide area follows them and
- * desc_capacity is the geometry's
+ * @stride: 0 for the narrow layout; else the slots are wide_capacity of
+ * @stride bytes (576, or v1.15 GR_LONG_DESC_STRIDE), the wide area
+ * follows them and desc_capacity is the geometry's
  */
 static int gr_layout_compute_slots(const struct gr_geometry *geo, u32 slots,
-				   bool wide, struct gr_layout *lay)
+				   u32 stride, struct gr_layout *lay)
 {
+	bool wide = stride;
 	u32 size = geo->default_subbuf_size ?: GR_DEFAULT_SUBBUF_SIZE;
 	u32 wish_n = geo->n_subbufs;
 	struct gr_layout l = { 0 };
@@ -173,7 +186,7 @@ static int gr_layout_compute_slots(const struct gr_geometry *geo, u32 slots,
 	l.flags = geo->global ? GR_HDR_GLOBAL : 0;
 	l.desc_count = geo->desc_count;
 	l.desc_capacity = wide ? geo->desc_capacity : slots;
-	l.desc_stride = sizeof(struct gr_event_desc);
+	l.desc_stride = wide ? stride : sizeof(struct gr_event_desc);
 	l.packet_header_size = sizeof(struct gr_packet_header);
 	l.desc_offset = GR_LAYOUT_START;
 	l.ring_offset = ALIGN(l.desc_offset +

@@ -152,7 +152,11 @@ static void gr_pci_quiet_irqs(struct gr_dev *gd)
 static void gr_pci_desc_fill(unsigned int id, struct gr_event_desc *desc,
 			     void *arg)
 {
-	gr_desc_fill(id, desc);
+	struct gr_dev *gd = arg;
+
+	/* v1.15: the extension right after it, in a slot that holds one */
+	gr_desc_fill(id, desc, gd->layout.desc_stride >= GR_LONG_DESC_STRIDE ?
+		     (struct gr_event_desc_ext *)(desc + 1) : NULL);
 }
 
 /* Geometry (host wish, else parameters) and the channel over BAR2. */
@@ -240,6 +244,9 @@ static void gr_pci_publish(struct gr_dev *gd, u64 instance_id)
 			    GR_F_ANYEVENT | GR_F_PROBE | GR_F_VMSYNC |
 			    GR_F_DYNARR | GR_F_ARRAYS |
 			    (gd->layout.wide_offset ? GR_F_WIDE_EVENTS : 0) |
+			    /* v1.15: slots with room for the extension */
+			    (gd->layout.desc_stride >= GR_LONG_DESC_STRIDE ?
+			     GR_F_LONG_DESC : 0) |
 			    (gd->sync_tsc ? GR_F_SYNC_TSC : 0),
 		.instance_id = instance_id,
 	};
@@ -250,7 +257,7 @@ static void gr_pci_publish(struct gr_dev *gd, u64 instance_id)
 	memcpy(ident.boot_id, gr_boot_uuid, sizeof(ident.boot_id));
 	gr_product_uuid(ident.product_uuid);
 	gr_region_publish(gd->region, &gd->layout, &ident, gr_pci_desc_fill,
-			  NULL);
+			  gd);
 }
 
 /* Enable the device and map both BARs; -ENODEV if it is not for us. */

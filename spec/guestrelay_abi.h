@@ -70,9 +70,10 @@
  * polling, without a doorbell each (GR_F_SYNC_POLL); 13 up to
  * GR_WIDE_MAX_EVENTS event ids, enabled through the wide area
  * (GR_F_WIDE_EVENTS); 14 fixed arrays of integers in a record
- * (GR_F_ARRAYS)
+ * (GR_F_ARRAYS); 15 long names and more fields in a descriptor's
+ * extension (GR_F_LONG_DESC)
  */
-#define GR_ABI_MINOR		14
+#define GR_ABI_MINOR		15
 
 #define GR_REGION_MAGIC		0x3159414c45525247ULL	/* "GRRELAY1" */
 #define GR_CTRL_MAGIC		0x313054534f485247ULL	/* "GRHOST01" */
@@ -127,7 +128,8 @@
 #define GR_F_SYNC_POLL		_BITULL(18)	/* polled sync rounds (v1.12) */
 #define GR_F_WIDE_EVENTS	_BITULL(19)	/* wide area, 1024 ids (v1.13) */
 #define GR_F_ARRAYS		_BITULL(20)	/* fixed integer arrays (v1.14) */
-#define GR_F_KNOWN		0x1fffffULL	/* all bits defined in v1.14 */
+#define GR_F_LONG_DESC		_BITULL(21)	/* descriptor extension (v1.15) */
+#define GR_F_KNOWN		0x3fffffULL	/* all bits defined in v1.15 */
 
 /**
  * struct gr_region_hdr - identity, geometry and layout of the region
@@ -152,7 +154,7 @@ struct gr_region_hdr {
 #define GR_HDR_GLOBAL		_BITUL(0)	/* one ring shared by all CPUs */
 	__le64 desc_offset;		/* event descriptor table */
 	__le32 desc_count;		/* number of event descriptors */
-	__le32 desc_stride;		/* bytes per descriptor (>= 576) */
+	__le32 desc_stride;		/* >= 576; GR_F_LONG_DESC: >= 1352 */
 	__le64 ring_offset;		/* nr_rings * struct gr_ring */
 	__le64 subbuf_rec_offset;	/* nr_rings * n_subbufs records */
 	__le64 data_offset;		/* sub-buffer data, GR_PAGE_SIZE aligned */
@@ -651,6 +653,74 @@ struct gr_event_desc {
 static_assert(sizeof(struct gr_event_desc) == 576, "gr_event_desc size");
 static_assert(offsetof(struct gr_event_desc, family_base) == 56, "family");
 static_assert(offsetof(struct gr_event_desc, fields) == 64, "fields");
+
+/*
+ * v1.15, GR_F_LONG_DESC (spec 20): longer names and more fields than the
+ * 576 bytes of struct gr_event_desc hold. With the bit in guest_features
+ * every descriptor slot is at least GR_LONG_DESC_STRIDE bytes and holds a
+ * struct gr_event_desc_ext right after its struct gr_event_desc.
+ */
+#define GR_LONG_NAME_LEN	64	/* an event name, NUL included */
+#define GR_LONG_SYSTEM_LEN	32	/* a system name, NUL included */
+#define GR_LONG_MAX_FIELDS	32	/* fields of a descriptor and its ext */
+#define GR_LONG_FIELD_NAME_LEN	32	/* a long field name, NUL included */
+#define GR_LONG_FIELD_NAMES	4	/* long field names per descriptor */
+
+/**
+ * struct gr_field_name_ext - the full name of one field (v1.15)
+ *
+ * Guest writes; host reads. Replaces the name in the field's struct
+ * gr_field_desc, which holds a shorter stand-in, unique in its event.
+ */
+struct gr_field_name_ext {
+	char name[GR_LONG_FIELD_NAME_LEN];	/* identifier, NUL-terminated */
+	__u8 field;			/* index in the event's whole list */
+	__u8 reserved[7];		/* 0 */
+};
+
+static_assert(sizeof(struct gr_field_name_ext) == 40, "gr_field_name_ext");
+
+/**
+ * struct gr_event_desc_ext - the rest of a descriptor (v1.15, spec 20)
+ *
+ * Guest writes (with the descriptor, before it is published); host reads
+ * it only while GR_F_LONG_DESC is in guest_features and the host knows
+ * the bit. Without GR_DESC_EXT_F_USED every byte is 0 and the struct
+ * gr_event_desc before it is the whole descriptor. With it, the event's
+ * name and system are @name and @system; its fields are the descriptor's
+ * fixed fields, then @fields[0 .. @nr_fields - desc.nr_fields), then the
+ * descriptor's variable fields (spec 20.1); the descriptor itself stays a
+ * valid 576-byte descriptor of the same records for a reader that ignores
+ * the extension (short stand-in names, fewer fields).
+ */
+struct gr_event_desc_ext {
+	__le16 flags;			/* GR_DESC_EXT_F_* */
+#define GR_DESC_EXT_F_USED	_BITUL(0)	/* the extension is in effect */
+	__le16 nr_fields;		/* all fields: desc's and @fields' */
+	__u8 nr_long_names;		/* used entries of @long_names */
+	__u8 reserved0[3];		/* 0 */
+	char name[GR_LONG_NAME_LEN];	/* full event name, NUL-terminated */
+	char system[GR_LONG_SYSTEM_LEN];	/* full system, NUL-terminated */
+	/* fixed fields (INTEGER, CHARS) after the descriptor's fixed ones */
+	struct gr_field_desc fields[GR_LONG_MAX_FIELDS - GR_MAX_FIELDS];
+	struct gr_field_name_ext long_names[GR_LONG_FIELD_NAMES];
+};
+
+/* a descriptor slot with its extension: GR_LONG_DESC_STRIDE bytes */
+struct gr_event_desc_long {
+	struct gr_event_desc desc;	/* valid on its own */
+	struct gr_event_desc_ext ext;	/* v1.15, GR_F_LONG_DESC */
+};
+
+#define GR_LONG_DESC_STRIDE	1352	/* sizeof(struct gr_event_desc_long) */
+
+static_assert(sizeof(struct gr_event_desc_ext) == 776, "gr_event_desc_ext");
+static_assert(offsetof(struct gr_event_desc_ext, name) == 8, "ext name");
+static_assert(offsetof(struct gr_event_desc_ext, fields) == 104, "ext f");
+static_assert(offsetof(struct gr_event_desc_ext, long_names) == 616, "ln");
+static_assert(sizeof(struct gr_event_desc_long) == GR_LONG_DESC_STRIDE,
+	      "gr_event_desc_long size");
+static_assert(GR_LONG_DESC_STRIDE % 8 == 0, "stride multiple of 8");
 
 /**
  * struct gr_ring_prod - producer half of a ring's counters

@@ -88,7 +88,7 @@ static inline void gr_client_counts_add(struct gr_client_counts *to,
  * Entry i of gr_vm_opts.filters is slot i of the filter area.
  */
 struct gr_vm_filter {
-	char event[GR_NAME_LEN];
+	char event[GR_LONG_NAME_LEN];
 	char expr[GR_VM_FILTER_EXPR];
 };
 
@@ -108,7 +108,7 @@ struct gr_vm_filter {
  */
 struct gr_vm_hist {
 	char name[GR_HIST_NAME_LEN];
-	char event[GR_NAME_LEN];
+	char event[GR_LONG_NAME_LEN];
 	char latency[GR_VM_HIST_PRESET];
 	char text[GR_HIST_TEXT_LEN];
 	char filter[GR_VM_FILTER_EXPR];
@@ -128,7 +128,9 @@ static inline void gr_vm_hist_name(const struct gr_vm_hist *h, char *name,
 {
 	const char *p = h->text, *end;
 
-	snprintf(name, len, "%s", h->latency[0] ? h->latency : h->event);
+	/* a long event name is cut as gr_hist_parse() cuts it (v1.15) */
+	snprintf(name, len, "%.*s", GR_HIST_NAME_LEN - 1,
+		 h->latency[0] ? h->latency : h->event);
 	while (p && *p) {
 		end = strchr(p, ':');
 		if (!strncmp(p, "name=", 5)) {
@@ -404,7 +406,7 @@ struct gr_vm_info {
 	char nodename[GR_NODENAME_LEN + 1];
 	char session[PATH_MAX];		/* trace directory, "" if none */
 	/* events the guest records, by name: room for every id's */
-	char events[GR_WIDE_MAX_EVENTS * (GR_NAME_LEN + 1)];
+	char events[GR_WIDE_MAX_EVENTS * (GR_LONG_NAME_LEN + 1)];
 	char pending[64];		/* requests not yet acknowledged */
 	const char *stop_reason;	/* "", "quota", "disk", "user", "guest",
 					 * "invalid" */
@@ -427,7 +429,7 @@ struct gr_vm_info {
 		uint64_t collected_pruned;	/* deleted: collected */
 	} chunks;
 	struct {
-		char event[GR_NAME_LEN];
+		char event[GR_LONG_NAME_LEN];
 		char expr[GR_VM_FILTER_EXPR];
 		const char *state;	/* active, pending, refused */
 		char why[256];		/* why refused, "" otherwise */

@@ -74,7 +74,7 @@
 		       GR_F_CLIENT | GR_F_LAST_RECORD | GR_F_HIST | \
 		       GR_F_ANYEVENT | GR_F_PROBE | GR_F_VMSYNC | GR_F_SYNC_TSC | \
 		       GR_F_DYNARR | GR_F_SYNC_POLL | GR_F_WIDE_EVENTS | \
-		       GR_F_ARRAYS)
+		       GR_F_ARRAYS | GR_F_LONG_DESC)
 
 static struct gr_host_ctrl *ctrl(struct gr_vm *vm)
 {

@@ -162,6 +162,7 @@ int session_write_files(struct gr_vm *vm, int dirfd, const char *session)
 		return ret;
 	file_sync(a, fd);
 	ret = gr_ctf_write_info(dirfd, &vm->hdr_copy, vm->size, vm->desc_copy,
+				sizeof(vm->desc_copy[0]),
 				vm->view.desc_count, &vm->hc.clock,
 				vm->sess.trace_uuid, &fd);
 	if (ret)

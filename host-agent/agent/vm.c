@@ -231,12 +231,12 @@ static int check_publication(struct gr_vm *vm, struct gr_region_hdr *copy,
 		return -ENOMEM;
 	}
 	for (i = 0; i < vm->view.desc_count; i++) {
-		memcpy(&vm->desc_copy[i],
-		       vm->region + gr_view_desc_off(&vm->view, i),
-		       sizeof(vm->desc_copy[i]));
-		/* H5: each descriptor copied once, checked */
-		if (gr_check_event_desc(&vm->view, &vm->desc_copy[i], i,
-					&vm->events[i], &why)) {
+		/* H5: each descriptor copied once, checked (v1.15: with
+		 * its extension, spec 20.3 K2)
+		 */
+		gr_copy_desc_slot(&vm->view, vm->region, i, &vm->desc_copy[i]);
+		if (gr_check_desc_slot(&vm->view, &vm->desc_copy[i], i,
+				       &vm->events[i], &why)) {
 			reject(vm, instance, "event descriptor", why);
 			return -EINVAL;
 		}

@@ -111,7 +111,7 @@ struct gr_vm {
 	struct gr_region_hdr hdr_copy;
 	struct gr_view view;
 	struct gr_event_view *events;
-	struct gr_event_desc *desc_copy;
+	struct gr_event_desc_long *desc_copy;	/* v1.15: with extensions */
 	uint64_t instance_id;
 	uint64_t rejected_instance;	/* last instance whose header failed */
 	char why[128];			/* last rejection, for status */

@@ -67,10 +67,10 @@ static int write_files(struct gr_vm *vm)
  */
 static int adopt(struct gr_vm *vm, uint32_t live,
 		 const struct gr_event_view *added,
-		 const struct gr_event_desc *copies)
+		 const struct gr_event_desc_long *copies)
 {
 	unsigned int n = vm->view.desc_count;
-	struct gr_event_desc *descs;
+	struct gr_event_desc_long *descs;
 	struct gr_event_view *events;
 	int ret;
 
@@ -133,7 +133,7 @@ static int adopt(struct gr_vm *vm, uint32_t live,
  */
 int vm_desc_refresh(struct gr_vm *vm)
 {
-	struct gr_event_desc *copies;
+	struct gr_event_desc_long *copies;
 	struct gr_event_view *added;
 	const char *why = "";
 	uint32_t live, n = vm->view.desc_count, i;
@@ -174,8 +174,7 @@ int vm_desc_refresh(struct gr_vm *vm)
 	 * descriptor area the header's check bounded (M1)
 	 */
 	for (i = n; i < live; i++)
-		memcpy(&copies[i - n], vm->region + gr_view_desc_off(&vm->view, i),
-		       sizeof(copies[0]));
+		gr_copy_desc_slot(&vm->view, vm->region, i, &copies[i - n]);
 	/* the copies are of this publication's slots (H7, spec 5.5) */
 	if (!vm_same_publication(vm, &magic)) {
 		ret = -ESTALE;

@@ -314,7 +314,7 @@ int ctl_json_finish(struct ctl_json *j)
 
 void ctl_json_list(struct ctl_json *j, const char *key, const char *list)
 {
-	char item[GR_NAME_LEN * 2 + 2];
+	char item[GR_LONG_NAME_LEN * 2 + 2];
 	size_t n;
 
 	ctl_json_begin_array(j, key);

@@ -190,10 +190,10 @@ static const char *const gr_fx_common[] = { "common_tid", "common_cpu" };
 
 static unsigned int gr_fx_distance(const char *a, size_t la, const char *b)
 {
-	unsigned int row[GR_FIELD_NAME_LEN + 1], prev, cur, i, j;
+	unsigned int row[GR_LONG_FIELD_NAME_LEN + 1], prev, cur, i, j;
 	size_t lb = strlen(b);
 
-	if (la > GR_FIELD_NAME_LEN || lb > GR_FIELD_NAME_LEN)
+	if (la > GR_LONG_FIELD_NAME_LEN || lb > GR_LONG_FIELD_NAME_LEN)
 		return UINT_MAX;
 	for (j = 0; j <= lb; j++)
 		row[j] = j;

@@ -106,7 +106,7 @@ static int hist_operand(const struct gr_event_view *ev, const char *name,
 		k->src = GR_HS_CPU;
 		return 0;
 	}
-	for (i = 0; i < ev->nr_fields && i < GR_MAX_FIELDS; i++) {
+	for (i = 0; i < ev->nr_fields && i < GR_LONG_MAX_FIELDS; i++) {
 		f = &ev->fields[i];
 		if (strlen(f->name) != len || memcmp(f->name, name, len))
 			continue;
@@ -133,7 +133,7 @@ static int hist_bad_field(struct hist_parser *p, struct hist_tok t, int ret)
 		return gr_fx_fail(p->err, t.pos, t.len,
 				  "'%.*s' is a text field: a guest hist key or value is a 64-bit integer; key on an integer field",
 				  (int)t.len, p->s + t.pos);
-	for (i = 0; i < p->ev->nr_fields && i < GR_MAX_FIELDS; i++) {
+	for (i = 0; i < p->ev->nr_fields && i < GR_LONG_MAX_FIELDS; i++) {
 		if (p->ev->fields[i].type != GR_FIELD_INTEGER)
 			continue;
 		off += snprintf(list + off, sizeof(list) - off, "%s, ",
@@ -256,7 +256,7 @@ static bool key_is_rwbs(const struct gr_event_view *ev, const char *name)
 {
 	unsigned int i;
 
-	for (i = 0; i < ev->nr_fields && i < GR_MAX_FIELDS; i++)
+	for (i = 0; i < ev->nr_fields && i < GR_LONG_MAX_FIELDS; i++)
 		if (!strcmp(ev->fields[i].name, name))
 			return gr_field_is_rwbs_flags(ev, &ev->fields[i]);
 	return false;
@@ -649,7 +649,7 @@ int gr_hist_parse(const char *text, const char *filter,
 	if (!(p.seen & HIST_P_SIZE))
 		out->req.entries_log2 = (uint8_t)p.max_log2;
 	if (!(p.seen & HIST_P_NAME))
-		snprintf(out->name, sizeof(out->name), "%s", ev->name);
+		snprintf(out->name, sizeof(out->name), "%.31s", ev->name);
 	snprintf(out->event, sizeof(out->event), "%s", ev->name);
 	memcpy(out->text, text, n + 1);
 	return 0;

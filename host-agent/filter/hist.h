@@ -41,7 +41,7 @@
 
 #define GR_HIST_NAME_LEN	32	/* table name: [a-z_][a-z0-9_]* */
 #define GR_HIST_TEXT_LEN	512	/* the request as the operator wrote it */
-#define GR_HIST_COL_LEN		(GR_FIELD_NAME_LEN + 8)
+#define GR_HIST_COL_LEN		(GR_LONG_FIELD_NAME_LEN + 8)
 
 /* Display modifiers of a key (host only; the guest never sees them) */
 #define GR_HD_HEX		0x1	/* .hex */
@@ -83,7 +83,7 @@ struct gr_hist_sort {
 struct gr_hist_spec {
 	struct gr_hist_req req;
 	char name[GR_HIST_NAME_LEN];
-	char event[2 * GR_NAME_LEN + 2];
+	char event[2 * GR_LONG_NAME_LEN + 2];
 	char key_name[GR_HIST_MAX_KEYS][GR_HIST_COL_LEN];
 	uint8_t key_display[GR_HIST_MAX_KEYS];
 	char val_name[GR_HIST_MAX_VALS][GR_HIST_COL_LEN];

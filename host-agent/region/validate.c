@@ -286,6 +286,10 @@ static int check_geometry(const struct gr_region_hdr *h, struct gr_view *v,
 		return bad(why, "desc_stride is smaller than gr_event_desc");
 	if (v->desc_stride % 8)
 		return bad(why, "desc_stride is not a multiple of 8");
+	/* v1.15, GR_F_LONG_DESC (spec 20.3 K1): each slot holds its ext */
+	if ((v->features & GR_F_LONG_DESC) &&
+	    v->desc_stride < GR_LONG_DESC_STRIDE)
+		return bad(why, "desc_stride is below GR_LONG_DESC_STRIDE with GR_F_LONG_DESC");
 
 	v->clock_freq = le64toh(h->clock_freq);
 	if (!v->clock_freq)
@@ -616,8 +620,18 @@ int gr_check_region_hdr(const struct gr_region_hdr *copy,
 	return 0;
 }
 
-/* the end of field @f (@fv checked so far) in the payload; its name */
-static int check_end(const struct gr_field_desc *f, struct gr_field_view *fv,
+/*
+ * One field as a check reads it: its descriptor and its name (the
+ * descriptor's own, or v1.15 a long name of the extension, spec 20.1)
+ */
+struct field_in {
+	const struct gr_field_desc *f;
+	const char *name;
+	size_t cap;
+};
+
+/* the end of field @in (@fv checked so far) in the payload; its name */
+static int check_end(const struct field_in *in, struct gr_field_view *fv,
 		     uint16_t payload_size, const char **why)
 {
 	uint32_t end = (uint32_t)fv->offset + fv->size;	/* no overflow */
@@ -625,18 +639,18 @@ static int check_end(const struct gr_field_desc *f, struct gr_field_view *fv,
 	if (end > payload_size)
 		return bad(why, "field extends beyond payload_size");
 	memset(fv->name, 0, sizeof(fv->name));
-	strcpy(fv->name, f->name);
+	memcpy(fv->name, in->name, strlen(in->name));
 	return 0;
 }
 
 /*
- * The elements of a SEQUENCE (v1.11, @seq) or ARRAY (v1.14) field @f:
+ * The elements of a SEQUENCE (v1.11, @seq) or ARRAY (v1.14) field @in:
  * 1, 2, 4 or 8 bytes, a whole number of them (spec 7.4)
  */
-static int check_elems(const struct gr_field_desc *f, struct gr_field_view *fv,
+static int check_elems(const struct field_in *in, struct gr_field_view *fv,
 		       int seq, uint16_t payload_size, const char **why)
 {
-	fv->elem_size = f->elem_size;
+	fv->elem_size = in->f->elem_size;
 	if (fv->elem_size != 1 && fv->elem_size != 2 &&
 	    fv->elem_size != 4 && fv->elem_size != 8)
 		return bad(why, seq ? "sequence element size is not 1, 2, 4 or 8" :
@@ -646,16 +660,17 @@ static int check_elems(const struct gr_field_desc *f, struct gr_field_view *fv,
 			   "array size is not a multiple of its element size");
 	if (fv->flags & ~(uint8_t)GR_FIELD_KNOWN_FLAGS)
 		return bad(why, "unknown bits in field flags");
-	return check_end(f, fv, payload_size, why);
+	return check_end(in, fv, payload_size, why);
 }
 
-static int check_field(const struct gr_field_desc *f, struct gr_field_view *fv,
+static int check_field(const struct field_in *in, struct gr_field_view *fv,
 		       uint16_t payload_size, int last, int varlen,
 		       uint64_t features, const char **why)
 {
+	const struct gr_field_desc *f = in->f;
 	int dynarr = !!(features & GR_F_DYNARR);
 
-	switch (ident_check(f->name, sizeof(f->name))) {
+	switch (ident_check(in->name, in->cap)) {
 	case ID_UNTERMINATED:
 		return bad(why, "field name is not NUL-terminated");
 	case ID_EMPTY:
@@ -663,9 +678,9 @@ static int check_field(const struct gr_field_desc *f, struct gr_field_view *fv,
 	case ID_BAD_CHAR:
 		return bad(why, "field name is not an identifier [a-z_][a-z0-9_]*");
 	}
-	if (!strcmp(f->name, "_"))
+	if (!strcmp(in->name, "_"))
 		return bad(why, "field name \"_\" is empty once its '_' is stripped");
-	if (!strncmp(f->name, "_gr_", 4))
+	if (!strncmp(in->name, "_gr_", 4))
 		return bad(why, "field name starts with _gr_ (reserved for the host's padding)");
 
 	fv->offset = le16toh(f->offset);
@@ -703,18 +718,18 @@ static int check_field(const struct gr_field_desc *f, struct gr_field_view *fv,
 		if (!varlen)
 			return bad(why, "sequence field in an event without VARLEN");
 		fv->len_field = f->len_field;
-		return check_elems(f, fv, 1, payload_size, why);
+		return check_elems(in, fv, 1, payload_size, why);
 	case GR_FIELD_ARRAY:	/* v1.14, spec 7.3, 7.4 */
 		if (!(features & GR_F_ARRAYS))
 			return bad(why, "array field without GR_F_ARRAYS");
 		if (f->len_field)
 			return bad(why, "array field with a len_field");
-		return check_elems(f, fv, 0, payload_size, why);
+		return check_elems(in, fv, 0, payload_size, why);
 	default:
 		return bad(why, "unknown field type");
 	}
 
-	return check_end(f, fv, payload_size, why);
+	return check_end(in, fv, payload_size, why);
 }
 
 /*
@@ -808,12 +823,157 @@ static int check_family(const struct gr_view *v,
 	return 0;
 }
 
+/*
+ * The fields of @ev from @in[0 .. @ev->nr_fields) (spec 7.4): each one
+ * (check_field()), the variable part, increasing offsets, no overlap,
+ * unique names, and a VARLEN event ending where its last field does
+ */
+static int check_fields(const struct gr_view *v, struct gr_event_view *ev,
+			const struct field_in *in, const char **why)
+{
+	int varlen = !!(ev->flags & GR_EVENT_F_VARLEN);
+	unsigned int i, j, n = ev->nr_fields, first_var = n;
+	int ret;
+
+	if (varlen && (!n || !GR_FIELD_IS_VAR(in[n - 1].f->type)))
+		return bad(why, "VARLEN event does not end with a string field");
+	for (i = 0; i < n; i++) {
+		struct gr_field_view *fv = &ev->fields[i];
+
+		ret = check_field(&in[i], fv, ev->payload_size, i + 1 == n,
+				  varlen, v->features, why);
+		if (ret)
+			return ret;
+		ret = check_var_field(ev, i, &first_var, why);
+		if (ret)
+			return ret;
+		if (i && fv->offset < ev->fields[i - 1].offset)
+			return bad(why, "fields are not in increasing offset order");
+		for (j = 0; j < i; j++) {
+			const struct gr_field_view *o = &ev->fields[j];
+
+			if (names_clash(fv->name, o->name))
+				return bad(why, "duplicate field name");
+			if (fv->offset < o->offset + o->size &&
+			    o->offset < fv->offset + fv->size)
+				return bad(why, "fields overlap");
+		}
+	}
+	if (varlen && ev->fields[n - 1].offset + ev->fields[n - 1].size !=
+		      ev->payload_size)
+		return bad(why, "VARLEN payload_size is not where the string ends");
+	return 0;
+}
+
+/* an identifier in @cap bytes, or the reason it is not one */
+static int check_name(const char *s, size_t cap, const char *what,
+		      const char **why)
+{
+	static const char *const msg[][3] = {
+		{ "event name is not NUL-terminated", "event name is empty",
+		  "event name is not an identifier [a-z_][a-z0-9_]*" },
+		{ "event system is not NUL-terminated", "event system is empty",
+		  "event system is not an identifier [a-z_][a-z0-9_]*" },
+	};
+	unsigned int k = strcmp(what, "name") ? 1 : 0;
+
+	switch (ident_check(s, cap)) {
+	case ID_UNTERMINATED:
+		return bad(why, msg[k][0]);
+	case ID_EMPTY:
+		return bad(why, msg[k][1]);
+	case ID_BAD_CHAR:
+		return bad(why, msg[k][2]);
+	}
+	return 0;
+}
+
+/*
+ * v1.15, GR_F_LONG_DESC (spec 20.1, K2): @ev, the view of the 576-byte
+ * descriptor @copy (already checked), becomes the event its extension
+ * @ext describes: its long name and system, its whole field list (the
+ * descriptor's fixed fields, the extension's, the descriptor's variable
+ * ones) with the long field names, checked again as one descriptor
+ */
+static int apply_ext(const struct gr_view *v, const struct gr_event_desc *copy,
+		     const struct gr_event_desc_ext *ext,
+		     struct gr_event_view *ev, const char **why)
+{
+	struct field_in in[GR_LONG_MAX_FIELDS];
+	unsigned int i, k, n, nd = ev->nr_fields, more, first_var, nl;
+	uint16_t flags = le16toh(ext->flags);
+	int ret;
+
+	if (flags & ~(uint16_t)GR_DESC_EXT_F_USED)
+		return bad(why, "unknown bits in the extension's flags");
+	if (!(flags & GR_DESC_EXT_F_USED))
+		return 0;
+	ret = check_name(ext->name, sizeof(ext->name), "name", why);
+	if (!ret)
+		ret = check_name(ext->system, sizeof(ext->system), "system",
+				 why);
+	if (ret)
+		return ret;
+	n = le16toh(ext->nr_fields);
+	if (n < nd || n > GR_LONG_MAX_FIELDS)
+		return bad(why, "extension nr_fields is below the descriptor's or above GR_LONG_MAX_FIELDS");
+	more = n - nd;
+	if (more && nd != GR_MAX_FIELDS)
+		return bad(why, "extension fields while the descriptor has room");
+	nl = ext->nr_long_names;
+	if (nl > GR_LONG_FIELD_NAMES)
+		return bad(why, "extension nr_long_names is above GR_LONG_FIELD_NAMES");
+
+	first_var = gr_event_first_var(ev);
+	for (i = 0; i < n; i++) {
+		const struct gr_field_desc *f;
+
+		if (i < first_var)
+			f = &copy->fields[i];
+		else if (i < first_var + more)
+			f = &ext->fields[i - first_var];
+		else
+			f = &copy->fields[i - more];
+		if (i >= first_var && i < first_var + more &&
+		    GR_FIELD_IS_VAR(f->type))
+			return bad(why, "a variable field in the extension");
+		in[i].f = f;
+		in[i].name = f->name;
+		in[i].cap = sizeof(f->name);
+	}
+	for (k = 0; k < nl; k++) {
+		const struct gr_field_name_ext *ln = &ext->long_names[k];
+
+		if (ln->field >= n)
+			return bad(why, "long field name of no field");
+		if (k && ln->field <= ext->long_names[k - 1].field)
+			return bad(why, "long field names not in increasing field order");
+		in[ln->field].name = ln->name;
+		in[ln->field].cap = sizeof(ln->name);
+	}
+	/* sequences count a fixed field: the same index in both lists */
+	ev->nr_fields = (uint16_t)n;
+	memset(ev->fields, 0, sizeof(ev->fields));
+	ret = check_fields(v, ev, in, why);
+	if (ret)
+		return ret;
+	memset(ev->name, 0, sizeof(ev->name));
+	memcpy(ev->name, ext->name, strlen(ext->name));
+	memset(ev->system, 0, sizeof(ev->system));
+	memcpy(ev->system, ext->system, strlen(ext->system));
+	return 0;
+}
+
 /**
- * gr_check_event_desc() - validate a private copy of an event descriptor
+ * gr_check_event_desc_ext() - validate a private copy of an event
+ * descriptor and of its extension
  * @v: view of the region header, from gr_check_region_hdr()
  * @copy: host-private copy of descriptor @index (sizeof(struct
- *	gr_event_desc) bytes read at gr_view_desc_off(@v, @index); bytes past
- *	that, up to desc_stride, belong to a newer minor and are ignored)
+ *	gr_event_desc) bytes read at gr_view_desc_off(@v, @index))
+ * @ext: v1.15, host-private copy of the struct gr_event_desc_ext after
+ *	it, read with it when GR_F_LONG_DESC is in @v->features; NULL
+ *	otherwise (then it is ignored, as bytes up to desc_stride of a
+ *	newer minor are)
  * @index: the descriptor's index in the table, below @v->desc_capacity
  * @out: receives the CPU-endian view; written only on success
  * @why: receives a static reason on failure; may be NULL
@@ -829,6 +989,10 @@ static int check_family(const struct gr_view *v,
  * with one; with GR_F_SYSCALLS, family_base and family_count as spec H30
  * says (one descriptor; gr_check_families() checks the table). Entries of
  * @copy->fields past nr_fields and reserved bytes are ignored (spec 2.4).
+ * v1.15, with @ext and GR_F_LONG_DESC (spec 20, K2): the descriptor
+ * passes all that on its own, and, when the extension is in use, the
+ * event it describes with the extension's names and fields passes the
+ * same rules with the lengths of GR_LONG_*; @out is that event.
  *
  * No name is checked against TSDL keywords: the CTF writer emits event and
  * system names inside string literals and every field name with a leading
@@ -837,13 +1001,16 @@ static int check_family(const struct gr_view *v,
  * Context: any; does not sleep.
  * Return: 0 if @copy is acceptable, -EINVAL otherwise.
  */
-int gr_check_event_desc(const struct gr_view *v,
-			const struct gr_event_desc *copy, unsigned int index,
-			struct gr_event_view *out, const char **why)
+int gr_check_event_desc_ext(const struct gr_view *v,
+			    const struct gr_event_desc *copy,
+			    const struct gr_event_desc_ext *ext,
+			    unsigned int index, struct gr_event_view *out,
+			    const char **why)
 {
+	struct field_in in[GR_MAX_FIELDS];
 	struct gr_event_view ev;
-	int varlen, ret;
-	unsigned int i, j, first_var;
+	unsigned int i;
+	int ret;
 
 	if (index >= GR_WIDE_MAX_EVENTS || index >= v->desc_capacity)
 		return bad(why, "descriptor index out of range");
@@ -852,27 +1019,16 @@ int gr_check_event_desc(const struct gr_view *v,
 	if (ev.id != index)
 		return bad(why, "descriptor id differs from its index");
 
-	switch (ident_check(copy->name, sizeof(copy->name))) {
-	case ID_UNTERMINATED:
-		return bad(why, "event name is not NUL-terminated");
-	case ID_EMPTY:
-		return bad(why, "event name is empty");
-	case ID_BAD_CHAR:
-		return bad(why, "event name is not an identifier [a-z_][a-z0-9_]*");
-	}
-	switch (ident_check(copy->system, sizeof(copy->system))) {
-	case ID_UNTERMINATED:
-		return bad(why, "event system is not NUL-terminated");
-	case ID_EMPTY:
-		return bad(why, "event system is empty");
-	case ID_BAD_CHAR:
-		return bad(why, "event system is not an identifier [a-z_][a-z0-9_]*");
-	}
+	ret = check_name(copy->name, sizeof(copy->name), "name", why);
+	if (!ret)
+		ret = check_name(copy->system, sizeof(copy->system), "system",
+				 why);
+	if (ret)
+		return ret;
 
 	ev.flags = le16toh(copy->flags);
 	if (ev.flags & ~(uint16_t)GR_EVENT_KNOWN_FLAGS)
 		return bad(why, "unknown bits in event flags");
-	varlen = !!(ev.flags & GR_EVENT_F_VARLEN);
 
 	ev.payload_size = le16toh(copy->payload_size);
 	if ((uint32_t)ev.payload_size + sizeof(struct gr_event_header) >
@@ -882,52 +1038,106 @@ int gr_check_event_desc(const struct gr_view *v,
 	ev.nr_fields = le16toh(copy->nr_fields);
 	if (ev.nr_fields > GR_MAX_FIELDS)
 		return bad(why, "nr_fields is above GR_MAX_FIELDS");
-	if (varlen && (!ev.nr_fields ||
-		       !GR_FIELD_IS_VAR(copy->fields[ev.nr_fields - 1].type)))
-		return bad(why, "VARLEN event does not end with a string field");
-
-	first_var = ev.nr_fields;
 	for (i = 0; i < ev.nr_fields; i++) {
-		struct gr_field_view *fv = &ev.fields[i];
-
-		ret = check_field(&copy->fields[i], fv, ev.payload_size,
-				  i + 1 == ev.nr_fields, varlen, v->features, why);
-		if (ret)
-			return ret;
-		ret = check_var_field(&ev, i, &first_var, why);
-		if (ret)
-			return ret;
-		if (i && fv->offset < ev.fields[i - 1].offset)
-			return bad(why, "fields are not in increasing offset order");
-		for (j = 0; j < i; j++) {
-			const struct gr_field_view *o = &ev.fields[j];
-
-			if (names_clash(fv->name, o->name))
-				return bad(why, "duplicate field name");
-			if (fv->offset < o->offset + o->size &&
-			    o->offset < fv->offset + fv->size)
-				return bad(why, "fields overlap");
-		}
+		in[i].f = &copy->fields[i];
+		in[i].name = copy->fields[i].name;
+		in[i].cap = sizeof(copy->fields[i].name);
 	}
-
-	if (varlen && ev.fields[ev.nr_fields - 1].offset +
-		      ev.fields[ev.nr_fields - 1].size != ev.payload_size)
-		return bad(why, "VARLEN payload_size is not where the string ends");
+	ret = check_fields(v, &ev, in, why);
+	if (ret)
+		return ret;
 
 	memcpy(ev.name, copy->name, strlen(copy->name));
 	memcpy(ev.system, copy->system, strlen(copy->system));
+	if (ext && (v->features & GR_F_LONG_DESC)) {
+		ret = apply_ext(v, copy, ext, &ev, why);
+		if (ret)
+			return ret;
+	}
 	ret = check_family(v, copy, &ev, why);
 	if (ret)
 		return ret;
 	ev.max_record = (uint16_t)ALIGN8(sizeof(struct gr_event_header) +
 					 ev.payload_size);
-	if (varlen)
+	if (ev.flags & GR_EVENT_F_VARLEN)
 		ev.min_record = (uint16_t)ALIGN8(sizeof(struct gr_event_header) +
 						 var_min(&ev));
 	else
 		ev.min_record = ev.max_record;
 	*out = ev;
 	return 0;
+}
+
+/**
+ * gr_check_event_desc() - validate a private copy of an event descriptor
+ * @v: view of the region header, from gr_check_region_hdr()
+ * @copy: host-private copy of descriptor @index (sizeof(struct
+ *	gr_event_desc) bytes read at gr_view_desc_off(@v, @index); bytes past
+ *	that, up to desc_stride, are ignored)
+ * @index: the descriptor's index in the table, below @v->desc_capacity
+ * @out: receives the CPU-endian view; written only on success
+ * @why: receives a static reason on failure; may be NULL
+ *
+ * gr_check_event_desc_ext() without an extension.
+ *
+ * Context: any; does not sleep.
+ * Return: 0 if @copy is acceptable, -EINVAL otherwise.
+ */
+int gr_check_event_desc(const struct gr_view *v,
+			const struct gr_event_desc *copy, unsigned int index,
+			struct gr_event_view *out, const char **why)
+{
+	return gr_check_event_desc_ext(v, copy, NULL, index, out, why);
+}
+
+/**
+ * gr_check_desc_slot() - validate a host copy of a whole descriptor slot
+ * @v: view of the region header, from gr_check_region_hdr()
+ * @slot: host-private copy of slot @index: its struct gr_event_desc and,
+ *	v1.15, the extension after it (all 0 when the guest lacks
+ *	GR_F_LONG_DESC)
+ * @index: the slot's index, below @v->desc_capacity
+ * @out: receives the CPU-endian view on success
+ * @why: receives a static reason on failure; may be NULL
+ *
+ * The one entry of the host's copies (vm.c, vm_desc.c, the stored
+ * .guestrelay): gr_check_event_desc_ext() with the extension.
+ *
+ * Context: any; does not sleep.
+ * Return: 0 or -EINVAL.
+ */
+int gr_check_desc_slot(const struct gr_view *v,
+		       const struct gr_event_desc_long *slot,
+		       unsigned int index, struct gr_event_view *out,
+		       const char **why)
+{
+	return gr_check_event_desc_ext(v, &slot->desc, &slot->ext, index, out,
+				       why);
+}
+
+/**
+ * gr_copy_desc_slot() - copy descriptor slot @index of the region once
+ * @v: view of the region header, accepted by gr_check_region_hdr()
+ * @region: the mapped region
+ * @index: below @v->desc_capacity (its slot lies in the checked area)
+ * @slot: receives the copy: the descriptor and, with GR_F_LONG_DESC in
+ *	@v->features, its extension; otherwise the extension is zeroed
+ *
+ * Context: any; does not sleep.
+ */
+void gr_copy_desc_slot(const struct gr_view *v, const void *region,
+		       unsigned int index, struct gr_event_desc_long *slot)
+{
+	const uint8_t *p = (const uint8_t *)region +
+			   gr_view_desc_off(v, index);
+	size_t len = sizeof(slot->desc);
+
+	/* H3, K1: the stride holds the extension when the bit is set */
+	if ((v->features & GR_F_LONG_DESC) &&
+	    v->desc_stride >= sizeof(*slot))
+		len = sizeof(*slot);
+	memset(slot, 0, sizeof(*slot));
+	memcpy(slot, p, len);
 }
 
 /**
@@ -1045,8 +1255,9 @@ int gr_check_families(struct gr_view *v, const struct gr_event_view *events,
  */
 int gr_check_added_descs(const struct gr_view *v,
 			 const struct gr_event_view *events,
-			 const struct gr_event_desc *copies, unsigned int live,
-			 struct gr_event_view *out, const char **why)
+			 const struct gr_event_desc_long *copies,
+			 unsigned int live, struct gr_event_view *out,
+			 const char **why)
 {
 	unsigned int i, j, n = v->desc_count;
 	int ret;
@@ -1057,7 +1268,7 @@ int gr_check_added_descs(const struct gr_view *v,
 	for (i = n; i < live; i++) {
 		struct gr_event_view *ev = &out[i - n];
 
-		ret = gr_check_event_desc(v, &copies[i - n], i, ev, why);
+		ret = gr_check_desc_slot(v, &copies[i - n], i, ev, why);
 		if (ret)
 			return ret;
 		if (ev->family_count)

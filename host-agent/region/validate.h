@@ -199,7 +199,8 @@ struct gr_view {
  * struct gr_field_view - validated, CPU-endian copy of one field descriptor
  */
 struct gr_field_view {
-	char name[GR_FIELD_NAME_LEN];	/* identifier, unique in its event */
+	char name[GR_LONG_FIELD_NAME_LEN];	/* identifier, unique in its
+						 * event (v1.15: a long name) */
 	uint16_t offset;		/* offset + size <= payload_size */
 	uint16_t size;			/* INTEGER: 1, 2, 4, 8; else >= 1 */
 	uint8_t type;			/* GR_FIELD_INTEGER, _CHARS, _STRING or
@@ -223,17 +224,18 @@ struct gr_field_view {
  * (gr_record_var_walk()).
  */
 struct gr_event_view {
-	char name[GR_NAME_LEN];		/* identifier [a-z_][a-z0-9_]* */
-	char system[GR_SYSTEM_LEN];	/* identifier [a-z_][a-z0-9_]* */
+	char name[GR_LONG_NAME_LEN];	/* identifier [a-z_][a-z0-9_]* */
+	char system[GR_LONG_SYSTEM_LEN];	/* identifier [a-z_][a-z0-9_]* */
 	uint16_t id;			/* == descriptor index */
-	uint16_t nr_fields;		/* 0..GR_MAX_FIELDS */
+	uint16_t nr_fields;		/* 0..GR_MAX_FIELDS, v1.15 with the
+					 * extension 0..GR_LONG_MAX_FIELDS */
 	uint16_t payload_size;		/* 16 + payload_size <= max_event_size */
 	uint16_t flags;			/* GR_EVENT_F_* known bits only */
 	uint16_t min_record;		/* smallest valid gr_event_header.size */
 	uint16_t max_record;		/* largest valid gr_event_header.size */
 	uint16_t family_base;		/* 0 unless @family_count */
 	uint16_t family_count;		/* 0..GR_MAX_FAMILY; see gr_view */
-	struct gr_field_view fields[GR_MAX_FIELDS];
+	struct gr_field_view fields[GR_LONG_MAX_FIELDS];
 };
 
 /**
@@ -253,7 +255,7 @@ static inline unsigned int gr_event_first_var(const struct gr_event_view *ev)
 {
 	unsigned int i;
 
-	for (i = 0; i < ev->nr_fields && i < GR_MAX_FIELDS; i++)
+	for (i = 0; i < ev->nr_fields && i < GR_LONG_MAX_FIELDS; i++)
 		if (GR_FIELD_IS_VAR(ev->fields[i].type))
 			break;
 	return i;
@@ -279,13 +281,25 @@ int gr_check_region_hdr(const struct gr_region_hdr *copy,
 int gr_check_event_desc(const struct gr_view *v,
 			const struct gr_event_desc *copy, unsigned int index,
 			struct gr_event_view *out, const char **why);
+int gr_check_event_desc_ext(const struct gr_view *v,
+			    const struct gr_event_desc *copy,
+			    const struct gr_event_desc_ext *ext,
+			    unsigned int index, struct gr_event_view *out,
+			    const char **why);
+int gr_check_desc_slot(const struct gr_view *v,
+		       const struct gr_event_desc_long *slot,
+		       unsigned int index, struct gr_event_view *out,
+		       const char **why);
+void gr_copy_desc_slot(const struct gr_view *v, const void *region,
+		       unsigned int index, struct gr_event_desc_long *slot);
 int gr_check_event_names(const struct gr_event_view *events, unsigned int nr,
 			 const char **why);
 int gr_check_families(struct gr_view *v, const struct gr_event_view *events,
 		      unsigned int nr, const char **why);
 int gr_check_added_descs(const struct gr_view *v,
 			 const struct gr_event_view *events,
-			 const struct gr_event_desc *copies, unsigned int live,
+			 const struct gr_event_desc_long *copies,
+			 unsigned int live,
 			 struct gr_event_view *out, const char **why);
 
 /* the checks of a running guest's rings and packets */

@@ -459,7 +459,7 @@ uint32_t gr_event_declared_end(const struct gr_event_view *ev)
 {
 	uint32_t end = 0;
 
-	if (ev->nr_fields && ev->nr_fields <= GR_MAX_FIELDS)
+	if (ev->nr_fields && ev->nr_fields <= GR_LONG_MAX_FIELDS)
 		end = (uint32_t)ev->fields[ev->nr_fields - 1].offset +
 		      ev->fields[ev->nr_fields - 1].size;
 	/* payloads start 8-byte aligned (after the 16-byte header) */

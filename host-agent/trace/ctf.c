@@ -511,7 +511,7 @@ const char *gr_ctf_field_name(const struct gr_event_view *ev,
 			ctf = ctf_fields[i].ctf;
 	if (!ctf)
 		return f->name;
-	for (i = 0; i < ev->nr_fields && i < GR_MAX_FIELDS; i++)
+	for (i = 0; i < ev->nr_fields && i < GR_LONG_MAX_FIELDS; i++)
 		if (!strcmp(ev->fields[i].name, ctf))
 			return f->name;
 	return ctf;
@@ -686,12 +686,12 @@ static void emit_elem(struct sbuf *b, const struct gr_field_view *f)
 
 static int emit_fields(struct sbuf *b, const struct gr_event_view *ev)
 {
-	unsigned int order[GR_MAX_FIELDS], n = ev->nr_fields, i, j;
+	unsigned int order[GR_LONG_MAX_FIELDS], n = ev->nr_fields, i, j;
 	int varlen = !!(ev->flags & GR_EVENT_F_VARLEN), var_seen = 0;
 	uint32_t pos = 0;
 	int net;
 
-	if (n > GR_MAX_FIELDS)
+	if (n > GR_LONG_MAX_FIELDS)
 		return -EINVAL;
 	/* declare fields in offset order: CTF structs are sequential */
 	for (i = 0; i < n; i++) {
@@ -789,7 +789,7 @@ static int emit_families(struct sbuf *b, const struct gr_view *v,
 			 const struct gr_event_view *events,
 			 unsigned int nr_events)
 {
-	char name[GR_NAME_LEN + 64];
+	char name[GR_LONG_NAME_LEN + 64];
 	unsigned int k, m;
 	int ret;
 

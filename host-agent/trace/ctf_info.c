@@ -148,12 +148,30 @@ uint32_t gr_crc32(uint32_t crc, const void *buf, size_t len)
 	return ~crc;
 }
 
+/*
+ * Descriptor @i of a stored table, @size bytes at @p: a struct
+ * gr_event_desc and, v1.15, the extension after it when @size holds one
+ * (a reader that knows the extension reads it, gr_check_desc_slot())
+ */
+static int check_stored(const struct gr_view *v, const uint8_t *p,
+			size_t size, unsigned int i, struct gr_event_view *ev,
+			const char **why)
+{
+	struct gr_event_desc_long slot;
+
+	memset(&slot, 0, sizeof(slot));
+	memcpy(&slot, p, size < sizeof(slot) ? size : sizeof(slot));
+	return gr_check_desc_slot(v, &slot, i, ev, why);
+}
+
 /**
  * gr_ctf_write_info() - store (or replace) a trace's .guestrelay file
  * @dirfd: the trace directory, opened O_RDONLY | O_DIRECTORY
  * @hdr_copy: the host's private copy of the region header
  * @region_size: real size of the VM's region
  * @descs: private copies of descriptors 0 .. @nr_descs - 1
+ * @desc_size: bytes of each: sizeof(struct gr_event_desc), or v1.15
+ *	sizeof(struct gr_event_desc_long) with the extensions (spec 20)
  * @nr_descs: at most the header's desc_count, or with GR_F_ANYEVENT its
  *	desc_capacity (the table, then descriptors adopted at run time)
  * @clock: clock mapping, or NULL for "not synchronized"
@@ -170,7 +188,7 @@ uint32_t gr_crc32(uint32_t crc, const void *buf, size_t len)
  * the failing system call.
  */
 int gr_ctf_write_info(int dirfd, const struct gr_region_hdr *hdr_copy,
-		      uint64_t region_size, const struct gr_event_desc *descs,
+		      uint64_t region_size, const void *descs, size_t desc_size,
 		      unsigned int nr_descs, const struct gr_ctf_clock *clock,
 		      const uint8_t trace_uuid[16], int *syncfd)
 {
@@ -188,8 +206,12 @@ int gr_ctf_write_info(int dirfd, const struct gr_region_hdr *hdr_copy,
 	/* v1.7: the table and the descriptors adopted at run time */
 	if (nr_descs > v.desc_capacity)
 		return -EINVAL;
+	if (desc_size != sizeof(struct gr_event_desc) &&
+	    desc_size != sizeof(struct gr_event_desc_long))
+		return -EINVAL;
 	for (i = 0; i < nr_descs; i++)
-		if (gr_check_event_desc(&v, &descs[i], i, &ev, NULL))
+		if (check_stored(&v, (const uint8_t *)descs + i * desc_size,
+				 desc_size, i, &ev, NULL))
 			return -EINVAL;
 	if (clock && clock->synced && clock->offset >= v.clock_freq)
 		return -EINVAL;
@@ -199,7 +221,7 @@ int gr_ctf_write_info(int dirfd, const struct gr_region_hdr *hdr_copy,
 	h.version = htole32(GR_INFO_VERSION);
 	h.hdr_size = htole32(sizeof(h));
 	h.region_hdr_size = htole32(sizeof(*hdr_copy));
-	h.desc_size = htole32(sizeof(*descs));
+	h.desc_size = htole32((uint32_t)desc_size);
 	h.desc_count = htole32(nr_descs);
 	h.region_size = htole64(region_size);
 	if (clock && clock->synced) {
@@ -222,7 +244,7 @@ int gr_ctf_write_info(int dirfd, const struct gr_region_hdr *hdr_copy,
 	}
 	memcpy(h.trace_uuid, trace_uuid, sizeof(h.trace_uuid));
 
-	len = sizeof(h) + sizeof(*hdr_copy) + (size_t)nr_descs * sizeof(*descs);
+	len = sizeof(h) + sizeof(*hdr_copy) + (size_t)nr_descs * desc_size;
 	buf = malloc(len);
 	if (!buf)
 		return -ENOMEM;
@@ -230,7 +252,7 @@ int gr_ctf_write_info(int dirfd, const struct gr_region_hdr *hdr_copy,
 	memcpy(buf + sizeof(h), hdr_copy, sizeof(*hdr_copy));
 	if (nr_descs)
 		memcpy(buf + sizeof(h) + sizeof(*hdr_copy), descs,
-		       (size_t)nr_descs * sizeof(*descs));
+		       (size_t)nr_descs * desc_size);
 	h.crc32 = htole32(gr_crc32(0, buf, len));
 	memcpy(buf, &h, sizeof(h));
 	ret = write_atomic(dirfd, GR_CTF_INFO_TMP, GR_CTF_INFO, buf, len,
@@ -269,7 +291,6 @@ int gr_ctf_parse_info(const void *buf, size_t len, struct gr_ctf_info *info,
 {
 	const uint8_t *p = buf;
 	struct gr_region_hdr rh;
-	struct gr_event_desc d;
 	struct gr_info_hdr h;
 	uint64_t hdr_size, rh_size, desc_size, count, total, known;
 	uint32_t crc, stored_crc;
@@ -293,7 +314,8 @@ int gr_ctf_parse_info(const void *buf, size_t len, struct gr_ctf_info *info,
 		return info_bad(why, "bad header size");
 	if (rh_size != sizeof(rh))
 		return info_bad(why, "bad region header size");
-	if (desc_size < sizeof(d) || desc_size > GR_INFO_MAX_DESC)
+	if (desc_size < sizeof(struct gr_event_desc) ||
+	    desc_size > GR_INFO_MAX_DESC)
 		return info_bad(why, "bad descriptor size");
 	if (count > GR_WIDE_MAX_EVENTS)
 		return info_bad(why, "more descriptors than GR_WIDE_MAX_EVENTS");
@@ -323,9 +345,9 @@ int gr_ctf_parse_info(const void *buf, size_t len, struct gr_ctf_info *info,
 	if (info->nr_events > info->view.desc_count)
 		info->view.desc_count = info->nr_events;
 	for (i = 0; i < info->nr_events; i++) {
-		memcpy(&d, p + hdr_size + rh_size + i * desc_size, sizeof(d));
-		if (gr_check_event_desc(&info->view, &d, i, &info->events[i],
-					&info->why[i]))
+		if (check_stored(&info->view, p + hdr_size + rh_size +
+				 i * desc_size, (size_t)desc_size, i,
+				 &info->events[i], &info->why[i]))
 			continue;
 		info->valid[i] = 1;
 	}

@@ -43,7 +43,8 @@ struct gr_info_hdr {
 	__le32 version;			/* GR_INFO_VERSION */
 	__le32 hdr_size;		/* sizeof(struct gr_info_hdr): 192 */
 	__le32 region_hdr_size;		/* sizeof(struct gr_region_hdr): 512 */
-	__le32 desc_size;		/* sizeof(struct gr_event_desc): 576 */
+	__le32 desc_size;		/* sizeof(struct gr_event_desc): 576;
+					 * v1.15: of gr_event_desc_long, 1352 */
 	__le32 desc_count;		/* descriptors stored */
 	__le32 flags;			/* GR_INFO_F_* */
 #define GR_INFO_F_CLOCK_SYNCED	0x1U	/* clock_* fields are meaningful */
@@ -104,7 +105,7 @@ struct gr_ctf_info {
 int gr_ctf_write_metadata(int dirfd, const char *text, size_t len,
 			  int *syncfd);
 int gr_ctf_write_info(int dirfd, const struct gr_region_hdr *hdr_copy,
-		      uint64_t region_size, const struct gr_event_desc *descs,
+		      uint64_t region_size, const void *descs, size_t desc_size,
 		      unsigned int nr_descs, const struct gr_ctf_clock *clock,
 		      const uint8_t trace_uuid[16], int *syncfd);
 int gr_ctf_parse_info(const void *buf, size_t len, struct gr_ctf_info *info,

@@ -256,6 +256,7 @@ int gr_hs_write_files(int dirfd, const struct gr_hs_layout *l,
 	if (ret)
 		return ret;
 	return gr_ctf_write_info(dirfd, &l->hdr, l->region_size, l->desc,
+				 sizeof(l->desc[0]),
 				 GR_HS_NR_EVENTS, clock, env->trace_uuid,
 				 NULL);
 }

@@ -241,11 +241,11 @@ void gr_report_event(FILE *out, const struct gr_reader *r,
 	const struct gr_event_view *ev = &r->info->events[c->rec.id];
 	const uint8_t *payload = c->rec_ptr + sizeof(struct gr_event_header);
 	uint32_t plen = c->rec.size - (uint32_t)sizeof(struct gr_event_header);
-	uint32_t start[GR_MAX_FIELDS], end;
+	uint32_t start[GR_LONG_MAX_FIELDS], end;
 	unsigned int i, n = ev->nr_fields;
 
-	if (n > GR_MAX_FIELDS)
-		n = GR_MAX_FIELDS;
+	if (n > GR_LONG_MAX_FIELDS)
+		n = GR_LONG_MAX_FIELDS;
 	for (i = 0; i < n; i++)
 		start[i] = ev->fields[i].offset;
 	/* v1.11: where the variable fields are; after the first, unknown */
@@ -300,7 +300,7 @@ int gr_report_select(const struct gr_ctf_info *const *info,
 		     uint8_t (*sel)[GR_WIDE_MAX_EVENTS], unsigned int n,
 		     const char *list, FILE *err)
 {
-	char tok[GR_SYSTEM_LEN + GR_NAME_LEN + 2];
+	char tok[GR_LONG_SYSTEM_LEN + GR_LONG_NAME_LEN + 2];
 	const char *p = list, *e;
 	unsigned int k;
 	size_t len;

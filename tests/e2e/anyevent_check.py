@@ -52,6 +52,7 @@ CTF_NAMES.update({"irq:softirq_" + n: "irq_softirq_" + n
                   for n in ("entry", "exit", "raise")})
 CTF_NAMES["net:netif_receive_skb"] = "net_if_receive_skb"
 CTF_NAMES["net:netif_rx"] = "net_if_rx"
+CTF_NAMES["net:netif_rx_entry"] = "net_if_rx_entry"
 CTF_NAMES.update({"power:cpu_idle": "power_cpu_idle",
                   "power:cpu_frequency": "power_cpu_frequency",
                   "skb:consume_skb": "skb_consume",

@@ -11,15 +11,18 @@
 # sched), one the module records natively
 # (block_rq_issue), one whose fields are defined by code (a system call
 # event) and one that does not exist, and with events= naming the 22;
-# the agent records the same 22 (vm-add --events). The agent adds 8
+# the agent records the same 22 (vm-add --events). The agent adds 11
 # more at run time (spec 18): 6 named by patterns at vm-add (3 new ones
 # of timer:hrtimer_*, a bare name, grtp:grtp_*: the events of grtp.ko,
 # loaded first, grtp_dynarr with two dynamic arrays of integers and a
 # bitmask, which the guest lays out only once the host accepted
 # GR_F_DYNARR, and grtp_array with fixed arrays of integers and a
 # struct, only once it accepted GR_F_ARRAYS (spec 1.14), both fired
-# while both tracers record; nosuch:* names none) and 2 by
-# `guestrelay enable` while the guest waits for them, and 2 kprobe events
+# while both tracers record; nosuch:* names none) and 5 by
+# `guestrelay enable` while the guest waits for them (v1.15, spec 20:
+# net:netif_rx_entry with 19 fields, net:net_dev_start_xmit with 17 and
+# filemap:mm_filemap_delete_from_page_cache, a name of 32 characters,
+# which need a descriptor's extension), and 2 kprobe events
 # the host defines (spec 18.4, `guestrelay probe`: an entry probe with
 # the opened path and a return probe). Then ftrace records all of them
 # too over the workload and the guest prints ftrace's binary pages; the
@@ -36,7 +39,7 @@
 #     guest's kprobe_events while alive and gone after `probe -:NAME`;
 #     the entry probe has two strings (path and comm, spec 1.11), which
 #     babeltrace2 shows as strings and the comparison with ftrace covers;
-#   - the guest has the 10 events added at run time in its catalogue;
+#   - the guest has the 13 events added at run time in its catalogue;
 #   - the module loads; the catalogue counts 22 found, 1 missing, 2 refused;
 #   - each event found is in the catalogue with tracefs' id and number of
 #     fields, and a payload layout equal to its tracefs format;
@@ -50,7 +53,9 @@
 #     an event without records in ftrace's interval
 #     is reported, not compared, and at least 5 events of 3 systems must
 #     be compared, grtp_dynarr's dynamic arrays and grtp_array's fixed
-#     ones among them;
+#     ones among them, and the three events that need a descriptor's
+#     extension (v1.15, spec 20: the guest deletes a file in ftrace's
+#     interval for filemap's);
 #   - the module unloads; the console has no WARNING:, BUG:, Oops or
 #     Call Trace.
 
@@ -73,16 +78,20 @@ events=$events,console,rcu_utilization,sched_stat_runtime
 # hrtimer_expire_entry came with anyevent=; a pattern naming nothing),
 # and two more by `guestrelay enable` while the guest waits for them
 rt="timer:hrtimer_*,sched_wake_idle_without_ipi,grtp:grtp_*,nosuch:*"
-boot_guest "$vm" --run e2e-anyevent --append "gr.mod=0 gr.secs=2 gr.rt=10 gr.probes=1" \
+boot_guest "$vm" --run e2e-anyevent --append "gr.mod=0 gr.secs=2 gr.rt=13 gr.probes=1" \
 	--vm-args "--switch-timer-ms 100 --events $events,$rt"
 log=$(console "$vm")
 if wait_console "$vm" "GR: ANYAVAIL" 120; then
-	out=$(gr enable "$vm" irq:softirq_raise kmem:kmem_cache_alloc 2>&1)
+	out=$(gr enable "$vm" irq:softirq_raise kmem:kmem_cache_alloc \
+		net:netif_rx_entry net:net_dev_start_xmit \
+		filemap:mm_filemap_delete_from_page_cache 2>&1)
 	rc=$?
 	[ "$rc" = 0 ] && grep -q "irq:softirq_raise" <<<"$out" &&
 		grep -q "kmem:kmem_cache_alloc" <<<"$out" &&
-		ok "enable by system:name at run time adds 2 events" ||
-		fail "enable by system:name at run time adds 2 events" \
+		grep -q "net:netif_rx_entry" <<<"$out" &&
+		grep -q "filemap:mm_filemap_delete_from_page_cache" <<<"$out" &&
+		ok "enable by system:name at run time adds 5 events (3 with a descriptor's extension)" ||
+		fail "enable by system:name at run time adds 5 events" \
 			"exit $rc" "$out"
 	out=$(gr enable "$vm" 'nosuch:*' 2>&1)
 	rc=$?
@@ -192,9 +201,9 @@ grep -aq "GR: ANYLOAD ok" "$log" && ok "guestrelay.ko loads with anyevent=" ||
 cat=$(sed -n '/GR: MARK catalogue /,/GR: MARK catalogue_end/p' "$log" | tr -d '\r')
 want=$(grep -a "GR: ANYTRACE " "$log" | tr -d '\r' | wc -l)
 nrt=$(grep -a "GR: ANYRT [a-z]" "$log" | tr -d '\r' | wc -l)
-[ "$nrt" = 10 ] && ! grep -aq "GR: ANYRT timeout" "$log" &&
-	ok "the guest has the 10 events the host added at run time" ||
-	fail "the guest has the 10 events the host added at run time" \
+[ "$nrt" = 13 ] && ! grep -aq "GR: ANYRT timeout" "$log" &&
+	ok "the guest has the 13 events the host added at run time" ||
+	fail "the guest has the 13 events the host added at run time" \
 		"$(grep -a 'GR: ANYRT' "$log")"
 found=$((want - nrt - 2))
 grep -q "^found $found missing 1 refused 2$" <<<"$cat" &&
@@ -258,4 +267,11 @@ n=$(grep -a 'gropenr' "$tmp/probes.txt" | grep -c 'ret = ')
 /usr/bin/python3 "$(dirname "$0")/anyevent_check.py" "$log" "$dir" \
 	>"$tmp/compare.out" 2>&1
 take_checks "$tmp/compare.out" $? "the comparison"
+# v1.15 (spec 20): more than 16 fields, a name of 32 characters
+n=$(grep -c "^ok - \(net:netif_rx_entry\|net:net_dev_start_xmit\|filemap:mm_filemap_delete_from_page_cache\): ftrace's records" \
+	"$tmp/compare.out")
+[ "$n" = 3 ] &&
+	ok "the events with 19 and 17 fields and a name of 32 characters are compared with ftrace" ||
+	fail "the events that need a descriptor's extension are compared with ftrace" \
+		"$(grep "netif_rx_entry\|net_dev_start_xmit\|delete_from_page_cache" "$tmp/compare.out")"
 finish

@@ -444,6 +444,10 @@ static void fg_usage(FILE *f)
 "                         GR_F_WIDE_EVENTS) when the region holds more\n"
 "                         than 256 slots (2 MiB and more): events by name\n"
 "                         up to wide_capacity while the host has the bit\n"
+"  --long                 with --wide: two events of the catalogue do not\n"
+"                         fit 576 bytes (spec 20, GR_F_LONG_DESC, 16 MiB\n"
+"                         regions): added with the extension while the\n"
+"                         host has the bit, else refused\n"
 "  --catalogue N          N more events bulk:ev<k> in the catalogue\n"
 "  --names-hostile KIND   len, next, garbage, seq (answers), desc (an added\n"
 "                         descriptor breaks 7.4), live (desc_live past\n"
@@ -565,6 +569,7 @@ enum {
 	OPT_LINGER, OPT_TICK, OPT_KEEP, OPT_QUIET, OPT_HELP, OPT_VCPU_THREADS,
 	OPT_LATE_VCPUS, OPT_HIST_KIB, OPT_SCHED, OPT_VMSYNC, OPT_ANYEVENT,
 	OPT_WIDE,
+	OPT_LONG,
 	OPT_CATALOGUE,
 	OPT_NAMES_HOSTILE, OPT_PROBES, OPT_NO_HOSTPROBE, OPT_SYNC_TSC,
 	OPT_SYNC_TSC_RATIO, OPT_SYNC_TSC_SKEW, OPT_SYNC_DELAY, OPT_SYNC_POLL,
@@ -608,6 +613,7 @@ static const struct option fg_long_opts[] = {
 	{ "sync-poll", no_argument, NULL, OPT_SYNC_POLL },
 	{ "anyevent", no_argument, NULL, OPT_ANYEVENT },
 	{ "wide", no_argument, NULL, OPT_WIDE },
+	{ "long", no_argument, NULL, OPT_LONG },
 	{ "catalogue", required_argument, NULL, OPT_CATALOGUE },
 	{ "names-hostile", required_argument, NULL, OPT_NAMES_HOSTILE },
 	{ "probes", no_argument, NULL, OPT_PROBES },
@@ -824,6 +830,9 @@ static int fg_parse(struct fg_opts *o, int argc, char **argv)
 			break;
 		case OPT_WIDE:
 			o->wide = true;
+			break;
+		case OPT_LONG:
+			o->long_desc = true;
 			break;
 		case OPT_CATALOGUE:
 			bad = fg_parse_u32(optarg, 0, 10000, &o->catalogue);

@@ -100,7 +100,7 @@ enum fg_event_kind {
 };
 
 struct fg_field {
-	char name[GR_FIELD_NAME_LEN];
+	char name[GR_LONG_FIELD_NAME_LEN];	/* v1.15: long with --long */
 	u16 offset;
 	u16 size;
 	u8 type;
@@ -108,13 +108,13 @@ struct fg_field {
 };
 
 struct fg_event {
-	char name[GR_NAME_LEN];
-	char system[GR_SYSTEM_LEN];
+	char name[GR_LONG_NAME_LEN];	/* v1.15: long with --long */
+	char system[GR_LONG_SYSTEM_LEN];
 	enum fg_event_kind kind;
 	u16 payload_size;		/* maximum for VARLEN */
 	u16 flags;			/* GR_EVENT_F_* */
 	u16 nr_fields;
-	struct fg_field fields[GR_MAX_FIELDS];
+	struct fg_field fields[GR_LONG_MAX_FIELDS];
 };
 
 struct fg_opts {
@@ -157,6 +157,7 @@ struct fg_opts {
 	u32 sync_delay_us;		/* pause before a sync answer */
 	bool anyevent;			/* events by name (GR_F_ANYEVENT) */
 	bool wide;			/* the wide area (GR_F_WIDE_EVENTS) */
+	bool long_desc;			/* v1.15: long events in the catalogue */
 	u32 catalogue;			/* --catalogue: bulk events listed */
 	enum fg_names_hostile names_hostile;
 	bool probes;			/* probes from the host (GR_F_PROBE) */
@@ -397,6 +398,9 @@ int fg_events_build(struct fakeguest *fg, const char **why);
 void fg_desc_fill(unsigned int id, struct gr_event_desc *desc, void *arg);
 void fg_desc_fill_event(unsigned int id, const struct fg_event *ev,
 			struct gr_event_desc *desc);
+bool fg_event_is_long(const struct fg_event *ev);
+void fg_desc_fill_ext(unsigned int id, const struct fg_event *ev,
+		      struct gr_event_desc_long *slot);
 int fg_write_event(struct gr_chan *chan, const struct fg_event *ev,
 		   unsigned int id, unsigned int cpu, u64 n);
 void fg_count_event(const struct fg_event *ev, unsigned int id,
@@ -422,8 +426,8 @@ void fg_names_line(struct gr_name_ans *a, u32 *len, const char *fmt, ...)
 
 /* One event of the catalogue: a table event, fg_cat[], a bulk:ev<k>, a probe */
 struct fg_cat_ev {
-	char system[GR_SYSTEM_LEN];
-	char name[GR_NAME_LEN];
+	char system[GR_LONG_SYSTEM_LEN];
+	char name[GR_LONG_NAME_LEN];
 	int err;
 	enum fg_event_kind kind;
 	const char *fields;

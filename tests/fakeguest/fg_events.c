@@ -243,21 +243,97 @@ void fg_desc_fill_event(unsigned int id, const struct fg_event *ev,
 {
 	unsigned int i;
 
-	memcpy(desc->name, ev->name, sizeof(desc->name));
+	memcpy(desc->name, ev->name, sizeof(desc->name) - 1);
 	desc->id = cpu_to_le16(id);
 	desc->nr_fields = cpu_to_le16(ev->nr_fields);
 	desc->payload_size = cpu_to_le16(ev->payload_size);
 	desc->flags = cpu_to_le16(ev->flags);
-	memcpy(desc->system, ev->system, sizeof(desc->system));
-	for (i = 0; i < ev->nr_fields; i++) {
+	memcpy(desc->system, ev->system, sizeof(desc->system) - 1);
+	for (i = 0; i < ev->nr_fields && i < GR_MAX_FIELDS; i++) {
 		struct gr_field_desc *d = &desc->fields[i];
 
-		memcpy(d->name, ev->fields[i].name, sizeof(d->name));
+		memcpy(d->name, ev->fields[i].name, sizeof(d->name) - 1);
 		d->offset = cpu_to_le16(ev->fields[i].offset);
 		d->size = cpu_to_le16(ev->fields[i].size);
 		d->type = ev->fields[i].type;
 		d->flags = ev->fields[i].flags;
 	}
+}
+
+/* v1.15: does @ev need a descriptor's extension (spec 20)? */
+bool fg_event_is_long(const struct fg_event *ev)
+{
+	unsigned int i;
+
+	if (ev->nr_fields > GR_MAX_FIELDS || strlen(ev->name) >= GR_NAME_LEN ||
+	    strlen(ev->system) >= GR_SYSTEM_LEN)
+		return true;
+	for (i = 0; i < ev->nr_fields; i++)
+		if (strlen(ev->fields[i].name) >= GR_FIELD_NAME_LEN)
+			return true;
+	return false;
+}
+
+/* @name, or its start, '_' and @idx if it does not fit @len (20.1) */
+static void fg_short_name(char *dst, size_t len, const char *name,
+			  unsigned int idx)
+{
+	char tail[12];
+
+	if (strlen(name) < len) {
+		snprintf(dst, len, "%s", name);
+		return;
+	}
+	snprintf(tail, sizeof(tail), "_%u", idx);
+	snprintf(dst, len, "%.*s%s", (int)(len - 1 - strlen(tail)), name,
+		 tail);
+}
+
+/**
+ * fg_desc_fill_ext() - v1.15: the stand-ins and the extension of @ev
+ * (spec 20.1), after fg_desc_fill_event() filled the descriptor
+ * @id: event id
+ * @ev: an event of fixed fields only (the catalogue's long ones)
+ * @slot: its slot, GR_LONG_DESC_STRIDE bytes or more
+ */
+void fg_desc_fill_ext(unsigned int id, const struct fg_event *ev,
+		      struct gr_event_desc_long *slot)
+{
+	struct gr_event_desc_ext *x = &slot->ext;
+	unsigned int i, nd = ev->nr_fields, k = 0;
+
+	if (nd > GR_MAX_FIELDS)
+		nd = GR_MAX_FIELDS;
+	memset(x, 0, sizeof(*x));
+	fg_short_name(slot->desc.name, sizeof(slot->desc.name), ev->name, id);
+	memset(slot->desc.system, 0, sizeof(slot->desc.system));
+	memcpy(slot->desc.system, ev->system,
+	       strnlen(ev->system, sizeof(slot->desc.system) - 1));
+	slot->desc.nr_fields = cpu_to_le16(nd);
+	for (i = 0; i < ev->nr_fields; i++) {
+		const struct fg_field *f = &ev->fields[i];
+		struct gr_field_desc *d = i < nd ? &slot->desc.fields[i] :
+					  &x->fields[i - nd];
+
+		memset(d, 0, sizeof(*d));
+		fg_short_name(d->name, sizeof(d->name), f->name, i);
+		d->offset = cpu_to_le16(f->offset);
+		d->size = cpu_to_le16(f->size);
+		d->type = f->type;
+		d->flags = f->flags;
+		if (strlen(f->name) >= GR_FIELD_NAME_LEN &&
+		    k < GR_LONG_FIELD_NAMES) {
+			x->long_names[k].field = (u8)i;
+			snprintf(x->long_names[k].name,
+				 sizeof(x->long_names[k].name), "%s", f->name);
+			k++;
+		}
+	}
+	x->flags = cpu_to_le16(GR_DESC_EXT_F_USED);
+	x->nr_fields = cpu_to_le16(ev->nr_fields);
+	x->nr_long_names = (u8)k;
+	snprintf(x->name, sizeof(x->name), "%s", ev->name);
+	snprintf(x->system, sizeof(x->system), "%s", ev->system);
 }
 
 static void fg_put16(u8 *p, u16 v)

@@ -12,6 +12,10 @@
  *   other:thing     u32 x, u64 y                 (a gap between them)
  *   other:no_rec    cannot be recorded (EOPNOTSUPP)
  *   other:fake_seq  its name is the table's fake_seq's (EEXIST, N4)
+ *   long_systems_name_over_15:ev_name_longer_than_thirty_one_chars
+ *                   --long (v1.15, spec 20): fsys:ev_ints's fields, the
+ *                   last named a_field_name_over_twenty_three
+ *   fsys:ev_many    --long: 24 u8 fields (more than 16), ev_ints's bytes
  *   bulk:ev<k>      --catalogue N more, for listings of several pages
  *   guestrelay:NAME the probes the host defined (--probes, fg_probe.c)
  *
@@ -58,6 +62,26 @@ static const struct fg_cat fg_cat[] = {
 	{ "other", "no_rec", EOPNOTSUPP, FG_EV_INTS, "u64 arr[4]@8+32u" },
 	{ "other", "fake_seq", EEXIST, FG_EV_INTS, "u64 v@8+8u" },
 };
+
+/* v1.15, --long: events that need a descriptor's extension (spec 20) */
+#define FG_LONG_SYS	"long_systems_name_over_15"
+#define FG_LONG_NAME	"ev_name_longer_than_thirty_one_chars"
+#define FG_MANY_FIELDS	"u8 f0@8+1u;u8 f1@9+1u;u8 f2@10+1u;u8 f3@11+1u;"	\
+	"u8 f4@12+1u;u8 f5@13+1u;u8 f6@14+1u;u8 f7@15+1u;u8 f8@16+1u;"	\
+	"u8 f9@17+1u;u8 f10@18+1u;u8 f11@19+1u;u8 f12@20+1u;u8 f13@21+1u;" \
+	"u8 f14@22+1u;u8 f15@23+1u;u8 f16@24+1u;u8 f17@25+1u;u8 f18@26+1u;" \
+	"u8 f19@27+1u;u8 f20@28+1u;u8 f21@29+1u;u8 f22@30+1u;u8 f23@31+1u"
+
+static const struct fg_cat fg_cat_long[] = {
+	{ FG_LONG_SYS, FG_LONG_NAME, 0, FG_EV_INTS,
+	  "u8 a@8+1u;s16 b@9+2s;u32 c@11+4u;s64 a_field_name_over_twenty_three@15+8s" },
+	{ "fsys", "ev_many", 0, FG_EV_INTS, FG_MANY_FIELDS },
+};
+
+static unsigned int fg_cat_nlong(const struct fakeguest *fg)
+{
+	return fg->opt.long_desc ? ARRAY_SIZE(fg_cat_long) : 0;
+}
 
 static const char *const fg_names_hostile_names[] = {
 	[FG_NAMES_HOSTILE_NONE] = "none",
@@ -128,8 +152,8 @@ static void fg_table_fields(const struct fg_event *ev, char *buf,
 
 static unsigned int fg_cat_count(const struct fakeguest *fg)
 {
-	return fg->nr_events + ARRAY_SIZE(fg_cat) + fg->opt.catalogue +
-	       fg->nr_probes;
+	return fg->nr_events + ARRAY_SIZE(fg_cat) + fg_cat_nlong(fg) +
+	       fg->opt.catalogue + fg->nr_probes;
 }
 
 static void fg_cat_get(const struct fakeguest *fg, unsigned int i,
@@ -157,6 +181,15 @@ static void fg_cat_get(const struct fakeguest *fg, unsigned int i,
 		return;
 	}
 	i -= ARRAY_SIZE(fg_cat);
+	if (i < fg_cat_nlong(fg)) {
+		snprintf(e->system, sizeof(e->system), "%s",
+			 fg_cat_long[i].system);
+		snprintf(e->name, sizeof(e->name), "%s", fg_cat_long[i].name);
+		e->kind = fg_cat_long[i].kind;
+		e->fields = fg_cat_long[i].fields;
+		return;
+	}
+	i -= fg_cat_nlong(fg);
 	if (i >= fg->opt.catalogue) {	/* P8: the host's probes, live ones */
 		const struct fg_probe *p = &fg->probes[i - fg->opt.catalogue];
 
@@ -205,7 +238,9 @@ static int fg_fields_from_text(struct fg_event *ev, const char *text)
 	unsigned int off, size;
 	struct fg_field *f;
 
-	while (*p && ev->nr_fields < GR_MAX_FIELDS) {
+	while (*p) {
+		if (ev->nr_fields == GR_LONG_MAX_FIELDS)
+			return -E2BIG;
 		semi = strchr(p, ';');
 		if (!semi)
 			semi = p + strlen(p);
@@ -261,6 +296,11 @@ int fg_names_add_event(struct fakeguest *fg, const struct fg_cat_ev *e)
 	ev->kind = e->kind;
 	if (fg_fields_from_text(ev, e->fields))
 		return -EOPNOTSUPP;
+	/* v1.15 (spec 20.2 L2): what 576 bytes do not hold, only in use */
+	if (fg_event_is_long(ev) &&
+	    (!(fg->features & GR_F_LONG_DESC) ||
+	     fg->lay.desc_stride < GR_LONG_DESC_STRIDE))
+		return ev->nr_fields > GR_MAX_FIELDS ? -E2BIG : -ENAMETOOLONG;
 	if (sizeof(struct gr_event_header) + ev->payload_size >
 	    fg->lay.max_event_size)
 		return -EOPNOTSUPP;
@@ -268,6 +308,8 @@ int fg_names_add_event(struct fakeguest *fg, const struct fg_cat_ev *e)
 	       (size_t)id * fg->lay.desc_stride;
 	memset(slot, 0, fg->lay.desc_stride);
 	fg_desc_fill_event(id, ev, (struct gr_event_desc *)slot);
+	if (fg_event_is_long(ev))
+		fg_desc_fill_ext(id, ev, (struct gr_event_desc_long *)slot);
 	if (fg->opt.names_hostile == FG_NAMES_HOSTILE_DESC &&
 	    ev->nr_fields > 1) {
 		/* 7.4: the second field overlaps the first */

@@ -350,6 +350,9 @@ int fg_publish(struct fakeguest *fg)
 		fg->guest_features |= GR_F_ANYEVENT;
 	if (fg->lay.wide_offset)
 		fg->guest_features |= GR_F_WIDE_EVENTS;
+	/* v1.15 (spec 20.2 L1): slots that hold the extension */
+	if (fg->lay.desc_stride >= GR_LONG_DESC_STRIDE)
+		fg->guest_features |= GR_F_LONG_DESC;
 	if (fg->opt.anyevent && fg->opt.probes)
 		fg->guest_features |= GR_F_PROBE;
 	if (fg->opt.vmsync)

@@ -6,7 +6,10 @@
  * (host-agent/trace/ctf.c) when the validator accepted them.
  *
  * Input: the 512-byte struct gr_region_hdr, then descriptors of 576
- * bytes, as many as the input holds (up to desc_count); the region is
+ * bytes, as many as the input holds (up to desc_count), each followed
+ * by its 776-byte struct gr_event_desc_ext when the header has
+ * GR_F_LONG_DESC (v1.15, spec 20: the agent copies and checks the two
+ * together, gr_check_desc_slot()); the region is
  * taken to be GR_MIN_REGION_SIZE << (last header byte % 12) large, so the
  * size checks see both fits and misfits.
  *
@@ -48,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct gr_ctf_env env = { .vm_name = "fuzz", .host_name = "host",
 				  .session = "s" };
 	struct gr_region_hdr hdr;
-	struct gr_event_desc d;
+	struct gr_event_desc_long d;
 	uint64_t real;
 	struct gr_view v;
 	const char *why = NULL;
@@ -67,10 +70,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	for (i = 0; i < v.desc_count; i++) {
-		if (fuzz_take(&data, &size, &d, sizeof(d)))
+		memset(&d, 0, sizeof(d));
+		if (fuzz_take(&data, &size, &d.desc, sizeof(d.desc)) ||
+		    ((v.features & GR_F_LONG_DESC) &&
+		     fuzz_take(&data, &size, &d.ext, sizeof(d.ext))))
 			return 0;
 		why = NULL;
-		if (gr_check_event_desc(&v, &d, i, &ev[i], &why)) {
+		if (gr_check_desc_slot(&v, &d, i, &ev[i], &why)) {
 			if (!why)
 				FUZZ_BUG("a rejected descriptor without a reason");
 			return 0;

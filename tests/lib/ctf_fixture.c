@@ -157,7 +157,8 @@ int trace_create(struct trace *t, const char *name)
 	free(text);
 	if (ret)
 		return ret;
-	return gr_ctf_write_info(t->dirfd, &t->h, T_REGION, t->d, t->nd,
+	return gr_ctf_write_info(t->dirfd, &t->h, T_REGION, t->d,
+				 sizeof(t->d[0]), t->nd,
 				 &t->clock, t->env.trace_uuid, NULL);
 }
 

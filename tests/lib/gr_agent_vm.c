@@ -68,8 +68,8 @@ static void region(struct gr_avm *t, uint64_t features)
 	CU_ASSERT_FATAL(gr_check_region_hdr((struct gr_region_hdr *)r,
 					    GR_AVM_REGION, &vm->view,
 					    &why) == 0);
-	memcpy(&t->desc, r + DESC_OFF, sizeof(t->desc));
-	CU_ASSERT_FATAL(gr_check_event_desc(&vm->view, &t->desc, 0, &t->ev,
+	memcpy(&t->desc.desc, r + DESC_OFF, sizeof(t->desc.desc));
+	CU_ASSERT_FATAL(gr_check_event_desc(&vm->view, &t->desc.desc, 0, &t->ev,
 					    &why) == 0);
 	CU_ASSERT_FATAL(gr_check_families(&vm->view, &t->ev, 1, &why) == 0);
 	vm->events = &t->ev;

@@ -30,7 +30,7 @@
 struct gr_avm {
 	struct gr_agent agent;
 	struct gr_vm vm;
-	struct gr_event_desc desc;
+	struct gr_event_desc_long desc;	/* with a zero extension */
 	struct gr_event_view ev;
 	char dir[64];
 	int memfd;

@@ -444,7 +444,7 @@ static void test_cli_local_commands_print_qemu_and_libvirt_config(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(co.out, "ivshmem-plain"));
 	cli(&co, "--version", NULL);
 	CU_ASSERT_STRING_EQUAL(co.out, "guestrelay " GR_VERSION
-			       " (ABI 1.14)\n");
+			       " (ABI 1.15)\n");
 	cli(&co, "help", "vm-add", NULL);
 	CU_ASSERT_EQUAL(co.status, 0);
 	CU_ASSERT(strncmp(co.out, "usage: guestrelay vm-add VM", 27) == 0);

@@ -1103,13 +1103,16 @@ static void test_info_file_round_trips_and_is_checked(void)
 	make_descs(d);
 	d[2].fields[0].type = 9;
 	CU_ASSERT_EQUAL(gr_ctf_write_info(syn.dirfd, &syn.h, T_REGION, d,
+					  sizeof(d[0]),
 					  T_NDESC, NULL, syn.env.trace_uuid, NULL),
 			-EINVAL);
 	h.magic = 0;
 	CU_ASSERT_EQUAL(gr_ctf_write_info(syn.dirfd, &h, T_REGION, syn.d,
+					  sizeof(syn.d[0]),
 					  T_NDESC, NULL, syn.env.trace_uuid, NULL),
 			-EINVAL);
 	CU_ASSERT_EQUAL(gr_ctf_write_info(syn.dirfd, &syn.h, T_REGION, syn.d,
+					  sizeof(syn.d[0]),
 					  T_NDESC + 1, NULL, syn.env.trace_uuid, NULL),
 			-EINVAL);
 

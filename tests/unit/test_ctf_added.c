@@ -60,11 +60,15 @@ static char *metadata_text(struct trace *t, size_t *len)
 static int adopt(struct trace *t, unsigned int live)
 {
 	struct gr_event_view out[ADD_CAPACITY];
+	struct gr_event_desc_long slots[ADD_CAPACITY];
 	const char *why = NULL;
+	unsigned int i;
 	int ret;
 
-	ret = gr_check_added_descs(&t->v, t->ev, &t->d[t->v.desc_count], live,
-				   out, &why);
+	memset(slots, 0, sizeof(slots));
+	for (i = t->v.desc_count; i < live && i < ADD_CAPACITY; i++)
+		slots[i - t->v.desc_count].desc = t->d[i];
+	ret = gr_check_added_descs(&t->v, t->ev, slots, live, out, &why);
 	if (ret)
 		return ret;
 	memcpy(&t->ev[t->v.desc_count], out,
@@ -88,7 +92,8 @@ static int write_files(struct trace *t)
 		return -EINVAL;
 	ret = gr_ctf_write_metadata(t->dirfd, text, len, NULL);
 	free(text);
-	return ret ?: gr_ctf_write_info(t->dirfd, &t->h, T_REGION, t->d, t->nd,
+	return ret ?: gr_ctf_write_info(t->dirfd, &t->h, T_REGION, t->d,
+					sizeof(t->d[0]), t->nd,
 					&t->clock, t->env.trace_uuid, NULL);
 }
 

@@ -128,22 +128,36 @@ static void test_layout_wide_capacity(void)
 	struct gr_region_hdr hdr = { 0 };
 	struct gr_layout lay;
 
-	/* 16 MiB: every slot; 0x2000 + 1024 * 576 = 0x92000 */
+	/*
+	 * 16 MiB: every slot, of GR_LONG_DESC_STRIDE bytes (v1.15, spec
+	 * 20.2 L1: 1024 of them fit an eighth); 0x2000 + 1024 * 1352 =
+	 * 0x154000
+	 */
 	CU_ASSERT_FATAL(gr_layout_compute(&geo, &lay) == 0);
 	CU_ASSERT_EQUAL(lay.desc_capacity, GR_MAX_EVENTS);
 	CU_ASSERT_EQUAL(lay.wide_capacity, 1024);
-	CU_ASSERT_EQUAL(lay.wide_offset, 0x92000);
-	CU_ASSERT_EQUAL(lay.ring_offset, 0x93000);
+	CU_ASSERT_EQUAL(lay.desc_stride, GR_LONG_DESC_STRIDE);
+	CU_ASSERT_EQUAL(lay.wide_offset, 0x154000);
+	CU_ASSERT_EQUAL(lay.ring_offset, 0x155000);
 	CU_ASSERT_EQUAL(gr_layout_check(&lay), 0);
 	gr_layout_write_hdr(&hdr, &lay);
 	CU_ASSERT_EQUAL(le32_to_cpu(hdr.desc_capacity), GR_MAX_EVENTS);
 	CU_ASSERT_EQUAL(le32_to_cpu(hdr.wide_capacity), 1024);
-	CU_ASSERT_EQUAL(le64_to_cpu(hdr.wide_offset), 0x92000);
+	CU_ASSERT_EQUAL(le32_to_cpu(hdr.desc_stride), GR_LONG_DESC_STRIDE);
+	CU_ASSERT_EQUAL(le64_to_cpu(hdr.wide_offset), 0x154000);
+
+	/* 8 MiB: 1024 slots of 1352 would take more than an eighth: 576 */
+	geo.region_size = 8U << 20;
+	CU_ASSERT_FATAL(gr_layout_compute(&geo, &lay) == 0);
+	CU_ASSERT_EQUAL(lay.wide_capacity, 1024);
+	CU_ASSERT_EQUAL(lay.desc_stride, sizeof(struct gr_event_desc));
+	CU_ASSERT_EQUAL(lay.wide_offset, 0x92000);
 
 	/* 4 MiB, 2 MiB: an eighth of the region; 0x2000 + 910 * 576 */
 	geo.region_size = 4U << 20;
 	CU_ASSERT_FATAL(gr_layout_compute(&geo, &lay) == 0);
 	CU_ASSERT_EQUAL(lay.wide_capacity, 910);
+	CU_ASSERT_EQUAL(lay.desc_stride, sizeof(struct gr_event_desc));
 	CU_ASSERT_EQUAL(lay.wide_offset, 0x82000);
 	CU_ASSERT_EQUAL(lay.ring_offset, 0x83000);
 	geo.region_size = 2U << 20;

@@ -130,14 +130,17 @@ static void test_hdr_keeps_unknown_guest_features(void)
 
 	/*
 	 * every bit but GR_F_HIST, whose area does not fit 64 KiB (v1.5),
-	 * and GR_F_WIDE_EVENTS, whose area the layout does not place (v1.13);
+	 * GR_F_WIDE_EVENTS, whose area the layout does not place (v1.13),
+	 * and GR_F_LONG_DESC, whose stride it does not have (v1.15);
 	 * GR_F_ANYEVENT's desc_capacity (v1.7) holds the table
 	 */
 	make_hdr(&h);
-	h.guest_features = htole64(~(GR_F_HIST | GR_F_WIDE_EVENTS));
+	h.guest_features = htole64(~(GR_F_HIST | GR_F_WIDE_EVENTS |
+				     GR_F_LONG_DESC));
 	h.desc_capacity = htole32(T_NDESC);
 	CU_ASSERT_EQUAL(gr_check_region_hdr(&h, T_REGION, &v, &why), 0);
-	CU_ASSERT_EQUAL(v.features, ~(GR_F_HIST | GR_F_WIDE_EVENTS));
+	CU_ASSERT_EQUAL(v.features, ~(GR_F_HIST | GR_F_WIDE_EVENTS |
+				      GR_F_LONG_DESC));
 }
 
 static void test_hdr_sanitizes_release_and_nodename(void)
@@ -1123,7 +1126,14 @@ static void added_setup(struct added *a, uint64_t features)
 
 static int added_check(struct added *a, unsigned int live, const char **why)
 {
-	return gr_check_added_descs(&a->v, a->ev, a->add, live, a->out, why);
+	struct gr_event_desc_long slots[ARRAY_SIZE(a->add)];
+	unsigned int i;
+
+	/* the host's copies are whole slots (v1.15): no extension here */
+	memset(slots, 0, sizeof(slots));
+	for (i = 0; i < ARRAY_SIZE(a->add); i++)
+		slots[i].desc = a->add[i];
+	return gr_check_added_descs(&a->v, a->ev, slots, live, a->out, why);
 }
 
 static void test_added_good_batch_is_accepted(void)

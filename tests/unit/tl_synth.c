@@ -410,7 +410,8 @@ int tl_synth_write(const char *dir, const struct tl_synth *o,
 		free(text);
 	}
 	if (!ret)
-		ret = gr_ctf_write_info(dirfd, &h, size, d, S_NDESC, &clock,
+		ret = gr_ctf_write_info(dirfd, &h, size, d, sizeof(d[0]),
+					S_NDESC, &clock,
 					env.trace_uuid, NULL);
 	for (i = 0; !ret && i < (o->global ? 1 : o->cpus); i++)
 		ret = write_cpu(dirfd, o, i, truth);
