@@ -27,7 +27,28 @@ trap cleanup EXIT
 git clone -q "$TOP" "$tmp/clone" || { echo "0 passed, 1 failed"; exit 1; }
 echo "fresh clone of $(git -C "$TOP" rev-parse --short HEAD) in $tmp/clone"
 cd "$tmp/clone" || exit 1
-if BENCH_SMOKE=1 make -j2 bench >"$tmp/bench.log" 2>&1; then
+# stopped by the caller's time limit: say where the bench was, stop it
+# (its own process group: make, the benchmarks, their guests), then fail
+mk=
+# shellcheck disable=SC2317 # the TERM trap calls it
+on_term() {
+	echo "FAIL - make-bench-from-a-fresh-clone: stopped by the time limit" \
+		"($(uptime)); the log so far:"
+	tail -n 40 "$tmp/bench.log" | sed 's/^/    | /'
+	for f in "$tmp"/clone/build/bench/run-*.log; do
+		[ -f "$f" ] && echo "    | -- $(basename "$f"): $(tail -n 1 "$f")"
+	done
+	[ -n "$mk" ] && kill -TERM -- "-$mk" 2>/dev/null
+	echo "0 passed, 1 failed"
+	exit 1
+}
+trap on_term TERM
+BENCH_SMOKE=1 setsid make -j2 bench >"$tmp/bench.log" 2>&1 &
+mk=$!
+wait "$mk"
+rc=$?
+mk=
+if [ "$rc" = 0 ]; then
 	tail -n 3 "$tmp/bench.log"
 	echo "ok - make-bench-from-a-fresh-clone"
 	echo "1 passed, 0 failed"
