@@ -20,8 +20,8 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from workload_table import (WORKLOADS, cell, parser,  # noqa: E402
-                            read_console, read_stats)
+from workload_table import (WORKLOADS, cell, cells_of,  # noqa: E402
+                            parser, read_console, read_stats)
 
 NAMES = {"none": "none", "lttng": "LTTng", "ftrace": "ftrace",
          "gr": "guestrelay"}
@@ -57,18 +57,12 @@ def main():
            "| %s |" % " | ".join(head), "|%s" % ("---|" * len(head))]
     phase_ns = {v: 0 for v in variants}
     for w, wname in WORKLOADS:
-        cells = {}
         for v in variants:
-            rs = runs.get((v, w), [])
-            vals = [r[1] for r in rs if r[0] > 0]
-            phase_ns[v] += sum(r[2] for r in rs)
-            if not vals:
-                print("allevents_table: no runs of %s %s" % (v, w),
-                      file=sys.stderr)
-                rc = 1
-                continue
-            cells[v] = vals
-        if len(cells) < len(variants):
+            phase_ns[v] += sum(r[2] for r in runs.get((v, w), []))
+        cells, whole = cells_of(runs, variants, w, "allevents_table",
+                                warm=False)
+        if not whole:
+            rc = 1
             continue
         med = {v: statistics.median(cells[v]) for v in cells}
         row = [wname] + [cell(cells[v]) for v in variants]

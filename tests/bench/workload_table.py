@@ -76,6 +76,21 @@ def read_stats(path):
     return st.get("stats", {})
 
 
+def cells_of(runs, variants, w, who, warm=True):
+    """ops/s of each variant's runs of workload w (warm: the warm-up run,
+    rep 0, too), {variant: [ops/s]}, and whether every variant had some
+    (a missing one is said on stderr, as @who)."""
+    cells, whole = {}, True
+    for v in variants:
+        vals = [r[1] for r in runs.get((v, w), []) if warm or r[0] > 0]
+        if not vals:
+            print("%s: no runs of %s %s" % (who, v, w), file=sys.stderr)
+            whole = False
+            continue
+        cells[v] = vals
+    return cells, whole
+
+
 def main():
     o = parser().parse_args()
     lt = bool(o.lttng)
@@ -95,16 +110,9 @@ def main():
            "QEMU TCG; only ratios from the same boot mean something.\n",
            "| %s |" % " | ".join(head), "|%s" % ("---|" * len(head))]
     for w, wname in WORKLOADS:
-        cells = {}
-        for v in variants:
-            vals = [r[1] for r in runs.get((v, w), [])]
-            if not vals:
-                print("workload_table: no runs of %s %s" % (v, w),
-                      file=sys.stderr)
-                rc = 1
-                continue
-            cells[v] = vals
-        if len(cells) < len(variants):
+        cells, whole = cells_of(runs, variants, w, "workload_table")
+        if not whole:
+            rc = 1
             continue
         med = {v: statistics.median(cells[v]) for v in cells}
         row = [wname, cell(cells["none"]), cell(cells["ftrace"])]
