@@ -7,6 +7,7 @@
 #define GR_REGION_CHECK_H
 
 #include <errno.h>
+#include <stddef.h>
 
 #define ALIGN8(x)	(((x) + 7ULL) & ~7ULL)
 
@@ -23,5 +24,10 @@ static inline int bad(const char **why, const char *msg)
 {
 	return reject(why, msg, -EINVAL);
 }
+
+/* gr_ident_check(): an identifier [a-z_][a-z0-9_]*, or why not */
+enum { ID_OK, ID_UNTERMINATED, ID_EMPTY, ID_BAD_CHAR };
+
+int gr_ident_check(const char *s, size_t cap);
 
 #endif /* GR_REGION_CHECK_H */

@@ -166,6 +166,7 @@ LATW=$la_tmp/latwatch
 	-I"$LA_TOP/host-agent/region" -I"$LA_TOP/host-agent/common" -o "$COPY" \
 	"$LA_TOP/tests/integration/copy_consumer.c" \
 	"$LA_TOP/host-agent/region/validate.c" \
+	"$LA_TOP/host-agent/region/validate_desc.c" \
 	"$LA_TOP/host-agent/region/validate_packet.c" || { say "copy_consumer: build"; exit 1; }
 "$CC" -O2 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -I"$LA_TOP/spec" \
 	-o "$LATW" "$HERE/latwatch.c" || { say "latwatch: build"; exit 1; }

@@ -58,6 +58,7 @@ if command -v "$CC" >/dev/null &&
 	-I"$LA_TOP/spec" -I"$LA_TOP/host-agent/region" \
 	-I"$LA_TOP/host-agent/common" -o "$copy" "$LA_HERE/copy_consumer.c" \
 	"$LA_TOP/host-agent/region/validate.c" \
+	"$LA_TOP/host-agent/region/validate_desc.c" \
 	"$LA_TOP/host-agent/region/validate_packet.c" \
 	2>"$la_tmp/cc.log"; then
 	ok "copy-consumer-builds"
